@@ -1,0 +1,56 @@
+// swift-tools-version:6.0
+// No package dependencies, by design: only the Swift toolchain and the system SQLite library.
+import PackageDescription
+
+let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+
+let package = Package(
+    name: "supabase-auth-emulator",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "auth-emulator", targets: ["auth-emulator"]),
+        .library(name: "AuthEmulator", targets: ["AuthEmulator"]),
+    ],
+    targets: [
+        // System SQLite (libsqlite3-dev on Debian/Ubuntu; part of the SDK on macOS).
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        // Hardware SHA-256 (x86 SHA-NI / ARMv8 SHA2) behind runtime detection, and the OS's
+        // secure random source, so the Swift crypto module imports no platform module.
+        .target(name: "CAuthCrypto"),
+        .target(name: "AuthCrypto", dependencies: ["CAuthCrypto"], swiftSettings: strict),
+        .target(name: "AuthJWT", dependencies: ["AuthCrypto"], swiftSettings: strict),
+        .target(name: "AuthHTTP", swiftSettings: strict),
+        .target(name: "AuthStore", dependencies: ["CSQLite"], swiftSettings: strict),
+        .target(
+            name: "GoTrue",
+            dependencies: ["AuthHTTP", "AuthStore", "AuthJWT", "AuthCrypto"],
+            swiftSettings: strict
+        ),
+        .target(name: "AuthScenarios", dependencies: ["GoTrue", "AuthHTTP"], swiftSettings: strict),
+        .target(
+            name: "AuthEmulator",
+            dependencies: ["AuthScenarios", "GoTrue", "AuthHTTP", "AuthStore", "AuthJWT", "AuthCrypto"],
+            swiftSettings: strict
+        ),
+        .executableTarget(name: "auth-emulator", dependencies: ["AuthEmulator"], swiftSettings: strict),
+
+        .testTarget(name: "AuthCryptoTests", dependencies: ["AuthCrypto"], swiftSettings: strict),
+        .testTarget(name: "AuthJWTTests", dependencies: ["AuthJWT", "AuthCrypto"], swiftSettings: strict),
+        .testTarget(name: "AuthHTTPTests", dependencies: ["AuthHTTP"], swiftSettings: strict),
+        .testTarget(name: "AuthStoreTests", dependencies: ["AuthStore"], swiftSettings: strict),
+        .testTarget(
+            name: "GoTrueTests",
+            dependencies: ["GoTrue", "AuthHTTP", "AuthStore", "AuthJWT", "AuthCrypto"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "AuthEmulatorTests",
+            dependencies: ["AuthEmulator", "auth-emulator"],
+            swiftSettings: strict
+        ),
+    ]
+)

@@ -1,0 +1,1 @@
+// AuthCrypto module.

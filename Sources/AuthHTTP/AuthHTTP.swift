@@ -1,0 +1,1 @@
+// AuthHTTP module.
