@@ -37,6 +37,13 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(name: "auth-emulator", dependencies: ["AuthEmulator"], swiftSettings: strict),
+        // Benchmark driver for bench/pbkdf2; not a product.
+        .executableTarget(
+            name: "auth-crypto-bench",
+            dependencies: ["AuthCrypto"],
+            path: "bench/auth-crypto-bench",
+            swiftSettings: strict
+        ),
 
         .testTarget(name: "AuthCryptoTests", dependencies: ["AuthCrypto"], swiftSettings: strict),
         .testTarget(name: "AuthJWTTests", dependencies: ["AuthJWT", "AuthCrypto"], swiftSettings: strict),

@@ -1,0 +1,183 @@
+/// A strict decoder (base64, base64url, hex) rejected its input; `offset` is the UTF-8 byte
+/// offset where the problem was found (for a bad length or non-zero trailing bits, the last
+/// data symbol), like Go's `base64.CorruptInputError`.
+public struct DecodingError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let offset: Int
+
+    public init(offset: Int) {
+        self.offset = offset
+    }
+
+    public var description: String { "invalid encoded data at input byte \(offset)" }
+}
+
+/// Shared base64 machinery (RFC 4648 sections 4 and 5).
+enum Base64Core {
+    static let standardAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+    static let urlAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+    static let invalid: UInt8 = 0xff
+
+    static func reverse(_ alphabet: [UInt8]) -> [UInt8] {
+        var table = [UInt8](repeating: invalid, count: 256)
+        for (value, symbol) in alphabet.enumerated() { table[Int(symbol)] = UInt8(value) }
+        return table
+    }
+
+    static let standardTable = reverse(standardAlphabet)
+    static let urlTable = reverse(urlAlphabet)
+
+    static func encode(_ input: some Sequence<UInt8>, alphabet: [UInt8], padding: Bool) -> String {
+        let bytes = Array(input)
+        let full = bytes.count / 3, rest = bytes.count % 3
+        let length = full * 4 + (rest == 0 ? 0 : (padding ? 4 : rest + 1))
+        return String(unsafeUninitializedCapacity: length) { out in
+            alphabet.withUnsafeBufferPointer { a in
+                var o = 0, i = 0
+                while i + 3 <= bytes.count {
+                    let v = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
+                    out[o] = a[Int(v >> 18)]
+                    out[o + 1] = a[Int(v >> 12 & 63)]
+                    out[o + 2] = a[Int(v >> 6 & 63)]
+                    out[o + 3] = a[Int(v & 63)]
+                    i += 3
+                    o += 4
+                }
+                if rest > 0 {
+                    let v = UInt32(bytes[i]) << 16 | (rest == 2 ? UInt32(bytes[i + 1]) << 8 : 0)
+                    out[o] = a[Int(v >> 18)]
+                    out[o + 1] = a[Int(v >> 12 & 63)]
+                    o += 2
+                    if rest == 2 {
+                        out[o] = a[Int(v >> 6 & 63)]
+                        o += 1
+                    }
+                    if padding {
+                        while o < length {
+                            out[o] = UInt8(ascii: "=")
+                            o += 1
+                        }
+                    }
+                }
+            }
+            return length
+        }
+    }
+
+    /// Strict decoding: only alphabet characters; padding exactly as `padded` demands; the
+    /// unused low bits of the last symbol must be zero (RFC 4648 section 3.5, canonical
+    /// encoding), so every byte string has exactly one accepted encoding.
+    static func decode(_ string: some StringProtocol, table: [UInt8], padded: Bool) throws(DecodingError) -> [UInt8] {
+        var utf8 = Array(string.utf8)
+        var dataLength = utf8.count
+        if padded {
+            guard utf8.count % 4 == 0 else { throw DecodingError(offset: utf8.count - utf8.count % 4) }
+            if dataLength > 0, utf8[dataLength - 1] == UInt8(ascii: "=") { dataLength -= 1 }
+            if dataLength > 0, utf8[dataLength - 1] == UInt8(ascii: "="), utf8.count - dataLength == 1 {
+                dataLength -= 1
+            }
+        }
+        utf8.removeLast(utf8.count - dataLength)
+
+        var out = [UInt8]()
+        out.reserveCapacity(dataLength / 4 * 3 + 2)
+        var accumulator: UInt32 = 0
+        var symbols = 0
+        for (offset, symbol) in utf8.enumerated() {
+            let value = table[Int(symbol)]
+            if value == invalid { throw DecodingError(offset: offset) }
+            accumulator = accumulator << 6 | UInt32(value)
+            symbols += 1
+            if symbols == 4 {
+                out.append(UInt8(truncatingIfNeeded: accumulator >> 16))
+                out.append(UInt8(truncatingIfNeeded: accumulator >> 8))
+                out.append(UInt8(truncatingIfNeeded: accumulator))
+                accumulator = 0
+                symbols = 0
+            }
+        }
+        switch symbols {
+        case 1:
+            // A lone symbol carries only 6 bits: not a whole byte.
+            throw DecodingError(offset: dataLength - 1)
+        case 2:
+            if accumulator & 0xf != 0 { throw DecodingError(offset: dataLength - 1) }
+            out.append(UInt8(truncatingIfNeeded: accumulator >> 4))
+        case 3:
+            if accumulator & 0x3 != 0 { throw DecodingError(offset: dataLength - 1) }
+            out.append(UInt8(truncatingIfNeeded: accumulator >> 10))
+            out.append(UInt8(truncatingIfNeeded: accumulator >> 2))
+        default:
+            break
+        }
+        return out
+    }
+}
+
+/// base64url without padding (RFC 4648 section 5; RFC 7515 section 2 "Base64url Encoding"),
+/// as used by JWS/JWT segments.
+public enum Base64URL {
+    public static func encode(_ bytes: some Sequence<UInt8>) -> String {
+        Base64Core.encode(bytes, alphabet: Base64Core.urlAlphabet, padding: false)
+    }
+
+    /// Strict: rejects `=` padding, characters outside the URL-safe alphabet (including `+`,
+    /// `/`, whitespace), a dangling single symbol, and non-zero unused trailing bits.
+    public static func decode(_ string: some StringProtocol) throws(DecodingError) -> [UInt8] {
+        try Base64Core.decode(string, table: Base64Core.urlTable, padded: false)
+    }
+}
+
+/// Standard base64 (RFC 4648 section 4).
+public enum Base64 {
+    /// With `=` padding by default; `padding: false` gives the PHC string form.
+    public static func encode(_ bytes: some Sequence<UInt8>, padding: Bool = true) -> String {
+        Base64Core.encode(bytes, alphabet: Base64Core.standardAlphabet, padding: padding)
+    }
+
+    /// Strict: with `padding: true` the length must be a multiple of 4 with at most two
+    /// trailing `=`; with `padding: false` no `=` may appear. Unused trailing bits must be zero.
+    public static func decode(_ string: some StringProtocol, padding: Bool = true) throws(DecodingError) -> [UInt8] {
+        try Base64Core.decode(string, table: Base64Core.standardTable, padded: padding)
+    }
+}
+
+/// Lowercase hexadecimal.
+public enum Hex {
+    static let digits = Array("0123456789abcdef".utf8)
+
+    public static func encode(_ bytes: some Sequence<UInt8>) -> String {
+        let input = Array(bytes)
+        return String(unsafeUninitializedCapacity: input.count * 2) { out in
+            for (i, byte) in input.enumerated() {
+                out[2 * i] = digits[Int(byte >> 4)]
+                out[2 * i + 1] = digits[Int(byte & 0xf)]
+            }
+            return input.count * 2
+        }
+    }
+
+    /// Accepts upper- or lowercase digits; rejects odd lengths and any other character.
+    public static func decode(_ string: some StringProtocol) throws(DecodingError) -> [UInt8] {
+        let utf8 = Array(string.utf8)
+        guard utf8.count % 2 == 0 else { throw DecodingError(offset: utf8.count - 1) }
+        var out = [UInt8]()
+        out.reserveCapacity(utf8.count / 2)
+        var high: UInt8 = 0
+        for (offset, c) in utf8.enumerated() {
+            let nibble: UInt8
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = c - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = c - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = c - UInt8(ascii: "A") + 10
+            default: throw DecodingError(offset: offset)
+            }
+            if offset % 2 == 0 { high = nibble } else { out.append(high << 4 | nibble) }
+        }
+        return out
+    }
+}
+
+extension Sequence<UInt8> {
+    /// Lowercase hex of these bytes, e.g. for printing digests.
+    public var hexString: String { Hex.encode(self) }
+}

@@ -1,0 +1,244 @@
+import CAuthCrypto
+
+/// Selects the SHA-256 compression implementation. The public API always uses `.automatic`;
+/// tests and the benchmark pass `.portable` to exercise and time the pure-Swift path on
+/// machines that have the hardware one.
+package enum SHA256Implementation: Sendable, Equatable {
+    /// Hardware instructions when this CPU has them (x86 SHA extensions, ARMv8 SHA2), else portable.
+    case automatic
+    /// The pure-Swift compression function.
+    case portable
+
+    /// Whether the hardware path is compiled in and supported by this CPU (checked once).
+    package static let hardwareAvailable: Bool = cauth_sha256_hw_available() != 0
+
+    package var usesHardware: Bool { self == .automatic && Self.hardwareAvailable }
+}
+
+/// Eight 32-bit words (the SHA-256 chaining value), stored inline.
+typealias Words8 = (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32)
+
+/// 64 bytes of inline storage for a partial input block.
+typealias Block64 = (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
+
+@inline(__always)
+func withWords<R>(_ words: inout Words8, _ body: (UnsafeMutablePointer<UInt32>) -> R) -> R {
+    withUnsafeMutablePointer(to: &words) { $0.withMemoryRebound(to: UInt32.self, capacity: 8, body) }
+}
+
+/// Big-endian serialisation of the first `count` state words (FIPS 180-4 section 6.2.2 step 4).
+func bigEndianBytes(_ words: Words8, count: Int) -> [UInt8] {
+    var copy = words
+    return withWords(&copy) { w in
+        [UInt8](unsafeUninitializedCapacity: count * 4) { out, initialized in
+            for i in 0..<count {
+                let v = w[i]
+                out[4 * i] = UInt8(truncatingIfNeeded: v &>> 24)
+                out[4 * i + 1] = UInt8(truncatingIfNeeded: v &>> 16)
+                out[4 * i + 2] = UInt8(truncatingIfNeeded: v &>> 8)
+                out[4 * i + 3] = UInt8(truncatingIfNeeded: v)
+            }
+            initialized = count * 4
+        }
+    }
+}
+
+/// The Merkle-Damgard engine shared by SHA-256 and SHA-224 (they differ only in the initial
+/// value and the digest truncation, FIPS 180-4 sections 5.3.2, 5.3.3, 6.3).
+struct SHA256Engine: Sendable {
+    var state: Words8
+    private var buffer: Block64 = (0, 0, 0, 0, 0, 0, 0, 0)
+    private var buffered = 0
+    private var length: UInt64 = 0
+    let hardware: Bool
+
+    init(initialValue: Words8, implementation: SHA256Implementation) {
+        state = initialValue
+        hardware = implementation.usesHardware
+    }
+
+    /// True when no partial block is pending (e.g. right after absorbing exactly 64 bytes).
+    var isBlockAligned: Bool { buffered == 0 }
+
+    mutating func compress(_ blocks: UnsafeRawPointer, count: Int) {
+        let hardware = self.hardware
+        withWords(&state) { s in
+            if hardware {
+                cauth_sha256_hw_compress(s, blocks.assumingMemoryBound(to: UInt8.self), count)
+            } else {
+                SHA256Portable.compress(s, blocks, count)
+            }
+        }
+    }
+
+    mutating func update(_ input: UnsafeRawBufferPointer) {
+        guard var pointer = input.baseAddress, input.count > 0 else { return }
+        var remaining = input.count
+        length &+= UInt64(remaining)
+        if buffered > 0 {
+            let take = min(64 - buffered, remaining)
+            let offset = buffered
+            withUnsafeMutableBytes(of: &buffer) { ($0.baseAddress! + offset).copyMemory(from: pointer, byteCount: take) }
+            buffered += take
+            pointer += take
+            remaining -= take
+            if buffered < 64 { return }
+            var block = buffer
+            withUnsafeBytes(of: &block) { compress($0.baseAddress!, count: 1) }
+            buffered = 0
+        }
+        let whole = remaining / 64
+        if whole > 0 {
+            compress(pointer, count: whole)
+            pointer += whole * 64
+            remaining -= whole * 64
+        }
+        if remaining > 0 {
+            withUnsafeMutableBytes(of: &buffer) { $0.baseAddress!.copyMemory(from: pointer, byteCount: remaining) }
+            buffered = remaining
+        }
+    }
+
+    /// Pads (FIPS 180-4 section 5.1.1: 0x80, zeros, 64-bit big-endian bit length) and returns
+    /// the final chaining value.
+    func finalState() -> Words8 {
+        var copy = self
+        let bitLength = length &* 8
+        var tail: (Block64, Block64) = ((0, 0, 0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0, 0, 0))
+        let padLength = buffered < 56 ? 64 - buffered : 128 - buffered
+        withUnsafeMutableBytes(of: &tail) { raw in
+            raw[0] = 0x80
+            for i in 0..<8 {
+                raw[padLength - 1 - i] = UInt8(truncatingIfNeeded: bitLength &>> (8 * UInt64(i)))
+            }
+            copy.update(UnsafeRawBufferPointer(rebasing: raw[0..<padLength]))
+        }
+        return copy.state
+    }
+}
+
+/// SHA-256 (FIPS 180-4 section 6.2). Uses the CPU's SHA instructions when available.
+public struct SHA256: HashFunction {
+    public static let blockByteCount = 64
+    public static let byteCount = 32
+
+    /// FIPS 180-4 section 5.3.3.
+    static let initialValue: Words8 = (
+        0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19
+    )
+
+    var engine: SHA256Engine
+
+    public init() { self.init(implementation: .automatic) }
+
+    package init(implementation: SHA256Implementation) {
+        engine = SHA256Engine(initialValue: Self.initialValue, implementation: implementation)
+    }
+
+    public mutating func update(bufferPointer: UnsafeRawBufferPointer) { engine.update(bufferPointer) }
+
+    public func finalize() -> [UInt8] { bigEndianBytes(engine.finalState(), count: 8) }
+
+    package static func hash(data: some Sequence<UInt8>, implementation: SHA256Implementation) -> [UInt8] {
+        var hasher = SHA256(implementation: implementation)
+        hasher.update(data: data)
+        return hasher.finalize()
+    }
+}
+
+/// SHA-224 (FIPS 180-4 section 6.3): SHA-256 with its own initial value, truncated to 224 bits.
+public struct SHA224: HashFunction {
+    public static let blockByteCount = 64
+    public static let byteCount = 28
+
+    /// FIPS 180-4 section 5.3.2.
+    static let initialValue: Words8 = (
+        0xc1059ed8, 0x367cd507, 0x3070dd17, 0xf70e5939, 0xffc00b31, 0x68581511, 0x64f98fa7, 0xbefa4fa4
+    )
+
+    var engine: SHA256Engine
+
+    public init() { self.init(implementation: .automatic) }
+
+    package init(implementation: SHA256Implementation) {
+        engine = SHA256Engine(initialValue: Self.initialValue, implementation: implementation)
+    }
+
+    public mutating func update(bufferPointer: UnsafeRawBufferPointer) { engine.update(bufferPointer) }
+
+    public func finalize() -> [UInt8] { bigEndianBytes(engine.finalState(), count: 7) }
+
+    package static func hash(data: some Sequence<UInt8>, implementation: SHA256Implementation) -> [UInt8] {
+        var hasher = SHA224(implementation: implementation)
+        hasher.update(data: data)
+        return hasher.finalize()
+    }
+}
+
+/// The pure-Swift SHA-256 compression function (FIPS 180-4 section 6.2.2).
+enum SHA256Portable {
+    /// FIPS 180-4 section 4.2.2.
+    static let k: [UInt32] = [
+        0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+        0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+        0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+        0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+        0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+        0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+        0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+        0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+    ]
+
+    static func compress(_ state: UnsafeMutablePointer<UInt32>, _ blocks: UnsafeRawPointer, _ count: Int) {
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { schedule in
+            let w = schedule.baseAddress!
+            k.withUnsafeBufferPointer { k in
+                for block in 0..<count {
+                    let base = blocks + block * 64
+                    for i in 0..<16 {
+                        w[i] = UInt32(bigEndian: base.loadUnaligned(fromByteOffset: i * 4, as: UInt32.self))
+                    }
+                    rounds(state, w, k.baseAddress!)
+                }
+            }
+        }
+    }
+
+    @inline(__always)
+    static func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x &>> n) | (x &<< (32 &- n)) }
+
+    /// Expands the schedule in place from w[0..<16] and runs the 64 rounds into `state`.
+    /// w[0..<16] is left untouched, which the PBKDF2 loop relies on for its fixed padding words.
+    @inline(__always)
+    static func rounds(_ state: UnsafeMutablePointer<UInt32>, _ w: UnsafeMutablePointer<UInt32>,
+                       _ k: UnsafePointer<UInt32>) {
+        for i in 16..<64 {
+            let x = w[i - 15], y = w[i - 2]
+            let s0 = rotr(x, 7) ^ rotr(x, 18) ^ (x &>> 3)
+            let s1 = rotr(y, 17) ^ rotr(y, 19) ^ (y &>> 10)
+            w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
+        }
+        var a = state[0], b = state[1], c = state[2], d = state[3]
+        var e = state[4], f = state[5], g = state[6], h = state[7]
+        for i in 0..<64 {
+            let t1 = h &+ (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) &+ ((e & f) ^ (~e & g)) &+ k[i] &+ w[i]
+            let t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) &+ ((a & b) ^ (a & c) ^ (b & c))
+            h = g
+            g = f
+            f = e
+            e = d &+ t1
+            d = c
+            c = b
+            b = a
+            a = t1 &+ t2
+        }
+        state[0] &+= a
+        state[1] &+= b
+        state[2] &+= c
+        state[3] &+= d
+        state[4] &+= e
+        state[5] &+= f
+        state[6] &+= g
+        state[7] &+= h
+    }
+}

@@ -1,1 +1,0 @@
-// AuthJWT module.

@@ -1,0 +1,181 @@
+/// Serialization that reproduces Go's `encoding/json` (`json.Marshal`, Go 1.22 and later)
+/// byte for byte, so responses match the real server's:
+///
+/// - Compact: no whitespace at all.
+/// - Strings: `"` and `\` escaped; `\n`, `\r`, `\t`, `\b`, `\f` as two-character escapes
+///   (Go 1.22 changed `\b` and `\f` from `\u0008` / `\u000c`); other control characters as
+///   `\u00XX` with lowercase hex; `<`, `>`, `&` as `\u003c`, `\u003e`, `\u0026` (Go's default
+///   HTML-safe escaping); U+2028 and U+2029 as `\u2028` / `\u2029`; DEL and all other
+///   characters verbatim as UTF-8.
+/// - Numbers as Go formats a float64: the shortest digits that round-trip, in plain decimal
+///   (`strconv.FormatFloat(f, 'f', -1, 64)`) when 1e-6 <= |f| < 1e21 or f is zero, so
+///   integral values print without a decimal point (`3600`, `-1`, `0`, `-0`); otherwise in
+///   exponent form (`'e'`), where Go's encoder then trims a negative two-digit exponent's
+///   leading zero: `1e+21`, `1.5e+300`, `1e-7`, `1.2e-10`. JSON has no NaN or infinity (Go
+///   refuses to encode them); they are written as `null`, and the parser never produces them.
+/// - Object keys in the object's own order, or sorted by UTF-8 bytes when `sortedKeys` is set,
+///   as Go does for every `map[string]any` (e.g. user_metadata), recursively.
+extension JSON {
+    public func serialized(sortedKeys: Bool = false) -> String {
+        String(decoding: serializedBytes(sortedKeys: sortedKeys), as: UTF8.self)
+    }
+
+    public func serializedBytes(sortedKeys: Bool = false) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
+        JSONWriter.write(self, sortedKeys: sortedKeys, to: &out)
+        return out
+    }
+}
+
+extension JSONObject {
+    public func serialized(sortedKeys: Bool = false) -> String {
+        JSON.object(self).serialized(sortedKeys: sortedKeys)
+    }
+
+    public func serializedBytes(sortedKeys: Bool = false) -> [UInt8] {
+        JSON.object(self).serializedBytes(sortedKeys: sortedKeys)
+    }
+}
+
+enum JSONWriter {
+    static func write(_ value: JSON, sortedKeys: Bool, to out: inout [UInt8]) {
+        switch value {
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
+        case .number(let n): out.append(contentsOf: GoFloat.format(n).utf8)
+        case .string(let s): writeString(s, to: &out)
+        case .array(let elements):
+            out.append(UInt8(ascii: "["))
+            for (i, element) in elements.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                write(element, sortedKeys: sortedKeys, to: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .object(let object):
+            out.append(UInt8(ascii: "{"))
+            var entries = Array(object)
+            if sortedKeys {
+                entries.sort { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            }
+            for (i, entry) in entries.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                writeString(entry.key, to: &out)
+                out.append(UInt8(ascii: ":"))
+                write(entry.value, sortedKeys: sortedKeys, to: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    static let hexDigits = Array("0123456789abcdef".utf8)
+
+    static func writeString(_ string: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var utf8 = string.utf8.makeIterator()
+        var pending: [UInt8] = []  // lookahead for U+2028/U+2029 (E2 80 A8/A9)
+        func escapeU(_ value: UInt32, _ out: inout [UInt8]) {
+            out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u")])
+            for shift in stride(from: 12, through: 0, by: -4) {
+                out.append(hexDigits[Int((value >> UInt32(shift)) & 0xf)])
+            }
+        }
+        while let byte = pending.isEmpty ? utf8.next() : pending.removeFirst() {
+            switch byte {
+            case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case 0x0a: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case 0x0d: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case 0x09: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0x08: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
+            case 0x0c: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
+            case 0x00..<0x20, UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "&"):
+                escapeU(UInt32(byte), &out)
+            case 0xe2:
+                // U+2028 LINE SEPARATOR / U+2029 PARAGRAPH SEPARATOR are escaped by Go
+                // because they end lines in JavaScript source.
+                let b1 = utf8.next(), b2 = b1 == nil ? nil : utf8.next()
+                if b1 == 0x80, let b2, b2 == 0xa8 || b2 == 0xa9 {
+                    escapeU(b2 == 0xa8 ? 0x2028 : 0x2029, &out)
+                } else {
+                    out.append(byte)
+                    if let b1 { pending.append(b1) }
+                    if let b2 { pending.append(b2) }
+                }
+            default:
+                out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+}
+
+/// Go's float64 formatting in `encoding/json` (see the extension comment above).
+enum GoFloat {
+    static func format(_ value: Double) -> String {
+        guard value.isFinite else { return "null" }
+        let negative = value.sign == .minus
+        let magnitude = value.magnitude
+        // Swift's description gives the shortest round-tripping digits (closest to the exact
+        // value on ties), the same digits Go's strconv chooses with precision -1.
+        let (digits, point) = shortestDigits(magnitude)
+        var out = negative ? "-" : ""
+        if magnitude != 0 && (magnitude < 1e-6 || magnitude >= 1e21) {
+            out.append(Character(Unicode.Scalar(digits[0])))
+            if digits.count > 1 {
+                out.append(".")
+                out.append(String(decoding: digits[1...], as: UTF8.self))
+            }
+            let exponent = point - 1
+            out.append(exponent < 0 ? "e-" : "e+")
+            let e = exponent.magnitude
+            // strconv writes at least two exponent digits; json.Marshal then drops the zero
+            // of a negative two-digit exponent ("e-07" becomes "e-7"), not of a positive one.
+            out.append(e < 10 && exponent > 0 ? "0\(e)" : "\(e)")
+        } else if digits.isEmpty {
+            out.append("0")
+        } else if point <= 0 {
+            out.append("0.")
+            out.append(String(repeating: "0", count: -point))
+            out.append(String(decoding: digits, as: UTF8.self))
+        } else if point >= digits.count {
+            out.append(String(decoding: digits, as: UTF8.self))
+            out.append(String(repeating: "0", count: point - digits.count))
+        } else {
+            out.append(String(decoding: digits[..<point], as: UTF8.self))
+            out.append(".")
+            out.append(String(decoding: digits[point...], as: UTF8.self))
+        }
+        return out
+    }
+
+    /// Decimal digits d1 d2 ... (no leading/trailing zeros) and the decimal point position p
+    /// such that value = 0.d1d2... * 10^p. Empty digits for zero.
+    static func shortestDigits(_ magnitude: Double) -> ([UInt8], Int) {
+        let text = Array(magnitude.description.utf8)
+        var mantissa = text[...]
+        var exponent = 0
+        if let e = text.firstIndex(where: { $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }) {
+            mantissa = text[..<e]
+            exponent = Int(String(decoding: text[(e + 1)...], as: UTF8.self))!
+        }
+        var digits: [UInt8] = []
+        var point = 0
+        var seenPoint = false
+        for c in mantissa {
+            if c == UInt8(ascii: ".") {
+                seenPoint = true
+                continue
+            }
+            digits.append(c)
+            if !seenPoint { point += 1 }
+        }
+        point += exponent
+        while let first = digits.first, first == UInt8(ascii: "0") {
+            digits.removeFirst()
+            point -= 1
+        }
+        while let last = digits.last, last == UInt8(ascii: "0") { digits.removeLast() }
+        return (digits, point)
+    }
+}

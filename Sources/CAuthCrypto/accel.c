@@ -1,2 +1,0 @@
-#include "CAuthCrypto.h"
-int cauth_placeholder(void) { return 0; }

@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+
+/// Runs Python reference implementations (hashlib / hmac, backed by OpenSSL) for differential
+/// tests. The interpreter is `$AUTH_EMULATOR_PYTHON` if set, else `python3` on `PATH`. Without
+/// one these tests are skipped locally but fail under CI (`$CI` set), so a CI image that lost
+/// Python cannot silently drop the cross-checks.
+enum Python {
+    static let interpreter: String? = {
+        let environment = ProcessInfo.processInfo.environment
+        if let configured = environment["AUTH_EMULATOR_PYTHON"], !configured.isEmpty {
+            return FileManager.default.isExecutableFile(atPath: configured) ? configured : nil
+        }
+        for directory in (environment["PATH"] ?? "").split(separator: ":") {
+            let candidate = "\(directory)/python3"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }()
+
+    static var isCI: Bool { !(ProcessInfo.processInfo.environment["CI"] ?? "").isEmpty }
+
+    /// Trait condition: run when Python exists, or when CI requires it (the test then fails).
+    static var shouldRun: Bool { interpreter != nil || isCI }
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Runs `script` with `input` on stdin and returns stdout.
+    static func run(script: String, input: String) throws -> String {
+        guard let interpreter else {
+            throw Failure(description: "no Python interpreter (set AUTH_EMULATOR_PYTHON or put python3 on PATH)")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: interpreter)
+        process.arguments = ["-c", script]
+        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        // A child that dies early must fail the test, not kill the runner with SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
+        try process.run()
+        // Write stdin and drain stdout/stderr concurrently so large payloads cannot deadlock.
+        let writer = Thread {
+            stdin.fileHandleForWriting.write(Data(input.utf8))
+            try? stdin.fileHandleForWriting.close()
+        }
+        writer.start()
+        let errorData = ErrorCollector(stderr.fileHandleForReading)
+        let output = stdout.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let errorText = errorData.finish()
+        guard process.terminationStatus == 0 else {
+            throw Failure(description: "python exited with \(process.terminationStatus): \(errorText)")
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Reads a pipe to its end on a background thread.
+    final class ErrorCollector: @unchecked Sendable {
+        private var data = Data()
+        private let done = DispatchSemaphore(value: 0)
+
+        init(_ handle: FileHandle) {
+            Thread {
+                self.data = handle.readDataToEndOfFile()
+                self.done.signal()
+            }.start()
+        }
+
+        func finish() -> String {
+            done.wait()
+            return String(decoding: data, as: UTF8.self)
+        }
+    }
+}
