@@ -1,1 +1,0 @@
-// AuthStore module.

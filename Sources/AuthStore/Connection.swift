@@ -1,0 +1,354 @@
+import CSQLite
+
+/// One SQLite connection. Reachable only inside `Database.read` / `Database.write` closures and
+/// used by one thread at a time (opened with SQLITE_OPEN_NOMUTEX), hence not `Sendable`.
+///
+/// Every statement is prepared once with SQLITE_PREPARE_PERSISTENT and cached by its SQL text.
+/// Cached statements stay valid across schema changes, including ones made by other connections
+/// or processes: `sqlite3_prepare_v3` statements re-prepare themselves on SQLITE_SCHEMA
+/// (https://sqlite.org/c3ref/prepare.html). Rows are never cached, so several processes can
+/// share one database file without serving stale data.
+public final class Connection {
+    let handle: OpaquePointer
+    private var statements: [String: OpaquePointer] = [:]
+    private var isClosed = false
+
+    /// Set while the connection serves `Database.read`: statements that would write are refused
+    /// (checked with `sqlite3_stmt_readonly`, so it also holds for the single `:memory:`
+    /// connection, which cannot carry `PRAGMA query_only` permanently).
+    var readOnly = false
+
+    /// Depth of nested `write` calls, to name their savepoints.
+    var savepointDepth = 0
+
+    /// Enough for every distinct statement the API issues; SQL built at run time (IN lists of
+    /// varying length) could otherwise grow the cache without bound.
+    private static let statementCacheLimit = 256
+
+    init(path: String, flags: Int32) throws(StoreError) {
+        var db: OpaquePointer?
+        let status = sqlite3_open_v2(path, &db, flags | ResultCode.openExtendedResultCodes, nil)
+        guard status == SQLITE_OK, let db else {
+            let reason = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(status))
+            let code = db.map { sqlite3_extended_errcode($0) } ?? status
+            sqlite3_close_v2(db)
+            throw StoreError(code: code, message: "open \"\(path)\": \(reason)")
+        }
+        handle = db
+        sqlite3_extended_result_codes(db, 1)
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Finalizes cached statements and closes the handle. Idempotent.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        for statement in statements.values {
+            sqlite3_finalize(statement)
+        }
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    // MARK: Public API
+
+    /// Runs one statement to completion, discarding any rows.
+    public func execute(_ sql: String, _ arguments: SQLValue...) throws(StoreError) {
+        try execute(sql, arguments)
+    }
+
+    public func execute(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) {
+        _ = try run(sql, arguments, collect: 0, stopEarly: false)
+    }
+
+    /// Runs one statement and returns all its rows.
+    public func query(_ sql: String, _ arguments: SQLValue...) throws(StoreError) -> [Row] {
+        try query(sql, arguments)
+    }
+
+    public func query(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) -> [Row] {
+        try run(sql, arguments, collect: .max, stopEarly: false)
+    }
+
+    /// The first row, or `nil`. Stepping stops after it; for `INSERT … RETURNING` SQLite has
+    /// already made every change on the first step (https://sqlite.org/lang_returning.html).
+    public func queryFirst(_ sql: String, _ arguments: SQLValue...) throws(StoreError) -> Row? {
+        try queryFirst(sql, arguments)
+    }
+
+    public func queryFirst(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) -> Row? {
+        try run(sql, arguments, collect: 1, stopEarly: true).first
+    }
+
+    /// The first column of the first row, or `.null` when there is no row.
+    public func scalar(_ sql: String, _ arguments: SQLValue...) throws(StoreError) -> SQLValue {
+        try scalar(sql, arguments)
+    }
+
+    public func scalar(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) -> SQLValue {
+        guard let row = try run(sql, arguments, collect: 1, stopEarly: true).first,
+              !row.columns.isEmpty else { return .null }
+        return row[position: 0]
+    }
+
+    /// Runs several `;`-separated statements without arguments (migrations, bulk resets).
+    /// Not cached: scripts run once.
+    public func executeScript(_ sql: String) throws(StoreError) {
+        let result: Result<Void, StoreError> = sql.withCString { start in
+            var cursor: UnsafePointer<CChar>? = start
+            while let current = cursor, current.pointee != 0 {
+                var statement: OpaquePointer?
+                var tail: UnsafePointer<CChar>?
+                let status = sqlite3_prepare_v2(handle, current, -1, &statement, &tail)
+                guard status == SQLITE_OK else {
+                    return .failure(error(status, "prepare script"))
+                }
+                cursor = tail
+                guard let statement else { continue }  // whitespace or a comment
+                defer { sqlite3_finalize(statement) }
+                if readOnly && sqlite3_stmt_readonly(statement) == 0 && !Self.isPragma(String(cString: current)) {
+                    return .failure(Self.writeInReadError)
+                }
+                var step = sqlite3_step(statement)
+                while step == SQLITE_ROW { step = sqlite3_step(statement) }
+                guard step == SQLITE_DONE else { return .failure(error(step, "step script")) }
+            }
+            return .success(())
+        }
+        try result.get()
+    }
+
+    /// Rows inserted, updated or deleted by the most recent INSERT, UPDATE or DELETE.
+    public var changes: Int { Int(sqlite3_changes64(handle)) }
+
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// Whether a transaction is open on this connection.
+    public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    // MARK: Statement execution
+
+    private static var writeInReadError: StoreError {
+        StoreError(code: SQLITE_READONLY, message: "step: a statement that writes was run inside Database.read")
+    }
+
+    private func run(_ sql: String, _ arguments: [SQLValue], collect limit: Int, stopEarly: Bool) throws(StoreError) -> [Row] {
+        guard !isClosed else { throw StoreError.closed }
+        let statement = try cachedStatement(sql)
+        // Reset and drop bindings even on failure: a statement left mid-step would hold its read
+        // snapshot open, and cleared bindings free SQLite's copies of bound secrets.
+        defer {
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
+        }
+        if readOnly && sqlite3_stmt_readonly(statement) == 0 && !Self.isPragma(sql) {
+            throw Self.writeInReadError
+        }
+        try bind(arguments, to: statement)
+
+        var rows: [Row] = []
+        var columns: [String] = []
+        var positions: [String: Int] = [:]
+        while true {
+            let status = sqlite3_step(statement)
+            if status == SQLITE_DONE { break }
+            guard status == SQLITE_ROW else { throw error(status, "step") }
+            guard rows.count < limit else { continue }
+            let count = sqlite3_column_count(statement)
+            if rows.isEmpty {
+                // Names are read per execution, not cached with the statement, because a
+                // re-prepare after a schema change may change them.
+                columns = (0..<count).map { index in
+                    sqlite3_column_name(statement, index).map { String(cString: $0) } ?? ""
+                }
+                for (index, name) in columns.enumerated() where positions[name] == nil {
+                    positions[name] = index
+                }
+            }
+            let values = (0..<count).map { column(statement, $0) }
+            rows.append(Row(columns: columns, positions: positions, values: values))
+            if stopEarly && rows.count >= limit { break }
+        }
+        return rows
+    }
+
+    /// SQLite marks even pragma queries such as `PRAGMA journal_mode` as not read-only; they
+    /// touch connection settings, not rows, so reads may run them.
+    private static func isPragma(_ sql: String) -> Bool {
+        let start = sql.drop(while: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" })
+        return start.prefix(6).lowercased() == "pragma"
+    }
+
+    private func cachedStatement(_ sql: String) throws(StoreError) -> OpaquePointer {
+        if let statement = statements[sql] { return statement }
+        if statements.count >= Self.statementCacheLimit {
+            for statement in statements.values { sqlite3_finalize(statement) }
+            statements.removeAll(keepingCapacity: true)
+        }
+        let prepared: Result<OpaquePointer, StoreError> = sql.withCString { text in
+            var statement: OpaquePointer?
+            var tail: UnsafePointer<CChar>?
+            let status = sqlite3_prepare_v3(handle, text, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, &tail)
+            guard status == SQLITE_OK else {
+                return .failure(error(status, "prepare \"\(Self.excerpt(sql))\""))
+            }
+            guard let statement else {
+                return .failure(StoreError(code: SQLITE_MISUSE, message: "prepare: empty SQL"))
+            }
+            // prepare compiles only the first statement and silently ignores the rest; refuse
+            // SQL that carries a second statement instead of dropping it.
+            if let tail, tail.pointee != 0 {
+                var extra: OpaquePointer?
+                let extraStatus = sqlite3_prepare_v2(handle, tail, -1, &extra, nil)
+                sqlite3_finalize(extra)
+                if extraStatus != SQLITE_OK || extra != nil {
+                    sqlite3_finalize(statement)
+                    return .failure(StoreError(
+                        code: SQLITE_MISUSE,
+                        message: "prepare: more than one statement in \"\(Self.excerpt(sql))\"; use executeScript"))
+                }
+            }
+            return .success(statement)
+        }
+        let statement = try prepared.get()
+        statements[sql] = statement
+        return statement
+    }
+
+    private func bind(_ arguments: [SQLValue], to statement: OpaquePointer) throws(StoreError) {
+        let expected = Int(sqlite3_bind_parameter_count(statement))
+        guard expected == arguments.count else {
+            throw StoreError(code: SQLITE_RANGE, message: "bind: statement expects \(expected) arguments, got \(arguments.count)")
+        }
+        for (offset, argument) in arguments.enumerated() {
+            let index = Int32(offset + 1)
+            let status: Int32
+            switch argument {
+            case .null:
+                status = sqlite3_bind_null(statement, index)
+            case .integer(let value):
+                status = sqlite3_bind_int64(statement, index, value)
+            case .real(let value):
+                status = sqlite3_bind_double(statement, index, value)
+            case .text(var value):
+                // Explicit length, so text containing NUL survives; an empty buffer may have no
+                // base address, and binding a null pointer would store NULL instead of ''.
+                status = value.withUTF8 { bytes in
+                    if let base = bytes.baseAddress, bytes.count > 0 {
+                        return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                            sqlite3_bind_text64(statement, index, $0, UInt64(bytes.count), sqliteTransient, UInt8(SQLITE_UTF8))
+                        }
+                    }
+                    return sqlite3_bind_text(statement, index, "", 0, sqliteTransient)
+                }
+            case .blob(let value):
+                status = value.withUnsafeBytes { bytes in
+                    if let base = bytes.baseAddress, bytes.count > 0 {
+                        return sqlite3_bind_blob64(statement, index, base, UInt64(bytes.count), sqliteTransient)
+                    }
+                    return sqlite3_bind_zeroblob(statement, index, 0)
+                }
+            }
+            guard status == SQLITE_OK else { throw error(status, "bind argument \(index)") }
+        }
+    }
+
+    private func column(_ statement: OpaquePointer, _ index: Int32) -> SQLValue {
+        switch sqlite3_column_type(statement, index) {
+        case SQLITE_INTEGER:
+            return .integer(sqlite3_column_int64(statement, index))
+        case SQLITE_FLOAT:
+            return .real(sqlite3_column_double(statement, index))
+        case SQLITE_TEXT:
+            guard let text = sqlite3_column_text(statement, index) else { return .text("") }
+            let count = Int(sqlite3_column_bytes(statement, index))
+            return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(statement, index))
+            guard count > 0, let bytes = sqlite3_column_blob(statement, index) else { return .blob([]) }
+            return .blob(Array(UnsafeRawBufferPointer(start: bytes, count: count)))
+        default:
+            return .null
+        }
+    }
+
+    /// The error for a failed call: the code SQLite returned (extended, since extended result
+    /// codes are on) and its message for this connection.
+    func error(_ status: Int32, _ context: String) -> StoreError {
+        let reason = String(cString: sqlite3_errmsg(handle))
+        return StoreError(code: status, message: "\(context): \(reason)")
+    }
+
+    /// SQL text is the program's own (values travel only as `?` arguments), so a short excerpt
+    /// in prepare errors helps find the statement without exposing data.
+    private static func excerpt(_ sql: String) -> String {
+        let flat = sql.split(whereSeparator: { $0 == "\n" || $0 == "\t" }).joined(separator: " ")
+        return flat.count > 120 ? String(flat.prefix(120)) + "…" : flat
+    }
+}
+
+/// SQLITE_TRANSIENT: SQLite copies bound text/blobs before the bind call returns, so Swift's
+/// temporary buffers may go away. The header's `((sqlite3_destructor_type)-1)` is not importable.
+private var sqliteTransient: sqlite3_destructor_type {
+    unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
+}
+
+// MARK: Transactions
+
+extension Connection {
+    /// `begin` … COMMIT around `body`; ROLLBACK when `body` or COMMIT throws, leaving the
+    /// connection with no open transaction so the next caller can use it.
+    func inTransaction<T>(_ begin: String, _ body: (Connection) throws -> T) throws -> T {
+        try execute(begin)
+        let result: T
+        do {
+            result = try body(self)
+            try execute("COMMIT")
+        } catch {
+            rollbackIfNeeded()
+            throw error
+        }
+        return result
+    }
+
+    /// A nested `write`: a SAVEPOINT inside the transaction already open on this connection, so
+    /// a throw undoes only the nested part (https://sqlite.org/lang_savepoint.html).
+    func inSavepoint<T>(_ body: (Connection) throws -> T) throws -> T {
+        let name = "nested_write_\(savepointDepth)"
+        savepointDepth += 1
+        defer { savepointDepth -= 1 }
+        try execute("SAVEPOINT \(name)")
+        let result: T
+        do {
+            result = try body(self)
+        } catch {
+            // ROLLBACK TO keeps the savepoint on the stack; RELEASE then removes it.
+            if isInTransaction {
+                try? execute("ROLLBACK TO \(name)")
+                try? execute("RELEASE \(name)")
+            }
+            throw error
+        }
+        try execute("RELEASE \(name)")
+        return result
+    }
+
+    /// Some errors (SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM) roll back automatically; only roll
+    /// back when a transaction is still open.
+    func rollbackIfNeeded() {
+        if isInTransaction {
+            try? execute("ROLLBACK")
+        }
+    }
+
+    /// Runs `body` with `readOnly` set to `value`, restoring the previous setting.
+    func withReadOnly<T>(_ value: Bool, _ body: () throws -> T) rethrows -> T {
+        let previous = readOnly
+        readOnly = value
+        defer { readOnly = previous }
+        return try body()
+    }
+}

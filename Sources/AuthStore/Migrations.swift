@@ -1,0 +1,98 @@
+import CSQLite
+
+/// One schema change. `id` sorts and names it; `sql` is a script of `;`-separated statements.
+public struct Migration: Sendable, Hashable {
+    public let id: String
+    public let sql: String
+
+    public init(id: String, sql: String) {
+        self.id = id
+        self.sql = sql
+    }
+}
+
+/// The emulator's migrations, in the order they are applied.
+///
+/// Append-only: a migration that has shipped is never edited, reordered or removed, because
+/// databases in the field have it recorded as applied and will never run it again; change the
+/// schema by appending a new one (the way GoTrue's `migrations/` directory grows).
+///
+/// A migration that must rebuild a table (SQLite's ALTER TABLE cannot change constraints) should
+/// follow https://sqlite.org/lang_altertable.html §7, using `PRAGMA defer_foreign_keys = ON`
+/// since `foreign_keys` cannot be switched off inside the migration's transaction.
+public enum Migrations {
+    public static let all: [Migration] = [
+        Migration(id: "0001_auth_schema", sql: Schema.authSchema),
+    ]
+}
+
+/// Applies pending migrations, safely when several processes open the same new file at once.
+///
+/// Each migration runs in its own BEGIN IMMEDIATE transaction together with its record in
+/// `schema_migrations`, and the record is re-checked after the write lock is held: whoever takes
+/// the lock first applies it, the others find it recorded and skip it.
+///
+/// Recorded ids missing from the list (a newer build wrote the file) are ignored, so an older
+/// build keeps working on tables it knows; that newer schema must therefore stay compatible
+/// with older builds, as additive migrations are.
+struct Migrator {
+    let migrations: [Migration]
+
+    init(_ migrations: [Migration]) {
+        var seen = Set<String>()
+        for migration in migrations {
+            precondition(seen.insert(migration.id).inserted, "duplicate migration id \(migration.id)")
+        }
+        self.migrations = migrations
+    }
+
+    static let createTable = """
+        CREATE TABLE IF NOT EXISTS schema_migrations (
+            id TEXT PRIMARY KEY,
+            applied_at INTEGER NOT NULL
+        ) STRICT
+        """
+
+    func migrate(_ pool: ConnectionPool) throws(StoreError) {
+        do {
+            // Fast path for an up-to-date file: one read, no write lock.
+            let applied = try pool.read { connection in
+                let exists = try connection.scalar(
+                    "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'schema_migrations'")
+                guard exists.int64Value == 1 else { return Set<String>() }
+                return Set(try connection.query("SELECT id FROM schema_migrations").compactMap { $0.string("id") })
+            }
+            let pending = migrations.filter { !applied.contains($0.id) }
+            guard !pending.isEmpty else { return }
+
+            try pool.write { connection in try connection.execute(Self.createTable) }
+            for migration in pending {
+                do {
+                    try apply(migration, pool)
+                } catch let error as StoreError {
+                    throw StoreError(code: error.code, message: "migration \(migration.id): \(error.message)")
+                }
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError(code: SQLITE_ERROR, message: "migrate: \(error)")
+        }
+    }
+
+    private func apply(_ migration: Migration, _ pool: ConnectionPool) throws {
+        try pool.write { connection in
+            let recorded = try connection.scalar("SELECT 1 FROM schema_migrations WHERE id = ?", .text(migration.id))
+            guard recorded.isNull else { return }
+            try connection.executeScript(migration.sql)
+            // The store has no clock of its own (time is injected above it), so the
+            // record uses SQLite's: unix microseconds from the Julian day number.
+            try connection.execute(
+                """
+                INSERT INTO schema_migrations (id, applied_at)
+                VALUES (?, CAST(round((julianday('now') - 2440587.5) * 86400000000.0) AS INTEGER))
+                """,
+                .text(migration.id))
+        }
+    }
+}

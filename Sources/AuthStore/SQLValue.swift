@@ -1,0 +1,135 @@
+/// A value bound to a `?` placeholder or read from a result column, mirroring SQLite's five
+/// storage classes (https://sqlite.org/datatype3.html §2).
+///
+/// Deliberately not `CustomStringConvertible`: values are passwords hashes, tokens and personal
+/// data, so nothing in this module ever renders them.
+public enum SQLValue: Sendable, Hashable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob([UInt8])
+
+    public init(_ value: String?) {
+        self = value.map { .text($0) } ?? .null
+    }
+
+    public init(_ value: Int?) {
+        self = value.map { .integer(Int64($0)) } ?? .null
+    }
+
+    public init(_ value: Int64?) {
+        self = value.map { .integer($0) } ?? .null
+    }
+
+    /// SQLite has no boolean type; GoTrue's booleans are stored as INTEGER 0/1.
+    public init(_ value: Bool?) {
+        self = value.map { .integer($0 ? 1 : 0) } ?? .null
+    }
+
+    public init(_ value: Double?) {
+        self = value.map { .real($0) } ?? .null
+    }
+
+    public init(_ value: [UInt8]?) {
+        self = value.map { .blob($0) } ?? .null
+    }
+
+    public var isNull: Bool {
+        if case .null = self { return true }
+        return false
+    }
+
+    /// The text, or `nil` for any other storage class.
+    public var stringValue: String? {
+        if case .text(let value) = self { return value }
+        return nil
+    }
+
+    /// The integer; a REAL converts only when it is integral and in range.
+    public var int64Value: Int64? {
+        switch self {
+        case .integer(let value): return value
+        case .real(let value): return Int64(exactly: value)
+        default: return nil
+        }
+    }
+
+    /// The number as a Double (INTEGER widens).
+    public var doubleValue: Double? {
+        switch self {
+        case .real(let value): return value
+        case .integer(let value): return Double(value)
+        default: return nil
+        }
+    }
+
+    public var blobValue: [UInt8]? {
+        if case .blob(let value) = self { return value }
+        return nil
+    }
+}
+
+extension SQLValue: ExpressibleByStringLiteral {
+    public init(stringLiteral value: String) { self = .text(value) }
+}
+
+extension SQLValue: ExpressibleByIntegerLiteral {
+    public init(integerLiteral value: Int64) { self = .integer(value) }
+}
+
+extension SQLValue: ExpressibleByNilLiteral {
+    public init(nilLiteral: ()) { self = .null }
+}
+
+extension SQLValue: ExpressibleByBooleanLiteral {
+    public init(booleanLiteral value: Bool) { self = .integer(value ? 1 : 0) }
+}
+
+extension SQLValue: ExpressibleByFloatLiteral {
+    public init(floatLiteral value: Double) { self = .real(value) }
+}
+
+/// One result row. Rows of one query share their column list and name index (copy-on-write),
+/// so a row costs little more than its values.
+public struct Row: Sendable, Hashable {
+    /// Column names in result order (as SQLite reports them: the `AS` alias when given).
+    public let columns: [String]
+    private let values: [SQLValue]
+    private let positions: [String: Int]
+
+    public init(columns: [String], values: [SQLValue]) {
+        precondition(columns.count == values.count, "Row needs one value per column")
+        var positions: [String: Int] = [:]
+        positions.reserveCapacity(columns.count)
+        for (position, name) in columns.enumerated() where positions[name] == nil {
+            positions[name] = position  // the first of duplicated names wins, as in SQLite's own lookup
+        }
+        self.init(columns: columns, positions: positions, values: values)
+    }
+
+    init(columns: [String], positions: [String: Int], values: [SQLValue]) {
+        self.columns = columns
+        self.positions = positions
+        self.values = values
+    }
+
+    /// The value of `column`, or `.null` when the row has no such column.
+    public subscript(_ column: String) -> SQLValue {
+        guard let position = positions[column] else { return .null }
+        return values[position]
+    }
+
+    /// The value at a 0-based result position.
+    public subscript(position position: Int) -> SQLValue {
+        values[position]
+    }
+
+    public func string(_ column: String) -> String? { self[column].stringValue }
+    public func int64(_ column: String) -> Int64? { self[column].int64Value }
+    public func int(_ column: String) -> Int? { int64(column).flatMap { Int(exactly: $0) } }
+    public func double(_ column: String) -> Double? { self[column].doubleValue }
+    /// INTEGER 0/1 columns (GoTrue booleans); any non-zero integer is `true`.
+    public func bool(_ column: String) -> Bool? { int64(column).map { $0 != 0 } }
+    public func blob(_ column: String) -> [UInt8]? { self[column].blobValue }
+}

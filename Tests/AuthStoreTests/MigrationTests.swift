@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+@testable import AuthStore
+
+@Suite struct MigrationTests {
+    @Test func recordedOnceAndReopenIsNoOp() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.path("auth.db")
+        let first = try Database(path: path)
+        #expect(try first.appliedMigrations == Migrations.all.map(\.id))
+        let appliedAt = try first.read { try $0.scalar("SELECT applied_at FROM schema_migrations WHERE id = '0001_auth_schema'") }
+        // Unix microseconds, within a day of the test machine's clock.
+        let now = Int64(Date().timeIntervalSince1970 * 1_000_000)
+        #expect(abs((appliedAt.int64Value ?? 0) - now) < 86_400_000_000)
+        try first.write { try $0.insertUser(id: "u1") }
+        first.close()
+
+        let second = try Database(path: path)
+        defer { second.close() }
+        #expect(try second.appliedMigrations == ["0001_auth_schema"])
+        #expect(try second.read { try $0.scalar("SELECT applied_at FROM schema_migrations") } == appliedAt)
+        #expect(try second.read { try $0.count("users") } == 1)
+    }
+
+    @Test func appliesOnlyPendingMigrationsInOrder() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.path("auth.db")
+        let base = [Migration(id: "0001", sql: "CREATE TABLE a (x INTEGER) STRICT;")]
+        try Database(path: path, migrations: base).close()
+        let extended = base + [
+            Migration(id: "0002", sql: "CREATE TABLE b (y INTEGER) STRICT; INSERT INTO b VALUES (1);"),
+            Migration(id: "0003", sql: "ALTER TABLE a ADD COLUMN z TEXT;"),
+        ]
+        let db = try Database(path: path, migrations: extended)
+        defer { db.close() }
+        #expect(try db.appliedMigrations == ["0001", "0002", "0003"])
+        #expect(try db.read { try $0.count("b") } == 1)
+    }
+
+    @Test func failingMigrationLeavesNoTrace() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.path("auth.db")
+        let migrations = [
+            Migration(id: "0001", sql: "CREATE TABLE a (x INTEGER);"),
+            Migration(id: "0002", sql: "CREATE TABLE b (y INTEGER); CREATE TABLE a (x INTEGER);"),
+        ]
+        do {
+            _ = try Database(path: path, migrations: migrations)
+            Issue.record("a broken migration must fail the open")
+        } catch {
+            #expect(error.message.contains("0002"))
+        }
+        let db = try Database(path: path, migrations: Array(migrations.prefix(1)))
+        defer { db.close() }
+        #expect(try db.appliedMigrations == ["0001"])
+        // 0002 ran in one transaction with its record: its first table was rolled back too.
+        #expect(try db.read { try $0.scalar("SELECT count(*) FROM sqlite_schema WHERE name = 'b'") } == .integer(0))
+    }
+
+    @Test func unknownRecordedMigrationIsIgnored() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.path("auth.db")
+        let db = try Database(path: path)
+        // As if a newer build had applied a migration this build does not know.
+        try db.write { try $0.execute("INSERT INTO schema_migrations (id, applied_at) VALUES ('9999_future', 0)") }
+        db.close()
+        let reopened = try Database(path: path)
+        defer { reopened.close() }
+        #expect(try reopened.appliedMigrations == ["0001_auth_schema", "9999_future"])
+    }
+
+    @Test func instancesRacingOnNewFileBothSucceed() throws {
+        for round in 0..<5 {
+            let dir = try TemporaryDirectory()
+            let path = dir.path("race-\(round).db")
+            let errors = onThreads(4) { _ in
+                let db = try Database(path: path)
+                try db.write { try $0.insertUser(id: UUID().uuidString.lowercased()) }
+                db.close()
+            }
+            #expect(errors.isEmpty, "\(errors)")
+            let db = try Database(path: path)
+            defer { db.close() }
+            #expect(try db.appliedMigrations == ["0001_auth_schema"])
+            #expect(try db.read { try $0.count("users") } == 4)
+        }
+    }
+}
