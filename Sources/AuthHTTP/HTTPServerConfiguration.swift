@@ -1,0 +1,118 @@
+/// The application side of the server.
+public protocol HTTPResponder: Sendable {
+    /// Runs on a worker thread of the server's bounded pool; may block (SQLite, PBKDF2).
+    func respond(to request: HTTPRequest) -> HTTPResponse
+}
+
+/// A request the transport refuses before any responder sees it. Each is answered once and the
+/// connection is then closed, because after a framing error the position of the next message
+/// in the byte stream is unknown (RFC 9112 §2.2, §6.3).
+public enum HTTPProtocolFailure: Sendable, Equatable {
+    /// Malformed framing or syntax -> 400.
+    case badRequest(String)
+    /// Request line plus header section over the cap -> 431 (RFC 6585 §5).
+    case headersTooLarge
+    /// Body over the cap -> 413 (RFC 9110 §15.5.14).
+    case bodyTooLarge(limit: Int)
+    /// Over `maxConnections` -> 503.
+    case connectionLimit
+    /// A major version other than 1 -> 505 (RFC 9110 §15.6.6).
+    case unsupportedVersion
+    /// E.g. a transfer-coding other than chunked -> 501 (RFC 9112 §6.1).
+    case notImplemented(String)
+
+    public var status: Int {
+        switch self {
+        case .badRequest: 400
+        case .headersTooLarge: 431
+        case .bodyTooLarge: 413
+        case .connectionLimit: 503
+        case .unsupportedVersion: 505
+        case .notImplemented: 501
+        }
+    }
+
+    /// Short plain-text explanation used by the default renderer.
+    public var message: String {
+        switch self {
+        case .badRequest(let detail): "Bad Request: \(detail)"
+        case .headersTooLarge: "Request Header Fields Too Large"
+        case .bodyTooLarge(let limit): "Content Too Large: the limit is \(limit) bytes"
+        case .connectionLimit: "Service Unavailable: too many connections"
+        case .unsupportedVersion: "HTTP Version Not Supported"
+        case .notImplemented(let detail): "Not Implemented: \(detail)"
+        }
+    }
+
+    /// The default rendering: status and a one-line text/plain body.
+    public static func defaultResponse(_ failure: HTTPProtocolFailure, _ headers: HTTPHeaders?) -> HTTPResponse {
+        HTTPResponse(
+            status: failure.status,
+            headers: ["Content-Type": "text/plain; charset=utf-8"],
+            body: Array((failure.message + "\n").utf8)
+        )
+    }
+}
+
+public struct HTTPServerConfiguration: Sendable {
+    public var host: String = "127.0.0.1"
+    /// 0 asks for an ephemeral port; `HTTPServer.port` reports the real one.
+    public var port: Int = 9999
+    /// Listen backlog; raised to at least 512 so connection bursts are not refused.
+    public var backlog: Int32 = 1024
+    /// Event-loop threads; one per online processor by default.
+    public var loopThreads: Int = Threads.activeProcessorCount
+    /// Worker threads running the responder (blocking work: SQLite, PBKDF2).
+    public var workerThreads: Int = max(4, 2 * Threads.activeProcessorCount)
+    /// Stack size of each worker thread: below the 8 MiB default to keep RSS small, large enough
+    /// for SQLite and PBKDF2.
+    public var workerStackSize: Int = 512 * 1024
+    public var maxConnections: Int = 10_000
+    /// Cap on request line plus header section.
+    public var maxHeaderBytes: Int = 16 * 1024
+    public var maxBodyBytes: Int = 1 << 20
+    /// How long a keep-alive connection may sit idle between requests.
+    public var idleTimeout: Duration = .seconds(75)
+    /// A request head must be complete within this after its first byte (slowloris defence).
+    public var headerTimeout: Duration = .seconds(10)
+    /// A request body must be complete within this after the head.
+    public var bodyTimeout: Duration = .seconds(30)
+    /// Lets the layer above shape protocol-error bodies (e.g. GoTrue's 413 JSON). The headers
+    /// parsed so far, if any, are passed. Default: short text/plain bodies.
+    public var protocolErrorRenderer: @Sendable (HTTPProtocolFailure, HTTPHeaders?) -> HTTPResponse =
+        HTTPProtocolFailure.defaultResponse
+    /// Value of the `Server` response header; nil sends none.
+    public var serverHeader: String? = nil
+    /// Whether responses carry a `Date` header (RFC 9110 §6.6.1: origin servers with a clock should).
+    public var sendsDateHeader: Bool = true
+
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 9999,
+        backlog: Int32 = 1024,
+        loopThreads: Int? = nil,
+        workerThreads: Int? = nil,
+        maxConnections: Int = 10_000,
+        maxHeaderBytes: Int = 16 * 1024,
+        maxBodyBytes: Int = 1 << 20,
+        idleTimeout: Duration = .seconds(75),
+        headerTimeout: Duration = .seconds(10),
+        bodyTimeout: Duration = .seconds(30),
+        protocolErrorRenderer: (@Sendable (HTTPProtocolFailure, HTTPHeaders?) -> HTTPResponse)? = nil,
+        serverHeader: String? = nil
+    ) {
+        self.host = host
+        self.port = port
+        self.backlog = backlog
+        if let loopThreads { self.loopThreads = loopThreads }
+        if let workerThreads { self.workerThreads = workerThreads }
+        self.maxConnections = maxConnections
+        self.maxHeaderBytes = maxHeaderBytes
+        self.maxBodyBytes = maxBodyBytes
+        self.idleTimeout = idleTimeout
+        self.headerTimeout = headerTimeout
+        self.bodyTimeout = bodyTimeout
+        if let protocolErrorRenderer { self.protocolErrorRenderer = protocolErrorRenderer }
+        self.serverHeader = serverHeader
+    }
+}

@@ -1,0 +1,134 @@
+// Threads and the one blocking lock of the module. Every pthread call of AuthHTTP lives here, so
+// the Linux/macOS differences in `pthread_t` and the thread entry signature stay in one place.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A pthread mutex with its condition variable, guarding one value.
+///
+/// `Mutex` from Synchronization has no condition variable, and the worker pool must sleep
+/// without spinning until work arrives, so this owns a `pthread_mutex_t`/`pthread_cond_t` pair.
+/// `state` is only read or written between `lock()` and `unlock()`; that discipline is what makes
+/// the `@unchecked Sendable` sound.
+final class ConditionLock<State>: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let condition: UnsafeMutablePointer<pthread_cond_t>
+    /// Only touch while locked.
+    var state: State
+
+    init(_ initial: State) {
+        state = initial
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+        condition = .allocate(capacity: 1)
+        condition.initialize(to: pthread_cond_t())
+        pthread_cond_init(condition, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        condition.deallocate()
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    func lock() { pthread_mutex_lock(mutex) }
+    func unlock() { pthread_mutex_unlock(mutex) }
+    /// Atomically releases the lock and sleeps until signalled; holds the lock again on return.
+    func wait() { pthread_cond_wait(condition, mutex) }
+    func signal() { pthread_cond_signal(condition) }
+    func broadcast() { pthread_cond_broadcast(condition) }
+
+    func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
+        lock()
+        defer { unlock() }
+        return try body(&state)
+    }
+}
+
+/// A joinable OS thread. `pthread_t` is an opaque identifier (an integer on Linux, a pointer on
+/// Darwin); passing it between threads is what pthreads is designed for.
+struct ThreadHandle: @unchecked Sendable {
+    fileprivate let thread: pthread_t
+
+    func join() {
+        pthread_join(thread, nil)
+    }
+
+    func detach() {
+        pthread_detach(thread)
+    }
+
+    /// True when called on this very thread (joining oneself would deadlock).
+    var isCurrent: Bool {
+        pthread_equal(thread, pthread_self()) != 0
+    }
+}
+
+private final class ThreadStart {
+    let name: String
+    let body: @Sendable () -> Void
+    init(name: String, body: @escaping @Sendable () -> Void) {
+        self.name = name
+        self.body = body
+    }
+}
+
+private func runThreadStart(_ raw: UnsafeMutableRawPointer) {
+    let start = Unmanaged<ThreadStart>.fromOpaque(raw).takeRetainedValue()
+    // Names show up in debuggers and crash logs. (The Glibc module does not export
+    // pthread_setname_np, so Linux threads keep the process name.)
+    #if canImport(Darwin)
+    pthread_setname_np(start.name)
+    #endif
+    start.body()
+}
+
+enum Threads {
+    /// Starts a joinable thread with an explicit stack size. Worker stacks are smaller than the
+    /// 8 MiB default to keep RSS low, yet large enough for SQLite and PBKDF2 running on them.
+    static func spawn(
+        name: String, stackSize: Int, _ body: @escaping @Sendable () -> Void
+    ) throws(SocketError) -> ThreadHandle {
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        let pageSize = max(Int(sysconf(Int32(_SC_PAGESIZE))), 4096)
+        let rounded = (max(stackSize, 64 * 1024) + pageSize - 1) / pageSize * pageSize
+        pthread_attr_setstacksize(&attributes, rounded)
+
+        let start = Unmanaged.passRetained(ThreadStart(name: name, body: body)).toOpaque()
+        #if canImport(Darwin)
+        var thread: pthread_t? = nil
+        let result = pthread_create(&thread, &attributes, { raw in
+            runThreadStart(raw)
+            return nil
+        }, start)
+        guard result == 0, let created = thread else {
+            Unmanaged<ThreadStart>.fromOpaque(start).release()
+            throw SocketError(operation: "pthread_create", errno: result)
+        }
+        return ThreadHandle(thread: created)
+        #else
+        var thread = pthread_t()
+        let result = pthread_create(&thread, &attributes, { raw in
+            if let raw { runThreadStart(raw) }
+            return nil
+        }, start)
+        guard result == 0 else {
+            Unmanaged<ThreadStart>.fromOpaque(start).release()
+            throw SocketError(operation: "pthread_create", errno: result)
+        }
+        return ThreadHandle(thread: thread)
+        #endif
+    }
+
+    /// Processors currently online: the default number of event loops.
+    static var activeProcessorCount: Int {
+        let count = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        return max(1, count)
+    }
+}

@@ -1,0 +1,179 @@
+import Synchronization
+
+/// A parsed request on its way to a worker.
+struct Job: Sendable {
+    var request: HTTPRequest
+    /// Identifies the connection on its loop (`generation << 32 | fd`).
+    var token: UInt64
+    var loop: Int
+    var keepAlive: Bool
+    /// Monotonic time of submission, to spot jobs left waiting.
+    var enqueuedAt: UInt64
+}
+
+/// A serialized response on its way back to the connection's loop.
+struct Completion: Sendable {
+    var token: UInt64
+    var bytes: [UInt8]
+    var directive: ResponseDirective
+    var keepAlive: Bool
+}
+
+/// First-in first-out storage that reuses its slots, so steady traffic does not allocate.
+struct RingBuffer<Element> {
+    private var storage: [Element?] = []
+    private var head = 0
+    private(set) var count = 0
+
+    var isEmpty: Bool { count == 0 }
+
+    var first: Element? { count > 0 ? storage[head] : nil }
+
+    mutating func push(_ element: Element) {
+        if count == storage.count { grow() }
+        var slot = head + count
+        if slot >= storage.count { slot -= storage.count }
+        storage[slot] = element
+        count += 1
+    }
+
+    mutating func pop() -> Element? {
+        guard count > 0 else { return nil }
+        let element = storage[head].take()
+        head += 1
+        if head == storage.count { head = 0 }
+        count -= 1
+        return element
+    }
+
+    private mutating func grow() {
+        var larger = [Element?](repeating: nil, count: max(16, storage.count * 2))
+        for offset in 0..<count {
+            var slot = head + offset
+            if slot >= storage.count { slot -= storage.count }
+            larger[offset] = storage[slot].take()
+        }
+        storage = larger
+        head = 0
+    }
+}
+
+/// The bounded pool's queue: loops submit batches, workers sleep on a condition variable until
+/// work arrives. One lock acquisition per loop iteration, however many requests it parsed.
+///
+/// How many sleeping workers a batch wakes depends on how long jobs have recently taken: each
+/// wake-up is a context switch, and on a small machine waking four workers for sixteen
+/// two-microsecond responses costs more than the responses. Jobs that block (PBKDF2, SQLite)
+/// make the average long, and then every job gets a worker of its own, as before.
+final class WorkQueue: Sendable {
+    private struct State {
+        var jobs = RingBuffer<Job>()
+        var idleWorkers = 0
+        var stopping = false
+    }
+
+    /// Threads that take from this queue.
+    private let workerCount: Int
+
+    /// Work one woken worker should have in front of it before another is woken.
+    private static let wakeBudgetNanoseconds = 50_000
+
+    private let lock = ConditionLock(State())
+    /// Moving average of recent service times (respond + serialize), in nanoseconds. Updated
+    /// without synchronisation beyond atomicity: a lost update only nudges a heuristic.
+    private let averageServiceNanoseconds = Atomic<Int>(wakeBudgetNanoseconds)
+
+    init(workerCount: Int) {
+        self.workerCount = workerCount
+    }
+
+    /// Moves every job of `batch` into the queue and wakes as many sleeping workers as needed.
+    func submit(_ batch: inout [Job]) {
+        let average = max(1, averageServiceNanoseconds.load(ordering: .relaxed))
+        let jobsPerWorker = max(1, Self.wakeBudgetNanoseconds / average)
+        lock.lock()
+        for job in batch { lock.state.jobs.push(job) }
+        // With quick jobs, workers still awake look at the queue again within microseconds, so
+        // they count; with slow jobs they may be busy for long, so every job gets a sleeper.
+        let wanted = (lock.state.jobs.count + jobsPerWorker - 1) / jobsPerWorker
+        let awake = jobsPerWorker > 1 ? workerCount - lock.state.idleWorkers : 0
+        let wakeups = max(0, min(wanted - awake, lock.state.idleWorkers))
+        lock.unlock()
+        batch.removeAll(keepingCapacity: true)
+        // Signalling after unlocking spares the woken worker an immediate wait for the mutex;
+        // a surplus signal finds no sleeper and costs nothing.
+        for _ in 0..<wakeups { lock.signal() }
+    }
+
+    /// Called by loops shortly after submitting: if jobs have been waiting longer than
+    /// `patience` while workers sleep (the moving average promised quick jobs, and these are
+    /// not), wake those workers. Returns whether jobs are still queued.
+    func rebalance(now: UInt64, patience: UInt64) -> Bool {
+        lock.lock()
+        var wakeups = 0
+        if let oldest = lock.state.jobs.first, now &- oldest.enqueuedAt >= patience {
+            wakeups = min(lock.state.jobs.count, lock.state.idleWorkers)
+        }
+        let queued = !lock.state.jobs.isEmpty
+        lock.unlock()
+        for _ in 0..<wakeups { lock.signal() }
+        return queued
+    }
+
+    /// Blocks until a job is available; nil once the pool is stopping.
+    func take() -> Job? {
+        lock.lock()
+        defer { lock.unlock() }
+        while lock.state.jobs.isEmpty && !lock.state.stopping {
+            lock.state.idleWorkers += 1
+            lock.wait()
+            lock.state.idleWorkers -= 1
+        }
+        if lock.state.stopping { return nil }
+        let job = lock.state.jobs.pop()
+        // A backlog of slow jobs fans out: each worker that starts one wakes a colleague.
+        if !lock.state.jobs.isEmpty && lock.state.idleWorkers > 0
+            && averageServiceNanoseconds.load(ordering: .relaxed) >= Self.wakeBudgetNanoseconds {
+            lock.signal()
+        }
+        return job
+    }
+
+    /// Feeds the moving average (weight 1/8 for the newest sample).
+    func record(serviceNanoseconds sample: Int) {
+        let previous = averageServiceNanoseconds.load(ordering: .relaxed)
+        averageServiceNanoseconds.store(previous + (sample - previous) / 8, ordering: .relaxed)
+    }
+
+    func stop() {
+        lock.withLock { $0.stopping = true }
+        lock.broadcast()
+    }
+}
+
+enum Worker {
+    /// The body of each worker thread: run the responder, serialize, hand the bytes back to the
+    /// connection's loop. Serializing here keeps that work off the loops.
+    static func run(_ core: ServerCore) {
+        var dates = DateCache()
+        let sendsDate = core.configuration.sendsDateHeader
+        let server = core.configuration.serverHeader
+        while let job = core.queue.take() {
+            let started = Clock.monotonicNanoseconds()
+            let response = core.responder.respond(to: job.request)
+            let context = ResponseSerializer.Context(
+                isHead: job.request.method == "HEAD",
+                isHTTP10: job.request.version == "HTTP/1.0",
+                keepAlive: job.keepAlive && !core.draining.load(ordering: .relaxed),
+                date: sendsDate ? dates.current() : nil,
+                server: server
+            )
+            let (bytes, keepAlive) = ResponseSerializer.serialize(response, context)
+            let elapsed = Clock.monotonicNanoseconds() &- started
+            core.queue.record(serviceNanoseconds: Int(min(elapsed, 10_000_000_000)))
+            core.loops[job.loop].deliver(Completion(
+                token: job.token, bytes: bytes, directive: response.directive, keepAlive: keepAlive
+            ))
+        }
+    }
+}

@@ -1,0 +1,186 @@
+// Transport directives and graceful shutdown, over real sockets.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import Testing
+@testable import AuthHTTP
+
+@Suite("Response directives and shutdown")
+struct ResponseDirectiveTests {
+    @Test func delayHoldsTheResponseWithoutBlockingOthers() throws {
+        // One worker only: if the delay occupied it, the second request would wait too.
+        try withServer({ $0.workerThreads = 1; $0.loopThreads = 1 }) { server in
+            let delayed = try TestClient(port: server.port)
+            let start = monotonicSeconds()
+            try delayed.send("GET /delay?ms=600 HTTP/1.1\r\nHost: h\r\n\r\n")
+            usleep(50_000)
+
+            let other = try TestClient(port: server.port)
+            try other.send("GET /health HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(try other.readResponse().text == "ok")
+            let otherDone = monotonicSeconds() - start
+            #expect(otherDone < 0.4)
+
+            let response = try delayed.readResponse()
+            let elapsed = monotonicSeconds() - start
+            #expect(response.text == "delayed")
+            #expect(elapsed >= 0.6)
+            #expect(otherDone < elapsed)
+        }
+    }
+
+    @Test func blockingJobsRunInParallelAfterFastOnes() throws {
+        try withServer({ $0.workerThreads = 4; $0.loopThreads = 1 }) { server in
+            // Many quick responses first teach the pool that jobs are short...
+            let warm = try TestClient(port: server.port)
+            for _ in 0..<200 {
+                try warm.send("GET /health HTTP/1.1\r\nHost: h\r\n\r\n")
+                _ = try warm.readResponse()
+            }
+            // ...then four blocking ones must still get a worker each, not queue behind one.
+            let clients = try (0..<4).map { _ in try TestClient(port: server.port) }
+            let start = monotonicSeconds()
+            for client in clients { try client.send("GET /slow?ms=400 HTTP/1.1\r\nHost: h\r\n\r\n") }
+            for client in clients { #expect(try client.readResponse().text == "slow") }
+            #expect(monotonicSeconds() - start < 0.75)
+        }
+    }
+
+    @Test func closeAfterBytesTruncatesTheResponse() throws {
+        try withServer { server in
+            let client = try TestClient(port: server.port)
+            try client.send("GET /close-after?n=10 HTTP/1.1\r\nHost: h\r\n\r\n")
+            let bytes = try client.readToEnd()
+            #expect(bytes.count == 10)
+            #expect(String(decoding: bytes, as: UTF8.self) == "HTTP/1.1 2")
+
+            // N beyond the length: everything, then the close.
+            let whole = try TestClient(port: server.port)
+            try whole.send("GET /close-after?n=100000 HTTP/1.1\r\nHost: h\r\n\r\n")
+            let text = String(decoding: try whole.readToEnd(), as: UTF8.self)
+            #expect(text.hasPrefix("HTTP/1.1 200 OK\r\n"))
+            #expect(text.hasSuffix("\r\n\r\n0123456789abcdefghij"))
+        }
+    }
+
+    @Test func resetAbortsWithRST() throws {
+        try withServer { server in
+            let client = try TestClient(port: server.port)
+            try client.send("GET /reset HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(client.awaitPeer(seconds: 3) == .reset)
+        }
+    }
+
+    @Test func stallNeverAnswersAndIgnoresPipelinedRequests() throws {
+        try withServer({ $0.idleTimeout = .milliseconds(200) }) { server in
+            let client = try TestClient(port: server.port)
+            try client.send("GET /stall HTTP/1.1\r\nHost: h\r\n\r\nGET /health HTTP/1.1\r\nHost: h\r\n\r\n")
+            // Longer than the idle timeout: a stalled connection is not idle, it stays open.
+            #expect(client.awaitPeer(seconds: 0.6) == .stillOpen)
+            try client.send("GET /health HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(client.awaitPeer(seconds: 0.3) == .stillOpen)
+
+            // The server is otherwise fine.
+            let other = try TestClient(port: server.port)
+            try other.send("GET /health HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(try other.readResponse().status == 200)
+        }
+    }
+
+    @Test func gracefulShutdownFinishesInFlightRequests() throws {
+        /// `/gate` blocks its worker until the test opens the gate, so the order of events does
+        /// not depend on scheduling.
+        struct GatedResponder: HTTPResponder {
+            let gate: DispatchSemaphore
+            func respond(to request: HTTPRequest) -> HTTPResponse {
+                if request.path == "/gate" {
+                    gate.wait()
+                    return HTTPResponse(status: 200, body: Array("finished".utf8))
+                }
+                return TestResponder().respond(to: request)
+            }
+        }
+        let gate = DispatchSemaphore(value: 0)
+        var configuration = HTTPServerConfiguration(port: 0, loopThreads: 2, workerThreads: 2)
+        configuration.idleTimeout = .seconds(30)
+        let server = HTTPServer(configuration: configuration, responder: GatedResponder(gate: gate))
+        try server.start()
+        let port = server.port
+
+        let idle = try TestClient(port: port)
+        try idle.send("GET /health HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(try idle.readResponse().status == 200)
+
+        let busy = try TestClient(port: port)
+        try busy.send("GET /gate HTTP/1.1\r\nHost: h\r\n\r\n")
+        let delayed = try TestClient(port: port)
+        try delayed.send("GET /delay?ms=300 HTTP/1.1\r\nHost: h\r\n\r\n")
+        usleep(100_000)
+
+        let stopped = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            server.shutdown(timeout: .seconds(10))
+            stopped.signal()
+        }
+        // Idle keep-alive connections are closed right away...
+        #expect(idle.awaitPeer(seconds: 5) == .closed)
+        // ...while the in-flight request is still running.
+        gate.signal()
+
+        let finished = try busy.readResponse()
+        #expect(finished.text == "finished")
+        // Answered during the drain: the client is told not to reuse the connection.
+        #expect(finished.header("Connection") == "close")
+        #expect(busy.awaitPeer(seconds: 2) == .closed)
+        #expect(try delayed.readResponse().text == "delayed")
+
+        #expect(stopped.wait(timeout: .now() + 5) == .success)
+        server.waitUntilStopped()
+        server.shutdown()  // idempotent
+
+        // Nothing listens any more.
+        #expect(throws: (any Error).self) { _ = try TestClient(port: port) }
+    }
+
+    @Test func shutdownTimeoutForcesStalledConnectionsClosed() throws {
+        let server = HTTPServer(configuration: HTTPServerConfiguration(port: 0, loopThreads: 1, workerThreads: 1), responder: TestResponder())
+        try server.start()
+        let client = try TestClient(port: server.port)
+        try client.send("GET /delay?ms=10000 HTTP/1.1\r\nHost: h\r\n\r\n")
+        usleep(50_000)
+        let start = monotonicSeconds()
+        server.shutdown(timeout: .milliseconds(300))
+        let elapsed = monotonicSeconds() - start
+        #expect(elapsed >= 0.25 && elapsed < 2)
+        #expect(client.awaitPeer(seconds: 1) == .closed)
+    }
+
+    @Test func shutdownBeforeStartAndFromAResponder() throws {
+        let unused = HTTPServer(configuration: HTTPServerConfiguration(port: 0), responder: TestResponder())
+        unused.shutdown()
+        unused.waitUntilStopped()
+
+        struct Stopper: HTTPResponder {
+            let box: ServerBox
+            func respond(to request: HTTPRequest) -> HTTPResponse {
+                box.server?.shutdown(timeout: .seconds(2))
+                return HTTPResponse(status: 200, body: Array("stopping".utf8))
+            }
+        }
+        let box = ServerBox()
+        let server = HTTPServer(configuration: HTTPServerConfiguration(port: 0, loopThreads: 1, workerThreads: 1), responder: Stopper(box: box))
+        box.server = server
+        try server.start()
+        let client = try TestClient(port: server.port)
+        try client.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(try client.readResponse().text == "stopping")
+        server.waitUntilStopped()
+    }
+}
+
+final class ServerBox: @unchecked Sendable {
+    var server: HTTPServer?
+}
