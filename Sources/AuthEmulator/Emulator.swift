@@ -1,0 +1,118 @@
+import AuthHTTP
+import AuthStore
+import Dispatch
+import GoTrue
+import Synchronization
+
+/// One running emulated Supabase Auth project: its database, its GoTrue API and the HTTP server
+/// in front of it. Usable in-process (a Swift test starts one on port 0 and stops it) and by the
+/// `auth-emulator serve` command.
+///
+/// ```swift
+/// let emulator = try Emulator.start(.testing())
+/// defer { emulator.stop() }
+/// // point a client at emulator.url (GoTrue routes) or emulator.url + "/auth/v1"
+/// ```
+public final class Emulator: Sendable {
+    public let options: EmulatorOptions
+    public let project: Project
+    public let api: GoTrueAPI
+    private let server: HTTPServer
+    private let state = Mutex(State.created)
+    /// Signalled once the stop has fully completed (server down, database closed).
+    private let stopped = DispatchSemaphore(value: 0)
+
+    private enum State { case created, running, stopped }
+
+    /// Opens (creating if needed) the database and assembles the server; does not listen yet.
+    public init(options: EmulatorOptions) throws(EmulatorError) {
+        self.options = options
+        let database: Database
+        do {
+            if options.databasePath != EmulatorOptions.inMemory, let slash = options.databasePath.lastIndex(of: "/") {
+                let directory = String(options.databasePath[..<slash])
+                if !directory.isEmpty { try Platform.makeDirectories(directory) }
+            }
+            database = try Database(path: options.databasePath)
+        } catch let error as EmulatorError {
+            throw error
+        } catch {
+            throw EmulatorError("cannot open database \(options.databasePath): \(error)")
+        }
+        self.project = Project(configuration: options.configuration, database: database)
+        self.api = GoTrueAPI(project: project)
+
+        var http = HTTPServerConfiguration()
+        http.host = options.host
+        http.port = options.port
+        if let workers = options.workerThreads { http.workerThreads = workers }
+        http.protocolErrorRenderer = { failure, headers in
+            GoTrueAPI.renderProtocolFailure(failure, headers: headers)
+        }
+        self.server = HTTPServer(configuration: http, responder: api)
+    }
+
+    /// Starts listening. After it returns, `port` and `url` are final.
+    public func start() throws(EmulatorError) {
+        do {
+            try server.start()
+        } catch {
+            project.database.close()
+            state.withLock { $0 = .stopped }
+            stopped.signal()
+            throw EmulatorError("cannot listen on \(options.host):\(options.port): \(error)")
+        }
+        state.withLock { $0 = .running }
+    }
+
+    /// Opens the database, assembles the server and starts it.
+    public static func start(_ options: EmulatorOptions) throws(EmulatorError) -> Emulator {
+        let emulator = try Emulator(options: options)
+        try emulator.start()
+        return emulator
+    }
+
+    public var host: String { server.host }
+    public var port: Int { server.port }
+
+    /// `http://HOST:PORT`, the root where GoTrue's routes live (`/health`, `/signup`, ...).
+    /// Supabase clients take `url + "/auth/v1"` as the auth URL, or `url` as the project URL.
+    public var url: String {
+        let host = server.host.contains(":") ? "[\(server.host)]" : server.host
+        return "http://\(host):\(server.port)"
+    }
+
+    /// Graceful stop: no new connections, in-flight requests finish, then the database is
+    /// checkpointed and closed. Idempotent; callable from any thread.
+    public func stop(timeout: Duration = .seconds(10)) {
+        let wasRunning = state.withLock { current -> Bool in
+            defer { current = .stopped }
+            return current != .stopped
+        }
+        guard wasRunning else { return }
+        server.shutdown(timeout: timeout)
+        project.database.close()
+        stopped.signal()
+    }
+
+    /// Blocks until `stop()` has completed, database included (for the CLI's main thread).
+    public func waitUntilStopped() {
+        stopped.wait()
+        stopped.signal()  // let any other waiter through too
+    }
+
+    /// Stops the emulator when the process receives SIGINT or SIGTERM. Keep the returned value
+    /// alive for as long as the handling should last.
+    public func stopOnTerminationSignals(then action: @escaping @Sendable (Int32) -> Void = { _ in }) -> SignalHandling {
+        SignalHandling(sources: Platform.onTerminationSignal { [self] signalNumber in
+            self.stop()
+            action(signalNumber)
+        })
+    }
+}
+
+/// Keeps the signal sources installed by `Emulator.stopOnTerminationSignals` alive.
+public struct SignalHandling: @unchecked Sendable {
+    // Dispatch sources are thread-safe; they are only retained here.
+    let sources: [AnyObject]
+}

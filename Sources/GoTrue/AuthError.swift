@@ -1,0 +1,185 @@
+import AuthHTTP
+import AuthJWT
+
+/// The one error type every GoTrue endpoint throws. It is rendered in exactly one place
+/// (`AuthError.response(apiVersion:requestID:)`) so that every failure, including ones produced by
+/// failure scenarios, has the real server's status, body shape and headers.
+public struct AuthError: Error, Sendable, Equatable {
+    /// The three response families of the real server (`internal/api/errors.go`).
+    public enum Kind: Sendable, Equatable {
+        /// `HTTPError`: status + `error_code` + message.
+        case http
+        /// `WeakPasswordError`: always 422 `weak_password`, with a `weak_password.reasons` list.
+        case weakPassword(reasons: [String])
+        /// `OAuthError`: always HTTP 400 with `{"error", "error_description"}`, no code header.
+        case oauth(error: String)
+        /// A non-HTTP failure (database, bug): 500 `unexpected_failure`, no code header.
+        case unexpected
+    }
+
+    public var status: Int
+    public var code: ErrorCode?
+    public var message: String
+    public var kind: Kind
+    /// Extra response headers, e.g. `Retry-After` added by a failure scenario.
+    public var headers: HTTPHeaders
+
+    public init(_ status: Int, _ code: ErrorCode?, _ message: String, headers: HTTPHeaders = [:]) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.kind = .http
+        self.headers = headers
+    }
+
+    public static func weakPassword(_ message: String, reasons: [String]) -> AuthError {
+        var e = AuthError(422, .weakPassword, message)
+        e.kind = .weakPassword(reasons: reasons)
+        return e
+    }
+
+    public static func oauth(_ error: String, _ description: String) -> AuthError {
+        var e = AuthError(400, nil, description)
+        e.kind = .oauth(error: error)
+        return e
+    }
+
+    /// What a Go `error` that is not an `HTTPError` becomes (`handleResponseErrorDefault`).
+    public static let unexpected: AuthError = {
+        var e = AuthError(500, .unexpectedFailure, unexpectedFailureMessage)
+        e.kind = .unexpected
+        return e
+    }()
+
+    /// What a panic becomes (`recoverer`): an `HTTPError` 500 with no code and the status text.
+    public static let internalServerError = AuthError(500, nil, "Internal Server Error")
+
+    public static let unexpectedFailureMessage =
+        "Unexpected failure, please check server logs for more information"
+}
+
+/// `X-Supabase-Api-Version`: the request header that selects the error body format.
+public enum APIVersion: Sendable, Equatable {
+    /// No header, an earlier date, or an unparseable value (the real server logs and falls back).
+    case initial
+    /// Any `YYYY-MM-DD` date on or after 2024-01-01.
+    case v20240101
+
+    public static let headerName = "X-Supabase-Api-Version"
+
+    /// GoTrue parses the value with Go's `2006-01-02` layout: exactly four-digit year, two-digit
+    /// month and day, a real calendar date, nothing else around it.
+    public init(headerValue: String?) {
+        guard let value = headerValue, let date = CalendarDate(strict: value),
+              date >= CalendarDate(year: 2024, month: 1, day: 1)
+        else {
+            self = .initial
+            return
+        }
+        self = .v20240101
+    }
+}
+
+/// A proleptic Gregorian date parsed strictly from `YYYY-MM-DD`.
+struct CalendarDate: Comparable {
+    var year: Int, month: Int, day: Int
+
+    init(year: Int, month: Int, day: Int) {
+        self.year = year
+        self.month = month
+        self.day = day
+    }
+
+    init?(strict text: String) {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-") else { return nil }
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for b in bytes[range] {
+                guard b >= 0x30, b <= 0x39 else { return nil }
+                value = value * 10 + Int(b - 0x30)
+            }
+            return value
+        }
+        guard let y = number(0..<4), let m = number(5..<7), let d = number(8..<10),
+              (1...12).contains(m), d >= 1, d <= CalendarDate.daysIn(month: m, year: y)
+        else { return nil }
+        self.init(year: y, month: m, day: d)
+    }
+
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    static func < (a: CalendarDate, b: CalendarDate) -> Bool {
+        (a.year, a.month, a.day) < (b.year, b.month, b.day)
+    }
+}
+
+extension AuthError {
+    /// Renders the error exactly as `HandleResponseError` does.
+    /// - The version header is echoed (for every error kind) only when the request asked for
+    ///   2024-01-01 or later; success responses never carry it.
+    /// - `x-sb-error-code` is set only when the error carries a code, and never for weak-password
+    ///   errors in the 2024-01-01 format.
+    /// - The initial format adds `error_id` (the request id) to 5xx `HTTPError`s only.
+    public func response(apiVersion: APIVersion, requestID: String) -> HTTPResponse {
+        var headers = self.headers
+        if apiVersion == .v20240101 {
+            headers[APIVersion.headerName] = "2024-01-01"
+        }
+        var body = JSONObject()
+        var status = self.status
+
+        switch kind {
+        case .weakPassword(let reasons):
+            status = 422
+            var payload = JSONObject()
+            if !reasons.isEmpty { payload["reasons"] = .array(reasons.map { .string($0) }) }
+            if apiVersion == .v20240101 {
+                body["code"] = .string(ErrorCode.weakPassword.rawValue)
+                body["message"] = .string(message)
+            } else {
+                headers["x-sb-error-code"] = ErrorCode.weakPassword.rawValue
+                body["code"] = .number(422)
+                body["error_code"] = .string(ErrorCode.weakPassword.rawValue)
+                body["msg"] = .string(message)
+            }
+            body["weak_password"] = .object(payload)
+
+        case .oauth(let error):
+            status = 400
+            body["error"] = .string(error)
+            if !message.isEmpty { body["error_description"] = .string(message) }
+
+        case .unexpected:
+            status = 500
+            if apiVersion == .v20240101 {
+                body["code"] = .string(ErrorCode.unexpectedFailure.rawValue)
+                body["message"] = .string(AuthError.unexpectedFailureMessage)
+            } else {
+                body["code"] = .number(500)
+                body["error_code"] = .string(ErrorCode.unexpectedFailure.rawValue)
+                body["msg"] = .string(AuthError.unexpectedFailureMessage)
+            }
+
+        case .http:
+            if let code { headers["x-sb-error-code"] = code.rawValue }
+            let effective = code ?? (status == 500 ? .unexpectedFailure : .unknown)
+            if apiVersion == .v20240101 {
+                body["code"] = .string(effective.rawValue)
+                body["message"] = .string(message)
+            } else {
+                body["code"] = .number(Double(status))
+                body["error_code"] = .string(effective.rawValue)
+                body["msg"] = .string(message)
+                if status >= 500 { body["error_id"] = .string(requestID) }
+            }
+        }
+        return .json(status: status, .object(body), headers: headers)
+    }
+}

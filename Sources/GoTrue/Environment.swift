@@ -1,0 +1,53 @@
+import AuthCrypto
+
+/// Where GoTrue reads the time. Nothing in GoTrue calls the system clock directly, so a virtual
+/// clock can move every expiry (tokens, OTPs, sessions, bans, rate limits) together.
+public protocol AuthClock: Sendable {
+    func now() -> Timestamp
+}
+
+/// The host's wall clock.
+public struct SystemClock: AuthClock {
+    public init() {}
+    public func now() -> Timestamp { Timestamp(microseconds: wallClockMicroseconds()) }
+}
+
+/// The injected sources of time and randomness of one emulated project.
+public struct Environment: Sendable {
+    public var clock: any AuthClock
+    public var random: any RandomSource
+
+    public init(clock: any AuthClock = SystemClock(), random: any RandomSource = SystemRandom()) {
+        self.clock = clock
+        self.random = random
+    }
+
+    public func now() -> Timestamp { clock.now() }
+
+    public func randomBytes(_ count: Int) -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: count)
+        random.fill(&buffer)
+        return buffer
+    }
+
+    /// A random (version 4, RFC 9562 §5.4) UUID in the lowercase hyphenated form GoTrue emits.
+    public func uuid() -> String {
+        var b = randomBytes(16)
+        b[6] = (b[6] & 0x0F) | 0x40
+        b[8] = (b[8] & 0x3F) | 0x80
+        return formatUUID(b)
+    }
+}
+
+/// 16 bytes as `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` (lowercase).
+func formatUUID(_ bytes: [UInt8]) -> String {
+    let digits = Array("0123456789abcdef".utf8)
+    var out: [UInt8] = []
+    out.reserveCapacity(36)
+    for (i, byte) in bytes.enumerated() {
+        if i == 4 || i == 6 || i == 8 || i == 10 { out.append(UInt8(ascii: "-")) }
+        out.append(digits[Int(byte >> 4)])
+        out.append(digits[Int(byte & 0x0F)])
+    }
+    return String(decoding: out, as: UTF8.self)
+}

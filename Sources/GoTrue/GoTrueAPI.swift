@@ -1,0 +1,147 @@
+import AuthHTTP
+import AuthStore
+import Synchronization
+
+/// All state of one emulated project. Nothing in GoTrue is global, so several isolated projects
+/// can share one process.
+public struct Project: Sendable {
+    public var configuration: Configuration
+    public var database: Database
+    public var environment: Environment
+
+    public init(configuration: Configuration, database: Database, environment: Environment = Environment()) {
+        self.configuration = configuration
+        self.database = database
+        self.environment = environment
+    }
+}
+
+/// A seam in the request pipeline, between error rendering and the route handler. Failure
+/// scenarios plug in here; with no middleware the server is the plain GoTrue emulation.
+/// `context.operation` is already resolved, so a middleware can match on operation names.
+public protocol Middleware: Sendable {
+    func respond(to context: RequestContext, next: (RequestContext) -> HTTPResponse) -> HTTPResponse
+}
+
+/// The GoTrue API as an `HTTPResponder`: serves every route at the root, as GoTrue does, and
+/// under `/auth/v1`, as Supabase clients reach it through the gateway.
+public final class GoTrueAPI: HTTPResponder {
+    public let project: Project
+    public let router: Router
+    let middleware: [any Middleware]
+    private let requestIDPrefix: [UInt8]
+    private let requestSerial = Atomic<UInt64>(0)
+
+    /// The path prefix the Supabase gateway strips before requests reach GoTrue.
+    public static let gatewayPrefix = "/auth/v1"
+
+    public init(project: Project, middleware: [any Middleware] = []) {
+        self.project = project
+        self.middleware = middleware
+        self.requestIDPrefix = project.environment.randomBytes(8)
+        var router = Router()
+        for route in GoTrueAPI.routes(project) { router.add(route) }
+        self.router = router
+    }
+
+    static func routes(_ project: Project) -> [Route] {
+        HealthEndpoints(project: project).routes
+    }
+
+    public func respond(to request: HTTPRequest) -> HTTPResponse {
+        var path = request.path
+        var viaGateway = false
+        if path == GoTrueAPI.gatewayPrefix || path.hasPrefix(GoTrueAPI.gatewayPrefix + "/") {
+            viaGateway = true
+            path = String(path.dropFirst(GoTrueAPI.gatewayPrefix.count))
+            if path.isEmpty { path = "/" }
+        }
+        var context = RequestContext(
+            request: request,
+            requestID: RequestID(
+                prefix: requestIDPrefix,
+                serial: requestSerial.add(1, ordering: .relaxed).newValue
+            ),
+            apiVersion: APIVersion(headerValue: request.headers[APIVersion.headerName]),
+            path: path,
+            viaGateway: viaGateway
+        )
+        if viaGateway, let refusal = gatewayRefusal(request) { return refusal }
+
+        let match = router.match(method: request.method, path: path)
+        if case .found(let route, let parameters) = match {
+            context.operation = route.operation
+            context.pathParameters = parameters
+        }
+        return run(context, from: 0, match: match)
+    }
+
+    private func run(_ context: RequestContext, from index: Int, match: Router.Match) -> HTTPResponse {
+        if index < middleware.count {
+            return middleware[index].respond(to: context) { next in
+                self.run(next, from: index + 1, match: match)
+            }
+        }
+        switch match {
+        case .notFound:
+            return .plainText(status: 404, "404 page not found")
+        case .methodNotAllowed(let allowed):
+            var headers = HTTPHeaders()
+            for method in allowed { headers.add(name: "Allow", value: method) }
+            return HTTPResponse(status: 405, headers: headers)
+        case .found(let route, _):
+            do {
+                return try route.handler(context)
+            } catch let error as AuthError {
+                return error.response(apiVersion: context.apiVersion, requestID: context.requestID)
+            } catch {
+                // Details stay in the log; the client sees only GoTrue's generic 500.
+                logError("request \(context.requestID) \(context.request.method) \(context.path): \(error)")
+                return AuthError.unexpected.response(apiVersion: context.apiVersion, requestID: context.requestID)
+            }
+        }
+    }
+
+    /// The Supabase gateway's key check (Kong `key-auth`): the key comes from the `apikey`
+    /// header or query parameter and must be one of the project's keys.
+    private func gatewayRefusal(_ request: HTTPRequest) -> HTTPResponse? {
+        let keys = project.configuration.apiKeys
+        guard let key = request.headers["apikey"] ?? request.queryValue("apikey"), !key.isEmpty else {
+            return .json(status: 401, ["message": "No API key found in request"])
+        }
+        if key == keys.anon || key == keys.serviceRole { return nil }
+        return .json(status: 401, ["message": "Invalid authentication credentials"])
+    }
+}
+
+/// Server-side diagnostics go to standard error, never to clients.
+func logError(_ message: String) {
+    var line = "auth-emulator: " + message + "\n"
+    line.withUTF8 { buffer in
+        _ = writeToStandardError(buffer)
+    }
+}
+
+extension GoTrueAPI {
+    /// Shapes the HTTP layer's framing errors. An oversized body is what GoTrue itself reports
+    /// (`request_entity_too_large`, from Go's `MaxBytesReader` limit of 1 MiB); the others never
+    /// reach GoTrue on the real stack, so they answer as Go's `net/http` server does: plain text.
+    public static func renderProtocolFailure(_ failure: HTTPProtocolFailure, headers: HTTPHeaders?) -> HTTPResponse {
+        let apiVersion = APIVersion(headerValue: headers?[APIVersion.headerName])
+        switch failure {
+        case .bodyTooLarge(let limit):
+            let error = AuthError(413, .requestEntityTooLarge, "Request body too large (max \(limit) bytes)")
+            return error.response(apiVersion: apiVersion, requestID: "")
+        case .headersTooLarge:
+            return .plainText(status: 431, "431 Request Header Fields Too Large")
+        case .badRequest(let reason):
+            return .plainText(status: 400, "400 Bad Request: " + reason)
+        case .connectionLimit:
+            return .plainText(status: 503, "503 Service Unavailable: too many open connections")
+        case .unsupportedVersion:
+            return .plainText(status: 505, "505 HTTP Version Not Supported")
+        case .notImplemented(let reason):
+            return .plainText(status: 501, "501 Not Implemented: " + reason)
+        }
+    }
+}

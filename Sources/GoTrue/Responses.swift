@@ -1,0 +1,25 @@
+import AuthHTTP
+import AuthJWT
+
+extension HTTPResponse {
+    /// A JSON response as GoTrue's `sendJSON` writes it: `Content-Type: application/json` and the
+    /// body from Go's `json.Marshal` (compact, HTML-escaped, no trailing newline).
+    public static func json(status: Int = 200, _ value: JSON, headers: HTTPHeaders = [:]) -> HTTPResponse {
+        var headers = headers
+        headers["Content-Type"] = "application/json"
+        return HTTPResponse(status: status, headers: headers, body: value.goJSONBytes)
+    }
+
+    /// Go's `http.Error`, used by the router for unknown paths (`404 page not found`).
+    static func plainText(status: Int, _ text: String) -> HTTPResponse {
+        var headers = HTTPHeaders()
+        headers["Content-Type"] = "text/plain; charset=utf-8"
+        headers["X-Content-Type-Options"] = "nosniff"
+        return HTTPResponse(status: status, headers: headers, body: Array((text + "\n").utf8))
+    }
+}
+
+extension JSON {
+    /// The bytes Go's `encoding/json` would write for this value.
+    public var goJSONBytes: [UInt8] { Array(serialized().utf8) }
+}

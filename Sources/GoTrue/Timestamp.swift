@@ -1,0 +1,115 @@
+/// A UTC instant with microsecond precision: the precision Postgres `timestamptz` keeps for the
+/// real server, and the unit the store persists (INTEGER unix microseconds).
+public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public var microseconds: Int64
+
+    public init(microseconds: Int64) { self.microseconds = microseconds }
+    public init(seconds: Int64) { self.microseconds = seconds * 1_000_000 }
+
+    /// Whole unix seconds, rounded down (JWT `iat`/`exp`, `expires_at`).
+    public var unixSeconds: Int64 {
+        microseconds >= 0 ? microseconds / 1_000_000 : (microseconds - 999_999) / 1_000_000
+    }
+
+    public func adding(seconds: Int64) -> Timestamp { Timestamp(microseconds: microseconds + seconds * 1_000_000) }
+    public func adding(microseconds delta: Int64) -> Timestamp { Timestamp(microseconds: microseconds + delta) }
+
+    public static func < (a: Timestamp, b: Timestamp) -> Bool { a.microseconds < b.microseconds }
+
+    /// Go's `time.Time` JSON form (`RFC3339Nano`): `2024-05-01T10:11:12.345678Z`, trailing zeros of
+    /// the fraction trimmed and the fraction omitted when zero.
+    public var rfc3339: String {
+        let seconds = unixSeconds
+        let micros = Int(microseconds - seconds * 1_000_000)
+        var days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let secondOfDay = Int(seconds - days * 86_400)
+        let (y, m, d) = Timestamp.civil(fromDays: &days)
+        var text = pad(y, 4) + "-" + pad(m, 2) + "-" + pad(d, 2) + "T"
+        text += pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2)
+        if micros != 0 {
+            var fraction = pad(micros, 6)
+            while fraction.hasSuffix("0") { fraction.removeLast() }
+            text += "." + fraction
+        }
+        return text + "Z"
+    }
+
+    public var description: String { rfc3339 }
+
+    /// Parses RFC 3339 (`Z` or a numeric offset; fraction up to nanoseconds, truncated to µs).
+    public init?(rfc3339 text: String) {
+        let b = Array(text.utf8)
+        func digits(_ start: Int, _ count: Int) -> Int? {
+            guard start + count <= b.count else { return nil }
+            var v = 0
+            for i in start..<(start + count) {
+                guard b[i] >= 0x30, b[i] <= 0x39 else { return nil }
+                v = v * 10 + Int(b[i] - 0x30)
+            }
+            return v
+        }
+        guard b.count >= 20, let y = digits(0, 4), b[4] == 0x2D, let mo = digits(5, 2), b[7] == 0x2D,
+              let d = digits(8, 2), b[10] == 0x54 || b[10] == 0x74, let h = digits(11, 2), b[13] == 0x3A,
+              let mi = digits(14, 2), b[16] == 0x3A, let s = digits(17, 2),
+              (1...12).contains(mo), d >= 1, d <= CalendarDate.daysIn(month: mo, year: y),
+              h < 24, mi < 60, s < 60
+        else { return nil }
+        var i = 19
+        var micros = 0
+        if i < b.count, b[i] == 0x2E {
+            i += 1
+            var n = 0
+            while i < b.count, b[i] >= 0x30, b[i] <= 0x39 {
+                if n < 6 { micros = micros * 10 + Int(b[i] - 0x30) }
+                n += 1
+                i += 1
+            }
+            guard n > 0 else { return nil }
+            for _ in n..<max(n, 6) { micros *= 10 }
+        }
+        guard i < b.count else { return nil }
+        var offset = 0
+        if b[i] == 0x5A || b[i] == 0x7A {
+            i += 1
+        } else if b[i] == 0x2B || b[i] == 0x2D {
+            guard let oh = digits(i + 1, 2), i + 3 < b.count, b[i + 3] == 0x3A, let om = digits(i + 4, 2) else { return nil }
+            offset = (oh * 60 + om) * 60 * (b[i] == 0x2D ? -1 : 1)
+            i += 6
+        } else {
+            return nil
+        }
+        guard i == b.count else { return nil }
+        let days = Timestamp.days(fromCivil: y, mo, d)
+        let seconds = Int64(days) * 86_400 + Int64(h * 3600 + mi * 60 + s) - Int64(offset)
+        self.microseconds = seconds * 1_000_000 + Int64(micros)
+    }
+
+    // Days since 1970-01-01 <-> proleptic Gregorian date (Howard Hinnant's civil algorithms).
+    static func civil(fromDays days: inout Int64) -> (Int, Int, Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
+        return (Int(y), Int(m), Int(d))
+    }
+
+    static func days(fromCivil year: Int, _ month: Int, _ day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = month > 2 ? month - 3 : month + 9
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+}
+
+private func pad(_ value: Int, _ width: Int) -> String {
+    let s = String(value)
+    return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
+}

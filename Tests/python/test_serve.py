@@ -1,0 +1,116 @@
+"""The binary end to end over loopback: start-up contract, health, gateway key check, clean
+shutdown on SIGTERM/SIGINT with the database left consistent."""
+import signal
+import sqlite3
+import time
+
+import httpx
+
+from conftest import ANON_KEY, SERVICE_ROLE_KEY
+
+
+def test_banner_prints_keys_and_database(server):
+    assert server.banner[0] == f"auth url:         {server.url}/auth/v1"
+    assert server.banner[1] == f"anon key:         {ANON_KEY}"
+    assert server.banner[2] == f"service_role key: {SERVICE_ROLE_KEY}"
+    assert server.banner[3] == "database:         :memory:"
+
+
+def test_health_at_root_and_behind_gateway_prefix(server):
+    expected = {
+        "name": "GoTrue",
+        "description": "GoTrue is a user registration and authentication API",
+    }
+    with httpx.Client(timeout=5) as client:
+        root = client.get(f"{server.url}/health")
+        assert root.status_code == 200
+        assert root.headers["content-type"] == "application/json"
+        body = root.json()
+        assert {k: body[k] for k in expected} == expected
+        assert body["version"]
+
+        gateway = client.get(f"{server.url}/auth/v1/health", headers={"apikey": ANON_KEY})
+        assert gateway.status_code == 200
+        assert gateway.content == root.content
+
+
+def test_gateway_requires_a_known_api_key(server):
+    with httpx.Client(timeout=5) as client:
+        missing = client.get(f"{server.url}/auth/v1/health")
+        assert missing.status_code == 401
+        assert missing.json() == {"message": "No API key found in request"}
+        wrong = client.get(f"{server.url}/auth/v1/health", headers={"apikey": "nope"})
+        assert wrong.status_code == 401
+        assert wrong.json() == {"message": "Invalid authentication credentials"}
+        query = client.get(f"{server.url}/auth/v1/health", params={"apikey": SERVICE_ROLE_KEY})
+        assert query.status_code == 200
+
+
+def test_unknown_path_and_wrong_method(server):
+    with httpx.Client(timeout=5) as client:
+        missing = client.get(f"{server.url}/nope")
+        assert missing.status_code == 404
+        assert missing.text == "404 page not found\n"
+        wrong = client.post(f"{server.url}/health")
+        assert wrong.status_code == 405
+        assert wrong.content == b""
+
+
+def test_oversized_body_is_gotrue_413(server):
+    with httpx.Client(timeout=10) as client:
+        response = client.post(
+            f"{server.url}/health",
+            content=b"x" * (1024 * 1024 + 1),
+            headers={"X-Supabase-Api-Version": "2024-01-01"},
+        )
+        assert response.status_code == 413
+        assert response.json() == {
+            "code": "request_entity_too_large",
+            "message": "Request body too large (max 1048576 bytes)",
+        }
+        assert response.headers["x-sb-error-code"] == "request_entity_too_large"
+
+
+def test_sigterm_and_sigint_stop_cleanly_and_keep_the_database(start_server, tmp_path):
+    db = tmp_path / "nested" / "auth.db"
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        server = start_server("--db", str(db))
+        assert server.banner[3] == f"database:         {db}"
+        with httpx.Client(timeout=5) as client:
+            assert client.get(f"{server.url}/health").status_code == 200
+        started = time.monotonic()
+        assert server.stop(sig) == 0
+        assert time.monotonic() - started < 5
+        # A clean close checkpoints the WAL into the main file.
+        assert db.exists()
+        wal = db.with_name(db.name + "-wal")
+        assert not wal.exists() or wal.stat().st_size == 0
+        with sqlite3.connect(db) as conn:
+            assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+            tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            assert {"users", "identities", "sessions", "refresh_tokens", "schema_migrations"} <= tables
+
+
+def test_port_in_use_is_a_clear_error(server):
+    import subprocess
+    from conftest import BIN
+
+    result = subprocess.run(
+        [BIN, "serve", "--port", str(server.port), "--db", ":memory:"],
+        capture_output=True, text=True, timeout=10,
+    )
+    assert result.returncode == 1
+    assert "cannot listen" in result.stderr
+
+
+def test_usage_errors_exit_64():
+    import subprocess
+    from conftest import BIN
+
+    for args in (["serve", "--port", "x"], ["serve", "--bogus", "1"], ["frobnicate"], []):
+        result = subprocess.run([BIN, *args], capture_output=True, text=True, timeout=10)
+        assert result.returncode == 64, args
+        assert "Error" in result.stderr or "USAGE" in result.stderr
+    help_result = subprocess.run([BIN, "serve", "--help"], capture_output=True, text=True, timeout=10)
+    assert help_result.returncode == 0
+    assert "USAGE: auth-emulator serve" in help_result.stdout
