@@ -1,16 +1,33 @@
 import AuthJWT
 
 /// The live configuration of one emulated project. Names follow the real server's `GOTRUE_*`
-/// variables (reference §15); defaults follow `supabase start` so existing local setups work.
+/// variables (reference §15); defaults follow `supabase start` (the Supabase CLI's local
+/// `config.toml` defaults) so existing local setups work unchanged.
 public struct Configuration: Sendable {
     /// `GOTRUE_SITE_URL`: default redirect target.
     public var siteURL: String = "http://127.0.0.1:3000"
+    /// `GOTRUE_URI_ALLOW_LIST`: extra redirect URL globs.
+    public var uriAllowList: [String] = []
     /// `API_EXTERNAL_URL`: the public base URL used in links.
     public var externalURL: String = "http://127.0.0.1:9999"
+    /// `GOTRUE_DISABLE_SIGNUP`.
+    public var disableSignup = false
+    /// `GOTRUE_CORS_ALLOWED_HEADERS`: added to the built-in allowed request headers.
+    public var corsAllowedHeaders: [String] = []
+
     public var jwt = JWTSettings()
+    public var external = ExternalSettings()
+    public var mailer = MailerSettings()
+    public var sms = SMSSettings()
+    public var password = PasswordSettings()
+    public var security = SecuritySettings()
+    public var sessions = SessionSettings()
+
     /// The keys the gateway (`/auth/v1/...`) accepts in `apikey`; derived from the JWT secret
     /// unless given explicitly.
     public var apiKeys: APIKeys
+    /// Emulator-only: PBKDF2 iterations for new password hashes (existing hashes keep theirs).
+    public var passwordHashIterations: Int = 100_000
     /// Reported by `GET /health`.
     public var version: String = Configuration.emulatorVersion
 
@@ -22,6 +39,11 @@ public struct Configuration: Sendable {
         self.jwt = jwt
         self.apiKeys = apiKeys ?? APIKeys.standard(secret: jwt.secret)
     }
+
+    /// Re-derives the standard API keys after the JWT secret changed.
+    public mutating func deriveAPIKeys() {
+        apiKeys = APIKeys.standard(secret: jwt.secret)
+    }
 }
 
 public struct JWTSettings: Sendable {
@@ -31,28 +53,166 @@ public struct JWTSettings: Sendable {
     public var expirySeconds: Int = 3600
     /// `GOTRUE_JWT_AUD`.
     public var audience: String = "authenticated"
-    /// `GOTRUE_JWT_ADMIN_ROLES`.
+    /// `GOTRUE_JWT_ADMIN_ROLES`: token roles accepted by admin endpoints.
     public var adminRoles: [String] = ["service_role", "supabase_admin"]
+    /// `GOTRUE_JWT_ADMIN_GROUP_NAME`: the *user* role allowed to set app_metadata via PUT /user.
+    public var adminGroupName: String = "admin"
     /// `GOTRUE_JWT_DEFAULT_GROUP_NAME`: the `role` given to new users.
     public var defaultGroupName: String = "authenticated"
-    /// `GOTRUE_JWT_ISSUER`: `iss` claim when non-empty.
+    /// `GOTRUE_JWT_ISSUER`: `iss` claim when non-empty. `supabase start` sets the local auth URL.
     public var issuer: String = ""
+    /// `GOTRUE_JWT_KEY_ID`: `kid` for the plain secret.
+    public var keyID: String = ""
+    /// `GOTRUE_JWT_KEYS`: HS256 JWKs (`kty: oct`); the one whose `key_ops` has `sign` signs.
+    public var keys: [SigningKey] = []
 
     public static let defaultSecret = "super-secret-jwt-token-with-at-least-32-characters-long"
 
+    public init() {}
+
+    /// One symmetric JWK from `GOTRUE_JWT_KEYS`.
+    public struct SigningKey: Sendable, Equatable {
+        public var kid: String
+        public var secret: [UInt8]
+        public var canSign: Bool
+        public init(kid: String, secret: [UInt8], canSign: Bool) {
+            self.kid = kid
+            self.secret = secret
+            self.canSign = canSign
+        }
+    }
+}
+
+/// `GOTRUE_EXTERNAL_*`.
+public struct ExternalSettings: Sendable {
+    /// `GOTRUE_EXTERNAL_EMAIL_ENABLED`.
+    public var emailEnabled = true
+    /// `GOTRUE_EXTERNAL_EMAIL_MAGIC_LINK_ENABLED`.
+    public var magicLinkEnabled = true
+    /// `GOTRUE_EXTERNAL_PHONE_ENABLED` (`supabase start`: `[auth.sms] enable_signup = false`).
+    public var phoneEnabled = false
+    /// `GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED`.
+    public var anonymousUsersEnabled = false
+    /// `GOTRUE_EXTERNAL_<PROVIDER>_*` for OAuth / id_token providers, keyed by provider name
+    /// (`apple`, `google`, ...).
+    public var providers: [String: OAuthProviderSettings] = [:]
+    /// `GOTRUE_EXTERNAL_IOS_BUNDLE_ID`.
+    public var iosBundleID = ""
+
+    /// The providers `GET /settings` lists, in the real server's serialization order.
+    public static let settingsProviders = [
+        "apple", "azure", "bitbucket", "discord", "facebook", "snapchat", "figma", "fly", "github",
+        "gitlab", "google", "keycloak", "kakao", "linkedin", "linkedin_oidc", "notion", "spotify",
+        "slack", "slack_oidc", "workos", "twitch", "twitter",
+    ]
+
+    public init() {}
+
+    public func isEnabled(_ provider: String) -> Bool { providers[provider]?.enabled ?? false }
+}
+
+public struct OAuthProviderSettings: Sendable, Equatable {
+    public var enabled = false
+    /// `_CLIENT_ID`: a comma-separated list on the real server.
+    public var clientIDs: [String] = []
+    public var secret = ""
+    public var redirectURI = ""
+    public var url = ""
+    public var skipNonceCheck = false
+    public var emailOptional = false
+    public init() {}
+}
+
+/// `GOTRUE_MAILER_*` and `GOTRUE_SMTP_MAX_FREQUENCY`.
+public struct MailerSettings: Sendable {
+    /// `GOTRUE_MAILER_AUTOCONFIRM` (`supabase start`: `[auth.email] enable_confirmations = false`).
+    public var autoconfirm = true
+    /// `GOTRUE_MAILER_SECURE_EMAIL_CHANGE_ENABLED` (`double_confirm_changes = true`).
+    public var secureEmailChangeEnabled = true
+    /// `GOTRUE_MAILER_ALLOW_UNVERIFIED_EMAIL_SIGN_INS`.
+    public var allowUnverifiedEmailSignIns = false
+    /// `GOTRUE_MAILER_OTP_EXP` seconds (`supabase start`: `otp_expiry = 3600`).
+    public var otpExpirySeconds = 3600
+    /// `GOTRUE_MAILER_OTP_LENGTH` (6-10).
+    public var otpLength = 6
+    /// `GOTRUE_SMTP_MAX_FREQUENCY` seconds (`supabase start`: `max_frequency = "1s"`).
+    public var maxFrequencySeconds: Double = 1
+    public init() {}
+}
+
+/// `GOTRUE_SMS_*`.
+public struct SMSSettings: Sendable {
+    /// `GOTRUE_SMS_AUTOCONFIRM` (`supabase start`: `[auth.sms] enable_confirmations = false`).
+    public var autoconfirm = true
+    /// `GOTRUE_SMS_PROVIDER`.
+    public var provider = ""
+    /// `GOTRUE_SMS_OTP_EXP` seconds.
+    public var otpExpirySeconds = 60
+    /// `GOTRUE_SMS_OTP_LENGTH` (6-10).
+    public var otpLength = 6
+    /// `GOTRUE_SMS_MAX_FREQUENCY` seconds (`supabase start`: `max_frequency = "5s"`).
+    public var maxFrequencySeconds: Double = 5
+    /// `GOTRUE_SMS_TEMPLATE`.
+    public var template = "Your code is {{ .Code }}"
+    /// `GOTRUE_SMS_TEST_OTP`: fixed codes per phone (digits only).
+    public var testOTP: [String: String] = [:]
+    public init() {}
+}
+
+/// `GOTRUE_PASSWORD_*`.
+public struct PasswordSettings: Sendable {
+    /// `GOTRUE_PASSWORD_MIN_LENGTH` (values below 6 are raised to 6, as the real server).
+    public var minLength = 6
+    /// `GOTRUE_PASSWORD_REQUIRED_CHARACTERS`: character sets of which each must appear.
+    public var requiredCharacters: [String] = []
+    public init() {}
+}
+
+/// `GOTRUE_SECURITY_*`.
+public struct SecuritySettings: Sendable {
+    /// `GOTRUE_SECURITY_REFRESH_TOKEN_ROTATION_ENABLED`.
+    public var refreshTokenRotationEnabled = true
+    /// `GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL` seconds (`supabase start`: 10).
+    public var refreshTokenReuseInterval = 10
+    /// `GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION` (`secure_password_change`).
+    public var updatePasswordRequireReauthentication = false
+    /// `GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_CURRENT_PASSWORD`.
+    public var updatePasswordRequireCurrentPassword = false
+    /// `GOTRUE_SECURITY_MANUAL_LINKING_ENABLED`.
+    public var manualLinkingEnabled = false
+    public init() {}
+}
+
+/// `GOTRUE_SESSIONS_*`.
+public struct SessionSettings: Sendable {
+    /// `GOTRUE_SESSIONS_TIMEBOX` seconds; nil = unlimited.
+    public var timeboxSeconds: Double?
+    /// `GOTRUE_SESSIONS_INACTIVITY_TIMEOUT` seconds; nil = unlimited.
+    public var inactivityTimeoutSeconds: Double?
+    /// `GOTRUE_SESSIONS_SINGLE_PER_USER`.
+    public var singlePerUser = false
+    /// `GOTRUE_SESSIONS_TAGS`.
+    public var tags: [String] = []
     public init() {}
 }
 
 /// The project's API keys, as the Supabase CLI mints them for local development: HS256 JWTs
 /// `{"iss":"supabase-demo","role":<role>,"exp":1983812996}` signed with the JWT secret. With the
 /// default secret these are byte-for-byte the well-known local `anon` and `service_role` keys.
+/// The newer opaque keys (`sb_publishable_...`, `sb_secret_...`) are accepted too, when set.
 public struct APIKeys: Sendable, Equatable {
     public var anon: String
     public var serviceRole: String
+    /// `sb_publishable_...`: behaves as the anon key at the gateway.
+    public var publishable: String?
+    /// `sb_secret_...`: behaves as the service_role key at the gateway.
+    public var secret: String?
 
-    public init(anon: String, serviceRole: String) {
+    public init(anon: String, serviceRole: String, publishable: String? = nil, secret: String? = nil) {
         self.anon = anon
         self.serviceRole = serviceRole
+        self.publishable = publishable
+        self.secret = secret
     }
 
     public static func standard(secret: String) -> APIKeys {

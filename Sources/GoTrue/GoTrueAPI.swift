@@ -45,7 +45,13 @@ public final class GoTrueAPI: HTTPResponder {
     }
 
     static func routes(_ project: Project) -> [Route] {
-        HealthEndpoints(project: project).routes
+        let core = Core(project: project)
+        return HealthEndpoints(project: project).routes
+            + SettingsEndpoints(api: core).routes
+            + SignupEndpoints(api: core).routes
+            + TokenEndpoints(api: core).routes
+            + UserEndpoints(api: core).routes
+            + LogoutEndpoints(api: core).routes
     }
 
     public func respond(to request: HTTPRequest) -> HTTPResponse {
@@ -66,14 +72,22 @@ public final class GoTrueAPI: HTTPResponder {
             path: path,
             viaGateway: viaGateway
         )
-        if viaGateway, let refusal = gatewayRefusal(request) { return refusal }
+        let cors = CORS(configuration: project.configuration)
+        if let preflight = cors.preflight(request, viaGateway: viaGateway) { return preflight }
+        if viaGateway, let refusal = gatewayRefusal(request, path: path) { return refusal }
 
         let match = router.match(method: request.method, path: path)
         if case .found(let route, let parameters) = match {
             context.operation = route.operation
+            // One operation name per grant, so scenarios can target `token.refresh_token`.
+            if route.operation == "token" {
+                context.operation = "token." + (request.queryValue("grant_type") ?? "")
+            }
             context.pathParameters = parameters
         }
-        return run(context, from: 0, match: match)
+        var response = run(context, from: 0, match: match)
+        cors.decorate(&response, request: request, viaGateway: viaGateway)
+        return response
     }
 
     private func run(_ context: RequestContext, from index: Int, match: Router.Match) -> HTTPResponse {
@@ -102,14 +116,29 @@ public final class GoTrueAPI: HTTPResponder {
         }
     }
 
+    /// Routes the gateway leaves open: links opened in a browser and OAuth redirects carry no key.
+    static let openGatewayPaths: Set<String> = ["/verify", "/callback", "/authorize"]
+
     /// The Supabase gateway's key check (Kong `key-auth`): the key comes from the `apikey`
-    /// header or query parameter and must be one of the project's keys.
-    private func gatewayRefusal(_ request: HTTPRequest) -> HTTPResponse? {
+    /// header or query parameter, or as the bearer token, and must be one of the project's keys
+    /// (legacy JWT keys or the opaque `sb_publishable_`/`sb_secret_` ones).
+    private func gatewayRefusal(_ request: HTTPRequest, path: String) -> HTTPResponse? {
+        if GoTrueAPI.openGatewayPaths.contains(path) { return nil }
         let keys = project.configuration.apiKeys
-        guard let key = request.headers["apikey"] ?? request.queryValue("apikey"), !key.isEmpty else {
+        let accepted = [keys.anon, keys.serviceRole, keys.publishable, keys.secret].compactMap { $0 }
+        var candidates: [String] = []
+        if let key = request.headers["apikey"], !key.isEmpty { candidates.append(key) }
+        if let key = request.queryValue("apikey"), !key.isEmpty { candidates.append(key) }
+        if let authorization = request.headers["Authorization"], authorization.count > 7,
+           authorization.prefix(7).lowercased() == "bearer " {
+            // A user's access token is no API key: the bearer counts only when it is one.
+            let bearer = String(authorization.dropFirst(7))
+            if accepted.contains(bearer) { candidates.append(bearer) }
+        }
+        guard !candidates.isEmpty else {
             return .json(status: 401, ["message": "No API key found in request"])
         }
-        if key == keys.anon || key == keys.serviceRole { return nil }
+        if candidates.contains(where: { accepted.contains($0) }) { return nil }
         return .json(status: 401, ["message": "Invalid authentication credentials"])
     }
 }

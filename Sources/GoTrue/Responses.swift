@@ -21,5 +21,5 @@ extension HTTPResponse {
 
 extension JSON {
     /// The bytes Go's `encoding/json` would write for this value.
-    public var goJSONBytes: [UInt8] { Array(serialized().utf8) }
+    public var goJSONBytes: [UInt8] { serializedBytes() }
 }

@@ -1,0 +1,72 @@
+/// A row of `identities` (GoTrue's `auth.identities`): one sign-in method of a user.
+public struct IdentityRecord: Sendable, Equatable {
+    /// The row id, exposed by the API as `identity_id`.
+    public var id: String
+    /// The provider's subject (for `email`/`phone` identities, the user id).
+    public var providerID: String
+    public var userID: String
+    public var identityData: String = "{}"
+    public var provider: String
+    public var lastSignInAt: Int64?
+    public var createdAt: Int64
+    public var updatedAt: Int64
+    /// Generated: lowercased `identity_data.email`; read-only.
+    public private(set) var email: String?
+
+    public init(id: String, providerID: String, userID: String, identityData: String, provider: String, at time: Int64) {
+        self.id = id
+        self.providerID = providerID
+        self.userID = userID
+        self.identityData = identityData
+        self.provider = provider
+        self.lastSignInAt = time
+        self.createdAt = time
+        self.updatedAt = time
+    }
+
+    init(row: Row) {
+        id = row.string("id") ?? ""
+        providerID = row.string("provider_id") ?? ""
+        userID = row.string("user_id") ?? ""
+        identityData = row.string("identity_data") ?? "{}"
+        provider = row.string("provider") ?? ""
+        lastSignInAt = row.int64("last_sign_in_at")
+        createdAt = row.int64("created_at") ?? 0
+        updatedAt = row.int64("updated_at") ?? 0
+        email = row.string("email")
+    }
+
+    static let select =
+        "SELECT id, provider_id, user_id, identity_data, provider, last_sign_in_at, created_at, updated_at, email FROM identities"
+}
+
+extension Connection {
+    public func insertIdentity(_ identity: IdentityRecord) throws(StoreError) {
+        try execute(
+            """
+            INSERT INTO identities (id, provider_id, user_id, identity_data, provider, last_sign_in_at, created_at, updated_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            .text(identity.id), .text(identity.providerID), .text(identity.userID), .text(identity.identityData),
+            .text(identity.provider), SQLValue(identity.lastSignInAt), .integer(identity.createdAt), .integer(identity.updatedAt)
+        )
+    }
+
+    public func updateIdentity(_ identity: IdentityRecord) throws(StoreError) {
+        try execute(
+            "UPDATE identities SET identity_data = ?, last_sign_in_at = ?, updated_at = ? WHERE id = ?",
+            .text(identity.identityData), SQLValue(identity.lastSignInAt), .integer(identity.updatedAt), .text(identity.id)
+        )
+    }
+
+    /// A user's identities, oldest first (GoTrue loads them in insertion order).
+    public func identities(userID: String) throws(StoreError) -> [IdentityRecord] {
+        try query("\(IdentityRecord.select) WHERE user_id = ? ORDER BY created_at, rowid", .text(userID))
+            .map(IdentityRecord.init(row:))
+    }
+
+    public func identity(providerID: String, provider: String) throws(StoreError) -> IdentityRecord? {
+        try queryFirst("\(IdentityRecord.select) WHERE provider_id = ? AND provider = ?", .text(providerID), .text(provider))
+            .map(IdentityRecord.init(row:))
+    }
+}

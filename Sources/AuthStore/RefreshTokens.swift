@@ -1,0 +1,66 @@
+/// A row of `refresh_tokens` (GoTrue's legacy refresh-token format: rotation with parents).
+public struct RefreshTokenRecord: Sendable, Equatable {
+    public var id: Int64
+    public var token: String
+    public var userID: String
+    public var revoked: Bool
+    public var createdAt: Int64
+    public var updatedAt: Int64
+    /// The token string this one was rotated from.
+    public var parent: String?
+    public var sessionID: String?
+
+    init(row: Row) {
+        id = row.int64("id") ?? 0
+        token = row.string("token") ?? ""
+        userID = row.string("user_id") ?? ""
+        revoked = row.bool("revoked") ?? false
+        createdAt = row.int64("created_at") ?? 0
+        updatedAt = row.int64("updated_at") ?? 0
+        parent = row.string("parent")
+        sessionID = row.string("session_id")
+    }
+
+    static let select = "SELECT id, token, user_id, revoked, created_at, updated_at, parent, session_id FROM refresh_tokens"
+}
+
+extension Connection {
+    @discardableResult
+    public func insertRefreshToken(token: String, userID: String, sessionID: String, parent: String?, at time: Int64)
+        throws(StoreError) -> Int64
+    {
+        try execute(
+            "INSERT INTO refresh_tokens (token, user_id, revoked, created_at, updated_at, parent, session_id) VALUES (?, ?, 0, ?, ?, ?, ?)",
+            .text(token), .text(userID), .integer(time), .integer(time), SQLValue(parent), .text(sessionID)
+        )
+        return lastInsertRowID
+    }
+
+    public func refreshToken(_ token: String) throws(StoreError) -> RefreshTokenRecord? {
+        try queryFirst("\(RefreshTokenRecord.select) WHERE token = ?", .text(token)).map(RefreshTokenRecord.init(row:))
+    }
+
+    /// The newest non-revoked token of a session (GoTrue's `FindCurrentlyActiveRefreshToken`).
+    public func activeRefreshToken(sessionID: String) throws(StoreError) -> RefreshTokenRecord? {
+        try queryFirst(
+            "\(RefreshTokenRecord.select) WHERE session_id = ? AND revoked = 0 ORDER BY id DESC LIMIT 1",
+            .text(sessionID)
+        ).map(RefreshTokenRecord.init(row:))
+    }
+
+    public func revokeRefreshToken(id: Int64, at time: Int64) throws(StoreError) {
+        try execute("UPDATE refresh_tokens SET revoked = 1, updated_at = ? WHERE id = ?", .integer(time), .integer(id))
+    }
+
+    /// Revokes every live token of the session (GoTrue's `RevokeTokenFamily`).
+    public func revokeRefreshTokens(sessionID: String, at time: Int64) throws(StoreError) {
+        try execute(
+            "UPDATE refresh_tokens SET revoked = 1, updated_at = ? WHERE session_id = ? AND revoked = 0",
+            .integer(time), .text(sessionID)
+        )
+    }
+
+    public func deleteRefreshToken(id: Int64) throws(StoreError) {
+        try execute("DELETE FROM refresh_tokens WHERE id = ?", .integer(id))
+    }
+}

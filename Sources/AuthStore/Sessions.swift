@@ -1,0 +1,106 @@
+/// A row of `sessions` (GoTrue's `auth.sessions`).
+public struct SessionRecord: Sendable, Equatable {
+    public var id: String
+    public var userID: String
+    public var createdAt: Int64
+    public var updatedAt: Int64
+    public var factorID: String?
+    public var aal: String = "aal1"
+    public var notAfter: Int64?
+    public var refreshedAt: Int64?
+    public var userAgent: String?
+    public var ip: String?
+    public var tag: String?
+
+    public init(id: String, userID: String, at time: Int64) {
+        self.id = id
+        self.userID = userID
+        self.createdAt = time
+        self.updatedAt = time
+    }
+
+    init(row: Row) {
+        id = row.string("id") ?? ""
+        userID = row.string("user_id") ?? ""
+        createdAt = row.int64("created_at") ?? 0
+        updatedAt = row.int64("updated_at") ?? 0
+        factorID = row.string("factor_id")
+        aal = row.string("aal") ?? "aal1"
+        notAfter = row.int64("not_after")
+        refreshedAt = row.int64("refreshed_at")
+        userAgent = row.string("user_agent")
+        ip = row.string("ip")
+        tag = row.string("tag")
+    }
+
+    static let select =
+        "SELECT id, user_id, created_at, updated_at, factor_id, aal, not_after, refreshed_at, user_agent, ip, tag FROM sessions"
+}
+
+extension Connection {
+    public func insertSession(_ s: SessionRecord) throws(StoreError) {
+        try execute(
+            """
+            INSERT INTO sessions (id, user_id, created_at, updated_at, factor_id, aal, not_after, refreshed_at, user_agent, ip, tag)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            .text(s.id), .text(s.userID), .integer(s.createdAt), .integer(s.updatedAt), SQLValue(s.factorID), .text(s.aal),
+            SQLValue(s.notAfter), SQLValue(s.refreshedAt), SQLValue(s.userAgent), SQLValue(s.ip), SQLValue(s.tag)
+        )
+    }
+
+    public func updateSession(_ s: SessionRecord) throws(StoreError) {
+        try execute(
+            """
+            UPDATE sessions SET updated_at = ?, factor_id = ?, aal = ?, not_after = ?, refreshed_at = ?, user_agent = ?,
+            ip = ?, tag = ? WHERE id = ?
+            """,
+            .integer(s.updatedAt), SQLValue(s.factorID), .text(s.aal), SQLValue(s.notAfter), SQLValue(s.refreshedAt),
+            SQLValue(s.userAgent), SQLValue(s.ip), SQLValue(s.tag), .text(s.id)
+        )
+    }
+
+    public func session(id: String) throws(StoreError) -> SessionRecord? {
+        try queryFirst("\(SessionRecord.select) WHERE id = ?", .text(id)).map(SessionRecord.init(row:))
+    }
+
+    public func sessions(userID: String) throws(StoreError) -> [SessionRecord] {
+        try query("\(SessionRecord.select) WHERE user_id = ? ORDER BY created_at", .text(userID)).map(SessionRecord.init(row:))
+    }
+
+    /// Deletes one session; its refresh tokens and AMR claims go with it (ON DELETE CASCADE).
+    public func deleteSession(id: String) throws(StoreError) {
+        try execute("DELETE FROM sessions WHERE id = ?", .text(id))
+    }
+
+    /// Deletes every session of a user, except `keep` when given.
+    public func deleteSessions(userID: String, except keep: String? = nil) throws(StoreError) {
+        try execute("DELETE FROM sessions WHERE user_id = ? AND id <> ?", .text(userID), .text(keep ?? ""))
+    }
+}
+
+/// A row of `mfa_amr_claims`: how a session was authenticated (JWT `amr`).
+public struct AMRClaimRecord: Sendable, Equatable {
+    public var method: String
+    public var updatedAt: Int64
+}
+
+extension Connection {
+    /// GoTrue's `AddClaimToSession`: one row per (session, method), refreshed when repeated.
+    public func addAMRClaim(id: String, sessionID: String, method: String, at time: Int64) throws(StoreError) {
+        try execute(
+            """
+            INSERT INTO mfa_amr_claims (id, session_id, authentication_method, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT (session_id, authentication_method) DO UPDATE SET updated_at = excluded.updated_at
+            """,
+            .text(id), .text(sessionID), .text(method), .integer(time), .integer(time)
+        )
+    }
+
+    public func amrClaims(sessionID: String) throws(StoreError) -> [AMRClaimRecord] {
+        try query(
+            "SELECT authentication_method, updated_at FROM mfa_amr_claims WHERE session_id = ? ORDER BY updated_at DESC, rowid DESC",
+            .text(sessionID)
+        ).map { AMRClaimRecord(method: $0.string("authentication_method") ?? "", updatedAt: $0.int64("updated_at") ?? 0) }
+    }
+}

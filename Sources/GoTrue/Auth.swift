@@ -1,0 +1,124 @@
+import AuthJWT
+import AuthStore
+
+/// The caller of a user-authenticated endpoint (`requireAuthentication`, reference §1.3).
+struct Authenticated {
+    var claims: JSONObject
+    var user: UserRecord
+    var session: SessionRecord?
+    var token: String
+}
+
+/// What every endpoint group shares: the project and the request-level helpers. A value, so
+/// routes can capture it without keeping the responder alive.
+struct Core: Sendable {
+    let project: Project
+
+    /// `extractBearerToken`: `Authorization` must match `^(?i)bearer (\S+)$`.
+    func bearerToken(_ context: RequestContext) throws(AuthError) -> String {
+        let header = context.request.headers["Authorization"] ?? ""
+        let missing = AuthError(401, .noAuthorization, "This endpoint requires a valid Bearer token")
+        guard header.count > 7, header.prefix(7).lowercased() == "bearer " else { throw missing }
+        let token = header.dropFirst(7)
+        guard !token.isEmpty, !token.contains(where: { $0 == " " || $0 == "\t" || $0.isNewline }) else { throw missing }
+        return String(token)
+    }
+
+    /// `parseJWTClaims`: verified against the project's keys and the (virtual) clock.
+    func verifiedClaims(_ token: String) throws(AuthError) -> JSONObject {
+        do {
+            let jwt = try JWT.verify(token, keys: Tokens(project: project).verificationKeys, now: project.environment.now().unixSeconds)
+            return jwt.claims
+        } catch {
+            throw AuthError(403, .badJwt, "invalid JWT: unable to parse or verify signature, \(error)")
+        }
+    }
+
+    /// `requireAuthentication`: a valid token whose `sub` is an existing user and whose
+    /// `session_id`, when present, is an existing session; banned users refused.
+    func authenticate(_ context: RequestContext) throws(AuthError) -> Authenticated {
+        let token = try bearerToken(context)
+        let claims = try verifiedClaims(token)
+        guard let sub = claims["sub"]?.stringValue, !sub.isEmpty else {
+            throw AuthError(403, .badJwt, "invalid claim: missing sub claim")
+        }
+        guard Validation.isUUID(sub) else { throw AuthError(400, .badJwt, "invalid claim: sub claim must be a UUID") }
+        let sessionID = claims["session_id"]?.stringValue ?? ""
+        if !sessionID.isEmpty, sessionID != Validation.nilUUID, !Validation.isUUID(sessionID) {
+            throw AuthError(403, .badJwt, "invalid claim: session_id claim must be a UUID")
+        }
+        let loaded: (UserRecord?, SessionRecord?)
+        do {
+            loaded = try project.database.read { conn in
+                let user = try conn.user(id: sub.lowercased())
+                let session = sessionID.isEmpty || sessionID == Validation.nilUUID ? nil : try conn.session(id: sessionID.lowercased())
+                return (user, session)
+            }
+        } catch {
+            throw storeFailure(error)
+        }
+        guard let user = loaded.0 else { throw AuthError(403, .userNotFound, "User from sub claim in JWT does not exist") }
+        if !sessionID.isEmpty, sessionID != Validation.nilUUID, loaded.1 == nil {
+            throw AuthError(403, .sessionNotFound, "Session from session_id claim in JWT does not exist")
+        }
+        if isBanned(user) { throw AuthError(403, .userBanned, "User is banned") }
+        return Authenticated(claims: claims, user: user, session: loaded.1, token: token)
+    }
+
+    func isBanned(_ user: UserRecord) -> Bool {
+        guard let until = user.bannedUntil else { return false }
+        return until > project.environment.now().microseconds
+    }
+
+    /// `requestAud`: `X-JWT-AUD`, else the token's `aud` (ignored for admin roles), else the default.
+    func requestAudience(_ context: RequestContext, claims: JSONObject? = nil) -> String {
+        if let header = context.request.headers["X-JWT-AUD"], !header.isEmpty { return header }
+        if let claims, let role = claims["role"]?.stringValue, !project.configuration.jwt.adminRoles.contains(role) {
+            if let aud = claims["aud"]?.stringValue, !aud.isEmpty { return aud }
+            if let first = claims["aud"]?.arrayValue?.first?.stringValue, !first.isEmpty { return first }
+        }
+        return project.configuration.jwt.audience
+    }
+
+    /// A database failure as the client sees it: GoTrue's generic 500 (details go to the log).
+    func storeFailure(_ error: any Error) -> AuthError {
+        if let auth = error as? AuthError { return auth }
+        logError("database: \(error)")
+        return AuthError(500, .unexpectedFailure, "Database error")
+    }
+
+    /// Runs a write transaction, mapping store failures to GoTrue's 500 and letting `AuthError`s
+    /// (which roll the transaction back) through.
+    func write<T>(_ body: (Connection) throws -> T) throws(AuthError) -> T {
+        do {
+            return try project.database.write(body)
+        } catch {
+            throw storeFailure(error)
+        }
+    }
+
+    func read<T>(_ body: (Connection) throws -> T) throws(AuthError) -> T {
+        do {
+            return try project.database.read(body)
+        } catch {
+            throw storeFailure(error)
+        }
+    }
+
+    /// Appends an audit-log entry in GoTrue's payload shape (`models.NewAuditLogEntry`).
+    func audit(_ conn: Connection, _ context: RequestContext, actor: UserRecord?, action: String,
+               logType: String, traits: JSONObject? = nil) throws {
+        var payload = JSONObject()
+        payload["actor_id"] = .string(actor?.id ?? "")
+        payload["actor_name"] = .string(Models.object(actor?.userMetadata ?? "{}")["full_name"]?.stringValue ?? "")
+        payload["actor_username"] = .string(actor?.email ?? actor?.phone ?? "")
+        payload["actor_via_sso"] = .bool(actor?.isSSOUser ?? false)
+        payload["action"] = .string(action)
+        payload["log_type"] = .string(logType)
+        if let traits { payload["traits"] = .object(traits) }
+        try conn.insertAuditLogEntry(
+            id: project.environment.uuid(), payload: payload.serialized(),
+            ipAddress: context.request.remoteAddress, at: project.environment.now().microseconds
+        )
+    }
+}

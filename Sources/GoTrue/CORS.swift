@@ -1,0 +1,76 @@
+import AuthHTTP
+
+/// Cross-origin handling. At the root it follows GoTrue's `rs/cors` setup (api.go): methods GET,
+/// POST, PUT, PATCH, DELETE; a fixed header allow-list plus `GOTRUE_CORS_ALLOWED_HEADERS`;
+/// exposed `X-Total-Count, Link, X-Supabase-Api-Version`; credentials allowed; any origin.
+/// Under `/auth/v1` the Supabase gateway's CORS plugin answers first and allows what the browser
+/// asks for (supabase-js sends `apikey`, which GoTrue's own list lacks).
+struct CORS {
+    let configuration: Configuration
+
+    static let allowedMethods: Set<String> = ["GET", "POST", "PUT", "PATCH", "DELETE"]
+    static let builtInHeaders = [
+        "Accept", "Authorization", "Content-Type", "X-Client-IP", "X-Client-Info", "X-JWT-AUD", "x-use-cookie",
+        "X-Supabase-Api-Version",
+    ]
+    static let exposedHeaders = "X-Total-Count, Link, X-Supabase-Api-Version"
+    static let gatewayMethods = "GET,HEAD,PUT,PATCH,POST,DELETE,OPTIONS,TRACE,CONNECT"
+
+    /// The answer to a preflight (`OPTIONS` with `Access-Control-Request-Method`), or nil when the
+    /// request is not one.
+    func preflight(_ request: HTTPRequest, viaGateway: Bool) -> HTTPResponse? {
+        guard request.method == "OPTIONS", let requested = request.headers["Access-Control-Request-Method"] else { return nil }
+        let origin = request.headers["Origin"] ?? ""
+        let requestedHeaders = request.headers["Access-Control-Request-Headers"] ?? ""
+        var headers = HTTPHeaders()
+        if viaGateway {
+            headers["Access-Control-Allow-Origin"] = "*"
+            headers["Access-Control-Allow-Methods"] = CORS.gatewayMethods
+            if !requestedHeaders.isEmpty { headers["Access-Control-Allow-Headers"] = requestedHeaders }
+            return HTTPResponse(status: 200, headers: headers)
+        }
+        headers["Vary"] = "Origin, Access-Control-Request-Method, Access-Control-Request-Headers"
+        // rs/cors answers 204 either way; the allow headers appear only when everything passes.
+        let method = requested.uppercased()
+        guard !origin.isEmpty, CORS.allowedMethods.contains(method), headersAllowed(requestedHeaders) else {
+            return HTTPResponse(status: 204, headers: headers)
+        }
+        headers["Access-Control-Allow-Origin"] = "*"
+        headers["Access-Control-Allow-Methods"] = method
+        if !requestedHeaders.isEmpty { headers["Access-Control-Allow-Headers"] = requestedHeaders }
+        headers["Access-Control-Allow-Credentials"] = "true"
+        return HTTPResponse(status: 204, headers: headers)
+    }
+
+    /// Headers added to an actual cross-origin response.
+    func decorate(_ response: inout HTTPResponse, request: HTTPRequest, viaGateway: Bool) {
+        guard let origin = request.headers["Origin"], !origin.isEmpty else {
+            if !viaGateway { response.headers.add(name: "Vary", value: "Origin") }
+            return
+        }
+        if !viaGateway { response.headers.add(name: "Vary", value: "Origin") }
+        response.headers["Access-Control-Allow-Origin"] = "*"
+        if !viaGateway {
+            response.headers["Access-Control-Allow-Credentials"] = "true"
+            response.headers["Access-Control-Expose-Headers"] = CORS.exposedHeaders
+        }
+    }
+
+    private func headersAllowed(_ requested: String) -> Bool {
+        let allowed = Set((CORS.builtInHeaders + configuration.corsAllowedHeaders + ["Origin"]).map { $0.lowercased() })
+        for name in requested.split(separator: ",") {
+            let trimmed = name.trimmingCharacters(in: " \t").lowercased()
+            if !trimmed.isEmpty && !allowed.contains(trimmed) { return false }
+        }
+        return true
+    }
+}
+
+extension Substring {
+    func trimmingCharacters(in set: String) -> String {
+        var s = self
+        while let f = s.first, set.contains(f) { s = s.dropFirst() }
+        while let l = s.last, set.contains(l) { s = s.dropLast() }
+        return String(s)
+    }
+}

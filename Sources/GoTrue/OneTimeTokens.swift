@@ -1,0 +1,42 @@
+import AuthCrypto
+import AuthStore
+
+/// OTP generation and storage shared by every flow that sends a code (reference §10.1).
+struct OneTimeTokens {
+    let project: Project
+
+    /// `crypto.GenerateOtp`: `length` random decimal digits.
+    func otp(length: Int) -> String {
+        var digits: [UInt8] = []
+        while digits.count < length {
+            for byte in project.environment.randomBytes(length * 2) where byte < 250 && digits.count < length {
+                digits.append(UInt8(ascii: "0") + byte % 10)  // 250 = 25 × 10: unbiased
+            }
+        }
+        return String(decoding: digits, as: UTF8.self)
+    }
+
+    /// `crypto.GenerateTokenHash`: hex SHA-224 of the (lowercased email or phone) and the OTP.
+    static func tokenHash(_ relatesTo: String, _ otp: String) -> String {
+        Hex.encode(SHA224.hash(data: Array((relatesTo.lowercased() + otp).utf8)))
+    }
+
+    /// Records a one-time token of `type` for the user, replacing any previous one of that type
+    /// (GoTrue keeps one outstanding token per user and type).
+    func record(_ conn: Connection, userID: String, type: String, tokenHash: String, relatesTo: String, at time: Int64) throws {
+        try conn.execute("DELETE FROM one_time_tokens WHERE user_id = ? AND token_type = ?", .text(userID), .text(type))
+        try conn.execute(
+            """
+            INSERT INTO one_time_tokens (id, user_id, token_type, token_hash, relates_to, created_at, updated_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """,
+            .text(project.environment.uuid()), .text(userID), .text(type), .text(tokenHash), .text(relatesTo.lowercased()),
+            .integer(time), .integer(time)
+        )
+    }
+
+    /// `ClearAllOneTimeTokensForUser`.
+    static func clearAll(_ conn: Connection, userID: String) throws {
+        try conn.execute("DELETE FROM one_time_tokens WHERE user_id = ?", .text(userID))
+    }
+}

@@ -1,0 +1,115 @@
+import AuthHTTP
+import AuthJWT
+
+/// A request's JSON body read the way GoTrue's `retrieveRequestParams` reads it: a plain
+/// `json.Unmarshal` into a params struct, whatever the `Content-Type`. Failures are 400
+/// `bad_json` with Go's error text; unknown fields are ignored.
+struct RequestBody {
+    let object: JSONObject
+    /// The Go struct name used in type-mismatch messages, e.g. `SignupParams`.
+    let structName: String
+
+    init(_ request: HTTPRequest, as structName: String) throws(AuthError) {
+        self.structName = structName
+        let prefix = "Could not parse request body as JSON: "
+        if request.body.isEmpty {
+            throw AuthError(400, .badJson, prefix + "unexpected end of JSON input")
+        }
+        let value: JSON
+        do {
+            value = try JSON(parsing: request.body)
+        } catch {
+            throw AuthError(400, .badJson, prefix + RequestBody.goSyntaxError(request.body, error))
+        }
+        switch value {
+        case .object(let object):
+            self.object = object
+        case .null:
+            // `json.Unmarshal([]byte("null"), &params)` leaves the struct untouched.
+            self.object = JSONObject()
+        default:
+            throw AuthError(400, .badJson, prefix + "json: cannot unmarshal \(RequestBody.kind(value)) into Go value of type api.\(structName)")
+        }
+    }
+
+    /// Go's names for JSON kinds in `UnmarshalTypeError`.
+    static func kind(_ value: JSON) -> String {
+        switch value {
+        case .null: return "null"
+        case .bool: return "bool"
+        case .number: return "number"
+        case .string: return "string"
+        case .array: return "array"
+        case .object: return "object"
+        }
+    }
+
+    /// Approximates `encoding/json`'s `SyntaxError` text from the parser's position.
+    static func goSyntaxError(_ body: [UInt8], _ error: JSONError) -> String {
+        let offset = error.offset
+        if offset >= body.count { return "unexpected end of JSON input" }
+        let character = RequestBody.quoted(body[offset])
+        let firstNonSpace = body.firstIndex { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
+        // A misspelt literal: Go names the literal and the byte it expected.
+        if let start = firstNonSpace, let literal = ["t": "true", "f": "false", "n": "null"][Character(UnicodeScalar(body[start]))] {
+            let expected = Array(literal.utf8)
+            var i = 1
+            while i < expected.count, start + i < body.count, body[start + i] == expected[i] { i += 1 }
+            if i < expected.count {
+                guard start + i < body.count else { return "unexpected end of JSON input" }
+                return "invalid character \(RequestBody.quoted(body[start + i])) in literal \(literal) (expecting '\(Character(UnicodeScalar(expected[i])))')"
+            }
+        }
+        if offset == firstNonSpace {
+            return "invalid character \(character) looking for beginning of value"
+        }
+        return "invalid character \(character) after top-level value"
+    }
+
+    /// Go's `quoteChar`.
+    private static func quoted(_ byte: UInt8) -> String {
+        switch byte {
+        case UInt8(ascii: "'"): return "'\\''"
+        case UInt8(ascii: "\""): return "'\"'"
+        case 0x20..<0x7F: return "'" + String(UnicodeScalar(byte)) + "'"
+        default: return "'\\x" + String(byte, radix: 16) + "'"
+        }
+    }
+
+    private func mismatch(_ key: String, _ value: JSON, goType: String) -> AuthError {
+        AuthError(400, .badJson,
+                  "Could not parse request body as JSON: json: cannot unmarshal \(RequestBody.kind(value)) into Go struct field \(structName).\(key) of type \(goType)")
+    }
+
+    /// A `string` field: absent or null is nil ("" in Go, where it matters the caller decides).
+    func string(_ key: String) throws(AuthError) -> String? {
+        guard let value = object[key] else { return nil }
+        switch value {
+        case .null: return nil
+        case .string(let s): return s
+        default: throw mismatch(key, value, goType: "string")
+        }
+    }
+
+    /// A `bool` field.
+    func bool(_ key: String) throws(AuthError) -> Bool? {
+        guard let value = object[key] else { return nil }
+        switch value {
+        case .null: return nil
+        case .bool(let b): return b
+        default: throw mismatch(key, value, goType: "bool")
+        }
+    }
+
+    /// A `map[string]interface{}` field: absent or null is nil.
+    func map(_ key: String) throws(AuthError) -> JSONObject? {
+        guard let value = object[key] else { return nil }
+        switch value {
+        case .null: return nil
+        case .object(let o): return o
+        default: throw mismatch(key, value, goType: "map[string]interface {}")
+        }
+    }
+
+    func contains(_ key: String) -> Bool { object[key] != nil && object[key] != .null }
+}

@@ -1,0 +1,49 @@
+import AuthCrypto
+
+/// Password rules and storage. New hashes are salted PBKDF2-HMAC-SHA256 PHC strings (the real
+/// server uses bcrypt; clients never see either). Hashing and verification are CPU-bound: callers
+/// run them before taking the database write lock.
+struct Passwords {
+    let configuration: Configuration
+    let environment: Environment
+
+    /// GoTrue's bcrypt-imposed limit, kept for the same error.
+    static let maximumLength = 72
+
+    /// `checkPasswordStrength` (password.go): the 72-byte limit first, then the policy, whose
+    /// failures are collected into one 422 `weak_password`.
+    func checkStrength(_ password: String) throws(AuthError) {
+        if let weak = try weakness(password) { throw weak }
+    }
+
+    /// The policy failure as a value (the password grant reports it without failing).
+    func weakness(_ password: String) throws(AuthError) -> AuthError? {
+        let length = password.utf8.count
+        if length > Passwords.maximumLength {
+            throw AuthError(400, .validationFailed, "Password cannot be longer than \(Passwords.maximumLength) characters")
+        }
+        var messages: [String] = []
+        var reasons: [String] = []
+        let policy = configuration.password
+        if length < policy.minLength {
+            reasons.append("length")
+            messages.append("Password should be at least \(policy.minLength) characters.")
+        }
+        for set in policy.requiredCharacters where !set.isEmpty && !password.contains(where: { set.contains($0) }) {
+            reasons.append("characters")
+            messages.append("Password should contain at least one character of each: \(policy.requiredCharacters.joined(separator: ", ")).")
+            break
+        }
+        return reasons.isEmpty ? nil : .weakPassword(messages.joined(separator: " "), reasons: reasons)
+    }
+
+    func hash(_ password: String) -> String {
+        PasswordHasher(iterations: configuration.passwordHashIterations, random: environment.random).hash(password: password)
+    }
+
+    /// Whether `password` matches a stored hash; unknown hash formats never match.
+    static func verify(_ password: String, against stored: String?) -> Bool {
+        guard let stored, !stored.isEmpty else { return false }
+        return PasswordHasher.verify(password: password, against: stored)
+    }
+}

@@ -1,0 +1,288 @@
+import AuthHTTP
+import AuthJWT
+import AuthStore
+
+/// `GET /user` and `PUT /user` (reference §5.14-5.15).
+struct UserEndpoints {
+    let api: Core
+
+    var routes: [Route] {
+        [
+            Route("GET", "/user", operation: "user.get") { context in try get(context) },
+            Route("PUT", "/user", operation: "user.update") { context in try update(context) },
+        ]
+    }
+
+    private var project: Project { api.project }
+    private var config: Configuration { project.configuration }
+
+    func get(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+        let caller = try api.authenticate(context)
+        let aud = api.requestAudience(context, claims: caller.claims)
+        let tokenAud = caller.claims["aud"]?.stringValue ?? caller.claims["aud"]?.arrayValue?.first?.stringValue
+        guard let tokenAud, aud == tokenAud else {
+            throw AuthError(400, .validationFailed, "Token audience doesn't match request audience")
+        }
+        let identities = try api.read { conn in try conn.identities(userID: caller.user.id) }
+        return .json(Models.user(caller.user, identities: identities))
+    }
+
+    func update(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+        let caller = try api.authenticate(context)
+        let aud = api.requestAudience(context, claims: caller.claims)
+        let body = try RequestBody(context.request, as: "UserUpdateParams")
+        var email = try body.string("email") ?? ""
+        let password = try body.string("password")
+        let currentPassword = try body.string("current_password")
+        let nonce = try body.string("nonce") ?? ""
+        let data = try body.map("data")
+        let appData = try body.map("app_metadata")
+        var phone = try body.string("phone") ?? ""
+        let channel = try body.string("channel") ?? ""
+        var user = caller.user
+        let passwords = Passwords(configuration: config, environment: project.environment)
+
+        // validateUserUpdateParams
+        if !email.isEmpty { email = try Validation.email(email) }
+        if !phone.isEmpty {
+            phone = try Validation.phone(phone)
+            if !SignupEndpoints.isValidChannel(channel, config) {
+                throw AuthError(400, .validationFailed, SignupEndpoints.invalidChannelMessage)
+            }
+        }
+        if let password { try passwords.checkStrength(password) }
+
+        // isAdmin: the user's role is the admin group of the default audience.
+        if appData != nil && !(user.aud == config.jwt.audience && user.role == config.jwt.adminGroupName) {
+            throw AuthError(403, .notAdmin, "Updating app_metadata requires admin privileges")
+        }
+        let setsPassword = password.map { !$0.isEmpty } ?? false
+        if user.isAnonymous && setsPassword && email.isEmpty && phone.isEmpty {
+            throw AuthError(422, .validationFailed,
+                            "Updating password of an anonymous user without an email or phone is not allowed")
+        }
+        if user.isSSOUser && (setsPassword || (!email.isEmpty && email != (user.email ?? ""))
+            || (!phone.isEmpty && phone != (user.phone ?? "")) || !nonce.isEmpty) {
+            throw AuthError(422, .userSsoManaged, "Updating email, phone, password of a SSO account only possible via SSO")
+        }
+        let changesEmail = !email.isEmpty && email != (user.email ?? "")
+        let changesPhone = !phone.isEmpty && phone != (user.phone ?? "")
+        try api.read { conn in
+            if changesEmail, try conn.userExists(email: email, aud: aud, excluding: user.id) {
+                throw AuthError(422, .emailExists, "A user with this email address has already been registered")
+            }
+            if changesPhone, try conn.userExists(phone: phone, aud: aud, excluding: user.id) {
+                throw AuthError(422, .phoneExists, "A user with this phone number has already been registered")
+            }
+        }
+
+        var newHash: String?
+        if let password {
+            if config.security.updatePasswordRequireReauthentication {
+                let now = project.environment.now().microseconds
+                let dayOld = caller.session.map { now > $0.createdAt + 86_400_000_000 } ?? true
+                if dayOld {
+                    if nonce.isEmpty {
+                        throw AuthError(400, .reauthenticationNeeded, "Password update requires reauthentication")
+                    }
+                    try verifyReauthentication(nonce: nonce, user: user)
+                }
+            }
+            if !password.isEmpty, let stored = user.encryptedPassword, !stored.isEmpty {
+                if config.security.updatePasswordRequireCurrentPassword && !isRecoverySession(caller) {
+                    guard let currentPassword, !currentPassword.isEmpty else {
+                        throw AuthError(400, .currentPasswordRequired, "Current password required when setting new password.")
+                    }
+                    guard Passwords.verify(currentPassword, against: stored) else {
+                        throw AuthError(400, .currentPasswordInvalid, "Current password required when setting new password.")
+                    }
+                }
+                if Passwords.verify(password, against: stored) {
+                    throw AuthError(422, .samePassword, "New password should be different from the old password.")
+                }
+            }
+            // Hashed outside the write lock; an empty password clears it, as `SetPassword("")`.
+            newHash = password.isEmpty ? "" : passwords.hash(password)
+        }
+
+        let (updated, identities) = try api.write { conn in
+            let now = project.environment.now()
+            user = try conn.user(id: user.id) ?? user
+            if let newHash {
+                let addingFirstPassword = !newHash.isEmpty && (user.encryptedPassword ?? "").isEmpty
+                user.encryptedPassword = newHash
+                // UpdatePassword: pending tokens no longer trusted; every other session ends.
+                user.confirmationToken = nil
+                user.confirmationSentAt = nil
+                user.recoveryToken = nil
+                user.recoverySentAt = nil
+                user.emailChangeTokenCurrent = nil
+                user.emailChangeTokenNew = nil
+                user.emailChangeSentAt = nil
+                user.phoneChangeToken = nil
+                user.phoneChangeSentAt = nil
+                user.reauthenticationToken = nil
+                user.reauthenticationSentAt = nil
+                user.updatedAt = now.microseconds
+                try conn.updateUser(user)
+                try OneTimeTokens.clearAll(conn, userID: user.id)
+                try conn.deleteSessions(userID: user.id, except: caller.session?.id)
+                try api.audit(conn, context, actor: user, action: "user_updated_password", logType: "user")
+                if addingFirstPassword, let userEmail = user.email, !userEmail.isEmpty,
+                   try conn.identity(providerID: user.id, provider: "email") == nil {
+                    try createEmailIdentity(conn, user: &user, email: userEmail, verified: user.emailConfirmedAt != nil, now: now)
+                }
+            }
+            if let data {
+                user.userMetadata = Models.merge(data, into: user.userMetadata)
+                user.updatedAt = now.microseconds
+                try conn.updateUser(user)
+            }
+            if let appData {
+                user.appMetadata = Models.merge(appData, into: user.appMetadata)
+                user.updatedAt = now.microseconds
+                try conn.updateUser(user)
+            }
+            if changesEmail {
+                if user.isAnonymous && config.mailer.autoconfirm {
+                    try confirmEmailChange(conn, user: &user, to: email, now: now)
+                } else {
+                    try requestEmailChange(conn, user: &user, to: email, now: now)
+                }
+            }
+            if changesPhone {
+                if config.sms.autoconfirm {
+                    try confirmPhoneChange(conn, user: &user, to: phone, now: now)
+                } else {
+                    try requestPhoneChange(conn, user: &user, to: phone, now: now)
+                }
+            }
+            try api.audit(conn, context, actor: user, action: "user_modified", logType: "user")
+            let reloaded = try conn.user(id: user.id) ?? user
+            return (reloaded, try conn.identities(userID: user.id))
+        }
+        return .json(Models.user(updated, identities: identities))
+    }
+
+    private func isRecoverySession(_ caller: Authenticated) -> Bool {
+        caller.claims["amr"]?.arrayValue?.contains { $0["method"]?.stringValue == "recovery" } ?? false
+    }
+
+    /// `verifyReauthentication`: the nonce is the OTP sent by `/reauthenticate`, stored hashed
+    /// with the user's email (or phone) and valid for the OTP lifetime.
+    private func verifyReauthentication(nonce: String, user: UserRecord) throws(AuthError) {
+        let invalid = AuthError(422, .reauthenticationNotValid, "Nonce has expired or is invalid")
+        guard let stored = user.reauthenticationToken, !stored.isEmpty, let sentAt = user.reauthenticationSentAt else { throw invalid }
+        let viaEmail = !(user.email ?? "").isEmpty
+        let relatesTo = viaEmail ? user.email ?? "" : user.phone ?? ""
+        let lifetime = Int64(viaEmail ? config.mailer.otpExpirySeconds : config.sms.otpExpirySeconds) * 1_000_000
+        guard project.environment.now().microseconds <= sentAt + lifetime,
+              OneTimeTokens.tokenHash(relatesTo, nonce) == stored
+        else { throw invalid }
+    }
+
+    private func createEmailIdentity(_ conn: Connection, user: inout UserRecord, email: String, verified: Bool, now: Timestamp) throws {
+        let data: JSONObject = ["sub": .string(user.id), "email": .string(email), "email_verified": .bool(verified), "phone_verified": false]
+        try conn.insertIdentity(IdentityRecord(id: project.environment.uuid(), providerID: user.id, userID: user.id,
+                                               identityData: Models.text(data), provider: "email", at: now.microseconds))
+        user.appMetadata = providers(adding: "email", to: user.appMetadata)
+        try conn.updateUser(user)
+    }
+
+    /// `app_metadata.provider` (first provider) and `providers` (all, in order of linking).
+    private func providers(adding provider: String, to stored: String) -> String {
+        var meta = Models.object(stored)
+        var list = meta["providers"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        if !list.contains(provider) { list.append(provider) }
+        if meta["provider"]?.stringValue == nil { meta["provider"] = .string(provider) }
+        meta["providers"] = .array(list.map { .string($0) })
+        return Models.text(meta)
+    }
+
+    /// `emailChangeVerify` without a confirmation round trip (anonymous user, autoconfirm on).
+    private func confirmEmailChange(_ conn: Connection, user: inout UserRecord, to email: String, now: Timestamp) throws {
+        if var identity = try conn.identity(providerID: user.id, provider: "email") {
+            identity.identityData = Models.merge(["email": .string(email), "email_verified": true], into: identity.identityData)
+            identity.updatedAt = now.microseconds
+            try conn.updateIdentity(identity)
+        } else {
+            let data: JSONObject = ["sub": .string(user.id), "email": .string(email), "email_verified": true, "phone_verified": false]
+            try conn.insertIdentity(IdentityRecord(id: project.environment.uuid(), providerID: user.id, userID: user.id,
+                                                   identityData: Models.text(data), provider: "email", at: now.microseconds))
+            user.appMetadata = providers(adding: "email", to: user.appMetadata)
+        }
+        user.isAnonymous = false
+        user.email = email
+        user.emailChange = nil
+        user.emailChangeTokenCurrent = nil
+        user.emailChangeTokenNew = nil
+        user.emailChangeConfirmStatus = 0
+        if user.emailConfirmedAt == nil {
+            user.emailConfirmedAt = now.microseconds
+            user.userMetadata = Models.merge(["email_verified": true], into: user.userMetadata)
+        }
+        user.updatedAt = now.microseconds
+        try conn.updateUser(user)
+        try OneTimeTokens.clearAll(conn, userID: user.id)
+    }
+
+    /// `sendEmailChange`: records the pending change and its token(s); with secure email change
+    /// both the current and the new address must confirm. The messages themselves are sent by
+    /// the mail flows.
+    private func requestEmailChange(_ conn: Connection, user: inout UserRecord, to email: String, now: Timestamp) throws {
+        try FrequencyLimit.check(sentAt: user.emailChangeSentAt, frequencySeconds: config.mailer.maxFrequencySeconds,
+                                 now: now, code: .overEmailSendRateLimit)
+        let codes = OneTimeTokens(project: project)
+        let newHash = OneTimeTokens.tokenHash(email, codes.otp(length: config.mailer.otpLength))
+        user.emailChange = email
+        user.emailChangeTokenNew = newHash
+        user.emailChangeConfirmStatus = 0
+        user.emailChangeSentAt = now.microseconds
+        try codes.record(conn, userID: user.id, type: "email_change_token_new", tokenHash: newHash, relatesTo: email, at: now.microseconds)
+        if config.mailer.secureEmailChangeEnabled, let current = user.email, !current.isEmpty {
+            let currentHash = OneTimeTokens.tokenHash(current, codes.otp(length: config.mailer.otpLength))
+            user.emailChangeTokenCurrent = currentHash
+            try codes.record(conn, userID: user.id, type: "email_change_token_current", tokenHash: currentHash,
+                             relatesTo: current, at: now.microseconds)
+        }
+        user.updatedAt = now.microseconds
+        try conn.updateUser(user)
+    }
+
+    /// `smsVerify` for `phone_change` without an SMS (autoconfirm on).
+    private func confirmPhoneChange(_ conn: Connection, user: inout UserRecord, to phone: String, now: Timestamp) throws {
+        if var identity = try conn.identity(providerID: user.id, provider: "phone") {
+            identity.identityData = Models.merge(["phone": .string(phone), "phone_verified": true], into: identity.identityData)
+            identity.updatedAt = now.microseconds
+            try conn.updateIdentity(identity)
+        } else {
+            let data: JSONObject = ["sub": .string(user.id), "phone": .string(phone), "email_verified": false, "phone_verified": true]
+            try conn.insertIdentity(IdentityRecord(id: project.environment.uuid(), providerID: user.id, userID: user.id,
+                                                   identityData: Models.text(data), provider: "phone", at: now.microseconds))
+            user.appMetadata = providers(adding: "phone", to: user.appMetadata)
+        }
+        user.isAnonymous = false
+        user.phone = phone
+        user.phoneChange = nil
+        user.phoneChangeToken = nil
+        user.phoneChangeSentAt = nil
+        user.phoneConfirmedAt = now.microseconds
+        user.updatedAt = now.microseconds
+        try conn.updateUser(user)
+    }
+
+    /// `sendPhoneConfirmation` for `phone_change`: records the pending change and its code.
+    private func requestPhoneChange(_ conn: Connection, user: inout UserRecord, to phone: String, now: Timestamp) throws {
+        try FrequencyLimit.check(sentAt: user.phoneChangeSentAt, frequencySeconds: config.sms.maxFrequencySeconds,
+                                 now: now, code: .overSmsSendRateLimit)
+        let codes = OneTimeTokens(project: project)
+        let otp = config.sms.testOTP[phone] ?? codes.otp(length: config.sms.otpLength)
+        let hash = OneTimeTokens.tokenHash(phone, otp)
+        user.phoneChange = phone
+        user.phoneChangeToken = hash
+        user.phoneChangeSentAt = now.microseconds
+        user.updatedAt = now.microseconds
+        try conn.updateUser(user)
+        try codes.record(conn, userID: user.id, type: "phone_change_token", tokenHash: hash, relatesTo: phone, at: now.microseconds)
+    }
+}

@@ -1,0 +1,77 @@
+import AuthHTTP
+import AuthJWT
+import Testing
+@testable import GoTrue
+
+// The Supabase gateway in front of GoTrue (design §1; issue: gateway emulation) and GoTrue's CORS
+// (reference §1.1).
+@Suite struct GatewayTests {
+    @Test func keyAsBearerAndOpaqueKeys() throws {
+        let api = try makeAPI { $0.apiKeys.publishable = "sb_publishable_test"; $0.apiKeys.secret = "sb_secret_test" }
+        let anon = api.project.configuration.apiKeys.anon
+        #expect(api.call("GET", "/auth/v1/settings", bearer: anon).status == 200)
+        #expect(api.call("GET", "/auth/v1/settings", headers: ["apikey": "sb_publishable_test"]).status == 200)
+        #expect(api.call("GET", "/auth/v1/settings", headers: ["apikey": "sb_secret_test"]).status == 200)
+        // A user's access token is no API key.
+        let session = api.call("POST", "/auth/v1/signup", ["email": "g@example.com", "password": "password1"], headers: ["apikey": anon]).json
+        let userToken = session["access_token"]!.stringValue!
+        let noKey = api.call("GET", "/auth/v1/user", bearer: userToken)
+        #expect(noKey.status == 401)
+        #expect(noKey.json == ["message": "No API key found in request"])
+        #expect(api.call("GET", "/auth/v1/user", bearer: userToken, headers: ["apikey": anon]).status == 200)
+    }
+
+    @Test func openRoutesNeedNoKey() throws {
+        let api = try makeAPI()
+        for path in ["/auth/v1/verify", "/auth/v1/callback", "/auth/v1/authorize"] {
+            let response = api.call("GET", path)
+            #expect(response.status != 401, "\(path)")
+        }
+    }
+
+    @Test func gotruePreflight() throws {
+        let api = try makeAPI()
+        let ok = api.respond(to: request("OPTIONS", "/token", headers: [
+            "Origin": "http://localhost:3000", "Access-Control-Request-Method": "post",
+            "Access-Control-Request-Headers": "authorization, content-type, x-client-info",
+        ]))
+        #expect(ok.status == 204)
+        #expect(ok.headers["Access-Control-Allow-Origin"] == "*")
+        #expect(ok.headers["Access-Control-Allow-Methods"] == "POST")
+        #expect(ok.headers["Access-Control-Allow-Headers"] == "authorization, content-type, x-client-info")
+        #expect(ok.headers["Access-Control-Allow-Credentials"] == "true")
+        // GoTrue's own list lacks apikey: refused (no allow headers), as rs/cors.
+        let refused = api.respond(to: request("OPTIONS", "/token", headers: [
+            "Origin": "http://localhost:3000", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "apikey",
+        ]))
+        #expect(refused.status == 204)
+        #expect(refused.headers["Access-Control-Allow-Origin"] == nil)
+        // The gateway allows what the browser asks for, without a key.
+        let gateway = api.respond(to: request("OPTIONS", "/auth/v1/token", headers: [
+            "Origin": "http://localhost:3000", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "apikey, x-client-info",
+        ]))
+        #expect(gateway.status == 200)
+        #expect(gateway.headers["Access-Control-Allow-Headers"] == "apikey, x-client-info")
+        #expect(gateway.headers["Access-Control-Allow-Origin"] == "*")
+    }
+
+    @Test func actualCrossOriginResponse() throws {
+        let api = try makeAPI()
+        let response = api.call("GET", "/settings", headers: ["Origin": "http://localhost:3000"])
+        #expect(response.headers["Access-Control-Allow-Origin"] == "*")
+        #expect(response.headers["Access-Control-Expose-Headers"] == "X-Total-Count, Link, X-Supabase-Api-Version")
+        #expect(response.headers["Vary"] == "Origin")
+    }
+
+    @Test func tokenOperationNamesFollowGrantType() throws {
+        struct Capture: Middleware {
+            func respond(to context: RequestContext, next: (RequestContext) -> HTTPResponse) -> HTTPResponse {
+                HTTPResponse(status: 299, headers: ["X-Op": context.operation ?? "-"])
+            }
+        }
+        let base = try makeAPI()
+        let api = GoTrueAPI(project: base.project, middleware: [Capture()])
+        #expect(api.call("POST", "/token?grant_type=refresh_token", [:]).headers["X-Op"] == "token.refresh_token")
+        #expect(api.call("PUT", "/user", [:]).headers["X-Op"] == "user.update")
+    }
+}

@@ -1,0 +1,202 @@
+import AuthJWT
+import Dispatch
+import Synchronization
+import Testing
+@testable import GoTrue
+
+// Expected behaviour: reference §5.6, §7.5-7.7 (internal/api/token.go, internal/tokens/service.go).
+@Suite struct PasswordGrantTests {
+    @Test func signInReturnsSessionWithNullWeakPassword() throws {
+        let api = try makeAPI()
+        _ = api.signUp("p@example.com", "password1")
+        let response = api.signIn("P@Example.com", "password1")
+        #expect(response.status == 200)
+        let keys = response.json.objectValue!.keys
+        #expect(keys == ["access_token", "token_type", "expires_in", "expires_at", "refresh_token", "user", "weak_password"])
+        #expect(response.json["weak_password"] == .null)
+        #expect(response.text.contains(#""weak_password":null"#))
+        #expect(response.json["user"]?["identities"]?.arrayValue?.count == 1)
+    }
+
+    @Test func weakPasswordReportedOnSignInUnderStricterPolicy() throws {
+        let api = try makeAPI()
+        _ = api.signUp("w@example.com", "abcdef")
+        let stricter = GoTrueAPI(project: {
+            var p = api.project
+            p.configuration.password.minLength = 8
+            return p
+        }())
+        let response = stricter.signIn("w@example.com", "abcdef")
+        #expect(response.status == 200)
+        #expect(response.json["weak_password"] == ["message": "Password should be at least 8 characters.", "reasons": ["length"]])
+    }
+
+    @Test func errorOrder() throws {
+        let clock = ManualClock()
+        let api = try makeAPI(clock: clock)
+        _ = api.signUp("e@example.com", "password1")
+        #expect(errorCode(api.signIn("nobody@example.com")) == "invalid_credentials")
+        #expect(api.signIn("nobody@example.com").json["msg"] == "Invalid login credentials")
+        #expect(errorCode(api.signIn("e@example.com", "wrong")) == "invalid_credentials")
+        // Banned is checked before the password.
+        try api.project.database.write { try $0.execute("UPDATE users SET banned_until = ?", .integer(clock.now().microseconds + 60_000_000)) }
+        let banned = api.signIn("e@example.com", "wrong")
+        #expect(banned.status == 400)
+        #expect(errorCode(banned) == "user_banned")
+        clock.advance(seconds: 61)
+        #expect(api.signIn("e@example.com").status == 200)
+    }
+
+    @Test func parameterErrors() throws {
+        let api = try makeAPI()
+        let both = api.call("POST", "/token?grant_type=password", ["email": "a@b.co", "phone": "123", "password": "x"])
+        #expect(both.json["msg"] == "Only an email address or phone number should be provided on login.")
+        let neither = api.call("POST", "/token?grant_type=password", ["password": "x"])
+        #expect(neither.json["msg"] == "missing email or phone")
+        let phoneOff = api.call("POST", "/token?grant_type=password", ["phone": "123", "password": "x"])
+        #expect(phoneOff.status == 422)
+        #expect(errorCode(phoneOff) == "phone_provider_disabled")
+        for target in ["/token", "/token?grant_type=magic", "/token?grant_type="] {
+            let unsupported = api.call("POST", target, [:])
+            #expect(unsupported.status == 400)
+            #expect(unsupported.text == #"{"code":400,"error_code":"invalid_credentials","msg":"unsupported_grant_type"}"#)
+        }
+    }
+}
+
+@Suite struct RefreshGrantTests {
+    @Test func rotationKeepsSession() throws {
+        let api = try makeAPI()
+        let session = api.signUp("r@example.com")
+        let first = session["refresh_token"]!.stringValue!
+        let response = api.refresh(first)
+        #expect(response.status == 200)
+        let second = response.json["refresh_token"]!.stringValue!
+        #expect(second != first)
+        let a = claims(of: session["access_token"]!.stringValue!)
+        let b = claims(of: response.json["access_token"]!.stringValue!)
+        #expect(a["session_id"] == b["session_id"])
+        #expect(b["amr"] == a["amr"], "refreshing adds no amr entry")
+        #expect(response.json.objectValue?.keys.contains("weak_password") == false)
+    }
+
+    @Test func malformedAndUnknownTokens() throws {
+        let api = try makeAPI()
+        for bad in ["", "short", "ABCDEFGHIJKL", "abcdefghijk!", String(repeating: "a", count: 40)] {
+            let response = api.refresh(bad)
+            #expect(response.status == 400)
+            #expect(response.json["msg"] == "Refresh token is not valid", "\(bad)")
+        }
+        let unknown = api.refresh("abcdefghijkl")
+        #expect(errorCode(unknown) == "refresh_token_not_found")
+        #expect(unknown.json["msg"] == "Invalid Refresh Token: Refresh Token Not Found")
+    }
+
+    @Test func lostResponseReturnsSameChild() throws {
+        let api = try makeAPI { $0.security.refreshTokenReuseInterval = 0 }
+        let parent = api.signUp("l@example.com")["refresh_token"]!.stringValue!
+        let child = api.refresh(parent).json["refresh_token"]!.stringValue!
+        let again = api.refresh(parent)
+        #expect(again.status == 200)
+        #expect(again.json["refresh_token"]?.stringValue == child)
+    }
+
+    @Test func reuseOutsideIntervalRevokesFamily() throws {
+        let clock = ManualClock()
+        let api = try makeAPI(clock: clock) { $0.security.refreshTokenReuseInterval = 10 }
+        let t0 = api.signUp("u@example.com")["refresh_token"]!.stringValue!
+        let t1 = api.refresh(t0).json["refresh_token"]!.stringValue!
+        let t2 = api.refresh(t1).json["refresh_token"]!.stringValue!
+        // t0 is two generations back: within the interval it still yields a fresh child.
+        clock.advance(seconds: 5)
+        let withinInterval = api.refresh(t0)
+        #expect(withinInterval.status == 200)
+        // t1 is not the parent of the newest token and was revoked long ago: reuse.
+        clock.advance(seconds: 30)
+        let reused = api.refresh(t1)
+        #expect(reused.status == 400)
+        #expect(errorCode(reused) == "refresh_token_already_used")
+        #expect(reused.json["msg"] == "Invalid Refresh Token: Already Used")
+        // The family revocation was committed despite the error: the newest tokens are dead too
+        // once the reuse interval (restarted by the revocation, as GoTrue stamps updated_at)
+        // has passed.
+        let newest = withinInterval.json["refresh_token"]!.stringValue!
+        clock.advance(seconds: 11)
+        for token in [t2, newest] {
+            #expect(errorCode(api.refresh(token)) == "refresh_token_already_used")
+        }
+    }
+
+    @Test func rotationDisabledDoesNotRevokeFamily() throws {
+        let clock = ManualClock()
+        let api = try makeAPI(clock: clock) {
+            $0.security.refreshTokenReuseInterval = 0
+            $0.security.refreshTokenRotationEnabled = false
+        }
+        let t0 = api.signUp("n@example.com")["refresh_token"]!.stringValue!
+        let t1 = api.refresh(t0).json["refresh_token"]!.stringValue!
+        let t2 = api.refresh(t1).json["refresh_token"]!.stringValue!
+        clock.advance(seconds: 1)
+        #expect(errorCode(api.refresh(t0)) == "refresh_token_already_used")
+        #expect(api.refresh(t2).status == 200)
+    }
+
+    @Test func concurrentRefreshesYieldOneChild() throws {
+        let api = try makeAPI { $0.security.refreshTokenReuseInterval = 0 }
+        let parent = api.signUp("c@example.com")["refresh_token"]!.stringValue!
+        let results = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            let response = api.refresh(parent)
+            let token = response.status == 200 ? response.json["refresh_token"]?.stringValue ?? "?" : "error \(response.status)"
+            results.withLock { $0.append(token) }
+        }
+        let tokens = results.withLock { $0 }
+        #expect(tokens.count == 8)
+        #expect(Set(tokens).count == 1, "every concurrent refresh of one token gets the same child: \(tokens)")
+        let live = try api.project.database.read { try $0.scalar("SELECT count(*) FROM refresh_tokens WHERE revoked = 0") }
+        #expect(live == 1)
+    }
+
+    @Test func sessionTimeboxAndInactivity() throws {
+        let clock = ManualClock()
+        let api = try makeAPI(clock: clock) { $0.sessions.timeboxSeconds = 3600 }
+        var token = api.signUp("t@example.com")["refresh_token"]!.stringValue!
+        clock.advance(seconds: 1800)
+        token = api.refresh(token).json["refresh_token"]!.stringValue!
+        clock.advance(seconds: 1801)
+        let expired = api.refresh(token)
+        #expect(errorCode(expired) == "session_expired")
+        #expect(expired.json["msg"] == "Invalid Refresh Token: Session Expired")
+
+        let idle = try makeAPI(clock: clock) { $0.sessions.inactivityTimeoutSeconds = 600 }
+        var idleToken = idle.signUp("i@example.com")["refresh_token"]!.stringValue!
+        clock.advance(seconds: 500)
+        idleToken = idle.refresh(idleToken).json["refresh_token"]!.stringValue!
+        clock.advance(seconds: 500)
+        idleToken = idle.refresh(idleToken).json["refresh_token"]!.stringValue!
+        clock.advance(seconds: 601)
+        #expect(idle.refresh(idleToken).json["msg"] == "Invalid Refresh Token: Session Expired (Inactivity)")
+    }
+
+    @Test func singleSessionPerUser() throws {
+        let clock = ManualClock()
+        let api = try makeAPI(clock: clock) { $0.sessions.singlePerUser = true }
+        let older = api.signUp("s@example.com")["refresh_token"]!.stringValue!
+        clock.advance(seconds: 1)
+        let newer = api.signIn("s@example.com").json["refresh_token"]!.stringValue!
+        clock.advance(seconds: 1)
+        #expect(api.refresh(newer).status == 200)
+        let revoked = api.refresh(older)
+        #expect(revoked.json["msg"] == "Invalid Refresh Token: Session Expired (Revoked by Newer Login)")
+    }
+
+    @Test func bannedUserCannotRefresh() throws {
+        let clock = ManualClock()
+        let api = try makeAPI(clock: clock)
+        let token = api.signUp("b@example.com")["refresh_token"]!.stringValue!
+        try api.project.database.write { try $0.execute("UPDATE users SET banned_until = ?", .integer(clock.now().microseconds + 1_000_000_000)) }
+        let response = api.refresh(token)
+        #expect(errorCode(response) == "user_banned")
+        #expect(response.json["msg"] == "Invalid Refresh Token: User Banned")
+    }
+}
