@@ -52,6 +52,7 @@ public final class GoTrueAPI: HTTPResponder {
             + TokenEndpoints(api: core).routes
             + UserEndpoints(api: core).routes
             + LogoutEndpoints(api: core).routes
+            + AdminEndpoints(api: core).routes
     }
 
     public func respond(to request: HTTPRequest) -> HTTPResponse {
