@@ -45,8 +45,10 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        .testTarget(name: "AuthCryptoTests", dependencies: ["AuthCrypto"], swiftSettings: strict),
-        .testTarget(name: "AuthJWTTests", dependencies: ["AuthJWT", "AuthCrypto"], swiftSettings: strict),
+        // Shared by the test targets that cross-check against Python; never part of a product.
+        .target(name: "PythonTestSupport", path: "Tests/Support/PythonTestSupport", swiftSettings: strict),
+        .testTarget(name: "AuthCryptoTests", dependencies: ["AuthCrypto", "PythonTestSupport"], swiftSettings: strict),
+        .testTarget(name: "AuthJWTTests", dependencies: ["AuthJWT", "AuthCrypto", "PythonTestSupport"], swiftSettings: strict),
         .testTarget(name: "AuthHTTPTests", dependencies: ["AuthHTTP"], swiftSettings: strict),
         .testTarget(name: "AuthStoreTests", dependencies: ["AuthStore"], swiftSettings: strict),
         .testTarget(

@@ -128,9 +128,15 @@ struct UserEndpoints {
                 try OneTimeTokens.clearAll(conn, userID: user.id)
                 try conn.deleteSessions(userID: user.id, except: caller.session?.id)
                 try api.audit(conn, context, actor: user, action: "user_updated_password", logType: "user")
+                // ensureEmailIdentityForPassword: a first password on an email account makes it an
+                // email identity too.
                 if addingFirstPassword, let userEmail = user.email, !userEmail.isEmpty,
                    try conn.identity(providerID: user.id, provider: "email") == nil {
-                    try createEmailIdentity(conn, user: &user, email: userEmail, verified: user.emailConfirmedAt != nil, now: now)
+                    try upsertIdentity(conn, user: &user, provider: "email", changes: [:],
+                                       created: ["sub": .string(user.id), "email": .string(userEmail),
+                                                 "email_verified": .bool(user.emailConfirmedAt != nil), "phone_verified": false],
+                                       now: now)
+                    try conn.updateUser(user)
                 }
             }
             if let data {
@@ -181,13 +187,7 @@ struct UserEndpoints {
         else { throw invalid }
     }
 
-    private func createEmailIdentity(_ conn: Connection, user: inout UserRecord, email: String, verified: Bool, now: Timestamp) throws {
-        let data: JSONObject = ["sub": .string(user.id), "email": .string(email), "email_verified": .bool(verified), "phone_verified": false]
-        try conn.insertIdentity(IdentityRecord(id: project.environment.uuid(), providerID: user.id, userID: user.id,
-                                               identityData: Models.text(data), provider: "email", at: now.microseconds))
-        user.appMetadata = providers(adding: "email", to: user.appMetadata)
-        try conn.updateUser(user)
-    }
+
 
     /// `app_metadata.provider` (first provider) and `providers` (all, in order of linking).
     private func providers(adding provider: String, to stored: String) -> String {
@@ -199,18 +199,26 @@ struct UserEndpoints {
         return Models.text(meta)
     }
 
-    /// `emailChangeVerify` without a confirmation round trip (anonymous user, autoconfirm on).
-    private func confirmEmailChange(_ conn: Connection, user: inout UserRecord, to email: String, now: Timestamp) throws {
-        if var identity = try conn.identity(providerID: user.id, provider: "email") {
-            identity.identityData = Models.merge(["email": .string(email), "email_verified": true], into: identity.identityData)
+    /// Applies `changes` to the user's identity for `provider`, or creates the identity with
+    /// `created` as its data and lists the provider in `app_metadata`.
+    private func upsertIdentity(_ conn: Connection, user: inout UserRecord, provider: String, changes: JSONObject,
+                                created: JSONObject, now: Timestamp) throws {
+        if var identity = try conn.identity(providerID: user.id, provider: provider) {
+            identity.identityData = Models.merge(changes, into: identity.identityData)
             identity.updatedAt = now.microseconds
             try conn.updateIdentity(identity)
         } else {
-            let data: JSONObject = ["sub": .string(user.id), "email": .string(email), "email_verified": true, "phone_verified": false]
             try conn.insertIdentity(IdentityRecord(id: project.environment.uuid(), providerID: user.id, userID: user.id,
-                                                   identityData: Models.text(data), provider: "email", at: now.microseconds))
-            user.appMetadata = providers(adding: "email", to: user.appMetadata)
+                                                   identityData: Models.text(created), provider: provider, at: now.microseconds))
+            user.appMetadata = providers(adding: provider, to: user.appMetadata)
         }
+    }
+
+    /// `emailChangeVerify` without a confirmation round trip (anonymous user, autoconfirm on).
+    private func confirmEmailChange(_ conn: Connection, user: inout UserRecord, to email: String, now: Timestamp) throws {
+        try upsertIdentity(conn, user: &user, provider: "email", changes: ["email": .string(email), "email_verified": true],
+                           created: ["sub": .string(user.id), "email": .string(email), "email_verified": true, "phone_verified": false],
+                           now: now)
         user.isAnonymous = false
         user.email = email
         user.emailChange = nil
@@ -251,16 +259,9 @@ struct UserEndpoints {
 
     /// `smsVerify` for `phone_change` without an SMS (autoconfirm on).
     private func confirmPhoneChange(_ conn: Connection, user: inout UserRecord, to phone: String, now: Timestamp) throws {
-        if var identity = try conn.identity(providerID: user.id, provider: "phone") {
-            identity.identityData = Models.merge(["phone": .string(phone), "phone_verified": true], into: identity.identityData)
-            identity.updatedAt = now.microseconds
-            try conn.updateIdentity(identity)
-        } else {
-            let data: JSONObject = ["sub": .string(user.id), "phone": .string(phone), "email_verified": false, "phone_verified": true]
-            try conn.insertIdentity(IdentityRecord(id: project.environment.uuid(), providerID: user.id, userID: user.id,
-                                                   identityData: Models.text(data), provider: "phone", at: now.microseconds))
-            user.appMetadata = providers(adding: "phone", to: user.appMetadata)
-        }
+        try upsertIdentity(conn, user: &user, provider: "phone", changes: ["phone": .string(phone), "phone_verified": true],
+                           created: ["sub": .string(user.id), "phone": .string(phone), "email_verified": false, "phone_verified": true],
+                           now: now)
         user.isAnonymous = false
         user.phone = phone
         user.phoneChange = nil

@@ -1,3 +1,4 @@
+import PythonTestSupport
 import Testing
 @testable import AuthCrypto
 

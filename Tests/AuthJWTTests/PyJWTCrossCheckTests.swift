@@ -1,5 +1,6 @@
 import AuthCrypto
 import Foundation
+import PythonTestSupport
 import Testing
 @testable import AuthJWT
 

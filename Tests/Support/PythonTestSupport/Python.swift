@@ -1,12 +1,11 @@
 import Foundation
-import Testing
 
-/// Runs Python for cross-checks: PyJWT (installed into a venv by CI) and float formatting
-/// from `repr`. The interpreter is `$AUTH_EMULATOR_PYTHON` if set, else `python3` on `PATH`.
-/// Without it (or without PyJWT) these tests are skipped locally but fail under CI (`$CI`
-/// set), so a CI image that lost Python cannot silently drop the cross-checks.
-enum Python {
-    static let interpreter: String? = {
+/// Runs Python reference implementations for cross-checks (hashlib/hmac backed by OpenSSL,
+/// PyJWT, float `repr`). The interpreter is `$AUTH_EMULATOR_PYTHON` if set (the test venv), else
+/// `python3` on `PATH`. Without it these tests are skipped locally but fail under CI (`$CI` set),
+/// so a CI image that lost Python cannot silently drop the cross-checks.
+public enum Python {
+    public static let interpreter: String? = {
         let environment = ProcessInfo.processInfo.environment
         if let configured = environment["AUTH_EMULATOR_PYTHON"], !configured.isEmpty {
             return FileManager.default.isExecutableFile(atPath: configured) ? configured : nil
@@ -18,26 +17,26 @@ enum Python {
         return nil
     }()
 
-    static var isCI: Bool { !(ProcessInfo.processInfo.environment["CI"] ?? "").isEmpty }
+    public static var isCI: Bool { !(ProcessInfo.processInfo.environment["CI"] ?? "").isEmpty }
 
     /// Whether the interpreter can `import jwt` (PyJWT), checked once.
-    static let hasPyJWT: Bool = {
+    public static let hasPyJWT: Bool = {
         guard interpreter != nil else { return false }
         return (try? run(script: "import jwt; print('ok')", input: "")) == "ok\n"
     }()
 
     /// Trait condition: run when Python exists, or when CI requires it (the test then fails).
-    static var shouldRun: Bool { interpreter != nil || isCI }
+    public static var shouldRun: Bool { interpreter != nil || isCI }
 
     /// Trait condition for PyJWT cross-checks: run when PyJWT is importable, or under CI.
-    static var shouldRunPyJWT: Bool { hasPyJWT || isCI }
+    public static var shouldRunPyJWT: Bool { hasPyJWT || isCI }
 
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
     }
 
     /// Runs `script` with `input` on stdin and returns stdout.
-    static func run(script: String, input: String) throws -> String {
+    public static func run(script: String, input: String) throws -> String {
         guard let interpreter else {
             throw Failure(description: "no Python interpreter (set AUTH_EMULATOR_PYTHON or put python3 on PATH)")
         }
