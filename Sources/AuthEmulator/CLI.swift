@@ -5,34 +5,86 @@ import GoTrue
 /// package has no dependencies.
 public enum CLI {
     public static let exitUsage: Int32 = 64
+    /// sysexits' EX_CONFIG: a setting (flag value aside) is unknown or malformed.
+    public static let exitConfiguration: Int32 = 78
     public static let exitFailure: Int32 = 1
 
+    /// Bad command-line syntax: exit 64.
     struct UsageError: Error { let message: String }
+    /// A bad setting in the config file or the environment: exit 78.
+    struct ConfigurationError: Error { let message: String }
+
+    /// Where commands write: the process's standard output and error, or a buffer in tests.
+    struct Console: Sendable {
+        var output: @Sendable (String) -> Void
+        var error: @Sendable (String) -> Void
+
+        static let standard = Console(
+            output: { Swift.print($0, terminator: "") },
+            error: { Platform.writeStandardError($0) }
+        )
+    }
+
+    /// What a command runs with: the environment (passed in, so tests are hermetic) and where
+    /// to write.
+    struct Context: Sendable {
+        let environment: [String: String]
+        let console: Console
+        func print(_ line: String) { console.output(line + "\n") }
+    }
 
     struct Command: Sendable {
         let name: String
         let abstract: String
         let usage: String
         let help: String
-        let run: @Sendable ([String]) throws -> Int32
+        let run: @Sendable ([String], Context) throws -> Int32
     }
+
+    /// `serve` options that take a value, and the on/off switches (`--x` / `--no-x`).
+    static let serveValueOptions: Set<String> = [
+        "config", "host", "port", "db", "jwt-secret", "site-url", "external-url", "workers", "password-iterations",
+        "anon-key", "service-role-key", "publishable-key", "secret-key",
+    ]
+    static let serveSwitches: Set<String> = ["autoconfirm", "sms-autoconfirm", "anonymous", "signup", "phone"]
+    static let keysValueOptions: Set<String> = ["config", "jwt-secret", "anon-key", "service-role-key", "publishable-key", "secret-key"]
 
     static let commands: [Command] = [
         Command(
             name: "serve",
             abstract: "Run the emulator (GoTrue routes at / and /auth/v1).",
-            usage: "auth-emulator serve [--host <host>] [--port <port>] [--db <path>|:memory:] [--jwt-secret <secret>] [--site-url <url>] [--external-url <url>] [--workers <n>]",
+            usage: "auth-emulator serve [--config <config.toml>] [--host <host>] [--port <port>] [--db <path>|:memory:] [<more options>]",
             help: """
                 OPTIONS:
-                  --host <host>          Address to listen on (default 127.0.0.1; env GOTRUE_API_HOST).
-                  --port <port>          Port, 0 for an ephemeral one (default 9999; env PORT).
-                  --db <path>|:memory:   SQLite database file, created if missing
-                                         (default \(EmulatorOptions.defaultDatabasePath); env AUTH_EMULATOR_DB).
-                  --jwt-secret <secret>  HS256 secret (env GOTRUE_JWT_SECRET; default: the supabase start secret).
-                  --site-url <url>       GOTRUE_SITE_URL.
-                  --external-url <url>   API_EXTERNAL_URL.
-                  --workers <n>          Request worker threads.
-                  -h, --help             Show this help.
+                  --config <path>            A Supabase CLI config.toml (e.g. supabase/config.toml); its [auth]
+                                             section is applied. Other sections are ignored.
+                  --host <host>              Address to listen on (default 127.0.0.1; env GOTRUE_API_HOST).
+                  --port <port>              Port, 0 for an ephemeral one (default 9999; env GOTRUE_API_PORT, PORT).
+                  --db <path>|:memory:       SQLite database file, created if missing
+                                             (default \(EmulatorOptions.defaultDatabasePath); env AUTH_EMULATOR_DB).
+                  --jwt-secret <secret>      HS256 secret (env GOTRUE_JWT_SECRET; default: the supabase start secret).
+                                             The anon and service_role keys are re-derived from it unless given.
+                  --site-url <url>           Default redirect target (env GOTRUE_SITE_URL).
+                  --external-url <url>       Public base URL used in links (env API_EXTERNAL_URL).
+                  --anon-key <key>           The anon API key (env AUTH_EMULATOR_ANON_KEY).
+                  --service-role-key <key>   The service_role API key (env AUTH_EMULATOR_SERVICE_ROLE_KEY).
+                  --publishable-key <key>    An sb_publishable_... key accepted as anon (env AUTH_EMULATOR_PUBLISHABLE_KEY).
+                  --secret-key <key>         An sb_secret_... key accepted as service_role (env AUTH_EMULATOR_SECRET_KEY).
+                  --[no-]autoconfirm         Email sign-ups are confirmed at once (default on;
+                                             env GOTRUE_MAILER_AUTOCONFIRM).
+                  --[no-]sms-autoconfirm     Phone sign-ups are confirmed at once (default on; env GOTRUE_SMS_AUTOCONFIRM).
+                  --[no-]anonymous           Anonymous sign-ins (default off; env GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED).
+                  --[no-]signup              New users may sign up (default on; env GOTRUE_DISABLE_SIGNUP).
+                  --[no-]phone               Phone sign-up and sign-in (default off; env GOTRUE_EXTERNAL_PHONE_ENABLED).
+                  --password-iterations <n>  PBKDF2 iterations for new password hashes, \(EnvironmentConfiguration.passwordIterationsRange.lowerBound)-\(EnvironmentConfiguration.passwordIterationsRange.upperBound)
+                                             (default \(Configuration().passwordHashIterations); env AUTH_EMULATOR_PASSWORD_ITERATIONS).
+                  --workers <n>              Request worker threads.
+                  -h, --help                 Show this help.
+
+                Precedence, highest first: flags, GOTRUE_* environment variables (the real server's
+                names and units), the --config file, defaults equal to `supabase start`'s.
+                Malformed flags exit 64; an unknown or malformed setting in the file or the
+                environment exits 78 with an error naming it.
 
                 The first line printed is `listening on http://HOST:PORT`; then the API keys and the
                 database path. SIGINT or SIGTERM stops it cleanly (requests finish, database closed).
@@ -42,13 +94,17 @@ public enum CLI {
         Command(
             name: "keys",
             abstract: "Print the project's anon and service_role API keys.",
-            usage: "auth-emulator keys [--jwt-secret <secret>]",
+            usage: "auth-emulator keys [--config <config.toml>] [--jwt-secret <secret>]",
             help: """
                 OPTIONS:
-                  --jwt-secret <secret>  HS256 secret (env GOTRUE_JWT_SECRET; default: the supabase start secret).
-                  -h, --help             Show this help.
+                  --config <path>            A Supabase CLI config.toml whose [auth] section is applied.
+                  --jwt-secret <secret>      HS256 secret (env GOTRUE_JWT_SECRET; default: the supabase start secret).
+                  --anon-key <key>, --service-role-key <key>, --publishable-key <key>, --secret-key <key>
+                                             Keys given explicitly, as for serve.
+                  -h, --help                 Show this help.
 
-                Prints ANON_KEY=... and SERVICE_ROLE_KEY=... lines (shell-friendly).
+                Prints ANON_KEY=... and SERVICE_ROLE_KEY=... lines (shell-friendly), then
+                PUBLISHABLE_KEY=... and SECRET_KEY=... when those are set.
                 """,
             run: keys
         ),
@@ -57,9 +113,9 @@ public enum CLI {
             abstract: "Print the emulator's version.",
             usage: "auth-emulator version",
             help: "",
-            run: { arguments in
+            run: { arguments, context in
                 if let extra = arguments.first { throw UsageError(message: "unexpected argument '\(extra)'") }
-                print(Configuration.emulatorVersion)
+                context.print(Configuration.emulatorVersion)
                 return 0
             }
         ),
@@ -81,41 +137,51 @@ public enum CLI {
         return text
     }
 
-    /// Runs the command line (arguments without the program name); returns the exit status.
+    /// Runs the command line (arguments without the program name) with the process's
+    /// environment; returns the exit status.
     public static func main(_ arguments: [String]) -> Int32 {
+        run(arguments, environment: Platform.environment(), console: .standard)
+    }
+
+    /// The command line with an explicit environment and output, so tests are hermetic.
+    static func run(_ arguments: [String], environment: [String: String], console: Console = .standard) -> Int32 {
+        let context = Context(environment: environment, console: console)
         guard let first = arguments.first else {
-            Platform.writeStandardError(overview + "\n")
+            console.error(overview + "\n")
             return exitUsage
         }
         if first == "-h" || first == "--help" || first == "help" {
             if first == "help", arguments.count > 1 {
                 guard let command = commands.first(where: { $0.name == arguments[1] }) else {
-                    return usageError("unknown subcommand '\(arguments[1])'", usage: nil)
+                    return usageError("unknown subcommand '\(arguments[1])'", usage: nil, console: console)
                 }
-                print(helpText(command))
+                context.print(helpText(command))
             } else {
-                print(overview)
+                context.print(overview)
             }
             return 0
         }
         if first == "--version" {
-            print(Configuration.emulatorVersion)
+            context.print(Configuration.emulatorVersion)
             return 0
         }
         guard let command = commands.first(where: { $0.name == first }) else {
-            return usageError("unknown subcommand '\(first)'", usage: nil)
+            return usageError("unknown subcommand '\(first)'", usage: nil, console: console)
         }
         let rest = Array(arguments.dropFirst())
         if rest.contains("-h") || rest.contains("--help") {
-            print(helpText(command))
+            context.print(helpText(command))
             return 0
         }
         do {
-            return try command.run(rest)
+            return try command.run(rest, context)
         } catch let error as UsageError {
-            return usageError(error.message, usage: command.usage)
+            return usageError(error.message, usage: command.usage, console: console)
+        } catch let error as ConfigurationError {
+            console.error("Error: \(error.message)\n")
+            return exitConfiguration
         } catch {
-            Platform.writeStandardError("Error: \(error)\n")
+            console.error("Error: \(error)\n")
             return exitFailure
         }
     }
@@ -126,17 +192,23 @@ public enum CLI {
         return text
     }
 
-    static func usageError(_ message: String, usage: String?) -> Int32 {
+    static func usageError(_ message: String, usage: String?, console: Console) -> Int32 {
         var text = "Error: \(message)\n"
         if let usage { text += "Usage: \(usage)\n" }
         text += "See 'auth-emulator --help'.\n"
-        Platform.writeStandardError(text)
+        console.error(text)
         return exitUsage
     }
 
-    /// Parses `--name value` / `--name=value` options; every option here takes a value.
-    static func parseOptions(_ arguments: [String], allowed: Set<String>) throws -> [String: String] {
-        var result: [String: String] = [:]
+    struct Flags {
+        var values: [String: String] = [:]
+        var switches: [String: Bool] = [:]
+    }
+
+    /// Parses `--name value` / `--name=value` options and `--switch` / `--no-switch` toggles;
+    /// a repeated option keeps its last value.
+    static func parseOptions(_ arguments: [String], values allowed: Set<String>, switches: Set<String> = []) throws -> Flags {
+        var flags = Flags()
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
@@ -147,55 +219,83 @@ public enum CLI {
                 value = String(name[name.index(after: eq)...])
                 name = String(name[..<eq])
             }
+            let negated = name.hasPrefix("no-") ? String(name.dropFirst(3)) : nil
+            if switches.contains(name) || negated.map(switches.contains) == true {
+                guard value == nil else { throw UsageError(message: "'--\(name)' takes no value") }
+                flags.switches[negated ?? name] = negated == nil
+                index += 1
+                continue
+            }
             guard allowed.contains(name) else { throw UsageError(message: "unknown option '--\(name)'") }
             if value == nil {
                 index += 1
                 guard index < arguments.count else { throw UsageError(message: "missing value for '--\(name)'") }
                 value = arguments[index]
             }
-            result[name] = value
+            flags.values[name] = value
             index += 1
         }
-        return result
+        return flags
     }
 
-    /// Defaults, then the environment, then flags.
-    static func options(from flags: [String: String]) throws -> EmulatorOptions {
-        var options = EmulatorOptions()
-        try EnvironmentConfiguration.apply(Platform.environment(), to: &options)
-        if let host = flags["host"] {
-            guard !host.isEmpty else { throw UsageError(message: "--host must not be empty") }
-            options.host = host
+    static func nonEmpty(_ flags: Flags, _ name: String) throws -> String? {
+        guard let value = flags.values[name] else { return nil }
+        guard !value.isEmpty else { throw UsageError(message: "--\(name) must not be empty") }
+        return value
+    }
+
+    static func number(_ flags: Flags, _ name: String, in range: ClosedRange<Int>) throws -> Int? {
+        guard let text = flags.values[name] else { return nil }
+        guard let n = Int(text), range.contains(n) else {
+            throw UsageError(message: "--\(name) must be a number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
         }
-        if let port = flags["port"] {
-            guard let n = Int(port), (0...65535).contains(n) else {
-                throw UsageError(message: "--port must be a number from 0 to 65535, not '\(port)'")
+        return n
+    }
+
+    /// Defaults, then the config file, then the environment, then flags.
+    static func options(from flags: Flags, context: Context) throws -> EmulatorOptions {
+        let configFile = try nonEmpty(flags, "config")
+        var options: EmulatorOptions
+        do {
+            options = try EmulatorOptions.layered(configFile: configFile, environment: context.environment, base: EmulatorOptions()) { warning in
+                context.console.error("warning: \(warning)\n")
             }
-            options.port = n
+        } catch {
+            throw ConfigurationError(message: error.description)
         }
-        if let db = flags["db"] {
-            guard !db.isEmpty else { throw UsageError(message: "--db must not be empty") }
-            options.databasePath = db
+        if let host = try nonEmpty(flags, "host") { options.host = host }
+        if let port = try number(flags, "port", in: 0...65535) { options.port = port }
+        if let db = try nonEmpty(flags, "db") { options.databasePath = db }
+        if let workers = try number(flags, "workers", in: 1...256) { options.workerThreads = workers }
+
+        var config = options.configuration
+        if let secret = try nonEmpty(flags, "jwt-secret") { config.setJWTSecret(secret) }
+        if let site = flags.values["site-url"] { config.siteURL = site }
+        if let external = flags.values["external-url"] { config.externalURL = external }
+        if let iterations = try number(flags, "password-iterations", in: EnvironmentConfiguration.passwordIterationsRange) {
+            config.passwordHashIterations = iterations
         }
-        if let secret = flags["jwt-secret"] {
-            guard !secret.isEmpty else { throw UsageError(message: "--jwt-secret must not be empty") }
-            options.configuration.jwt.secret = secret
-            options.configuration.apiKeys = APIKeys.standard(secret: secret)
+        if let key = try nonEmpty(flags, "anon-key") { config.apiKeys.anon = key }
+        if let key = try nonEmpty(flags, "service-role-key") { config.apiKeys.serviceRole = key }
+        if let key = try nonEmpty(flags, "publishable-key") { config.apiKeys.publishable = key }
+        if let key = try nonEmpty(flags, "secret-key") { config.apiKeys.secret = key }
+        if let on = flags.switches["autoconfirm"] { config.mailer.autoconfirm = on }
+        if let on = flags.switches["sms-autoconfirm"] { config.sms.autoconfirm = on }
+        if let on = flags.switches["anonymous"] { config.external.anonymousUsersEnabled = on }
+        if let on = flags.switches["signup"] { config.disableSignup = !on }
+        if let on = flags.switches["phone"] { config.external.phoneEnabled = on }
+        do {
+            try Validation.check(config)
+        } catch {
+            throw ConfigurationError(message: error.description)
         }
-        if let site = flags["site-url"] { options.configuration.siteURL = site }
-        if let external = flags["external-url"] { options.configuration.externalURL = external }
-        if let workers = flags["workers"] {
-            guard let n = Int(workers), (1...256).contains(n) else {
-                throw UsageError(message: "--workers must be a number from 1 to 256, not '\(workers)'")
-            }
-            options.workerThreads = n
-        }
+        options.configuration = config
         return options
     }
 
-    static func serve(_ arguments: [String]) throws -> Int32 {
-        let flags = try parseOptions(arguments, allowed: ["host", "port", "db", "jwt-secret", "site-url", "external-url", "workers"])
-        var options = try options(from: flags)
+    static func serve(_ arguments: [String], context: Context) throws -> Int32 {
+        let flags = try parseOptions(arguments, values: serveValueOptions, switches: serveSwitches)
+        var options = try options(from: flags, context: context)
         if options.databasePath != EmulatorOptions.inMemory, !options.databasePath.hasPrefix("/") {
             options.databasePath = Platform.currentDirectory() + "/" + options.databasePath
         }
@@ -203,22 +303,26 @@ public enum CLI {
         let signals = emulator.stopOnTerminationSignals()
         let keys = options.configuration.apiKeys
         // The first line is a contract: scripts wait for it to learn the real port.
-        print("listening on \(emulator.url)")
-        print("auth url:         \(emulator.url)\(GoTrueAPI.gatewayPrefix)")
-        print("anon key:         \(keys.anon)")
-        print("service_role key: \(keys.serviceRole)")
-        print("database:         \(options.databasePath)")
+        context.print("listening on \(emulator.url)")
+        context.print("auth url:         \(emulator.url)\(GoTrueAPI.gatewayPrefix)")
+        context.print("anon key:         \(keys.anon)")
+        context.print("service_role key: \(keys.serviceRole)")
+        if let publishable = keys.publishable { context.print("publishable key:  \(publishable)") }
+        if let secret = keys.secret { context.print("secret key:       \(secret)") }
+        context.print("database:         \(options.databasePath)")
         Platform.flushStandardOutput()
         emulator.waitUntilStopped()
         withExtendedLifetime(signals) {}
         return 0
     }
 
-    static func keys(_ arguments: [String]) throws -> Int32 {
-        let flags = try parseOptions(arguments, allowed: ["jwt-secret"])
-        let options = try options(from: flags)
-        print("ANON_KEY=\(options.configuration.apiKeys.anon)")
-        print("SERVICE_ROLE_KEY=\(options.configuration.apiKeys.serviceRole)")
+    static func keys(_ arguments: [String], context: Context) throws -> Int32 {
+        let flags = try parseOptions(arguments, values: keysValueOptions)
+        let keys = try options(from: flags, context: context).configuration.apiKeys
+        context.print("ANON_KEY=\(keys.anon)")
+        context.print("SERVICE_ROLE_KEY=\(keys.serviceRole)")
+        if let publishable = keys.publishable { context.print("PUBLISHABLE_KEY=\(publishable)") }
+        if let secret = keys.secret { context.print("SECRET_KEY=\(secret)") }
         return 0
     }
 }

@@ -1,8 +1,9 @@
 import GoTrue
 
 /// How to run one emulator: where to listen, where the database lives, and the GoTrue
-/// configuration. Built from defaults, then `GOTRUE_*` environment variables, then command-line
-/// flags (highest precedence).
+/// configuration. Built, lowest precedence first, from defaults equal to `supabase start`'s, the
+/// `[auth]` section of a Supabase `config.toml` (`SupabaseConfigFile`), `GOTRUE_*` environment
+/// variables (`EnvironmentConfiguration`), then command-line flags.
 public struct EmulatorOptions: Sendable {
     public var host: String = "127.0.0.1"
     /// 0 picks an ephemeral port; `Emulator.port` tells which.
@@ -26,5 +27,44 @@ public struct EmulatorOptions: Sendable {
         options.port = 0
         options.databasePath = inMemory
         return options
+    }
+
+    /// Defaults, then the `[auth]` section of `configFile` (a Supabase `config.toml`) when given,
+    /// then the environment, as `auth-emulator serve` does before applying its flags; then
+    /// `validate()`. `warning` receives one line per thing worth telling the user (ignored
+    /// variables, a setting of the file the emulator cannot honour).
+    public static func resolve(
+        configFile: String? = nil,
+        environment: [String: String],
+        base: EmulatorOptions = EmulatorOptions(),
+        warning: (String) -> Void = { _ in }
+    ) throws(EmulatorError) -> EmulatorOptions {
+        let options = try layered(configFile: configFile, environment: environment, base: base, warning: warning)
+        try options.validate()
+        return options
+    }
+
+    /// The file and environment layers without the final cross-setting check (the command line
+    /// applies its flags first).
+    static func layered(
+        configFile: String?, environment: [String: String], base: EmulatorOptions, warning: (String) -> Void
+    ) throws(EmulatorError) -> EmulatorOptions {
+        var options = base
+        if let configFile {
+            for line in try SupabaseConfigFile.apply(path: configFile, environment: environment, to: &options) {
+                warning(line)
+            }
+        }
+        let ignored = try EnvironmentConfiguration.apply(environment, to: &options)
+        if !ignored.isEmpty {
+            warning("ignoring environment variables the emulator does not use: \(ignored.joined(separator: ", "))")
+        }
+        return options
+    }
+
+    /// Checks that span several settings, as GoTrue does at startup (e.g. email auto-confirm
+    /// together with unverified email sign-ins is refused).
+    public func validate() throws(EmulatorError) {
+        try Validation.check(configuration)
     }
 }

@@ -1,41 +1,399 @@
+import AuthCrypto
+import AuthJWT
 import GoTrue
 
-/// Reads the real server's environment variables (reference §15) into options. Unknown variables
-/// are ignored, as GoTrue does; a malformed value is an error naming the variable.
+/// Reads the real server's environment variables (reference §15 and §20) into options, with the
+/// real names, units and syntax: GoTrue loads them with `envconfig`, so booleans follow Go's
+/// `strconv.ParseBool`, durations Go's `time.ParseDuration` (`10s`, `1h30m`, `500ms`), lists are
+/// comma-separated and maps are `key:value,key:value`. Values GoTrue takes as plain seconds
+/// (`GOTRUE_JWT_EXP`, `GOTRUE_MAILER_OTP_EXP`, `GOTRUE_SMS_OTP_EXP`,
+/// `GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL`) are plain seconds here too.
+///
+/// A malformed value is an error naming the variable. Unknown `GOTRUE_*` names are not an error
+/// (GoTrue ignores them, and real env files carry database, SMTP and hook settings the emulator
+/// has no use for): `apply` returns them so the caller can mention them once.
 public enum EnvironmentConfiguration {
-    public static func apply(_ environment: [String: String], to options: inout EmulatorOptions) throws(EmulatorError) {
-        func value(_ names: String...) -> String? {
-            for name in names { if let v = environment[name], !v.isEmpty { return v } }
-            return nil
-        }
-        func integer(_ name: String, _ text: String, range: ClosedRange<Int>) throws(EmulatorError) -> Int {
-            guard let n = Int(text.trimmingSpaces), range.contains(n) else {
-                throw EmulatorError("\(name)=\(text) is not a whole number in \(range.lowerBound)...\(range.upperBound)")
-            }
-            return n
-        }
+    /// Emulator-only variables.
+    public static let databaseVariable = "AUTH_EMULATOR_DB"
+    public static let passwordIterationsVariable = "AUTH_EMULATOR_PASSWORD_ITERATIONS"
+    public static let anonKeyVariable = "AUTH_EMULATOR_ANON_KEY"
+    public static let serviceRoleKeyVariable = "AUTH_EMULATOR_SERVICE_ROLE_KEY"
+    public static let publishableKeyVariable = "AUTH_EMULATOR_PUBLISHABLE_KEY"
+    public static let secretKeyVariable = "AUTH_EMULATOR_SECRET_KEY"
 
-        if let host = value("GOTRUE_API_HOST") { options.host = host }
-        if let port = value("PORT", "GOTRUE_API_PORT") { options.port = try integer("PORT", port, range: 0...65535) }
-        if let db = value("AUTH_EMULATOR_DB") { options.databasePath = db }
+    /// The range accepted for PBKDF2 iterations: below 1000 is not a password hash any more
+    /// (NIST SP 800-132 §5.2 recommends at least 1000); above 10 million one sign-in takes seconds.
+    public static let passwordIterationsRange = 1000...10_000_000
+
+    /// OAuth providers configurable through `GOTRUE_EXTERNAL_<PROVIDER>_*`: the ones `/settings`
+    /// lists, plus the ones GoTrue accepts without listing them.
+    public static let externalProviders = ExternalSettings.settingsProviders + ["x", "zoom", "vercel_marketplace"]
+
+    /// Applies every variable that maps onto `options`; returns the `GOTRUE_*` and
+    /// `AUTH_EMULATOR_*` names present in `environment` that were not used (sorted).
+    @discardableResult
+    public static func apply(_ environment: [String: String], to options: inout EmulatorOptions) throws(EmulatorError) -> [String] {
+        var env = Reader(environment: environment)
+
+        if let host = env.string("GOTRUE_API_HOST") { options.host = host }
+        // envconfig reads GOTRUE_API_PORT first and falls back to the unprefixed alias PORT.
+        for name in ["GOTRUE_API_PORT", "PORT"] {
+            if let port = try env.integer(name, in: 0...65535) {
+                options.port = port
+                break
+            }
+        }
+        if let db = env.string(databaseVariable) { options.databasePath = db }
 
         var config = options.configuration
-        let secretChanged: Bool
-        if let secret = value("GOTRUE_JWT_SECRET") {
-            secretChanged = secret != config.jwt.secret
-            config.jwt.secret = secret
-        } else {
-            secretChanged = false
+        try applyCore(&env, &config)
+        try applyJWT(&env, &config)
+        try applyExternal(&env, &config)
+        try applyMailer(&env, &config)
+        try applySMS(&env, &config)
+        try applySecurity(&env, &config)
+
+        if let iterations = try env.integer(passwordIterationsVariable, in: passwordIterationsRange) {
+            config.passwordHashIterations = iterations
         }
-        if let exp = value("GOTRUE_JWT_EXP") { config.jwt.expirySeconds = try integer("GOTRUE_JWT_EXP", exp, range: 1...(10 * 365 * 86_400)) }
-        if let aud = value("GOTRUE_JWT_AUD") { config.jwt.audience = aud }
-        if let roles = value("GOTRUE_JWT_ADMIN_ROLES") { config.jwt.adminRoles = roles.commaSeparated }
-        if let group = value("GOTRUE_JWT_DEFAULT_GROUP_NAME") { config.jwt.defaultGroupName = group }
-        if let issuer = value("GOTRUE_JWT_ISSUER") { config.jwt.issuer = issuer }
-        if let site = value("GOTRUE_SITE_URL") { config.siteURL = site }
-        if let external = value("API_EXTERNAL_URL", "GOTRUE_API_EXTERNAL_URL") { config.externalURL = external }
-        if secretChanged { config.apiKeys = APIKeys.standard(secret: config.jwt.secret) }
+        if let key = env.string(anonKeyVariable) { config.apiKeys.anon = key }
+        if let key = env.string(serviceRoleKeyVariable) { config.apiKeys.serviceRole = key }
+        if let key = env.string(publishableKeyVariable) { config.apiKeys.publishable = key }
+        if let key = env.string(secretKeyVariable) { config.apiKeys.secret = key }
+
         options.configuration = config
+        return environment.keys
+            .filter { ($0.hasPrefix("GOTRUE_") || $0.hasPrefix("AUTH_EMULATOR_")) && !env.known.contains($0) }
+            .sorted()
+    }
+
+    private static func applyCore(_ env: inout Reader, _ config: inout Configuration) throws(EmulatorError) {
+        if let site = env.string("GOTRUE_SITE_URL") { config.siteURL = site }
+        for name in ["API_EXTERNAL_URL", "GOTRUE_API_EXTERNAL_URL"] {
+            if let external = env.string(name) {
+                config.externalURL = external
+                break
+            }
+        }
+        if let list = env.list("GOTRUE_URI_ALLOW_LIST") { config.uriAllowList = list }
+        if let disable = try env.boolean("GOTRUE_DISABLE_SIGNUP") { config.disableSignup = disable }
+        if let headers = env.list("GOTRUE_CORS_ALLOWED_HEADERS") { config.corsAllowedHeaders = headers }
+    }
+
+    private static func applyJWT(_ env: inout Reader, _ config: inout Configuration) throws(EmulatorError) {
+        if let secret = env.string("GOTRUE_JWT_SECRET") { config.setJWTSecret(secret) }
+        // GoTrue: "if config.JWT.Exp == 0 { config.JWT.Exp = 3600 }".
+        if let exp = try env.integer("GOTRUE_JWT_EXP", in: 0...Int(Int32.max), unit: "seconds") { config.jwt.expirySeconds = exp == 0 ? 3600 : exp }
+        if let aud = env.raw("GOTRUE_JWT_AUD") { config.jwt.audience = aud }
+        if let roles = env.list("GOTRUE_JWT_ADMIN_ROLES") {
+            // GoTrue restores the default when the list is empty.
+            config.jwt.adminRoles = roles.isEmpty ? ["service_role", "supabase_admin"] : roles
+        }
+        if let group = env.raw("GOTRUE_JWT_ADMIN_GROUP_NAME") { config.jwt.adminGroupName = group.isEmpty ? "admin" : group }
+        if let group = env.raw("GOTRUE_JWT_DEFAULT_GROUP_NAME") { config.jwt.defaultGroupName = group }
+        if let issuer = env.raw("GOTRUE_JWT_ISSUER") { config.jwt.issuer = issuer }
+        if let kid = env.raw("GOTRUE_JWT_KEY_ID") { config.jwt.keyID = kid }
+        if let keys = env.string("GOTRUE_JWT_KEYS") { config.jwt.keys = try JWTKeys.parse(keys, setting: "GOTRUE_JWT_KEYS") }
+    }
+
+    private static func applyExternal(_ env: inout Reader, _ config: inout Configuration) throws(EmulatorError) {
+        if let on = try env.boolean("GOTRUE_EXTERNAL_EMAIL_ENABLED") { config.external.emailEnabled = on }
+        if let on = try env.boolean("GOTRUE_EXTERNAL_EMAIL_MAGIC_LINK_ENABLED") { config.external.magicLinkEnabled = on }
+        if let on = try env.boolean("GOTRUE_EXTERNAL_PHONE_ENABLED") { config.external.phoneEnabled = on }
+        if let on = try env.boolean("GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED") { config.external.anonymousUsersEnabled = on }
+        if let bundle = env.raw("GOTRUE_EXTERNAL_IOS_BUNDLE_ID") { config.external.iosBundleID = bundle }
+        for provider in externalProviders {
+            let prefix = "GOTRUE_EXTERNAL_\(provider.uppercased())_"
+            var settings = config.external.providers[provider] ?? OAuthProviderSettings()
+            let before = settings
+            if let on = try env.boolean(prefix + "ENABLED") { settings.enabled = on }
+            if let ids = env.list(prefix + "CLIENT_ID") { settings.clientIDs = ids }
+            if let secret = env.raw(prefix + "SECRET") { settings.secret = secret }
+            if let uri = env.raw(prefix + "REDIRECT_URI") { settings.redirectURI = uri }
+            if let url = env.raw(prefix + "URL") { settings.url = url }
+            if let skip = try env.boolean(prefix + "SKIP_NONCE_CHECK") { settings.skipNonceCheck = skip }
+            if let optional = try env.boolean(prefix + "EMAIL_OPTIONAL") { settings.emailOptional = optional }
+            if settings != before { config.external.providers[provider] = settings }
+        }
+    }
+
+    private static func applyMailer(_ env: inout Reader, _ config: inout Configuration) throws(EmulatorError) {
+        if let on = try env.boolean("GOTRUE_MAILER_AUTOCONFIRM") { config.mailer.autoconfirm = on }
+        if let on = try env.boolean("GOTRUE_MAILER_SECURE_EMAIL_CHANGE_ENABLED") { config.mailer.secureEmailChangeEnabled = on }
+        if let on = try env.boolean("GOTRUE_MAILER_ALLOW_UNVERIFIED_EMAIL_SIGN_INS") { config.mailer.allowUnverifiedEmailSignIns = on }
+        // GoTrue: OTP_EXP 0 means the default of one day; an OTP length outside 6...10 means 6.
+        if let exp = try env.integer("GOTRUE_MAILER_OTP_EXP", in: 0...Int(UInt32.max), unit: "seconds") { config.mailer.otpExpirySeconds = exp == 0 ? 86_400 : exp }
+        if let length = try env.integer("GOTRUE_MAILER_OTP_LENGTH", in: Int(Int32.min)...Int(Int32.max)) { config.mailer.otpLength = GoValue.otpLength(length) }
+        // GoTrue: a zero SMTP_MAX_FREQUENCY means one minute.
+        if let frequency = try env.duration("GOTRUE_SMTP_MAX_FREQUENCY") { config.mailer.maxFrequencySeconds = frequency == 0 ? 60 : frequency }
+    }
+
+    private static func applySMS(_ env: inout Reader, _ config: inout Configuration) throws(EmulatorError) {
+        if let on = try env.boolean("GOTRUE_SMS_AUTOCONFIRM") { config.sms.autoconfirm = on }
+        if let provider = env.raw("GOTRUE_SMS_PROVIDER") { config.sms.provider = provider }
+        if let exp = try env.integer("GOTRUE_SMS_OTP_EXP", in: 0...Int(UInt32.max), unit: "seconds") { config.sms.otpExpirySeconds = exp == 0 ? 60 : exp }
+        if let length = try env.integer("GOTRUE_SMS_OTP_LENGTH", in: Int(Int32.min)...Int(Int32.max)) { config.sms.otpLength = GoValue.otpLength(length) }
+        if let frequency = try env.duration("GOTRUE_SMS_MAX_FREQUENCY") { config.sms.maxFrequencySeconds = frequency == 0 ? 60 : frequency }
+        if let template = env.raw("GOTRUE_SMS_TEMPLATE") { config.sms.template = template }
+        if let otps = try env.map("GOTRUE_SMS_TEST_OTP") {
+            config.sms.testOTP = [:]
+            for (phone, code) in otps { config.sms.testOTP[GoValue.normalizedTestPhone(phone)] = code }
+        }
+    }
+
+    private static func applySecurity(_ env: inout Reader, _ config: inout Configuration) throws(EmulatorError) {
+        if let length = try env.integer("GOTRUE_PASSWORD_MIN_LENGTH", in: Int(Int32.min)...Int(Int32.max)) { config.password.minLength = max(6, length) }
+        if let required = env.raw("GOTRUE_PASSWORD_REQUIRED_CHARACTERS") { config.password.requiredCharacters = GoValue.requiredCharacters(required) }
+        if let on = try env.boolean("GOTRUE_SECURITY_REFRESH_TOKEN_ROTATION_ENABLED") { config.security.refreshTokenRotationEnabled = on }
+        if let interval = try env.integer("GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL", in: 0...Int(Int32.max), unit: "seconds") { config.security.refreshTokenReuseInterval = interval }
+        if let on = try env.boolean("GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION") { config.security.updatePasswordRequireReauthentication = on }
+        if let on = try env.boolean("GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_CURRENT_PASSWORD") { config.security.updatePasswordRequireCurrentPassword = on }
+        if let on = try env.boolean("GOTRUE_SECURITY_MANUAL_LINKING_ENABLED") { config.security.manualLinkingEnabled = on }
+        // GoTrue rejects a non-positive timebox or inactivity timeout ("must be positive when set").
+        if let timebox = try env.duration("GOTRUE_SESSIONS_TIMEBOX", positive: true) { config.sessions.timeboxSeconds = timebox }
+        if let timeout = try env.duration("GOTRUE_SESSIONS_INACTIVITY_TIMEOUT", positive: true) { config.sessions.inactivityTimeoutSeconds = timeout }
+        if let single = try env.boolean("GOTRUE_SESSIONS_SINGLE_PER_USER") { config.sessions.singlePerUser = single }
+        if let tags = env.list("GOTRUE_SESSIONS_TAGS") { config.sessions.tags = tags }
+    }
+
+    /// Typed access to the environment that remembers every name it was asked about, so the
+    /// names nobody asked about can be reported as ignored.
+    struct Reader {
+        let environment: [String: String]
+        var known: Set<String> = []
+
+        /// The value as set, even when empty (an empty string or list is a real value).
+        mutating func raw(_ name: String) -> String? {
+            known.insert(name)
+            return environment[name]
+        }
+
+        /// A non-empty value; an empty one counts as unset (for required-looking settings such
+        /// as URLs, the host and secrets, where empty is never meant).
+        mutating func string(_ name: String) -> String? {
+            guard let value = raw(name), !value.isEmpty else { return nil }
+            return value
+        }
+
+        mutating func boolean(_ name: String) throws(EmulatorError) -> Bool? {
+            guard let text = string(name) else { return nil }
+            guard let value = GoValue.parseBool(text) else {
+                throw EmulatorError("\(name): '\(text)' is not a boolean (use true or false)")
+            }
+            return value
+        }
+
+        mutating func integer(_ name: String, in range: ClosedRange<Int>, unit: String? = nil) throws(EmulatorError) -> Int? {
+            guard let text = string(name) else { return nil }
+            guard let value = GoValue.parseInt(text), range.contains(value) else {
+                let what = unit.map { "a whole number of \($0)" } ?? "a whole number"
+                // Quote the range only where it is a real limit, not the width of an integer.
+                let limits = range.upperBound < Int(Int32.max) ? " in \(range.lowerBound)...\(range.upperBound)" : range.lowerBound == 0 ? " (0 or more)" : ""
+                throw EmulatorError("\(name): '\(text)' is not \(what)\(limits)")
+            }
+            return value
+        }
+
+        /// Seconds from a Go duration (`1m30s`).
+        mutating func duration(_ name: String, positive: Bool = false) throws(EmulatorError) -> Double? {
+            guard let text = string(name) else { return nil }
+            guard let seconds = GoValue.parseDuration(text) else {
+                throw EmulatorError("\(name): '\(text)' is not a duration (Go syntax such as 10s, 1m, 1h30m, 500ms)")
+            }
+            if positive && seconds <= 0 { throw EmulatorError("\(name): '\(text)' must be a positive duration") }
+            if !positive && seconds < 0 { throw EmulatorError("\(name): '\(text)' must not be negative") }
+            return seconds
+        }
+
+        mutating func list(_ name: String) -> [String]? {
+            raw(name).map(\.commaSeparated)
+        }
+
+        mutating func map(_ name: String) throws(EmulatorError) -> [String: String]? {
+            guard let text = raw(name) else { return nil }
+            var result: [String: String] = [:]
+            // envconfig: pairs split on ',', key and value on the first ':'.
+            for pair in text.split(separator: ",", omittingEmptySubsequences: true) {
+                guard let colon = pair.firstIndex(of: ":") else {
+                    throw EmulatorError("\(name): '\(pair)' is not a key:value pair (expected key:value,key:value)")
+                }
+                result[String(pair[..<colon]).trimmingSpaces] = String(pair[pair.index(after: colon)...]).trimmingSpaces
+            }
+            return result
+        }
+    }
+}
+
+/// The Go value syntaxes GoTrue and the Supabase CLI accept, shared by the environment and the
+/// config file readers.
+enum GoValue {
+    /// Go's `strconv.ParseBool`.
+    static func parseBool(_ text: String) -> Bool? {
+        switch text {
+        case "1", "t", "T", "TRUE", "true", "True": true
+        case "0", "f", "F", "FALSE", "false", "False": false
+        default: nil
+        }
+    }
+
+    /// A decimal integer with an optional sign, surrounding spaces tolerated.
+    static func parseInt(_ text: String) -> Int? {
+        Int(text.trimmingSpaces)
+    }
+
+    /// Go's `time.ParseDuration`, in seconds: `[-+]?([0-9]*(\.[0-9]*)?[a-z]+)+`, or a bare `0`,
+    /// with the units ns, us (µs, μs), ms, s, m and h.
+    static func parseDuration(_ text: String) -> Double? {
+        let scalars = Array(text.unicodeScalars)
+        var i = 0
+        var sign = 1.0
+        if i < scalars.count, scalars[i] == "-" || scalars[i] == "+" {
+            sign = scalars[i] == "-" ? -1 : 1
+            i += 1
+        }
+        if scalars.count - i == 1, scalars[i] == "0" { return 0 }
+        guard i < scalars.count else { return nil }
+        func isDigit(_ c: Unicode.Scalar) -> Bool { c.value >= 0x30 && c.value <= 0x39 }
+        var total = 0.0
+        while i < scalars.count {
+            var number = ""
+            var sawDigit = false
+            var sawDot = false
+            while i < scalars.count, isDigit(scalars[i]) || scalars[i] == "." {
+                if scalars[i] == "." {
+                    if sawDot { return nil }
+                    sawDot = true
+                } else {
+                    sawDigit = true
+                }
+                number.unicodeScalars.append(scalars[i])
+                i += 1
+            }
+            guard sawDigit else { return nil }
+            if number.hasPrefix(".") { number = "0" + number }
+            if number.hasSuffix(".") { number += "0" }
+            guard let value = Double(number) else { return nil }
+            var unit = ""
+            while i < scalars.count, !isDigit(scalars[i]), scalars[i] != "." {
+                unit.unicodeScalars.append(scalars[i])
+                i += 1
+            }
+            let multiplier: Double
+            switch unit {
+            case "ns": multiplier = 1e-9
+            case "us", "\u{00B5}s", "\u{03BC}s": multiplier = 1e-6
+            case "ms": multiplier = 1e-3
+            case "s": multiplier = 1
+            case "m": multiplier = 60
+            case "h": multiplier = 3600
+            default: return nil
+            }
+            total += value * multiplier
+        }
+        return sign * total
+    }
+
+    /// GoTrue's `PasswordRequiredCharacters.Decode`: sets separated by `:`, where `\:` stands for
+    /// a literal colon inside a set; empty sets are dropped.
+    static func requiredCharacters(_ value: String) -> [String] {
+        var parts = value.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        var i = 0
+        while i < parts.count - 1 {
+            if parts[i].hasSuffix("\\") {
+                parts[i] = String(parts[i].dropLast()) + ":" + parts[i + 1]
+                parts[i + 1] = ""
+            }
+            i += 1
+        }
+        return parts.filter { !$0.isEmpty }
+    }
+
+    /// GoTrue's OTP length rule: outside 6...10 falls back to 6.
+    static func otpLength(_ value: Int) -> Int { (6...10).contains(value) ? value : 6 }
+
+    /// GoTrue stores test OTP phones without `+` and spaces, as it stores users' phones.
+    static func normalizedTestPhone(_ phone: String) -> String {
+        var phone = Substring(phone)
+        if phone.hasPrefix("+") { phone = phone.dropFirst() }
+        return phone.filter { $0 != " " }
+    }
+}
+
+/// `GOTRUE_JWT_KEYS`: a JSON array of private JWKs of which exactly one has `sign` in its
+/// `key_ops` (reference §7.3). The emulator signs HS256 only, so only symmetric `oct` keys are
+/// accepted; RSA, EC and OKP keys are refused with a clear error rather than silently ignored.
+enum JWTKeys {
+    static func parse(_ text: String, setting: String) throws(EmulatorError) -> [JWTSettings.SigningKey] {
+        let json: JSON
+        do {
+            json = try JSON(parsing: text)
+        } catch {
+            throw EmulatorError("\(setting): not valid JSON (\(error))")
+        }
+        guard let array = json.arrayValue else { throw EmulatorError("\(setting): expected a JSON array of JWKs") }
+        var keys: [JWTSettings.SigningKey] = []
+        for (position, element) in array.enumerated() {
+            let which = "\(setting)[\(position)]"
+            guard let object = element.objectValue else { throw EmulatorError("\(which): expected a JWK object") }
+            guard let kty = object["kty"]?.stringValue else { throw EmulatorError("\(which): missing \"kty\"") }
+            guard kty == "oct" else {
+                throw EmulatorError("\(which): \"kty\": \"\(kty)\" keys are not supported; the emulator signs HS256 only (use \"kty\": \"oct\")")
+            }
+            if let alg = object["alg"], alg.stringValue != "HS256" {
+                throw EmulatorError("\(which): \"alg\" \(alg.stringValue.map { "\"\($0)\"" } ?? "value") is not supported; only HS256")
+            }
+            guard let k = object["k"]?.stringValue, !k.isEmpty else { throw EmulatorError("\(which): missing \"k\" (the base64url key)") }
+            let secret: [UInt8]
+            do {
+                secret = try Base64URL.decode(k)
+            } catch {
+                throw EmulatorError("\(which): \"k\" is not base64url (RFC 7518 §6.4.1): \(error)")
+            }
+            var kid = ""
+            if let value = object["kid"] {
+                guard let string = value.stringValue else { throw EmulatorError("\(which): \"kid\" must be a string") }
+                kid = string
+            }
+            var operations: [String] = []
+            if let value = object["key_ops"] {
+                guard let list = value.arrayValue, list.allSatisfy({ $0.stringValue != nil }) else {
+                    throw EmulatorError("\(which): \"key_ops\" must be an array of strings")
+                }
+                operations = list.compactMap(\.stringValue)
+            }
+            if keys.contains(where: { $0.kid == kid }) { throw EmulatorError("\(which): duplicate \"kid\" \"\(kid)\"") }
+            keys.append(JWTSettings.SigningKey(kid: kid, secret: secret, canSign: operations.contains("sign")))
+        }
+        // GoTrue's JwtKeysDecoder.Validate messages.
+        let signing = keys.filter(\.canSign).count
+        if !keys.isEmpty && signing == 0 { throw EmulatorError("\(setting): no signing key detected (one key needs \"key_ops\": [\"sign\", \"verify\"])") }
+        if signing > 1 { throw EmulatorError("\(setting): multiple signing keys detected, only 1 signing key is supported") }
+        return keys
+    }
+}
+
+/// Checks that hold across settings, run once every source (file, environment, flags) has been
+/// applied, so a later source can still settle what an earlier one set up.
+enum Validation {
+    static func check(_ config: Configuration) throws(EmulatorError) {
+        // GoTrue's ApplyDefaults refuses this combination.
+        if config.mailer.autoconfirm && config.mailer.allowUnverifiedEmailSignIns {
+            throw EmulatorError("GOTRUE_MAILER_ALLOW_UNVERIFIED_EMAIL_SIGN_INS: cannot be enabled together with GOTRUE_MAILER_AUTOCONFIRM (email confirmations off)")
+        }
+    }
+}
+
+extension Configuration {
+    /// Sets the JWT secret and re-derives the API keys that were derived from the old one;
+    /// keys given explicitly (a file's `anon_key`, `AUTH_EMULATOR_ANON_KEY`, `--anon-key`) stay.
+    mutating func setJWTSecret(_ secret: String) {
+        guard secret != jwt.secret else { return }
+        let old = APIKeys.standard(secret: jwt.secret)
+        jwt.secret = secret
+        guard apiKeys.anon == old.anon || apiKeys.serviceRole == old.serviceRole else { return }
+        let new = APIKeys.standard(secret: secret)
+        if apiKeys.anon == old.anon { apiKeys.anon = new.anon }
+        if apiKeys.serviceRole == old.serviceRole { apiKeys.serviceRole = new.serviceRole }
     }
 }
 
@@ -47,7 +405,8 @@ extension String {
         return String(s)
     }
 
-    /// Go's `envconfig` list syntax: comma-separated, entries trimmed, empty entries dropped.
+    /// Go's `envconfig` list syntax: comma-separated; entries are trimmed and empty entries
+    /// dropped, so `a, b,` is `["a", "b"]` and an empty value is an empty list.
     var commaSeparated: [String] {
         split(separator: ",").map { String($0).trimmingSpaces }.filter { !$0.isEmpty }
     }

@@ -9,6 +9,10 @@ import Darwin
 #endif
 import Dispatch
 
+/// Written only by `onTerminationSignal` before the handlers are installed, then only read, from
+/// the signal handler (which can capture nothing).
+nonisolated(unsafe) private var signalPipeWriteEnd: Int32 = -1
+
 enum Platform {
     static func environment() -> [String: String] {
         var result: [String: String] = [:]
@@ -60,15 +64,35 @@ enum Platform {
         }
     }
 
-    /// Delivers SIGINT and SIGTERM to `handler` on a Dispatch queue instead of killing the process,
-    /// so a shutdown can finish in-flight requests and close the database cleanly.
+    /// Delivers SIGINT and SIGTERM to `handler` instead of killing the process, so a shutdown can
+    /// finish in-flight requests and close the database cleanly. The C handler is installed before
+    /// this returns (a Dispatch signal source registers asynchronously, and a signal arriving in
+    /// that gap would be lost): it only writes the signal number to a pipe (async-signal-safe),
+    /// and a waiting thread calls `handler`.
     static func onTerminationSignal(_ handler: @escaping @Sendable (Int32) -> Void) -> [AnyObject] {
-        [SIGINT, SIGTERM].map { signalNumber in
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler { handler(signalNumber) }
-            source.resume()
-            return source as AnyObject
+        var fds: [Int32] = [-1, -1]
+        guard pipe(&fds) == 0 else { return [] }
+        signalPipeWriteEnd = fds[1]
+        let readEnd = fds[0]
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber) { received in
+                var byte = UInt8(truncatingIfNeeded: received)
+                _ = write(signalPipeWriteEnd, &byte, 1)
+            }
         }
+        DispatchQueue.global().async {
+            var byte: UInt8 = 0
+            while true {
+                let n = read(readEnd, &byte, 1)
+                if n == 1 {
+                    handler(Int32(byte))
+                } else if n < 0 && errno == EINTR {
+                    continue
+                } else {
+                    return
+                }
+            }
+        }
+        return []
     }
 }

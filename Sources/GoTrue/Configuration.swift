@@ -53,8 +53,9 @@ public struct JWTSettings: Sendable {
     public var expirySeconds: Int = 3600
     /// `GOTRUE_JWT_AUD`.
     public var audience: String = "authenticated"
-    /// `GOTRUE_JWT_ADMIN_ROLES`: token roles accepted by admin endpoints.
-    public var adminRoles: [String] = ["service_role", "supabase_admin"]
+    /// `GOTRUE_JWT_ADMIN_ROLES`: token roles accepted by admin endpoints (`supabase start` sets
+    /// `service_role` only; GoTrue's own default adds `supabase_admin`).
+    public var adminRoles: [String] = ["service_role"]
     /// `GOTRUE_JWT_ADMIN_GROUP_NAME`: the *user* role allowed to set app_metadata via PUT /user.
     public var adminGroupName: String = "admin"
     /// `GOTRUE_JWT_DEFAULT_GROUP_NAME`: the `role` given to new users.
@@ -146,8 +147,8 @@ public struct SMSSettings: Sendable {
     public var autoconfirm = true
     /// `GOTRUE_SMS_PROVIDER`.
     public var provider = ""
-    /// `GOTRUE_SMS_OTP_EXP` seconds.
-    public var otpExpirySeconds = 60
+    /// `GOTRUE_SMS_OTP_EXP` seconds (`supabase start` sets 6000; GoTrue's own default is 60).
+    public var otpExpirySeconds = 6000
     /// `GOTRUE_SMS_OTP_LENGTH` (6-10).
     public var otpLength = 6
     /// `GOTRUE_SMS_MAX_FREQUENCY` seconds (`supabase start`: `max_frequency = "5s"`).
@@ -215,11 +216,16 @@ public struct APIKeys: Sendable, Equatable {
         self.secret = secret
     }
 
+    /// The opaque keys `supabase start` prints for every local project.
+    public static let localPublishable = "sb_publishable_ACJWlzQHlZjBrEguHvfOxg_3BJgxAaH"
+    public static let localSecret = "sb_secret_N7UND0UgjKTVK-Uodkm0Hg_xSvEMPvz"
+
     public static func standard(secret: String) -> APIKeys {
         func key(_ role: String) -> String {
             let claims: JSONObject = ["iss": "supabase-demo", "role": .string(role), "exp": 1_983_812_996]
             return JWTSigner.sign(claims: claims, key: JWTKey(kid: nil, secret: Array(secret.utf8)))
         }
-        return APIKeys(anon: key("anon"), serviceRole: key("service_role"))
+        return APIKeys(anon: key("anon"), serviceRole: key("service_role"),
+                       publishable: APIKeys.localPublishable, secret: APIKeys.localSecret)
     }
 }

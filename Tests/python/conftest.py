@@ -8,6 +8,8 @@ import os
 import re
 import signal
 import subprocess
+import tempfile
+import threading
 import time
 
 import pytest
@@ -25,10 +27,13 @@ SERVICE_ROLE_KEY = (
 
 class Server:
     def __init__(self, args, env=None):
+        # A file, not a pipe: a server that logs a lot must never block on a full pipe that
+        # nobody reads.
+        self._stderr = tempfile.TemporaryFile(mode="w+")
         self.process = subprocess.Popen(
             [BIN, "serve", "--host", "127.0.0.1", "--port", "0", *args],
             stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stderr=self._stderr,
             text=True,
             env={**os.environ, **(env or {})},
         )
@@ -36,10 +41,30 @@ class Server:
         match = re.fullmatch(r"listening on (http://127\.0\.0\.1:(\d+))\n", first)
         if not match:
             self.process.kill()
-            raise AssertionError(f"unexpected first line {first!r}; stderr: {self.process.stderr.read()}")
+            self.process.wait(timeout=5)
+            raise AssertionError(f"unexpected first line {first!r}; stderr: {self.stderr_text()}")
         self.url = match.group(1)
         self.port = int(match.group(2))
-        self.banner = [self.process.stdout.readline().rstrip("\n") for _ in range(4)]
+        # The banner ends with the database line; keys are labelled "<name>: <value>".
+        self.banner = []
+        for _ in range(10):
+            line = self.process.stdout.readline().rstrip("\n")
+            self.banner.append(line)
+            if line.startswith("database:"):
+                break
+        self.info = {k.strip(): v.strip() for k, _, v in (line.partition(":") for line in self.banner)}
+        # Later stdout lines (if any) are drained for the same reason as stderr.
+        self.output = []
+        self._drain = threading.Thread(target=self._read_rest, daemon=True)
+        self._drain.start()
+
+    def _read_rest(self):
+        for line in self.process.stdout:
+            self.output.append(line)
+
+    def stderr_text(self):
+        self._stderr.seek(0)
+        return self._stderr.read()
 
     def stop(self, sig=signal.SIGTERM, timeout=10):
         """Stops the server by PID; returns its exit status."""
@@ -51,8 +76,9 @@ class Server:
                 self.process.kill()
                 self.process.wait(timeout=5)
                 raise AssertionError("server did not stop within the timeout")
+        self._drain.join(timeout=5)
         self.process.stdout.close()
-        self.process.stderr.close()
+        self._stderr.close()
         return self.process.returncode
 
 
@@ -73,3 +99,40 @@ def start_server():
 @pytest.fixture
 def server(start_server):
     return start_server("--db", ":memory:")
+
+
+# Settings every real-client test starts from: cheap password hashing keeps the suite fast (stored
+# hashes are self-describing, so the cost does not change behaviour).
+FAST_HASHING = {"AUTH_EMULATOR_PASSWORD_ITERATIONS": "1000"}
+
+
+@pytest.fixture
+def start_auth(start_server):
+    """Starts an emulator with GOTRUE_* settings; `db` is `:memory:` unless a file is given."""
+
+    def start(db=":memory:", **env):
+        return start_server("--db", str(db), env={**FAST_HASHING, **env})
+
+    return start
+
+
+@pytest.fixture
+def make_client():
+    """Builds supabase-auth clients pointed at a server's gateway prefix; closes them afterwards."""
+    from supabase_auth import SyncGoTrueClient
+
+    clients = []
+
+    def make(server, persist_session=True):
+        client = SyncGoTrueClient(
+            url=f"{server.url}/auth/v1",
+            headers={"apikey": ANON_KEY},
+            auto_refresh_token=False,
+            persist_session=persist_session,
+        )
+        clients.append(client)
+        return client
+
+    yield make
+    for client in clients:
+        client.close()

@@ -13,7 +13,10 @@ def test_banner_prints_keys_and_database(server):
     assert server.banner[0] == f"auth url:         {server.url}/auth/v1"
     assert server.banner[1] == f"anon key:         {ANON_KEY}"
     assert server.banner[2] == f"service_role key: {SERVICE_ROLE_KEY}"
-    assert server.banner[3] == "database:         :memory:"
+    # supabase start's opaque keys are accepted by default too.
+    assert server.info["publishable key"] == "sb_publishable_ACJWlzQHlZjBrEguHvfOxg_3BJgxAaH"
+    assert server.info["secret key"] == "sb_secret_N7UND0UgjKTVK-Uodkm0Hg_xSvEMPvz"
+    assert server.banner[-1] == "database:         :memory:"
 
 
 def test_health_at_root_and_behind_gateway_prefix(server):
@@ -75,7 +78,7 @@ def test_sigterm_and_sigint_stop_cleanly_and_keep_the_database(start_server, tmp
     db = tmp_path / "nested" / "auth.db"
     for sig in (signal.SIGTERM, signal.SIGINT):
         server = start_server("--db", str(db))
-        assert server.banner[3] == f"database:         {db}"
+        assert server.banner[-1] == f"database:         {db}"
         with httpx.Client(timeout=5) as client:
             assert client.get(f"{server.url}/health").status_code == 200
         started = time.monotonic()
@@ -114,3 +117,11 @@ def test_usage_errors_exit_64():
     help_result = subprocess.run([BIN, "serve", "--help"], capture_output=True, text=True, timeout=10)
     assert help_result.returncode == 0
     assert "USAGE: auth-emulator serve" in help_result.stdout
+
+
+def test_signal_right_after_start_is_never_lost(start_server):
+    # The handler must be in place before the first line is printed: a SIGTERM sent the moment
+    # the port is known has to stop the server cleanly (it once could be dropped).
+    for sig in (signal.SIGTERM, signal.SIGINT) * 15:
+        server = start_server("--db", ":memory:")
+        assert server.stop(sig, timeout=5) == 0

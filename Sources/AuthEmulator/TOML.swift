@@ -1,0 +1,698 @@
+/// A small TOML reader (TOML v1.0.0, https://toml.io/en/v1.0.0), enough for the Supabase CLI's
+/// `supabase/config.toml`: tables and arrays of tables, bare/quoted/dotted keys, basic and literal
+/// strings (single- and multi-line), integers (decimal, hex, octal, binary, `_` separators),
+/// floats, booleans, arrays, inline tables and comments. Dates and times are kept as written
+/// (no configuration key the emulator reads is one). Two TOML 1.1 relaxations are accepted:
+/// newlines and a trailing comma inside inline tables.
+///
+/// Errors carry the line number (`config.toml:12: expected '=' after the key`), because the
+/// person reading them fixes the file in an editor.
+enum TOML {
+    static func parse(_ text: String, file: String = "config.toml") throws(TOMLError) -> TOMLTable {
+        try parse(Array(text.utf8), file: file)
+    }
+
+    static func parse(_ bytes: [UInt8], file: String = "config.toml") throws(TOMLError) -> TOMLTable {
+        // TOML documents must be valid UTF-8 (spec: "A TOML file must be a valid UTF-8 encoded
+        // Unicode document").
+        guard String(validating: bytes, as: UTF8.self) != nil else {
+            throw TOMLError(file: file, line: 1, message: "the file is not valid UTF-8")
+        }
+        var parser = TOMLParser(bytes: bytes, file: file)
+        return try parser.parseDocument()
+    }
+}
+
+struct TOMLError: Error, Sendable, Equatable, CustomStringConvertible {
+    let file: String
+    let line: Int
+    let message: String
+    var description: String { "\(file):\(line): \(message)" }
+}
+
+indirect enum TOMLValue: Sendable, Equatable {
+    case string(String)
+    case integer(Int64)
+    case float(Double)
+    case boolean(Bool)
+    /// An offset/local date-time, date or time, as written.
+    case datetime(String)
+    case array([TOMLValue])
+    case table(TOMLTable)
+
+    /// What the value is, for error messages ("expected a boolean, found a string").
+    var kindName: String {
+        switch self {
+        case .string: "a string"
+        case .integer: "an integer"
+        case .float: "a float"
+        case .boolean: "a boolean"
+        case .datetime: "a date-time"
+        case .array: "an array"
+        case .table: "a table"
+        }
+    }
+}
+
+/// A TOML table: keys in the order they were written, each with the line that defined it.
+struct TOMLTable: Sendable, Equatable {
+    struct Entry: Sendable, Equatable {
+        var value: TOMLValue
+        var line: Int
+        /// Created by `[[name]]`: more tables may be appended to it by later headers.
+        var isArrayOfTables = false
+    }
+
+    /// How a table came to exist; decides which later definitions are duplicates (TOML v1.0.0
+    /// "Table" section: a table may be defined once, by a header, by dotted keys, or inline).
+    enum Origin: Sendable, Equatable {
+        /// Only mentioned as a prefix of a header (`[a.b]` creates `a`); may still get a header.
+        case implicit
+        /// Defined by a `[header]`.
+        case header
+        /// Created by a dotted key (`a.b = 1` creates `a`); later dotted keys may extend it.
+        case dotted
+        /// An inline table `{ ... }`: complete and closed to additions.
+        case inline
+    }
+
+    private(set) var keys: [String] = []
+    private var entries: [String: Entry] = [:]
+    var origin: Origin = .implicit
+
+    init(origin: Origin = .implicit) { self.origin = origin }
+
+    subscript(key: String) -> TOMLValue? { entries[key]?.value }
+
+    /// The line where `key` was defined in this table.
+    func line(of key: String) -> Int? { entries[key]?.line }
+
+    var isEmpty: Bool { keys.isEmpty }
+
+    fileprivate func entry(_ key: String) -> Entry? { entries[key] }
+
+    fileprivate mutating func set(_ key: String, _ entry: Entry) {
+        if entries.updateValue(entry, forKey: key) == nil { keys.append(key) }
+    }
+
+    fileprivate mutating func modifyEntry<R>(_ key: String, _ body: (inout Entry) throws(TOMLError) -> R) throws(TOMLError) -> R {
+        var entry = entries.removeValue(forKey: key)!
+        defer { entries[key] = entry }
+        return try body(&entry)
+    }
+
+    static func == (lhs: TOMLTable, rhs: TOMLTable) -> Bool {
+        // Equality is structural (values by key), independent of lines and origins.
+        guard lhs.keys.count == rhs.keys.count else { return false }
+        for key in lhs.keys where lhs[key] != rhs[key] { return false }
+        return true
+    }
+}
+
+private extension UInt8 {
+    static let quote = UInt8(ascii: "\""), apostrophe = UInt8(ascii: "'"), backslash = UInt8(ascii: "\\")
+    static let hash = UInt8(ascii: "#"), equals = UInt8(ascii: "="), dot = UInt8(ascii: "."), comma = UInt8(ascii: ",")
+    static let openBracket = UInt8(ascii: "["), closeBracket = UInt8(ascii: "]")
+    static let openBrace = UInt8(ascii: "{"), closeBrace = UInt8(ascii: "}")
+    static let newline = UInt8(ascii: "\n"), carriageReturn = UInt8(ascii: "\r")
+    static let space = UInt8(ascii: " "), tab = UInt8(ascii: "\t"), underscore = UInt8(ascii: "_")
+
+    var isDigit: Bool { self >= 0x30 && self <= 0x39 }
+    var isHexDigit: Bool { isDigit || (self >= 0x41 && self <= 0x46) || (self >= 0x61 && self <= 0x66) }
+    var isLetter: Bool { (self >= 0x41 && self <= 0x5A) || (self >= 0x61 && self <= 0x7A) }
+    /// TOML v1.0.0 "Keys": bare keys are `A-Za-z0-9_-`.
+    var isBareKeyByte: Bool { isLetter || isDigit || self == .underscore || self == UInt8(ascii: "-") }
+    /// Bytes that may appear in an unquoted scalar (numbers, booleans, dates and times).
+    var isScalarByte: Bool {
+        isLetter || isDigit || self == .underscore || self == UInt8(ascii: "-") || self == UInt8(ascii: "+")
+            || self == .dot || self == UInt8(ascii: ":")
+    }
+}
+
+private struct TOMLParser {
+    let bytes: [UInt8]
+    let file: String
+    var index = 0
+    var line = 1
+
+    init(bytes: [UInt8], file: String) {
+        self.bytes = bytes
+        self.file = file
+    }
+
+    // MARK: Document
+
+    mutating func parseDocument() throws(TOMLError) -> TOMLTable {
+        var root = TOMLTable(origin: .header)
+        var current: [String] = []  // the table the following key/values go into
+        while true {
+            skipSpaces()
+            guard let byte = peek() else { break }
+            switch byte {
+            case .hash:
+                skipComment()
+            case .newline, .carriageReturn:
+                try consumeNewline()
+            case .openBracket:
+                current = try parseHeader(into: &root)
+                try expectEndOfLine(after: "the table header")
+            default:
+                let keyLine = line
+                let path = try parseKey()
+                skipSpaces()
+                guard peek() == .equals else { throw error("expected '=' after the key '\(path.joined(separator: "."))'") }
+                index += 1
+                skipSpaces()
+                let value = try parseValue()
+                try insert(value, at: path, line: keyLine, under: current, in: &root)
+                try expectEndOfLine(after: "the value of '\(path.joined(separator: "."))'")
+            }
+        }
+        return root
+    }
+
+    /// `[a.b]` or `[[a.b]]`; returns the path that later key/values are relative to.
+    mutating func parseHeader(into root: inout TOMLTable) throws(TOMLError) -> [String] {
+        let headerLine = line
+        index += 1  // [
+        let isArray = peek() == .openBracket
+        if isArray { index += 1 }
+        skipSpaces()
+        let path = try parseKey()
+        skipSpaces()
+        guard peek() == .closeBracket else { throw error("expected ']' to close the table header") }
+        index += 1
+        if isArray {
+            guard peek() == .closeBracket else { throw error("expected ']]' to close the array-of-tables header") }
+            index += 1
+        }
+        let name = path.joined(separator: ".")
+        let parentPath = Array(path.dropLast())
+        let last = path[path.count - 1]
+        try Self.descend(&root, through: parentPath[...], creating: .implicit, file: file, line: headerLine, mode: .header) { (table: inout TOMLTable) throws(TOMLError) in
+            if let existing = table.entry(last) {
+                if isArray {
+                    guard existing.isArrayOfTables, case .array(var tables) = existing.value else {
+                        throw TOMLError(file: file, line: headerLine, message: "[[\(name)]] conflicts with '\(name)' defined on line \(existing.line)")
+                    }
+                    tables.append(.table(TOMLTable(origin: .header)))
+                    table.set(last, TOMLTable.Entry(value: .array(tables), line: existing.line, isArrayOfTables: true))
+                    return
+                }
+                guard case .table(var sub) = existing.value, !existing.isArrayOfTables else {
+                    throw TOMLError(file: file, line: headerLine, message: "table [\(name)] conflicts with the key '\(name)' defined on line \(existing.line)")
+                }
+                guard sub.origin == .implicit else {
+                    throw TOMLError(file: file, line: headerLine, message: "table [\(name)] is defined twice (first on line \(existing.line))")
+                }
+                sub.origin = .header
+                table.set(last, TOMLTable.Entry(value: .table(sub), line: headerLine))
+            } else if isArray {
+                table.set(last, TOMLTable.Entry(value: .array([.table(TOMLTable(origin: .header))]), line: headerLine, isArrayOfTables: true))
+            } else {
+                table.set(last, TOMLTable.Entry(value: .table(TOMLTable(origin: .header)), line: headerLine))
+            }
+        }
+        return path
+    }
+
+    enum DescendMode { case header, dottedKey }
+
+    /// Walks (creating missing tables) down `path` and runs `body` on the table found there.
+    /// Arrays of tables are entered at their last element, as TOML specifies for headers.
+    static func descend(
+        _ table: inout TOMLTable, through path: ArraySlice<String>, creating origin: TOMLTable.Origin,
+        file: String, line: Int, mode: DescendMode, _ body: (inout TOMLTable) throws(TOMLError) -> Void
+    ) throws(TOMLError) {
+        guard let key = path.first else { return try body(&table) }
+        let rest = path.dropFirst()
+        guard let existing = table.entry(key) else {
+            var sub = TOMLTable(origin: origin)
+            try descend(&sub, through: rest, creating: origin, file: file, line: line, mode: mode, body)
+            table.set(key, TOMLTable.Entry(value: .table(sub), line: line))
+            return
+        }
+        switch existing.value {
+        case .table(let sub):
+            if sub.origin == .inline {
+                throw TOMLError(file: file, line: line, message: "'\(key)' is an inline table (line \(existing.line)) and cannot be extended")
+            }
+            // Dotted keys may only extend tables that dotted keys created (TOML v1.0.0 "Table").
+            if mode == .dottedKey && sub.origin != .dotted {
+                throw TOMLError(file: file, line: line, message: "the dotted key cannot add to the table '\(key)' defined on line \(existing.line)")
+            }
+            try table.modifyEntry(key) { (entry: inout TOMLTable.Entry) throws(TOMLError) in
+                guard case .table(var sub) = entry.value else { return }
+                entry.value = .string("")  // drop the reference so `sub` is mutated in place
+                defer { entry.value = .table(sub) }
+                try descend(&sub, through: rest, creating: origin, file: file, line: line, mode: mode, body)
+            }
+        case .array(var elements) where existing.isArrayOfTables && mode == .header:
+            guard case .table(var sub) = elements[elements.count - 1] else { return }
+            try descend(&sub, through: rest, creating: origin, file: file, line: line, mode: mode, body)
+            elements[elements.count - 1] = .table(sub)
+            table.set(key, TOMLTable.Entry(value: .array(elements), line: existing.line, isArrayOfTables: true))
+        default:
+            throw TOMLError(file: file, line: line, message: "'\(key)' is already \(existing.value.kindName) (line \(existing.line)), not a table")
+        }
+    }
+
+    /// Inserts `key.path = value` into the table at `base`.
+    mutating func insert(_ value: TOMLValue, at path: [String], line: Int, under base: [String], in root: inout TOMLTable) throws(TOMLError) {
+        let file = self.file
+        try Self.descend(&root, through: base[...], creating: .implicit, file: file, line: line, mode: .header) { (table: inout TOMLTable) throws(TOMLError) in
+            try Self.insert(value, at: path[...], line: line, into: &table, file: file)
+        }
+    }
+
+    static func insert(_ value: TOMLValue, at path: ArraySlice<String>, line: Int, into table: inout TOMLTable, file: String) throws(TOMLError) {
+        let last = path[path.endIndex - 1]
+        try descend(&table, through: path.dropLast(), creating: .dotted, file: file, line: line, mode: .dottedKey) { (target: inout TOMLTable) throws(TOMLError) in
+            if let existing = target.entry(last) {
+                throw TOMLError(file: file, line: line, message: "duplicate key '\(path.joined(separator: "."))' (first defined on line \(existing.line))")
+            }
+            target.set(last, TOMLTable.Entry(value: value, line: line))
+        }
+    }
+
+    // MARK: Keys
+
+    /// A key: simple keys joined by dots, with optional spaces around the dots.
+    mutating func parseKey() throws(TOMLError) -> [String] {
+        var parts: [String] = []
+        while true {
+            skipSpaces()
+            parts.append(try parseSimpleKey())
+            skipSpaces()
+            guard peek() == .dot else { return parts }
+            index += 1
+        }
+    }
+
+    mutating func parseSimpleKey() throws(TOMLError) -> String {
+        switch peek() {
+        case .quote:
+            if peek(1) == .quote && peek(2) == .quote { throw error("a key cannot be a multi-line string") }
+            return try parseBasicString()
+        case .apostrophe:
+            if peek(1) == .apostrophe && peek(2) == .apostrophe { throw error("a key cannot be a multi-line string") }
+            return try parseLiteralString()
+        default:
+            let start = index
+            while let byte = peek(), byte.isBareKeyByte { index += 1 }
+            guard index > start else {
+                if let byte = peek(), byte != .newline, byte != .carriageReturn {
+                    throw error("expected a key, found '\(Self.describe(byte))'")
+                }
+                throw error("expected a key")
+            }
+            return String(decoding: bytes[start..<index], as: UTF8.self)
+        }
+    }
+
+    // MARK: Values
+
+    mutating func parseValue() throws(TOMLError) -> TOMLValue {
+        guard let byte = peek() else { throw error("expected a value") }
+        switch byte {
+        case .quote:
+            if peek(1) == .quote && peek(2) == .quote { return .string(try parseMultilineBasicString()) }
+            return .string(try parseBasicString())
+        case .apostrophe:
+            if peek(1) == .apostrophe && peek(2) == .apostrophe { return .string(try parseMultilineLiteralString()) }
+            return .string(try parseLiteralString())
+        case .openBracket:
+            return try parseArray()
+        case .openBrace:
+            return try parseInlineTable()
+        case .newline, .carriageReturn, .hash:
+            throw error("expected a value")
+        default:
+            return try parseScalar()
+        }
+    }
+
+    mutating func parseArray() throws(TOMLError) -> TOMLValue {
+        let startLine = line
+        index += 1  // [
+        var elements: [TOMLValue] = []
+        while true {
+            try skipSpacesCommentsAndNewlines()
+            guard let byte = peek() else { throw TOMLError(file: file, line: startLine, message: "unterminated array (missing ']')") }
+            if byte == .closeBracket {
+                index += 1
+                return .array(elements)
+            }
+            elements.append(try parseValue())
+            try skipSpacesCommentsAndNewlines()
+            switch peek() {
+            case .comma: index += 1
+            case .closeBracket:
+                index += 1
+                return .array(elements)
+            case nil: throw TOMLError(file: file, line: startLine, message: "unterminated array (missing ']')")
+            default: throw error("expected ',' or ']' in the array")
+            }
+        }
+    }
+
+    mutating func parseInlineTable() throws(TOMLError) -> TOMLValue {
+        let startLine = line
+        index += 1  // {
+        var table = TOMLTable(origin: .inline)
+        while true {
+            try skipSpacesCommentsAndNewlines()
+            guard let byte = peek() else { throw TOMLError(file: file, line: startLine, message: "unterminated inline table (missing '}')") }
+            if byte == .closeBrace {
+                index += 1
+                return .table(Self.closed(table))
+            }
+            let keyLine = line
+            let path = try parseKey()
+            skipSpaces()
+            guard peek() == .equals else { throw error("expected '=' after the key '\(path.joined(separator: "."))'") }
+            index += 1
+            skipSpaces()
+            let value = try parseValue()
+            try Self.insert(value, at: path[...], line: keyLine, into: &table, file: file)
+            try skipSpacesCommentsAndNewlines()
+            switch peek() {
+            case .comma: index += 1
+            case .closeBrace:
+                index += 1
+                return .table(Self.closed(table))
+            case nil: throw TOMLError(file: file, line: startLine, message: "unterminated inline table (missing '}')")
+            default: throw error("expected ',' or '}' in the inline table")
+            }
+        }
+    }
+
+    /// Marks an inline table and the tables its dotted keys created as complete.
+    static func closed(_ table: TOMLTable) -> TOMLTable {
+        var result = TOMLTable(origin: .inline)
+        for key in table.keys {
+            guard var entry = table.entry(key) else { continue }
+            if case .table(let sub) = entry.value { entry.value = .table(closed(sub)) }
+            result.set(key, entry)
+        }
+        return result
+    }
+
+    /// Booleans, numbers and dates: an unquoted run of scalar bytes.
+    mutating func parseScalar() throws(TOMLError) -> TOMLValue {
+        let start = index
+        while let byte = peek(), byte.isScalarByte { index += 1 }
+        // A local date followed by a space and a time is one date-time (TOML v1.0.0 "Offset
+        // Date-Time": "you may replace the T delimiter ... with a space").
+        if index - start == 10, bytes[start + 4] == UInt8(ascii: "-"), peek() == .space,
+           let a = peek(1), let b = peek(2), a.isDigit, b.isDigit, peek(3) == UInt8(ascii: ":") {
+            index += 1
+            while let byte = peek(), byte.isScalarByte { index += 1 }
+        }
+        guard index > start else {
+            throw error("expected a value, found '\(Self.describe(bytes[start]))' (strings need quotes)")
+        }
+        let token = String(decoding: bytes[start..<index], as: UTF8.self)
+        switch token {
+        case "true": return .boolean(true)
+        case "false": return .boolean(false)
+        case "inf", "+inf": return .float(.infinity)
+        case "-inf": return .float(-.infinity)
+        case "nan", "+nan", "-nan": return .float(.nan)
+        default: break
+        }
+        let scalar = Array(bytes[start..<index])
+        if Self.looksLikeDateTime(scalar) { return .datetime(token) }
+        if let integer = try integerValue(scalar, token: token) { return .integer(integer) }
+        if let float = Self.floatValue(scalar) { return .float(float) }
+        throw error("'\(token)' is not a valid value (strings need quotes)")
+    }
+
+    static func looksLikeDateTime(_ s: [UInt8]) -> Bool {
+        // 1979-05-27..., or 07:32:00...
+        if s.count >= 10, s[0...3].allSatisfy(\.isDigit), s[4] == UInt8(ascii: "-") { return true }
+        if s.count >= 8, s[0].isDigit, s[1].isDigit, s[2] == UInt8(ascii: ":") { return true }
+        return false
+    }
+
+    /// Digits with single underscores between them (TOML v1.0.0 "Integer").
+    static func validDigits(_ s: ArraySlice<UInt8>, _ isDigit: (UInt8) -> Bool) -> Bool {
+        guard let first = s.first, let last = s.last, isDigit(first), isDigit(last) else { return false }
+        var previousUnderscore = false
+        for byte in s {
+            if byte == .underscore {
+                if previousUnderscore { return false }
+                previousUnderscore = true
+            } else {
+                guard isDigit(byte) else { return false }
+                previousUnderscore = false
+            }
+        }
+        return true
+    }
+
+    func integerValue(_ s: [UInt8], token: String) throws(TOMLError) -> Int64? {
+        var body = s[...]
+        var negative = false
+        var radix: Int64 = 10
+        if s.count > 2, s[0] == UInt8(ascii: "0"), [UInt8(ascii: "x"), UInt8(ascii: "o"), UInt8(ascii: "b")].contains(s[1]) {
+            radix = s[1] == UInt8(ascii: "x") ? 16 : s[1] == UInt8(ascii: "o") ? 8 : 2
+            body = s[2...]
+            let valid: (UInt8) -> Bool = switch radix {
+            case 16: { $0.isHexDigit }
+            case 8: { $0 >= 0x30 && $0 <= 0x37 }
+            default: { $0 == 0x30 || $0 == 0x31 }
+            }
+            guard Self.validDigits(body, valid) else { throw error("'\(token)' is not a valid integer") }
+        } else {
+            if let sign = body.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
+                negative = sign == UInt8(ascii: "-")
+                body = body.dropFirst()
+            }
+            guard Self.validDigits(body, \.isDigit) else { return nil }
+            // Leading zeros are not allowed (TOML v1.0.0 "Integer").
+            if body.count > 1, body.first == UInt8(ascii: "0") { throw error("'\(token)' is not a valid integer (leading zero)") }
+        }
+        var value: Int64 = 0
+        for byte in body where byte != .underscore {
+            let digit: Int64 = byte.isDigit ? Int64(byte - 0x30) : Int64((byte | 0x20) - 0x61 + 10)
+            let (shifted, overflow1) = value.multipliedReportingOverflow(by: radix)
+            let (next, overflow2) = negative ? shifted.subtractingReportingOverflow(digit) : shifted.addingReportingOverflow(digit)
+            guard !overflow1, !overflow2 else { throw error("the integer '\(token)' is out of range") }
+            value = next
+        }
+        return value
+    }
+
+    static func floatValue(_ s: [UInt8]) -> Double? {
+        // [+-] int-part ( . digits )? ( [eE] [+-] digits )?, with the TOML underscore rule.
+        var body = s[...]
+        if let sign = body.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") { body = body.dropFirst() }
+        let exponentIndex = body.firstIndex { $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }
+        let mantissa = exponentIndex.map { body[..<$0] } ?? body
+        let dotIndex = mantissa.firstIndex(of: .dot)
+        let integerPart = dotIndex.map { mantissa[..<$0] } ?? mantissa
+        guard validDigits(integerPart, \.isDigit) else { return nil }
+        if integerPart.count > 1, integerPart.first == UInt8(ascii: "0") { return nil }
+        if let dotIndex { guard validDigits(mantissa[(dotIndex + 1)...], \.isDigit) else { return nil } }
+        if let exponentIndex {
+            var exponent = body[(exponentIndex + 1)...]
+            if let sign = exponent.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") { exponent = exponent.dropFirst() }
+            guard validDigits(exponent, \.isDigit) else { return nil }
+        }
+        guard dotIndex != nil || exponentIndex != nil else { return nil }
+        return Double(String(decoding: s.filter { $0 != .underscore }, as: UTF8.self))
+    }
+
+    // MARK: Strings
+
+    mutating func parseBasicString() throws(TOMLError) -> String {
+        index += 1  // "
+        var out: [UInt8] = []
+        while true {
+            guard let byte = peek() else { throw error("unterminated string (missing '\"')") }
+            switch byte {
+            case .quote:
+                index += 1
+                return String(decoding: out, as: UTF8.self)
+            case .newline, .carriageReturn:
+                throw error("unterminated string (a \"...\" string cannot span lines; use \"\"\"...\"\"\")")
+            case .backslash:
+                try parseEscape(into: &out)
+            default:
+                try checkControl(byte)
+                out.append(byte)
+                index += 1
+            }
+        }
+    }
+
+    mutating func parseMultilineBasicString() throws(TOMLError) -> String {
+        let startLine = line
+        index += 3
+        try trimLeadingNewline()
+        var out: [UInt8] = []
+        while true {
+            guard let byte = peek() else { throw TOMLError(file: file, line: startLine, message: "unterminated multi-line string (missing '\"\"\"')") }
+            if byte == .quote, peek(1) == .quote, peek(2) == .quote {
+                // Up to two quotes may directly precede the closing delimiter.
+                var extra = 0
+                while extra < 2, peek(3 + extra) == .quote { extra += 1 }
+                out.append(contentsOf: repeatElement(.quote, count: extra))
+                index += 3 + extra
+                return String(decoding: out, as: UTF8.self)
+            }
+            switch byte {
+            case .backslash:
+                // A line-ending backslash trims the newline and following whitespace.
+                var look = 1
+                while let next = peek(look), next == .space || next == .tab { look += 1 }
+                if let next = peek(look), next == .newline || (next == .carriageReturn && peek(look + 1) == .newline) {
+                    index += look
+                    while let next = peek(), next == .space || next == .tab || next == .newline || next == .carriageReturn {
+                        if next == .space || next == .tab { index += 1 } else { try consumeNewline() }
+                    }
+                } else {
+                    try parseEscape(into: &out)
+                }
+            case .newline, .carriageReturn:
+                try consumeNewline()
+                out.append(.newline)
+            default:
+                try checkControl(byte)
+                out.append(byte)
+                index += 1
+            }
+        }
+    }
+
+    mutating func parseLiteralString() throws(TOMLError) -> String {
+        index += 1  // '
+        let start = index
+        while true {
+            guard let byte = peek() else { throw error("unterminated literal string (missing \"'\")") }
+            if byte == .apostrophe { break }
+            if byte == .newline || byte == .carriageReturn { throw error("unterminated literal string (a '...' string cannot span lines)") }
+            try checkControl(byte)
+            index += 1
+        }
+        let text = String(decoding: bytes[start..<index], as: UTF8.self)
+        index += 1
+        return text
+    }
+
+    mutating func parseMultilineLiteralString() throws(TOMLError) -> String {
+        let startLine = line
+        index += 3
+        try trimLeadingNewline()
+        var out: [UInt8] = []
+        while true {
+            guard let byte = peek() else { throw TOMLError(file: file, line: startLine, message: "unterminated multi-line literal string (missing \"'''\")") }
+            if byte == .apostrophe, peek(1) == .apostrophe, peek(2) == .apostrophe {
+                var extra = 0
+                while extra < 2, peek(3 + extra) == .apostrophe { extra += 1 }
+                out.append(contentsOf: repeatElement(.apostrophe, count: extra))
+                index += 3 + extra
+                return String(decoding: out, as: UTF8.self)
+            }
+            if byte == .newline || byte == .carriageReturn {
+                try consumeNewline()
+                out.append(.newline)
+            } else {
+                try checkControl(byte)
+                out.append(byte)
+                index += 1
+            }
+        }
+    }
+
+    /// "A newline immediately following the opening delimiter will be trimmed."
+    mutating func trimLeadingNewline() throws(TOMLError) {
+        if peek() == .newline || (peek() == .carriageReturn && peek(1) == .newline) { try consumeNewline() }
+    }
+
+    /// TOML v1.0.0 "String": \b \t \n \f \r \" \\ \uXXXX \UXXXXXXXX; anything else is an error.
+    mutating func parseEscape(into out: inout [UInt8]) throws(TOMLError) {
+        index += 1  // backslash
+        guard let code = peek() else { throw error("unterminated string") }
+        index += 1
+        switch code {
+        case UInt8(ascii: "b"): out.append(0x08)
+        case UInt8(ascii: "t"): out.append(0x09)
+        case UInt8(ascii: "n"): out.append(0x0A)
+        case UInt8(ascii: "f"): out.append(0x0C)
+        case UInt8(ascii: "r"): out.append(0x0D)
+        case UInt8(ascii: "e"): out.append(0x1B)  // TOML 1.1
+        case .quote: out.append(.quote)
+        case .backslash: out.append(.backslash)
+        case UInt8(ascii: "u"), UInt8(ascii: "U"):
+            let count = code == UInt8(ascii: "u") ? 4 : 8
+            var scalar: UInt32 = 0
+            for _ in 0..<count {
+                guard let digit = peek(), digit.isHexDigit else { throw error("\\\(Character(Unicode.Scalar(code))) needs \(count) hexadecimal digits") }
+                scalar = scalar << 4 | UInt32(digit.isDigit ? digit - 0x30 : (digit | 0x20) - 0x61 + 10)
+                index += 1
+            }
+            guard let unicode = Unicode.Scalar(scalar) else { throw error("\\\(Character(Unicode.Scalar(code))) escape is not a Unicode scalar value") }
+            out.append(contentsOf: Array(String(Character(unicode)).utf8))
+        default:
+            throw error("invalid escape sequence '\\\(Self.describe(code))'")
+        }
+    }
+
+    func checkControl(_ byte: UInt8) throws(TOMLError) {
+        if (byte < 0x20 && byte != .tab) || byte == 0x7F {
+            throw error("control character U+\(String(byte, radix: 16, uppercase: true)) must be escaped")
+        }
+    }
+
+    // MARK: Whitespace, comments, lines
+
+    func peek(_ offset: Int = 0) -> UInt8? {
+        index + offset < bytes.count ? bytes[index + offset] : nil
+    }
+
+    mutating func skipSpaces() {
+        while let byte = peek(), byte == .space || byte == .tab { index += 1 }
+    }
+
+    mutating func skipComment() {
+        while let byte = peek(), byte != .newline, byte != .carriageReturn { index += 1 }
+    }
+
+    mutating func consumeNewline() throws(TOMLError) {
+        if peek() == .carriageReturn {
+            guard peek(1) == .newline else { throw error("a carriage return must be followed by a line feed") }
+            index += 1
+        }
+        index += 1
+        line += 1
+    }
+
+    mutating func skipSpacesCommentsAndNewlines() throws(TOMLError) {
+        while let byte = peek() {
+            switch byte {
+            case .space, .tab: index += 1
+            case .hash: skipComment()
+            case .newline, .carriageReturn: try consumeNewline()
+            default: return
+            }
+        }
+    }
+
+    mutating func expectEndOfLine(after what: String) throws(TOMLError) {
+        skipSpaces()
+        if peek() == .hash { skipComment() }
+        guard let byte = peek() else { return }
+        guard byte == .newline || byte == .carriageReturn else {
+            throw error("expected a new line after \(what), found '\(Self.describe(byte))'")
+        }
+        try consumeNewline()
+    }
+
+    func error(_ message: String) -> TOMLError { TOMLError(file: file, line: line, message: message) }
+
+    static func describe(_ byte: UInt8) -> String {
+        byte >= 0x20 && byte < 0x7F ? String(Character(Unicode.Scalar(byte))) : "\\u{\(String(byte, radix: 16))}"
+    }
+}

@@ -1,0 +1,74 @@
+"""Shared helpers for the real-client suite (`test_client_*.py`): token decoding against the
+default JWT secret, unique addresses, raw HTTP for what the client library does not expose."""
+import base64
+import json
+import re
+import time
+import uuid
+
+import httpx
+import jwt
+
+from conftest import ANON_KEY
+
+# `supabase start`'s JWT secret, which the emulator uses unless configured otherwise.
+JWT_SECRET = "super-secret-jwt-token-with-at-least-32-characters-long"
+
+# Access-token claims GoTrue sets, in its serialization order (reference §7.1, §18.3): the
+# registered claims first (`iss` only when configured), then the custom ones.
+CLAIM_ORDER = [
+    "sub", "aud", "exp", "iat", "email", "phone", "app_metadata", "user_metadata", "role",
+    "aal", "amr", "session_id", "is_anonymous",
+]
+
+# Legacy refresh tokens: 12 characters of lowercase base32 (reference §7.5).
+REFRESH_TOKEN = re.compile(r"[a-z2-7]{12}")
+
+PASSWORD = "correct-horse-1"
+
+
+def unique_email(prefix="user"):
+    return f"{prefix}-{uuid.uuid4().hex[:10]}@example.com"
+
+
+def claims(access_token, audience="authenticated"):
+    """Verifies the HS256 signature with the default secret and returns the payload."""
+    return jwt.decode(
+        access_token,
+        JWT_SECRET,
+        algorithms=["HS256"],
+        audience=audience,
+        options={"require": ["sub", "exp", "iat", "session_id"]},
+    )
+
+
+def raw_claim_keys(access_token):
+    """The payload's keys in wire order (PyJWT hands back a dict but does not promise order)."""
+    payload = access_token.split(".")[1]
+    payload += "=" * (-len(payload) % 4)
+    return list(json.loads(base64.urlsafe_b64decode(payload)).keys())
+
+
+def jwt_header(access_token):
+    return jwt.get_unverified_header(access_token)
+
+
+def assert_recent(timestamp, slack=30):
+    assert abs(timestamp - time.time()) <= slack, timestamp
+
+
+def gateway(server):
+    """A plain HTTP client on the gateway prefix, with the anon key, for raw checks."""
+    return httpx.Client(base_url=f"{server.url}/auth/v1", headers={"apikey": ANON_KEY}, timeout=10)
+
+
+def api_error(excinfo, cls, code, status, message=None):
+    """Asserts the client raised exactly `cls` with the parsed code/status (and message)."""
+    error = excinfo.value
+    assert type(error) is cls, f"{type(error).__name__}: {error!r}"
+    assert error.code == code, (error.code, error.message)
+    assert error.status == status, (error.status, error.message)
+    if message is not None:
+        assert error.message == message
+    return error
+
