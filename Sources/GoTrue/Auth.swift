@@ -7,6 +7,8 @@ struct Authenticated {
     var user: UserRecord
     var session: SessionRecord?
     var token: String
+    /// Loaded in the same read transaction when asked for.
+    var identities: [IdentityRecord]?
 }
 
 /// What every endpoint group shares: the project and the request-level helpers. A value, so
@@ -36,7 +38,7 @@ struct Core: Sendable {
 
     /// `requireAuthentication`: a valid token whose `sub` is an existing user and whose
     /// `session_id`, when present, is an existing session; banned users refused.
-    func authenticate(_ context: RequestContext) throws(AuthError) -> Authenticated {
+    func authenticate(_ context: RequestContext, loadingIdentities: Bool = false) throws(AuthError) -> Authenticated {
         let token = try bearerToken(context)
         let claims = try verifiedClaims(token)
         guard let sub = claims["sub"]?.stringValue, !sub.isEmpty else {
@@ -47,12 +49,13 @@ struct Core: Sendable {
         if !sessionID.isEmpty, sessionID != Validation.nilUUID, !Validation.isUUID(sessionID) {
             throw AuthError(403, .badJwt, "invalid claim: session_id claim must be a UUID")
         }
-        let loaded: (UserRecord?, SessionRecord?)
+        let loaded: (UserRecord?, SessionRecord?, [IdentityRecord]?)
         do {
             loaded = try project.database.read { conn in
                 let user = try conn.user(id: sub.lowercased())
                 let session = sessionID.isEmpty || sessionID == Validation.nilUUID ? nil : try conn.session(id: sessionID.lowercased())
-                return (user, session)
+                let identities = loadingIdentities && user != nil ? try conn.identities(userID: sub.lowercased()) : nil
+                return (user, session, identities)
             }
         } catch {
             throw storeFailure(error)
@@ -62,7 +65,7 @@ struct Core: Sendable {
             throw AuthError(403, .sessionNotFound, "Session from session_id claim in JWT does not exist")
         }
         if isBanned(user) { throw AuthError(403, .userBanned, "User is banned") }
-        return Authenticated(claims: claims, user: user, session: loaded.1, token: token)
+        return Authenticated(claims: claims, user: user, session: loaded.1, token: token, identities: loaded.2)
     }
 
     func isBanned(_ user: UserRecord) -> Bool {

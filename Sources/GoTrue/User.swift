@@ -17,14 +17,13 @@ struct UserEndpoints {
     private var config: Configuration { project.configuration }
 
     func get(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
-        let caller = try api.authenticate(context)
+        let caller = try api.authenticate(context, loadingIdentities: true)
         let aud = api.requestAudience(context, claims: caller.claims)
         let tokenAud = caller.claims["aud"]?.stringValue ?? caller.claims["aud"]?.arrayValue?.first?.stringValue
         guard let tokenAud, aud == tokenAud else {
             throw AuthError(400, .validationFailed, "Token audience doesn't match request audience")
         }
-        let identities = try api.read { conn in try conn.identities(userID: caller.user.id) }
-        return .json(Models.user(caller.user, identities: identities))
+        return .json(Models.user(caller.user, identities: caller.identities ?? []))
     }
 
     func update(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
