@@ -68,6 +68,29 @@ struct Core: Sendable {
         return Authenticated(claims: claims, user: user, session: loaded.1, token: token, identities: loaded.2)
     }
 
+    /// The emulator's control routes accept the service_role key (or the `sb_secret_` key) as
+    /// `apikey` or bearer, or any valid token whose role is an admin role.
+    func requireServiceRole(_ context: RequestContext) throws(AuthError) {
+        let keys = project.configuration.apiKeys
+        let secrets = [keys.serviceRole, keys.secret].compactMap { $0 }
+        var presented: [String] = []
+        if let key = context.request.headers["apikey"], !key.isEmpty { presented.append(key) }
+        if let header = context.request.headers["Authorization"], header.count > 7, header.prefix(7).lowercased() == "bearer " {
+            presented.append(String(header.dropFirst(7)))
+        }
+        guard !presented.isEmpty else {
+            throw AuthError(401, .noAuthorization, "This endpoint requires the service_role key")
+        }
+        if presented.contains(where: { secrets.contains($0) }) { return }
+        for token in presented {
+            if let claims = try? verifiedClaims(token), let role = claims["role"]?.stringValue,
+               project.configuration.jwt.adminRoles.contains(role) {
+                return
+            }
+        }
+        throw AuthError(403, .notAdmin, "User not allowed")
+    }
+
     func isBanned(_ user: UserRecord) -> Bool {
         guard let until = user.bannedUntil else { return false }
         return until > project.environment.now().microseconds

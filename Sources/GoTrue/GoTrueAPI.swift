@@ -5,14 +5,40 @@ import Synchronization
 /// All state of one emulated project. Nothing in GoTrue is global, so several isolated projects
 /// can share one process.
 public struct Project: Sendable {
-    public var configuration: Configuration
+    /// The live configuration, shared by every copy of this project: the emulator's control
+    /// API may change it while the server runs (auto-confirm, signup, rate limits, ...).
+    public let settings: LiveConfiguration
     public var database: Database
     public var environment: Environment
 
     public init(configuration: Configuration, database: Database, environment: Environment = Environment()) {
-        self.configuration = configuration
+        self.settings = LiveConfiguration(configuration)
         self.database = database
         self.environment = environment
+    }
+
+    /// A snapshot of the live configuration. Setting it replaces the live configuration.
+    public var configuration: Configuration {
+        get { settings.current }
+        nonmutating set { settings.update { $0 = newValue } }
+    }
+}
+
+/// The project's configuration behind a lock, so it can change at runtime.
+public final class LiveConfiguration: Sendable {
+    private let value: Mutex<Configuration>
+
+    public init(_ configuration: Configuration) { value = Mutex(configuration) }
+
+    public var current: Configuration { value.withLock { $0 } }
+
+    /// Applies `change` atomically; nothing changes when it throws.
+    public func update<E: Error>(_ change: (inout Configuration) throws(E) -> Void) throws(E) {
+        try value.withLock { (configuration: inout Configuration) throws(E) in
+            var copy = configuration
+            try change(&copy)
+            configuration = copy
+        }
     }
 }
 
@@ -35,12 +61,18 @@ public final class GoTrueAPI: HTTPResponder {
     /// The path prefix the Supabase gateway strips before requests reach GoTrue.
     public static let gatewayPrefix = "/auth/v1"
 
-    public init(project: Project, middleware: [any Middleware] = []) {
+    /// The prefix of the emulator's own control routes (outbox, seeding, clock, scenarios, ...).
+    /// They never collide with a GoTrue path and require the service_role key.
+    public static let emulatorPrefix = "/emulator/v1"
+
+    /// - Parameter extensions: routes added by the layers above (emulator control routes, whose
+    ///   patterns start with `emulatorPrefix`).
+    public init(project: Project, middleware: [any Middleware] = [], extensions: [Route] = []) {
         self.project = project
         self.middleware = middleware
         self.requestIDPrefix = project.environment.randomBytes(8)
         var router = Router()
-        for route in GoTrueAPI.routes(project) { router.add(route) }
+        for route in GoTrueAPI.routes(project) + extensions { router.add(route) }
         self.router = router
     }
 
@@ -76,6 +108,13 @@ public final class GoTrueAPI: HTTPResponder {
         let cors = CORS(configuration: project.configuration)
         if let preflight = cors.preflight(request, viaGateway: viaGateway) { return preflight }
         if viaGateway, let refusal = gatewayRefusal(request, path: path) { return refusal }
+        if path == GoTrueAPI.emulatorPrefix || path.hasPrefix(GoTrueAPI.emulatorPrefix + "/") {
+            do {
+                try Core(project: project).requireServiceRole(context)
+            } catch {
+                return error.response(apiVersion: context.apiVersion, requestID: context.requestID)
+            }
+        }
 
         let match = router.match(method: request.method, path: path)
         if case .found(let route, let parameters) = match {

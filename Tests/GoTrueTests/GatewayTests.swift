@@ -75,3 +75,29 @@ import Testing
         #expect(api.call("PUT", "/user", [:]).headers["X-Op"] == "user.update")
     }
 }
+
+@Suite struct EmulatorPrefixTests {
+    @Test func controlRoutesNeedTheServiceRoleKey() throws {
+        let base = try makeAPI()
+        let route = Route("GET", "/emulator/v1/ping", operation: "emulator.ping") { _ in .json(["ok": true]) }
+        let api = GoTrueAPI(project: base.project, extensions: [route])
+        let keys = api.project.configuration.apiKeys
+        let missing = api.call("GET", "/emulator/v1/ping")
+        #expect(missing.status == 401)
+        #expect(errorCode(missing) == "no_authorization")
+        #expect(errorCode(api.call("GET", "/emulator/v1/ping", headers: ["apikey": keys.anon])) == "not_admin")
+        #expect(api.call("GET", "/emulator/v1/ping", headers: ["apikey": keys.serviceRole]).status == 200)
+        #expect(api.call("GET", "/emulator/v1/ping", bearer: keys.serviceRole).status == 200)
+        #expect(api.call("GET", "/emulator/v1/ping", headers: ["apikey": keys.secret!]).status == 200)
+        // Unknown control routes still need the key first, then 404.
+        #expect(api.call("GET", "/emulator/v1/nope", bearer: keys.serviceRole).status == 404)
+    }
+
+    @Test func liveConfigurationChangesAtRuntime() throws {
+        let api = try makeAPI()
+        #expect(api.call("GET", "/settings").json["disable_signup"] == false)
+        api.project.settings.update { $0.disableSignup = true }
+        #expect(api.call("GET", "/settings").json["disable_signup"] == true)
+        #expect(errorCode(api.call("POST", "/signup", ["email": "x@example.com", "password": "password1"])) == "signup_disabled")
+    }
+}
