@@ -232,7 +232,8 @@ parse_wrk() {
     /^ *Latency  / { max = ms($4) }
     /^ *50% / { p50 = ms($2) } /^ *75% / { p75 = ms($2) }
     /^ *90% / { p90 = ms($2) } /^ *99% / { p99 = ms($2) }
-    / requests in / { requests = $1; d = $5; sub(/,$/, "", d); dur = ms(d) / 1000 }
+    # "N requests in 10.00s, 12.3MB read": the duration is the fourth field.
+    / requests in / { requests = $1; d = $4; sub(/,$/, "", d); dur = ms(d) / 1000 }
     /Socket errors:/ {
         gsub(/,/, "")
         errors = $4 + $6 + $8; timeouts = $10
