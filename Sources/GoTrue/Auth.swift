@@ -131,20 +131,25 @@ struct Core: Sendable {
         }
     }
 
-    /// Appends an audit-log entry in GoTrue's payload shape (`models.NewAuditLogEntry`).
+    /// Appends an audit-log entry in GoTrue's payload shape (`models.NewAuditLogEntry`):
+    /// `actor_name` only when the user has a `full_name`, the username is the phone when there is
+    /// one, else the email, and, as almost every call site upstream, no IP address.
     func audit(_ conn: Connection, _ context: RequestContext, actor: UserRecord?, action: String,
-               logType: String, traits: JSONObject? = nil) throws {
+               logType: String, traits: JSONObject? = nil, ipAddress: String = "") throws {
         var payload = JSONObject()
         payload["actor_id"] = .string(actor?.id ?? "")
-        payload["actor_name"] = .string(Models.object(actor?.userMetadata ?? "{}")["full_name"]?.stringValue ?? "")
-        payload["actor_username"] = .string(actor?.email ?? actor?.phone ?? "")
+        if let name = Models.object(actor?.userMetadata ?? "{}")["full_name"]?.stringValue {
+            payload["actor_name"] = .string(name)
+        }
+        let phone = actor?.phone ?? ""
+        payload["actor_username"] = .string(phone.isEmpty ? actor?.email ?? "" : phone)
         payload["actor_via_sso"] = .bool(actor?.isSSOUser ?? false)
         payload["action"] = .string(action)
         payload["log_type"] = .string(logType)
         if let traits { payload["traits"] = .object(traits) }
         try conn.insertAuditLogEntry(
             id: project.environment.uuid(), payload: payload.serialized(),
-            ipAddress: context.request.remoteAddress, at: project.environment.now().microseconds
+            ipAddress: ipAddress, at: project.environment.now().microseconds
         )
     }
 }

@@ -41,9 +41,12 @@ struct Passwords {
         PasswordHasher(iterations: configuration.passwordHashIterations, random: environment.random).hash(password: password)
     }
 
-    /// Whether `password` matches a stored hash; unknown hash formats never match.
+    /// Whether `password` matches a stored hash; unknown hash formats never match. bcrypt
+    /// hashes (`$2a$`/`$2b$`/`$2y$`) are what the real server stores, so users imported through
+    /// the admin API's `password_hash` or copied from a real project sign in as they would there.
     static func verify(_ password: String, against stored: String?) -> Bool {
         guard let stored, !stored.isEmpty else { return false }
+        if stored.hasPrefix("$2") { return Bcrypt.verify(password: password, against: stored) }
         return PasswordHasher.verify(password: password, against: stored)
     }
 }

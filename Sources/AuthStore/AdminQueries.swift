@@ -1,0 +1,125 @@
+/// Reads and bulk changes behind the admin API (GoTrue's `FindUsersInAudience`,
+/// `FindAuditLogEntries`, soft deletion): paging, counting and filtering.
+
+/// One page of a listing plus the number of rows matching the filter on all pages.
+public struct Page<Element: Sendable>: Sendable {
+    public var items: [Element]
+    public var total: Int
+}
+
+/// A row of `audit_log_entries`.
+public struct AuditLogRecord: Sendable, Equatable {
+    public var id: String
+    /// GoTrue's JSON payload, as stored.
+    public var payload: String
+    public var createdAt: Int64
+    public var ipAddress: String
+}
+
+/// Paging as pop's `Paginate(page, perPage)` applies it: pages below 1 read as 1, sizes below 1
+/// as 20.
+public struct Paging: Sendable, Equatable {
+    public var page: Int
+    public var perPage: Int
+
+    public init(page: Int, perPage: Int) {
+        self.page = page
+        self.perPage = perPage
+    }
+
+    var limit: Int64 { Int64(perPage < 1 ? 20 : perPage) }
+    var offset: Int64 {
+        let page = Int64(max(page, 1))
+        let (product, overflow) = (page - 1).multipliedReportingOverflow(by: limit)
+        return overflow ? Int64.max : product
+    }
+}
+
+extension Connection {
+    /// `FindUsersInAudience`: users of one audience, newest first unless `ascending`, optionally
+    /// filtered by `email LIKE %filter%` (case-sensitive, as in Postgres) or
+    /// `user_metadata.full_name ILIKE %filter%`.
+    public func users(aud: String, filter: String, ascending: Bool, paging: Paging) throws(StoreError) -> Page<UserRecord> {
+        var condition = "aud = ?"
+        var arguments: [SQLValue] = [.text(aud)]
+        if !filter.isEmpty {
+            condition += """
+                 AND (email GLOB ? OR lower(CAST(json_extract(raw_user_meta_data, '$.full_name') AS TEXT)) LIKE lower(?) ESCAPE '\\')
+                """
+            arguments.append(.text("*" + Connection.globPattern(fromLike: filter) + "*"))
+            arguments.append(.text("%" + filter + "%"))
+        }
+        let total = try scalar("SELECT count(*) FROM users WHERE \(condition)", arguments).int64Value ?? 0
+        let direction = ascending ? "ASC" : "DESC"
+        let rows = try query(
+            "SELECT \(UserRecord.columns), confirmed_at FROM users WHERE \(condition) ORDER BY created_at \(direction), rowid \(direction) LIMIT ? OFFSET ?",
+            arguments + [.integer(paging.limit), .integer(paging.offset)]
+        )
+        return Page(items: rows.map(UserRecord.init(row:)), total: Int(total))
+    }
+
+    /// A Postgres LIKE pattern (wildcards `%` and `_`, escape `\`) as the equivalent GLOB
+    /// pattern, which unlike SQLite's LIKE is case-sensitive as Postgres' LIKE is.
+    static func globPattern(fromLike like: String) -> String {
+        var out = ""
+        var escaped = false
+        for c in like {
+            if escaped {
+                out += globLiteral(c)
+                escaped = false
+                continue
+            }
+            switch c {
+            case "\\": escaped = true
+            case "%": out += "*"
+            case "_": out += "?"
+            default: out += globLiteral(c)
+            }
+        }
+        if escaped { out += globLiteral("\\") }
+        return out
+    }
+
+    private static func globLiteral(_ c: Character) -> String {
+        switch c {
+        case "*", "?", "[": return "[\(c)]"
+        default: return String(c)
+        }
+    }
+
+    /// `FindAuditLogEntries`: newest first; with `columns`, entries whose payload has any of those
+    /// string fields matching `%value%` case-insensitively (ILIKE).
+    public func auditLogEntries(columns: [String], value: String, paging: Paging) throws(StoreError) -> Page<AuditLogRecord> {
+        var condition = "1"
+        var arguments: [SQLValue] = []
+        if !columns.isEmpty && !value.isEmpty {
+            condition = "(" + columns.map { _ in
+                "lower(CAST(json_extract(payload, '$.' || ?) AS TEXT)) LIKE lower(?) ESCAPE '\\'"
+            }.joined(separator: " OR ") + ")"
+            for column in columns {
+                arguments.append(.text(column))
+                arguments.append(.text("%" + value + "%"))
+            }
+        }
+        let total = try scalar("SELECT count(*) FROM audit_log_entries WHERE \(condition)", arguments).int64Value ?? 0
+        let rows = try query(
+            """
+            SELECT id, payload, created_at, ip_address FROM audit_log_entries WHERE \(condition)
+            ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?
+            """,
+            arguments + [.integer(paging.limit), .integer(paging.offset)]
+        )
+        let items = rows.map {
+            AuditLogRecord(id: $0.string("id") ?? "", payload: $0.string("payload") ?? "{}",
+                           createdAt: $0.int64("created_at") ?? 0, ipAddress: $0.string("ip_address") ?? "")
+        }
+        return Page(items: items, total: Int(total))
+    }
+
+    /// Rewrites an identity's provider subject (soft deletion obfuscates it so the provider
+    /// account can sign up again).
+    public func setIdentityProviderID(id: String, providerID: String, identityData: String, at time: Int64) throws(StoreError) {
+        try execute("UPDATE identities SET provider_id = ?, identity_data = ?, updated_at = ? WHERE id = ?",
+                    .text(providerID), .text(identityData), .integer(time), .text(id))
+    }
+}

@@ -1,0 +1,113 @@
+/// A row of `mfa_factors` (GoTrue's `auth.mfa_factors`): one enrolled second factor.
+public struct FactorRecord: Sendable, Equatable {
+    public var id: String
+    public var userID: String
+    public var friendlyName: String?
+    /// `totp`, `phone` or `webauthn`.
+    public var factorType: String
+    /// `unverified` or `verified`.
+    public var status: String
+    public var createdAt: Int64
+    public var updatedAt: Int64
+    public var secret: String?
+    /// Digits only, for phone factors.
+    public var phone: String?
+    public var lastChallengedAt: Int64?
+    public var webAuthnAAGUID: String?
+
+    public init(id: String, userID: String, factorType: String, status: String, at time: Int64) {
+        self.id = id
+        self.userID = userID
+        self.factorType = factorType
+        self.status = status
+        self.createdAt = time
+        self.updatedAt = time
+    }
+
+    init(row: Row) {
+        id = row.string("id") ?? ""
+        userID = row.string("user_id") ?? ""
+        friendlyName = row.string("friendly_name")
+        factorType = row.string("factor_type") ?? ""
+        status = row.string("status") ?? ""
+        createdAt = row.int64("created_at") ?? 0
+        updatedAt = row.int64("updated_at") ?? 0
+        secret = row.string("secret")
+        phone = row.string("phone")
+        lastChallengedAt = row.int64("last_challenged_at")
+        webAuthnAAGUID = row.string("web_authn_aaguid")
+    }
+
+    static let select = """
+        SELECT id, user_id, friendly_name, factor_type, status, created_at, updated_at, secret, phone,
+        last_challenged_at, web_authn_aaguid FROM mfa_factors
+        """
+
+    /// The AMR method a verified factor of this type adds to a session (`amrMethodForFactorType`).
+    public var amrMethod: String {
+        switch factorType {
+        case "phone": return "mfa/phone"
+        case "webauthn": return "mfa/webauthn"
+        default: return "totp"
+        }
+    }
+}
+
+extension Connection {
+    public func insertFactor(_ f: FactorRecord) throws(StoreError) {
+        try execute(
+            """
+            INSERT INTO mfa_factors (id, user_id, friendly_name, factor_type, status, created_at, updated_at, secret, phone,
+            last_challenged_at, web_authn_aaguid) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            .text(f.id), .text(f.userID), SQLValue(f.friendlyName), .text(f.factorType), .text(f.status),
+            .integer(f.createdAt), .integer(f.updatedAt), SQLValue(f.secret), SQLValue(f.phone),
+            SQLValue(f.lastChallengedAt), SQLValue(f.webAuthnAAGUID)
+        )
+    }
+
+    public func updateFactor(_ f: FactorRecord) throws(StoreError) {
+        try execute(
+            """
+            UPDATE mfa_factors SET friendly_name = ?, status = ?, updated_at = ?, secret = ?, phone = ?,
+            last_challenged_at = ?, web_authn_aaguid = ? WHERE id = ?
+            """,
+            SQLValue(f.friendlyName), .text(f.status), .integer(f.updatedAt), SQLValue(f.secret), SQLValue(f.phone),
+            SQLValue(f.lastChallengedAt), SQLValue(f.webAuthnAAGUID), .text(f.id)
+        )
+    }
+
+    /// A user's factors, oldest first (GoTrue's eager load order).
+    public func factors(userID: String) throws(StoreError) -> [FactorRecord] {
+        try query("\(FactorRecord.select) WHERE user_id = ? ORDER BY created_at, rowid", .text(userID)).map(FactorRecord.init(row:))
+    }
+
+    /// `FindOwnedFactorByID`: the factor only when it belongs to the user.
+    public func factor(id: String, userID: String) throws(StoreError) -> FactorRecord? {
+        try queryFirst("\(FactorRecord.select) WHERE id = ? AND user_id = ?", .text(id), .text(userID)).map(FactorRecord.init(row:))
+    }
+
+    /// Deletes a factor; its challenges go with it (ON DELETE CASCADE).
+    public func deleteFactor(id: String) throws(StoreError) {
+        try execute("DELETE FROM mfa_factors WHERE id = ?", .text(id))
+    }
+
+    /// `DeleteFactorsByUserId`.
+    public func deleteFactors(userID: String) throws(StoreError) {
+        try execute("DELETE FROM mfa_factors WHERE user_id = ?", .text(userID))
+    }
+
+    /// `Factor.DowngradeSessionsToAAL1`: sessions that were raised by this factor lose its AMR
+    /// claim and return to aal1.
+    public func downgradeSessions(of factor: FactorRecord) throws(StoreError) {
+        try execute(
+            """
+            DELETE FROM mfa_amr_claims WHERE authentication_method = ?
+            AND session_id IN (SELECT id FROM sessions WHERE factor_id = ?)
+            """,
+            .text(factor.amrMethod), .text(factor.id)
+        )
+        try execute("UPDATE sessions SET aal = 'aal1', factor_id = NULL WHERE user_id = ? AND factor_id = ?",
+                    .text(factor.userID), .text(factor.id))
+    }
+}

@@ -1,0 +1,179 @@
+import AuthHTTP
+import AuthJWT
+import AuthStore
+
+/// `POST /admin/generate_link` (reference §12.7; `adminGenerateLink` in mail.go): makes the
+/// token an email would carry and returns it instead of sending anything. The tokens are stored
+/// exactly as the email flows store theirs (user row column plus `one_time_tokens` row), so
+/// `/verify` accepts them the same way.
+extension AdminEndpoints {
+    func generateLink(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+        let caller = try api.requireAdmin(context)
+        let body = try RequestBody(context.request, as: "GenerateLinkParams")
+        var type = try body.string("type") ?? ""
+        let email = try Validation.email(try body.string("email") ?? "")
+        var newEmail = try body.string("new_email") ?? ""
+        var password = try body.string("password") ?? ""
+        let data = try body.map("data")
+        let requested = try body.string("redirect_to") ?? ""
+        let policy = RedirectPolicy(configuration: config)
+        // A valid body `redirect_to` wins, then the request's own (`GetReferrer`), then SITE_URL.
+        let referrer = policy.resolve(requested, context.request.headers["redirect_to"],
+                                      context.request.queryValue("redirect_to"), context.request.headers["Referer"])
+        let aud = api.requestAudience(context, claims: caller.claims)
+
+        let existing = try api.read { conn in try conn.user(email: email, aud: aud) }
+        if existing == nil {
+            switch type {
+            case "magiclink":
+                // No account yet: the link signs the address up, with a password nobody knows.
+                type = "signup"
+                password = randomPassword()
+            case "recovery", "email_change_current", "email_change_new":
+                throw AuthError(404, .userNotFound, "User with this email not found")
+            default:
+                break
+            }
+        }
+
+        let codes = OneTimeTokens(project: project)
+        let otp = codes.otp(length: config.mailer.otpLength)
+        let hashedToken = OneTimeTokens.tokenHash(email, otp)
+
+        // A new user's password is checked and hashed before the write lock, as `/signup` does.
+        var newUserHash: String?
+        if type == "signup" && existing == nil {
+            if password.isEmpty { throw AuthError(400, .validationFailed, "Signup requires a valid password") }
+            let passwords = Passwords(configuration: config, environment: project.environment)
+            try passwords.checkStrength(password)
+            newUserHash = passwords.hash(password)
+        }
+        if type == "email_change_current" || type == "email_change_new" {
+            if !config.mailer.secureEmailChangeEnabled && type == "email_change_current" {
+                throw AuthError(400, .validationFailed, "Enable secure email change to generate link for current email")
+            }
+            newEmail = try Validation.email(newEmail)
+        }
+
+        let now = project.environment.now()
+        let (user, identities, factors, token) = try api.write { conn in
+            var user: UserRecord
+            let token: String
+            switch type {
+            case "magiclink", "recovery":
+                guard var found = existing else { throw AuthError.unexpected }
+                try api.audit(conn, context, actor: found, action: "user_recovery_requested", logType: "user")
+                found.recoveryToken = hashedToken
+                found.recoverySentAt = now.microseconds
+                try conn.updateUser(found)
+                try codes.record(conn, userID: found.id, type: "recovery_token", tokenHash: hashedToken,
+                                 relatesTo: found.email ?? email, at: now.microseconds)
+                user = found
+                token = hashedToken
+            case "invite":
+                if let found = existing {
+                    if found.emailConfirmedAt != nil {
+                        throw AuthError(422, .emailExists, "A user with this email address has already been registered")
+                    }
+                    user = found
+                } else {
+                    user = try createUser(conn, email: email, aud: aud, passwordHash: "", data: data, now: now)
+                }
+                try api.audit(conn, context, actor: caller.actor, action: "user_invited", logType: "team",
+                              traits: ["user_id": .string(user.id), "user_email": .string(user.email ?? "")])
+                user.confirmationToken = hashedToken
+                user.confirmationSentAt = now.microseconds
+                user.invitedAt = now.microseconds
+                try conn.updateUser(user)
+                try codes.record(conn, userID: user.id, type: "confirmation_token", tokenHash: hashedToken,
+                                 relatesTo: user.email ?? email, at: now.microseconds)
+                token = hashedToken
+            case "signup":
+                if let found = existing {
+                    if found.emailConfirmedAt != nil {
+                        throw AuthError(422, .emailExists, "A user with this email address has already been registered")
+                    }
+                    user = found
+                    if let data { user.userMetadata = Models.merge(data, into: user.userMetadata) }
+                } else {
+                    user = try createUser(conn, email: email, aud: aud, passwordHash: newUserHash ?? "", data: data, now: now)
+                }
+                user.confirmationToken = hashedToken
+                user.confirmationSentAt = now.microseconds
+                try conn.updateUser(user)
+                try codes.record(conn, userID: user.id, type: "confirmation_token", tokenHash: hashedToken,
+                                 relatesTo: user.email ?? email, at: now.microseconds)
+                token = hashedToken
+            case "email_change_current", "email_change_new":
+                guard var found = existing else { throw AuthError.unexpected }
+                if try conn.userExists(email: newEmail, aud: found.aud, excluding: found.id) {
+                    throw AuthError(422, .emailExists, "A user with this email address has already been registered")
+                }
+                found.emailChangeSentAt = now.microseconds
+                found.emailChange = newEmail
+                found.emailChangeConfirmStatus = 0
+                if type == "email_change_current" {
+                    found.emailChangeTokenCurrent = hashedToken
+                } else {
+                    // The link and the stored token use the new address; `hashed_token` in the
+                    // response stays the one made with the current address (as coded upstream).
+                    found.emailChangeTokenNew = OneTimeTokens.tokenHash(newEmail, otp)
+                }
+                try conn.updateUser(found)
+                if let current = found.emailChangeTokenCurrent, !current.isEmpty {
+                    try codes.record(conn, userID: found.id, type: "email_change_token_current", tokenHash: current,
+                                     relatesTo: found.email ?? email, at: now.microseconds)
+                }
+                if let new = found.emailChangeTokenNew, !new.isEmpty {
+                    try codes.record(conn, userID: found.id, type: "email_change_token_new", tokenHash: new,
+                                     relatesTo: newEmail, at: now.microseconds)
+                }
+                user = found
+                token = (type == "email_change_current" ? found.emailChangeTokenCurrent : found.emailChangeTokenNew) ?? ""
+            default:
+                throw AuthError(400, .validationFailed, "Invalid email action link type requested: \(type)")
+            }
+            return (user, try conn.identities(userID: user.id), try conn.factors(userID: user.id), token)
+        }
+
+        let linkType = type.hasPrefix("email_change") ? "email_change" : type
+        var base = config.externalURL
+        while base.hasSuffix("/") { base.removeLast() }
+        let actionLink = base + "/verify?token=" + GoURL.queryEscape(token) + "&type=" + GoURL.queryEscape(linkType)
+            + "&redirect_to=" + AdminEndpoints.encodeRedirect(referrer)
+
+        guard case .object(var response) = userJSON(user, identities: identities, factors: factors) else {
+            throw AuthError.unexpected
+        }
+        response["action_link"] = .string(actionLink)
+        response["email_otp"] = .string(otp)
+        response["hashed_token"] = .string(hashedToken)
+        response["verification_type"] = .string(type)
+        response["redirect_to"] = .string(referrer)
+        return .json(.object(response))
+    }
+
+    /// `signupNewUser` for the email provider, plus its identity: role from the default group,
+    /// `app_metadata` naming the email provider, `data` as user_metadata.
+    private func createUser(_ conn: Connection, email: String, aud: String, passwordHash: String, data: JSONObject?,
+                            now: Timestamp) throws -> UserRecord {
+        var user = UserRecord(id: project.environment.uuid(), createdAt: now.microseconds)
+        user.aud = aud
+        user.role = config.jwt.defaultGroupName
+        user.email = email
+        user.encryptedPassword = passwordHash
+        user.userMetadata = Models.text(data ?? JSONObject())
+        user.appMetadata = Models.text(["provider": "email", "providers": ["email"]])
+        try conn.insertUser(user)
+        try conn.insertIdentity(IdentityRecord(id: project.environment.uuid(), providerID: user.id, userID: user.id,
+                                               identityData: Models.text(AdminEndpoints.identityData(userID: user.id, email: email)),
+                                               provider: "email", at: now.microseconds))
+        return user
+    }
+
+    /// `encodeRedirectURL` (templatemailer): a redirect that still holds `&`, `=` or `#` was not
+    /// escaped by the caller and is query-escaped; any other is used as it is.
+    static func encodeRedirect(_ url: String) -> String {
+        url.contains(where: { $0 == "&" || $0 == "=" || $0 == "#" }) ? GoURL.queryEscape(url) : url
+    }
+}
