@@ -30,7 +30,7 @@ let package = Package(
             dependencies: ["AuthHTTP", "AuthStore", "AuthJWT", "AuthCrypto"],
             swiftSettings: strict
         ),
-        .target(name: "AuthScenarios", dependencies: ["GoTrue", "AuthHTTP"], swiftSettings: strict),
+        .target(name: "AuthScenarios", dependencies: ["GoTrue", "AuthHTTP", "AuthStore", "AuthJWT"], swiftSettings: strict),
         .target(
             name: "AuthEmulator",
             dependencies: ["AuthScenarios", "GoTrue", "AuthHTTP", "AuthStore", "AuthJWT", "AuthCrypto"],
@@ -54,6 +54,11 @@ let package = Package(
         .testTarget(
             name: "GoTrueTests",
             dependencies: ["GoTrue", "AuthHTTP", "AuthStore", "AuthJWT", "AuthCrypto"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "AuthScenariosTests",
+            dependencies: ["AuthScenarios", "GoTrue", "AuthHTTP", "AuthStore", "AuthJWT", "AuthCrypto"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -1,3 +1,4 @@
+import AuthScenarios
 import GoTrue
 
 /// The `auth-emulator` command line, in the shape of swift-argument-parser (subcommands, `--help`
@@ -44,10 +45,12 @@ public enum CLI {
     /// `serve` options that take a value, and the on/off switches (`--x` / `--no-x`).
     static let serveValueOptions: Set<String> = [
         "config", "host", "port", "db", "jwt-secret", "site-url", "external-url", "workers", "password-iterations",
-        "anon-key", "service-role-key", "publishable-key", "secret-key",
+        "anon-key", "service-role-key", "publishable-key", "secret-key", "scenario", "rate-limits", "journal-size",
+        "seed", "export-on-exit",
     ]
     static let serveSwitches: Set<String> = ["autoconfirm", "sms-autoconfirm", "anonymous", "signup", "phone"]
     static let keysValueOptions: Set<String> = ["config", "jwt-secret", "anon-key", "service-role-key", "publishable-key", "secret-key"]
+    static let tokenValueOptions: Set<String> = ["config", "jwt-secret", "role", "user-id", "email", "expires-in"]
 
     static let commands: [Command] = [
         Command(
@@ -79,6 +82,20 @@ public enum CLI {
                   --password-iterations <n>  PBKDF2 iterations for new password hashes, \(EnvironmentConfiguration.passwordIterationsRange.lowerBound)-\(EnvironmentConfiguration.passwordIterationsRange.upperBound)
                                              (default \(Configuration().passwordHashIterations); env AUTH_EMULATOR_PASSWORD_ITERATIONS).
                   --workers <n>              Request worker threads.
+                  --scenario <file>          Activate a failure scenario (JSON, see scenarios/README.md);
+                                             repeatable. Invalid files stop the start with their errors.
+                  --rate-limits <preset>     off (nothing limited), real (GoTrue's limits, keyed on the
+                                             client address when no GOTRUE_RATE_LIMIT_HEADER value is
+                                             sent) or tiny (\(RateLimitSettings.tinyEvents) requests per bucket and window).
+                                             Default: as GoTrue, limits only with a key header
+                                             (env AUTH_EMULATOR_RATE_LIMITS).
+                  --journal-size <n>         Requests kept in the journal (default \(Journal.defaultCapacity);
+                                             0 turns it off; env AUTH_EMULATOR_JOURNAL_SIZE).
+                  --seed <file>              Apply a fixture file ({"users": [...]}, see README) at start;
+                                             POST /emulator/v1/reset?keep_seed=true returns to it. An
+                                             invalid file stops the start with an error naming the entry.
+                  --export-on-exit <file>    On a clean stop (SIGINT/SIGTERM), write the state as a JSON
+                                             snapshot (the GET /emulator/v1/export document) to <file>.
                   -h, --help                 Show this help.
 
                 Precedence, highest first: flags, GOTRUE_* environment variables (the real server's
@@ -107,6 +124,40 @@ public enum CLI {
                 PUBLISHABLE_KEY=... and SECRET_KEY=... when those are set.
                 """,
             run: keys
+        ),
+        Command(
+            name: "scenario",
+            abstract: "Check failure scenario files (scenario validate FILE...).",
+            usage: "auth-emulator scenario validate <file>...",
+            help: """
+                SUBCOMMANDS:
+                  validate <file>...         Parse and check each scenario file without starting a server.
+                                             Prints one line per valid file; each problem names the file,
+                                             the rule index and the field. Exit 0 when all are valid, 1 when not.
+                """,
+            run: scenario
+        ),
+        Command(
+            name: "token",
+            abstract: "Print a signed test token (anon, service_role or a user's).",
+            usage: "auth-emulator token --role anon|service_role|authenticated [--user-id <uuid>] [--email <email>] [--expires-in <seconds>] [--jwt-secret <secret>] [--config <config.toml>]",
+            help: """
+                OPTIONS:
+                  --role <role>              anon or service_role: an API-key-like token ({"iss": "supabase-demo",
+                                             "role"}); without --expires-in it is exactly the project's key.
+                                             authenticated (or any other role with --user-id): a user token.
+                  --user-id <uuid>           The user (the sub claim). Required for authenticated.
+                  --email <email>            The email claim of a user token.
+                  --expires-in <seconds>     Lifetime (default: GOTRUE_JWT_EXP, 3600, for user tokens).
+                  --jwt-secret <secret>      HS256 secret (env GOTRUE_JWT_SECRET; default: the supabase start secret).
+                  --config <path>            A Supabase CLI config.toml whose [auth] section is applied.
+
+                Works without a running server, so a user token has no session (no session_id
+                claim): /user accepts it while the user exists, but it cannot be refreshed or
+                logged out. For a token backed by a real session, ask the running emulator:
+                POST /emulator/v1/token {"user_id": "..."} with the service_role key.
+                """,
+            run: token
         ),
         Command(
             name: "version",
@@ -203,6 +254,8 @@ public enum CLI {
     struct Flags {
         var values: [String: String] = [:]
         var switches: [String: Bool] = [:]
+        /// Every value of each option, in order, for the repeatable ones (`--scenario`).
+        var lists: [String: [String]] = [:]
     }
 
     /// Parses `--name value` / `--name=value` options and `--switch` / `--no-switch` toggles;
@@ -233,6 +286,7 @@ public enum CLI {
                 value = arguments[index]
             }
             flags.values[name] = value
+            flags.lists[name, default: []].append(value ?? "")
             index += 1
         }
         return flags
@@ -267,6 +321,15 @@ public enum CLI {
         if let port = try number(flags, "port", in: 0...65535) { options.port = port }
         if let db = try nonEmpty(flags, "db") { options.databasePath = db }
         if let workers = try number(flags, "workers", in: 1...256) { options.workerThreads = workers }
+        if let size = try number(flags, "journal-size", in: 0...1_000_000) { options.journalCapacity = size }
+        for path in flags.lists["scenario"] ?? [] {
+            guard !path.isEmpty else { throw UsageError(message: "--scenario must not be empty") }
+            do {
+                options.scenarios.append(try loadScenario(path))
+            } catch {
+                throw ConfigurationError(message: "invalid scenario file:\n" + error.description)
+            }
+        }
 
         var config = options.configuration
         if let secret = try nonEmpty(flags, "jwt-secret") { config.setJWTSecret(secret) }
@@ -284,6 +347,12 @@ public enum CLI {
         if let on = flags.switches["anonymous"] { config.external.anonymousUsersEnabled = on }
         if let on = flags.switches["signup"] { config.disableSignup = !on }
         if let on = flags.switches["phone"] { config.external.phoneEnabled = on }
+        if let text = flags.values["rate-limits"] {
+            guard let preset = RateLimitSettings.Preset(rawValue: text), preset != .standard else {
+                throw UsageError(message: "--rate-limits must be off, real or tiny, not '\(text)'")
+            }
+            config.rateLimits.preset = preset
+        }
         do {
             try Validation.check(config)
         } catch {
@@ -299,7 +368,27 @@ public enum CLI {
         if options.databasePath != EmulatorOptions.inMemory, !options.databasePath.hasPrefix("/") {
             options.databasePath = Platform.currentDirectory() + "/" + options.databasePath
         }
+        let seedFile = try nonEmpty(flags, "seed")
+        let exportFile = try nonEmpty(flags, "export-on-exit")
         let emulator = try Emulator.start(options)
+        if let seedFile {
+            do {
+                try emulator.seed(file: seedFile)
+            } catch {
+                emulator.stop()
+                throw ConfigurationError(message: "invalid fixture file \(error)")
+            }
+        }
+        if let exportFile {
+            let path = exportFile.hasPrefix("/") ? exportFile : Platform.currentDirectory() + "/" + exportFile
+            emulator.onStop { stopped in
+                do {
+                    try stopped.exportSnapshot(to: path)
+                } catch {
+                    context.console.error("Error: \(error)\n")
+                }
+            }
+        }
         let signals = emulator.stopOnTerminationSignals()
         let keys = options.configuration.apiKeys
         // The first line is a contract: scripts wait for it to learn the real port.
@@ -311,8 +400,68 @@ public enum CLI {
         if let secret = keys.secret { context.print("secret key:       \(secret)") }
         context.print("database:         \(options.databasePath)")
         Platform.flushStandardOutput()
+        // One line per captured email/SMS, so the code or link can be copied from the terminal.
+        emulator.project.outbox.onMessage { message in
+            context.print("outbox: " + Outbox.summary(message))
+            Platform.flushStandardOutput()
+        }
         emulator.waitUntilStopped()
         withExtendedLifetime(signals) {}
+        return 0
+    }
+
+    /// A scenario file, parsed and validated; problems name the file, rule and field.
+    static func loadScenario(_ path: String) throws(ScenarioError) -> Scenario {
+        let bytes: [UInt8]
+        do {
+            bytes = try Platform.readFile(path, limit: 1 << 20)
+        } catch {
+            throw ScenarioError(issues: [ScenarioIssue(file: path, rule: nil, field: "(file)", message: error.description)])
+        }
+        return try Scenario(json: bytes, source: path)
+    }
+
+    static func scenario(_ arguments: [String], context: Context) throws -> Int32 {
+        guard let action = arguments.first else { throw UsageError(message: "missing subcommand (validate)") }
+        guard action == "validate" else { throw UsageError(message: "unknown scenario subcommand '\(action)' (expected validate)") }
+        let files = Array(arguments.dropFirst())
+        guard !files.isEmpty else { throw UsageError(message: "validate needs at least one file") }
+        if let option = files.first(where: { $0.hasPrefix("-") }) { throw UsageError(message: "unknown option '\(option)'") }
+        var failed = false
+        for file in files {
+            do {
+                let scenario = try loadScenario(file)
+                context.print("\(file): ok (\(scenario.name), \(scenario.rules.count) rule\(scenario.rules.count == 1 ? "" : "s"))")
+            } catch {
+                failed = true
+                context.console.error(error.description + "\n")
+            }
+        }
+        return failed ? exitFailure : 0
+    }
+
+    static func token(_ arguments: [String], context: Context) throws -> Int32 {
+        let flags = try parseOptions(arguments, values: tokenValueOptions)
+        guard let role = try nonEmpty(flags, "role") else {
+            throw UsageError(message: "--role is required (anon, service_role or authenticated)")
+        }
+        let configuration = try options(from: flags, context: context).configuration
+        let expiresIn = try number(flags, "expires-in", in: 1...315_360_000).map(Int64.init)
+        let email = try nonEmpty(flags, "email")
+        let now = SystemClock().now()
+        if let userID = try nonEmpty(flags, "user-id") {
+            guard userID.utf8.count == 36, userID.split(separator: "-").map(\.count) == [8, 4, 4, 4, 12],
+                  userID.allSatisfy({ $0 == "-" || $0.isHexDigit }) else {
+                throw UsageError(message: "--user-id must be a UUID, not '\(userID)'")
+            }
+            context.print(TestTokens.userToken(userID: userID.lowercased(), email: email, role: role,
+                                               configuration: configuration, now: now, expiresIn: expiresIn))
+            return 0
+        }
+        if role == "authenticated" || email != nil {
+            throw UsageError(message: "a user token needs --user-id (the sub claim)")
+        }
+        context.print(TestTokens.keyToken(role: role, configuration: configuration, now: now, expiresIn: expiresIn))
         return 0
     }
 

@@ -132,9 +132,19 @@ public enum SupabaseConfigFile {
 
         "passkey": ignoredSection("enabled"),
         "webauthn": ignoredSection("rp_display_name", "rp_id", "rp_origins"),
-        "rate_limit": ignoredSection(
-            "anonymous_users", "token_refresh", "sign_in_sign_ups", "token_verifications", "email_sent", "sms_sent", "web3"
-        ),
+        // The CLI's start.go: anonymous_users, token_refresh, sign_in_sign_ups (GOTRUE_RATE_LIMIT_OTP),
+        // token_verifications (GOTRUE_RATE_LIMIT_VERIFY) and web3 become the per-client limits.
+        "rate_limit": .section([
+            "anonymous_users": .setting { m, f throws(EmulatorError) in m.config.rateLimits.anonymousUsers = Double(try f.unsigned()) },
+            "token_refresh": .setting { m, f throws(EmulatorError) in m.config.rateLimits.tokenRefresh = Double(try f.unsigned()) },
+            "sign_in_sign_ups": .setting { m, f throws(EmulatorError) in m.config.rateLimits.otp = Double(try f.unsigned()) },
+            "token_verifications": .setting { m, f throws(EmulatorError) in m.config.rateLimits.verify = Double(try f.unsigned()) },
+            "web3": .setting { m, f throws(EmulatorError) in m.config.rateLimits.web3 = Double(try f.unsigned()) },
+            // The CLI passes email_sent only with [auth.email.smtp] enabled (the emulator sends no
+            // mail, so GoTrue's default of 30 per hour applies); sms_sent always.
+            "email_sent": .ignored,
+            "sms_sent": .setting { m, f throws(EmulatorError) in m.config.sms.rateLimitSMSSent = SendRate(events: Double(try f.unsigned())) },
+        ]),
         "captcha": ignoredSection("enabled", "provider", "secret"),
         "hook": .section(Dictionary(uniqueKeysWithValues: [
             "mfa_verification_attempt", "password_verification_attempt", "custom_access_token", "send_sms", "send_email",

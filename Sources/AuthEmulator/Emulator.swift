@@ -1,4 +1,5 @@
 import AuthHTTP
+import AuthScenarios
 import AuthStore
 import Dispatch
 import GoTrue
@@ -17,10 +18,16 @@ public final class Emulator: Sendable {
     public let options: EmulatorOptions
     public let project: Project
     public let api: GoTrueAPI
+    /// The active failure scenarios (also driven through `/emulator/v1/scenarios`).
+    public let scenarios: ScenarioEngine
+    /// Recent requests (also read through `/emulator/v1/journal`).
+    public let journal: Journal
     private let server: HTTPServer
     private let state = Mutex(State.created)
     /// Signalled once the stop has fully completed (server down, database closed).
     private let stopped = DispatchSemaphore(value: 0)
+    /// Run by `stop()` after the last request and before the database closes (`onStop`).
+    let stopActions = Mutex<[@Sendable (Emulator) -> Void]>([])
 
     private enum State { case created, running, stopped }
 
@@ -39,8 +46,20 @@ public final class Emulator: Sendable {
         } catch {
             throw EmulatorError("cannot open database \(options.databasePath): \(error)")
         }
-        self.project = Project(configuration: options.configuration, database: database)
-        self.api = GoTrueAPI(project: project)
+        // The virtual clock (`/emulator/v1/clock`) drives every expiry; it reads the wall clock
+        // until a test moves it.
+        self.project = Project(configuration: options.configuration, database: database,
+                               environment: Environment(clock: VirtualClock()))
+        let scenarios = ScenarioEngine(environment: project.environment)
+        for scenario in options.scenarios { scenarios.add(scenario) }
+        let journal = Journal(capacity: options.journalCapacity)
+        self.scenarios = scenarios
+        self.journal = journal
+        self.api = GoTrueAPI(
+            project: project,
+            middleware: [ScenarioMiddleware(engine: scenarios, journal: journal, project: project)],
+            extensions: ControlRoutes.routes(engine: scenarios, journal: journal) + ConfigRoutes.routes(project: project)
+        )
 
         var http = HTTPServerConfiguration()
         http.host = options.host
@@ -91,6 +110,7 @@ public final class Emulator: Sendable {
         }
         guard wasRunning else { return }
         server.shutdown(timeout: timeout)
+        for action in stopActions.withLock({ $0 }) { action(self) }
         project.database.close()
         stopped.signal()
     }

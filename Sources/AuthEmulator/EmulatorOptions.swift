@@ -1,3 +1,4 @@
+import AuthScenarios
 import GoTrue
 
 /// How to run one emulator: where to listen, where the database lives, and the GoTrue
@@ -13,6 +14,10 @@ public struct EmulatorOptions: Sendable {
     public var configuration = Configuration()
     /// Worker threads for request handling (SQLite, password hashing); nil = the server default.
     public var workerThreads: Int?
+    /// Failure scenarios active from the start (`serve --scenario FILE`).
+    public var scenarios: [Scenario] = []
+    /// Requests the journal keeps (`--journal-size`, `AUTH_EMULATOR_JOURNAL_SIZE`); 0 turns it off.
+    public var journalCapacity: Int = Journal.defaultCapacity
 
     /// The default database: a file under the current directory, so each app project keeps its
     /// own users across restarts (override with `--db` or `AUTH_EMULATOR_DB`).

@@ -20,6 +20,11 @@ public enum EnvironmentConfiguration {
     public static let serviceRoleKeyVariable = "AUTH_EMULATOR_SERVICE_ROLE_KEY"
     public static let publishableKeyVariable = "AUTH_EMULATOR_PUBLISHABLE_KEY"
     public static let secretKeyVariable = "AUTH_EMULATOR_SECRET_KEY"
+    /// Fixed email OTPs, `email:code,...` (also read as `GOTRUE_MAILER_TEST_OTP`).
+    public static let mailerTestOTPVariable = "AUTH_EMULATOR_MAILER_TEST_OTP"
+    public static let rateLimitsVariable = "AUTH_EMULATOR_RATE_LIMITS"
+    public static let rateLimitPeerVariable = "AUTH_EMULATOR_RATE_LIMIT_PEER"
+    public static let journalSizeVariable = "AUTH_EMULATOR_JOURNAL_SIZE"
 
     /// The range accepted for PBKDF2 iterations: below 1000 is not a password hash any more
     /// (NIST SP 800-132 §5.2 recommends at least 1000); above 10 million one sign-in takes seconds.
@@ -52,6 +57,8 @@ public enum EnvironmentConfiguration {
         try applyMailer(&env, &config)
         try applySMS(&env, &config)
         try applySecurity(&env, &config)
+        try applyRateLimits(&env, &config)
+        if let size = try env.integer(journalSizeVariable, in: 0...1_000_000) { options.journalCapacity = size }
 
         if let iterations = try env.integer(passwordIterationsVariable, in: passwordIterationsRange) {
             config.passwordHashIterations = iterations
@@ -102,6 +109,8 @@ public enum EnvironmentConfiguration {
         if let on = try env.boolean("GOTRUE_EXTERNAL_PHONE_ENABLED") { config.external.phoneEnabled = on }
         if let on = try env.boolean("GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED") { config.external.anonymousUsersEnabled = on }
         if let bundle = env.raw("GOTRUE_EXTERNAL_IOS_BUNDLE_ID") { config.external.iosBundleID = bundle }
+        // GoTrue raises a flow-state lifetime below five minutes to five minutes.
+        if let expiry = try env.duration("GOTRUE_EXTERNAL_FLOW_STATE_EXPIRY_DURATION") { config.external.flowStateExpirySeconds = max(expiry, 300) }
         for provider in externalProviders {
             let prefix = "GOTRUE_EXTERNAL_\(provider.uppercased())_"
             var settings = config.external.providers[provider] ?? OAuthProviderSettings()
@@ -126,6 +135,17 @@ public enum EnvironmentConfiguration {
         if let length = try env.integer("GOTRUE_MAILER_OTP_LENGTH", in: Int(Int32.min)...Int(Int32.max)) { config.mailer.otpLength = GoValue.otpLength(length) }
         // GoTrue: a zero SMTP_MAX_FREQUENCY means one minute.
         if let frequency = try env.duration("GOTRUE_SMTP_MAX_FREQUENCY") { config.mailer.maxFrequencySeconds = frequency == 0 ? 60 : frequency }
+        for (name, path) in [("INVITE", \MailerURLPaths.invite), ("CONFIRMATION", \MailerURLPaths.confirmation),
+                             ("RECOVERY", \MailerURLPaths.recovery), ("EMAIL_CHANGE", \MailerURLPaths.emailChange)] {
+            if let value = env.string("GOTRUE_MAILER_URLPATHS_" + name) { config.mailer.urlPaths[keyPath: path] = value }
+        }
+        if let rate = try env.sendRate("GOTRUE_RATE_LIMIT_EMAIL_SENT") { config.mailer.rateLimitEmailSent = rate }
+        // Emulator-only fixed email codes, `email:code,...` like GOTRUE_SMS_TEST_OTP; either name works.
+        for name in [mailerTestOTPVariable, "GOTRUE_MAILER_TEST_OTP"] {
+            guard let otps = try env.map(name) else { continue }
+            config.mailer.testOTP = [:]
+            for (email, code) in otps { config.mailer.testOTP[email.lowercased()] = code }
+        }
     }
 
     private static func applySMS(_ env: inout Reader, _ config: inout Configuration) throws(EmulatorError) {
@@ -139,6 +159,7 @@ public enum EnvironmentConfiguration {
             config.sms.testOTP = [:]
             for (phone, code) in otps { config.sms.testOTP[GoValue.normalizedTestPhone(phone)] = code }
         }
+        if let rate = try env.sendRate("GOTRUE_RATE_LIMIT_SMS_SENT") { config.sms.rateLimitSMSSent = rate }
     }
 
     private static func applySecurity(_ env: inout Reader, _ config: inout Configuration) throws(EmulatorError) {
@@ -154,6 +175,39 @@ public enum EnvironmentConfiguration {
         if let timeout = try env.duration("GOTRUE_SESSIONS_INACTIVITY_TIMEOUT", positive: true) { config.sessions.inactivityTimeoutSeconds = timeout }
         if let single = try env.boolean("GOTRUE_SESSIONS_SINGLE_PER_USER") { config.sessions.singlePerUser = single }
         if let tags = env.list("GOTRUE_SESSIONS_TAGS") { config.sessions.tags = tags }
+    }
+
+    /// Reference §6.1: the per-client limits are Go `float64` events per window; the key header;
+    /// `Sb-Forwarded-For`. Plus the emulator's preset and peer-address keying.
+    private static func applyRateLimits(_ env: inout Reader, _ config: inout Configuration) throws(EmulatorError) {
+        if let header = env.raw("GOTRUE_RATE_LIMIT_HEADER") { config.rateLimits.header = header.trimmingSpaces }
+        if let on = try env.boolean("GOTRUE_SECURITY_SB_FORWARDED_FOR_ENABLED") { config.rateLimits.sbForwardedForEnabled = on }
+        let values: [(String, WritableKeyPath<RateLimitSettings, Double>)] = [
+            ("GOTRUE_RATE_LIMIT_OTP", \.otp),
+            ("GOTRUE_RATE_LIMIT_ANONYMOUS_USERS", \.anonymousUsers),
+            ("GOTRUE_RATE_LIMIT_TOKEN_REFRESH", \.tokenRefresh),
+            ("GOTRUE_RATE_LIMIT_VERIFY", \.verify),
+            ("GOTRUE_RATE_LIMIT_WEB3", \.web3),
+            ("GOTRUE_RATE_LIMIT_SSO", \.sso),
+            ("GOTRUE_RATE_LIMIT_PASSKEY", \.passkey),
+            ("GOTRUE_RATE_LIMIT_OAUTH_DYNAMIC_CLIENT_REGISTER", \.oauthClientRegister),
+            ("GOTRUE_MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY", \.mfaChallengeAndVerify),
+            ("GOTRUE_SAML_RATE_LIMIT_ASSERTION", \.samlAssertion),
+        ]
+        for (name, path) in values {
+            guard let text = env.string(name) else { continue }
+            guard let value = Double(text.trimmingSpaces), value >= 0, value.isFinite else {
+                throw EmulatorError("\(name): '\(text)' is not a number of requests (0 or more)")
+            }
+            config.rateLimits[keyPath: path] = value
+        }
+        if let text = env.string(rateLimitsVariable) {
+            guard let preset = RateLimitSettings.Preset(rawValue: text) else {
+                throw EmulatorError("\(rateLimitsVariable): '\(text)' is not a preset (use off, real or tiny)")
+            }
+            config.rateLimits.preset = preset
+        }
+        if let on = try env.boolean(rateLimitPeerVariable) { config.rateLimits.keyOnPeerAddress = on }
     }
 
     /// Typed access to the environment that remembers every name it was asked about, so the
@@ -192,6 +246,15 @@ public enum EnvironmentConfiguration {
                 throw EmulatorError("\(name): '\(text)' is not \(what)\(limits)")
             }
             return value
+        }
+
+        /// GoTrue's `conf.Rate` (`30` or `10/1m`).
+        mutating func sendRate(_ name: String) throws(EmulatorError) -> SendRate? {
+            guard let text = string(name) else { return nil }
+            guard let rate = SendRate.parse(text.trimmingSpaces, parseDuration: GoValue.parseDuration) else {
+                throw EmulatorError("\(name): '\(text)' is not a rate (a number per hour, or N/<duration> such as 10/1m)")
+            }
+            return rate
         }
 
         /// Seconds from a Go duration (`1m30s`).

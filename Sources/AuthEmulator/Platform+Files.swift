@@ -28,4 +28,21 @@ extension Platform {
             }
         }
     }
+
+    /// Writes `bytes` to `path` through a temporary file renamed over it, so a reader (or a
+    /// crash mid-write) never sees half a file (`serve --export-on-exit`).
+    static func writeFile(_ path: String, _ bytes: [UInt8]) throws(EmulatorError) {
+        let temporary = path + ".tmp"
+        guard let file = fopen(temporary, "wb") else {
+            throw EmulatorError("\(path): cannot write the file: \(String(cString: strerror(errno)))")
+        }
+        let written = bytes.withUnsafeBufferPointer { fwrite($0.baseAddress, 1, $0.count, file) }
+        let flushed = fflush(file) == 0
+        fclose(file)
+        guard written == bytes.count, flushed, rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw EmulatorError("\(path): cannot write the file: \(reason)")
+        }
+    }
 }

@@ -95,6 +95,8 @@ final class Connection {
         case delayed
         /// The response is being written (partially sent, waiting for writability).
         case writing
+        /// `drip` directive: the response goes out piece by piece on timers.
+        case dripping
         /// `stall` directive: never answer.
         case stalled
         /// Write side shut down; draining the peer's input until it closes (RFC 9112 §9.6).
@@ -116,6 +118,11 @@ final class Connection {
     var outputOffset = 0
     var closeAfterWrite = false
     var held: Completion? = nil
+    /// `drip` directive: the pieces still to send, the pause between them, and whether the
+    /// connection closes after the last.
+    var dripPieces: [[UInt8]] = []
+    var dripInterval: UInt64 = 0
+    var dripCloses = false
     /// Edge-triggered readiness: true until a read returns EAGAIN (or a short read).
     var readReady = false
     var hungUp = false
@@ -434,7 +441,7 @@ final class EventLoop {
             switch connection.phase {
             case .closed:
                 return
-            case .processing, .delayed, .writing:
+            case .processing, .delayed, .writing, .dripping:
                 if connection.input.count >= Self.pipelineBufferLimit { return }
             case .reading, .stalled, .lingering:
                 break
@@ -472,7 +479,7 @@ final class EventLoop {
                 connection.input.append(contentsOf: bytes)
                 processBuffered(connection)
             }
-        case .processing, .delayed, .writing:
+        case .processing, .delayed, .writing, .dripping:
             connection.input.append(contentsOf: bytes)
         case .stalled, .lingering, .closed:
             break
@@ -551,7 +558,7 @@ final class EventLoop {
             // In `.reading` no complete request is buffered (it would have been dispatched), so
             // nothing is owed to the peer.
             close(connection)
-        case .processing, .delayed, .writing:
+        case .processing, .delayed, .writing, .dripping:
             // A half-closed client still gets its answer (RFC 9112 §9.6); close after it.
             break
         case .closed:
@@ -591,7 +598,59 @@ final class EventLoop {
             closing = true
             if limit < bytes.count { bytes = Array(bytes.prefix(max(0, limit))) }
         }
+        if let drip = directive.drip, startDrip(connection, bytes, drip, close: closing) { return }
         writeResponse(connection, bytes, close: closing)
+    }
+
+    /// Cuts the body into pieces: the head and the first piece go now, the others on timers.
+    /// False when there is no body to pace (the response is then written as usual).
+    private func startDrip(_ connection: Connection, _ bytes: [UInt8], _ drip: ResponseDirective.Drip, close closing: Bool) -> Bool {
+        guard let headEnd = Self.headEnd(bytes) else { return false }
+        let bodyCount = bytes.count - headEnd
+        let pieces = min(drip.chunks, bodyCount)
+        guard pieces > 1 else { return false }
+        var cuts: [[UInt8]] = []
+        cuts.reserveCapacity(pieces)
+        var start = headEnd
+        for index in 0..<pieces {
+            let end = headEnd + bodyCount * (index + 1) / pieces
+            cuts.append(Array(bytes[(index == 0 ? 0 : start)..<end]))
+            start = end
+        }
+        connection.phase = .dripping
+        connection.dripInterval = drip.duration.saturatingNanoseconds / UInt64(pieces - 1)
+        connection.dripCloses = closing
+        connection.dripPieces = Array(cuts.dropFirst())
+        guard enqueueOutput(connection, cuts[0]) else {
+            close(connection)
+            return true
+        }
+        setDeadline(connection, now + connection.dripInterval)
+        return true
+    }
+
+    private func continueDrip(_ connection: Connection) {
+        guard !connection.dripPieces.isEmpty else { return }
+        let piece = connection.dripPieces.removeFirst()
+        if connection.dripPieces.isEmpty {
+            writeResponse(connection, piece, close: connection.dripCloses)
+            return
+        }
+        guard enqueueOutput(connection, piece) else {
+            close(connection)
+            return
+        }
+        setDeadline(connection, now + connection.dripInterval)
+    }
+
+    /// The offset just past the blank line that ends a serialized head.
+    static func headEnd(_ bytes: [UInt8]) -> Int? {
+        guard bytes.count >= 4 else { return nil }
+        for index in 3..<bytes.count
+        where bytes[index] == 0x0A && bytes[index - 1] == 0x0D && bytes[index - 2] == 0x0A && bytes[index - 3] == 0x0D {
+            return index + 1
+        }
+        return nil
     }
 
     private func writeFailure(_ connection: Connection, _ failure: HTTPProtocolFailure, _ headers: HTTPHeaders?) {
@@ -719,6 +778,7 @@ final class EventLoop {
         connection.input = []
         connection.output = []
         connection.held = nil
+        connection.dripPieces = []
         connections[Int(connection.fd)] = nil
         liveCount -= 1
         if connection.counted {
@@ -760,6 +820,8 @@ final class EventLoop {
             guard let held = connection.held else { return }
             connection.held = nil
             deliver(connection, held)
+        case .dripping:
+            continueDrip(connection)
         case .reading, .writing, .lingering:
             // Idle keep-alive, slow head (slowloris), slow body, stuck writer or linger: close.
             close(connection)
@@ -783,7 +845,7 @@ final class EventLoop {
             case .reading, .stalled:
                 // Idle keep-alive or a request still arriving: nothing in flight to finish.
                 close(connection)
-            case .processing, .delayed, .writing, .lingering, .closed:
+            case .processing, .delayed, .writing, .dripping, .lingering, .closed:
                 break
             }
         }

@@ -9,14 +9,31 @@ public struct ResponseDirective: Sendable, Equatable {
     public var reset: Bool
     /// Never answer; keep the connection open until the peer closes it or the server shuts down.
     public var stall: Bool
+    /// Send the response slowly: the head with the first piece of the body at once, the other
+    /// pieces on loop timers, the last one `duration` after the first (a slow or congested link).
+    public var drip: Drip?
+
+    /// How `drip` paces a body.
+    public struct Drip: Sendable, Equatable {
+        /// Pieces the body is cut into (at most one per byte).
+        public var chunks: Int
+        /// Time from the first piece to the last.
+        public var duration: Duration
+
+        public init(chunks: Int, duration: Duration) {
+            self.chunks = chunks
+            self.duration = duration
+        }
+    }
 
     public static let none = ResponseDirective()
 
-    public init(delay: Duration? = nil, closeAfterBytes: Int? = nil, reset: Bool = false, stall: Bool = false) {
+    public init(delay: Duration? = nil, closeAfterBytes: Int? = nil, reset: Bool = false, stall: Bool = false, drip: Drip? = nil) {
         self.delay = delay
         self.closeAfterBytes = closeAfterBytes
         self.reset = reset
         self.stall = stall
+        self.drip = drip
     }
 }
 

@@ -23,6 +23,7 @@ public struct Migration: Sendable, Hashable {
 public enum Migrations {
     public static let all: [Migration] = [
         Migration(id: "0001_auth_schema", sql: Schema.authSchema),
+        Migration(id: "0002_outbox", sql: OutboxSchema.sql),
     ]
 }
 

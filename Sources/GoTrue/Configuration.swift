@@ -22,6 +22,8 @@ public struct Configuration: Sendable {
     public var password = PasswordSettings()
     public var security = SecuritySettings()
     public var sessions = SessionSettings()
+    /// `GOTRUE_RATE_LIMIT_*` per-client limits and the emulator's presets (`RateLimit.swift`).
+    public var rateLimits = RateLimitSettings()
 
     /// The keys the gateway (`/auth/v1/...`) accepts in `apikey`; derived from the JWT secret
     /// unless given explicitly.
@@ -99,6 +101,9 @@ public struct ExternalSettings: Sendable {
     public var providers: [String: OAuthProviderSettings] = [:]
     /// `GOTRUE_EXTERNAL_IOS_BUNDLE_ID`.
     public var iosBundleID = ""
+    /// `GOTRUE_EXTERNAL_FLOW_STATE_EXPIRY_DURATION` seconds: how long a PKCE flow state waits for
+    /// its code exchange (GoTrue raises anything below 300 s to 300 s).
+    public var flowStateExpirySeconds: Double = 300
 
     /// The providers `GET /settings` lists, in the real server's serialization order.
     public static let settingsProviders = [
@@ -138,6 +143,14 @@ public struct MailerSettings: Sendable {
     public var otpLength = 6
     /// `GOTRUE_SMTP_MAX_FREQUENCY` seconds (`supabase start`: `max_frequency = "1s"`).
     public var maxFrequencySeconds: Double = 1
+    /// `GOTRUE_MAILER_URLPATHS_{INVITE,CONFIRMATION,RECOVERY,EMAIL_CHANGE}`: where email links
+    /// point, resolved against `API_EXTERNAL_URL`.
+    public var urlPaths = MailerURLPaths()
+    /// `GOTRUE_RATE_LIMIT_EMAIL_SENT`: the global email send limit (reference §6.2).
+    public var rateLimitEmailSent = SendRate(events: 30)
+    /// Emulator-only (`GOTRUE_MAILER_TEST_OTP` / `AUTH_EMULATOR_MAILER_TEST_OTP`): fixed email
+    /// codes per lowercased address, the email counterpart of `GOTRUE_SMS_TEST_OTP`.
+    public var testOTP: [String: String] = [:]
     public init() {}
 }
 
@@ -157,6 +170,17 @@ public struct SMSSettings: Sendable {
     public var template = "Your code is {{ .Code }}"
     /// `GOTRUE_SMS_TEST_OTP`: fixed codes per phone (digits only).
     public var testOTP: [String: String] = [:]
+    /// `GOTRUE_RATE_LIMIT_SMS_SENT`: the global SMS send limit (reference §6.2).
+    public var rateLimitSMSSent = SendRate(events: 30)
+    public init() {}
+}
+
+/// `GOTRUE_MAILER_URLPATHS_*` (default `/verify` each).
+public struct MailerURLPaths: Sendable, Equatable {
+    public var invite = "/verify"
+    public var confirmation = "/verify"
+    public var recovery = "/verify"
+    public var emailChange = "/verify"
     public init() {}
 }
 

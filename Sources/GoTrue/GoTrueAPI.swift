@@ -10,11 +10,18 @@ public struct Project: Sendable {
     public let settings: LiveConfiguration
     public var database: Database
     public var environment: Environment
+    /// Captured email/SMS bookkeeping: global send limiters and the "message captured" observer.
+    public let outbox: Outbox
+    /// The per-client request limiters (reference §6.1), shared by every copy of this project.
+    public let rateLimiter = RateLimiter()
+    /// The last fixture seeded (`reset?keep_seed=true` returns to it).
+    public let fixtures = FixtureMemory()
 
     public init(configuration: Configuration, database: Database, environment: Environment = Environment()) {
         self.settings = LiveConfiguration(configuration)
         self.database = database
         self.environment = environment
+        self.outbox = Outbox(start: environment.now())
     }
 
     /// A snapshot of the live configuration. Setting it replaces the live configuration.
@@ -85,6 +92,8 @@ public final class GoTrueAPI: HTTPResponder {
             + UserEndpoints(api: core).routes
             + LogoutEndpoints(api: core).routes
             + AdminEndpoints(api: core).routes
+            + MailFlowEndpoints(api: core).routes
+            + ControlEndpoints(api: core).routes
     }
 
     public func respond(to request: HTTPRequest) -> HTTPResponse {

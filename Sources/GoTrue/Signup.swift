@@ -15,7 +15,9 @@ struct SignupEndpoints {
 
     /// The route wrapper of api.go: parse first, then anonymous sign-in when neither email nor
     /// phone is given.
-    func signup(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+    /// `limited: false` is the internal re-entry of `/otp` and `/magiclink`, which the real
+    /// server makes past the route's limiter.
+    func signup(_ context: RequestContext, limited: Bool = true) throws(AuthError) -> HTTPResponse {
         let body = try RequestBody(context.request, as: "SignupParams")
         let email = try body.string("email") ?? ""
         let phone = try body.string("phone") ?? ""
@@ -23,8 +25,10 @@ struct SignupEndpoints {
             guard config.external.anonymousUsersEnabled else {
                 throw AuthError(422, .anonymousProviderDisabled, "Anonymous sign-ins are disabled")
             }
+            try api.rateLimit(.anonymousSignIns, context)
             return try anonymous(context, body: body)
         }
+        if limited { try api.rateLimit(.signups, context) }
         return try signup(context, body: body, email: email, phone: phone)
     }
 
@@ -101,6 +105,7 @@ struct SignupEndpoints {
             case pending(JSON)
             case exists(UserRecord)
         }
+        var sent: [OutboxRecord] = []
         let outcome: Outcome = try api.write { conn in
             var user: UserRecord
             let existing = provider == "email" ? try conn.user(email: email, aud: aud) : try conn.user(phone: phone, aud: aud)
@@ -163,21 +168,23 @@ struct SignupEndpoints {
 
             try api.audit(conn, context, actor: user, action: "user_confirmation_requested", logType: "user",
                           traits: ["provider": .string(provider)])
-            let frequency = provider == "email" ? config.mailer.maxFrequencySeconds : config.sms.maxFrequencySeconds
-            try FrequencyLimit.check(sentAt: user.confirmationSentAt, frequencySeconds: frequency, now: now,
-                                     code: provider == "email" ? .overEmailSendRateLimit : .overSmsSendRateLimit)
-            let relatesTo = provider == "email" ? email : phone
-            let codes = OneTimeTokens(project: project)
-            let otp = codes.otp(length: provider == "email" ? config.mailer.otpLength : config.sms.otpLength)
-            let tokenHash = OneTimeTokens.tokenHash(relatesTo, otp)
-            user.confirmationToken = tokenHash
-            user.confirmationSentAt = now.microseconds
-            try conn.updateUser(user)
-            try codes.record(conn, userID: user.id, type: "confirmation_token", tokenHash: tokenHash, relatesTo: relatesTo,
-                             at: now.microseconds)
+            // The confirmation message goes to the outbox (Mailer.swift); a PKCE sign-up first
+            // records its flow state, and its link then carries a `pkce_` token.
+            let mailer = Mailer(api: api, context: context)
+            if provider == "email" {
+                if !codeChallenge.isEmpty {
+                    try FlowStates.create(conn, project: project, userID: user.id, providerType: "email",
+                                          authenticationMethod: FlowStates.emailSignup,
+                                          codeChallengeMethod: codeChallengeMethod, codeChallenge: codeChallenge)
+                }
+                try mailer.sendConfirmation(conn, user: &user, pkce: !codeChallenge.isEmpty, sent: &sent)
+            } else {
+                _ = try mailer.sendPhoneOTP(conn, user: &user, phone: phone, purpose: .confirmation, sent: &sent)
+            }
             return .pending(Models.user(user, identities: [identity]))
         }
 
+        project.outbox.delivered(sent)
         switch outcome {
         case .session(let issued, let userJSON):
             return .json(.object(issued.response(user: userJSON, now: project.environment.now())), headers: issued.headers)

@@ -10,13 +10,20 @@ struct TokenEndpoints {
         [Route("POST", "/token", operation: "token") { context in try token(context) }]
     }
 
+    static let limitedGrants: Set<String> = ["password", "refresh_token", "id_token", "pkce", "web3"]
+
     private var project: Project { api.project }
     private var config: Configuration { project.configuration }
 
     func token(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+        // api.Token: the limiter runs once the grant is known (an unknown grant is a 400, never
+        // limited); web3 has its own bucket, every other grant shares `Token`.
+        let grant = context.request.queryValue("grant_type") ?? ""
+        if TokenEndpoints.limitedGrants.contains(grant) { try api.rateLimit(grant == "web3" ? .web3 : .token, context) }
         switch context.request.queryValue("grant_type") ?? "" {
         case "password": return try password(context)
         case "refresh_token": return try refresh(context)
+        case "pkce": return try pkce(context)
         default: throw AuthError(400, .invalidCredentials, "unsupported_grant_type")
         }
     }

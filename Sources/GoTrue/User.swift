@@ -28,6 +28,8 @@ struct UserEndpoints {
 
     func update(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let caller = try api.authenticate(context)
+        // requireAuthentication runs first, then the `User` limiter of PUT /user.
+        try api.rateLimit(.user, context)
         let aud = api.requestAudience(context, claims: caller.claims)
         let body = try RequestBody(context.request, as: "UserUpdateParams")
         var email = try body.string("email") ?? ""
@@ -38,6 +40,8 @@ struct UserEndpoints {
         let appData = try body.map("app_metadata")
         var phone = try body.string("phone") ?? ""
         let channel = try body.string("channel") ?? ""
+        let codeChallenge = try body.string("code_challenge") ?? ""
+        let codeChallengeMethod = try body.string("code_challenge_method") ?? ""
         var user = caller.user
         let passwords = Passwords(configuration: config, environment: project.environment)
 
@@ -104,6 +108,8 @@ struct UserEndpoints {
             newHash = password.isEmpty ? "" : passwords.hash(password)
         }
 
+        var sent: [OutboxRecord] = []
+        let mailer = Mailer(api: api, context: context)
         let (updated, identities) = try api.write { conn in
             let now = project.environment.now()
             user = try conn.user(id: user.id) ?? user
@@ -152,20 +158,28 @@ struct UserEndpoints {
                 if user.isAnonymous && config.mailer.autoconfirm {
                     try confirmEmailChange(conn, user: &user, to: email, now: now)
                 } else {
-                    try requestEmailChange(conn, user: &user, to: email, now: now)
+                    // sendEmailChange (Mailer.swift): both addresses get a message with secure
+                    // email change; a PKCE request records its flow state first.
+                    if !codeChallenge.isEmpty {
+                        try FlowStates.create(conn, project: project, userID: user.id, providerType: FlowStates.emailChange,
+                                              authenticationMethod: FlowStates.emailChange,
+                                              codeChallengeMethod: codeChallengeMethod, codeChallenge: codeChallenge)
+                    }
+                    try mailer.sendEmailChange(conn, user: &user, to: email, pkce: !codeChallenge.isEmpty, sent: &sent)
                 }
             }
             if changesPhone {
                 if config.sms.autoconfirm {
                     try confirmPhoneChange(conn, user: &user, to: phone, now: now)
                 } else {
-                    try requestPhoneChange(conn, user: &user, to: phone, now: now)
+                    _ = try mailer.sendPhoneOTP(conn, user: &user, phone: phone, purpose: .phoneChange, sent: &sent)
                 }
             }
             try api.audit(conn, context, actor: user, action: "user_modified", logType: "user")
             let reloaded = try conn.user(id: user.id) ?? user
             return (reloaded, try conn.identities(userID: user.id))
         }
+        project.outbox.delivered(sent)
         return .json(Models.user(updated, identities: identities))
     }
 
@@ -233,29 +247,6 @@ struct UserEndpoints {
         try OneTimeTokens.clearAll(conn, userID: user.id)
     }
 
-    /// `sendEmailChange`: records the pending change and its token(s); with secure email change
-    /// both the current and the new address must confirm. The messages themselves are sent by
-    /// the mail flows.
-    private func requestEmailChange(_ conn: Connection, user: inout UserRecord, to email: String, now: Timestamp) throws {
-        try FrequencyLimit.check(sentAt: user.emailChangeSentAt, frequencySeconds: config.mailer.maxFrequencySeconds,
-                                 now: now, code: .overEmailSendRateLimit)
-        let codes = OneTimeTokens(project: project)
-        let newHash = OneTimeTokens.tokenHash(email, codes.otp(length: config.mailer.otpLength))
-        user.emailChange = email
-        user.emailChangeTokenNew = newHash
-        user.emailChangeConfirmStatus = 0
-        user.emailChangeSentAt = now.microseconds
-        try codes.record(conn, userID: user.id, type: "email_change_token_new", tokenHash: newHash, relatesTo: email, at: now.microseconds)
-        if config.mailer.secureEmailChangeEnabled, let current = user.email, !current.isEmpty {
-            let currentHash = OneTimeTokens.tokenHash(current, codes.otp(length: config.mailer.otpLength))
-            user.emailChangeTokenCurrent = currentHash
-            try codes.record(conn, userID: user.id, type: "email_change_token_current", tokenHash: currentHash,
-                             relatesTo: current, at: now.microseconds)
-        }
-        user.updatedAt = now.microseconds
-        try conn.updateUser(user)
-    }
-
     /// `smsVerify` for `phone_change` without an SMS (autoconfirm on).
     private func confirmPhoneChange(_ conn: Connection, user: inout UserRecord, to phone: String, now: Timestamp) throws {
         try upsertIdentity(conn, user: &user, provider: "phone", changes: ["phone": .string(phone), "phone_verified": true],
@@ -269,20 +260,5 @@ struct UserEndpoints {
         user.phoneConfirmedAt = now.microseconds
         user.updatedAt = now.microseconds
         try conn.updateUser(user)
-    }
-
-    /// `sendPhoneConfirmation` for `phone_change`: records the pending change and its code.
-    private func requestPhoneChange(_ conn: Connection, user: inout UserRecord, to phone: String, now: Timestamp) throws {
-        try FrequencyLimit.check(sentAt: user.phoneChangeSentAt, frequencySeconds: config.sms.maxFrequencySeconds,
-                                 now: now, code: .overSmsSendRateLimit)
-        let codes = OneTimeTokens(project: project)
-        let otp = config.sms.testOTP[phone] ?? codes.otp(length: config.sms.otpLength)
-        let hash = OneTimeTokens.tokenHash(phone, otp)
-        user.phoneChange = phone
-        user.phoneChangeToken = hash
-        user.phoneChangeSentAt = now.microseconds
-        user.updatedAt = now.microseconds
-        try conn.updateUser(user)
-        try codes.record(conn, userID: user.id, type: "phone_change_token", tokenHash: hash, relatesTo: phone, at: now.microseconds)
     }
 }

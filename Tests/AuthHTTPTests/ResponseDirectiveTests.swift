@@ -66,6 +66,39 @@ struct ResponseDirectiveTests {
         }
     }
 
+    @Test func dripSendsTheBodyInPiecesOverTheDuration() throws {
+        try withServer({ $0.workerThreads = 1; $0.loopThreads = 1 }) { server in
+            let client = try TestClient(port: server.port)
+            let start = monotonicSeconds()
+            try client.send("GET /drip?chunks=4&ms=600 HTTP/1.1\r\nHost: h\r\n\r\n")
+            // The head and the first quarter of the body arrive at once...
+            #expect(client.awaitPeer(seconds: 0.15) == .data)
+            #expect(monotonicSeconds() - start < 0.15)
+            client.setReceiveTimeout(5)
+            // ...the whole body only after the duration, and the connection stays usable.
+            let response = try client.readResponse()
+            #expect(response.text == "0123456789abcdefghij")
+            #expect(monotonicSeconds() - start >= 0.55)
+
+            // While one connection drips, the loop serves others.
+            let slow = try TestClient(port: server.port)
+            try slow.send("GET /drip?chunks=2&ms=500 HTTP/1.1\r\nHost: h\r\n\r\n")
+            try client.send("GET /health HTTP/1.1\r\nHost: h\r\n\r\n")
+            let quick = monotonicSeconds()
+            #expect(try client.readResponse().text == "ok")
+            #expect(monotonicSeconds() - quick < 0.3)
+            #expect(try slow.readResponse().text == "0123456789abcdefghij")
+        }
+    }
+
+    @Test func closeAfterZeroBytesClosesWithoutAStatusLine() throws {
+        try withServer { server in
+            let client = try TestClient(port: server.port)
+            try client.send("GET /close-after?n=0 HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(try client.readToEnd().isEmpty)
+        }
+    }
+
     @Test func resetAbortsWithRST() throws {
         try withServer { server in
             let client = try TestClient(port: server.port)

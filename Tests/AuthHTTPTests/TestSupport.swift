@@ -211,6 +211,12 @@ struct TestResponder: HTTPResponder {
                 status: 200, body: Array("0123456789abcdefghij".utf8),
                 directive: ResponseDirective(closeAfterBytes: Int(request.queryValue("n") ?? "") ?? 0)
             )
+        case "/drip":
+            let chunks = Int(request.queryValue("chunks") ?? "") ?? 4
+            return HTTPResponse(
+                status: 200, body: Array("0123456789abcdefghij".utf8),
+                directive: ResponseDirective(drip: .init(chunks: chunks, duration: .milliseconds(milliseconds)))
+            )
         case "/reset":
             return HTTPResponse(status: 200, body: Array("never".utf8), directive: ResponseDirective(reset: true))
         case "/stall":

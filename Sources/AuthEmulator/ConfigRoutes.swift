@@ -1,0 +1,155 @@
+import AuthHTTP
+import AuthJWT
+import GoTrue
+
+/// `GET /emulator/v1/config` and `PATCH /emulator/v1/config`: the live settings a test suite
+/// flips between cases (confirmations, sign-up, anonymous users, password policy, rate limits)
+/// without restarting the emulator. A change applies to the next request; `/settings` reflects
+/// it. A PATCH is all or nothing: one bad field and nothing changes (400 naming the field).
+enum ConfigRoutes {
+    static func routes(project: Project) -> [Route] {
+        let path = GoTrueAPI.emulatorPrefix + "/config"
+        return [
+            Route("GET", path, operation: "emulator.config.get") { _ in .json(describe(project.configuration)) },
+            Route("PATCH", path, operation: "emulator.config.update") { context in
+                let patch: JSONObject
+                do {
+                    guard let object = try JSON(parsing: context.request.body).objectValue else {
+                        throw AuthError(400, .badJson, "Could not parse request body as JSON: expected an object")
+                    }
+                    patch = object
+                } catch let error as AuthError {
+                    throw error
+                } catch {
+                    throw AuthError(400, .badJson, "Could not parse request body as JSON: \(error)")
+                }
+                try project.settings.update { (config: inout Configuration) throws(AuthError) in
+                    try apply(patch, to: &config)
+                }
+                return .json(describe(project.configuration))
+            },
+        ]
+    }
+
+    static func describe(_ config: Configuration) -> JSON {
+        let limits = config.rateLimits
+        return [
+            "site_url": .string(config.siteURL),
+            "uri_allow_list": .array(config.uriAllowList.map(JSON.string)),
+            "disable_signup": .bool(config.disableSignup),
+            "mailer_autoconfirm": .bool(config.mailer.autoconfirm),
+            "sms_autoconfirm": .bool(config.sms.autoconfirm),
+            "email_enabled": .bool(config.external.emailEnabled),
+            "phone_enabled": .bool(config.external.phoneEnabled),
+            "anonymous_users_enabled": .bool(config.external.anonymousUsersEnabled),
+            "password_min_length": .number(config.password.minLength),
+            "password_required_characters": .array(config.password.requiredCharacters.map(JSON.string)),
+            "jwt_expiry": .number(config.jwt.expirySeconds),
+            "refresh_token_rotation_enabled": .bool(config.security.refreshTokenRotationEnabled),
+            "refresh_token_reuse_interval": .number(config.security.refreshTokenReuseInterval),
+            "rate_limits": [
+                "preset": .string(limits.preset.rawValue),
+                "header": .string(limits.header),
+                "sb_forwarded_for_enabled": .bool(limits.sbForwardedForEnabled),
+                "key_on_peer_address": .bool(limits.keyOnPeerAddress),
+                "otp": .number(limits.otp),
+                "anonymous_users": .number(limits.anonymousUsers),
+                "token_refresh": .number(limits.tokenRefresh),
+                "verify": .number(limits.verify),
+                "web3": .number(limits.web3),
+                "sso": .number(limits.sso),
+                "passkey": .number(limits.passkey),
+                "oauth_dynamic_client_register": .number(limits.oauthClientRegister),
+                "mfa_challenge_and_verify": .number(limits.mfaChallengeAndVerify),
+                "saml_assertion": .number(limits.samlAssertion),
+            ],
+        ]
+    }
+
+    private static func invalid(_ field: String, _ why: String) -> AuthError {
+        AuthError(400, .validationFailed, "\(field): \(why)")
+    }
+
+    private static func bool(_ value: JSON, _ field: String) throws(AuthError) -> Bool {
+        guard let flag = value.boolValue else { throw invalid(field, "expected true or false") }
+        return flag
+    }
+
+    private static func count(_ value: JSON, _ field: String, max: Double = Double(Int32.max)) throws(AuthError) -> Int {
+        guard let n = value.doubleValue, n == n.rounded(), n >= 0, n <= max else { throw invalid(field, "expected a whole number (0 or more)") }
+        return Int(n)
+    }
+
+    private static func strings(_ value: JSON, _ field: String) throws(AuthError) -> [String] {
+        guard let array = value.arrayValue, array.allSatisfy({ $0.stringValue != nil }) else {
+            throw invalid(field, "expected an array of strings")
+        }
+        return array.compactMap(\.stringValue)
+    }
+
+    static func apply(_ patch: JSONObject, to config: inout Configuration) throws(AuthError) {
+        for (key, value) in patch {
+            switch key {
+            case "site_url":
+                guard let url = value.stringValue, !url.isEmpty else { throw invalid(key, "expected a URL") }
+                config.siteURL = url
+            case "uri_allow_list": config.uriAllowList = try strings(value, key)
+            case "disable_signup": config.disableSignup = try bool(value, key)
+            case "mailer_autoconfirm": config.mailer.autoconfirm = try bool(value, key)
+            case "sms_autoconfirm": config.sms.autoconfirm = try bool(value, key)
+            case "email_enabled": config.external.emailEnabled = try bool(value, key)
+            case "phone_enabled": config.external.phoneEnabled = try bool(value, key)
+            case "anonymous_users_enabled": config.external.anonymousUsersEnabled = try bool(value, key)
+            // GoTrue raises a minimum below 6 to 6.
+            case "password_min_length": config.password.minLength = max(6, try count(value, key, max: 1000))
+            case "password_required_characters": config.password.requiredCharacters = try strings(value, key).filter { !$0.isEmpty }
+            case "jwt_expiry":
+                let seconds = try count(value, key)
+                config.jwt.expirySeconds = seconds == 0 ? 3600 : seconds
+            case "refresh_token_rotation_enabled": config.security.refreshTokenRotationEnabled = try bool(value, key)
+            case "refresh_token_reuse_interval": config.security.refreshTokenReuseInterval = try count(value, key)
+            case "rate_limits": try applyRateLimits(value, to: &config.rateLimits)
+            default:
+                throw invalid(key, "unknown or read-only setting")
+            }
+        }
+        if config.mailer.autoconfirm && config.mailer.allowUnverifiedEmailSignIns {
+            throw invalid("mailer_autoconfirm", "cannot be enabled together with unverified email sign-ins")
+        }
+    }
+
+    /// `"rate_limits": "tiny"` or an object of the fields `describe` shows.
+    static func applyRateLimits(_ value: JSON, to limits: inout RateLimitSettings) throws(AuthError) {
+        func preset(_ text: String?) throws(AuthError) -> RateLimitSettings.Preset {
+            guard let text, let preset = RateLimitSettings.Preset(rawValue: text) else {
+                throw invalid("rate_limits.preset", "expected default, off, real or tiny")
+            }
+            return preset
+        }
+        if value.stringValue != nil {
+            limits.preset = try preset(value.stringValue)
+            return
+        }
+        guard let object = value.objectValue else { throw invalid("rate_limits", "expected a preset name or an object") }
+        let numbers: [String: WritableKeyPath<RateLimitSettings, Double>] = [
+            "otp": \.otp, "anonymous_users": \.anonymousUsers, "token_refresh": \.tokenRefresh, "verify": \.verify,
+            "web3": \.web3, "sso": \.sso, "passkey": \.passkey, "oauth_dynamic_client_register": \.oauthClientRegister,
+            "mfa_challenge_and_verify": \.mfaChallengeAndVerify, "saml_assertion": \.samlAssertion,
+        ]
+        for (key, field) in object {
+            let name = "rate_limits." + key
+            switch key {
+            case "preset": limits.preset = try preset(field.stringValue)
+            case "header":
+                guard let header = field.stringValue else { throw invalid(name, "expected a header name (or \"\")") }
+                limits.header = header
+            case "sb_forwarded_for_enabled": limits.sbForwardedForEnabled = try bool(field, name)
+            case "key_on_peer_address": limits.keyOnPeerAddress = try bool(field, name)
+            default:
+                guard let path = numbers[key] else { throw invalid(name, "unknown setting") }
+                guard let n = field.doubleValue, n >= 0, n.isFinite else { throw invalid(name, "expected a number of requests (0 or more)") }
+                limits[keyPath: path] = n
+            }
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import AuthJWT
+import GoTrue
+
+/// Fixtures, snapshots and shutdown actions of a running emulator (`serve --seed`,
+/// `serve --export-on-exit`, and the same for a Swift test suite embedding the emulator).
+extension Emulator {
+    /// Applies a fixture file (`{"users": [...]}`, see `Fixture`); it also becomes the state
+    /// `POST /emulator/v1/reset?keep_seed=true` returns to. Errors name the file, the entry and
+    /// the field; nothing is applied when any entry is invalid.
+    public func seed(file path: String) throws(EmulatorError) {
+        let bytes = try Platform.readFile(path, limit: 16 << 20)
+        let fixture: Fixture
+        do {
+            fixture = try Fixture(bytes: bytes)
+        } catch {
+            throw EmulatorError("\(path): \(error.message)")
+        }
+        do {
+            try seed(fixture)
+        } catch {
+            throw EmulatorError("\(path): \(error.description)")
+        }
+    }
+
+    /// Applies a parsed fixture.
+    public func seed(_ fixture: Fixture) throws(EmulatorError) {
+        do {
+            try Seeder(project: project).seed(fixture)
+        } catch {
+            throw EmulatorError(error.message)
+        }
+    }
+
+    /// The snapshot `GET /emulator/v1/export` returns.
+    public func snapshot() throws(EmulatorError) -> Snapshot {
+        do {
+            return try Snapshot.take(project)
+        } catch {
+            throw EmulatorError("cannot export: \(error.message)")
+        }
+    }
+
+    /// Writes the export snapshot to `path` (replacing it atomically).
+    public func exportSnapshot(to path: String) throws(EmulatorError) {
+        var bytes = try snapshot().json.serializedBytes()
+        bytes.append(0x0A)
+        try Platform.writeFile(path, bytes)
+    }
+
+    /// Runs `action` when the emulator stops, after in-flight requests have finished and before
+    /// the database closes (so it may still read it).
+    public func onStop(_ action: @escaping @Sendable (Emulator) -> Void) {
+        stopActions.withLock { $0.append(action) }
+    }
+}

@@ -1,0 +1,139 @@
+import AuthHTTP
+import AuthJWT
+import GoTrue
+
+/// GoTrue's middleware seam, filled: records every GoTrue request in the journal and, when a
+/// scenario rule fires, answers in its place. The emulator's own `/emulator/v1` routes pass
+/// untouched and unrecorded, so control calls never disturb counters or journal counts.
+///
+/// Unless the rule says `passthrough_then`, a fault never runs the real handler, so nothing it
+/// would have written is stored: the client's view fails, the server's state is unchanged.
+public struct ScenarioMiddleware: Middleware {
+    public let engine: ScenarioEngine
+    public let journal: Journal
+    public let project: Project
+
+    public init(engine: ScenarioEngine, journal: Journal, project: Project) {
+        self.engine = engine
+        self.journal = journal
+        self.project = project
+    }
+
+    public func respond(to context: RequestContext, next: (RequestContext) -> HTTPResponse) -> HTTPResponse {
+        let prefix = GoTrueAPI.emulatorPrefix
+        if context.path == prefix || context.path.hasPrefix(prefix + "/") { return next(context) }
+        let clock = ContinuousClock()
+        let started = clock.now
+        var facts = RequestFacts(context)
+        let firing = engine.evaluate(&facts)
+        let response = firing.map { apply($0, context, next) } ?? next(context)
+        let elapsed = started.duration(to: clock.now)
+        var latency = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        latency += Double(firing?.delayMilliseconds ?? 0)
+        journal.record(entry(context, response, firing, latency: latency))
+        return response
+    }
+
+    func entry(_ context: RequestContext, _ response: HTTPResponse, _ firing: Firing?, latency: Double) -> JournalEntry {
+        let effect = firing?.effect
+        var fault: String?
+        var status: Int? = response.status
+        if let effect {
+            if effect.hang { fault = "hang"; status = nil }
+            else if effect.reset { fault = "reset"; status = nil }
+            else if effect.emptyResponse { fault = "empty_response"; status = nil }
+            else if effect.closeAfterBytes != nil { fault = "close_after_bytes" }
+            else if effect.malformedJSON { fault = "malformed_json" }
+            else if effect.drip != nil { fault = "drip" }
+            else if effect.delay != nil { fault = "delay" }
+        }
+        return JournalEntry(
+            id: 0, time: project.environment.now(), operation: context.operation, method: context.request.method,
+            path: context.path, viaGateway: context.viaGateway,
+            query: context.request.query.map { ($0.name, JournalEntry.redacted($0.name, $0.value)) },
+            status: status, latencyMilliseconds: latency, rule: firing?.label, fault: fault,
+            test: context.request.headers[Match.testHeader]
+        )
+    }
+
+    /// The response a fired rule gives, with its transport directive.
+    func apply(_ firing: Firing, _ context: RequestContext, _ next: (RequestContext) -> HTTPResponse) -> HTTPResponse {
+        let effect = firing.effect
+        var response: HTTPResponse
+        if effect.passthrough || (!effect.suppliesResponse && !effect.breaksTransport) {
+            // The real handler runs and commits; only the delivery is altered.
+            response = next(context)
+        } else if let code = effect.error {
+            if effect.consequence { applyConsequence(code, context) }
+            let error = ErrorCatalog.error(code, status: effect.status, message: effect.message, operation: context.operation)
+            response = error.response(apiVersion: context.apiVersion, requestID: context.requestID)
+        } else if effect.status != nil || effect.body != nil {
+            var headers = HTTPHeaders()
+            var body: [UInt8] = []
+            switch effect.body {
+            case .text(let text)?:
+                headers["Content-Type"] = "text/plain; charset=utf-8"
+                body = Array(text.utf8)
+            case .json(let value)?:
+                headers["Content-Type"] = "application/json"
+                body = value.goJSONBytes
+            case nil:
+                break
+            }
+            response = HTTPResponse(status: effect.status ?? 200, headers: headers, body: body)
+        } else {
+            // `malformed_json` alone, or a broken transport with nothing to break: a success
+            // response shaped like a session (its content never reaches the client whole).
+            response = .json(ScenarioMiddleware.placeholderSession)
+        }
+        for (name, value) in effect.headers { response.headers[name] = value }
+        if let seconds = effect.retryAfter { response.headers["Retry-After"] = String(seconds) }
+        if effect.malformedJSON {
+            response.headers["Content-Type"] = "application/json"
+            response.body = ScenarioMiddleware.broken(response.body)
+        }
+        var directive = response.directive
+        if let ms = firing.delayMilliseconds, ms > 0 { directive.delay = .milliseconds(ms) }
+        if effect.hang { directive.stall = true }
+        if effect.reset { directive.reset = true }
+        if effect.emptyResponse { directive.closeAfterBytes = 0 }
+        if let bytes = effect.closeAfterBytes { directive.closeAfterBytes = bytes }
+        if let drip = effect.drip { directive.drip = .init(chunks: drip.chunks, duration: .milliseconds(drip.milliseconds)) }
+        response.directive = directive
+        return response
+    }
+
+    /// A JSON document cut in the middle: the client's parser fails on it.
+    static func broken(_ body: [UInt8]) -> [UInt8] {
+        let source = body.count >= 8 ? body : ScenarioMiddleware.placeholderSession.goJSONBytes
+        return Array(source.prefix(source.count / 2))
+    }
+
+    static let placeholderSession: JSON = [
+        "access_token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJzY2VuYXJpbyJ9.c2NlbmFyaW8",
+        "token_type": "bearer",
+        "expires_in": 3600,
+        "expires_at": 0,
+        "refresh_token": "scenario0000",
+        "user": ["id": "00000000-0000-0000-0000-000000000000", "aud": "authenticated", "role": "authenticated"],
+    ]
+
+    /// The real server's side effect of the error, applied through the store: reuse detection
+    /// revokes the presented token's whole session family; an expired or missing session is
+    /// ended (the presented refresh token's session, else the access token's `session_id`).
+    func applyConsequence(_ code: ErrorCode, _ context: RequestContext) {
+        let refreshToken = (try? JSON(parsing: context.request.body))?["refresh_token"]?.stringValue
+        var accessToken: String?
+        if let header = context.request.headers["Authorization"], header.count > 7, header.prefix(7).lowercased() == "bearer " {
+            accessToken = String(header.dropFirst(7))
+        }
+        switch code {
+        case .refreshTokenAlreadyUsed:
+            if let refreshToken { _ = try? project.revokeRefreshTokenFamily(of: refreshToken) }
+        case .sessionExpired, .sessionNotFound:
+            _ = try? project.endSession(refreshToken: refreshToken, accessToken: accessToken)
+        default:
+            break
+        }
+    }
+}

@@ -1,0 +1,105 @@
+/// A row of `flow_state` (GoTrue's `auth.flow_state`): one PKCE flow waiting for its code
+/// exchange (RFC 7636). Timestamps are unix microseconds.
+public struct FlowStateRecord: Sendable, Equatable {
+    public var id: String
+    public var userID: String?
+    public var authCode: String
+    /// `s256` or `plain`.
+    public var codeChallengeMethod: String
+    public var codeChallenge: String
+    public var providerType: String
+    public var providerAccessToken: String?
+    public var providerRefreshToken: String?
+    public var createdAt: Int64
+    public var updatedAt: Int64
+    /// GoTrue's `AuthenticationMethod` name: `email/signup`, `magiclink`, `recovery`, ...
+    public var authenticationMethod: String
+    public var authCodeIssuedAt: Int64?
+    public var redirectTo: String?
+
+    public init(id: String, userID: String?, authCode: String, codeChallengeMethod: String, codeChallenge: String,
+                providerType: String, authenticationMethod: String, at time: Int64) {
+        self.id = id
+        self.userID = userID
+        self.authCode = authCode
+        self.codeChallengeMethod = codeChallengeMethod
+        self.codeChallenge = codeChallenge
+        self.providerType = providerType
+        self.authenticationMethod = authenticationMethod
+        self.createdAt = time
+        self.updatedAt = time
+    }
+
+    init(row: Row) {
+        id = row.string("id") ?? ""
+        userID = row.string("user_id")
+        authCode = row.string("auth_code") ?? ""
+        codeChallengeMethod = row.string("code_challenge_method") ?? ""
+        codeChallenge = row.string("code_challenge") ?? ""
+        providerType = row.string("provider_type") ?? ""
+        providerAccessToken = row.string("provider_access_token")
+        providerRefreshToken = row.string("provider_refresh_token")
+        createdAt = row.int64("created_at") ?? 0
+        updatedAt = row.int64("updated_at") ?? 0
+        authenticationMethod = row.string("authentication_method") ?? ""
+        authCodeIssuedAt = row.int64("auth_code_issued_at")
+        redirectTo = row.string("redirect_to")
+    }
+}
+
+extension Connection {
+    public func insertFlowState(_ f: FlowStateRecord) throws(StoreError) {
+        try execute(
+            """
+            INSERT INTO flow_state (id, user_id, auth_code, code_challenge_method, code_challenge, provider_type,
+                                    provider_access_token, provider_refresh_token, created_at, updated_at,
+                                    authentication_method, auth_code_issued_at, redirect_to)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            .text(f.id), SQLValue(f.userID), .text(f.authCode), .text(f.codeChallengeMethod), .text(f.codeChallenge),
+            .text(f.providerType), SQLValue(f.providerAccessToken), SQLValue(f.providerRefreshToken),
+            .integer(f.createdAt), .integer(f.updatedAt), .text(f.authenticationMethod), SQLValue(f.authCodeIssuedAt),
+            SQLValue(f.redirectTo)
+        )
+    }
+
+    public func flowState(authCode: String) throws(StoreError) -> FlowStateRecord? {
+        try queryFirst("SELECT * FROM flow_state WHERE auth_code = ? LIMIT 1", .text(authCode)).map(FlowStateRecord.init(row:))
+    }
+
+    /// GoTrue's `FindFlowStateByUserID`: the user's latest flow state for the method.
+    public func latestFlowState(userID: String, authenticationMethod: String) throws(StoreError) -> FlowStateRecord? {
+        try queryFirst(
+            "SELECT * FROM flow_state WHERE user_id = ? AND authentication_method = ? ORDER BY created_at DESC, rowid DESC LIMIT 1",
+            .text(userID), .text(authenticationMethod)
+        ).map(FlowStateRecord.init(row:))
+    }
+
+    public func recordAuthCodeIssued(flowStateID: String, at time: Int64) throws(StoreError) {
+        try execute("UPDATE flow_state SET auth_code_issued_at = ?, updated_at = ? WHERE id = ?",
+                    .integer(time), .integer(time), .text(flowStateID))
+    }
+
+    public func deleteFlowState(id: String) throws(StoreError) {
+        try execute("DELETE FROM flow_state WHERE id = ?", .text(id))
+    }
+
+    /// GoTrue's `FindOneTimeToken`: the owner of an outstanding token of one of `types` with
+    /// this hash, or nil.
+    public func oneTimeTokenOwner(tokenHash: String, types: [String]) throws(StoreError) -> String? {
+        guard !types.isEmpty else { return nil }
+        let placeholders = Array(repeating: "?", count: types.count).joined(separator: ", ")
+        return try queryFirst(
+            "SELECT user_id FROM one_time_tokens WHERE token_type IN (\(placeholders)) AND token_hash = ? LIMIT 1",
+            types.map { SQLValue.text($0) } + [.text(tokenHash)]
+        )?.string("user_id")
+    }
+
+    /// GoTrue's `FindUserByPhoneChangeAndAudience`.
+    public func user(phoneChange: String, aud: String) throws(StoreError) -> UserRecord? {
+        let rows = try query("SELECT id FROM users WHERE phone_change = ? AND aud = ? AND is_sso_user = 0 LIMIT 1",
+                             .text(phoneChange), .text(aud))
+        guard let id = rows.first?.string("id") else { return nil }
+        return try user(id: id)
+    }
+}

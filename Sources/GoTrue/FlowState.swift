@@ -1,0 +1,119 @@
+import AuthCrypto
+import AuthHTTP
+import AuthJWT
+import AuthStore
+
+/// PKCE flow states (RFC 7636; reference §10.6, pkce.go and models/flow_state.go).
+enum FlowStates {
+    /// `AuthenticationMethod` names the flows store and the session's AMR entry carries.
+    static let emailSignup = "email/signup"
+    static let magicLink = "magiclink"
+    static let recovery = "recovery"
+    static let invite = "invite"
+    static let emailChange = "email_change"
+
+    /// `ParseAuthenticationMethod` for the verification types a link can carry: anything ending
+    /// in `signup` is an email sign-up.
+    static func authenticationMethod(forVerifyType type: String) -> String? {
+        if type.hasSuffix("signup") { return emailSignup }
+        switch type {
+        case "magiclink", "recovery", "invite", "email_change", "otp": return type
+        default: return nil
+        }
+    }
+
+    /// `generateFlowState`: a new flow state with a fresh auth code (a v4 UUID). The method is
+    /// `s256` or `plain`, case-insensitively; GoTrue fails any other with an internal error.
+    @discardableResult
+    static func create(_ conn: Connection, project: Project, userID: String, providerType: String,
+                       authenticationMethod: String, codeChallengeMethod: String, codeChallenge: String) throws -> FlowStateRecord {
+        let method = codeChallengeMethod.lowercased()
+        guard method == "s256" || method == "plain" else {
+            logError("unsupported code_challenge method \"\(codeChallengeMethod)\"")
+            throw AuthError.unexpected
+        }
+        let flow = FlowStateRecord(id: project.environment.uuid(), userID: userID, authCode: project.environment.uuid(),
+                                   codeChallengeMethod: method, codeChallenge: codeChallenge, providerType: providerType,
+                                   authenticationMethod: authenticationMethod,
+                                   at: project.environment.now().microseconds)
+        try conn.insertFlowState(flow)
+        return flow
+    }
+
+    /// `issueAuthCode`: the user's latest flow state for the method, stamped with the time its
+    /// code went out.
+    static func issueAuthCode(_ conn: Connection, project: Project, userID: String, authenticationMethod: String) throws -> String {
+        guard let flow = try conn.latestFlowState(userID: userID, authenticationMethod: authenticationMethod) else {
+            throw AuthError(400, .flowStateNotFound, "No associated flow state found. No valid flow state found for user.")
+        }
+        guard !flow.codeChallenge.isEmpty else {
+            throw AuthError(400, .flowStateNotFound,
+                            "No associated flow state found. Flow state does not have an auth code (not a PKCE flow).")
+        }
+        try conn.recordAuthCodeIssued(flowStateID: flow.id, at: project.environment.now().microseconds)
+        return flow.authCode
+    }
+
+    /// `FlowState.IsExpired`: magic links count from the code's issue, everything else from the
+    /// flow state's creation.
+    static func isExpired(_ flow: FlowStateRecord, now: Timestamp, lifetimeSeconds: Double) -> Bool {
+        let lifetime = Int64(max(lifetimeSeconds, 300) * 1_000_000)
+        if let issued = flow.authCodeIssuedAt, flow.authenticationMethod == magicLink {
+            return now.microseconds > issued + lifetime
+        }
+        return now.microseconds > flow.createdAt + lifetime
+    }
+
+    /// `security.VerifyPKCEChallenge`: `s256` compares BASE64URL(SHA-256(verifier)) with the
+    /// challenge (RFC 7636 §4.6), `plain` the verifier itself; both in constant time.
+    static func verify(challenge: String, method: String, verifier: String) -> String? {
+        switch method.lowercased() {
+        case "s256":
+            let encoded = Base64URL.encode(SHA256.hash(data: Array(verifier.utf8)))
+            return constantTimeEquals(Array(challenge.utf8), Array(encoded.utf8))
+                ? nil : "code challenge does not match previously saved code verifier"
+        case "plain":
+            return constantTimeEquals(Array(challenge.utf8), Array(verifier.utf8))
+                ? nil : "code challenge does not match previously saved code verifier"
+        default:
+            return "code challenge method not supported"
+        }
+    }
+}
+
+extension TokenEndpoints {
+    /// `POST /token?grant_type=pkce` (`PKCE` in token.go).
+    func pkce(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+        let project = api.project
+        let body = try RequestBody(context.request, as: "PKCEGrantParams")
+        let authCode = try body.string("auth_code") ?? ""
+        let verifier = try body.string("code_verifier") ?? ""
+        if authCode.isEmpty || verifier.isEmpty {
+            throw AuthError(400, .validationFailed, "invalid request: both auth code and code verifier should be non-empty")
+        }
+        let found = try api.read { conn in try conn.flowState(authCode: authCode) }
+        guard let flow = found, let userID = flow.userID else {
+            throw AuthError(404, .flowStateNotFound, "invalid flow state, no valid flow state found")
+        }
+        if FlowStates.isExpired(flow, now: project.environment.now(), lifetimeSeconds: project.configuration.external.flowStateExpirySeconds) {
+            throw AuthError(422, .flowStateExpired, "invalid flow state, flow state has expired")
+        }
+        if let problem = FlowStates.verify(challenge: flow.codeChallenge, method: flow.codeChallengeMethod, verifier: verifier) {
+            throw AuthError(400, .badCodeVerifier, problem)
+        }
+        let (issued, userJSON) = try api.write { conn in
+            // The flow state is single use: a second exchange racing this one finds it gone.
+            guard try conn.flowState(authCode: authCode) != nil else {
+                throw AuthError(404, .flowStateNotFound, "invalid flow state, no valid flow state found")
+            }
+            guard var user = try conn.user(id: userID) else { throw AuthError(500, .unexpectedFailure, "Database error finding user") }
+            try api.audit(conn, context, actor: user, action: "login", logType: "account",
+                          traits: ["provider_type": .string(flow.providerType)])
+            let issued = try Tokens(project: project).issueSession(conn, user: &user, method: flow.authenticationMethod,
+                                                                   request: context.request)
+            try conn.deleteFlowState(id: flow.id)
+            return (issued, Models.user(user, identities: try conn.identities(userID: user.id)))
+        }
+        return .json(.object(issued.response(user: userJSON, now: project.environment.now())), headers: issued.headers)
+    }
+}

@@ -1,0 +1,62 @@
+@testable import AuthEmulator
+import GoTrue
+import Testing
+
+// The email/SMS settings of reference §6.2, §10 and §15.3, read as GoTrue's envconfig reads them.
+@Suite struct MailConfigurationTests {
+    @Test func environmentVariables() throws {
+        var options = EmulatorOptions()
+        let unused = try EnvironmentConfiguration.apply([
+            "GOTRUE_MAILER_URLPATHS_CONFIRMATION": "/auth/v1/verify",
+            "GOTRUE_MAILER_URLPATHS_RECOVERY": "/r",
+            "GOTRUE_RATE_LIMIT_EMAIL_SENT": "10/1m",
+            "GOTRUE_RATE_LIMIT_SMS_SENT": "5",
+            "AUTH_EMULATOR_MAILER_TEST_OTP": "Alice@Example.com:123456,bob@example.com:654321",
+            "GOTRUE_EXTERNAL_FLOW_STATE_EXPIRY_DURATION": "1m",
+        ], to: &options)
+        #expect(unused.isEmpty, "\(unused)")
+        let config = options.configuration
+        #expect(config.mailer.urlPaths.confirmation == "/auth/v1/verify")
+        #expect(config.mailer.urlPaths.recovery == "/r")
+        #expect(config.mailer.urlPaths.invite == "/verify")
+        #expect(config.mailer.rateLimitEmailSent == SendRate(events: 10, seconds: 60, kind: .burst))
+        #expect(config.sms.rateLimitSMSSent == SendRate(events: 5))
+        #expect(config.mailer.testOTP == ["alice@example.com": "123456", "bob@example.com": "654321"])
+        // GoTrue raises a flow-state lifetime below five minutes to five minutes.
+        #expect(config.external.flowStateExpirySeconds == 300)
+    }
+
+    @Test func defaults() {
+        let config = EmulatorOptions().configuration
+        #expect(config.mailer.rateLimitEmailSent == SendRate(events: 30))
+        #expect(config.sms.rateLimitSMSSent == SendRate(events: 30))
+        #expect(config.mailer.urlPaths == MailerURLPaths())
+        #expect(config.mailer.testOTP.isEmpty)
+    }
+
+    @Test func gotrueSpellingOfTheEmailTestCodes() throws {
+        var options = EmulatorOptions()
+        try EnvironmentConfiguration.apply(["GOTRUE_MAILER_TEST_OTP": "a@example.com:111111"], to: &options)
+        #expect(options.configuration.mailer.testOTP == ["a@example.com": "111111"])
+    }
+
+    @Test(arguments: ["ten", "10/", "/1m", "10/1x", "-1/1m"])
+    func malformedRateNamesTheVariable(_ value: String) {
+        var options = EmulatorOptions()
+        #expect(throws: EmulatorError.self) {
+            try EnvironmentConfiguration.apply(["GOTRUE_RATE_LIMIT_EMAIL_SENT": value], to: &options)
+        }
+    }
+
+    @Test func configFileSMSSent() throws {
+        var options = EmulatorOptions()
+        _ = try SupabaseConfigFile.apply("""
+            [auth.rate_limit]
+            email_sent = 2
+            sms_sent = 7
+            """, environment: [:], to: &options)
+        #expect(options.configuration.sms.rateLimitSMSSent == SendRate(events: 7))
+        // email_sent reaches GoTrue only with SMTP configured, which the emulator never is.
+        #expect(options.configuration.mailer.rateLimitEmailSent == SendRate(events: 30))
+    }
+}

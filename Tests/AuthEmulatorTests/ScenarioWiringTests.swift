@@ -1,0 +1,160 @@
+@testable import AuthEmulator
+import AuthHTTP
+import AuthJWT
+import AuthScenarios
+import Foundation
+import GoTrue
+import Testing
+
+/// The emulator's wiring of rate limits, scenarios, the journal and the runtime config route.
+@Suite struct ScenarioWiringTests {
+    let repository: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url.path
+    }()
+
+    func call(_ emulator: Emulator, _ method: String, _ target: String, body: String = "", service: Bool = false) -> HTTPResponse {
+        var headers: HTTPHeaders = ["Host": "127.0.0.1"]
+        if service { headers["Authorization"] = "Bearer " + emulator.project.configuration.apiKeys.serviceRole }
+        return emulator.api.respond(to: HTTPRequest(method: method, target: target, headers: headers, body: Array(body.utf8)))
+    }
+
+    func json(_ response: HTTPResponse) -> JSON { (try? JSON(parsing: response.body)) ?? .null }
+
+    @Test func configRouteReadsAndChangesTheLiveConfiguration() throws {
+        let emulator = try Emulator(options: .testing())
+        defer { emulator.stop() }
+        #expect(call(emulator, "GET", "/emulator/v1/config").status == 401)
+        let initial = json(call(emulator, "GET", "/emulator/v1/config", service: true))
+        #expect(initial["mailer_autoconfirm"] == true)
+        #expect(initial["rate_limits"]?["preset"] == "default")
+        #expect(initial["rate_limits"]?["token_refresh"] == 150)
+
+        let patched = call(emulator, "PATCH", "/emulator/v1/config", body: """
+            {"mailer_autoconfirm": false, "disable_signup": true, "anonymous_users_enabled": true,
+             "password_min_length": 4, "password_required_characters": ["0123456789"], "rate_limits": "tiny"}
+            """, service: true)
+        #expect(patched.status == 200)
+        #expect(json(patched)["password_min_length"] == 6)  // GoTrue raises anything below 6
+        let settings = json(call(emulator, "GET", "/settings"))
+        #expect(settings["mailer_autoconfirm"] == false)
+        #expect(settings["disable_signup"] == true)
+        #expect(settings["external"]?["anonymous_users"] == true)
+        #expect(emulator.project.configuration.password.requiredCharacters == ["0123456789"])
+        #expect(emulator.project.configuration.rateLimits.preset == .tiny)
+
+        // One bad field: 400 naming it, nothing applied.
+        let bad = call(emulator, "PATCH", "/emulator/v1/config", body: #"{"disable_signup": false, "rate_limits": {"otp": -1}}"#, service: true)
+        #expect(bad.status == 400)
+        #expect(json(bad)["msg"]?.stringValue?.hasPrefix("rate_limits.otp:") == true)
+        #expect(emulator.project.configuration.disableSignup)
+        #expect(call(emulator, "PATCH", "/emulator/v1/config", body: #"{"nope": 1}"#, service: true).status == 400)
+        #expect(call(emulator, "PATCH", "/emulator/v1/config", body: "[", service: true).status == 400)
+        let limits = call(emulator, "PATCH", "/emulator/v1/config", body: #"{"rate_limits": {"preset": "real", "otp": 5, "header": "X-Real-IP"}}"#, service: true)
+        #expect(json(limits)["rate_limits"]?["otp"] == 5)
+        #expect(emulator.project.configuration.rateLimits.header == "X-Real-IP")
+    }
+
+    @Test func rateLimitPresetSwitchesAtRuntime() throws {
+        let emulator = try Emulator(options: .testing())
+        defer { emulator.stop() }
+        let signIn = { call(emulator, "POST", "/token?grant_type=password", body: #"{"email": "x@example.com", "password": "password1"}"#).status }
+        #expect((0..<5).map { _ in signIn() }.allSatisfy { $0 == 400 })
+        _ = call(emulator, "PATCH", "/emulator/v1/config", body: #"{"rate_limits": "tiny"}"#, service: true)
+        #expect((0..<4).map { _ in signIn() } == [400, 400, 400, 429])
+        _ = call(emulator, "PATCH", "/emulator/v1/config", body: #"{"rate_limits": "off"}"#, service: true)
+        #expect(signIn() == 400)
+    }
+
+    @Test func optionsScenariosAreActiveAndJournalled() throws {
+        var options = EmulatorOptions.testing()
+        options.scenarios = [try Scenario(json: #"{"name": "h", "rules": [{"match": {"op": "health"}, "when": {"times": 1}, "then": {"status": 503}}]}"#, source: "t")]
+        options.journalCapacity = 10
+        let emulator = try Emulator.start(options)
+        defer { emulator.stop() }
+        #expect(call(emulator, "GET", "/health").status == 503)
+        #expect(call(emulator, "GET", "/health").status == 200)
+        let listed = json(call(emulator, "GET", "/emulator/v1/scenarios", service: true))
+        #expect(listed["scenarios"]?[0]?["rules"]?[0]?["fired"] == 1)
+        #expect(json(call(emulator, "GET", "/emulator/v1/journal/count?op=health&status=503", service: true))["count"] == 1)
+        #expect(emulator.journal.capacity == 10)
+    }
+
+    func run(_ arguments: [String], environment: [String: String] = [:]) -> (status: Int32, output: String, error: String) {
+        let captured = CapturedConsole()
+        let status = CLI.run(arguments, environment: environment, console: captured.console)
+        return (status, captured.standardOutput, captured.standardError)
+    }
+
+    @Test func scenarioValidateSubcommand() throws {
+        let files = try FileManager.default.contentsOfDirectory(atPath: repository + "/scenarios")
+            .filter { $0.hasSuffix(".json") }.map { repository + "/scenarios/" + $0 }
+        let valid = run(["scenario", "validate"] + files)
+        #expect(valid.status == 0)
+        #expect(valid.output.split(separator: "\n").count == files.count)
+
+        let bad = NSTemporaryDirectory() + "bad-scenario-\(UUID().uuidString).json"
+        try writeFile(bad, #"{"name": "bad", "rules": [{"match": {}, "when": {"nth": 0}, "then": {"reset": true}}]}"#)
+        defer { removeFile(bad) }
+        let invalid = run(["scenario", "validate", files[0], bad])
+        #expect(invalid.status == CLI.exitFailure)
+        #expect(invalid.error.contains("\(bad): rule 0: rules[0].when.nth: expected a whole number of at least 1"))
+        #expect(run(["scenario", "validate", "/no/such/file.json"]).status == CLI.exitFailure)
+        #expect(run(["scenario"]).status == CLI.exitUsage)
+        #expect(run(["scenario", "check", files[0]]).status == CLI.exitUsage)
+        #expect(run(["scenario", "validate"]).status == CLI.exitUsage)
+    }
+
+    @Test func serveFlagsForScenariosAndRateLimits() throws {
+        let first = repository + "/scenarios/refresh-503.json"
+        let second = repository + "/scenarios/flaky-network.json"
+        let flags = try CLI.parseOptions(["--scenario", first, "--scenario=" + second, "--rate-limits", "tiny", "--journal-size", "5"],
+                                         values: CLI.serveValueOptions, switches: CLI.serveSwitches)
+        let context = CLI.Context(environment: [:], console: .silent)
+        let options = try CLI.options(from: flags, context: context)
+        #expect(options.scenarios.map(\.name) == ["refresh-503", "flaky-network"])
+        #expect(options.configuration.rateLimits.preset == .tiny)
+        #expect(options.journalCapacity == 5)
+
+        #expect(run(["serve", "--rate-limits", "fast"]).status == CLI.exitUsage)
+        let bad = NSTemporaryDirectory() + "bad-serve-\(UUID().uuidString).json"
+        try writeFile(bad, #"{"name": "x", "rules": [{"match": {"op": "nope"}, "then": {"reset": true}}]}"#)
+        defer { removeFile(bad) }
+        let refused = run(["serve", "--db", ":memory:", "--port", "0", "--scenario", bad])
+        #expect(refused.status == CLI.exitConfiguration)
+        #expect(refused.error.contains("rules[0].match.op: unknown operation \"nope\""))
+    }
+
+    @Test func rateLimitEnvironmentAndConfigFile() throws {
+        var options = EmulatorOptions()
+        let ignored = try EnvironmentConfiguration.apply([
+            "GOTRUE_RATE_LIMIT_HEADER": "X-Forwarded-For", "GOTRUE_SECURITY_SB_FORWARDED_FOR_ENABLED": "true",
+            "GOTRUE_RATE_LIMIT_OTP": "5", "GOTRUE_RATE_LIMIT_TOKEN_REFRESH": "1.5", "GOTRUE_MFA_RATE_LIMIT_CHALLENGE_AND_VERIFY": "7",
+            "AUTH_EMULATOR_RATE_LIMITS": "real", "AUTH_EMULATOR_RATE_LIMIT_PEER": "1", "AUTH_EMULATOR_JOURNAL_SIZE": "50",
+        ], to: &options)
+        #expect(ignored.isEmpty)
+        let limits = options.configuration.rateLimits
+        #expect(limits.header == "X-Forwarded-For" && limits.sbForwardedForEnabled && limits.keyOnPeerAddress)
+        #expect(limits.otp == 5 && limits.tokenRefresh == 1.5 && limits.mfaChallengeAndVerify == 7)
+        #expect(limits.preset == .real)
+        #expect(options.journalCapacity == 50)
+        #expect(throws: EmulatorError.self) { try EnvironmentConfiguration.apply(["GOTRUE_RATE_LIMIT_OTP": "lots"], to: &options) }
+        #expect(throws: EmulatorError.self) { try EnvironmentConfiguration.apply(["AUTH_EMULATOR_RATE_LIMITS": "fast"], to: &options) }
+
+        // The Supabase CLI's [auth.rate_limit] keys, mapped as its start command maps them.
+        var fromFile = EmulatorOptions()
+        _ = try SupabaseConfigFile.apply("""
+            [auth.rate_limit]
+            email_sent = 2
+            sms_sent = 30
+            anonymous_users = 11
+            token_refresh = 12
+            sign_in_sign_ups = 13
+            token_verifications = 14
+            web3 = 15
+            """, environment: [:], to: &fromFile)
+        let mapped = fromFile.configuration.rateLimits
+        #expect([mapped.anonymousUsers, mapped.tokenRefresh, mapped.otp, mapped.verify, mapped.web3] == [11, 12, 13, 14, 15])
+    }
+}

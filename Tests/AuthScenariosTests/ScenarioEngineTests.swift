@@ -1,0 +1,150 @@
+import AuthHTTP
+import AuthJWT
+import GoTrue
+import Testing
+@testable import AuthScenarios
+
+@Suite("Matching, sequencing and states")
+struct ScenarioEngineTests {
+    /// Statuses of `count` GET /health calls (always 200 without a scenario).
+    func healthStatuses(_ h: Harness, _ count: Int, headers: HTTPHeaders = [:]) -> [Int] {
+        (0..<count).map { _ in h.call("GET", "/health", headers: headers).status }
+    }
+
+    @Test func timesFiresOnTheFirstN() throws {
+        let h = try Harness()
+        try h.load(#"{"name": "s", "rules": [{"match": {"op": "health"}, "when": {"times": 2}, "then": {"status": 503}}]}"#)
+        #expect(healthStatuses(h, 4) == [503, 503, 200, 200])
+    }
+
+    @Test func nthEveryAfter() throws {
+        let h = try Harness()
+        try h.load(#"{"name": "nth", "rules": [{"match": {"op": "health"}, "when": {"nth": 3}, "then": {"status": 500}}]}"#)
+        #expect(healthStatuses(h, 5) == [200, 200, 500, 200, 200])
+        try h.load(#"{"name": "nth", "rules": [{"match": {"op": "health"}, "when": {"every": 2}, "then": {"status": 500}}]}"#)
+        #expect(healthStatuses(h, 5) == [200, 500, 200, 500, 200])
+        try h.load(#"{"name": "nth", "rules": [{"match": {"op": "health"}, "when": {"after": 2}, "then": {"status": 500}}]}"#)
+        #expect(healthStatuses(h, 4) == [200, 200, 500, 500])
+        // `times` counts firings: after two skipped requests, exactly one fires.
+        try h.load(#"{"name": "nth", "rules": [{"match": {"op": "health"}, "when": {"after": 2, "times": 1}, "then": {"status": 500}}]}"#)
+        #expect(healthStatuses(h, 5) == [200, 200, 500, 200, 200])
+    }
+
+    @Test func probabilityIsSeededAndReplayable() throws {
+        func run(seed: Int) throws -> [Int] {
+            let h = try Harness()
+            try h.load(#"{"name": "p", "seed": \#(seed), "rules": [{"match": {}, "when": {"probability": 0.3}, "then": {"status": 500}}]}"#)
+            return healthStatuses(h, 200)
+        }
+        let first = try run(seed: 42)
+        #expect(try run(seed: 42) == first)
+        #expect(try run(seed: 43) != first)
+        let failures = first.filter { $0 == 500 }.count
+        #expect(failures > 35 && failures < 85)  // ~60 expected
+    }
+
+    @Test func randomSeedIsReportedAndResetReplaysIt() throws {
+        let h = try Harness()
+        try h.load(#"{"name": "p", "rules": [{"match": {}, "when": {"probability": 0.5}, "then": {"status": 500}}]}"#)
+        let listed = h.control("GET", "/scenarios").json["scenarios"]?[0]
+        #expect(listed?["seed"]?.doubleValue != nil)
+        #expect(listed?["seed_given"] == false)
+        let first = healthStatuses(h, 50)
+        #expect(h.control("POST", "/scenarios/p/reset").status == 200)
+        #expect(healthStatuses(h, 50) == first)
+        // The reported seed replays the run in a fresh project.
+        let seed = Int(listed!["seed"]!.doubleValue!)
+        let other = try Harness()
+        try other.load(#"{"name": "p", "seed": \#(seed), "rules": [{"match": {}, "when": {"probability": 0.5}, "then": {"status": 500}}]}"#)
+        #expect(healthStatuses(other, 50) == first)
+    }
+
+    @Test func statesMoveLikeWireMock() throws {
+        let h = try Harness()
+        try h.load("""
+            {"name": "machine", "rules": [
+              {"match": {"op": "health"}, "when": {"state": "started", "next_state": "down"}, "then": {"status": 500}},
+              {"match": {"op": "health"}, "when": {"state": "down", "times": 2}, "then": {"status": 503}},
+              {"match": {"op": "settings"}, "when": {"state": "down", "next_state": "started"}, "then": {"status": 418}}
+            ]}
+            """)
+        #expect(healthStatuses(h, 4) == [500, 503, 503, 200])
+        #expect(h.control("GET", "/scenarios/machine").json["state"] == "down")
+        #expect(h.call("GET", "/settings").status == 418)
+        // Back in `started`: the first rule fires again; the second has used its two firings.
+        #expect(healthStatuses(h, 2) == [500, 200])
+        let rules = h.control("GET", "/scenarios/machine").json["rules"]?.arrayValue ?? []
+        #expect(rules.map { $0["fired"]?.intValue } == [2, 2, 1])
+        #expect(rules.map { $0["matched"]?.intValue } == [2, 4, 1])
+    }
+
+    @Test func firstFiringRuleWinsAcrossScenariosInOrder() throws {
+        let h = try Harness()
+        try h.load(#"{"name": "a", "rules": [{"match": {"op": "health"}, "when": {"times": 1}, "then": {"status": 501}}]}"#)
+        try h.load(#"{"name": "b", "rules": [{"match": {"op": "health"}, "then": {"status": 502}}]}"#)
+        #expect(healthStatuses(h, 3) == [501, 502, 502])
+        #expect(h.control("DELETE", "/scenarios/b").status == 204)
+        #expect(healthStatuses(h, 1) == [200])
+        #expect(h.control("DELETE", "/scenarios/b").status == 404)
+    }
+
+    @Test func matchConditions() throws {
+        let h = try Harness()
+        try h.load("""
+            {"name": "m", "rules": [
+              {"match": {"method": "POST", "path": "/sign*", "body": {"email": "target@example.com", "data.plan": "pro"}}, "then": {"status": 451}},
+              {"match": {"op": "token.*", "query": {"grant_type": "password"}, "headers": {"X-Client": "ios"}}, "then": {"status": 452}},
+              {"match": {"op": "user.get", "headers": {"Authorization": false}}, "then": {"status": 453}},
+              {"match": {"path": "/health", "headers": {"X-Probe": true}}, "then": {"status": 454}}
+            ]}
+            """)
+        let target: JSON = ["email": "target@example.com", "password": "password1", "data": ["plan": "pro"]]
+        #expect(h.call("POST", "/signup", target).status == 451)
+        let free: JSON = ["email": "target@example.com", "password": "password1", "data": ["plan": "free"]]
+        #expect(h.call("POST", "/signup", free).status == 200)
+        #expect(h.signUp("other@example.com").status == 200)
+        #expect(h.signIn("other@example.com", headers: ["X-Client": "ios"]).status == 452)
+        #expect(h.signIn("other@example.com", headers: ["X-Client": "web"]).status == 200)
+        #expect(h.call("GET", "/user").status == 453)
+        #expect(h.call("GET", "/user", bearer: "x").status == 403)
+        #expect(h.call("GET", "/health", headers: ["X-Probe": "1"]).status == 454)
+        #expect(h.call("GET", "/auth/v1/health", headers: ["X-Probe": "1", "apikey": h.project.configuration.apiKeys.anon]).status == 454)
+        #expect(h.call("GET", "/health").status == 200)
+    }
+
+    @Test func testScopeIsolatesRequests() throws {
+        let h = try Harness()
+        try h.load(#"{"name": "scoped", "test": "test-a", "rules": [{"match": {"op": "health"}, "then": {"status": 500}}]}"#)
+        #expect(healthStatuses(h, 1) == [200])
+        #expect(healthStatuses(h, 1, headers: ["X-Emulator-Test": "test-b"]) == [200])
+        #expect(healthStatuses(h, 2, headers: ["X-Emulator-Test": "test-a"]) == [500, 500])
+    }
+
+    @Test func controlRoutesAreNeverMatchedAndNeedTheServiceRole() throws {
+        let h = try Harness()
+        try h.load(#"{"name": "all", "rules": [{"match": {}, "then": {"status": 500}}]}"#)
+        #expect(h.control("GET", "/scenarios").status == 200)
+        #expect(h.call("GET", GoTrueAPI.emulatorPrefix + "/scenarios").status == 401)
+        #expect(h.call("GET", GoTrueAPI.emulatorPrefix + "/scenarios", bearer: h.project.configuration.apiKeys.anon).status == 403)
+    }
+
+    @Test func controlRoutesLoadValidateAndClear() throws {
+        let h = try Harness()
+        let created = h.control("POST", "/scenarios", raw: #"{"name": "posted", "seed": 7, "rules": [{"match": {"op": "health"}, "then": {"status": 503}}]}"#)
+        #expect(created.status == 201)
+        #expect(created.json["name"] == "posted")
+        #expect(created.json["seed"] == 7)
+        #expect(h.call("GET", "/health").status == 503)
+
+        let bad = h.control("POST", "/scenarios", raw: #"{"name": "bad", "rules": [{"match": {"op": "nope"}, "then": {"reset": true}}]}"#)
+        #expect(bad.status == 400)
+        #expect(bad.json["error_code"] == "validation_failed")
+        #expect(bad.json["msg"]?.stringValue?.contains("request: rule 0: rules[0].match.op: unknown operation \"nope\"") == true)
+        #expect(h.control("GET", "/scenarios/bad").status == 404)
+
+        #expect(h.control("DELETE", "/scenarios").status == 204)
+        #expect(h.control("GET", "/scenarios").json["scenarios"] == [])
+        #expect(h.call("GET", "/health").status == 200)
+        #expect(h.control("POST", "/scenarios/none/reset").status == 404)
+    }
+}

@@ -1,0 +1,136 @@
+import AuthJWT
+import Foundation
+import GoTrue
+import Testing
+@testable import AuthScenarios
+
+@Suite("Scenario documents")
+struct ScenarioFormatTests {
+    /// The canonical example of the issue that introduced scenarios.
+    @Test func canonicalExampleParses() throws {
+        let scenario = try Scenario(json: """
+            {"name": "rate-limited-sign-in",
+             "description": "The first sign-in is rate limited; the retry succeeds.",
+             "seed": 42,
+             "rules": [{"match": {"op": "token.password"},
+                        "when":  {"times": 1},
+                        "then":  {"error": "over_request_rate_limit", "retry_after": 30}}]}
+            """, source: "example.json")
+        #expect(scenario.name == "rate-limited-sign-in")
+        #expect(scenario.seed == 42)
+        #expect(scenario.rules.count == 1)
+        #expect(scenario.rules[0].match.operations == ["token.password"])
+        #expect(scenario.rules[0].when.times == 1)
+        #expect(scenario.rules[0].then.error == .overRequestRateLimit)
+        #expect(scenario.rules[0].then.retryAfter == 30)
+    }
+
+    @Test func everyFieldParses() throws {
+        let scenario = try Scenario(json: """
+            {"name": "all", "test": "suite-a", "rules": [
+              {"match": {"op": ["token.*", "signup"], "method": "POST", "path": "/token", "body": {"email": "a@b.c", "data.plan": "pro"},
+                         "query": {"grant_type": "password"}, "headers": {"X-Client": "ios", "X-Debug": true, "X-Skip": false}},
+               "when": {"times": 2, "nth": 1, "every": 1, "after": 0, "probability": 0.5, "state": "started", "next_state": "two"},
+               "then": {"error": "session_expired", "message": "gone", "retry_after": 5, "consequence": true, "headers": {"X-A": "b"},
+                        "delay_ms": {"min": 1, "max": 2}}},
+              {"match": {"test": "other"}, "then": {"status": 502, "body": "<html></html>", "drip": {"chunks": 3, "duration_ms": 10}, "malformed_json": false}},
+              {"match": {}, "then": {"passthrough_then": "reset"}},
+              {"match": {}, "then": {"passthrough_then": {"close_after_bytes": 10, "delay_ms": 5}}},
+              {"match": {}, "then": {"malformed_json": true, "hang": false, "empty_response": false}}
+            ]}
+            """, source: "all.json")
+        let first = scenario.rules[0]
+        #expect(first.match.operations == ["token.*", "signup"])
+        #expect(first.match.test == "suite-a")
+        #expect(first.match.headers.map(\.condition) == [.equals("ios"), .present, .absent])
+        #expect(first.when == When(times: 2, nth: 1, every: 1, after: 0, probability: 0.5, state: "started", nextState: "two"))
+        #expect(first.then.delay == .range(min: 1, max: 2))
+        #expect(first.then.consequence)
+        #expect(scenario.rules[1].match.test == "other")
+        #expect(scenario.rules[1].then.body == .text("<html></html>"))
+        #expect(scenario.rules[1].then.drip?.chunks == 3)
+        #expect(scenario.rules[2].then.passthrough && scenario.rules[2].then.reset)
+        #expect(scenario.rules[3].then.passthrough && scenario.rules[3].then.closeAfterBytes == 10 && scenario.rules[3].then.delay == .fixed(milliseconds: 5))
+        #expect(scenario.rules[4].then.malformedJSON)
+    }
+
+    /// Each invalid document yields an issue naming the file, the rule index and the field.
+    @Test(arguments: [
+        (#"{"rules": [{"match": {}, "then": {"reset": true}}]}"#, nil, "name"),
+        (#"{"name": "a b", "rules": [{"match": {}, "then": {"reset": true}}]}"#, nil, "name"),
+        (#"{"name": "x", "rules": []}"#, nil, "rules"),
+        (#"{"name": "x", "rulez": [], "rules": [{"match": {}, "then": {"reset": true}}]}"#, nil, "rulez"),
+        (#"{"name": "x", "rules": [{"match": {}, "then": {"reset": true}}, {"then": {"reset": true}}]}"#, 1, "rules[1].match"),
+        (#"{"name": "x", "rules": [{"match": {"op": "token.pasword"}, "then": {"reset": true}}]}"#, 0, "rules[0].match.op"),
+        (#"{"name": "x", "rules": [{"match": {"method": "post"}, "then": {"reset": true}}]}"#, 0, "rules[0].match.method"),
+        (#"{"name": "x", "rules": [{"match": {"path": "token"}, "then": {"reset": true}}]}"#, 0, "rules[0].match.path"),
+        (#"{"name": "x", "rules": [{"match": {}, "when": {"times": 0}, "then": {"reset": true}}]}"#, 0, "rules[0].when.times"),
+        (#"{"name": "x", "rules": [{"match": {}, "when": {"probability": 1.5}, "then": {"reset": true}}]}"#, 0, "rules[0].when.probability"),
+        (#"{"name": "x", "rules": [{"match": {}, "then": {}}]}"#, 0, "rules[0].then"),
+        (#"{"name": "x", "rules": [{"match": {}, "then": {"error": "no_such_code"}}]}"#, 0, "rules[0].then.error"),
+        (#"{"name": "x", "rules": [{"match": {}, "then": {"error": "invalid_credentials", "consequence": true}}]}"#, 0, "rules[0].then.consequence"),
+        (#"{"name": "x", "rules": [{"match": {}, "then": {"status": 99}}]}"#, 0, "rules[0].then.status"),
+        (#"{"name": "x", "rules": [{"match": {}, "then": {"error": "conflict", "body": "x"}}]}"#, 0, "rules[0].then.body"),
+        (#"{"name": "x", "rules": [{"match": {}, "then": {"delay_ms": {"min": 5, "max": 1}}}]}"#, 0, "rules[0].then.delay_ms"),
+        (#"{"name": "x", "rules": [{"match": {}, "then": {"hang": true, "reset": true}}]}"#, 0, "rules[0].then"),
+        (#"{"name": "x", "rules": [{"match": {}, "then": {"drip": {"chunks": 1, "duration_ms": 5}}}]}"#, 0, "rules[0].then.drip"),
+        (#"{"name": "x", "rules": [{"match": {}, "then": {"passthrough_then": true}}]}"#, 0, "rules[0].then.passthrough_then"),
+        (#"{"name": "x", "rules": [{"match": {}, "then": {"passthrough_then": "reset", "error": "conflict"}}]}"#, 0, "rules[0].then.passthrough_then"),
+        (#"{"name": "x", "rules": [{"match": {}, "then": {"hang": "yes"}}]}"#, 0, "rules[0].then.hang"),
+        (#"{"name": "x", "rules": [{"match": {}, "then": {"reset": true, "retry": 1}}]}"#, 0, "rules[0].then.retry"),
+        (#"{"name": "x", "rules": [{"match": {}, "then": {"reset": true}}"#, nil, "(document)"),
+    ] as [(String, Int?, String)])
+    func invalidDocumentsNameTheField(document: String, rule: Int?, field: String) {
+        do {
+            _ = try Scenario(json: document, source: "bad.json")
+            Issue.record("accepted an invalid document: \(document)")
+        } catch {
+            let issue = error.issues.first { $0.field == field }
+            #expect(issue != nil, "expected an issue on \(field), got \(error.issues)")
+            #expect(issue?.rule == rule)
+            #expect(issue?.file == "bad.json")
+            #expect(error.description.hasPrefix("bad.json: "))
+        }
+    }
+
+    @Test func allIssuesAreReportedAtOnce() {
+        do {
+            _ = try Scenario(json: #"{"name": "", "rules": [{"match": {"op": "nope"}, "then": {"error": "nope"}}, {"match": 1, "then": {"reset": true}}]}"#, source: "f.json")
+            Issue.record("accepted")
+        } catch {
+            #expect(error.issues.count == 4)
+            #expect(error.description.contains("f.json: rule 1: rules[1].match: expected an object"))
+        }
+    }
+
+    /// The catalogue: every file in scenarios/ loads, validates, is named after its file and
+    /// describes itself; the README table lists every one.
+    @Test func catalogueFilesAreValid() throws {
+        let directory = repositoryRoot + "/scenarios"
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".json") }.sorted()
+        #expect(files.count >= 14)
+        let readme = try String(contentsOfFile: directory + "/README.md", encoding: .utf8)
+        var names: Set<String> = []
+        for file in files {
+            let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: directory + "/" + file)))
+            let scenario = try Scenario(json: bytes, source: file)
+            #expect(scenario.name + ".json" == file)
+            #expect(scenario.description.count >= 30, "\(file) needs a description")
+            #expect(names.insert(scenario.name).inserted)
+            #expect(readme.contains("`\(file)`"), "scenarios/README.md does not list \(file)")
+        }
+    }
+
+    @Test func operationGlobs() {
+        #expect(Operations.matchesAny("token.password"))
+        #expect(Operations.matchesAny("token.*"))
+        #expect(Operations.matchesAny("admin.users.*"))
+        #expect(!Operations.matchesAny("token.pasword"))
+        #expect(Glob.matches("admin.users.*", "admin.users.factors.list", separator: nil))
+        #expect(Glob.matches("/admin/users/*", "/admin/users/abc", separator: "/"))
+        #expect(!Glob.matches("/admin/users/*", "/admin/users/abc/factors", separator: "/"))
+        #expect(Glob.matches("/admin/**", "/admin/users/abc/factors", separator: "/"))
+        #expect(Glob.matches("/t?ken", "/token", separator: "/"))
+        #expect(!Glob.matches("/token", "/tokens", separator: "/"))
+    }
+}

@@ -1,0 +1,206 @@
+import AuthHTTP
+import AuthJWT
+import AuthStore
+import Testing
+@testable import GoTrue
+
+@Suite struct ControlFixtureTests {
+    static let adaID = "11111111-2222-4333-8444-555555555555"
+    /// "abcdefghijklmnopqrstuvwxyz" at cost 10: a test vector of jBCrypt's `TestBCrypt.java`
+    /// (Damien Miller), also checked against libxcrypt's crypt(3).
+    static let bcryptPassword = "abcdefghijklmnopqrstuvwxyz"
+    static let bcryptHash = "$2a$10$fVH8e28OQRj9tqiDXs1e1uxpsjN0c7II7YPKXua2NAKYvM6iQk7dq"
+
+    static let fixture: JSON = [
+        "users": [
+            ["id": .string(adaID), "email": "Ada@Example.com", "password": "correct-horse", "email_confirm": true,
+             "user_metadata": ["first_name": "Ada"], "app_metadata": ["plan": "pro"]],
+            ["email": "grace@example.com", "password_hash": .string(bcryptHash), "email_confirm": true,
+             "identities": [["provider": "github", "id": 583231, "identity_data": ["user_name": "grace"]]]],
+            ["phone": "+1 555 555 0100", "password": "phone-password", "phone_confirm": true, "role": "tester"],
+        ],
+    ]
+
+    func table(_ api: GoTrueAPI, _ name: String) throws -> TableDump {
+        try api.project.database.read { conn in try conn.dumpTable(name) }
+    }
+
+    @Test func seedsUsersThatSignIn() throws {
+        let (api, _) = try makeControlAPI { $0.external.phoneEnabled = true }
+        let response = api.control("POST", "/emulator/v1/seed", Self.fixture)
+        #expect(response.status == 200)
+        let users = try #require(response.json["users"]?.arrayValue)
+        #expect(users.count == 3)
+        #expect(users[0]["id"]?.stringValue == Self.adaID)
+        #expect(users[0]["email"]?.stringValue == "ada@example.com")
+        #expect(users[0]["user_metadata"]?["first_name"]?.stringValue == "Ada")
+        #expect(users[0]["user_metadata"]?["email_verified"]?.boolValue == true)
+        #expect(users[0]["app_metadata"]?["plan"]?.stringValue == "pro")
+        #expect(users[0]["app_metadata"]?["provider"]?.stringValue == "email")
+        #expect(users[0]["email_confirmed_at"]?.stringValue == "2026-01-01T00:00:00Z")
+        #expect(users[1]["app_metadata"]?["providers"] == ["email", "github"])
+        let identities = try #require(users[1]["identities"]?.arrayValue)
+        #expect(identities.map { $0["provider"]?.stringValue } == ["email", "github"])
+        #expect(identities[1]["id"]?.stringValue == "583231")
+        #expect(identities[1]["identity_data"]?["user_name"]?.stringValue == "grace")
+        #expect(identities[1]["identity_data"]?["sub"]?.stringValue == "583231")
+        #expect(users[2]["phone"]?.stringValue == "15555550100")
+        #expect(users[2]["role"]?.stringValue == "tester")
+
+        let ada = api.signIn("ada@example.com", "correct-horse")
+        #expect(ada.status == 200)
+        #expect(claims(of: ada.json["access_token"]?.stringValue ?? "")["sub"]?.stringValue == Self.adaID)
+        // The imported bcrypt hash verifies as the real server's would.
+        #expect(api.signIn("grace@example.com", Self.bcryptPassword).status == 200)
+        #expect(api.signIn("grace@example.com", "wrong").status == 400)
+        let phone = api.call("POST", "/token?grant_type=password", ["phone": "15555550100", "password": "phone-password"])
+        #expect(phone.status == 200)
+        #expect(claims(of: phone.json["access_token"]?.stringValue ?? "")["role"]?.stringValue == "tester")
+    }
+
+    @Test func seedingTwiceLeavesTheSameState() throws {
+        let base = ManualClock()
+        let (api, _) = try makeControlAPI(base: base)
+        #expect(api.control("POST", "/emulator/v1/seed", Self.fixture).status == 200)
+        let users = try table(api, "users")
+        let identities = try table(api, "identities")
+        base.advance(seconds: 60)
+        #expect(api.control("POST", "/emulator/v1/seed", Self.fixture).status == 200)
+        #expect(try table(api, "users") == users)
+        #expect(try table(api, "identities") == identities)
+    }
+
+    @Test func reseedingUpdatesByEmailAndReplacesMetadata() throws {
+        let (api, _) = try makeControlAPI()
+        let first = api.control("POST", "/emulator/v1/seed", ["users": [["email": "x@example.com", "password": "one-password",
+                                                                          "user_metadata": ["a": 1]]]])
+        let id = try #require(first.json["users"]?[0]?["id"]?.stringValue)
+        let second = api.control("POST", "/emulator/v1/seed", ["users": [["email": "x@example.com", "password": "two-password",
+                                                                           "user_metadata": ["b": 2], "email_confirm": true]]])
+        #expect(second.json["users"]?[0]?["id"]?.stringValue == id)
+        #expect(second.json["users"]?[0]?["user_metadata"] == ["b": 2, "email_verified": true])
+        #expect(api.signIn("x@example.com", "one-password").status == 400)
+        #expect(api.signIn("x@example.com", "two-password").status == 200)
+    }
+
+    @Test(arguments: [
+        (#"{"users": [{"email": "ok@example.com"}, {"email": "not-an-email"}]}"#, "users[1].email"),
+        (#"{"users": [{"email": "ok@example.com"}, {"id": "nope", "email": "b@example.com"}]}"#, "users[1].id"),
+        (#"{"users": [{"email": "ok@example.com"}, {"phone": "0555"}]}"#, "users[1].phone"),
+        (#"{"users": [{"email": "ok@example.com", "password": "x", "password_hash": "$2a$10$x"}]}"#, "users[0].password_hash"),
+        (#"{"users": [{"email": "ok@example.com", "password_hash": "$argon2id$v=19$m=4096,t=3,p=1$c2FsdA$aGFzaA"}]}"#, "users[0].password_hash: Argon2"),
+        (#"{"users": [{"email": "ok@example.com", "password_hash": "plain"}]}"#, "users[0].password_hash"),
+        (#"{"users": [{"email": "ok@example.com", "ban_duration": "forever"}]}"#, "users[0].ban_duration"),
+        (#"{"users": [{"email": "ok@example.com", "user_metadata": []}]}"#, "users[0].user_metadata"),
+        (#"{"users": [{"email": "ok@example.com", "email_confirm": "yes"}]}"#, "users[0].email_confirm"),
+        (#"{"users": [{"email": "ok@example.com", "nickname": "x"}]}"#, "users[0].nickname"),
+        (#"{"users": [{"password": "only-a-password"}]}"#, "users[0]: a user needs an email or a phone"),
+        (#"{"users": [{"email": "ok@example.com"}, {"email": "OK@example.com"}]}"#, "users[1].email: the same email as users[0]"),
+        (#"{"users": [{"email": "ok@example.com", "identities": [{"provider": "github"}]}]}"#, "users[0].identities[0].id"),
+        (#"{"users": [{"email": "ok@example.com", "identities": [{"id": "1"}]}]}"#, "users[0].identities[0].provider"),
+        (#"{"users": {}}"#, "\"users\" must be an array"),
+        (#"{"people": []}"#, "unknown top-level field"),
+    ])
+    func invalidFixturesNameTheEntryAndChangeNothing(body: String, expected: String) throws {
+        let (api, _) = try makeControlAPI()
+        let response = api.controlRaw("POST", "/emulator/v1/seed", body: body)
+        #expect(response.status == 400)
+        #expect(errorCode(response) == "validation_failed")
+        let message = response.json["msg"]?.stringValue ?? ""
+        #expect(message.hasPrefix("invalid fixture: "))
+        #expect(message.contains(expected), "\(message)")
+        #expect(try table(api, "users").rows.isEmpty)
+        #expect(api.project.fixtures.lastApplied == nil)
+    }
+
+    @Test func aConflictFoundInTheTransactionRollsEverythingBack() throws {
+        let (api, _) = try makeControlAPI()
+        _ = api.signUp("taken@example.com")
+        let response = api.control("POST", "/emulator/v1/seed", ["users": [
+            ["email": "new@example.com", "password": "password1"],
+            ["id": "22222222-2222-4222-8222-222222222222", "email": "taken@example.com"],
+        ]])
+        #expect(response.status == 400)
+        #expect(response.json["msg"]?.stringValue?.contains("users[1].email") == true)
+        #expect(try table(api, "users").rows.count == 1)
+    }
+
+    // MARK: Reset
+
+    @Test func resetDeletesEverythingOrReturnsToTheSeed() throws {
+        let (api, clock) = try makeControlAPI()
+        #expect(api.control("POST", "/emulator/v1/seed", Self.fixture).status == 200)
+        let seededIDs = try table(api, "users").rows.map { $0[0] }
+        _ = api.signUp("extra@example.com")
+        _ = api.control("POST", "/emulator/v1/clock", ["advance_seconds": 100, "freeze": true])
+
+        var response = api.control("POST", "/emulator/v1/reset?keep_seed=true")
+        #expect(response.status == 200)
+        #expect(response.json["users"]?.intValue == 3)
+        #expect(response.json["kept_seed"]?.boolValue == true)
+        #expect(try table(api, "users").rows.map { $0[0] } == seededIDs)
+        #expect(try table(api, "sessions").rows.isEmpty)
+        #expect(clock.reading.offsetMicroseconds == 0 && !clock.reading.frozen)
+        #expect(api.signIn("ada@example.com", "correct-horse").status == 200)
+        #expect(api.signIn("extra@example.com").status == 400)
+
+        response = api.control("POST", "/emulator/v1/reset")
+        #expect(response.json["users"]?.intValue == 0)
+        let counts = try api.project.database.read { conn in
+            try conn.dataTables().map { try conn.scalar("SELECT count(*) FROM \"\($0)\"").int64Value ?? -1 }
+        }
+        #expect(counts.allSatisfy { $0 == 0 })
+        #expect(api.control("POST", "/emulator/v1/reset?keep_seed=maybe").status == 400)
+    }
+
+    // MARK: Export / import
+
+    @Test func exportResetImportRoundTrips() throws {
+        let (api, _) = try makeControlAPI()
+        #expect(api.control("POST", "/emulator/v1/seed", Self.fixture).status == 200)
+        let session = api.signIn("ada@example.com", "correct-horse").json
+        let exported = api.control("GET", "/emulator/v1/export")
+        #expect(exported.status == 200)
+        #expect(exported.json["format"]?.stringValue == "supabase-auth-emulator.snapshot")
+        let tables = try #require(exported.json["tables"]?.objectValue)
+        #expect(tables["users"]?.arrayValue?.count == 3)
+        #expect(tables["sessions"]?.arrayValue?.count == 1)
+        #expect(tables["refresh_tokens"]?.arrayValue?.count == 1)
+        #expect(tables["mfa_factors"] != nil && tables["identities"] != nil)
+        // Generated columns are left out.
+        #expect(tables["users"]?[0]?["confirmed_at"] == nil)
+
+        _ = api.control("POST", "/emulator/v1/reset")
+        #expect(api.signIn("ada@example.com", "correct-horse").status == 400)
+        let imported = api.controlRaw("POST", "/emulator/v1/import", body: exported.text)
+        #expect(imported.status == 200)
+        #expect(imported.json["imported"]?["users"]?.intValue == 3)
+        #expect(api.control("GET", "/emulator/v1/export").json["tables"] == exported.json["tables"])
+        // The old session's tokens work again.
+        let token = try #require(session["access_token"]?.stringValue)
+        #expect(api.call("GET", "/user", bearer: token).status == 200)
+        #expect(api.refresh(session["refresh_token"]?.stringValue ?? "").status == 200)
+        #expect(api.signIn("grace@example.com", Self.bcryptPassword).status == 200)
+    }
+
+    @Test(arguments: [
+        (#"{"tables": {"nope": []}}"#, "unknown table"),
+        (#"{"tables": {"users": [{"id": "a", "bogus": 1}]}}"#, "tables.users"),
+        (#"{"tables": {"users": [{"id": "a", "created_at": "yesterday", "updated_at": 1}]}}"#, "tables.users"),
+        (#"{"tables": {"identities": [{"id": "i", "provider_id": "p", "user_id": "missing", "provider": "github"}]}}"#, "tables.identities"),
+        (#"{"tables": {"users": [[1]]}}"#, "tables.users[0]"),
+        (#"{"tables": {"users": [{"id": {"x": 1}}]}}"#, "tables.users[0].id"),
+        (#"{"format": "other", "tables": {}}"#, "format"),
+        (#"{"version": 2, "tables": {}}"#, "version"),
+        (#"{}"#, "missing \"tables\""),
+    ])
+    func badSnapshotsAreRefusedAndChangeNothing(body: String, expected: String) throws {
+        let (api, _) = try makeControlAPI()
+        _ = api.signUp("keep@example.com")
+        let response = api.controlRaw("POST", "/emulator/v1/import", body: body)
+        #expect(response.status == 400)
+        #expect(errorCode(response) == "validation_failed")
+        #expect(response.json["msg"]?.stringValue?.contains(expected) == true, "\(response.text)")
+        #expect(api.signIn("keep@example.com").status == 200)
+    }
+}
