@@ -421,17 +421,7 @@ struct AdminEndpoints {
                 if let newHash {
                     // `UpdatePassword`: pending tokens are no longer trusted; every session ends.
                     user.encryptedPassword = newHash.isEmpty ? nil : newHash
-                    user.confirmationToken = nil
-                    user.confirmationSentAt = nil
-                    user.recoveryToken = nil
-                    user.recoverySentAt = nil
-                    user.emailChangeTokenCurrent = nil
-                    user.emailChangeTokenNew = nil
-                    user.emailChangeSentAt = nil
-                    user.phoneChangeToken = nil
-                    user.phoneChangeSentAt = nil
-                    user.reauthenticationToken = nil
-                    user.reauthenticationSentAt = nil
+                    user.forgetPendingTokens()
                     try OneTimeTokens.clearAll(conn, userID: user.id)
                     try conn.deleteSessions(userID: user.id)
                 }

@@ -113,14 +113,14 @@ enum GoURL {
         var overflow = false
         for b in text.utf8 {
             guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) else {
-                return .failure(ParseError(message: "strconv.ParseUint: parsing \(goQuote(text)): invalid syntax"))
+                return .failure(ParseError(message: "strconv.ParseUint: parsing \(goQuoted(text)): invalid syntax"))
             }
             let (m, o1) = value.multipliedReportingOverflow(by: 10)
             let (s, o2) = m.addingReportingOverflow(UInt64(b - UInt8(ascii: "0")))
             if o1 || o2 { overflow = true }
             value = s
         }
-        if overflow { return .failure(ParseError(message: "strconv.ParseUint: parsing \(goQuote(text)): value out of range")) }
+        if overflow { return .failure(ParseError(message: "strconv.ParseUint: parsing \(goQuoted(text)): value out of range")) }
         return .success(value)
     }
 
@@ -128,26 +128,6 @@ enum GoURL {
         let message: String
     }
 
-    /// `strconv.Quote` for the printable ASCII this is used with; other bytes as `\xNN`.
-    static func goQuote(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            case "\r": out += "\\r"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F {
-                    out += "\\x" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
-    }
 }
 
 /// `time.ParseDuration`: a signed sequence of decimal numbers, each with an optional fraction
@@ -155,7 +135,7 @@ enum GoURL {
 /// Returns nanoseconds, or Go's error text.
 enum GoDuration {
     static func parse(_ text: String) -> Result<Int64, GoURL.ParseError> {
-        let invalid = GoURL.ParseError(message: "time: invalid duration " + GoURL.goQuote(text))
+        let invalid = GoURL.ParseError(message: "time: invalid duration " + goQuoted(text))
         var s = Substring(text)
         var negative = false
         if let first = s.first, first == "-" || first == "+" {
@@ -202,7 +182,7 @@ enum GoDuration {
                 s = s.dropFirst()
             }
             if unitText.isEmpty {
-                return .failure(GoURL.ParseError(message: "time: missing unit in duration " + GoURL.goQuote(text)))
+                return .failure(GoURL.ParseError(message: "time: missing unit in duration " + goQuoted(text)))
             }
             let units: [String: UInt64] = [
                 "ns": 1, "us": 1_000, "µs": 1_000, "μs": 1_000, "ms": 1_000_000, "s": 1_000_000_000,
@@ -210,7 +190,7 @@ enum GoDuration {
             ]
             guard let unit = units[unitText] else {
                 return .failure(GoURL.ParseError(
-                    message: "time: unknown unit " + GoURL.goQuote(unitText) + " in duration " + GoURL.goQuote(text)))
+                    message: "time: unknown unit " + goQuoted(unitText) + " in duration " + goQuoted(text)))
             }
             let (w, o1) = whole.multipliedReportingOverflow(by: unit)
             if o1 || w > 1 << 63 { return .failure(invalid) }

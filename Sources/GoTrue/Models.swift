@@ -79,3 +79,21 @@ enum Models {
         return text(current)
     }
 }
+
+extension UserRecord {
+    /// `User.UpdatePassword`'s reset: after a password change, no pending confirmation, recovery,
+    /// email/phone change or reauthentication token is trusted any more.
+    mutating func forgetPendingTokens() {
+        confirmationToken = nil
+        confirmationSentAt = nil
+        recoveryToken = nil
+        recoverySentAt = nil
+        emailChangeTokenCurrent = nil
+        emailChangeTokenNew = nil
+        emailChangeSentAt = nil
+        phoneChangeToken = nil
+        phoneChangeSentAt = nil
+        reauthenticationToken = nil
+        reauthenticationSentAt = nil
+    }
+}

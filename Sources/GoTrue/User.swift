@@ -117,17 +117,7 @@ struct UserEndpoints {
                 let addingFirstPassword = !newHash.isEmpty && (user.encryptedPassword ?? "").isEmpty
                 user.encryptedPassword = newHash
                 // UpdatePassword: pending tokens no longer trusted; every other session ends.
-                user.confirmationToken = nil
-                user.confirmationSentAt = nil
-                user.recoveryToken = nil
-                user.recoverySentAt = nil
-                user.emailChangeTokenCurrent = nil
-                user.emailChangeTokenNew = nil
-                user.emailChangeSentAt = nil
-                user.phoneChangeToken = nil
-                user.phoneChangeSentAt = nil
-                user.reauthenticationToken = nil
-                user.reauthenticationSentAt = nil
+                user.forgetPendingTokens()
                 user.updatedAt = now.microseconds
                 try conn.updateUser(user)
                 try OneTimeTokens.clearAll(conn, userID: user.id)

@@ -143,3 +143,14 @@ struct RateLimitTests {
         #expect(off.rule(for: .token) == nil)
     }
 }
+
+@Suite struct ResetForgetsLimitsTests {
+    @Test func resetClearsRateLimitBuckets() throws {
+        let api = try makeAPI { $0.rateLimits.header = "X-Forwarded-For" }
+        let key: HTTPHeaders = ["X-Forwarded-For": "203.0.113.9"]
+        for _ in 0..<30 { _ = api.call("POST", "/token?grant_type=password", ["email": "a@b.co", "password": "x"], headers: key) }
+        #expect(api.call("POST", "/token?grant_type=password", ["email": "a@b.co", "password": "x"], headers: key).status == 429)
+        try Reset(project: api.project).run(keepSeed: false)
+        #expect(api.call("POST", "/token?grant_type=password", ["email": "a@b.co", "password": "x"], headers: key).status == 400)
+    }
+}
