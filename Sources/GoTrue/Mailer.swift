@@ -110,6 +110,9 @@ struct Mailer {
         return record
     }
 
+    // Not inlined: Swift 6.3.1's optimizer crashes its ownership verifier when this body is
+    // inlined into `sendRecovery` (release builds only).
+    @inline(never)
     private func captureEmail(_ conn: Connection, user: UserRecord, to address: String, action: MailTemplates.Action,
                               otp: String, tokenHash: String, path: String?, sent: inout [OutboxRecord]) throws {
         let link = path.map { actionLink(path: $0, token: tokenHash, type: action.linkType) } ?? ""
@@ -168,8 +171,9 @@ struct Mailer {
         let otp = emailOTP(for: email)
         let token = Mailer.flowPrefix(pkce) + OneTimeTokens.tokenHash(email, otp)
         try checkEmailSendLimit()
-        try captureEmail(conn, user: user, to: email, action: magicLink ? .magicLink : .recovery, otp: otp,
-                         tokenHash: token, path: config.mailer.urlPaths.recovery, sent: &sent)
+        let action: MailTemplates.Action = magicLink ? .magicLink : .recovery
+        let path = config.mailer.urlPaths.recovery
+        try captureEmail(conn, user: user, to: email, action: action, otp: otp, tokenHash: token, path: path, sent: &sent)
         user.recoveryToken = token
         user.recoverySentAt = now.microseconds
         try conn.updateUser(user)
