@@ -102,7 +102,10 @@ public struct JSONObject: Sendable, Equatable, Sequence, ExpressibleByDictionary
     public typealias Element = (key: String, value: JSON)
 
     private var storage: [Element] = []
-    private var index: [ByteKey: Int] = [:]
+    /// Built only for objects larger than `indexThreshold`: most objects here (claims, users,
+    /// request bodies) are small, and hashing every key cost more than a short scan.
+    private var index: [ByteKey: Int]?
+    private static let indexThreshold = 16
 
     public init() {}
 
@@ -125,35 +128,54 @@ public struct JSONObject: Sendable, Equatable, Sequence, ExpressibleByDictionary
     /// The values in key order.
     public var values: [JSON] { storage.map(\.value) }
 
+    /// The position of `key`, comparing UTF-8 bytes.
+    private func position(of key: String) -> Int? {
+        if let index { return index[ByteKey(key)] }
+        let length = key.utf8.count
+        for i in storage.indices {
+            let candidate = storage[i].key
+            if candidate.utf8.count == length && candidate.utf8.elementsEqual(key.utf8) { return i }
+        }
+        return nil
+    }
+
     public subscript(key: String) -> JSON? {
-        get { index[ByteKey(key)].map { storage[$0].value } }
+        get { position(of: key).map { storage[$0].value } }
         set {
             if let newValue { updateValue(newValue, forKey: key) } else { removeValue(forKey: key) }
         }
     }
 
-    public func contains(key: String) -> Bool { index[ByteKey(key)] != nil }
+    public func contains(key: String) -> Bool { position(of: key) != nil }
 
     /// Sets `value` for `key` (in place if present, else appended) and returns the old value.
     @discardableResult
     public mutating func updateValue(_ value: JSON, forKey key: String) -> JSON? {
-        let k = ByteKey(key)
-        if let position = index[k] {
+        if let position = position(of: key) {
             let old = storage[position].value
             storage[position].value = value
             return old
         }
-        index[k] = storage.count
         storage.append((key, value))
+        if index != nil {
+            index![ByteKey(key)] = storage.count - 1
+        } else if storage.count > JSONObject.indexThreshold {
+            var built: [ByteKey: Int] = [:]
+            for (i, element) in storage.enumerated() { built[ByteKey(element.key)] = i }
+            index = built
+        }
         return nil
     }
 
     /// Removes `key` and returns its value; later keys keep their relative order.
     @discardableResult
     public mutating func removeValue(forKey key: String) -> JSON? {
-        guard let position = index.removeValue(forKey: ByteKey(key)) else { return nil }
+        guard let position = position(of: key) else { return nil }
         let old = storage.remove(at: position).value
-        for i in position..<storage.count { index[ByteKey(storage[i].key)] = i }
+        if index != nil {
+            index!.removeValue(forKey: ByteKey(key))
+            for i in position..<storage.count { index![ByteKey(storage[i].key)] = i }
+        }
         return old
     }
 

@@ -20,10 +20,19 @@ struct Core: Sendable {
     func bearerToken(_ context: RequestContext) throws(AuthError) -> String {
         let header = context.request.headers["Authorization"] ?? ""
         let missing = AuthError(401, .noAuthorization, "This endpoint requires a valid Bearer token")
-        guard header.count > 7, header.prefix(7).lowercased() == "bearer " else { throw missing }
-        let token = header.dropFirst(7)
-        guard !token.isEmpty, !token.contains(where: { $0 == " " || $0 == "\t" || $0.isNewline }) else { throw missing }
-        return String(token)
+        // Byte-wise: this runs on every authenticated request.
+        let bytes = header.utf8
+        guard bytes.count > 7 else { throw missing }
+        let scheme = Array("bearer ".utf8)
+        for (i, byte) in bytes.prefix(7).enumerated() where byte | 0x20 != scheme[i] {  // ASCII case folding
+            throw missing
+        }
+        let token = bytes.dropFirst(7)
+        // `\S+`: no whitespace at all in the token.
+        guard !token.contains(where: { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0x0B || $0 == 0x0C }) else {
+            throw missing
+        }
+        return String(decoding: token, as: UTF8.self)
     }
 
     /// `parseJWTClaims`: verified against the project's keys and the (virtual) clock.
