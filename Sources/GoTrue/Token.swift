@@ -113,7 +113,7 @@ struct TokenEndpoints {
             guard let token = try conn.refreshToken(presented) else {
                 throw AuthError(400, .refreshTokenNotFound, "Invalid Refresh Token: Refresh Token Not Found")
             }
-            guard var user = try conn.user(id: token.userID) else {
+            guard let user = try conn.user(id: token.userID) else {
                 throw AuthError(400, .refreshTokenNotFound, "Invalid Refresh Token: Refresh Token Not Found")
             }
             if api.isBanned(user) { throw AuthError(400, .userBanned, "Invalid Refresh Token: User Banned") }
@@ -164,7 +164,6 @@ struct TokenEndpoints {
             session.userAgent = context.request.headers["User-Agent"]
             session.ip = context.request.remoteAddress
             try conn.updateSession(session)
-            user = try conn.user(id: user.id) ?? user
             return .issued(token: issuedToken!, accessToken: access, expiresAt: expiresAt, sessionID: session.id,
                            user: Models.user(user, identities: try conn.identities(userID: user.id)), userID: user.id)
         }

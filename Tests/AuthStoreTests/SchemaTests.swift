@@ -213,7 +213,7 @@ import Testing
         ("SELECT * FROM identities WHERE provider_id = ? AND provider = ?", ["s", "google"]),
         ("SELECT * FROM sessions WHERE user_id = ? ORDER BY created_at", ["u"]),
         ("SELECT * FROM refresh_tokens WHERE token = ?", ["t"]),
-        ("SELECT * FROM refresh_tokens WHERE parent = ?", ["t"]),
+        // No lookup by `parent` or by (user_id, revoked): migration 0003 dropped those indexes.
         ("SELECT * FROM refresh_tokens WHERE session_id = ? AND revoked = 0", ["s"]),
         ("SELECT * FROM one_time_tokens WHERE token_hash = ?", ["h"]),
         ("SELECT * FROM one_time_tokens WHERE relates_to = ?", ["a@example.com"]),

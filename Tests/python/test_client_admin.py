@@ -158,7 +158,7 @@ def test_anon_key_is_not_admin(start_auth, admin_client):
     api_error(refused, AuthApiError, "not_admin", 403, "User not allowed")
 
 
-def test_generate_link(start_auth, admin_client):
+def test_generate_link(start_auth, admin_client, make_client):
     # Reference §12.7: the client splits the flat response into properties and user.
     server = start_auth()
     admin = admin_client(server).admin
@@ -182,9 +182,22 @@ def test_generate_link(start_auth, admin_client):
     assert link.user.user_metadata == {"source": "admin"}
     assert link.user.email_confirmed_at is None
 
+    # The generated code confirms the sign-up through the ordinary client, as the email would.
+    client = make_client(server)
+    confirmed = client.verify_otp({"email": email, "token": props.email_otp, "type": "signup"})
+    assert confirmed.session is not None
+    assert confirmed.user.id == link.user.id
+    assert confirmed.user.email_confirmed_at is not None
+
     recovery = admin.generate_link({"type": "recovery", "email": email})
     assert recovery.properties.verification_type == "recovery"
     assert recovery.user.id == link.user.id
+    # A link's hashed token works as token_hash, once.
+    by_hash = client.verify_otp({"token_hash": recovery.properties.hashed_token, "type": "recovery"})
+    assert by_hash.session is not None and by_hash.user.id == link.user.id
+    with pytest.raises(AuthApiError) as reused:
+        client.verify_otp({"token_hash": recovery.properties.hashed_token, "type": "recovery"})
+    api_error(reused, AuthApiError, "otp_expired", 403, "Email link is invalid or has expired")
     with pytest.raises(AuthApiError) as unknown:
         admin.generate_link({"type": "recovery", "email": unique_email()})
     api_error(unknown, AuthApiError, "user_not_found", 404, "User with this email not found")
