@@ -7,53 +7,20 @@ public struct SHA1: HashFunction {
     private var state: (UInt32, UInt32, UInt32, UInt32, UInt32) =
         // FIPS 180-4 section 5.3.1.
         (0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0)
-    private var buffer: Block64 = (0, 0, 0, 0, 0, 0, 0, 0)
-    private var buffered = 0
-    private var length: UInt64 = 0
+    private var blocks = BlockBuffer64()
 
     public init() {}
 
     public mutating func update(bufferPointer input: UnsafeRawBufferPointer) {
-        guard var pointer = input.baseAddress, input.count > 0 else { return }
-        var remaining = input.count
-        length &+= UInt64(remaining)
-        if buffered > 0 {
-            let take = min(64 - buffered, remaining)
-            let offset = buffered
-            withUnsafeMutableBytes(of: &buffer) { ($0.baseAddress! + offset).copyMemory(from: pointer, byteCount: take) }
-            buffered += take
-            pointer += take
-            remaining -= take
-            if buffered < 64 { return }
-            var block = buffer
-            withUnsafeBytes(of: &block) { compress($0.baseAddress!, count: 1) }
-            buffered = 0
-        }
-        let whole = remaining / 64
-        if whole > 0 {
-            compress(pointer, count: whole)
-            pointer += whole * 64
-            remaining -= whole * 64
-        }
-        if remaining > 0 {
-            withUnsafeMutableBytes(of: &buffer) { $0.baseAddress!.copyMemory(from: pointer, byteCount: remaining) }
-            buffered = remaining
-        }
+        var blocks = self.blocks
+        blocks.absorb(input) { compress($0, count: $1) }
+        self.blocks = blocks
     }
 
     public func finalize() -> [UInt8] {
-        // FIPS 180-4 section 5.1.1 padding, identical to SHA-256's.
         var copy = self
-        let bitLength = length &* 8
-        var tail: (Block64, Block64) = ((0, 0, 0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0, 0, 0))
-        let padLength = buffered < 56 ? 64 - buffered : 128 - buffered
-        withUnsafeMutableBytes(of: &tail) { raw in
-            raw[0] = 0x80
-            for i in 0..<8 {
-                raw[padLength - 1 - i] = UInt8(truncatingIfNeeded: bitLength &>> (8 * UInt64(i)))
-            }
-            copy.update(bufferPointer: UnsafeRawBufferPointer(rebasing: raw[0..<padLength]))
-        }
+        var blocks = copy.blocks
+        blocks.pad { copy.compress($0, count: $1) }
         let s = copy.state
         var out = [UInt8]()
         out.reserveCapacity(20)

@@ -47,9 +47,7 @@ func bigEndianBytes(_ words: Words8, count: Int) -> [UInt8] {
 /// value and the digest truncation, FIPS 180-4 sections 5.3.2, 5.3.3, 6.3).
 struct SHA256Engine: Sendable {
     var state: Words8
-    private var buffer: Block64 = (0, 0, 0, 0, 0, 0, 0, 0)
-    private var buffered = 0
-    private var length: UInt64 = 0
+    private var blocks = BlockBuffer64()
     let hardware: Bool
 
     init(initialValue: Words8, implementation: SHA256Implementation) {
@@ -58,7 +56,7 @@ struct SHA256Engine: Sendable {
     }
 
     /// True when no partial block is pending (e.g. right after absorbing exactly 64 bytes).
-    var isBlockAligned: Bool { buffered == 0 }
+    var isBlockAligned: Bool { blocks.buffered == 0 }
 
     mutating func compress(_ blocks: UnsafeRawPointer, count: Int) {
         let hardware = self.hardware
@@ -72,47 +70,16 @@ struct SHA256Engine: Sendable {
     }
 
     mutating func update(_ input: UnsafeRawBufferPointer) {
-        guard var pointer = input.baseAddress, input.count > 0 else { return }
-        var remaining = input.count
-        length &+= UInt64(remaining)
-        if buffered > 0 {
-            let take = min(64 - buffered, remaining)
-            let offset = buffered
-            withUnsafeMutableBytes(of: &buffer) { ($0.baseAddress! + offset).copyMemory(from: pointer, byteCount: take) }
-            buffered += take
-            pointer += take
-            remaining -= take
-            if buffered < 64 { return }
-            var block = buffer
-            withUnsafeBytes(of: &block) { compress($0.baseAddress!, count: 1) }
-            buffered = 0
-        }
-        let whole = remaining / 64
-        if whole > 0 {
-            compress(pointer, count: whole)
-            pointer += whole * 64
-            remaining -= whole * 64
-        }
-        if remaining > 0 {
-            withUnsafeMutableBytes(of: &buffer) { $0.baseAddress!.copyMemory(from: pointer, byteCount: remaining) }
-            buffered = remaining
-        }
+        var blocks = self.blocks
+        blocks.absorb(input) { compress($0, count: $1) }
+        self.blocks = blocks
     }
 
-    /// Pads (FIPS 180-4 section 5.1.1: 0x80, zeros, 64-bit big-endian bit length) and returns
-    /// the final chaining value.
+    /// Pads (FIPS 180-4 section 5.1.1) and returns the final chaining value.
     func finalState() -> Words8 {
         var copy = self
-        let bitLength = length &* 8
-        var tail: (Block64, Block64) = ((0, 0, 0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0, 0, 0))
-        let padLength = buffered < 56 ? 64 - buffered : 128 - buffered
-        withUnsafeMutableBytes(of: &tail) { raw in
-            raw[0] = 0x80
-            for i in 0..<8 {
-                raw[padLength - 1 - i] = UInt8(truncatingIfNeeded: bitLength &>> (8 * UInt64(i)))
-            }
-            copy.update(UnsafeRawBufferPointer(rebasing: raw[0..<padLength]))
-        }
+        var blocks = copy.blocks
+        blocks.pad { copy.compress($0, count: $1) }
         return copy.state
     }
 }
