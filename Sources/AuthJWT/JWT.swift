@@ -1,13 +1,15 @@
 import AuthCrypto
 
-/// JWS signature algorithms (RFC 7518 section 3.1). Only HS256 is implemented; the type is
-/// where asymmetric algorithms would be added.
+/// JWS signature algorithms (RFC 7518 section 3.1): HS256 with a shared secret (`JWTKey`),
+/// RS256 with an RSA key pair (`JWT.signRS256`, `JWT.verify(_:rsaKeys:...)`, RS256.swift).
 public enum JWTAlgorithm: String, Sendable, CaseIterable {
     case hs256 = "HS256"
+    case rs256 = "RS256"
 }
 
-/// A signing/verification key. With a `kid`, signed headers carry it, as GoTrue does when its
-/// JWK has a key id.
+/// An HMAC signing/verification key (`algorithm` must be `.hs256`; RSA keys are
+/// `RSAPrivateKey` / `RSAPublicKey`). With a `kid`, signed headers carry it, as GoTrue does
+/// when its JWK has a key id.
 public struct JWTKey: Sendable {
     public var kid: String?
     public var secret: [UInt8]
@@ -89,6 +91,7 @@ extension JWT {
     static func mac(_ signingInput: String, _ key: JWTKey) -> [UInt8] {
         switch key.algorithm {
         case .hs256: HMAC<SHA256>.authenticationCode(for: signingInput.utf8, using: SymmetricKey(data: key.secret))
+        case .rs256: preconditionFailure("a JWTKey holds an HMAC secret; RS256 signs with JWT.signRS256")
         }
     }
 
@@ -119,6 +122,46 @@ extension JWT {
         _ token: String, keys: JWTKeySet, now: Int64, leeway: Int64 = 0,
         options: JWTValidationOptions = JWTValidationOptions()
     ) throws(JWTError) -> JWT {
+        let parsed = try parse(token)
+        let alg = parsed.algorithm
+        // JWTKey holds HMAC secrets, so only HS256 is accepted here (RS256 has its own verify).
+        guard let algorithm = JWTAlgorithm(rawValue: alg), algorithm == .hs256 else {
+            throw .signatureInvalid(.algorithmNotAccepted(alg))
+        }
+
+        // Key selection as GoTrue's key function: a string `kid` picks from the set; without
+        // one (or, if configured, with an unknown one) the fallback secret is used.
+        let kid = parsed.header["kid"]?.stringValue
+        var key: JWTKey?
+        if let kid {
+            key = keys.key(forKid: kid)
+            if key == nil, keys.unknownKidUsesFallback { key = keys.fallback }
+        } else {
+            key = keys.fallback
+        }
+        guard let key, key.algorithm == algorithm else {
+            throw .unverifiable(.unknownKey(kid: kid, algorithm: alg))
+        }
+
+        guard constantTimeEquals(mac(parsed.token.signingInput, key), parsed.token.signature) else {
+            throw .signatureInvalid(.signatureMismatch)
+        }
+        try parsed.times.check(now: now, leeway: leeway, options: options)
+        return parsed.token
+    }
+
+    /// A token split and decoded up to (not including) the choice of key: what every
+    /// algorithm's verification and `decodeUnverified` share.
+    struct Parsed {
+        var token: JWT
+        var times: TimeClaims
+        var algorithm: String
+        var header: JSONObject { token.header }
+    }
+
+    /// The checks golang-jwt v5 runs before looking at a key, in its order: segments, header,
+    /// claims, `alg` present and registered, signature encoding.
+    static func parse(_ token: String) throws(JWTError) -> Parsed {
         let parts = token.utf8.split(separator: UInt8(ascii: "."), maxSplits: 3, omittingEmptySubsequences: false)
         guard parts.count == 3 else { throw .malformed(.segmentCount) }
         let headerText = Substring(parts[0]), claimsText = Substring(parts[1]), signatureText = Substring(parts[2])
@@ -153,39 +196,10 @@ extension JWT {
             throw .malformed(.signatureBase64(offset: error.offset))
         }
 
-        guard let algorithm = JWTAlgorithm(rawValue: alg) else {
-            throw .signatureInvalid(.algorithmNotAccepted(alg))
-        }
-
-        // Key selection as GoTrue's key function: a string `kid` picks from the set; without
-        // one (or, if configured, with an unknown one) the fallback secret is used.
-        let kid = header["kid"]?.stringValue
-        var key: JWTKey?
-        if let kid {
-            key = keys.key(forKid: kid)
-            if key == nil, keys.unknownKidUsesFallback { key = keys.fallback }
-        } else {
-            key = keys.fallback
-        }
-        guard let key, key.algorithm == algorithm else {
-            throw .unverifiable(.unknownKey(kid: kid, algorithm: alg))
-        }
-
         let signingInput = String(headerText) + "." + String(claimsText)
-        guard constantTimeEquals(mac(signingInput, key), signature) else {
-            throw .signatureInvalid(.signatureMismatch)
-        }
-
-        // golang-jwt v5 Validator.Validate: every failing check is reported, in this order.
-        var problems: [JWTError.ClaimProblem] = []
-        if let exp = times.exp, !(now < exp.addingClamped(leeway)) { problems.append(.expired) }
-        if let nbf = times.nbf, now < nbf.addingClamped(-leeway) { problems.append(.notValidYet) }
-        if options.rejectIssuedInFuture, let iat = times.iat, now < iat.addingClamped(-leeway) {
-            problems.append(.usedBeforeIssued)
-        }
-        guard problems.isEmpty else { throw .invalidClaims(problems) }
-
-        return JWT(header: header, claims: claims, signingInput: signingInput, signature: signature)
+        return Parsed(
+            token: JWT(header: header, claims: claims, signingInput: signingInput, signature: signature),
+            times: times, algorithm: alg)
     }
 
     enum SegmentError: Error {
@@ -243,6 +257,17 @@ struct TimeClaims {
         case .array(let values)?: if !values.allSatisfy({ $0.stringValue != nil }) { throw .json }
         default: throw .json
         }
+    }
+
+    /// golang-jwt v5 Validator.Validate: every failing check is reported, in this order.
+    func check(now: Int64, leeway: Int64, options: JWTValidationOptions) throws(JWTError) {
+        var problems: [JWTError.ClaimProblem] = []
+        if let exp, !(now < exp.addingClamped(leeway)) { problems.append(.expired) }
+        if let nbf, now < nbf.addingClamped(-leeway) { problems.append(.notValidYet) }
+        if options.rejectIssuedInFuture, let iat, now < iat.addingClamped(-leeway) {
+            problems.append(.usedBeforeIssued)
+        }
+        guard problems.isEmpty else { throw .invalidClaims(problems) }
     }
 
     /// Seconds since the epoch, truncated toward negative infinity to whole seconds as

@@ -51,6 +51,45 @@ int cauth_random_fill(void *buffer, size_t length);
 /* Atomically adds `delta` to `*counter` and returns the previous value (sequentially consistent). */
 uint64_t cauth_atomic_fetch_add_u64(uint64_t *counter, uint64_t delta);
 
+/* ------------------------------------------------------------------------------------------
+ * Multi-precision arithmetic for RSA (bignum.c).
+ *
+ * Numbers are arrays of uint64_t limbs, least significant limb first. Functions returning int
+ * give 0 on success and -1 on invalid input or allocation failure, unless stated otherwise.
+ * ---------------------------------------------------------------------------------------- */
+
+/*
+ * result = base^exponent mod modulus, all `limbs` wide except the exponent. The modulus must
+ * be odd, above 1, with a non-zero top limb; base may be any value below 2^(64 * limbs).
+ * With `exponent_is_secret` non-zero the work depends only on exponent_limbs (fixed window,
+ * masked table reads); otherwise it skips leading zero bits (for public exponents).
+ */
+int cauth_bn_modexp(uint64_t *result, const uint64_t *base, const uint64_t *exponent, size_t exponent_limbs,
+                    const uint64_t *modulus, size_t limbs, int exponent_is_secret);
+
+/* result (a_limbs + b_limbs wide) = a * b. */
+void cauth_bn_mul(uint64_t *result, const uint64_t *a, size_t a_limbs, const uint64_t *b, size_t b_limbs);
+
+/* quotient (a_limbs wide, may be NULL) and remainder (d_limbs wide) of a / d; d non-zero. */
+int cauth_bn_divmod(uint64_t *quotient, uint64_t *remainder, const uint64_t *a, size_t a_limbs,
+                    const uint64_t *d, size_t d_limbs);
+
+/* result = gcd(a, b), all `limbs` wide (gcd(0, b) = b). */
+int cauth_bn_gcd(uint64_t *result, const uint64_t *a, const uint64_t *b, size_t limbs);
+
+/* a mod m for a non-zero 32-bit m. */
+uint32_t cauth_bn_mod_u32(const uint64_t *a, size_t limbs, uint32_t m);
+
+/* 1 when an odd prime below 2048 divides a (a itself being such a prime counts too), else 0. */
+int cauth_bn_has_small_prime_factor(const uint64_t *a, size_t limbs);
+
+/*
+ * Miller-Rabin (FIPS 186-5 appendix B.3.1) on the odd w > 3 with `rounds` bases taken from
+ * `bases` (rounds * limbs random limbs; each is cut below the bit length of w and lifted to 2
+ * if smaller, so 2 <= b <= w - 2). Returns 1 probably prime, 0 composite, -1 on error.
+ */
+int cauth_bn_miller_rabin(const uint64_t *w, size_t limbs, const uint64_t *bases, size_t rounds);
+
 #ifdef __cplusplus
 }
 #endif
