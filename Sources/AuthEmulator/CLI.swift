@@ -48,7 +48,9 @@ public enum CLI {
         "anon-key", "service-role-key", "publishable-key", "secret-key", "scenario", "rate-limits", "journal-size",
         "seed", "export-on-exit",
     ]
-    static let serveSwitches: Set<String> = ["autoconfirm", "sms-autoconfirm", "anonymous", "signup", "phone"]
+    static let serveSwitches: Set<String> = [
+        "autoconfirm", "sms-autoconfirm", "anonymous", "signup", "phone", "idp-auto-approve", "strict-id-tokens",
+    ]
     static let keysValueOptions: Set<String> = ["config", "jwt-secret", "anon-key", "service-role-key", "publishable-key", "secret-key"]
     static let tokenValueOptions: Set<String> = ["config", "jwt-secret", "role", "user-id", "email", "expires-in"]
 
@@ -79,6 +81,13 @@ public enum CLI {
                   --[no-]anonymous           Anonymous sign-ins (default off; env GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED).
                   --[no-]signup              New users may sign up (default on; env GOTRUE_DISABLE_SIGNUP).
                   --[no-]phone               Phone sign-up and sign-in (default off; env GOTRUE_EXTERNAL_PHONE_ENABLED).
+                  --[no-]idp-auto-approve    The fake providers' sign-in page approves at once for the
+                                             account named by login_hint=<email> (headless tests;
+                                             env AUTH_EMULATOR_IDP_AUTO_APPROVE).
+                  --[no-]strict-id-tokens    The id_token grant accepts only tokens the emulator's fake
+                                             providers signed; off, real providers' tokens (signature
+                                             unchecked offline) and plain JSON claims are accepted too
+                                             (env AUTH_EMULATOR_STRICT_ID_TOKENS).
                   --password-iterations <n>  PBKDF2 iterations for new password hashes, \(EnvironmentConfiguration.passwordIterationsRange.lowerBound)-\(EnvironmentConfiguration.passwordIterationsRange.upperBound)
                                              (default \(Configuration().passwordHashIterations); env AUTH_EMULATOR_PASSWORD_ITERATIONS).
                   --workers <n>              Request worker threads.
@@ -347,6 +356,8 @@ public enum CLI {
         if let on = flags.switches["anonymous"] { config.external.anonymousUsersEnabled = on }
         if let on = flags.switches["signup"] { config.disableSignup = !on }
         if let on = flags.switches["phone"] { config.external.phoneEnabled = on }
+        if let on = flags.switches["idp-auto-approve"] { config.identityProviders.autoApprove = on }
+        if let on = flags.switches["strict-id-tokens"] { config.identityProviders.strictIDTokens = on }
         if let text = flags.values["rate-limits"] {
             guard let preset = RateLimitSettings.Preset(rawValue: text), preset != .standard else {
                 throw UsageError(message: "--rate-limits must be off, real or tiny, not '\(text)'")

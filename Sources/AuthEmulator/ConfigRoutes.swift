@@ -47,6 +47,9 @@ enum ConfigRoutes {
             "jwt_expiry": .number(config.jwt.expirySeconds),
             "refresh_token_rotation_enabled": .bool(config.security.refreshTokenRotationEnabled),
             "refresh_token_reuse_interval": .number(config.security.refreshTokenReuseInterval),
+            "manual_linking_enabled": .bool(config.security.manualLinkingEnabled),
+            "idp_auto_approve": .bool(config.identityProviders.autoApprove),
+            "strict_id_tokens": .bool(config.identityProviders.strictIDTokens),
             "rate_limits": [
                 "preset": .string(limits.preset.rawValue),
                 "header": .string(limits.header),
@@ -109,6 +112,9 @@ enum ConfigRoutes {
             case "refresh_token_rotation_enabled": config.security.refreshTokenRotationEnabled = try bool(value, key)
             case "refresh_token_reuse_interval": config.security.refreshTokenReuseInterval = try count(value, key)
             case "rate_limits": try applyRateLimits(value, to: &config.rateLimits)
+            case "manual_linking_enabled": config.security.manualLinkingEnabled = try bool(value, key)
+            case "idp_auto_approve": config.identityProviders.autoApprove = try bool(value, key)
+            case "strict_id_tokens": config.identityProviders.strictIDTokens = try bool(value, key)
             default:
                 throw invalid(key, "unknown or read-only setting")
             }

@@ -81,6 +81,11 @@ public final class Emulator: Sendable {
             stopped.signal()
             throw EmulatorError("cannot listen on \(options.host):\(options.port): \(error)")
         }
+        // Links and OAuth redirects must reach this server: unless a public URL was configured,
+        // it is the address actually listened on (the port may have been chosen by the OS).
+        if project.configuration.externalURL == Configuration.defaultExternalURL && url != Configuration.defaultExternalURL {
+            project.settings.update { $0.externalURL = url }
+        }
         state.withLock { $0 = .running }
     }
 

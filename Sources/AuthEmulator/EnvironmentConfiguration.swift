@@ -25,6 +25,8 @@ public enum EnvironmentConfiguration {
     public static let rateLimitsVariable = "AUTH_EMULATOR_RATE_LIMITS"
     public static let rateLimitPeerVariable = "AUTH_EMULATOR_RATE_LIMIT_PEER"
     public static let journalSizeVariable = "AUTH_EMULATOR_JOURNAL_SIZE"
+    public static let idpAutoApproveVariable = "AUTH_EMULATOR_IDP_AUTO_APPROVE"
+    public static let strictIDTokensVariable = "AUTH_EMULATOR_STRICT_ID_TOKENS"
 
     /// The range accepted for PBKDF2 iterations: below 1000 is not a password hash any more
     /// (NIST SP 800-132 §5.2 recommends at least 1000); above 10 million one sign-in takes seconds.
@@ -109,6 +111,13 @@ public enum EnvironmentConfiguration {
         if let on = try env.boolean("GOTRUE_EXTERNAL_PHONE_ENABLED") { config.external.phoneEnabled = on }
         if let on = try env.boolean("GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED") { config.external.anonymousUsersEnabled = on }
         if let bundle = env.raw("GOTRUE_EXTERNAL_IOS_BUNDLE_ID") { config.external.iosBundleID = bundle }
+        // The real name has no underscore inside REDIRECTURL.
+        if let url = env.raw("GOTRUE_EXTERNAL_REDIRECTURL") { config.external.redirectURL = url }
+        if let issuers = env.list("GOTRUE_EXTERNAL_ALLOWED_ID_TOKEN_ISSUERS"), !issuers.isEmpty {
+            config.external.allowedIDTokenIssuers = issuers
+        }
+        if let on = try env.boolean(idpAutoApproveVariable) { config.identityProviders.autoApprove = on }
+        if let on = try env.boolean(strictIDTokensVariable) { config.identityProviders.strictIDTokens = on }
         // GoTrue raises a flow-state lifetime below five minutes to five minutes.
         if let expiry = try env.duration("GOTRUE_EXTERNAL_FLOW_STATE_EXPIRY_DURATION") { config.external.flowStateExpirySeconds = max(expiry, 300) }
         for provider in externalProviders {

@@ -16,6 +16,14 @@ public struct FlowStateRecord: Sendable, Equatable {
     public var authenticationMethod: String
     public var authCodeIssuedAt: Int64?
     public var redirectTo: String?
+    /// OAuth flows: the invite token being accepted, the user a manual link targets, and
+    /// whether the provider may leave out the email.
+    public var inviteToken: String?
+    public var linkingTargetID: String?
+    public var emailOptional = false
+
+    /// `FlowState.IsPKCE`: an implicit OAuth flow has no code challenge.
+    public var isPKCE: Bool { !codeChallenge.isEmpty }
 
     public init(id: String, userID: String?, authCode: String, codeChallengeMethod: String, codeChallenge: String,
                 providerType: String, authenticationMethod: String, at time: Int64) {
@@ -44,6 +52,9 @@ public struct FlowStateRecord: Sendable, Equatable {
         authenticationMethod = row.string("authentication_method") ?? ""
         authCodeIssuedAt = row.int64("auth_code_issued_at")
         redirectTo = row.string("redirect_to")
+        inviteToken = row.string("invite_token")
+        linkingTargetID = row.string("linking_target_id")
+        emailOptional = (row.int64("email_optional") ?? 0) != 0
     }
 }
 
@@ -53,13 +64,31 @@ extension Connection {
             """
             INSERT INTO flow_state (id, user_id, auth_code, code_challenge_method, code_challenge, provider_type,
                                     provider_access_token, provider_refresh_token, created_at, updated_at,
-                                    authentication_method, auth_code_issued_at, redirect_to)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                    authentication_method, auth_code_issued_at, redirect_to, invite_token,
+                                    linking_target_id, email_optional)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             .text(f.id), SQLValue(f.userID), .text(f.authCode), .text(f.codeChallengeMethod), .text(f.codeChallenge),
             .text(f.providerType), SQLValue(f.providerAccessToken), SQLValue(f.providerRefreshToken),
             .integer(f.createdAt), .integer(f.updatedAt), .text(f.authenticationMethod), SQLValue(f.authCodeIssuedAt),
-            SQLValue(f.redirectTo)
+            SQLValue(f.redirectTo), SQLValue(f.inviteToken), SQLValue(f.linkingTargetID), .integer(f.emailOptional ? 1 : 0)
+        )
+    }
+
+    public func flowState(id: String) throws(StoreError) -> FlowStateRecord? {
+        try queryFirst("SELECT * FROM flow_state WHERE id = ?", .text(id)).map(FlowStateRecord.init(row:))
+    }
+
+    /// A PKCE OAuth flow claimed by the callback: its user, the provider's tokens and the time
+    /// its auth code went out.
+    public func claimFlowState(id: String, userID: String, providerAccessToken: String, providerRefreshToken: String,
+                               at time: Int64) throws(StoreError) {
+        try execute(
+            """
+            UPDATE flow_state SET user_id = ?, provider_access_token = ?, provider_refresh_token = ?,
+                                  auth_code_issued_at = ?, updated_at = ? WHERE id = ?
+            """,
+            .text(userID), .text(providerAccessToken), .text(providerRefreshToken), .integer(time), .integer(time), .text(id)
         )
     }
 

@@ -69,4 +69,32 @@ extension Connection {
         try queryFirst("\(IdentityRecord.select) WHERE provider_id = ? AND provider = ?", .text(providerID), .text(provider))
             .map(IdentityRecord.init(row:))
     }
+
+    public func identity(id: String) throws(StoreError) -> IdentityRecord? {
+        try queryFirst("\(IdentityRecord.select) WHERE id = ?", .text(id)).map(IdentityRecord.init(row:))
+    }
+
+    public func deleteIdentity(id: String) throws(StoreError) {
+        try execute("DELETE FROM identities WHERE id = ?", .text(id))
+    }
+
+    /// Identities whose (lowercased) email is one of `emails`, oldest first: the "similar
+    /// identities" of GoTrue's automatic account linking (`email = any (?)`).
+    public func identities(emails: [String]) throws(StoreError) -> [IdentityRecord] {
+        guard !emails.isEmpty else { return [] }
+        let placeholders = Array(repeating: "?", count: emails.count).joined(separator: ", ")
+        return try query("\(IdentityRecord.select) WHERE email IN (\(placeholders)) ORDER BY created_at, rowid",
+                         emails.map { SQLValue.text($0.lowercased()) })
+            .map(IdentityRecord.init(row:))
+    }
+
+    /// Ids of non-SSO users whose email is one of `emails`, in any audience (the "similar users"
+    /// of automatic account linking).
+    public func userIDs(emails: [String]) throws(StoreError) -> [String] {
+        guard !emails.isEmpty else { return [] }
+        let placeholders = Array(repeating: "?", count: emails.count).joined(separator: ", ")
+        return try query("SELECT id FROM users WHERE lower(email) IN (\(placeholders)) AND is_sso_user = 0 ORDER BY created_at, rowid",
+                         emails.map { SQLValue.text($0.lowercased()) })
+            .compactMap { $0.string("id") }
+    }
 }

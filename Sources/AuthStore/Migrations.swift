@@ -30,6 +30,15 @@ public enum Migrations {
             DROP INDEX IF EXISTS refresh_tokens_parent_idx;
             DROP INDEX IF EXISTS refresh_tokens_user_id_revoked_idx;
             """),
+        // The fake identity providers' RSA key (GoTrue has no such table: it talks to real ones).
+        Migration(id: "0004_idp_signing_keys", sql: IdPKeysSchema.sql),
+        // GoTrue's flow_state columns for OAuth flows: the invite being accepted, the user a
+        // manual link targets, and whether the provider may omit the email.
+        Migration(id: "0006_flow_state_oauth_columns", sql: """
+            ALTER TABLE flow_state ADD COLUMN invite_token TEXT;
+            ALTER TABLE flow_state ADD COLUMN linking_target_id TEXT;
+            ALTER TABLE flow_state ADD COLUMN email_optional INTEGER NOT NULL DEFAULT 0;
+            """),
     ]
 }
 

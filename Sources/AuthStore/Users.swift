@@ -144,6 +144,12 @@ extension Connection {
         ).map(UserRecord.init(row:))
     }
 
+    /// GoTrue's `FindUserByConfirmationToken` (an invite being accepted through OAuth).
+    public func user(confirmationToken: String) throws(StoreError) -> UserRecord? {
+        try queryFirst("\(Connection.userSelect) WHERE confirmation_token = ? LIMIT 1", .text(confirmationToken))
+            .map(UserRecord.init(row:))
+    }
+
     /// GoTrue's `FindUserByPhoneAndAudience`.
     public func user(phone: String, aud: String) throws(StoreError) -> UserRecord? {
         try queryFirst(

@@ -9,7 +9,7 @@ public struct Configuration: Sendable {
     /// `GOTRUE_URI_ALLOW_LIST`: extra redirect URL globs.
     public var uriAllowList: [String] = []
     /// `API_EXTERNAL_URL`: the public base URL used in links.
-    public var externalURL: String = "http://127.0.0.1:9999"
+    public var externalURL: String = Configuration.defaultExternalURL
     /// `GOTRUE_DISABLE_SIGNUP`.
     public var disableSignup = false
     /// `GOTRUE_CORS_ALLOWED_HEADERS`: added to the built-in allowed request headers.
@@ -24,6 +24,8 @@ public struct Configuration: Sendable {
     public var sessions = SessionSettings()
     /// `GOTRUE_RATE_LIMIT_*` per-client limits and the emulator's presets (`RateLimit.swift`).
     public var rateLimits = RateLimitSettings()
+    /// The emulator's own behaviour around social sign-in (no GoTrue equivalent).
+    public var identityProviders = IdentityProviderSettings()
 
     /// The keys the gateway (`/auth/v1/...`) accepts in `apikey`; derived from the JWT secret
     /// unless given explicitly.
@@ -34,6 +36,9 @@ public struct Configuration: Sendable {
     public var version: String = Configuration.emulatorVersion
 
     /// The GoTrue release whose wire behaviour is reproduced, and this emulator's own version.
+    /// GoTrue's default `API_EXTERNAL_URL`; the emulator replaces it with its listen address.
+    public static let defaultExternalURL = "http://127.0.0.1:9999"
+
     public static let emulatedGoTrueVersion = "v2.196.0"
     public static let emulatorVersion = "v2.196.0-emulator.0.1.0"
 
@@ -104,6 +109,11 @@ public struct ExternalSettings: Sendable {
     /// `GOTRUE_EXTERNAL_FLOW_STATE_EXPIRY_DURATION` seconds: how long a PKCE flow state waits for
     /// its code exchange (GoTrue raises anything below 300 s to 300 s).
     public var flowStateExpirySeconds: Double = 300
+    /// `GOTRUE_EXTERNAL_REDIRECTURL`: when set, overrides where OAuth callbacks send the user.
+    public var redirectURL = ""
+    /// `GOTRUE_EXTERNAL_ALLOWED_ID_TOKEN_ISSUERS`: issuers the deprecated `issuer` + `client_id`
+    /// form of the id_token grant accepts (GoTrue's default when the list is empty).
+    public var allowedIDTokenIssuers = ["https://appleid.apple.com", "https://accounts.google.com"]
 
     /// The providers `GET /settings` lists, in the real server's serialization order.
     public static let settingsProviders = [
@@ -130,6 +140,19 @@ public struct OAuthProviderSettings: Sendable, Equatable {
 }
 
 /// `GOTRUE_MAILER_*` and `GOTRUE_SMTP_MAX_FREQUENCY`.
+/// How the emulator's fake identity providers and the id_token grant behave. These have no
+/// GoTrue counterpart: the real server talks to real providers.
+public struct IdentityProviderSettings: Sendable, Equatable {
+    /// The fake provider's authorization page approves at once, without showing the page, when
+    /// the request carries `login_hint=<email>` (headless tests).
+    public var autoApprove = false
+    /// Accept only id_tokens the emulator's own issuers signed. Off (the default), tokens from
+    /// real providers (whose signature cannot be checked offline) and plain JSON claims are
+    /// accepted after their other checks, with a logged warning for the former.
+    public var strictIDTokens = false
+    public init() {}
+}
+
 public struct MailerSettings: Sendable {
     /// `GOTRUE_MAILER_AUTOCONFIRM` (`supabase start`: `[auth.email] enable_confirmations = false`).
     public var autoconfirm = true

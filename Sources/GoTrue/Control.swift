@@ -12,6 +12,7 @@ struct ControlEndpoints {
         ControlClockEndpoints(api: api).routes
             + ControlFixtureEndpoints(api: api).routes
             + ControlTokenEndpoints(api: api).routes
+            + ControlIdPEndpoints(api: api).routes
     }
 
     /// The request body as a JSON object. An empty body is `{}` when `emptyAllowed`.

@@ -74,6 +74,8 @@ public struct Reset: Sendable {
         // In-memory limits count requests against the old state: a reset forgets them too.
         project.rateLimiter.reset()
         project.outbox.resetLimits()
+        // The fake providers' pending codes and first-authorization memory belong to the old state.
+        project.identityProviders.reset()
         let fixture = keepSeed ? project.fixtures.lastApplied : nil
         let seeder = Seeder(project: project)
         return try Core(project: project).write { conn in

@@ -11,6 +11,7 @@ enum FlowStates {
     static let recovery = "recovery"
     static let invite = "invite"
     static let emailChange = "email_change"
+    static let oauth = "oauth"
 
     /// `ParseAuthenticationMethod` for the verification types a link can carry: anything ending
     /// in `signup` is an email sign-up.
@@ -114,6 +115,13 @@ extension TokenEndpoints {
             try conn.deleteFlowState(id: flow.id)
             return (issued, Models.user(user, identities: try conn.identities(userID: user.id)))
         }
-        return .json(.object(issued.response(user: userJSON, now: project.environment.now())), headers: issued.headers)
+        // An OAuth flow hands the provider's tokens over with the session.
+        var extra = JSONObject()
+        if flow.authenticationMethod == FlowStates.oauth {
+            extra["provider_token"] = .string(flow.providerAccessToken ?? "")
+            if let refresh = flow.providerRefreshToken, !refresh.isEmpty { extra["provider_refresh_token"] = .string(refresh) }
+        }
+        if extra["provider_token"]?.stringValue?.isEmpty == true { extra["provider_token"] = nil }
+        return .json(.object(issued.response(user: userJSON, now: project.environment.now(), extra: extra)), headers: issued.headers)
     }
 }

@@ -16,6 +16,8 @@ public struct Project: Sendable {
     public let rateLimiter = RateLimiter()
     /// The last fixture seeded (`reset?keep_seed=true` returns to it).
     public let fixtures = FixtureMemory()
+    /// The fake identity providers' in-memory state (codes, provider tokens, cached key).
+    public let identityProviders = IdentityProviderStore()
 
     public init(configuration: Configuration, database: Database, environment: Environment = Environment()) {
         self.settings = LiveConfiguration(configuration)
@@ -93,6 +95,7 @@ public final class GoTrueAPI: HTTPResponder {
             + LogoutEndpoints(api: core).routes
             + AdminEndpoints(api: core).routes
             + MailFlowEndpoints(api: core).routes
+            + ExternalEndpoints(api: core).routes
             + ControlEndpoints(api: core).routes
     }
 
@@ -117,7 +120,10 @@ public final class GoTrueAPI: HTTPResponder {
         let cors = CORS(configuration: project.configuration)
         if let preflight = cors.preflight(request, viaGateway: viaGateway) { return preflight }
         if viaGateway, let refusal = gatewayRefusal(request, path: path) { return refusal }
-        if path == GoTrueAPI.emulatorPrefix || path.hasPrefix(GoTrueAPI.emulatorPrefix + "/") {
+        // The fake identity providers' public routes are reached as a real provider's are: by a
+        // browser or an OIDC library, without the service_role key.
+        if path == GoTrueAPI.emulatorPrefix || path.hasPrefix(GoTrueAPI.emulatorPrefix + "/"),
+           !ControlIdPEndpoints.isPublic(path: path) {
             do {
                 try Core(project: project).requireServiceRole(context)
             } catch {
@@ -172,7 +178,7 @@ public final class GoTrueAPI: HTTPResponder {
     /// header or query parameter, or as the bearer token, and must be one of the project's keys
     /// (legacy JWT keys or the opaque `sb_publishable_`/`sb_secret_` ones).
     private func gatewayRefusal(_ request: HTTPRequest, path: String) -> HTTPResponse? {
-        if GoTrueAPI.openGatewayPaths.contains(path) { return nil }
+        if GoTrueAPI.openGatewayPaths.contains(path) || ControlIdPEndpoints.isPublic(path: path) { return nil }
         let keys = project.configuration.apiKeys
         let accepted = [keys.anon, keys.serviceRole, keys.publishable, keys.secret].compactMap { $0 }
         var candidates: [String] = []

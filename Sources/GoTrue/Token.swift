@@ -24,6 +24,7 @@ struct TokenEndpoints {
         case "password": return try password(context)
         case "refresh_token": return try refresh(context)
         case "pkce": return try pkce(context)
+        case "id_token": return try idToken(context)
         default: throw AuthError(400, .invalidCredentials, "unsupported_grant_type")
         }
     }

@@ -173,7 +173,8 @@ def test_generate_link(start_auth, admin_client, make_client):
     assert len(props.email_otp) == 6 and props.email_otp.isdigit()
     assert props.hashed_token == hashlib.sha224((email + props.email_otp).encode()).hexdigest()
     parsed = urlparse(props.action_link)
-    assert f"{parsed.scheme}://{parsed.netloc}" == "http://127.0.0.1:9999"
+    # Without API_EXTERNAL_URL, links point at the address the emulator listens on.
+    assert f"{parsed.scheme}://{parsed.netloc}" == server.url
     assert parsed.path == "/verify"
     assert parse_qs(parsed.query) == {
         "token": [props.hashed_token], "type": ["signup"], "redirect_to": ["http://127.0.0.1:3000/welcome"],

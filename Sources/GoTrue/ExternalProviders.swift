@@ -1,0 +1,318 @@
+import AuthJWT
+
+/// An email address a provider vouches for (`provider.Email`).
+struct ProviderEmail: Sendable, Equatable {
+    var email: String
+    var verified: Bool
+    var primary: Bool
+}
+
+/// What a provider tells about a user (`provider.UserProvidedData`): its emails and the profile
+/// claims that become the identity's `identity_data` and are merged into `user_metadata`.
+struct ProviderUserData: Sendable {
+    var emails: [ProviderEmail] = []
+    var metadata = ProviderClaims()
+
+    /// GoTrue picks the primary email (else the last one) into the metadata before linking.
+    mutating func promotePrimaryEmail() {
+        metadata.emailVerified = false
+        for email in emails {
+            metadata.email = email.email
+            metadata.emailVerified = email.verified
+            if email.primary { break }
+        }
+    }
+}
+
+/// `provider.Claims`: the standard OIDC profile claims plus GoTrue's legacy aliases. Converted
+/// to `identity_data` the way `structs.Map` does: every field tagged `omitempty` left out when
+/// empty, `email_verified` and `phone_verified` always present.
+struct ProviderClaims: Sendable {
+    var issuer = "", subject = ""
+    var audience: [String] = []
+    var issuedAt: Double = 0, expiresAt: Double = 0
+    var name = "", familyName = "", givenName = "", middleName = "", nickName = "", preferredUsername = ""
+    var profile = "", picture = "", website = "", gender = "", birthdate = "", zoneInfo = "", locale = ""
+    var email = ""
+    var emailVerified = false
+    var phone = ""
+    var phoneVerified = false
+    var customClaims: JSONObject?
+    var fullName = "", avatarURL = "", slug = "", providerID = "", userName = ""
+
+    /// `structs.Map(provider.Claims)`. Go maps serialize with sorted keys, which the JSON
+    /// renderer does when the identity is written out.
+    var identityData: JSONObject {
+        var o = JSONObject()
+        func put(_ key: String, _ value: String) { if !value.isEmpty { o[key] = .string(value) } }
+        put("iss", issuer)
+        put("sub", subject)
+        if !audience.isEmpty { o["aud"] = .array(audience.map { .string($0) }) }
+        if issuedAt != 0 { o["iat"] = .number(issuedAt) }
+        if expiresAt != 0 { o["exp"] = .number(expiresAt) }
+        put("name", name)
+        put("family_name", familyName)
+        put("given_name", givenName)
+        put("middle_name", middleName)
+        put("nickname", nickName)
+        put("preferred_username", preferredUsername)
+        put("profile", profile)
+        put("picture", picture)
+        put("website", website)
+        put("gender", gender)
+        put("birthdate", birthdate)
+        put("zoneinfo", zoneInfo)
+        put("locale", locale)
+        put("email", email)
+        o["email_verified"] = .bool(emailVerified)
+        put("phone", phone)
+        o["phone_verified"] = .bool(phoneVerified)
+        if let customClaims { o["custom_claims"] = .object(customClaims) }
+        put("full_name", fullName)
+        put("avatar_url", avatarURL)
+        put("slug", slug)
+        put("provider_id", providerID)
+        put("user_name", userName)
+        return o
+    }
+}
+
+/// A claim of the wrong JSON type: Go's decoder fails the whole token, which GoTrue reports as
+/// "Bad ID token".
+struct ClaimTypeError: Error {
+    var claim: String
+}
+
+/// The providers GoTrue knows, their real issuers, and how each turns id_token claims into user
+/// data (`internal/api/provider/oidc.go`, `ParseIDToken` and the per-provider parsers).
+enum ExternalProviders {
+    static let appleIssuers = ["https://appleid.apple.com", "https://account.apple.com"]
+    static let googleIssuer = "https://accounts.google.com"
+    static let facebookIssuer = "https://www.facebook.com"
+    static let kakaoIssuer = "https://kauth.kakao.com"
+    static let vercelMarketplaceIssuer = "https://marketplace.vercel.com"
+    static let snapchatIssuer = "https://accounts.snapchat.com/accounts/oauth2/token"
+
+    /// Every provider `/authorize` accepts (`API.Provider`), lowercased as GoTrue compares them.
+    static let oauthProviders: Set<String> = Set(ExternalSettings.settingsProviders + ["x", "zoom", "vercel_marketplace"])
+
+    static func isAppleIssuer(_ iss: String) -> Bool { appleIssuers.contains(iss) }
+
+    static func isAzureIssuer(_ iss: String) -> Bool {
+        iss.hasPrefix("https://login.microsoftonline.com/") || iss.hasPrefix("https://sts.windows.net/")
+    }
+
+    /// The real issuers whose tokens count as the provider's (go-oidc accepts Google's issuer
+    /// also without its scheme).
+    static func realIssuers(_ provider: String, configuration: Configuration) -> [String] {
+        switch provider {
+        case "apple": return appleIssuers
+        case "google": return [googleIssuer, "accounts.google.com"]
+        case "facebook": return [facebookIssuer]
+        case "kakao": return [kakaoIssuer]
+        case "vercel_marketplace": return [vercelMarketplaceIssuer]
+        case "snapchat": return [snapchatIssuer]
+        case "keycloak":
+            let url = configuration.external.providers["keycloak"]?.url ?? ""
+            return url.isEmpty ? [] : [url]
+        default: return []
+        }
+    }
+
+    /// `ParseIDToken`'s per-issuer parsing, chosen here by provider (the emulator's fake issuers
+    /// stand in for the real ones, so the issuer alone cannot pick the parser).
+    static func userData(provider: String, claims: JSONObject) throws(ClaimTypeError) -> ProviderUserData {
+        var c = ClaimReader(claims)
+        var data = ProviderUserData()
+        var m = ProviderClaims()
+        switch provider {
+        case "google":
+            // The whole claims object is decoded at once in Go: a mistyped claim fails the
+            // token even when its value would not be used.
+            let email = try c.string("email")
+            let emailVerified = try c.bool("email_verified")
+            let verifiedEmail = try c.bool("verified_email")
+            if !email.isEmpty {
+                data.emails.append(ProviderEmail(email: email, verified: emailVerified || verifiedEmail, primary: true))
+            }
+            m.issuer = try c.string("iss")
+            m.subject = try c.string("sub")
+            m.name = try c.string("name")
+            m.picture = try c.string("picture")
+            m.avatarURL = m.picture
+            m.fullName = m.name
+            m.providerID = m.subject
+            let hd = try c.string("hd")
+            if !hd.isEmpty { m.customClaims = ["hd": .string(hd)] }
+        case "apple":
+            // Apple vouches for every address it hands out, private-relay ones included.
+            data.emails.append(ProviderEmail(email: try c.string("email"), verified: true, primary: true))
+            m.issuer = try c.string("iss")
+            m.subject = try c.string("sub")
+            m.providerID = m.subject
+            var custom = JSONObject()
+            if let value = claims["is_private_email"], value != .null {
+                custom["is_private_email"] = .bool(try c.looseBool("is_private_email"))
+            }
+            if let authTime = claims["auth_time"], authTime != .null {
+                guard case .number = authTime else { throw ClaimTypeError(claim: "auth_time") }
+                custom["auth_time"] = authTime
+            }
+            let transfer = try c.string("transfer_sub")
+            if !transfer.isEmpty { custom["transfer_sub"] = .string(transfer) }
+            m.customClaims = custom.isEmpty ? nil : custom
+        case "azure":
+            let email = try c.string("email")
+            m.issuer = try c.string("iss")
+            m.subject = try c.string("sub")
+            m.providerID = m.subject
+            m.preferredUsername = try c.string("preferred_username")
+            m.fullName = try c.string("name")
+            if !email.isEmpty {
+                // `AzureIDTokenClaims.IsEmailVerified`: without `xms_edov` an email counts as
+                // verified; with it, only when it says true ("1"/"true" or a boolean).
+                var verified = true
+                switch claims["xms_edov"] {
+                case nil, .null?: verified = true
+                case .bool(let b)?: verified = b
+                case .string(let s)?: verified = s == "1" || s == "true"
+                default: verified = false
+                }
+                data.emails = [ProviderEmail(email: email, verified: verified, primary: true)]
+            }
+            var custom = claims
+            for key in ["aud", "iss", "iat", "nbf", "exp", "c_hash", "at_hash", "aio", "nonce", "rh", "uti", "jti",
+                        "ver", "sub", "name", "preferred_username"] {
+                custom[key] = nil
+            }
+            m.customClaims = custom
+        case "facebook":
+            let email = try c.string("email")
+            if !email.isEmpty { data.emails.append(ProviderEmail(email: email, verified: true, primary: true)) }
+            m.issuer = try c.string("iss")
+            m.subject = try c.string("sub")
+            m.name = try c.string("name")
+            m.picture = try c.string("picture")
+            m.providerID = m.subject
+            m.email = email
+            m.emailVerified = !email.isEmpty
+        case "kakao":
+            let email = try c.string("email")
+            if !email.isEmpty { data.emails.append(ProviderEmail(email: email, verified: true, primary: true)) }
+            m.issuer = try c.string("iss")
+            m.subject = try c.string("sub")
+            m.name = try c.string("nickname")
+            m.preferredUsername = m.name
+            m.providerID = m.subject
+            m.picture = try c.string("picture")
+        case "vercel_marketplace":
+            data.emails.append(ProviderEmail(email: try c.string("user_email"), verified: true, primary: true))
+            m.issuer = try c.string("iss")
+            let global = try c.string("global_user_id")
+            m.subject = global.isEmpty ? try c.string("sub") : "global_user_id:" + global
+            m.providerID = m.subject
+            m.name = try c.string("user_name")
+            m.picture = try c.string("user_avatar_url")
+        default:
+            // `parseGenericIDToken`: the claims decoded straight into `provider.Claims`.
+            m.issuer = try c.string("iss")
+            m.subject = try c.string("sub")
+            m.audience = try c.audience()
+            m.issuedAt = try c.number("iat")
+            m.expiresAt = try c.number("exp")
+            m.name = try c.string("name")
+            m.familyName = try c.string("family_name")
+            m.givenName = try c.string("given_name")
+            m.middleName = try c.string("middle_name")
+            m.nickName = try c.string("nickname")
+            m.preferredUsername = try c.string("preferred_username")
+            m.profile = try c.string("profile")
+            m.picture = try c.string("picture")
+            m.website = try c.string("website")
+            m.gender = try c.string("gender")
+            m.birthdate = try c.string("birthdate")
+            m.zoneInfo = try c.string("zoneinfo")
+            m.locale = try c.string("locale")
+            m.email = try c.string("email")
+            m.emailVerified = try c.bool("email_verified")
+            m.phone = try c.string("phone")
+            m.phoneVerified = try c.bool("phone_verified")
+            if let custom = claims["custom_claims"], custom != .null {
+                guard let object = custom.objectValue else { throw ClaimTypeError(claim: "custom_claims") }
+                m.customClaims = object
+            }
+            m.fullName = try c.string("full_name")
+            m.avatarURL = try c.string("avatar_url")
+            m.slug = try c.string("slug")
+            m.providerID = try c.string("provider_id")
+            m.userName = try c.string("user_name")
+            if !m.email.isEmpty {
+                data.emails.append(ProviderEmail(email: m.email, verified: m.emailVerified, primary: true))
+            }
+        }
+        data.metadata = m
+        return data
+    }
+}
+
+/// Reads claims with Go's `encoding/json` typing into string/bool/float fields: absent or
+/// `null` is the zero value, any other type a decoding error.
+struct ClaimReader {
+    let claims: JSONObject
+    init(_ claims: JSONObject) { self.claims = claims }
+
+    func string(_ key: String) throws(ClaimTypeError) -> String {
+        switch claims[key] {
+        case nil, .null?: return ""
+        case .string(let s)?: return s
+        default: throw ClaimTypeError(claim: key)
+        }
+    }
+
+    func bool(_ key: String) throws(ClaimTypeError) -> Bool {
+        switch claims[key] {
+        case nil, .null?: return false
+        case .bool(let b)?: return b
+        default: throw ClaimTypeError(claim: key)
+        }
+    }
+
+    func number(_ key: String) throws(ClaimTypeError) -> Double {
+        switch claims[key] {
+        case nil, .null?: return 0
+        case .number(let n)?: return n
+        default: throw ClaimTypeError(claim: key)
+        }
+    }
+
+    /// Apple sends some booleans as strings ("true"); `strconv.ParseBool` spellings accepted.
+    func looseBool(_ key: String) throws(ClaimTypeError) -> Bool {
+        switch claims[key] {
+        case nil, .null?: return false
+        case .bool(let b)?: return b
+        case .string(let s)?:
+            switch s {
+            case "1", "t", "T", "TRUE", "true", "True": return true
+            case "0", "f", "F", "FALSE", "false", "False": return false
+            default: throw ClaimTypeError(claim: key)
+            }
+        default: throw ClaimTypeError(claim: key)
+        }
+    }
+
+    /// `aud`: a string or an array of strings (`audience.UnmarshalJSON`).
+    func audience() throws(ClaimTypeError) -> [String] {
+        switch claims["aud"] {
+        case nil, .null?: return []
+        case .string(let s)?: return [s]
+        case .array(let values)?:
+            var out: [String] = []
+            for value in values {
+                guard let s = value.stringValue else { throw ClaimTypeError(claim: "aud") }
+                out.append(s)
+            }
+            return out
+        default: throw ClaimTypeError(claim: "aud")
+        }
+    }
+}

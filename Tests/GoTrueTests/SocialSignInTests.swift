@@ -1,0 +1,465 @@
+import AuthCrypto
+import AuthHTTP
+import AuthJWT
+import Testing
+@testable import GoTrue
+
+// Expected behaviour: reference §5.16-5.19 and §11 (internal/api/token_oidc.go, external.go,
+// identity.go, models/linking.go).
+
+/// A project with Google and Apple enabled for the id_token grant and the OAuth flow.
+private func socialAPI(clock: ManualClock = ManualClock(), configure: (inout Configuration) -> Void = { _ in }) throws -> GoTrueAPI {
+    try makeAPI(clock: clock) { config in
+        var google = OAuthProviderSettings()
+        google.enabled = true
+        google.clientIDs = ["google-client"]
+        google.secret = "google-secret"
+        config.external.providers["google"] = google
+        var apple = OAuthProviderSettings()
+        apple.enabled = true
+        apple.clientIDs = ["com.example.service"]
+        apple.secret = "apple-secret"
+        config.external.providers["apple"] = apple
+        config.external.iosBundleID = "com.example.app"
+        configure(&config)
+    }
+}
+
+private func sha256Hex(_ text: String) -> String { Hex.encode(SHA256.hash(data: Array(text.utf8))) }
+
+/// An unsigned-looking foreign JWT (as from a real provider): header and claims, any signature.
+private func foreignToken(_ claims: JSONObject) -> String {
+    let header: JSONObject = ["alg": "RS256", "kid": "real-provider-key", "typ": "JWT"]
+    return Base64URL.encode(header.serializedBytes()) + "." + Base64URL.encode(claims.serializedBytes()) + "."
+        + Base64URL.encode(Array(repeating: 7, count: 256))
+}
+
+extension GoTrueAPI {
+    var serviceHeaders: HTTPHeaders { ["apikey": project.configuration.apiKeys.serviceRole] }
+
+    func idTokenGrant(_ body: JSONObject, bearer: String? = nil) -> HTTPResponse {
+        call("POST", "/token?grant_type=id_token", .object(body), bearer: bearer)
+    }
+
+    func mint(_ provider: String, _ body: JSONObject) -> String {
+        call("POST", "/emulator/v1/idp/\(provider)/id_token", .object(body), headers: serviceHeaders)
+            .json["id_token"]?.stringValue ?? ""
+    }
+
+    /// Follows a redirect to this server in-process (scheme and host stripped).
+    func follow(_ location: String) -> HTTPResponse {
+        var target = Substring(location)
+        if let scheme = target.firstIndex(of: ":"), target[scheme...].hasPrefix("://") {
+            let rest = target[target.index(scheme, offsetBy: 3)...]
+            target = rest.firstIndex(of: "/").map { rest[$0...] } ?? "/"
+        }
+        return call("GET", String(target))
+    }
+}
+
+@Suite struct IdTokenGrantTests {
+    @Test func parameterErrors() throws {
+        let api = try socialAPI()
+        let missing = api.idTokenGrant(["provider": "google"])
+        #expect(missing.status == 400)
+        #expect(missing.text == #"{"error":"invalid request","error_description":"id_token required"}"#)
+        let noProvider = api.idTokenGrant(["id_token": "x"])
+        #expect(noProvider.json["error_description"] == "provider or client_id and issuer required")
+        let link = api.idTokenGrant(["id_token": "x", "provider": "google", "link_identity": true])
+        #expect(link.json["error_description"] == "Linking requires a valid user access token in Authorization")
+        let custom = api.idTokenGrant(["id_token": "x", "provider": "custom:acme"])
+        #expect(errorCode(custom) == "validation_failed")
+        let unknown = api.idTokenGrant(["id_token": "x", "client_id": "c", "issuer": "https://issuer.example"])
+        #expect(unknown.json["msg"] == "Custom OIDC provider \"\" not allowed")
+    }
+
+    @Test func disabledProvider() throws {
+        let api = try socialAPI()
+        let response = api.idTokenGrant(["id_token": #"{"sub":"1","aud":"k"}"#, "provider": "kakao"])
+        #expect(response.status == 400)
+        #expect(errorCode(response) == "provider_disabled")
+        #expect(response.json["msg"] == #"Provider (issuer "https://kauth.kakao.com") is not enabled"#)
+    }
+
+    @Test func plainClaimsSignInAndAccountReuse() throws {
+        let api = try socialAPI()
+        let plain = #"{"sub":"10769150350006150715113082367","aud":"google-client","email":"Ann@Example.com","email_verified":true,"name":"Ann","picture":"https://img/ann.png"}"#
+        let first = api.idTokenGrant(["id_token": .string(plain), "provider": "google"])
+        #expect(first.status == 200)
+        let user = try #require(first.json["user"])
+        #expect(user["email"] == "ann@example.com")
+        #expect(user["email_confirmed_at"]?.stringValue != nil)
+        #expect(user["app_metadata"] == ["provider": "google", "providers": ["google"]])
+        #expect(user["user_metadata"]?["full_name"] == "Ann")
+        #expect(user["user_metadata"]?["avatar_url"] == "https://img/ann.png")
+        let identity = try #require(user["identities"]?[0])
+        #expect(identity["provider"] == "google")
+        #expect(identity["id"] == "10769150350006150715113082367")
+        #expect(identity["identity_data"]?["provider_id"] == "10769150350006150715113082367")
+        #expect(identity["identity_data"]?["email_verified"] == true)
+        let amr = claims(of: first.json["access_token"]!.stringValue!)["amr"]
+        #expect(amr?[0]?["method"] == "oauth")
+
+        // The same subject signs in to the same account.
+        let again = api.idTokenGrant(["id_token": .string(plain), "provider": "google"])
+        #expect(again.json["user"]?["id"] == user["id"])
+    }
+
+    @Test func audienceAndSubjectChecks() throws {
+        let api = try socialAPI()
+        let wrong = api.idTokenGrant(["id_token": #"{"sub":"1","aud":["x","y"]}"#, "provider": "google"])
+        #expect(wrong.text == #"{"error":"invalid request","error_description":"Unacceptable audience in id_token: [x y]"}"#)
+        let noSub = api.idTokenGrant(["id_token": #"{"aud":"google-client"}"#, "provider": "google"])
+        #expect(noSub.json["error_description"] == "Missing sub claim in id_token")
+        let bad = api.idTokenGrant(["id_token": "{not json", "provider": "google"])
+        #expect(bad.json["error_description"] == "Bad ID token")
+        let wrongType = api.idTokenGrant(["id_token": #"{"sub":"1","aud":"google-client","email_verified":"yes"}"#, "provider": "google"])
+        #expect(wrongType.json["error_description"] == "Bad ID token")
+    }
+
+    @Test func nonceRules() throws {
+        let api = try socialAPI()
+        let hashed = sha256Hex("raw-nonce")
+        let token = #"{"sub":"n1","aud":"com.example.app","email":"n@example.com","nonce":"\#(hashed)"}"#
+        let right = api.idTokenGrant(["id_token": .string(token), "provider": "apple", "nonce": "raw-nonce"])
+        #expect(right.status == 200)
+        let wrong = api.idTokenGrant(["id_token": .string(token), "provider": "apple", "nonce": "other"])
+        #expect(wrong.text == #"{"error":"invalid nonce","error_description":"Nonces mismatch"}"#)
+        let missing = api.idTokenGrant(["id_token": .string(token), "provider": "apple"])
+        #expect(missing.json["error_description"] == "Passed nonce and nonce in id_token should either both exist or not.")
+        let unexpected = api.idTokenGrant(["id_token": #"{"sub":"n1","aud":"com.example.app"}"#, "provider": "apple", "nonce": "raw"])
+        #expect(unexpected.json["error_description"] == "Passed nonce and nonce in id_token should either both exist or not.")
+        // SKIP_NONCE_CHECK turns the rule off.
+        api.project.configuration.external.providers["apple"]?.skipNonceCheck = true
+        #expect(api.idTokenGrant(["id_token": .string(token), "provider": "apple", "nonce": "other"]).status == 200)
+    }
+
+    @Test func appleIssuerDetectionAndPrivateRelay() throws {
+        let api = try socialAPI()
+        let notApple = api.idTokenGrant(["id_token": #"{"iss":"https://accounts.google.com","sub":"1","aud":"com.example.app"}"#,
+                                         "provider": "apple"])
+        #expect(notApple.json["msg"] == "Detected ID token issuer is not an Apple ID token issuer")
+        let mismatch = api.idTokenGrant(["id_token": #"{"iss":"https://appleid.apple.com","sub":"1","aud":"com.example.app"}"#,
+                                         "provider": "apple", "issuer": "https://account.apple.com"])
+        #expect(mismatch.json["msg"] == "Provided issuer does not match ID token issuer")
+        // Apple vouches for relay addresses even when `email_verified` is absent.
+        let relay = api.idTokenGrant(["id_token": #"{"iss":"https://appleid.apple.com","sub":"001.abc.002","aud":"com.example.service","email":"x1@privaterelay.appleid.com","is_private_email":"true"}"#,
+                                      "provider": "apple"])
+        #expect(relay.status == 200)
+        #expect(relay.json["user"]?["email_confirmed_at"]?.stringValue != nil)
+        #expect(relay.json["user"]?["identities"]?[0]?["identity_data"]?["custom_claims"] == ["is_private_email": true])
+    }
+
+    @Test func realProviderTokenAcceptedUnlessStrict() throws {
+        let clock = ManualClock()
+        let api = try socialAPI(clock: clock)
+        let now = clock.now().unixSeconds
+        let token = foreignToken(["iss": "https://accounts.google.com", "aud": "google-client", "sub": "real-1",
+                                  "email": "real@example.com", "email_verified": true, "exp": .number(now + 600)])
+        #expect(api.idTokenGrant(["id_token": .string(token), "provider": "google"]).status == 200)
+        let expired = foreignToken(["iss": "https://accounts.google.com", "aud": "google-client", "sub": "real-1",
+                                    "exp": .number(now - 1)])
+        #expect(api.idTokenGrant(["id_token": .string(expired), "provider": "google"]).json["error_description"] == "Bad ID token")
+        let otherIssuer = foreignToken(["iss": "https://evil.example", "aud": "google-client", "sub": "real-1",
+                                        "exp": .number(now + 600)])
+        #expect(api.idTokenGrant(["id_token": .string(otherIssuer), "provider": "google"]).json["error_description"] == "Bad ID token")
+        api.project.configuration.identityProviders.strictIDTokens = true
+        #expect(api.idTokenGrant(["id_token": .string(token), "provider": "google"]).json["error_description"] == "Bad ID token")
+        #expect(api.idTokenGrant(["id_token": #"{"sub":"1","aud":"google-client"}"#, "provider": "google"])
+            .json["error_description"] == "Bad ID token")
+    }
+
+    @Test func emulatorSignedTokensAreVerified() throws {
+        let clock = ManualClock()
+        let api = try socialAPI(clock: clock)
+        let token = api.mint("google", ["email": "minted@example.com", "nonce": "n-1"])
+        #expect(token.split(separator: ".").count == 3)
+        let ok = api.idTokenGrant(["id_token": .string(token), "provider": "google", "nonce": "n-1"])
+        #expect(ok.status == 200)
+        #expect(ok.json["user"]?["email"] == "minted@example.com")
+        // A flipped signature byte fails the check.
+        var parts = token.split(separator: ".").map(String.init)
+        var signature = try Base64URL.decode(parts[2])
+        signature[5] ^= 1
+        parts[2] = Base64URL.encode(signature)
+        let tampered = parts.joined(separator: ".")
+        #expect(api.idTokenGrant(["id_token": .string(tampered), "provider": "google", "nonce": "n-1"])
+            .json["error_description"] == "Bad ID token")
+        // Expiry follows the virtual clock.
+        clock.advance(seconds: 3601)
+        #expect(api.idTokenGrant(["id_token": .string(token), "provider": "google", "nonce": "n-1"])
+            .json["error_description"] == "Bad ID token")
+    }
+
+    @Test func linkingByVerifiedEmailAndLinkIdentity() throws {
+        let api = try socialAPI()
+        let session = api.signUp("link@example.com")
+        let userID = session["user"]?["id"]
+        // A verified provider email matching an existing account links to it.
+        let google = api.idTokenGrant(["id_token": #"{"sub":"g-1","aud":"google-client","email":"link@example.com","email_verified":true}"#,
+                                       "provider": "google"])
+        #expect(google.json["user"]?["id"] == userID)
+        #expect(google.json["user"]?["app_metadata"]?["providers"] == ["email", "google"])
+        // `link_identity` adds an Apple identity to the signed-in user.
+        let bearer = google.json["access_token"]!.stringValue!
+        let linked = api.idTokenGrant(["id_token": #"{"sub":"a-1","aud":"com.example.app","email":"other@example.com"}"#,
+                                       "provider": "apple", "link_identity": true], bearer: bearer)
+        #expect(linked.status == 200)
+        #expect(linked.json["user"]?["identities"]?.arrayValue?.count == 3)
+        let again = api.idTokenGrant(["id_token": #"{"sub":"a-1","aud":"com.example.app"}"#, "provider": "apple",
+                                      "link_identity": true], bearer: bearer)
+        #expect(again.status == 422)
+        #expect(errorCode(again) == "identity_already_exists")
+        #expect(again.json["msg"] == "Identity is already linked")
+    }
+
+    @Test func unverifiedEmailNeedsConfirmationWhenAutoconfirmOff() throws {
+        let api = try socialAPI { $0.mailer.autoconfirm = false }
+        let response = api.idTokenGrant(["id_token": #"{"sub":"u-1","aud":"google-client","email":"unv@example.com","email_verified":false}"#,
+                                         "provider": "google"])
+        #expect(response.status == 422)
+        #expect(errorCode(response) == "provider_email_needs_verification")
+        #expect(response.json["msg"] == "Unverified email with google. A confirmation email has been sent to your google email")
+        // The account and its confirmation email were kept (the error commits).
+        let count = try api.project.database.read { try $0.scalar("SELECT count(*) FROM users").int64Value }
+        #expect(count == 1)
+    }
+
+    @Test func anonymousUserUpgradedByLinking() throws {
+        let api = try socialAPI { $0.external.anonymousUsersEnabled = true }
+        let anon = api.call("POST", "/signup", [:]).json
+        let bearer = anon["access_token"]!.stringValue!
+        let linked = api.idTokenGrant(["id_token": #"{"sub":"g-anon","aud":"google-client","email":"anon@example.com","email_verified":true}"#,
+                                       "provider": "google", "link_identity": true], bearer: bearer)
+        #expect(linked.status == 200)
+        #expect(linked.json["user"]?["is_anonymous"] == false)
+        #expect(linked.json["user"]?["email"] == "anon@example.com")
+        #expect(linked.json["user"]?["id"] == anon["user"]?["id"])
+    }
+}
+
+@Suite struct IdTokenProviderResolutionTests {
+    @Test func deprecatedIssuerFormUsesTheRequestClientID() throws {
+        let api = try socialAPI()
+        let token = #"{"iss":"https://idp.example","sub":"c-1","aud":"my-client","email":"c@example.com","email_verified":true}"#
+        let refused = api.idTokenGrant(["id_token": .string(token), "issuer": "https://idp.example", "client_id": "my-client"])
+        #expect(refused.json["msg"] == #"Custom OIDC provider "" not allowed"#)
+        api.project.configuration.external.allowedIDTokenIssuers.append("https://idp.example")
+        let ok = api.idTokenGrant(["id_token": .string(token), "issuer": "https://idp.example", "client_id": "my-client"])
+        #expect(ok.status == 200)
+        // The provider type of such an identity is the issuer itself.
+        #expect(ok.json["user"]?["identities"]?[0]?["provider"] == "https://idp.example")
+        let otherClient = api.idTokenGrant(["id_token": .string(token), "issuer": "https://idp.example", "client_id": "x"])
+        #expect(otherClient.json["error_description"] == "Unacceptable audience in id_token: [my-client]")
+    }
+
+    @Test func facebookNeverChecksTheNonceAndKeycloakMatchesItsURL() throws {
+        let api = try socialAPI { config in
+            var facebook = OAuthProviderSettings()
+            facebook.enabled = true
+            facebook.clientIDs = ["fb-app"]
+            config.external.providers["facebook"] = facebook
+            var keycloak = OAuthProviderSettings()
+            keycloak.enabled = true
+            keycloak.clientIDs = ["kc-client"]
+            keycloak.url = "https://kc.example/realms/test"
+            config.external.providers["keycloak"] = keycloak
+        }
+        let fb = api.idTokenGrant(["id_token": #"{"sub":"f-1","aud":"fb-app","email":"f@example.com","nonce":"whatever"}"#,
+                                   "provider": "facebook", "nonce": "different"])
+        #expect(fb.status == 200)
+        #expect(fb.json["user"]?["email_confirmed_at"]?.stringValue != nil)
+        let kc = api.idTokenGrant(["id_token": #"{"iss":"https://kc.example/realms/test","sub":"k-1","aud":"kc-client","email":"k@example.com","email_verified":true,"preferred_username":"kay"}"#,
+                                   "issuer": "https://kc.example/realms/test", "client_id": "ignored"])
+        #expect(kc.status == 200)
+        #expect(kc.json["user"]?["identities"]?[0]?["provider"] == "keycloak")
+        #expect(kc.json["user"]?["user_metadata"]?["preferred_username"] == "kay")
+    }
+
+    @Test func atHashIsCheckedWhenAnAccessTokenIsGiven() throws {
+        let api = try socialAPI()
+        let atHash = Base64URL.encode(Array(SHA256.hash(data: Array("provider-access".utf8)).prefix(16)))
+        let token = #"{"sub":"h-1","aud":"google-client","at_hash":"\#(atHash)"}"#
+        #expect(api.idTokenGrant(["id_token": .string(token), "provider": "google", "access_token": "provider-access"]).status == 200)
+        #expect(api.idTokenGrant(["id_token": .string(token), "provider": "google", "access_token": "other"])
+            .json["error_description"] == "Bad ID token")
+        // Without an access token the hash is not checked.
+        #expect(api.idTokenGrant(["id_token": .string(token), "provider": "google"]).status == 200)
+    }
+
+    @Test func signupDisabledAndBannedUsers() throws {
+        let clock = ManualClock()
+        let api = try socialAPI(clock: clock) { $0.disableSignup = true }
+        let refused = api.idTokenGrant(["id_token": #"{"sub":"s-1","aud":"google-client","email":"s@example.com","email_verified":true}"#,
+                                        "provider": "google"])
+        #expect(refused.status == 422)
+        #expect(errorCode(refused) == "signup_disabled")
+        api.project.configuration.disableSignup = false
+        let ok = api.idTokenGrant(["id_token": #"{"sub":"s-1","aud":"google-client","email":"s@example.com","email_verified":true}"#,
+                                   "provider": "google"])
+        #expect(ok.status == 200)
+        try api.project.database.write { try $0.execute("UPDATE users SET banned_until = ?", .integer(clock.now().microseconds + 60_000_000)) }
+        let banned = api.idTokenGrant(["id_token": #"{"sub":"s-1","aud":"google-client"}"#, "provider": "google"])
+        #expect(banned.status == 403)
+        #expect(errorCode(banned) == "user_banned")
+    }
+}
+
+@Suite struct OAuthFlowTests {
+    @Test func authorizeErrors() throws {
+        let api = try socialAPI()
+        let unknown = api.call("GET", "/authorize?provider=nope")
+        #expect(unknown.status == 400)
+        #expect(unknown.json["msg"] == "Unsupported provider: Provider nope could not be found")
+        let disabled = api.call("GET", "/authorize?provider=github")
+        #expect(disabled.json["msg"] == "Unsupported provider: provider is not enabled")
+        let badPKCE = api.call("GET", "/authorize?provider=google&code_challenge=abc")
+        #expect(badPKCE.status == 400)
+    }
+
+    @Test func authorizeRedirectsToFakeProvider() throws {
+        let api = try socialAPI()
+        let response = api.call("GET", "/authorize?provider=google&redirect_to=http://127.0.0.1:3000/cb&login_hint=a@b.co&scopes=openid")
+        #expect(response.status == 302)
+        let location = try #require(response.headers["Location"])
+        #expect(location.hasPrefix("http://127.0.0.1:9999/emulator/v1/idp/google/authorize?"))
+        let query = RedirectURL(location).query
+        func value(_ name: String) -> String? { query.first { $0.name == name }?.value }
+        #expect(value("client_id") == "google-client")
+        #expect(value("redirect_uri") == "http://127.0.0.1:9999/callback")
+        #expect(value("response_type") == "code")
+        #expect(value("scope") == "email profile openid")
+        #expect(value("login_hint") == "a@b.co")
+        #expect(value("redirect_to") == "http://127.0.0.1:3000/cb")
+        #expect(Validation.isUUID(value("state") ?? ""))
+    }
+
+    @Test func implicitFlowWithAutoApprove() throws {
+        let api = try socialAPI { $0.identityProviders.autoApprove = true }
+        let start = api.call("GET", "/authorize?provider=google&redirect_to=http://127.0.0.1:3000/cb&login_hint=flow@example.com")
+        let page = api.follow(start.headers["Location"]!)
+        #expect(page.status == 302)
+        let callback = api.follow(page.headers["Location"]!)
+        #expect(callback.status == 302)
+        let location = try #require(callback.headers["Location"])
+        #expect(location.hasPrefix("http://127.0.0.1:3000/cb#access_token="))
+        let fragment = RedirectURL(location).fragment
+        let items = RedirectURL.parseQuery(fragment)
+        #expect(items.map(\.name) == ["access_token", "expires_at", "expires_in", "provider_refresh_token", "provider_token",
+                                       "refresh_token", "sb", "token_type"])
+        let access = items.first { $0.name == "access_token" }!.value
+        let user = api.call("GET", "/user", bearer: access).json
+        #expect(user["email"] == "flow@example.com")
+        #expect(user["app_metadata"]?["provider"] == "google")
+        // The state is single use.
+        let replay = api.follow(page.headers["Location"]!)
+        #expect(replay.status == 303)
+        #expect(replay.headers["Location"]?.contains("error_code=bad_oauth_state") == true)
+    }
+
+    @Test func pkceFlowExchangesCode() throws {
+        let api = try socialAPI { $0.identityProviders.autoApprove = true }
+        let verifier = "verifier-0123456789-0123456789-0123456789-abc"
+        let challenge = Base64URL.encode(SHA256.hash(data: Array(verifier.utf8)))
+        let start = api.call("GET", "/authorize?provider=google&redirect_to=http://127.0.0.1:3000/cb&login_hint=pkce@example.com&code_challenge=\(challenge)&code_challenge_method=s256")
+        let page = api.follow(start.headers["Location"]!)
+        let callback = api.follow(page.headers["Location"]!)
+        let location = try #require(callback.headers["Location"])
+        #expect(location.hasPrefix("http://127.0.0.1:3000/cb?code="))
+        let code = RedirectURL(location).query.first { $0.name == "code" }!.value
+        let session = api.call("POST", "/token?grant_type=pkce", ["auth_code": .string(code), "code_verifier": .string(verifier)])
+        #expect(session.status == 200)
+        #expect(session.json["user"]?["email"] == "pkce@example.com")
+        #expect(session.json["provider_token"]?.stringValue?.isEmpty == false)
+    }
+
+    @Test func callbackErrorsRedirect() throws {
+        let api = try socialAPI()
+        let missing = api.call("GET", "/callback")
+        #expect(missing.status == 303)
+        #expect(missing.headers["Location"] == "http://127.0.0.1:3000?error=invalid_request&error_code=bad_oauth_callback&error_description=OAuth+state+parameter+missing")
+        let start = api.call("GET", "/authorize?provider=google&redirect_to=http://127.0.0.1:3000/cb")
+        let state = RedirectURL(start.headers["Location"]!).query.first { $0.name == "state" }!.value
+        let denied = api.call("GET", "/callback?state=\(state)&error=access_denied&error_description=User+cancelled")
+        #expect(denied.status == 302)
+        #expect(denied.headers["Location"] == "http://127.0.0.1:3000/cb?error=access_denied&error_description=User+cancelled#error=access_denied&error_description=User+cancelled&sb=")
+        let badCode = api.call("GET", "/callback?state=\(state)&code=nope")
+        #expect(badCode.headers["Location"]?.contains("error_code=unexpected_failure") == true)
+        #expect(badCode.headers["Location"]?.contains("Unable+to+exchange+external+code%3A+nope") == true)
+    }
+
+    @Test func callbackSignupDisabledIsAccessDenied() throws {
+        let api = try socialAPI { $0.identityProviders.autoApprove = true }
+        api.project.configuration.disableSignup = true
+        let start = api.call("GET", "/authorize?provider=google&redirect_to=http://127.0.0.1:3000/cb&login_hint=new@example.com")
+        let page = api.follow(start.headers["Location"]!)
+        let callback = api.follow(page.headers["Location"]!)
+        #expect(callback.status == 302)
+        #expect(callback.headers["Location"] == "http://127.0.0.1:3000/cb?error=access_denied&error_code=signup_disabled&error_description=Signups+not+allowed+for+this+instance#error=access_denied&error_code=signup_disabled&error_description=Signups+not+allowed+for+this+instance&sb=")
+    }
+
+    @Test func callbackWithoutCodeAndExpiredState() throws {
+        let clock = ManualClock()
+        let api = try socialAPI(clock: clock)
+        let start = api.call("GET", "/authorize?provider=google&redirect_to=http://127.0.0.1:3000/cb")
+        let state = RedirectURL(start.headers["Location"]!).query.first { $0.name == "state" }!.value
+        let noCode = api.call("GET", "/callback?state=\(state)")
+        #expect(noCode.headers["Location"]?.contains("error_code=bad_oauth_callback") == true)
+        clock.advance(seconds: 301)
+        let expired = api.call("GET", "/callback?state=\(state)&code=x")
+        #expect(expired.status == 303)
+        #expect(expired.headers["Location"]?.contains("error_description=OAuth+state+has+expired") == true)
+    }
+
+    @Test func invitedUserAcceptsThroughTheProvider() throws {
+        let api = try socialAPI { $0.identityProviders.autoApprove = true }
+        let invite = api.call("POST", "/invite", ["email": "invited@example.com"], bearer: api.project.configuration.apiKeys.serviceRole)
+        #expect(invite.status == 200)
+        let token = try api.project.database.read { conn in try conn.user(email: "invited@example.com", aud: "authenticated") }?
+            .confirmationToken
+        let start = api.call("GET", "/authorize?provider=google&redirect_to=http://127.0.0.1:3000/cb&login_hint=invited@example.com&invite_token=\(try #require(token))")
+        let page = api.follow(start.headers["Location"]!)
+        let callback = api.follow(page.headers["Location"]!)
+        let location = try #require(callback.headers["Location"])
+        #expect(location.contains("#access_token="))
+        let user = try api.project.database.read { conn in try conn.user(email: "invited@example.com", aud: "authenticated") }
+        #expect(user?.emailConfirmedAt != nil)
+        #expect(Models.object(user?.appMetadata ?? "{}")["providers"] == ["google"])
+        let unknown = api.call("GET", "/authorize?provider=google&invite_token=nope")
+        #expect(unknown.status == 404)
+        #expect(errorCode(unknown) == "user_not_found")
+    }
+
+    @Test func manualLinkingAndUnlinking() throws {
+        let api = try socialAPI { $0.identityProviders.autoApprove = true }
+        let session = api.signUp("manual@example.com")
+        let bearer = session["access_token"]!.stringValue!
+        let disabled = api.call("GET", "/user/identities/authorize?provider=google&skip_http_redirect=true", bearer: bearer)
+        #expect(disabled.status == 404)
+        #expect(errorCode(disabled) == "manual_linking_disabled")
+        api.project.configuration.security.manualLinkingEnabled = true
+        let url = api.call("GET", "/user/identities/authorize?provider=google&skip_http_redirect=true&login_hint=manual-g@example.com",
+                           bearer: bearer).json["url"]?.stringValue
+        let page = api.follow(try #require(url))
+        let callback = api.follow(page.headers["Location"]!)
+        #expect(callback.status == 302)
+        let user = api.call("GET", "/user", bearer: bearer).json
+        let identities = try #require(user["identities"]?.arrayValue)
+        #expect(identities.map { $0["provider"] } == ["email", "google"])
+        #expect(user["email"] == "manual@example.com")
+
+        let notUUID = api.call("DELETE", "/user/identities/xyz", bearer: bearer)
+        #expect(notUUID.status == 404)
+        #expect(notUUID.json["msg"] == "identity_id must be an UUID")
+        let unknown = api.call("DELETE", "/user/identities/00000000-0000-4000-8000-000000000000", bearer: bearer)
+        #expect(errorCode(unknown) == "identity_not_found")
+        let googleID = identities[1]["identity_id"]!.stringValue!
+        let removed = api.call("DELETE", "/user/identities/\(googleID)", bearer: bearer)
+        #expect(removed.status == 200)
+        #expect(removed.text == "{}")
+        let emailID = identities[0]["identity_id"]!.stringValue!
+        let last = api.call("DELETE", "/user/identities/\(emailID)", bearer: bearer)
+        #expect(last.status == 422)
+        #expect(errorCode(last) == "single_identity_not_deletable")
+    }
+}
