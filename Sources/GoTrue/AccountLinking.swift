@@ -211,18 +211,8 @@ struct ExternalAccounts {
         user.userMetadata = Models.merge(updates, into: user.userMetadata)
     }
 
-    /// `UpdateAppMetaDataProviders`: the identities' providers in link order, the first as
-    /// `provider`. Writes the whole row (with any other pending change of `user`).
     func updateProviders(_ conn: Connection, _ user: inout UserRecord) throws {
-        var providers: [String] = []
-        for identity in try conn.identities(userID: user.id) where !providers.contains(identity.provider) {
-            providers.append(identity.provider)
-        }
-        var changes: JSONObject = ["providers": .array(providers.map { .string($0) })]
-        if let first = providers.first { changes["provider"] = .string(first) }
-        user.appMetadata = Models.merge(changes, into: user.appMetadata)
-        user.updatedAt = project.environment.now().microseconds
-        try conn.updateUser(user)
+        try api.updateProviders(conn, &user)
     }
 
     /// `User.Confirm`.
@@ -284,5 +274,23 @@ struct ExternalAccounts {
             return .ok
         }
         return .conflict
+    }
+}
+
+extension Core {
+    /// `UpdateAppMetaDataProviders`: `providers` lists the identities' providers in the order
+    /// they were linked, `provider` the first. Writes the whole row (with any other pending
+    /// change of `user`) and reloads it.
+    func updateProviders(_ conn: Connection, _ user: inout UserRecord) throws {
+        var providers: [String] = []
+        for identity in try conn.identities(userID: user.id) where !providers.contains(identity.provider) {
+            providers.append(identity.provider)
+        }
+        var changes: JSONObject = ["providers": .array(providers.map { .string($0) })]
+        if let first = providers.first { changes["provider"] = .string(first) }
+        user.appMetadata = Models.merge(changes, into: user.appMetadata)
+        user.updatedAt = project.environment.now().microseconds
+        try conn.updateUser(user)
+        user = try conn.user(id: user.id) ?? user
     }
 }

@@ -356,22 +356,9 @@ struct ControlIdPEndpoints {
 /// `#name`, `#email_verified`, `#continue`, `#cancel`, and `button.account[data-email]` for
 /// each remembered account.
 enum ConsentPage {
-    /// HTML-escapes text for element content and double- or single-quoted attribute values.
-    static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for character in text.unicodeScalars {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.unicodeScalars.append(character)
-            }
-        }
-        return out
-    }
+    /// HTML-escapes text for element content and quoted attribute values, as the email
+    /// templates do (Go's `html/template` escapes).
+    static func escape(_ text: String) -> String { MailTemplates.escape(text) }
 
     static let style = """
         body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;background:#f3f4f6;color:#111827;margin:0}

@@ -125,7 +125,7 @@ extension TokenEndpoints {
                                    skipNonceCheck: s.skipNonceCheck, emailOptional: s.emailOptional)
         }
         func disabled(_ issuer: String) -> AuthError {
-            AuthError(400, .providerDisabled, "Provider (issuer \(TokenEndpoints.goQuoted(issuer))) is not enabled")
+            AuthError(400, .providerDisabled, "Provider (issuer \(goQuoted(issuer))) is not enabled")
         }
 
         let resolved: IdTokenProvider
@@ -187,7 +187,7 @@ extension TokenEndpoints {
             // The deprecated form: an allowed issuer plus the request's client id. The provider
             // type is the issuer itself.
             guard !issuer.isEmpty, config.external.allowedIDTokenIssuers.contains(issuer) else {
-                throw AuthError(400, .validationFailed, "Custom OIDC provider \(TokenEndpoints.goQuoted(name)) not allowed")
+                throw AuthError(400, .validationFailed, "Custom OIDC provider \(goQuoted(name)) not allowed")
             }
             return IdTokenProvider(type: issuer, issuers: [issuer], clientIDs: [clientID], skipNonceCheck: false,
                                    emailOptional: false)
@@ -255,21 +255,5 @@ extension TokenEndpoints {
         }
         guard let decoded = try? JWT.decodeUnverified(token) else { return nil }
         return decoded.claims["iss"]?.stringValue
-    }
-
-    /// Go's `%q` for the plain strings these messages carry.
-    static func goQuoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            case "\r": out += "\\r"
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 }

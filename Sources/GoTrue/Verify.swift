@@ -460,18 +460,8 @@ struct VerifyEndpoints {
         }
     }
 
-    /// `UpdateAppMetaDataProviders`: `providers` lists the identities' providers in the order
-    /// they were linked, `provider` the first.
     private func updateProviders(_ conn: Connection, _ user: inout UserRecord) throws {
-        var providers: [String] = []
-        for identity in try conn.identities(userID: user.id) where !providers.contains(identity.provider) {
-            providers.append(identity.provider)
-        }
-        var changes: JSONObject = ["providers": .array(providers.map { .string($0) })]
-        if let first = providers.first { changes["provider"] = .string(first) }
-        user.appMetadata = Models.merge(changes, into: user.appMetadata)
-        try conn.updateUser(user)
-        user = try conn.user(id: user.id) ?? user
+        try api.updateProviders(conn, &user)
     }
 }
 

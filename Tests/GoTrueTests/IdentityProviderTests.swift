@@ -72,7 +72,7 @@ private func hiddenValue(_ html: String, _ name: String) -> String? {
     guard let range = html.range(of: "name=\"\(name)\" value=\"") else { return nil }
     let rest = html[range.upperBound...]
     guard let end = rest.firstIndex(of: "\"") else { return nil }
-    return String(rest[..<end]).replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'")
+    return String(rest[..<end]).replacingOccurrences(of: "&#34;", with: "\"").replacingOccurrences(of: "&#39;", with: "'")
         .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
         .replacingOccurrences(of: "&amp;", with: "&")
 }
@@ -272,8 +272,8 @@ private func hiddenValue(_ html: String, _ name: String) -> String? {
         #expect(html.contains("Sign in with GitHub"))
         #expect(!html.contains("<script>x"))
         #expect(html.contains("&lt;script&gt;x&lt;/script&gt;"))
-        #expect(html.contains("name=\"state\" value=\"a&quot;b\""))
-        #expect(html.contains("&lt;b&gt;Octo&lt;/b&gt; &amp; &quot;Cat&quot;"))
+        #expect(html.contains("name=\"state\" value=\"a&#34;b\""))
+        #expect(html.contains("&lt;b&gt;Octo&lt;/b&gt; &amp; &#34;Cat&#34;"))
         #expect(html.contains("data-email=\"octo@example.com\""))
         #expect(html.contains("data-sub=\"gh-4242\""))
         for id in ["id=\"email\"", "id=\"name\"", "id=\"email_verified\"", "id=\"continue\"", "id=\"cancel\""] {
