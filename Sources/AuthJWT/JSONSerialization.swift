@@ -54,23 +54,55 @@ enum JSONWriter {
             out.append(UInt8(ascii: "]"))
         case .object(let object):
             out.append(UInt8(ascii: "{"))
-            var entries = Array(object)
             if sortedKeys {
-                entries.sort { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
-            }
-            for (i, entry) in entries.enumerated() {
-                if i > 0 { out.append(UInt8(ascii: ",")) }
-                writeString(entry.key, to: &out)
-                out.append(UInt8(ascii: ":"))
-                write(entry.value, sortedKeys: sortedKeys, to: &out)
+                let entries = object.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+                for (i, entry) in entries.enumerated() {
+                    if i > 0 { out.append(UInt8(ascii: ",")) }
+                    writeMember(entry.key, entry.value, sortedKeys: sortedKeys, to: &out)
+                }
+            } else {
+                // In the object's own order, without copying its entries first.
+                var first = true
+                for (key, value) in object {
+                    if !first { out.append(UInt8(ascii: ",")) }
+                    first = false
+                    writeMember(key, value, sortedKeys: sortedKeys, to: &out)
+                }
             }
             out.append(UInt8(ascii: "}"))
         }
     }
 
+    private static func writeMember(_ key: String, _ value: JSON, sortedKeys: Bool, to out: inout [UInt8]) {
+        writeString(key, to: &out)
+        out.append(UInt8(ascii: ":"))
+        write(value, sortedKeys: sortedKeys, to: &out)
+    }
+
     static let hexDigits = Array("0123456789abcdef".utf8)
 
+    /// Whether a byte can be copied as is: everything but control characters, `"`, `\`, the
+    /// HTML-escaped `<`, `>`, `&`, and 0xE2, which may start U+2028 / U+2029.
+    private static let plain: [Bool] = (0...255).map { byte in
+        !(byte < 0x20 || byte == 0x22 || byte == 0x5c || byte == 0x3c || byte == 0x3e || byte == 0x26 || byte == 0xe2)
+    }
+
     static func writeString(_ string: String, to out: inout [UInt8]) {
+        // Fast path for the usual case (ids, emails, timestamps, tokens): contiguous UTF-8 with
+        // nothing to escape is copied in one piece.
+        var string = string
+        let plain = Self.plain
+        let copied = string.withUTF8 { bytes -> Bool in
+            for byte in bytes where !plain[Int(byte)] { return false }
+            out.append(UInt8(ascii: "\""))
+            out.append(contentsOf: bytes)
+            out.append(UInt8(ascii: "\""))
+            return true
+        }
+        if !copied { writeEscaped(string, to: &out) }
+    }
+
+    private static func writeEscaped(_ string: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         var utf8 = string.utf8.makeIterator()
         var pending: [UInt8] = []  // lookahead for U+2028/U+2029 (E2 80 A8/A9)
@@ -114,6 +146,11 @@ enum JSONWriter {
 enum GoFloat {
     static func format(_ value: Double) -> String {
         guard value.isFinite else { return "null" }
+        // Integral values below 2^53 (times, counts, `expires_in`) are exact and their shortest
+        // digits are the integer's own; -0 keeps its sign below.
+        if value.magnitude < 9_007_199_254_740_992, value.rounded(.towardZero) == value, value != 0 {
+            return String(Int64(value))
+        }
         let negative = value.sign == .minus
         let magnitude = value.magnitude
         // Swift's description gives the shortest round-tripping digits (closest to the exact

@@ -10,7 +10,7 @@ import CSQLite
 /// share one database file without serving stale data.
 public final class Connection {
     let handle: OpaquePointer
-    private var statements: [String: OpaquePointer] = [:]
+    private var statements: [String: CachedStatement] = [:]
     private var isClosed = false
 
     /// Set while the connection serves `Database.read`: statements that would write are refused
@@ -46,8 +46,8 @@ public final class Connection {
     func close() {
         guard !isClosed else { return }
         isClosed = true
-        for statement in statements.values {
-            sqlite3_finalize(statement)
+        for cached in statements.values {
+            sqlite3_finalize(cached.statement)
         }
         statements.removeAll()
         sqlite3_close_v2(handle)
@@ -137,7 +137,7 @@ public final class Connection {
 
     private func run(_ sql: String, _ arguments: [SQLValue], collect limit: Int, stopEarly: Bool) throws(StoreError) -> [Row] {
         guard !isClosed else { throw StoreError.closed }
-        let statement = try cachedStatement(sql)
+        let (statement, cachedNames) = try cachedStatement(sql)
         // Reset and drop bindings even on failure: a statement left mid-step would hold its read
         // snapshot open, and cleared bindings free SQLite's copies of bound secrets.
         defer {
@@ -150,29 +150,45 @@ public final class Connection {
         try bind(arguments, to: statement)
 
         var rows: [Row] = []
-        var columns: [String] = []
-        var positions: [String: Int] = [:]
+        var names: ColumnNames?
         while true {
             let status = sqlite3_step(statement)
             if status == SQLITE_DONE { break }
             guard status == SQLITE_ROW else { throw error(status, "step") }
             guard rows.count < limit else { continue }
             let count = sqlite3_column_count(statement)
-            if rows.isEmpty {
-                // Names are read per execution, not cached with the statement, because a
-                // re-prepare after a schema change may change them.
-                columns = (0..<count).map { index in
-                    sqlite3_column_name(statement, index).map { String(cString: $0) } ?? ""
-                }
-                for (index, name) in columns.enumerated() where positions[name] == nil {
-                    positions[name] = index
-                }
-            }
+            if names == nil { names = columnNames(sql, statement, cached: cachedNames) }
             let values = (0..<count).map { column(statement, $0) }
-            rows.append(Row(columns: columns, positions: positions, values: values))
+            rows.append(Row(columns: names!.columns, positions: names!.positions, values: values))
             if stopEarly && rows.count >= limit { break }
         }
         return rows
+    }
+
+    /// The result column names of a cached statement and their first positions, built once
+    /// per (re-)preparation. SQLite re-prepares a statement after a schema change
+    /// (https://sqlite.org/c3ref/prepare.html), which may change its columns (`SELECT *`), and
+    /// counts each re-preparation (SQLITE_STMTSTATUS_REPREPARE,
+    /// https://sqlite.org/c3ref/c_stmtstatus_counter.html): names are rebuilt when that count
+    /// moved. Building them per execution (a String and a hash insert per column) was a
+    /// measurable share of every query of a wide row such as `users`.
+    private func columnNames(_ sql: String, _ statement: OpaquePointer, cached: ColumnNames?) -> ColumnNames {
+        let reprepares = sqlite3_stmt_status(statement, SQLITE_STMTSTATUS_REPREPARE, 0)
+        let count = sqlite3_column_count(statement)
+        if let cached, cached.reprepares == reprepares, cached.columns.count == Int(count) {
+            return cached
+        }
+        let columns = (0..<count).map { index in
+            sqlite3_column_name(statement, index).map { String(cString: $0) } ?? ""
+        }
+        var positions: [String: Int] = [:]
+        positions.reserveCapacity(columns.count)
+        for (index, name) in columns.enumerated() where positions[name] == nil {
+            positions[name] = index  // the first of duplicated names wins, as in SQLite's own lookup
+        }
+        let names = ColumnNames(columns: columns, positions: positions, reprepares: reprepares)
+        statements[sql]?.names = names
+        return names
     }
 
     /// SQLite marks even pragma queries such as `PRAGMA journal_mode` as not read-only; they
@@ -182,10 +198,10 @@ public final class Connection {
         return start.prefix(6).lowercased() == "pragma"
     }
 
-    private func cachedStatement(_ sql: String) throws(StoreError) -> OpaquePointer {
-        if let statement = statements[sql] { return statement }
+    private func cachedStatement(_ sql: String) throws(StoreError) -> (OpaquePointer, ColumnNames?) {
+        if let cached = statements[sql] { return (cached.statement, cached.names) }
         if statements.count >= Self.statementCacheLimit {
-            for statement in statements.values { sqlite3_finalize(statement) }
+            for cached in statements.values { sqlite3_finalize(cached.statement) }
             statements.removeAll(keepingCapacity: true)
         }
         let prepared: Result<OpaquePointer, StoreError> = sql.withCString { text in
@@ -214,8 +230,8 @@ public final class Connection {
             return .success(statement)
         }
         let statement = try prepared.get()
-        statements[sql] = statement
-        return statement
+        statements[sql] = CachedStatement(statement: statement)
+        return (statement, nil)
     }
 
     private func bind(_ arguments: [SQLValue], to statement: OpaquePointer) throws(StoreError) {
@@ -288,6 +304,19 @@ public final class Connection {
         let flat = sql.split(whereSeparator: { $0 == "\n" || $0 == "\t" }).joined(separator: " ")
         return flat.count > 120 ? String(flat.prefix(120)) + "…" : flat
     }
+}
+
+/// A prepared statement kept for reuse, with its result column names once a row was read.
+private struct CachedStatement {
+    let statement: OpaquePointer
+    var names: ColumnNames?
+}
+
+private struct ColumnNames {
+    let columns: [String]
+    let positions: [String: Int]
+    /// SQLITE_STMTSTATUS_REPREPARE when the names were read.
+    let reprepares: Int32
 }
 
 /// SQLITE_TRANSIENT: SQLite copies bound text/blobs before the bind call returns, so Swift's

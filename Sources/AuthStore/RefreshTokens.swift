@@ -22,6 +22,9 @@ public struct RefreshTokenRecord: Sendable, Equatable {
     }
 
     static let select = "SELECT id, token, user_id, revoked, created_at, updated_at, parent, session_id FROM refresh_tokens"
+    // Built once: every refresh runs these, and the statement cache is keyed by the SQL text.
+    static let byToken = "\(select) WHERE token = ?"
+    static let activeBySession = "\(select) WHERE session_id = ? AND revoked = 0 ORDER BY id DESC LIMIT 1"
 }
 
 extension Connection {
@@ -37,15 +40,12 @@ extension Connection {
     }
 
     public func refreshToken(_ token: String) throws(StoreError) -> RefreshTokenRecord? {
-        try queryFirst("\(RefreshTokenRecord.select) WHERE token = ?", .text(token)).map(RefreshTokenRecord.init(row:))
+        try queryFirst(RefreshTokenRecord.byToken, .text(token)).map(RefreshTokenRecord.init(row:))
     }
 
     /// The newest non-revoked token of a session (GoTrue's `FindCurrentlyActiveRefreshToken`).
     public func activeRefreshToken(sessionID: String) throws(StoreError) -> RefreshTokenRecord? {
-        try queryFirst(
-            "\(RefreshTokenRecord.select) WHERE session_id = ? AND revoked = 0 ORDER BY id DESC LIMIT 1",
-            .text(sessionID)
-        ).map(RefreshTokenRecord.init(row:))
+        try queryFirst(RefreshTokenRecord.activeBySession, .text(sessionID)).map(RefreshTokenRecord.init(row:))
     }
 
     public func revokeRefreshToken(id: Int64, at time: Int64) throws(StoreError) {

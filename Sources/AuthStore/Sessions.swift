@@ -35,6 +35,8 @@ public struct SessionRecord: Sendable, Equatable {
 
     static let select =
         "SELECT id, user_id, created_at, updated_at, factor_id, aal, not_after, refreshed_at, user_agent, ip, tag FROM sessions"
+    static let byID = "\(select) WHERE id = ?"
+    static let byUser = "\(select) WHERE user_id = ? ORDER BY created_at"
 }
 
 extension Connection {
@@ -60,12 +62,26 @@ extension Connection {
         )
     }
 
+    /// What a refresh changes in its session (GoTrue's `Session.UpdateOnlyRefreshInfo`:
+    /// `refreshed_at`, `user_agent`, `ip`, with `updated_at`). Only these columns are set:
+    /// SQLite rewrites the entry of every index whose column an UPDATE assigns, even to the same
+    /// value, so `updateSession` would also rewrite the `not_after` index entry: one more page
+    /// written per refresh.
+    public func updateSessionRefresh(id: String, refreshedAt: Int64?, updatedAt: Int64, userAgent: String?, ip: String?)
+        throws(StoreError)
+    {
+        try execute(
+            "UPDATE sessions SET updated_at = ?, refreshed_at = ?, user_agent = ?, ip = ? WHERE id = ?",
+            .integer(updatedAt), SQLValue(refreshedAt), SQLValue(userAgent), SQLValue(ip), .text(id)
+        )
+    }
+
     public func session(id: String) throws(StoreError) -> SessionRecord? {
-        try queryFirst("\(SessionRecord.select) WHERE id = ?", .text(id)).map(SessionRecord.init(row:))
+        try queryFirst(SessionRecord.byID, .text(id)).map(SessionRecord.init(row:))
     }
 
     public func sessions(userID: String) throws(StoreError) -> [SessionRecord] {
-        try query("\(SessionRecord.select) WHERE user_id = ? ORDER BY created_at", .text(userID)).map(SessionRecord.init(row:))
+        try query(SessionRecord.byUser, .text(userID)).map(SessionRecord.init(row:))
     }
 
     /// Deletes one session; its refresh tokens and AMR claims go with it (ON DELETE CASCADE).

@@ -95,9 +95,23 @@ struct TokenEndpoints {
     }
 
     private enum RefreshOutcome {
-        case issued(token: String, accessToken: String, expiresAt: Int64, sessionID: String, user: JSON, userID: String)
+        case issued(RefreshIssue)
         /// Errors that still commit what was done (family revocation, orphan token cleanup).
         case failed(AuthError)
+    }
+
+    /// What a successful rotation read and decided inside its transaction. The access token is
+    /// signed and the user rendered only after the commit, from these values: the writer is
+    /// serialized, so CPU spent inside the transaction caps every write of the server.
+    private struct RefreshIssue {
+        var refreshToken: String
+        var sessionID: String
+        var user: UserRecord
+        var identities: [IdentityRecord]
+        var aal: String
+        var amr: JSON
+        /// The clock when the access token was minted (Unix seconds), as read in the transaction.
+        var issuedAt: Int64
     }
 
     private func refresh(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
@@ -106,6 +120,7 @@ struct TokenEndpoints {
         guard TokenEndpoints.isWellFormedRefreshToken(presented) else {
             throw AuthError(400, .validationFailed, "Refresh token is not valid")
         }
+        let tokens = Tokens(project: project)
         // One write transaction serializes concurrent refreshes of the same token (SQLite's
         // single writer, across processes too): the second sees the first's rotation and gets
         // the same child back, as GoTrue's row lock + "lost response" rule give.
@@ -118,7 +133,7 @@ struct TokenEndpoints {
                 throw AuthError(400, .refreshTokenNotFound, "Invalid Refresh Token: Refresh Token Not Found")
             }
             if api.isBanned(user) { throw AuthError(400, .userBanned, "Invalid Refresh Token: User Banned") }
-            guard let sessionID = token.sessionID, var session = try conn.session(id: sessionID) else {
+            guard let sessionID = token.sessionID, let session = try conn.session(id: sessionID) else {
                 try conn.deleteRefreshToken(id: token.id)
                 return .failed(AuthError(400, .sessionNotFound, "Invalid Refresh Token: No Valid Session Found"))
             }
@@ -150,7 +165,6 @@ struct TokenEndpoints {
                 }
             }
             try api.audit(conn, context, actor: user, action: "token_refreshed", logType: "token")
-            let tokens = Tokens(project: project)
             if issuedToken == nil {
                 // GrantRefreshTokenSwap: revoke the presented token, issue its child.
                 let child = tokens.newRefreshToken()
@@ -159,21 +173,24 @@ struct TokenEndpoints {
                                             at: now.microseconds)
                 issuedToken = child
             }
-            let (access, expiresAt) = try tokens.accessToken(conn, user: user, sessionID: session.id)
-            session.refreshedAt = now.microseconds
-            session.updatedAt = now.microseconds
-            session.userAgent = context.request.headers["User-Agent"]
-            session.ip = context.request.remoteAddress
-            try conn.updateSession(session)
-            return .issued(token: issuedToken!, accessToken: access, expiresAt: expiresAt, sessionID: session.id,
-                           user: Models.user(user, identities: try conn.identities(userID: user.id)), userID: user.id)
+            let (aal, amr) = try tokens.assurance(conn, sessionID: session.id)
+            let issuedAt = project.environment.now().unixSeconds
+            try conn.updateSessionRefresh(id: session.id, refreshedAt: now.microseconds, updatedAt: now.microseconds,
+                                          userAgent: context.request.headers["User-Agent"],
+                                          ip: context.request.remoteAddress)
+            return .issued(RefreshIssue(refreshToken: issuedToken!, sessionID: session.id, user: user,
+                                        identities: try conn.identities(userID: user.id),
+                                        aal: aal, amr: amr, issuedAt: issuedAt))
         }
         switch outcome {
         case .failed(let error):
             throw error
-        case .issued(let token, let access, let expiresAt, let sessionID, let user, let userID):
-            let issued = Tokens.Issued(accessToken: access, expiresAt: expiresAt, refreshToken: token,
-                                       sessionID: sessionID, userID: userID)
+        case .issued(let done):
+            let (access, expiresAt) = tokens.accessToken(user: done.user, sessionID: done.sessionID, aal: done.aal,
+                                                         amr: done.amr, issuedAt: done.issuedAt)
+            let issued = Tokens.Issued(accessToken: access, expiresAt: expiresAt, refreshToken: done.refreshToken,
+                                       sessionID: done.sessionID, userID: done.user.id)
+            let user = Models.user(done.user, identities: done.identities)
             return .json(.object(issued.response(user: user, now: project.environment.now())), headers: issued.headers)
         }
     }

@@ -49,7 +49,15 @@ struct Tokens {
     /// Mints the access token of `user` for `sessionID` (`GenerateAccessToken`).
     func accessToken(_ conn: Connection, user: UserRecord, sessionID: String) throws -> (token: String, expiresAt: Int64) {
         let (aal, amr) = try assurance(conn, sessionID: sessionID)
-        let issuedAt = project.environment.now().unixSeconds
+        return accessToken(user: user, sessionID: sessionID, aal: aal, amr: amr, issuedAt: project.environment.now().unixSeconds)
+    }
+
+    /// Mints an access token from values already read (`assurance` and the clock), so a caller
+    /// can read them inside its write transaction and sign after the commit, keeping the
+    /// claims building and the MAC out of the serialized writer.
+    func accessToken(user: UserRecord, sessionID: String, aal: String, amr: JSON, issuedAt: Int64)
+        -> (token: String, expiresAt: Int64)
+    {
         let expiresAt = issuedAt + Int64(configuration.jwt.expirySeconds)
         var claims = JSONObject()
         if !configuration.jwt.issuer.isEmpty { claims["iss"] = .string(configuration.jwt.issuer) }
