@@ -32,6 +32,24 @@ public enum Migrations {
             """),
         // The fake identity providers' RSA key (GoTrue has no such table: it talks to real ones).
         Migration(id: "0004_idp_signing_keys", sql: IdPKeysSchema.sql),
+        // Audit entries are only ever listed (by time), never looked up by id, yet the id's
+        // primary key gave every insert (each sign-in, refresh, sign-up, ...) a write at a random
+        // place of a unique index. The table keeps its ids, rows and row order; only that index
+        // goes (SQLite cannot drop a constraint in place: https://sqlite.org/lang_altertable.html §7).
+        Migration(id: "0005_audit_log_entries_without_id_index", sql: """
+            CREATE TABLE audit_log_entries_new (
+                id TEXT NOT NULL,
+                instance_id TEXT,
+                payload TEXT NOT NULL CHECK (json_valid(payload)),
+                created_at INTEGER,
+                ip_address TEXT NOT NULL DEFAULT ''
+            ) STRICT;
+            INSERT INTO audit_log_entries_new (rowid, id, instance_id, payload, created_at, ip_address)
+                SELECT rowid, id, instance_id, payload, created_at, ip_address FROM audit_log_entries ORDER BY rowid;
+            DROP TABLE audit_log_entries;
+            ALTER TABLE audit_log_entries_new RENAME TO audit_log_entries;
+            CREATE INDEX audit_log_entries_created_at_idx ON audit_log_entries (created_at);
+            """),
         // GoTrue's flow_state columns for OAuth flows: the invite being accepted, the user a
         // manual link targets, and whether the provider may omit the email.
         Migration(id: "0006_flow_state_oauth_columns", sql: """

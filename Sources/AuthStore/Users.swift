@@ -132,6 +132,13 @@ extension Connection {
         try execute("UPDATE users SET \(assignments) WHERE id = ?", values)
     }
 
+    /// GoTrue's `UpdateLastSignInAt` (`UpdateOnly` of one column, plus `updated_at`): writing the
+    /// whole row would make SQLite rewrite an entry in every index on `users`.
+    public func updateUserLastSignIn(id: String, lastSignInAt: Int64, updatedAt: Int64) throws(StoreError) {
+        try execute("UPDATE users SET last_sign_in_at = ?, updated_at = ? WHERE id = ?",
+                    .integer(lastSignInAt), .integer(updatedAt), .text(id))
+    }
+
     public func user(id: String) throws(StoreError) -> UserRecord? {
         try queryFirst("\(Connection.userSelect) WHERE id = ?", .text(id)).map(UserRecord.init(row:))
     }

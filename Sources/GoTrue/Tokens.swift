@@ -83,7 +83,8 @@ struct Tokens {
         let now = project.environment.now().microseconds
         user.lastSignInAt = now
         user.updatedAt = now
-        try conn.updateUser(user)
+        // Only these two columns: callers have written any other change of `user` already.
+        try conn.updateUserLastSignIn(id: user.id, lastSignInAt: now, updatedAt: now)
 
         var session = SessionRecord(id: project.environment.uuid(), userID: user.id, at: now)
         session.userAgent = request.headers["User-Agent"]

@@ -37,6 +37,34 @@ import Testing
         #expect(try db.read { try $0.count("b") } == 1)
     }
 
+    /// 0005 rebuilds `audit_log_entries` without the index on `id`: a database written before
+    /// it keeps every entry, its ids and its order.
+    @Test func auditRebuildKeepsEntriesAndOrder() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.path("auth.db")
+        let before = Migrations.all.filter { $0.id != "0005_audit_log_entries_without_id_index" }
+        let old = try Database(path: path, migrations: before)
+        try old.write { conn in
+            for (i, id) in ["c", "a", "b"].enumerated() {
+                try conn.insertAuditLogEntry(id: id, payload: #"{"action":"login"}"#, ipAddress: "", at: Int64(10 - i))
+            }
+        }
+        old.close()
+        let db = try Database(path: path)
+        defer { db.close() }
+        #expect(try db.appliedMigrations.contains("0005_audit_log_entries_without_id_index"))
+        let ids = try db.read { try $0.query("SELECT id FROM audit_log_entries ORDER BY rowid").compactMap { $0.string("id") } }
+        #expect(ids == ["c", "a", "b"])
+        let indexes = try db.read {
+            try $0.query("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'audit_log_entries'")
+                .compactMap { $0.string("name") }
+        }
+        #expect(indexes == ["audit_log_entries_created_at_idx"])
+        // New entries still go in.
+        try db.write { try $0.insertAuditLogEntry(id: "d", payload: "{}", ipAddress: "", at: 11) }
+        #expect(try db.read { try $0.count("audit_log_entries") } == 4)
+    }
+
     @Test func failingMigrationLeavesNoTrace() throws {
         let dir = try TemporaryDirectory()
         let path = dir.path("auth.db")
