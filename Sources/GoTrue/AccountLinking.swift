@@ -215,16 +215,8 @@ struct ExternalAccounts {
         try api.updateProviders(conn, &user)
     }
 
-    /// `User.Confirm`.
     func confirm(_ conn: Connection, _ user: inout UserRecord) throws {
-        let now = project.environment.now().microseconds
-        user.confirmationToken = nil
-        user.emailConfirmedAt = now
-        user.userMetadata = Models.merge(["email_verified": true], into: user.userMetadata)
-        user.updatedAt = now
-        try conn.updateUser(user)
-        try OneTimeTokens.clearAll(conn, userID: user.id)
-        if let refreshed = try conn.user(id: user.id) { user = refreshed }
+        try api.confirmEmail(conn, &user)
     }
 
     /// `RemoveUnconfirmedIdentities`: an unconfirmed account that gains an external identity
@@ -292,5 +284,17 @@ extension Core {
         user.updatedAt = project.environment.now().microseconds
         try conn.updateUser(user)
         user = try conn.user(id: user.id) ?? user
+    }
+
+    /// `User.Confirm`: email confirmed, `email_verified` in user_metadata, pending codes gone.
+    func confirmEmail(_ conn: Connection, _ user: inout UserRecord) throws {
+        let now = project.environment.now().microseconds
+        user.confirmationToken = nil
+        user.emailConfirmedAt = now
+        user.userMetadata = Models.merge(["email_verified": true], into: user.userMetadata)
+        user.updatedAt = now
+        try conn.updateUser(user)
+        try OneTimeTokens.clearAll(conn, userID: user.id)
+        user.refreshConfirmedAt()
     }
 }

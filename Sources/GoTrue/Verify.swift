@@ -329,16 +329,8 @@ struct VerifyEndpoints {
 
     // MARK: effects
 
-    /// `User.Confirm`: email confirmed, `email_verified` in user_metadata, pending codes gone.
     private func confirmEmail(_ conn: Connection, _ user: inout UserRecord) throws {
-        let now = project.environment.now().microseconds
-        user.confirmationToken = nil
-        user.emailConfirmedAt = now
-        user.userMetadata = Models.merge(["email_verified": true], into: user.userMetadata)
-        user.updatedAt = now
-        try conn.updateUser(user)
-        try OneTimeTokens.clearAll(conn, userID: user.id)
-        user.refreshConfirmedAt()
+        try api.confirmEmail(conn, &user)
     }
 
     /// `signupVerify`: an invited user without a password gets a random one (the app then asks
