@@ -89,25 +89,23 @@ public enum PBKDF2 {
             w[15] = (64 + 32) * 8
             withWords(&u) { uw in
                 withWords(&t) { tw in
-                    SHA256Portable.k.withUnsafeBufferPointer { kb in
-                        let k = kb.baseAddress!
-                        for i in 0..<8 { w[i] = uw[i] }
-                        var innerCopy = inner, outerCopy = outer
-                        withWords(&innerCopy) { innerWords in
-                            withWords(&outerCopy) { outerWords in
-                                for _ in 0..<rounds {
-                                    state.update(from: innerWords, count: 8)
-                                    SHA256Portable.rounds(state, w, k)
-                                    w.update(from: state, count: 8)
-                                    state.update(from: outerWords, count: 8)
-                                    SHA256Portable.rounds(state, w, k)
-                                    w.update(from: state, count: 8)
-                                    for i in 0..<8 { tw[i] ^= state[i] }
-                                }
+                    let k = SHA256Portable.k
+                    for i in 0..<8 { w[i] = uw[i] }
+                    var innerCopy = inner, outerCopy = outer
+                    withWords(&innerCopy) { innerWords in
+                        withWords(&outerCopy) { outerWords in
+                            for _ in 0..<rounds {
+                                state.update(from: innerWords, count: 8)
+                                SHA256Portable.rounds(state, w, k)
+                                w.update(from: state, count: 8)
+                                state.update(from: outerWords, count: 8)
+                                SHA256Portable.rounds(state, w, k)
+                                w.update(from: state, count: 8)
+                                for i in 0..<8 { tw[i] ^= state[i] }
                             }
                         }
-                        uw.update(from: w, count: 8)
                     }
+                    uw.update(from: w, count: 8)
                 }
             }
         }

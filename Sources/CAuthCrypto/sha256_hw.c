@@ -27,6 +27,8 @@ static const uint32_t K256[64] __attribute__((aligned(16))) = {
     0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
 };
 
+const uint32_t *cauth_sha256_round_constants(void) { return K256; }
+
 /* Message words 8..15 of the second block of HMAC-SHA256 over a 32-byte message: after the
    64-byte key block come 32 message bytes, the 0x80 terminator, zeros, and the bit length
    (64 + 32) * 8 = 768 (FIPS 180-4 section 5.1.1). The same holds for the outer hash, whose

@@ -297,4 +297,20 @@ extension Core {
         try OneTimeTokens.clearAll(conn, userID: user.id)
         user.refreshConfirmedAt()
     }
+
+    /// The user's own `email`/`phone` identity (whose id is the user id) updated with
+    /// `changes`, or created with `created` as its data. True when it was created.
+    @discardableResult
+    func upsertIdentity(_ conn: Connection, user: UserRecord, provider: String, changes: JSONObject,
+                        created: JSONObject, at now: Int64) throws -> Bool {
+        if var identity = try conn.identity(providerID: user.id, provider: provider) {
+            identity.identityData = Models.merge(changes, into: identity.identityData)
+            identity.updatedAt = now
+            try conn.updateIdentity(identity)
+            return false
+        }
+        try conn.insertIdentity(IdentityRecord(id: project.environment.uuid(), providerID: user.id, userID: user.id,
+                                               identityData: Models.text(created), provider: provider, at: now))
+        return true
+    }
 }

@@ -461,18 +461,11 @@ struct AdminEndpoints {
         return .json(userJSON(updated, identities: identities, factors: factors))
     }
 
-    /// Updates the user's identity for `provider` or creates it. Unlike the user-facing update,
-    /// the admin API does not list a newly created provider in `app_metadata.providers`.
+    /// Unlike the user-facing update, the admin API does not list a newly created provider in
+    /// `app_metadata.providers`.
     private func upsertIdentity(_ conn: Connection, user: UserRecord, provider: String, changes: JSONObject,
                                 created: JSONObject, now: Timestamp) throws {
-        if var identity = try conn.identity(providerID: user.id, provider: provider) {
-            identity.identityData = Models.merge(changes, into: identity.identityData)
-            identity.updatedAt = now.microseconds
-            try conn.updateIdentity(identity)
-        } else {
-            try conn.insertIdentity(IdentityRecord(id: project.environment.uuid(), providerID: user.id, userID: user.id,
-                                                   identityData: Models.text(created), provider: provider, at: now.microseconds))
-        }
+        try api.upsertIdentity(conn, user: user, provider: provider, changes: changes, created: created, at: now.microseconds)
     }
 
     // MARK: DELETE /admin/users/{user_id}

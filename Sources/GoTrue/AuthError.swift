@@ -54,6 +54,10 @@ public struct AuthError: Error, Sendable, Equatable {
     /// What a panic becomes (`recoverer`): an `HTTPError` 500 with no code and the status text.
     public static let internalServerError = AuthError(500, nil, "Internal Server Error")
 
+    /// `oauthErrorMap`: the OAuth error name redirects carry for an HTTP status (reference §4.3).
+    static let oauthErrorNames = [400: "invalid_request", 401: "unauthorized_client", 403: "access_denied",
+                                  500: "server_error", 503: "temporarily_unavailable"]
+
     public static let unexpectedFailureMessage =
         "Unexpected failure, please check server logs for more information"
 }

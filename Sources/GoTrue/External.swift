@@ -72,15 +72,11 @@ struct ExternalEndpoints {
             forwarded.append(QueryItem(name: item.name == "workos_provider" ? "provider" : item.name, value: item.value))
         }
 
-        let now = project.environment.now().microseconds
-        let method = codeChallengeMethod.lowercased()
-        if !codeChallenge.isEmpty && method != "s256" && method != "plain" {
+        guard var flow = FlowStates.make(project: project, userID: nil, providerType: providerType,
+                                         authenticationMethod: FlowStates.oauth, codeChallengeMethod: codeChallengeMethod,
+                                         codeChallenge: codeChallenge) else {
             throw AuthError(400, .validationFailed, "Invalid code_challenge_method")
         }
-        var flow = FlowStateRecord(id: project.environment.uuid(), userID: nil,
-                                   authCode: codeChallenge.isEmpty ? "" : project.environment.uuid(),
-                                   codeChallengeMethod: codeChallenge.isEmpty ? "" : method, codeChallenge: codeChallenge,
-                                   providerType: providerType, authenticationMethod: FlowStates.oauth, at: now)
         flow.redirectTo = redirectTo
         flow.inviteToken = inviteToken.isEmpty ? nil : inviteToken
         flow.linkingTargetID = linkingTarget?.id
@@ -199,9 +195,7 @@ struct ExternalEndpoints {
         if case .oauth(let name) = error.kind {
             return [QueryItem(name: "error", value: name), QueryItem(name: "error_description", value: error.message)]
         }
-        let names = [400: "invalid_request", 401: "unauthorized_client", 403: "access_denied", 500: "server_error",
-                     503: "temporarily_unavailable"]
-        var name = names[error.status] ?? "server_error"
+        var name = AuthError.oauthErrorNames[error.status] ?? "server_error"
         if [.signupDisabled, .userBanned, .providerEmailNeedsVerification].contains(error.code) { name = "access_denied" }
         return [QueryItem(name: "error", value: name), QueryItem(name: "error_description", value: error.message),
                 QueryItem(name: "error_code", value: error.code?.rawValue ?? "")]

@@ -122,7 +122,7 @@ enum ExternalProviders {
     /// `ParseIDToken`'s per-issuer parsing, chosen here by provider (the emulator's fake issuers
     /// stand in for the real ones, so the issuer alone cannot pick the parser).
     static func userData(provider: String, claims: JSONObject) throws(ClaimTypeError) -> ProviderUserData {
-        var c = ClaimReader(claims)
+        let c = ClaimReader(claims)
         var data = ProviderUserData()
         var m = ProviderClaims()
         switch provider {

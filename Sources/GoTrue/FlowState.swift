@@ -23,20 +23,31 @@ enum FlowStates {
         }
     }
 
-    /// `generateFlowState`: a new flow state with a fresh auth code (a v4 UUID). The method is
-    /// `s256` or `plain`, case-insensitively; GoTrue fails any other with an internal error.
+    /// `NewFlowState`: a flow state, with a fresh auth code (a v4 UUID) only when there is a code
+    /// challenge (an implicit OAuth flow has none). The method is `s256` or `plain`,
+    /// case-insensitively; anything else returns nil and each caller answers as GoTrue does there.
+    static func make(project: Project, userID: String?, providerType: String, authenticationMethod: String,
+                     codeChallengeMethod: String, codeChallenge: String) -> FlowStateRecord? {
+        let method = codeChallengeMethod.lowercased()
+        if !codeChallenge.isEmpty && method != "s256" && method != "plain" { return nil }
+        return FlowStateRecord(id: project.environment.uuid(), userID: userID,
+                               authCode: codeChallenge.isEmpty ? "" : project.environment.uuid(),
+                               codeChallengeMethod: codeChallenge.isEmpty ? "" : method, codeChallenge: codeChallenge,
+                               providerType: providerType, authenticationMethod: authenticationMethod,
+                               at: project.environment.now().microseconds)
+    }
+
+    /// `generateFlowState` for the email flows: GoTrue fails an unknown method with an internal
+    /// error there.
     @discardableResult
     static func create(_ conn: Connection, project: Project, userID: String, providerType: String,
                        authenticationMethod: String, codeChallengeMethod: String, codeChallenge: String) throws -> FlowStateRecord {
-        let method = codeChallengeMethod.lowercased()
-        guard method == "s256" || method == "plain" else {
+        guard let flow = make(project: project, userID: userID, providerType: providerType,
+                              authenticationMethod: authenticationMethod, codeChallengeMethod: codeChallengeMethod,
+                              codeChallenge: codeChallenge) else {
             logError("unsupported code_challenge method \"\(codeChallengeMethod)\"")
             throw AuthError.unexpected
         }
-        let flow = FlowStateRecord(id: project.environment.uuid(), userID: userID, authCode: project.environment.uuid(),
-                                   codeChallengeMethod: method, codeChallenge: codeChallenge, providerType: providerType,
-                                   authenticationMethod: authenticationMethod,
-                                   at: project.environment.now().microseconds)
         try conn.insertFlowState(flow)
         return flow
     }

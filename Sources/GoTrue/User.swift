@@ -206,13 +206,8 @@ struct UserEndpoints {
     /// `created` as its data and lists the provider in `app_metadata`.
     private func upsertIdentity(_ conn: Connection, user: inout UserRecord, provider: String, changes: JSONObject,
                                 created: JSONObject, now: Timestamp) throws {
-        if var identity = try conn.identity(providerID: user.id, provider: provider) {
-            identity.identityData = Models.merge(changes, into: identity.identityData)
-            identity.updatedAt = now.microseconds
-            try conn.updateIdentity(identity)
-        } else {
-            try conn.insertIdentity(IdentityRecord(id: project.environment.uuid(), providerID: user.id, userID: user.id,
-                                                   identityData: Models.text(created), provider: provider, at: now.microseconds))
+        if try api.upsertIdentity(conn, user: user, provider: provider, changes: changes, created: created,
+                                  at: now.microseconds) {
             user.appMetadata = providers(adding: provider, to: user.appMetadata)
         }
     }

@@ -78,19 +78,7 @@ struct VerifyEndpoints {
             var user = params.token.isEmpty
                 ? try verifyTokenHash(conn, &params)
                 : try verifyUserAndToken(conn, &params, aud: aud)
-            switch params.type {
-            case "signup", "invite":
-                try signupVerify(conn, context, &user)
-            case "recovery", "magiclink":
-                try recoverVerify(conn, context, &user)
-            case "email_change":
-                guard try emailChangeVerify(conn, context, params, &user) else { return .halfConfirmed }
-            case "sms", "phone_change":
-                try smsVerify(conn, context, params, &user)
-            default:
-                throw AuthError(400, .validationFailed, "Unsupported verification type")
-            }
-            try updateProviders(conn, &user)
+            guard try applyVerification(conn, context, params, &user, smsAllowed: true) else { return .halfConfirmed }
             let issued = try Tokens(project: project).issueSession(conn, user: &user, method: "otp", request: context.request)
             return .session(issued, Models.user(user, identities: try conn.identities(userID: user.id)))
         }
@@ -134,17 +122,7 @@ struct VerifyEndpoints {
         do {
             outcome = try api.write { conn in
                 var user = try verifyTokenHash(conn, &params)
-                switch params.type {
-                case "signup", "invite":
-                    try signupVerify(conn, context, &user)
-                case "recovery", "magiclink":
-                    try recoverVerify(conn, context, &user)
-                case "email_change":
-                    guard try emailChangeVerify(conn, context, params, &user) else { return .halfConfirmed }
-                default:
-                    throw AuthError(400, .validationFailed, "Unsupported verification type")
-                }
-                try updateProviders(conn, &user)
+                guard try applyVerification(conn, context, params, &user, smsAllowed: false) else { return .halfConfirmed }
                 if pkce {
                     return .authCode(try FlowStates.issueAuthCode(conn, project: project, userID: user.id,
                                                                   authenticationMethod: authenticationMethod))
@@ -196,11 +174,9 @@ struct VerifyEndpoints {
     /// `prepErrorRedirectURL` (reference §4.3): the error in the fragment, and in the query too
     /// for PKCE links. Statuses without an OAuth name carry no `error` key.
     static func errorRedirect(_ error: AuthError, _ redirectTo: String, pkce: Bool) -> String {
-        let names = [400: "invalid_request", 401: "unauthorized_client", 403: "access_denied", 500: "server_error",
-                     503: "temporarily_unavailable"]
         var url = RedirectURL(redirectTo)
         var fragment: [QueryItem] = []
-        if let name = names[error.status] {
+        if let name = AuthError.oauthErrorNames[error.status] {
             fragment.append(QueryItem(name: "error", value: name))
             url.set("error", name)
         }
@@ -329,6 +305,27 @@ struct VerifyEndpoints {
 
     // MARK: effects
 
+    /// What a verified token of `params.type` does to its user (links, `GET /verify`, carry no
+    /// SMS types), then `app_metadata.providers` brought up to date. False when only one of a
+    /// secure email change's two links has been confirmed so far.
+    private func applyVerification(_ conn: Connection, _ context: RequestContext, _ params: Params,
+                                   _ user: inout UserRecord, smsAllowed: Bool) throws -> Bool {
+        switch params.type {
+        case "signup", "invite":
+            try signupVerify(conn, context, &user)
+        case "recovery", "magiclink":
+            try recoverVerify(conn, context, &user)
+        case "email_change":
+            guard try emailChangeVerify(conn, context, params, &user) else { return false }
+        case "sms" where smsAllowed, "phone_change" where smsAllowed:
+            try smsVerify(conn, context, params, &user)
+        default:
+            throw AuthError(400, .validationFailed, "Unsupported verification type")
+        }
+        try updateProviders(conn, &user)
+        return true
+    }
+
     private func confirmEmail(_ conn: Connection, _ user: inout UserRecord) throws {
         try api.confirmEmail(conn, &user)
     }
@@ -438,18 +435,10 @@ struct VerifyEndpoints {
         user.refreshConfirmedAt()
     }
 
-    /// Updates the identity of `provider` with `changes`, or creates it with `created`.
     private func upsertIdentity(_ conn: Connection, _ user: inout UserRecord, provider: String, changes: JSONObject,
                                 created: JSONObject) throws {
-        let now = project.environment.now().microseconds
-        if var identity = try conn.identity(providerID: user.id, provider: provider) {
-            identity.identityData = Models.merge(changes, into: identity.identityData)
-            identity.updatedAt = now
-            try conn.updateIdentity(identity)
-        } else {
-            try conn.insertIdentity(IdentityRecord(id: project.environment.uuid(), providerID: user.id, userID: user.id,
-                                                   identityData: Models.text(created), provider: provider, at: now))
-        }
+        try api.upsertIdentity(conn, user: user, provider: provider, changes: changes, created: created,
+                               at: project.environment.now().microseconds)
     }
 
     private func updateProviders(_ conn: Connection, _ user: inout UserRecord) throws {

@@ -19,6 +19,9 @@
 extern "C" {
 #endif
 
+/* The 64 SHA-256 round constants (FIPS 180-4 section 4.2.2), for the portable Swift path too. */
+const uint32_t *cauth_sha256_round_constants(void);
+
 /* 1 when the SHA-256 hardware path is compiled in and this CPU supports it, else 0. */
 int cauth_sha256_hw_available(void);
 
