@@ -50,6 +50,8 @@ SCRATCH=.build-bench-auth
 OUR_BIN=""
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BENCH=$ROOT/bench
+# shellcheck source=bench/lib.sh
+source "$BENCH/lib.sh"
 VENV=$BENCH/.venv-moto
 
 need_value() { [[ $# -ge 2 && -n $2 ]] || { echo "auth.sh: $1 needs a value" >&2; exit 64; }; }
@@ -92,49 +94,14 @@ TAG=b$$
 log() { echo "[auth.sh] $*" >&2; }
 die() { log "error: $*"; exit 1; }
 
-# Stop one server: SIGTERM, up to 5 s grace, then SIGKILL. Sets STOPPED to its exit status, or
-# "killed". Not to be called in $(...): only the shell that started the server can wait for it.
-stop_server() {
-    local pid=$1 i
-    if kill -0 "$pid" 2>/dev/null; then
-        kill -TERM "$pid" 2>/dev/null || true
-        for ((i = 0; i < 50; i++)); do
-            kill -0 "$pid" 2>/dev/null || break
-            sleep 0.1
-        done
-        if kill -0 "$pid" 2>/dev/null; then
-            kill -KILL "$pid" 2>/dev/null || true
-            wait "$pid" 2>/dev/null || true
-            STOPPED=killed
-            forget_pid "$pid"
-            return
-        fi
-    fi
-    wait "$pid" 2>/dev/null && STOPPED=0 || STOPPED=$?
-    forget_pid "$pid"
-}
-forget_pid() {
-    local keep=() p
-    for p in ${SERVER_PIDS[@]+"${SERVER_PIDS[@]}"}; do [[ $p == "$1" ]] || keep+=("$p"); done
-    SERVER_PIDS=(${keep[@]+"${keep[@]}"})
-}
 cleanup() {
     local pid
-    for pid in ${SERVER_PIDS[@]+"${SERVER_PIDS[@]}"}; do stop_server "$pid"; done
+    for pid in ${SERVER_PIDS[@]+"${SERVER_PIDS[@]}"}; do stop_server "$pid" >/dev/null; done
     rm -rf "$TMP"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-bounded() {
-    local secs=$1; shift
-    if command -v timeout >/dev/null 2>&1; then timeout "$secs" "$@"; else "$@"; fi
-}
-kv() { awk -F= -v k="$2" '$1 == k { print substr($0, length(k) + 2); exit }' "$1"; }
-loadavg() {
-    if [[ -r /proc/loadavg ]]; then cut -d' ' -f1 /proc/loadavg
-    else sysctl -n vm.loadavg 2>/dev/null | awk '{ print $2 }' || echo "?"; fi
-}
 CORES=$(getconf _NPROCESSORS_ONLN 2>/dev/null || sysctl -n hw.ncpu 2>/dev/null || echo 1)
 STARTED=$SECONDS
 
@@ -370,7 +337,7 @@ EMPTY_USERS=$(sqlite3 "$DB" 'SELECT count(*) FROM users' 2>/dev/null || echo "?"
 # 4. Ours again with SEED_USERS more users
 # ---------------------------------------------------------------------------------------------
 if ((SEED_USERS > 0)); then
-    stop_server "$OURS_PID"; OURS_EXIT=$STOPPED
+    stop_server "$OURS_PID" >"$TMP/ours.exit"; OURS_EXIT=$(<"$TMP/ours.exit")
     [[ $OURS_EXIT == 0 ]] || log "warning: ours exited with status $OURS_EXIT after SIGTERM"
     TEMPLATE=$(head -n 1 "$TMP/ours.users.c${LEVELS[0]}" | "$PY" -c 'import json, sys; print(json.loads(sys.stdin.read())["email"])')
     log "seeding $SEED_USERS users (PBKDF2 hashes from Python's hashlib, copies of a user the server made)"
@@ -401,7 +368,7 @@ if ((SEED_USERS > 0)); then
     done
 fi
 OURS_RSS=$(awk '/^VmHWM:/ { print $2 }' "/proc/$OURS_PID/status" 2>/dev/null || true)
-stop_server "$OURS_PID"; OURS_EXIT=$STOPPED
+stop_server "$OURS_PID" >"$TMP/ours.exit"; OURS_EXIT=$(<"$TMP/ours.exit")
 
 # ---------------------------------------------------------------------------------------------
 # 5. moto's Cognito emulator, same driver, same connections and bounds
@@ -425,7 +392,7 @@ if ((MOTO)); then
         drive "moto.refresh.c$c" "$MOTO_URL" refresh "$c" "${COGNITO[@]}" --in "$TMP/moto.sessions.c$c"
         drive "moto.user.c$c" "$MOTO_URL" user "$c" "${COGNITO[@]}" --in "$TMP/moto.sessions.c$c"
     done
-    stop_server "$MOTO_PID"
+    stop_server "$MOTO_PID" >/dev/null
 fi
 
 # ---------------------------------------------------------------------------------------------

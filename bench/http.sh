@@ -79,6 +79,8 @@ done
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BENCH=$ROOT/bench
+# shellcheck source=bench/lib.sh
+source "$BENCH/lib.sh"
 PY=${PYTHON:-python3}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/http-bench.XXXXXX")
 SERVER_PIDS=()
@@ -87,27 +89,6 @@ SAMPLER_PID=""
 log() { echo "[http.sh] $*" >&2; }
 die() { log "error: $*"; exit 1; }
 
-# Stop one server: SIGTERM, up to 5 s grace, then SIGKILL. Prints the exit status
-# (or "killed") so the summary can report whether shutdown was clean.
-stop_server() {
-    local pid=$1 i code
-    if ! kill -0 "$pid" 2>/dev/null; then
-        wait "$pid" 2>/dev/null && code=0 || code=$?
-        echo "$code"; return
-    fi
-    kill -TERM "$pid" 2>/dev/null || true
-    for ((i = 0; i < 50; i++)); do
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    if kill -0 "$pid" 2>/dev/null; then
-        kill -KILL "$pid" 2>/dev/null || true
-        wait "$pid" 2>/dev/null || true
-        echo killed; return
-    fi
-    wait "$pid" 2>/dev/null && code=0 || code=$?
-    echo "$code"
-}
 
 cleanup() {
     local pid
@@ -121,13 +102,8 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # Run a command with a time limit when coreutils' timeout is available.
-bounded() {
-    local secs=$1; shift
-    if command -v timeout >/dev/null 2>&1; then timeout "$secs" "$@"; else "$@"; fi
-}
 
 # Value of KEY in a key=value file (empty when absent).
-kv() { awk -F= -v k="$2" '$1 == k { print substr($0, length(k) + 2); exit }' "$1"; }
 
 # Resident set size in KiB: /proc on Linux, ps elsewhere. Builtins only on Linux, so the
 # 100 ms sampler does not fork per sample.
@@ -303,10 +279,6 @@ max_of() {
 }
 
 # 1-minute load average: other work on the machine is the main source of noise.
-loadavg() {
-    if [[ -r /proc/loadavg ]]; then cut -d' ' -f1 /proc/loadavg
-    else sysctl -n vm.loadavg 2>/dev/null | awk '{ print $2 }' || echo "?"; fi
-}
 LOADAVG_BEFORE=$(loadavg)
 awk -v l="$LOADAVG_BEFORE" 'BEGIN { exit !(l > 0.5) }' \
     && log "warning: load average is $LOADAVG_BEFORE: other work on this machine will add noise"

@@ -27,6 +27,8 @@ import sys
 import time
 from urllib.parse import urlsplit
 
+from httpwire import ParseError, percentile, take_response
+
 
 def parse_url(url):
     parts = urlsplit(url)
@@ -48,55 +50,6 @@ def parse_url(url):
     return str(addr), port, request
 
 
-class ParseError(Exception):
-    pass
-
-
-def take_response(buf):
-    """Return (consumed_bytes, status, close) for one complete response at the head of buf,
-    or None when more bytes are needed. Handles Content-Length and chunked bodies
-    (RFC 9112 section 6)."""
-    end = buf.find(b"\r\n\r\n")
-    if end < 0:
-        if len(buf) > 65536:
-            raise ParseError("header block too large")
-        return None
-    head = bytes(buf[:end]).lower()
-    if not head.startswith(b"http/1."):
-        raise ParseError("not an HTTP/1.x response")
-    try:
-        status = int(head[9:12])
-    except ValueError:
-        raise ParseError("bad status line")
-    close = b"\r\nconnection: close" in head or head.startswith(b"http/1.0")
-    body_start = end + 4
-    i = head.find(b"\r\ncontent-length:")
-    if i >= 0:
-        j = head.find(b"\r\n", i + 2)
-        length = int(head[i + 17:j if j >= 0 else len(head)].strip())
-        total = body_start + length
-        return (total, status, close) if len(buf) >= total else None
-    if b"\r\ntransfer-encoding:" in head and b"chunked" in head:
-        pos = body_start
-        while True:
-            line_end = buf.find(b"\r\n", pos)
-            if line_end < 0:
-                return None
-            size = int(bytes(buf[pos:line_end]).split(b";")[0], 16)
-            if size == 0:
-                trailer_end = buf.find(b"\r\n\r\n", line_end)
-                if trailer_end >= 0:
-                    return trailer_end + 4, status, close
-                # No trailers: "0\r\n\r\n"
-                if buf[line_end:line_end + 4] == b"\r\n\r\n":
-                    return line_end + 4, status, close
-                return None
-            pos = line_end + 2 + size + 2
-            if len(buf) < pos:
-                return None
-    if status in (204, 304) or 100 <= status < 200:
-        return body_start, status, close
-    raise ParseError("response without Content-Length or chunked framing")
 
 
 class Conn:
@@ -205,7 +158,7 @@ def worker(index, addr, port, request, nconns, max_requests, duration, timeout, 
                     break
                 if got is None:
                     break
-                used, status, close = got
+                used, status, close, _ = got
                 del c.buf[:used]
                 done = time.perf_counter_ns()
                 latencies.append((done - c.sent_at) / 1e3)
@@ -236,11 +189,6 @@ def worker(index, addr, port, request, nconns, max_requests, duration, timeout, 
     })
 
 
-def percentile(sorted_values, p):
-    if not sorted_values:
-        return 0.0
-    rank = max(1, int(-(-p * len(sorted_values) // 100)))  # nearest-rank method
-    return sorted_values[min(rank, len(sorted_values)) - 1]
 
 
 def main():
