@@ -22,18 +22,20 @@ let package = Package(
         // secure random source, so the Swift crypto module imports no platform module.
         .target(name: "CAuthCrypto"),
         .target(name: "AuthCrypto", dependencies: ["CAuthCrypto"], swiftSettings: strict),
-        .target(name: "AuthJWT", dependencies: ["AuthCrypto"], swiftSettings: strict),
+        // Go-compatible JSON value, parser and writer: request/response bodies and JWT claims.
+        .target(name: "AuthJSON", swiftSettings: strict),
+        .target(name: "AuthJWT", dependencies: ["AuthJSON", "AuthCrypto"], swiftSettings: strict),
         .target(name: "AuthHTTP", swiftSettings: strict),
         .target(name: "AuthStore", dependencies: ["CSQLite"], swiftSettings: strict),
         .target(
             name: "GoTrue",
-            dependencies: ["AuthHTTP", "AuthStore", "AuthJWT", "AuthCrypto"],
+            dependencies: ["AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto"],
             swiftSettings: strict
         ),
-        .target(name: "AuthScenarios", dependencies: ["GoTrue", "AuthHTTP", "AuthStore", "AuthJWT"], swiftSettings: strict),
+        .target(name: "AuthScenarios", dependencies: ["GoTrue", "AuthHTTP", "AuthJSON"], swiftSettings: strict),
         .target(
             name: "AuthEmulator",
-            dependencies: ["AuthScenarios", "GoTrue", "AuthHTTP", "AuthStore", "AuthJWT", "AuthCrypto"],
+            dependencies: ["AuthScenarios", "GoTrue", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto"],
             swiftSettings: strict
         ),
         .executableTarget(name: "auth-emulator", dependencies: ["AuthEmulator"], swiftSettings: strict),
@@ -48,7 +50,8 @@ let package = Package(
         // Shared by the test targets that cross-check against Python; never part of a product.
         .target(name: "PythonTestSupport", path: "Tests/Support/PythonTestSupport", swiftSettings: strict),
         .testTarget(name: "AuthCryptoTests", dependencies: ["AuthCrypto", "PythonTestSupport"], swiftSettings: strict),
-        .testTarget(name: "AuthJWTTests", dependencies: ["AuthJWT", "AuthCrypto", "PythonTestSupport"], swiftSettings: strict),
+        .testTarget(name: "AuthJSONTests", dependencies: ["AuthJSON"], swiftSettings: strict),
+        .testTarget(name: "AuthJWTTests", dependencies: ["AuthJWT", "AuthJSON", "AuthCrypto", "PythonTestSupport"], swiftSettings: strict),
         .testTarget(name: "AuthHTTPTests", dependencies: ["AuthHTTP"], swiftSettings: strict),
         .testTarget(name: "AuthStoreTests", dependencies: ["AuthStore"], swiftSettings: strict),
         .testTarget(

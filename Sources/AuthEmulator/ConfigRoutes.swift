@@ -1,5 +1,5 @@
 import AuthHTTP
-import AuthJWT
+import AuthJSON
 import GoTrue
 
 /// `GET /emulator/v1/config` and `PATCH /emulator/v1/config`: the live settings a test suite

@@ -1,4 +1,4 @@
-import AuthJWT
+import AuthJSON
 import GoTrue
 
 /// Fixtures, snapshots and shutdown actions of a running emulator (`serve --seed`,

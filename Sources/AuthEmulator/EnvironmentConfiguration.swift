@@ -1,4 +1,5 @@
 import AuthCrypto
+import AuthJSON
 import AuthJWT
 import GoTrue
 

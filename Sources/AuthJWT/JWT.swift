@@ -1,3 +1,4 @@
+import AuthJSON
 import AuthCrypto
 
 /// JWS signature algorithms (RFC 7518 section 3.1): HS256 with a shared secret (`JWTKey`),
@@ -50,7 +51,7 @@ public struct JWTKeySet: Sendable {
     }
 
     func key(forKid kid: String) -> JWTKey? {
-        keys.first { $0.kid.map { ByteKey($0) == ByteKey(kid) } ?? false }
+        keys.first { $0.kid.map { $0.utf8.elementsEqual(kid.utf8) } ?? false }
     }
 }
 

@@ -1,3 +1,4 @@
+import AuthJSON
 import AuthCrypto
 
 /// RS256 (RSASSA-PKCS1-v1_5 with SHA-256, RFC 7518 section 3.3): what OpenID Connect
@@ -37,7 +38,7 @@ extension JWT {
         let candidates: [RSAPublicKey]
         if let kid {
             // Exact UTF-8 comparison, as Go compares strings (not Swift's canonical equivalence).
-            candidates = rsaKeys.filter { ByteKey($0.key) == ByteKey(kid) }.map(\.value)
+            candidates = rsaKeys.filter { $0.key.utf8.elementsEqual(kid.utf8) }.map(\.value)
         } else {
             candidates = Array(rsaKeys.values)
         }

@@ -1,5 +1,5 @@
 import AuthHTTP
-import AuthJWT
+import AuthJSON
 import GoTrue
 
 /// The emulator's control routes for scenarios and the journal, under `/emulator/v1` (where

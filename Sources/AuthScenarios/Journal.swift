@@ -1,4 +1,4 @@
-import AuthJWT
+import AuthJSON
 import GoTrue
 import Synchronization
 

@@ -1,4 +1,4 @@
-import AuthJWT
+import AuthJSON
 import GoTrue
 
 /// A scripted failure scenario: a named, ordered list of rules, each `match` (which requests),

@@ -1,5 +1,5 @@
 import AuthHTTP
-import AuthJWT
+import AuthJSON
 import GoTrue
 
 /// GoTrue's middleware seam, filled: records every GoTrue request in the journal and, when a

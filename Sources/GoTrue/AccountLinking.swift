@@ -1,5 +1,5 @@
 import AuthHTTP
-import AuthJWT
+import AuthJSON
 import AuthStore
 
 /// Signing in with an external identity (OAuth callback, id_token grant): automatic account

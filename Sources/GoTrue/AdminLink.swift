@@ -1,5 +1,5 @@
 import AuthHTTP
-import AuthJWT
+import AuthJSON
 import AuthStore
 
 /// `POST /admin/generate_link` (reference §12.7; `adminGenerateLink` in mail.go): makes the

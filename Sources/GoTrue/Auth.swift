@@ -1,3 +1,4 @@
+import AuthJSON
 import AuthJWT
 import AuthStore
 

@@ -1,5 +1,5 @@
 import AuthHTTP
-import AuthJWT
+import AuthJSON
 
 /// The one error type every GoTrue endpoint throws. It is rendered in exactly one place
 /// (`AuthError.response(apiVersion:requestID:)`) so that every failure, including ones produced by

@@ -1,3 +1,4 @@
+import AuthJSON
 import AuthJWT
 
 /// The live configuration of one emulated project. Names follow the real server's `GOTRUE_*`

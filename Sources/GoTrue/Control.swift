@@ -1,5 +1,5 @@
 import AuthHTTP
-import AuthJWT
+import AuthJSON
 
 /// The emulator's own control routes under `/emulator/v1` (clock, fixtures, reset,
 /// export/import, test tokens). `GoTrueAPI` requires the service_role key for every path under

@@ -1,5 +1,5 @@
 import AuthHTTP
-import AuthJWT
+import AuthJSON
 
 /// `GET /emulator/v1/clock` and `POST /emulator/v1/clock`: read and move the project's
 /// `VirtualClock`.

@@ -1,5 +1,6 @@
 import AuthCrypto
 import AuthHTTP
+import AuthJSON
 import AuthJWT
 import AuthStore
 

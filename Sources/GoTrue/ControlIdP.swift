@@ -1,5 +1,6 @@
 import AuthCrypto
 import AuthHTTP
+import AuthJSON
 import AuthJWT
 
 /// The routes of the fake identity providers, one set per provider under

@@ -1,5 +1,5 @@
 import AuthHTTP
-import AuthJWT
+import AuthJSON
 import AuthStore
 
 /// The OAuth redirect flow (reference §5.16-5.19; external.go, external_oauth.go, identity.go):

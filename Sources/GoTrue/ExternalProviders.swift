@@ -1,4 +1,4 @@
-import AuthJWT
+import AuthJSON
 
 /// An email address a provider vouches for (`provider.Email`).
 struct ProviderEmail: Sendable, Equatable {

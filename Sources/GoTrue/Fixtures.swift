@@ -1,4 +1,4 @@
-import AuthJWT
+import AuthJSON
 import AuthStore
 import Synchronization
 

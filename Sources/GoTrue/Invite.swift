@@ -1,5 +1,5 @@
 import AuthHTTP
-import AuthJWT
+import AuthJSON
 import AuthStore
 
 /// `POST /invite` (invite.go; reference §5.20): an admin invites an address; the invitation

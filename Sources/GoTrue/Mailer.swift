@@ -1,5 +1,5 @@
 import AuthCrypto
-import AuthJWT
+import AuthJSON
 import AuthStore
 
 /// Everything the real server would send by email or SMS, captured into the outbox instead

@@ -1,4 +1,4 @@
-import AuthJWT
+import AuthJSON
 import AuthStore
 
 /// JSON shapes of the real server's models (reference §3.1-3.2, `internal/models`). Go writes

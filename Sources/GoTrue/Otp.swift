@@ -1,5 +1,5 @@
 import AuthHTTP
-import AuthJWT
+import AuthJSON
 import AuthStore
 
 /// The email and phone flows that send a code or a link (reference §5.8-5.13, §5.20), `/verify`,

@@ -1,5 +1,5 @@
 import AuthHTTP
-import AuthJWT
+import AuthJSON
 
 /// A request's JSON body read the way GoTrue's `retrieveRequestParams` reads it: a plain
 /// `json.Unmarshal` into a params struct, whatever the `Content-Type`. Failures are 400

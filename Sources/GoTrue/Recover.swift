@@ -1,5 +1,5 @@
 import AuthHTTP
-import AuthJWT
+import AuthJSON
 import AuthStore
 
 /// `POST /recover`, `POST /resend` and `GET /reauthenticate` (recover.go, resend.go,

@@ -1,5 +1,5 @@
 import AuthHTTP
-import AuthJWT
+import AuthJSON
 
 extension HTTPResponse {
     /// A JSON response as GoTrue's `sendJSON` writes it: `Content-Type: application/json` and the

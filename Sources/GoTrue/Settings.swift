@@ -1,5 +1,5 @@
 import AuthHTTP
-import AuthJWT
+import AuthJSON
 
 /// `GET /settings` (reference §5.2), built from the live configuration.
 struct SettingsEndpoints {

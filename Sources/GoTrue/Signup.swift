@@ -1,5 +1,5 @@
 import AuthHTTP
-import AuthJWT
+import AuthJSON
 import AuthStore
 
 /// `POST /signup` (reference §5.5, §8): email/phone sign-up and anonymous sign-in.

@@ -1,5 +1,5 @@
 import AuthHTTP
-import AuthJWT
+import AuthJSON
 import AuthStore
 
 /// `POST /token` (reference §5.6, §7.5-7.7). The grant type comes from the query string.

@@ -1,4 +1,5 @@
 import AuthHTTP
+import AuthJSON
 import AuthJWT
 import AuthStore
 

@@ -1,5 +1,5 @@
 import AuthHTTP
-import AuthJWT
+import AuthJSON
 import AuthStore
 
 /// `GET /user` and `PUT /user` (reference §5.14-5.15).

@@ -1,5 +1,5 @@
 import AuthHTTP
-import AuthJWT
+import AuthJSON
 import AuthStore
 
 /// `POST /verify` and `GET /verify` (reference §10.3-10.5, verify.go): a code or a link's token

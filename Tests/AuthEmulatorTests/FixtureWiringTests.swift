@@ -1,4 +1,5 @@
 @testable import AuthEmulator
+import AuthJSON
 import AuthJWT
 import AuthStore
 import Foundation

@@ -1,6 +1,6 @@
 @testable import AuthEmulator
 import AuthHTTP
-import AuthJWT
+import AuthJSON
 import AuthScenarios
 import Foundation
 import GoTrue

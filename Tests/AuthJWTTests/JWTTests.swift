@@ -1,5 +1,6 @@
 import AuthCrypto
 import Testing
+import AuthJSON
 @testable import AuthJWT
 
 let secret = Array("super-secret-jwt-token-with-at-least-32-characters-long".utf8)

@@ -2,6 +2,7 @@ import AuthCrypto
 import Foundation
 import PythonTestSupport
 import Testing
+import AuthJSON
 @testable import AuthJWT
 
 /// Tokens minted here must verify under PyJWT and vice versa, with identical claims; and

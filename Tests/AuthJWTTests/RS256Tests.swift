@@ -1,6 +1,7 @@
 import AuthCrypto
 import PythonTestSupport
 import Testing
+import AuthJSON
 @testable import AuthJWT
 
 /// RFC 7515 Appendix A.2: the RS256 example JWS and the private RSA JWK of A.2.1 (the same key

@@ -1,5 +1,5 @@
 import AuthHTTP
-import AuthJWT
+import AuthJSON
 import GoTrue
 import Testing
 @testable import AuthScenarios

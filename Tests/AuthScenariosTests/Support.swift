@@ -8,7 +8,7 @@ import Darwin
 #endif
 import AuthCrypto
 import AuthHTTP
-import AuthJWT
+import AuthJSON
 import AuthStore
 import Foundation
 import GoTrue

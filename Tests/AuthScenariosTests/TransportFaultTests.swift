@@ -1,6 +1,6 @@
 // Each transport fault as a raw client sees it, over a real loopback socket.
 import AuthHTTP
-import AuthJWT
+import AuthJSON
 import Foundation
 import GoTrue
 import Testing

@@ -1,6 +1,6 @@
 import AuthCrypto
 import AuthHTTP
-import AuthJWT
+import AuthJSON
 import AuthStore
 import Synchronization
 import Testing

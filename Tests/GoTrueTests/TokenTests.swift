@@ -1,4 +1,4 @@
-import AuthJWT
+import AuthJSON
 import Dispatch
 import Synchronization
 import Testing

@@ -1,5 +1,5 @@
 import Testing
-@testable import AuthJWT
+@testable import AuthJSON
 
 func parse(_ text: String) throws -> JSON { try JSON(parsing: text) }
 

@@ -1,5 +1,5 @@
 import Testing
-@testable import AuthJWT
+@testable import AuthJSON
 
 /// The writer copies strings with nothing to escape in one piece and formats integral numbers
 /// directly; both shortcuts must produce exactly what the general paths (Go's `encoding/json`
