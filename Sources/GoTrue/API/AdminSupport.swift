@@ -1,0 +1,345 @@
+import AuthCrypto
+import AuthHTTP
+import AuthJSON
+import AuthJWT
+import AuthStore
+
+/// The caller of an admin endpoint (`requireAdminCredentials`, reference §1.3).
+struct AdminCaller {
+    var claims: JSONObject
+    var role: String
+
+    /// `requireAdmin` stands in a user with the token's role as both role and email, so audit
+    /// entries of admin actions read `actor_id` nil UUID and `actor_username` the role.
+    var actor: UserRecord {
+        var user = UserRecord(id: Validation.nilUUID, createdAt: 0)
+        user.role = role
+        user.email = role
+        return user
+    }
+}
+
+extension Core {
+    /// `requireAdminCredentials`: a verified bearer JWT; when it names a session (a user's token
+    /// whose role is an admin role), the user and session must exist and the session must still
+    /// be valid; then the `role` claim must be one of `GOTRUE_JWT_ADMIN_ROLES`.
+    func requireAdmin(_ context: RequestContext) throws(AuthError) -> AdminCaller {
+        let token = try bearerToken(context)
+        let claims: JSONObject
+        let keys = config.apiKeys
+        if context.viaGateway, let secret = keys.secret, token == secret {
+            // The hosted gateway swaps an opaque `sb_secret_` key for a service_role JWT before
+            // the request reaches GoTrue.
+            claims = ["role": "service_role"]
+        } else if context.viaGateway, let publishable = keys.publishable, token == publishable {
+            claims = ["role": "anon"]
+        } else {
+            claims = try verifiedClaims(token)
+        }
+        let sessionID = claims["session_id"]?.stringValue ?? ""
+        if !sessionID.isEmpty && sessionID != Validation.nilUUID {
+            let caller = try authenticate(context)
+            if let session = caller.session, !isSessionValid(session) {
+                throw AuthError(403, .sessionExpired, "Session is no longer valid")
+            }
+        }
+        let role = claims["role"]?.stringValue ?? ""
+        guard config.jwt.adminRoles.contains(role) else {
+            throw AuthError(403, .notAdmin, "User not allowed")
+        }
+        return AdminCaller(claims: claims, role: role)
+    }
+
+    /// `Session.CheckValidity`'s time rules: `not_after`, the timebox and inactivity (measured
+    /// from the last refresh, else the creation).
+    func isSessionValid(_ s: SessionRecord) -> Bool {
+        let now = project.environment.now().microseconds
+        let sessions = config.sessions
+        if let notAfter = s.notAfter, now > notAfter { return false }
+        if let timebox = sessions.timeboxSeconds, timebox > 0, now > s.createdAt + Int64(timebox * 1_000_000) {
+            return false
+        }
+        if let timeout = sessions.inactivityTimeoutSeconds, timeout > 0,
+           now > (s.refreshedAt ?? s.createdAt) + Int64(timeout * 1_000_000) {
+            return false
+        }
+        return true
+    }
+}
+
+/// Query-string helpers reproducing Go's `net/url` and `strconv` where the admin API shows them.
+enum GoURL {
+    /// `url.QueryEscape`: everything but `A-Za-z0-9-_.~` percent-encoded (upper-case hex), space
+    /// as `+`.
+    static func queryEscape(_ text: String) -> String {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var out: [UInt8] = []
+        for b in text.utf8 {
+            switch b {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."),
+                 UInt8(ascii: "~"):
+                out.append(b)
+            case UInt8(ascii: " "):
+                out.append(UInt8(ascii: "+"))
+            default:
+                out.append(UInt8(ascii: "%"))
+                out.append(hex[Int(b >> 4)])
+                out.append(hex[Int(b & 0x0F)])
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `url.Values.Encode`: keys sorted (byte order), each value in its original order.
+    static func encode(_ items: [QueryItem]) -> String {
+        var order: [String] = []
+        var values: [String: [String]] = [:]
+        for item in items {
+            if values[item.name] == nil { order.append(item.name) }
+            values[item.name, default: []].append(item.value)
+        }
+        order.sort { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        var parts: [String] = []
+        for key in order {
+            for value in values[key] ?? [] { parts.append(queryEscape(key) + "=" + queryEscape(value)) }
+        }
+        return parts.joined(separator: "&")
+    }
+
+    /// `strconv.ParseUint(text, 10, 64)` with its error text.
+    static func parseUInt(_ text: String) -> Result<UInt64, ParseError> {
+        guard !text.isEmpty else { return .failure(ParseError(message: "strconv.ParseUint: parsing \"\": invalid syntax")) }
+        var value: UInt64 = 0
+        var overflow = false
+        for b in text.utf8 {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) else {
+                return .failure(ParseError(message: "strconv.ParseUint: parsing \(goQuoted(text)): invalid syntax"))
+            }
+            let (m, o1) = value.multipliedReportingOverflow(by: 10)
+            let (s, o2) = m.addingReportingOverflow(UInt64(b - UInt8(ascii: "0")))
+            if o1 || o2 { overflow = true }
+            value = s
+        }
+        if overflow { return .failure(ParseError(message: "strconv.ParseUint: parsing \(goQuoted(text)): value out of range")) }
+        return .success(value)
+    }
+
+    struct ParseError: Error {
+        let message: String
+    }
+
+}
+
+/// `time.ParseDuration`: a signed sequence of decimal numbers, each with an optional fraction
+/// and a unit (`ns`, `us`, `µs`, `μs`, `ms`, `s`, `m`, `h`), e.g. `24h`, `1h30m`, `-1.5s`.
+/// Returns nanoseconds, or Go's error text.
+enum GoDuration {
+    static func parse(_ text: String) -> Result<Int64, GoURL.ParseError> {
+        let invalid = GoURL.ParseError(message: "time: invalid duration " + goQuoted(text))
+        var s = Substring(text)
+        var negative = false
+        if let first = s.first, first == "-" || first == "+" {
+            negative = first == "-"
+            s = s.dropFirst()
+        }
+        if s == "0" { return .success(0) }
+        if s.isEmpty { return .failure(invalid) }
+        var total: UInt64 = 0
+        while !s.isEmpty {
+            // The integer part.
+            var whole: UInt64 = 0
+            var sawDigits = false
+            var overflow = false
+            while let c = s.first, let d = c.wholeNumberValue, c.isASCII {
+                let (m, o1) = whole.multipliedReportingOverflow(by: 10)
+                let (a, o2) = m.addingReportingOverflow(UInt64(d))
+                overflow = overflow || o1 || o2
+                whole = a
+                sawDigits = true
+                s = s.dropFirst()
+            }
+            if overflow { return .failure(invalid) }
+            // The fraction.
+            var fraction: UInt64 = 0
+            var scale: Double = 1
+            var sawFraction = false
+            if s.first == "." {
+                s = s.dropFirst()
+                while let c = s.first, let d = c.wholeNumberValue, c.isASCII {
+                    if fraction < UInt64.max / 10 {
+                        fraction = fraction * 10 + UInt64(d)
+                        scale *= 10
+                    }
+                    sawFraction = true
+                    s = s.dropFirst()
+                }
+            }
+            if !sawDigits && !sawFraction { return .failure(invalid) }
+            // The unit.
+            var unitText = ""
+            while let c = s.first, c != ".", !(c.isASCII && c.isNumber) {
+                unitText.append(c)
+                s = s.dropFirst()
+            }
+            if unitText.isEmpty {
+                return .failure(GoURL.ParseError(message: "time: missing unit in duration " + goQuoted(text)))
+            }
+            let units: [String: UInt64] = [
+                "ns": 1, "us": 1_000, "µs": 1_000, "μs": 1_000, "ms": 1_000_000, "s": 1_000_000_000,
+                "m": 60_000_000_000, "h": 3_600_000_000_000,
+            ]
+            guard let unit = units[unitText] else {
+                return .failure(GoURL.ParseError(
+                    message: "time: unknown unit " + goQuoted(unitText) + " in duration " + goQuoted(text)))
+            }
+            let (w, o1) = whole.multipliedReportingOverflow(by: unit)
+            if o1 || w > 1 << 63 { return .failure(invalid) }
+            var value = w
+            if sawFraction && fraction > 0 {
+                value += UInt64(Double(fraction) * (Double(unit) / scale))
+                if value > 1 << 63 { return .failure(invalid) }
+            }
+            let (t, o2) = total.addingReportingOverflow(value)
+            if o2 || t > 1 << 63 { return .failure(invalid) }
+            total = t
+        }
+        if negative { return .success(total == 1 << 63 ? Int64.min : -Int64(total)) }
+        if total > UInt64(Int64.max) { return .failure(invalid) }
+        return .success(Int64(total))
+    }
+}
+
+/// Redirect targets (`utilities.IsRedirectURLValid`, reference §1.5): same scheme and host as
+/// `SITE_URL` (and the same port unless the host is loopback), a loopback IP literal, or a match
+/// of one of the `GOTRUE_URI_ALLOW_LIST` globs (gobwas/glob with `.` and `/` as separators).
+struct RedirectPolicy {
+    let configuration: Configuration
+
+    func isValid(_ candidate: String) -> Bool {
+        guard !candidate.isEmpty, let target = SimpleURL(candidate) else { return false }
+        if let site = SimpleURL(configuration.siteURL), target.scheme == site.scheme, target.host == site.host {
+            if target.port == site.port || SimpleURL.isLoopback(target.host) { return true }
+        }
+        if SimpleURL.isLoopbackIPLiteral(target.host) { return true }
+        let withoutFragment = candidate.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? candidate
+        return configuration.uriAllowList.contains { pattern in
+            !pattern.isEmpty && Glob.matches(Array(pattern.utf8)[...], Array(withoutFragment.utf8)[...])
+        }
+    }
+
+    /// A valid `candidate`, else `SITE_URL`.
+    func resolve(_ candidates: String?...) -> String {
+        for candidate in candidates {
+            if let candidate, isValid(candidate) { return candidate }
+        }
+        return configuration.siteURL
+    }
+
+    /// The parts of an absolute URL the policy compares.
+    struct SimpleURL {
+        var scheme: String
+        var host: String
+        var port: String
+
+        init?(_ text: String) {
+            guard let colon = text.firstIndex(of: ":") else { return nil }
+            scheme = text[..<colon].lowercased()
+            guard !scheme.isEmpty, text[colon...].hasPrefix("://") else { return nil }
+            let rest = text[text.index(colon, offsetBy: 3)...]
+            var authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+            if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+            if authority.hasPrefix("[") {
+                guard let close = authority.firstIndex(of: "]") else { return nil }
+                host = String(authority[authority.index(after: authority.startIndex)..<close]).lowercased()
+                let after = authority[authority.index(after: close)...]
+                port = after.hasPrefix(":") ? String(after.dropFirst()) : ""
+            } else if let c = authority.lastIndex(of: ":") {
+                host = authority[..<c].lowercased()
+                port = String(authority[authority.index(after: c)...])
+            } else {
+                host = authority.lowercased()
+                port = ""
+            }
+            guard !host.isEmpty else { return nil }
+        }
+
+        static func isLoopback(_ host: String) -> Bool { host == "localhost" || isLoopbackIPLiteral(host) }
+
+        /// 127.0.0.0/8 written as a dotted quad, or `::1`.
+        static func isLoopbackIPLiteral(_ host: String) -> Bool {
+            if host == "::1" || host == "0:0:0:0:0:0:0:1" { return true }
+            let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+            guard parts.count == 4, parts.allSatisfy({ !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isASCII) && UInt8($0) != nil })
+            else { return false }
+            return parts[0] == "127"
+        }
+    }
+
+    /// gobwas/glob with separators `.` and `/`: `**` matches anything, `*` a run without
+    /// separators, `?` one non-separator character; everything else literally.
+    enum Glob {
+        static func matches(_ pattern: ArraySlice<UInt8>, _ text: ArraySlice<UInt8>) -> Bool {
+            guard let p = pattern.first else { return text.isEmpty }
+            let isSeparator: (UInt8) -> Bool = { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "/") }
+            if p == UInt8(ascii: "*") {
+                let doubled = pattern.dropFirst().first == UInt8(ascii: "*")
+                let rest = pattern.dropFirst(doubled ? 2 : 1)
+                var i = text.startIndex
+                while true {
+                    if matches(rest, text[i...]) { return true }
+                    guard i < text.endIndex, doubled || !isSeparator(text[i]) else { return false }
+                    i += 1
+                }
+            }
+            guard let t = text.first else { return false }
+            if p == UInt8(ascii: "?") {
+                return !isSeparator(t) && matches(pattern.dropFirst(), text.dropFirst())
+            }
+            return p == t && matches(pattern.dropFirst(), text.dropFirst())
+        }
+    }
+}
+
+/// Pagination as `paginate` / `addPaginationHeaders` do it (reference §12.1, §12.8).
+struct AdminPagination {
+    var page: UInt64 = 1
+    var perPage: UInt64 = 50
+
+    /// `paginate`: `page` and `per_page` parsed as unsigned decimals; 400 otherwise.
+    init(_ request: HTTPRequest) throws(AuthError) {
+        for (name, keyPath) in [("page", \AdminPagination.page), ("per_page", \AdminPagination.perPage)] {
+            guard let text = request.queryValue(name), !text.isEmpty else { continue }
+            switch GoURL.parseUInt(text) {
+            case .success(let value): self[keyPath: keyPath] = value
+            case .failure(let error):
+                throw AuthError(400, .validationFailed, "Bad Pagination Parameters: \(error.message)")
+            }
+        }
+    }
+
+    var paging: Paging {
+        Paging(page: page > UInt64(Int.max) ? Int.max : Int(page), perPage: perPage > UInt64(Int.max) ? Int.max : Int(perPage))
+    }
+
+    /// `Link` (`rel="next"` while pages remain, always `rel="last"`) and `X-Total-Count`, with
+    /// URLs built from the path GoTrue sees and the request's query re-encoded by Go's rules.
+    /// A `per_page` of 0 divides by zero in the real server: a recovered panic, 500.
+    func headers(_ context: RequestContext, total: Int) throws(AuthError) -> HTTPHeaders {
+        guard perPage > 0 else { throw AuthError.internalServerError }
+        let count = UInt64(total)
+        let pages = count / perPage + (count % perPage > 0 ? 1 : 0)
+        func link(page: UInt64) -> String {
+            // `query.Set("page", …)` replaces every `page`; `Encode` sorts the keys anyway.
+            let items = context.request.query.filter { $0.name != "page" } + [QueryItem(name: "page", value: String(page))]
+            return "<" + context.path + "?" + GoURL.encode(items) + ">"
+        }
+        var value = ""
+        if pages > page { value += link(page: page + 1) + "; rel=\"next\", " }
+        value += link(page: pages) + "; rel=\"last\""
+        var headers = HTTPHeaders()
+        headers["Link"] = value
+        headers["X-Total-Count"] = String(total)
+        return headers
+    }
+}

@@ -1,0 +1,177 @@
+import AuthJSON
+import AuthJWT
+import AuthStore
+
+/// The caller of a user-authenticated endpoint (`requireAuthentication`, reference §1.3).
+struct Authenticated {
+    var claims: JSONObject
+    var user: UserRecord
+    var session: SessionRecord?
+    var token: String
+    /// Loaded in the same read transaction when asked for.
+    var identities: [IdentityRecord]?
+}
+
+/// What every endpoint group shares: the project, the request's configuration snapshot and the
+/// request-level helpers. Built once per request (see `EndpointGroup`).
+struct Core: Sendable {
+    let project: Project
+    /// The configuration snapshot `GoTrueAPI.respond` took for this request.
+    let config: Configuration
+
+    init(project: Project, config: Configuration) {
+        self.project = project
+        self.config = config
+    }
+
+    /// Outside a request (the embedding API, start-up, fixtures): one snapshot taken now.
+    init(project: Project) {
+        self.init(project: project, config: project.configuration)
+    }
+
+    /// `extractBearerToken`: `Authorization` must match `^(?i)bearer (\S+)$`.
+    func bearerToken(_ context: RequestContext) throws(AuthError) -> String {
+        let header = context.request.headers["Authorization"] ?? ""
+        let missing = AuthError(401, .noAuthorization, "This endpoint requires a valid Bearer token")
+        // Byte-wise: this runs on every authenticated request.
+        let bytes = header.utf8
+        guard bytes.count > 7 else { throw missing }
+        let scheme = Array("bearer ".utf8)
+        for (i, byte) in bytes.prefix(7).enumerated() where byte | 0x20 != scheme[i] {  // ASCII case folding
+            throw missing
+        }
+        let token = bytes.dropFirst(7)
+        // `\S+`: no whitespace at all in the token.
+        guard !token.contains(where: { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0x0B || $0 == 0x0C }) else {
+            throw missing
+        }
+        return String(decoding: token, as: UTF8.self)
+    }
+
+    /// `parseJWTClaims`: verified against the project's keys and the (virtual) clock.
+    func verifiedClaims(_ token: String) throws(AuthError) -> JSONObject {
+        do {
+            let jwt = try JWT.verify(token, keys: Tokens(api: self).verificationKeys, now: project.environment.now().unixSeconds)
+            return jwt.claims
+        } catch {
+            throw AuthError(403, .badJwt, "invalid JWT: unable to parse or verify signature, \(error)")
+        }
+    }
+
+    /// `requireAuthentication`: a valid token whose `sub` is an existing user and whose
+    /// `session_id`, when present, is an existing session; banned users refused.
+    func authenticate(_ context: RequestContext, loadingIdentities: Bool = false) throws(AuthError) -> Authenticated {
+        let token = try bearerToken(context)
+        let claims = try verifiedClaims(token)
+        guard let sub = claims["sub"]?.stringValue, !sub.isEmpty else {
+            throw AuthError(403, .badJwt, "invalid claim: missing sub claim")
+        }
+        guard Validation.isUUID(sub) else { throw AuthError(400, .badJwt, "invalid claim: sub claim must be a UUID") }
+        let sessionID = claims["session_id"]?.stringValue ?? ""
+        if !sessionID.isEmpty, sessionID != Validation.nilUUID, !Validation.isUUID(sessionID) {
+            throw AuthError(403, .badJwt, "invalid claim: session_id claim must be a UUID")
+        }
+        let loaded: (UserRecord?, SessionRecord?, [IdentityRecord]?)
+        do {
+            loaded = try project.database.read { conn in
+                let user = try conn.user(id: sub.lowercased())
+                let session = sessionID.isEmpty || sessionID == Validation.nilUUID ? nil : try conn.session(id: sessionID.lowercased())
+                let identities = loadingIdentities && user != nil ? try conn.identities(userID: sub.lowercased()) : nil
+                return (user, session, identities)
+            }
+        } catch {
+            throw storeFailure(error)
+        }
+        guard let user = loaded.0 else { throw AuthError(403, .userNotFound, "User from sub claim in JWT does not exist") }
+        if !sessionID.isEmpty, sessionID != Validation.nilUUID, loaded.1 == nil {
+            throw AuthError(403, .sessionNotFound, "Session from session_id claim in JWT does not exist")
+        }
+        if isBanned(user) { throw AuthError(403, .userBanned, "User is banned") }
+        return Authenticated(claims: claims, user: user, session: loaded.1, token: token, identities: loaded.2)
+    }
+
+    /// The emulator's control routes accept the service_role key (or the `sb_secret_` key) as
+    /// `apikey` or bearer, or any valid token whose role is an admin role.
+    func requireServiceRole(_ context: RequestContext) throws(AuthError) {
+        let keys = config.apiKeys
+        let secrets = [keys.serviceRole, keys.secret].compactMap { $0 }
+        var presented: [String] = []
+        if let key = context.request.headers["apikey"], !key.isEmpty { presented.append(key) }
+        if let header = context.request.headers["Authorization"], header.count > 7, header.prefix(7).lowercased() == "bearer " {
+            presented.append(String(header.dropFirst(7)))
+        }
+        guard !presented.isEmpty else {
+            throw AuthError(401, .noAuthorization, "This endpoint requires the service_role key")
+        }
+        if presented.contains(where: { secrets.contains($0) }) { return }
+        for token in presented {
+            if let claims = try? verifiedClaims(token), let role = claims["role"]?.stringValue,
+               config.jwt.adminRoles.contains(role) {
+                return
+            }
+        }
+        throw AuthError(403, .notAdmin, "User not allowed")
+    }
+
+    func isBanned(_ user: UserRecord) -> Bool {
+        guard let until = user.bannedUntil else { return false }
+        return until > project.environment.now().microseconds
+    }
+
+    /// `requestAud`: `X-JWT-AUD`, else the token's `aud` (ignored for admin roles), else the default.
+    func requestAudience(_ context: RequestContext, claims: JSONObject? = nil) -> String {
+        if let header = context.request.headers["X-JWT-AUD"], !header.isEmpty { return header }
+        if let claims, let role = claims["role"]?.stringValue, !config.jwt.adminRoles.contains(role) {
+            if let aud = claims["aud"]?.stringValue, !aud.isEmpty { return aud }
+            if let first = claims["aud"]?.arrayValue?.first?.stringValue, !first.isEmpty { return first }
+        }
+        return config.jwt.audience
+    }
+
+    /// A database failure as the client sees it: GoTrue's generic 500 (details go to the log).
+    func storeFailure(_ error: any Error) -> AuthError {
+        if let auth = error as? AuthError { return auth }
+        logError("database: \(error)")
+        return AuthError(500, .unexpectedFailure, "Database error")
+    }
+
+    /// Runs a write transaction, mapping store failures to GoTrue's 500 and letting `AuthError`s
+    /// (which roll the transaction back) through.
+    func write<T>(_ body: (Connection) throws -> T) throws(AuthError) -> T {
+        do {
+            return try project.database.write(body)
+        } catch {
+            throw storeFailure(error)
+        }
+    }
+
+    func read<T>(_ body: (Connection) throws -> T) throws(AuthError) -> T {
+        do {
+            return try project.database.read(body)
+        } catch {
+            throw storeFailure(error)
+        }
+    }
+
+    /// Appends an audit-log entry in GoTrue's payload shape (`models.NewAuditLogEntry`):
+    /// `actor_name` only when the user has a `full_name`, the username is the phone when there is
+    /// one, else the email, and, as almost every call site upstream, no IP address.
+    func audit(_ conn: Connection, _ context: RequestContext, actor: UserRecord?, action: String,
+               logType: String, traits: JSONObject? = nil, ipAddress: String = "") throws {
+        var payload = JSONObject()
+        payload["actor_id"] = .string(actor?.id ?? "")
+        if let name = Models.object(actor?.userMetadata ?? "{}")["full_name"]?.stringValue {
+            payload["actor_name"] = .string(name)
+        }
+        let phone = actor?.phone ?? ""
+        payload["actor_username"] = .string(phone.isEmpty ? actor?.email ?? "" : phone)
+        payload["actor_via_sso"] = .bool(actor?.isSSOUser ?? false)
+        payload["action"] = .string(action)
+        payload["log_type"] = .string(logType)
+        if let traits { payload["traits"] = .object(traits) }
+        try conn.insertAuditLogEntry(
+            id: project.environment.uuid(), payload: payload.serialized(),
+            ipAddress: ipAddress, at: project.environment.now().microseconds
+        )
+    }
+}

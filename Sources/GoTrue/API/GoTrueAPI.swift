@@ -1,0 +1,207 @@
+import AuthHTTP
+import AuthStore
+import Synchronization
+
+/// A seam in the request pipeline, between error rendering and the route handler. Failure
+/// scenarios plug in here; with no middleware the server is the plain GoTrue emulation.
+/// `context.operation` is already resolved, so a middleware can match on operation names.
+/// `next` answers with the rendered response (errors included); an error a middleware throws is
+/// rendered by `GoTrueAPI` exactly as a handler's.
+public protocol Middleware: Sendable {
+    func respond(to context: RequestContext, next: (RequestContext) -> HTTPResponse) throws -> HTTPResponse
+}
+
+/// The GoTrue API as an `HTTPResponder`: serves every route at the root, as GoTrue does, and
+/// under `/auth/v1`, as Supabase clients reach it through the gateway.
+public final class GoTrueAPI: HTTPResponder {
+    public let project: Project
+    public let router: Router
+    let middleware: [any Middleware]
+    private let requestIDPrefix: [UInt8]
+    private let requestSerial = Atomic<UInt64>(0)
+
+    /// The path prefix the Supabase gateway strips before requests reach GoTrue.
+    public static let gatewayPrefix = "/auth/v1"
+
+    /// The prefix of the emulator's own control routes (outbox, seeding, clock, scenarios, ...).
+    /// They never collide with a GoTrue path and require the service_role key.
+    public static let emulatorPrefix = "/emulator/v1"
+
+    /// - Parameter extensions: routes added by the layers above (emulator control routes, whose
+    ///   patterns start with `emulatorPrefix`).
+    public init(project: Project, middleware: [any Middleware] = [], extensions: [Route] = []) {
+        self.project = project
+        self.middleware = middleware
+        self.requestIDPrefix = project.environment.randomBytes(8)
+        var router = Router()
+        for route in GoTrueAPI.routes(project) + extensions { router.add(route) }
+        self.router = router
+    }
+
+    /// Every route group, in the order the real server's `internal/api/api.go` mounts them,
+    /// then the emulator's own groups under `/emulator/v1`.
+    static let groups: [any EndpointGroup.Type] = [
+        HealthEndpoints.self,
+        SettingsEndpoints.self,
+        SignupEndpoints.self,
+        InviteEndpoints.self,
+        RecoverEndpoints.self,
+        ResendEndpoints.self,
+        OtpEndpoints.self,
+        TokenEndpoints.self,
+        VerifyEndpoints.self,
+        ExternalEndpoints.self,
+        UserEndpoints.self,
+        IdentityEndpoints.self,
+        ReauthenticateEndpoints.self,
+        LogoutEndpoints.self,
+        AdminEndpoints.self,
+        // Emulator-only
+        OutboxEndpoints.self,
+        ClockEndpoints.self,
+        FixtureEndpoints.self,
+        TestTokenEndpoints.self,
+        ControlIdPEndpoints.self,
+    ]
+
+    static func routes(_ project: Project) -> [Route] {
+        groups.flatMap { $0.routes(project) }
+    }
+
+    public func respond(to request: HTTPRequest) -> HTTPResponse {
+        var path = request.path
+        var viaGateway = false
+        if path == GoTrueAPI.gatewayPrefix || path.hasPrefix(GoTrueAPI.gatewayPrefix + "/") {
+            viaGateway = true
+            path = String(path.dropFirst(GoTrueAPI.gatewayPrefix.count))
+            if path.isEmpty { path = "/" }
+        }
+        var context = RequestContext(
+            request: request,
+            requestID: RequestID(
+                prefix: requestIDPrefix,
+                serial: requestSerial.add(1, ordering: .relaxed).newValue
+            ),
+            apiVersion: APIVersion(headerValue: request.headers[APIVersion.headerName]),
+            path: path,
+            viaGateway: viaGateway,
+            // The one lock taken on the live configuration for this request.
+            configuration: project.settings.current
+        )
+        let cors = CORS(configuration: context.configuration)
+        if let preflight = cors.preflight(request, viaGateway: viaGateway) { return preflight }
+        if viaGateway, let refusal = gatewayRefusal(request, path: path, keys: context.configuration.apiKeys) { return refusal }
+        // The fake identity providers' public routes are reached as a real provider's are: by a
+        // browser or an OIDC library, without the service_role key.
+        if path == GoTrueAPI.emulatorPrefix || path.hasPrefix(GoTrueAPI.emulatorPrefix + "/"),
+           !ControlIdPEndpoints.isPublic(path: path) {
+            do {
+                try Core(project: project, config: context.configuration).requireServiceRole(context)
+            } catch {
+                return GoTrueAPI.render(error, context)
+            }
+        }
+
+        let match = router.match(method: request.method, path: path)
+        if case .found(let route, let parameters) = match {
+            context.operation = route.operation
+            // One operation name per grant, so scenarios can target `token.refresh_token`.
+            if route.operation == "token" {
+                context.operation = "token." + (request.queryValue("grant_type") ?? "")
+            }
+            context.pathParameters = parameters
+        }
+        var response = run(context, from: 0, match: match)
+        cors.decorate(&response, request: request, viaGateway: viaGateway)
+        return response
+    }
+
+    private func run(_ context: RequestContext, from index: Int, match: Router.Match) -> HTTPResponse {
+        do {
+            if index < middleware.count {
+                return try middleware[index].respond(to: context) { next in
+                    self.run(next, from: index + 1, match: match)
+                }
+            }
+            switch match {
+            case .notFound:
+                return .plainText(status: 404, "404 page not found")
+            case .methodNotAllowed(let allowed):
+                var headers = HTTPHeaders()
+                for method in allowed { headers.add(name: "Allow", value: method) }
+                return HTTPResponse(status: 405, headers: headers)
+            case .found(let route, _):
+                return try route.handler(context)
+            }
+        } catch {
+            return GoTrueAPI.render(error, context)
+        }
+    }
+
+    /// The one place errors become responses: an `AuthError` in GoTrue's format for the
+    /// request's API version; anything else is logged and answered with GoTrue's generic 500.
+    static func render(_ error: any Error, _ context: RequestContext) -> HTTPResponse {
+        if let error = error as? AuthError {
+            return error.response(apiVersion: context.apiVersion, requestID: context.requestID)
+        }
+        logError("request \(context.requestID) \(context.request.method) \(context.path): \(error)")
+        return AuthError.unexpected.response(apiVersion: context.apiVersion, requestID: context.requestID)
+    }
+
+    /// Routes the gateway leaves open: links opened in a browser and OAuth redirects carry no key.
+    static let openGatewayPaths: Set<String> = ["/verify", "/callback", "/authorize"]
+
+    /// The Supabase gateway's key check (Kong `key-auth`): the key comes from the `apikey`
+    /// header or query parameter, or as the bearer token, and must be one of the project's keys
+    /// (legacy JWT keys or the opaque `sb_publishable_`/`sb_secret_` ones).
+    private func gatewayRefusal(_ request: HTTPRequest, path: String, keys: APIKeys) -> HTTPResponse? {
+        if GoTrueAPI.openGatewayPaths.contains(path) || ControlIdPEndpoints.isPublic(path: path) { return nil }
+        let accepted = [keys.anon, keys.serviceRole, keys.publishable, keys.secret].compactMap { $0 }
+        var candidates: [String] = []
+        if let key = request.headers["apikey"], !key.isEmpty { candidates.append(key) }
+        if let key = request.queryValue("apikey"), !key.isEmpty { candidates.append(key) }
+        if let authorization = request.headers["Authorization"], authorization.count > 7,
+           authorization.prefix(7).lowercased() == "bearer " {
+            // A user's access token is no API key: the bearer counts only when it is one.
+            let bearer = String(authorization.dropFirst(7))
+            if accepted.contains(bearer) { candidates.append(bearer) }
+        }
+        guard !candidates.isEmpty else {
+            return .json(status: 401, ["message": "No API key found in request"])
+        }
+        if candidates.contains(where: { accepted.contains($0) }) { return nil }
+        return .json(status: 401, ["message": "Invalid authentication credentials"])
+    }
+}
+
+/// Server-side diagnostics go to standard error, never to clients.
+func logError(_ message: String) {
+    var line = "auth-emulator: " + message + "\n"
+    line.withUTF8 { buffer in
+        _ = writeToStandardError(buffer)
+    }
+}
+
+extension GoTrueAPI {
+    /// Shapes the HTTP layer's framing errors. An oversized body is what GoTrue itself reports
+    /// (`request_entity_too_large`, from Go's `MaxBytesReader` limit of 1 MiB); the others never
+    /// reach GoTrue on the real stack, so they answer as Go's `net/http` server does: plain text.
+    public static func renderProtocolFailure(_ failure: HTTPProtocolFailure, headers: HTTPHeaders?) -> HTTPResponse {
+        let apiVersion = APIVersion(headerValue: headers?[APIVersion.headerName])
+        switch failure {
+        case .bodyTooLarge(let limit):
+            let error = AuthError(413, .requestEntityTooLarge, "Request body too large (max \(limit) bytes)")
+            return error.response(apiVersion: apiVersion, requestID: "")
+        case .headersTooLarge:
+            return .plainText(status: 431, "431 Request Header Fields Too Large")
+        case .badRequest(let reason):
+            return .plainText(status: 400, "400 Bad Request: " + reason)
+        case .connectionLimit:
+            return .plainText(status: 503, "503 Service Unavailable: too many open connections")
+        case .unsupportedVersion:
+            return .plainText(status: 505, "505 HTTP Version Not Supported")
+        case .notImplemented(let reason):
+            return .plainText(status: 501, "501 Not Implemented: " + reason)
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import AuthHTTP
+import AuthStore
+import Synchronization
+
+/// All state of one emulated project. Nothing in GoTrue is global, so several isolated projects
+/// can share one process.
+public struct Project: Sendable {
+    /// The live configuration, shared by every copy of this project: the emulator's control
+    /// API may change it while the server runs (auto-confirm, signup, rate limits, ...).
+    public let settings: LiveConfiguration
+    public var database: Database
+    public var environment: Environment
+    /// Captured email/SMS bookkeeping: global send limiters and the "message captured" observer.
+    public let outbox: Outbox
+    /// The per-client request limiters (reference §6.1), shared by every copy of this project.
+    public let rateLimiter = RateLimiter()
+    /// The last fixture seeded (`reset?keep_seed=true` returns to it).
+    public let fixtures = FixtureMemory()
+    /// The fake identity providers' in-memory state (codes, provider tokens, cached key).
+    public let identityProviders = IdentityProviderStore()
+
+    public init(configuration: Configuration, database: Database, environment: Environment = Environment()) {
+        self.settings = LiveConfiguration(configuration)
+        self.database = database
+        self.environment = environment
+        self.outbox = Outbox(start: environment.now())
+    }
+
+    /// A snapshot of the live configuration. Setting it replaces the live configuration.
+    public var configuration: Configuration {
+        get { settings.current }
+        nonmutating set { settings.update { $0 = newValue } }
+    }
+}
+
+/// The project's configuration behind a lock, so it can change at runtime.
+public final class LiveConfiguration: Sendable {
+    private let value: Mutex<Configuration>
+
+    public init(_ configuration: Configuration) { value = Mutex(configuration) }
+
+    public var current: Configuration { value.withLock { $0 } }
+
+    /// Applies `change` atomically; nothing changes when it throws.
+    public func update<E: Error>(_ change: (inout Configuration) throws(E) -> Void) throws(E) {
+        try value.withLock { (configuration: inout Configuration) throws(E) in
+            var copy = configuration
+            try change(&copy)
+            configuration = copy
+        }
+    }
+}

@@ -1,0 +1,128 @@
+import AuthHTTP
+
+/// Everything a GoTrue handler gets about one request.
+public struct RequestContext: Sendable {
+    public var request: HTTPRequest
+    /// The request id the real server puts in the log and in 5xx `error_id`s, formatted only
+    /// when used (most requests never need it).
+    public var requestID: String { requestIDSource.formatted }
+    public var requestIDSource: RequestID
+    public var apiVersion: APIVersion
+    /// The path with any gateway prefix (`/auth/v1`) removed: the path GoTrue itself sees.
+    public var path: String
+    /// Whether the request came through the emulated gateway prefix.
+    public var viaGateway: Bool
+    /// The matched route's operation name (e.g. `health`, `token.password`), nil when unrouted.
+    public var operation: String?
+    /// `{name}` segments of the matched route.
+    public var pathParameters: [String: String] = [:]
+    /// The project's configuration as it was when the request arrived: taken once, so a
+    /// concurrent `PATCH /emulator/v1/config` never hands one request two configurations.
+    public var configuration: Configuration
+
+    public init(request: HTTPRequest, requestID: RequestID, apiVersion: APIVersion, path: String, viaGateway: Bool,
+                configuration: Configuration) {
+        self.configuration = configuration
+        self.request = request
+        self.requestIDSource = requestID
+        self.apiVersion = apiVersion
+        self.path = path
+        self.viaGateway = viaGateway
+    }
+}
+
+/// A UUID-shaped request id: a random per-server prefix plus a serial number, so that minting one
+/// per request costs no system call and no formatting until it is printed.
+public struct RequestID: Sendable, Equatable {
+    public var prefix: [UInt8]   // 8 random bytes
+    public var serial: UInt64
+
+    public init(prefix: [UInt8], serial: UInt64) {
+        self.prefix = prefix
+        self.serial = serial
+    }
+
+    public var formatted: String {
+        var bytes = prefix
+        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: serial >> UInt64(shift))) }
+        bytes[6] = (bytes[6] & 0x0F) | 0x40
+        bytes[8] = (bytes[8] & 0x3F) | 0x80
+        return formatUUID(bytes)
+    }
+}
+
+public typealias Handler = @Sendable (RequestContext) throws -> HTTPResponse
+
+/// One GoTrue route: method, path pattern and the operation name failure scenarios match on.
+public struct Route: Sendable {
+    public enum Segment: Sendable, Equatable {
+        case literal(String)
+        case parameter(String)
+    }
+
+    public let method: String
+    public let segments: [Segment]
+    public let operation: String
+    public let handler: Handler
+
+    /// `pattern` uses chi's syntax: `/admin/users/{user_id}`.
+    public init(_ method: String, _ pattern: String, operation: String, handler: @escaping Handler) {
+        self.method = method
+        self.segments = pattern.split(separator: "/", omittingEmptySubsequences: true).map { part in
+            part.hasPrefix("{") && part.hasSuffix("}")
+                ? .parameter(String(part.dropFirst().dropLast()))
+                : .literal(String(part))
+        }
+        self.operation = operation
+        self.handler = handler
+    }
+
+    func match(_ parts: [Substring]) -> [String: String]? {
+        guard parts.count == segments.count else { return nil }
+        var parameters: [String: String] = [:]
+        for (segment, part) in zip(segments, parts) {
+            switch segment {
+            case .literal(let text): if text != part { return nil }
+            case .parameter(let name):
+                guard !part.isEmpty else { return nil }
+                parameters[name] = String(part)
+            }
+        }
+        return parameters
+    }
+}
+
+/// Path routing with chi's observable behaviour: exact segment matching (a trailing slash is a
+/// different path), 404 for unknown paths, 405 with an `Allow` header for a known path with
+/// another method.
+public struct Router: Sendable {
+    public enum Match: Sendable {
+        case found(Route, [String: String])
+        case methodNotAllowed(allowed: [String])
+        case notFound
+    }
+
+    public private(set) var routes: [Route] = []
+
+    public init(_ routes: [Route] = []) { self.routes = routes }
+
+    public mutating func add(_ route: Route) { routes.append(route) }
+
+    public func match(method: String, path: String) -> Match {
+        guard path.hasPrefix("/") else { return .notFound }
+        let trailingSlash = path.count > 1 && path.hasSuffix("/")
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        if trailingSlash || parts.contains(where: \.isEmpty) && path != "/" { return .notFound }
+        let segments = Array(parts.filter { !$0.isEmpty })
+        var allowed: [String] = []
+        for route in routes {
+            guard let parameters = route.match(segments) else { continue }
+            // chi does not answer HEAD from a GET route: HEAD /health is a 405 on the real server.
+            if route.method == method {
+                return .found(route, parameters)
+            }
+            if !allowed.contains(route.method) { allowed.append(route.method) }
+        }
+        return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: allowed)
+    }
+}

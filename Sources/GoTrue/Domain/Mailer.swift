@@ -1,0 +1,441 @@
+import AuthCrypto
+import AuthJSON
+import AuthStore
+
+/// Everything the real server would send by email or SMS, captured into the outbox instead
+/// (`sendConfirmation`, `sendInvite`, `sendPasswordRecovery`, `sendMagicLink`,
+/// `sendReauthenticationOtp`, `sendEmailChange` in mail.go and `sendPhoneConfirmation` in
+/// phone.go). Each send runs inside the caller's write transaction: it checks the per-user
+/// frequency (reference §6.3) and the global send limit (§6.2), stores the token on the user row
+/// and in `one_time_tokens`, and appends the captured message to `sent`, which the caller hands
+/// to `Outbox.delivered` once the transaction has committed.
+struct Mailer {
+    let api: Core
+    let context: RequestContext
+    let config: Configuration
+    /// `utilities.GetReferrer`: where links send the user after verification.
+    let referrer: String
+
+    init(api: Core, context: RequestContext) {
+        self.api = api
+        self.context = context
+        self.config = api.config
+        self.referrer = Mailer.referrer(context, config)
+    }
+
+    private var project: Project { api.project }
+
+    /// `GetReferrer` (reference §1.5): the `redirect_to` header, else the `redirect_to` query
+    /// value, when valid; else a valid `Referer`; else `SITE_URL`. Invalid values fall back
+    /// silently.
+    static func referrer(_ context: RequestContext, _ config: Configuration) -> String {
+        let header = context.request.headers["redirect_to"] ?? ""
+        let requested = header.isEmpty ? context.request.queryValue("redirect_to") : header
+        return RedirectPolicy(configuration: config).resolve(requested, context.request.headers["Referer"])
+    }
+
+    // MARK: links
+
+    /// `externalURL.ResolveReference(path)`: an absolute path replaces the external URL's path.
+    /// Behind the gateway prefix the link must go through the gateway too, so `/auth/v1` is put
+    /// in front of a path that does not already carry it.
+    func verifyURL(path: String) -> String {
+        var external = config.externalURL
+        if let cut = external.firstIndex(where: { $0 == "?" || $0 == "#" }) { external = String(external[..<cut]) }
+        let origin: String
+        if let scheme = external.firstRange(of: "://") {
+            let rest = external[scheme.upperBound...]
+            let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
+            origin = String(external[..<authorityEnd])
+        } else {
+            origin = external
+        }
+        guard path.hasPrefix("/") else {
+            // A relative path resolves against the external URL's own path.
+            if path.isEmpty { return external }
+            return external + (external.hasSuffix("/") ? "" : "/") + path
+        }
+        let prefix = GoTrueAPI.gatewayPrefix
+        if context.viaGateway && !(path == prefix || path.hasPrefix(prefix + "/")) {
+            return origin + prefix + path
+        }
+        return origin + path
+    }
+
+    /// `getPath`: `?token=<escaped>&type=<escaped>&redirect_to=<encodeRedirectURL>`.
+    func actionLink(path: String, token: String, type: String) -> String {
+        verifyURL(path: path) + "?token=" + GoURL.queryEscape(token) + "&type=" + GoURL.queryEscape(type)
+            + "&redirect_to=" + Mailer.encodeRedirect(referrer)
+    }
+
+    /// `encodeRedirectURL`: a redirect still holding `&`, `=` or `#` was not escaped by the
+    /// caller and is query-escaped; any other is used as it is.
+    static func encodeRedirect(_ url: String) -> String {
+        url.contains(where: { $0 == "&" || $0 == "=" || $0 == "#" }) ? GoURL.queryEscape(url) : url
+    }
+
+    // MARK: codes
+
+    /// A fresh email OTP, or the fixed one configured for the address (emulator-only).
+    func emailOTP(for address: String) -> String {
+        config.mailer.testOTP[address.lowercased()] ?? OneTimeTokens(project: project).otp(length: config.mailer.otpLength)
+    }
+
+    static func flowPrefix(_ pkce: Bool) -> String { pkce ? "pkce_" : "" }
+
+    /// The global email limiter (`sendEmail`): a limit of 0 refuses every email; otherwise the
+    /// limiter applies only while confirmations are on (autoconfirm off), as the real server.
+    private func checkEmailSendLimit() throws(AuthError) {
+        let rate = config.mailer.rateLimitEmailSent
+        let refused = rate.events == 0
+            || (!config.mailer.autoconfirm && !project.outbox.allowEmail(rate, now: project.environment.now()))
+        if refused { throw AuthError(429, .overEmailSendRateLimit, "email rate limit exceeded") }
+    }
+
+    private func capture(_ conn: Connection, channel: String, to recipient: String, type: String, subject: String,
+                         html: String, text: String, otp: String, tokenHash: String, link: String, userID: String,
+                         sent: inout [OutboxRecord]) throws -> OutboxRecord {
+        var record = OutboxRecord(id: project.environment.uuid(), channel: channel, recipient: recipient.lowercased(),
+                                  type: type, sentAt: project.environment.now().microseconds)
+        record.subject = subject
+        record.bodyHTML = html
+        record.bodyText = text
+        record.otp = otp
+        record.tokenHash = tokenHash
+        record.actionLink = link
+        record.redirectTo = channel == "email" && !link.isEmpty ? referrer : ""
+        record.userID = userID
+        try conn.insertOutboxMessage(record)
+        sent.append(record)
+        return record
+    }
+
+    // Not inlined: Swift 6.3.1's optimizer crashes its ownership verifier when this body is
+    // inlined into `sendRecovery` (release builds only).
+    @inline(never)
+    private func captureEmail(_ conn: Connection, user: UserRecord, to address: String, action: MailTemplates.Action,
+                              otp: String, tokenHash: String, path: String?, sent: inout [OutboxRecord]) throws {
+        let link = path.map { actionLink(path: $0, token: tokenHash, type: action.linkType) } ?? ""
+        let message = MailTemplates.render(action, link: link, otp: otp, email: user.email ?? "",
+                                           newEmail: user.emailChange ?? "", siteURL: config.siteURL)
+        _ = try capture(conn, channel: "email", to: address, type: action.linkType, subject: message.subject,
+                        html: message.html, text: message.text, otp: otp, tokenHash: tokenHash, link: link,
+                        userID: user.id, sent: &sent)
+    }
+
+    // MARK: email sends
+
+    /// `sendConfirmation`: the sign-up confirmation (link type `signup`).
+    func sendConfirmation(_ conn: Connection, user: inout UserRecord, pkce: Bool, sent: inout [OutboxRecord]) throws {
+        let now = project.environment.now()
+        try FrequencyLimit.check(sentAt: user.confirmationSentAt, frequencySeconds: config.mailer.maxFrequencySeconds,
+                                 now: now, code: .overEmailSendRateLimit)
+        let email = user.email ?? ""
+        let otp = emailOTP(for: email)
+        let token = Mailer.flowPrefix(pkce) + OneTimeTokens.tokenHash(email, otp)
+        try checkEmailSendLimit()
+        try captureEmail(conn, user: user, to: email, action: .signup, otp: otp, tokenHash: token,
+                         path: config.mailer.urlPaths.confirmation, sent: &sent)
+        user.confirmationToken = token
+        user.confirmationSentAt = now.microseconds
+        try conn.updateUser(user)
+        try OneTimeTokens(project: project).record(conn, userID: user.id, type: "confirmation_token", tokenHash: token,
+                                                   relatesTo: email, at: now.microseconds)
+    }
+
+    /// `sendInvite`: no per-user frequency check, only the global limit.
+    func sendInvite(_ conn: Connection, user: inout UserRecord, sent: inout [OutboxRecord]) throws {
+        let now = project.environment.now()
+        let email = user.email ?? ""
+        let otp = emailOTP(for: email)
+        let token = OneTimeTokens.tokenHash(email, otp)
+        try checkEmailSendLimit()
+        try captureEmail(conn, user: user, to: email, action: .invite, otp: otp, tokenHash: token,
+                         path: config.mailer.urlPaths.invite, sent: &sent)
+        user.confirmationToken = token
+        user.invitedAt = now.microseconds
+        user.confirmationSentAt = now.microseconds
+        try conn.updateUser(user)
+        try OneTimeTokens(project: project).record(conn, userID: user.id, type: "confirmation_token", tokenHash: token,
+                                                   relatesTo: email, at: now.microseconds)
+    }
+
+    /// `sendPasswordRecovery` and `sendMagicLink`: both use the recovery token slot and share
+    /// `recovery_sent_at` for the frequency limit.
+    func sendRecovery(_ conn: Connection, user: inout UserRecord, magicLink: Bool, pkce: Bool,
+                      sent: inout [OutboxRecord]) throws {
+        let now = project.environment.now()
+        try FrequencyLimit.check(sentAt: user.recoverySentAt, frequencySeconds: config.mailer.maxFrequencySeconds,
+                                 now: now, code: .overEmailSendRateLimit)
+        let email = user.email ?? ""
+        let otp = emailOTP(for: email)
+        let token = Mailer.flowPrefix(pkce) + OneTimeTokens.tokenHash(email, otp)
+        try checkEmailSendLimit()
+        let action: MailTemplates.Action = magicLink ? .magicLink : .recovery
+        let path = config.mailer.urlPaths.recovery
+        try captureEmail(conn, user: user, to: email, action: action, otp: otp, tokenHash: token, path: path, sent: &sent)
+        user.recoveryToken = token
+        user.recoverySentAt = now.microseconds
+        try conn.updateUser(user)
+        try OneTimeTokens(project: project).record(conn, userID: user.id, type: "recovery_token", tokenHash: token,
+                                                   relatesTo: email, at: now.microseconds)
+    }
+
+    /// `sendReauthenticationOtp`: a code only, no link.
+    func sendReauthentication(_ conn: Connection, user: inout UserRecord, sent: inout [OutboxRecord]) throws {
+        let now = project.environment.now()
+        try FrequencyLimit.check(sentAt: user.reauthenticationSentAt, frequencySeconds: config.mailer.maxFrequencySeconds,
+                                 now: now, code: .overEmailSendRateLimit)
+        let email = user.email ?? ""
+        let otp = emailOTP(for: email)
+        let token = OneTimeTokens.tokenHash(email, otp)
+        try checkEmailSendLimit()
+        try captureEmail(conn, user: user, to: email, action: .reauthentication, otp: otp, tokenHash: token, path: nil,
+                         sent: &sent)
+        user.reauthenticationToken = token
+        user.reauthenticationSentAt = now.microseconds
+        try conn.updateUser(user)
+        try OneTimeTokens(project: project).record(conn, userID: user.id, type: "reauthentication_token", tokenHash: token,
+                                                   relatesTo: email, at: now.microseconds)
+    }
+
+    /// `sendEmailChange`: a message to the new address and, with secure email change, one to the
+    /// current address; each carries its own code and token.
+    func sendEmailChange(_ conn: Connection, user: inout UserRecord, to newEmail: String, pkce: Bool,
+                         sent: inout [OutboxRecord]) throws {
+        let now = project.environment.now()
+        try FrequencyLimit.check(sentAt: user.emailChangeSentAt, frequencySeconds: config.mailer.maxFrequencySeconds,
+                                 now: now, code: .overEmailSendRateLimit)
+        let otpNew = emailOTP(for: newEmail)
+        user.emailChange = newEmail
+        user.emailChangeTokenNew = Mailer.flowPrefix(pkce) + OneTimeTokens.tokenHash(newEmail, otpNew)
+        var otpCurrent = ""
+        let current = user.email ?? ""
+        if config.mailer.secureEmailChangeEnabled && !current.isEmpty {
+            otpCurrent = emailOTP(for: current)
+            user.emailChangeTokenCurrent = Mailer.flowPrefix(pkce) + OneTimeTokens.tokenHash(current, otpCurrent)
+        }
+        user.emailChangeConfirmStatus = 0
+        try checkEmailSendLimit()
+        let path = config.mailer.urlPaths.emailChange
+        try captureEmail(conn, user: user, to: newEmail, action: .emailChange, otp: otpNew,
+                         tokenHash: user.emailChangeTokenNew ?? "", path: path, sent: &sent)
+        if !otpCurrent.isEmpty {
+            try captureEmail(conn, user: user, to: current, action: .emailChange, otp: otpCurrent,
+                             tokenHash: user.emailChangeTokenCurrent ?? "", path: path, sent: &sent)
+        }
+        user.emailChangeSentAt = now.microseconds
+        user.updatedAt = now.microseconds
+        try conn.updateUser(user)
+        let codes = OneTimeTokens(project: project)
+        if let token = user.emailChangeTokenCurrent, !token.isEmpty {
+            try codes.record(conn, userID: user.id, type: "email_change_token_current", tokenHash: token,
+                             relatesTo: current, at: now.microseconds)
+        }
+        if let token = user.emailChangeTokenNew, !token.isEmpty {
+            try codes.record(conn, userID: user.id, type: "email_change_token_new", tokenHash: token,
+                             relatesTo: newEmail, at: now.microseconds)
+        }
+    }
+
+    // MARK: SMS
+
+    enum SMSPurpose {
+        case confirmation, phoneChange, reauthentication
+
+        var outboxType: String {
+            switch self {
+            case .confirmation: return "sms"
+            case .phoneChange: return "phone_change"
+            case .reauthentication: return "reauthentication"
+            }
+        }
+    }
+
+    /// `sendPhoneConfirmation`: returns the message id (`test-otp` for a fixed test code, which
+    /// sends nothing; otherwise the captured message's id, standing in for the provider's).
+    func sendPhoneOTP(_ conn: Connection, user: inout UserRecord, phone: String, purpose: SMSPurpose,
+                      sent: inout [OutboxRecord]) throws -> String {
+        let now = project.environment.now()
+        let sentAt: Int64?
+        switch purpose {
+        case .confirmation: sentAt = user.confirmationSentAt
+        case .phoneChange: sentAt = user.phoneChangeSentAt
+        case .reauthentication: sentAt = user.reauthenticationSentAt
+        }
+        // Checked before the test code, so fixed codes throttle like real ones.
+        try FrequencyLimit.check(sentAt: sentAt, frequencySeconds: config.sms.maxFrequencySeconds, now: now,
+                                 code: .overSmsSendRateLimit)
+        if purpose == .phoneChange { user.phoneChange = phone }
+        let otp: String
+        let messageID: String
+        if let fixed = config.sms.testOTP[phone] {
+            otp = fixed
+            messageID = "test-otp"
+        } else {
+            if !config.sms.autoconfirm && !project.outbox.allowSMS(config.sms.rateLimitSMSSent, now: now) {
+                throw AuthError(429, .overSmsSendRateLimit, "SMS rate limit exceeded")
+            }
+            otp = OneTimeTokens(project: project).otp(length: config.sms.otpLength)
+            let text = MailTemplates.sms(config.sms.template, code: otp)
+            messageID = try capture(conn, channel: "sms", to: phone, type: purpose.outboxType, subject: "", html: "",
+                                    text: text, otp: otp, tokenHash: OneTimeTokens.tokenHash(phone, otp), link: "",
+                                    userID: user.id, sent: &sent).id
+        }
+        let token = OneTimeTokens.tokenHash(phone, otp)
+        let codes = OneTimeTokens(project: project)
+        switch purpose {
+        case .confirmation:
+            user.confirmationToken = token
+            user.confirmationSentAt = now.microseconds
+            try conn.updateUser(user)
+            try codes.record(conn, userID: user.id, type: "confirmation_token", tokenHash: token,
+                             relatesTo: user.phone ?? phone, at: now.microseconds)
+        case .phoneChange:
+            user.phoneChangeToken = token
+            user.phoneChangeSentAt = now.microseconds
+            try conn.updateUser(user)
+            try codes.record(conn, userID: user.id, type: "phone_change_token", tokenHash: token, relatesTo: phone,
+                             at: now.microseconds)
+        case .reauthentication:
+            user.reauthenticationToken = token
+            user.reauthenticationSentAt = now.microseconds
+            try conn.updateUser(user)
+            try codes.record(conn, userID: user.id, type: "reauthentication_token", tokenHash: token,
+                             relatesTo: user.phone ?? phone, at: now.microseconds)
+        }
+        return messageID
+    }
+
+    // MARK: helpers for the flows
+
+    /// `crypto.GeneratePassword`: a throwaway password for accounts created by an OTP or magic
+    /// link, with one character of every required set so it passes the strength policy.
+    static func randomPassword(_ environment: Environment, requiredCharacters: [String], length: Int) -> String {
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+        func pick(_ set: [Character]) -> Character {
+            // 64 is a multiple of nothing useful here; reject bytes above the largest multiple.
+            let limit = 256 - 256 % set.count
+            while true {
+                for byte in environment.randomBytes(8) where Int(byte) < limit { return set[Int(byte) % set.count] }
+            }
+        }
+        var characters: [Character] = requiredCharacters.compactMap { set in set.isEmpty ? nil : pick(Array(set)) }
+        while characters.count < length { characters.append(pick(alphabet)) }
+        return String(characters)
+    }
+}
+
+/// Message bodies following the real server's default templates (subject, heading, one
+/// sentence, the link), with the code added so a reader can use either.
+enum MailTemplates {
+    enum Action {
+        case signup, invite, magicLink, recovery, emailChange, reauthentication
+
+        /// The `type` a link carries and the outbox records.
+        var linkType: String {
+            switch self {
+            case .signup: return "signup"
+            case .invite: return "invite"
+            case .magicLink: return "magiclink"
+            case .recovery: return "recovery"
+            case .emailChange: return "email_change"
+            case .reauthentication: return "reauthentication"
+            }
+        }
+    }
+
+    struct Message {
+        var subject: String
+        var html: String
+        var text: String
+    }
+
+    static func render(_ action: Action, link: String, otp: String, email: String, newEmail: String,
+                       siteURL: String) -> Message {
+        let subject: String
+        let heading: String
+        let sentence: String
+        let linkLabel: String
+        var footer = ""
+        switch action {
+        case .signup:
+            subject = "Confirm your email address"
+            heading = subject
+            sentence = "Follow this link to confirm your email address and finish signing up."
+            linkLabel = "Confirm email address"
+        case .invite:
+            subject = "You've been invited"
+            heading = subject
+            sentence = "You have been invited to create an account. Follow this link to accept the invitation."
+            linkLabel = "Accept the invitation"
+        case .magicLink:
+            subject = "Your sign-in link"
+            heading = subject
+            sentence = "Follow this link to sign in. It can be used once and expires soon."
+            linkLabel = "Sign in"
+        case .recovery:
+            subject = "Reset your password"
+            heading = subject
+            sentence = "Someone asked to reset the password of this account. Follow this link to choose a new one."
+            linkLabel = "Reset password"
+            footer = "If you did not ask for this, ignore this email."
+        case .emailChange:
+            subject = "Confirm your new email address"
+            heading = subject
+            sentence = "Follow this link to confirm the change of email address from \(email) to \(newEmail)."
+            linkLabel = "Confirm email address change"
+            footer = "If you did not ask for this change, ignore this email."
+        case .reauthentication:
+            subject = "\(otp) is your verification code"
+            heading = "Your verification code"
+            sentence = "Enter this code to confirm it is you. It expires soon."
+            linkLabel = ""
+        }
+        var html = "<h2>\(escape(heading))</h2>\n\n<p>\(escape(sentence))</p>\n"
+        var text = heading + "\n\n" + sentence + "\n"
+        if !link.isEmpty {
+            html += "<p><a href=\"\(escape(link))\">\(escape(linkLabel))</a></p>\n"
+            text += "\n" + linkLabel + ": " + link + "\n"
+        }
+        if !otp.isEmpty {
+            html += action == .reauthentication ? "<p>\(escape(otp))</p>\n" : "<p>Or enter this code: \(escape(otp))</p>\n"
+            text += action == .reauthentication ? "\n" + otp + "\n" : "\nOr enter this code: " + otp + "\n"
+        }
+        if !footer.isEmpty {
+            html += "<p>\(escape(footer))</p>\n"
+            text += "\n" + footer + "\n"
+        }
+        return Message(subject: subject, html: html, text: text)
+    }
+
+    /// `GOTRUE_SMS_TEMPLATE` with `{{ .Code }}` (any spacing) replaced by the code.
+    static func sms(_ template: String, code: String) -> String {
+        var out = ""
+        var rest = Substring(template)
+        while let open = rest.firstRange(of: "{{") {
+            guard let close = rest[open.upperBound...].firstRange(of: "}}") else { break }
+            let inner = rest[open.upperBound..<close.lowerBound].filter { $0 != " " }
+            out += rest[..<open.lowerBound]
+            out += inner == ".Code" ? code : String(rest[open.lowerBound..<close.upperBound])
+            rest = rest[close.upperBound...]
+        }
+        return out + rest
+    }
+
+    /// HTML escaping as Go's `html/template` does for text and attribute values.
+    static func escape(_ text: String) -> String {
+        var out = ""
+        for c in text {
+            switch c {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&#34;"
+            case "'": out += "&#39;"
+            default: out.append(c)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,75 @@
+import AuthHTTP
+import AuthJSON
+import AuthStore
+
+/// A redirect URL taken apart the way `url.Parse` / `URL.String` treat the parts the verify
+/// redirects touch: the query (decoded, re-encodable) and the fragment.
+struct RedirectURL {
+    var base: String
+    var rawQuery: String
+    var query: [QueryItem]
+    var fragment: String
+
+    init(_ text: String) {
+        var rest = Substring(text)
+        fragment = ""
+        if let hash = rest.firstIndex(of: "#") {
+            fragment = String(rest[rest.index(after: hash)...])
+            rest = rest[..<hash]
+        }
+        rawQuery = ""
+        if let question = rest.firstIndex(of: "?") {
+            rawQuery = String(rest[rest.index(after: question)...])
+            rest = rest[..<question]
+        }
+        base = String(rest)
+        query = RedirectURL.parseQuery(rawQuery)
+    }
+
+    /// `q.Set`: replaces every value of `name`.
+    mutating func set(_ name: String, _ value: String) {
+        query.removeAll { $0.name == name }
+        query.append(QueryItem(name: name, value: value))
+    }
+
+    var string: String {
+        base + (rawQuery.isEmpty ? "" : "?" + rawQuery) + (fragment.isEmpty ? "" : "#" + fragment)
+    }
+
+    /// `url.ParseQuery`, keeping the pairs that decode (`+` is a space).
+    static func parseQuery(_ raw: String) -> [QueryItem] {
+        var items: [QueryItem] = []
+        for pair in raw.split(separator: "&", omittingEmptySubsequences: true) where !pair.contains(";") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = unescape(parts[0]), let value = parts.count > 1 ? unescape(parts[1]) : "" else { continue }
+            items.append(QueryItem(name: name, value: value))
+        }
+        return items
+    }
+
+    private static func unescape(_ text: Substring) -> String? {
+        var out: [UInt8] = []
+        var bytes = Array(text.utf8)[...]
+        while let b = bytes.popFirst() {
+            switch b {
+            case UInt8(ascii: "+"): out.append(0x20)
+            case UInt8(ascii: "%"):
+                guard bytes.count >= 2, let high = hexValue(bytes[bytes.startIndex]),
+                      let low = hexValue(bytes[bytes.startIndex + 1]) else { return nil }
+                out.append(high << 4 | low)
+                bytes = bytes.dropFirst(2)
+            default: out.append(b)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func hexValue(_ b: UInt8) -> UInt8? {
+        switch b {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return b - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return b - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return b - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+}

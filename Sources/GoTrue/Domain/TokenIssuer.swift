@@ -1,0 +1,134 @@
+import AuthHTTP
+import AuthJSON
+import AuthJWT
+import AuthStore
+
+/// Access tokens, refresh tokens and sessions (reference §7, `internal/tokens/service.go`).
+struct Tokens {
+    let project: Project
+    let configuration: Configuration
+
+    init(api: Core) {
+        project = api.project
+        configuration = api.config
+    }
+
+    /// The key that signs: the `GOTRUE_JWT_KEYS` entry with `sign` in its `key_ops`, else the
+    /// secret (with `GOTRUE_JWT_KEY_ID` as `kid` when set).
+    var signingKey: JWTKey {
+        if let key = configuration.jwt.keys.first(where: \.canSign) {
+            return JWTKey(kid: key.kid.isEmpty ? nil : key.kid, secret: key.secret)
+        }
+        let kid = configuration.jwt.keyID
+        return JWTKey(kid: kid.isEmpty ? nil : kid, secret: Array(configuration.jwt.secret.utf8))
+    }
+
+    /// Verification keys as `parseJWTClaims` resolves them: by `kid` when it names a configured
+    /// key, otherwise (any HS256 token) the plain secret.
+    var verificationKeys: JWTKeySet {
+        var keys = configuration.jwt.keys.map { JWTKey(kid: $0.kid, secret: $0.secret) }
+        let secret = Array(configuration.jwt.secret.utf8)
+        if !configuration.jwt.keyID.isEmpty { keys.append(JWTKey(kid: configuration.jwt.keyID, secret: secret)) }
+        return JWTKeySet(keys: keys, fallback: JWTKey(kid: nil, secret: secret), unknownKidUsesFallback: true)
+    }
+
+    /// A legacy-format refresh token: 12 characters of lowercase base32 (`a-z`, `2-7`).
+    func newRefreshToken() -> String {
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyz234567".utf8)
+        // 32 symbols: the low five bits of a random byte are uniform.
+        let bytes = project.environment.randomBytes(12)
+        return String(decoding: bytes.map { alphabet[Int($0 & 31)] }, as: UTF8.self)
+    }
+
+    /// AAL and AMR of a session from its recorded authentication methods, most recent first.
+    func assurance(_ conn: Connection, sessionID: String) throws -> (aal: String, amr: JSON) {
+        let claims = try conn.amrClaims(sessionID: sessionID)
+        let secondFactors: Set<String> = ["totp", "mfa/phone", "mfa/webauthn"]
+        let aal = claims.contains { secondFactors.contains($0.method) } ? "aal2" : "aal1"
+        let amr = JSON.array(claims.map { claim in
+            ["method": .string(claim.method), "timestamp": .number(Timestamp(microseconds: claim.updatedAt).unixSeconds)]
+        })
+        return (aal, amr)
+    }
+
+    /// Mints the access token of `user` for `sessionID` (`GenerateAccessToken`).
+    func accessToken(_ conn: Connection, user: UserRecord, sessionID: String) throws -> (token: String, expiresAt: Int64) {
+        let (aal, amr) = try assurance(conn, sessionID: sessionID)
+        return accessToken(user: user, sessionID: sessionID, aal: aal, amr: amr, issuedAt: project.environment.now().unixSeconds)
+    }
+
+    /// Mints an access token from values already read (`assurance` and the clock), so a caller
+    /// can read them inside its write transaction and sign after the commit, keeping the
+    /// claims building and the MAC out of the serialized writer.
+    func accessToken(user: UserRecord, sessionID: String, aal: String, amr: JSON, issuedAt: Int64)
+        -> (token: String, expiresAt: Int64)
+    {
+        let expiresAt = issuedAt + Int64(configuration.jwt.expirySeconds)
+        var claims = JSONObject()
+        if !configuration.jwt.issuer.isEmpty { claims["iss"] = .string(configuration.jwt.issuer) }
+        claims["sub"] = .string(user.id)
+        claims["aud"] = .string(user.aud)
+        claims["exp"] = .number(expiresAt)
+        claims["iat"] = .number(issuedAt)
+        claims["email"] = .string(user.email ?? "")
+        claims["phone"] = .string(user.phone ?? "")
+        claims["app_metadata"] = .object(Models.object(user.appMetadata).sortedRecursively())
+        claims["user_metadata"] = .object(Models.object(user.userMetadata).sortedRecursively())
+        claims["role"] = .string(user.role)
+        claims["aal"] = .string(aal)
+        claims["amr"] = amr
+        claims["session_id"] = .string(sessionID)
+        claims["is_anonymous"] = .bool(user.isAnonymous)
+        return (JWTSigner.sign(claims: claims, key: signingKey), expiresAt)
+    }
+
+    /// `IssueRefreshToken`: a new session with its first refresh token and AMR entry, the user's
+    /// `last_sign_in_at` updated. Runs inside the caller's write transaction.
+    func issueSession(_ conn: Connection, user: inout UserRecord, method: String, request: HTTPRequest) throws -> Issued {
+        let now = project.environment.now().microseconds
+        user.lastSignInAt = now
+        user.updatedAt = now
+        // Only these two columns: callers have written any other change of `user` already.
+        try conn.updateUserLastSignIn(id: user.id, lastSignInAt: now, updatedAt: now)
+
+        var session = SessionRecord(id: project.environment.uuid(), userID: user.id, at: now)
+        session.userAgent = request.headers["User-Agent"]
+        session.ip = request.remoteAddress
+        try conn.insertSession(session)
+        let refreshToken = newRefreshToken()
+        try conn.insertRefreshToken(token: refreshToken, userID: user.id, sessionID: session.id, parent: nil, at: now)
+        try conn.addAMRClaim(id: project.environment.uuid(), sessionID: session.id, method: method, at: now)
+        let (token, expiresAt) = try accessToken(conn, user: user, sessionID: session.id)
+        return Issued(accessToken: token, expiresAt: expiresAt, refreshToken: refreshToken, sessionID: session.id, userID: user.id)
+    }
+
+    struct Issued {
+        var accessToken: String
+        var expiresAt: Int64
+        var refreshToken: String
+        var sessionID: String
+        var userID: String
+
+        /// `AccessTokenResponse` (reference §3.4) around the user's JSON.
+        func response(user: JSON, now: Timestamp, extra: JSONObject = [:]) -> JSONObject {
+            var o = JSONObject()
+            o["access_token"] = .string(accessToken)
+            o["token_type"] = "bearer"
+            o["expires_in"] = .number(expiresAt - now.unixSeconds)
+            o["expires_at"] = .number(expiresAt)
+            o["refresh_token"] = .string(refreshToken)
+            o["user"] = user
+            for (key, value) in extra { o[key] = value }
+            return o
+        }
+
+        /// The informational headers the real server adds on issuance (§7.6).
+        var headers: HTTPHeaders {
+            var h = HTTPHeaders()
+            h["sb-auth-user-id"] = userID
+            h["sb-auth-session-id"] = sessionID
+            h["sb-auth-refresh-token-prefix"] = String(refreshToken.prefix(5))
+            return h
+        }
+    }
+}

@@ -1,0 +1,492 @@
+import AuthCrypto
+import AuthHTTP
+import AuthJSON
+import AuthJWT
+
+/// The routes of the fake identity providers, one set per provider under
+/// `/emulator/v1/idp/{provider}`:
+/// - public, like a real provider's (no key): `GET .well-known/openid-configuration`,
+///   `GET jwks`, `GET authorize` (the consent page), `POST authorize` (the page's answer),
+///   `POST token` (RFC 6749 §4.1.3), `GET|POST userinfo`;
+/// - service_role only: `POST id_token`, which mints an id_token for native sign-in tests.
+struct ControlIdPEndpoints: EndpointGroup {
+    let api: Core
+
+    static let prefix = GoTrueAPI.emulatorPrefix + "/idp"
+
+    static var endpoints: [Endpoint<Self>] {
+        let base = ControlIdPEndpoints.prefix + "/{provider}"
+        return [
+            Endpoint("GET", base + "/.well-known/openid-configuration", operation: "emulator.idp.discovery") { g, context in
+                try g.discovery(context)
+            },
+            Endpoint("GET", base + "/jwks", operation: "emulator.idp.jwks") { g, context in try g.jwks(context) },
+            Endpoint("GET", base + "/authorize", operation: "emulator.idp.authorize") { g, context in try g.authorize(context) },
+            Endpoint("POST", base + "/authorize", operation: "emulator.idp.consent") { g, context in try g.consent(context) },
+            Endpoint("POST", base + "/token", operation: "emulator.idp.token") { g, context in try g.token(context) },
+            Endpoint("GET", base + "/userinfo", operation: "emulator.idp.userinfo") { g, context in try g.userinfo(context) },
+            Endpoint("POST", base + "/userinfo", operation: "emulator.idp.userinfo") { g, context in try g.userinfo(context) },
+            Endpoint("POST", base + "/id_token", operation: "emulator.idp.id_token") { g, context in try g.mint(context) },
+        ]
+    }
+
+    /// The last path segments of the routes a browser or a third-party OIDC library reaches
+    /// without the service_role key, as it would reach a real provider.
+    static let publicEndpoints: Set<String> = ["jwks", "authorize", "token", "userinfo"]
+
+    /// Whether `path` (gateway prefix removed) is one of the public provider routes. Everything
+    /// else under `/emulator/v1`, including the mint route, keeps requiring the service_role key.
+    static func isPublic(path: String) -> Bool {
+        guard path.hasPrefix(FakeIdentityProvider.pathPrefix) else { return false }
+        let rest = path.dropFirst(FakeIdentityProvider.pathPrefix.count).split(separator: "/", omittingEmptySubsequences: false)
+        guard let provider = rest.first, !provider.isEmpty, provider != ".", provider != ".." else { return false }
+        switch rest.count {
+        case 2: return publicEndpoints.contains(String(rest[1]))
+        case 3: return rest[1] == ".well-known" && rest[2] == "openid-configuration"
+        default: return false
+        }
+    }
+
+    private var project: Project { api.project }
+    private var idp: FakeIdentityProvider { FakeIdentityProvider(api: api) }
+
+    private func provider(_ context: RequestContext) throws(AuthError) -> String {
+        let name = context.pathParameters["provider"] ?? ""
+        try FakeIdentityProvider.checkProvider(name)
+        return name
+    }
+
+    private func internalFailure(_ error: any Error) -> AuthError {
+        if let auth = error as? AuthError { return auth }
+        logError("identity provider: \(error)")
+        return AuthError.unexpected
+    }
+
+    // MARK: Discovery and keys
+
+    /// OpenID Connect Discovery 1.0 §3 metadata.
+    func discovery(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+        let name = try provider(context)
+        let issuer = idp.issuer(for: name)
+        let claims: [JSON] = name == "apple"
+            ? ["aud", "email", "email_verified", "exp", "iat", "is_private_email", "iss", "nonce", "nonce_supported", "sub", "auth_time"]
+            : ["aud", "email", "email_verified", "exp", "iat", "iss", "name", "nonce", "picture", "sub", "at_hash"]
+        let document: JSON = [
+            "issuer": .string(issuer),
+            "authorization_endpoint": .string(issuer + "/authorize"),
+            "token_endpoint": .string(issuer + "/token"),
+            "userinfo_endpoint": .string(issuer + "/userinfo"),
+            "jwks_uri": .string(issuer + "/jwks"),
+            "response_types_supported": ["code"],
+            "response_modes_supported": ["query", "form_post"],
+            "grant_types_supported": ["authorization_code"],
+            "subject_types_supported": ["public"],
+            "id_token_signing_alg_values_supported": ["RS256"],
+            "scopes_supported": name == "apple" ? ["openid", "email", "name"] : ["openid", "email", "profile"],
+            "claims_supported": .array(claims),
+            "token_endpoint_auth_methods_supported": ["client_secret_post", "client_secret_basic", "none"],
+            "code_challenge_methods_supported": ["S256", "plain"],
+        ]
+        return .json(document)
+    }
+
+    /// RFC 7517 §5: the one key every fake provider signs with.
+    func jwks(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+        _ = try provider(context)
+        do {
+            return .json(try idp.jwks())
+        } catch {
+            throw internalFailure(error)
+        }
+    }
+
+    // MARK: Authorization (the consent page)
+
+    func authorize(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+        let name = try provider(context)
+        let request = AuthorizationRequest(context.request.query)
+        if let problem = request.problem() { return ConsentPage.error(problem, provider: name) }
+        let hint = request.loginHint.trimmingASCIISpaces()
+        if api.config.identityProviders.autoApprove, ControlIdPEndpoints.looksLikeEmail(hint) {
+            // Headless tests: the browser never stops at the page.
+            let account = try resolveAccount(provider: name, email: hint, name: "", emailVerified: true)
+            return try deliver(provider: name, request: request, account: account)
+        }
+        return ConsentPage.page(provider: name, request: request, accounts: try idp.previousAccounts(provider: name))
+    }
+
+    /// The consent form's answer: `action=approve` (the default) with `email`, `name`,
+    /// `email_verified`, or `action=deny`.
+    func consent(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+        let name = try provider(context)
+        let form = ControlIdPEndpoints.form(context.request)
+        let request = AuthorizationRequest(form)
+        if let problem = request.problem() { return ConsentPage.error(problem, provider: name) }
+        func value(_ key: String) -> String? { form.last { $0.name == key }?.value }
+        if value("action") == "deny" {
+            // RFC 6749 §4.1.2.1: the user refused; the client learns it at its redirect URI.
+            var items = [QueryItem(name: "error", value: "access_denied"),
+                         QueryItem(name: "error_description", value: "The user denied the authorization request.")]
+            if !request.state.isEmpty { items.append(QueryItem(name: "state", value: request.state)) }
+            return ControlIdPEndpoints.redirect(request.redirectURI, items, formPost: request.usesFormPost(provider: name))
+        }
+        let email = (value("email") ?? "").trimmingASCIISpaces()
+        guard ControlIdPEndpoints.looksLikeEmail(email) else {
+            let accounts = try idp.previousAccounts(provider: name)
+            return ConsentPage.page(provider: name, request: request, accounts: accounts, email: email,
+                                    name: value("name") ?? "", problem: "Enter an email address for the test account.")
+        }
+        // An unchecked checkbox sends nothing, so the form carries a hidden "false" before it:
+        // the last value wins. A client posting neither gets a verified email.
+        let verified = value("email_verified").map { ["true", "on", "1", "yes"].contains($0.lowercased()) } ?? true
+        let account = try resolveAccount(provider: name, email: email, name: value("name") ?? "", emailVerified: verified)
+        return try deliver(provider: name, request: request, account: account)
+    }
+
+    static func looksLikeEmail(_ text: String) -> Bool {
+        guard let at = text.firstIndex(of: "@") else { return false }
+        return at != text.startIndex && text.index(after: at) != text.endIndex && text.count <= 255
+            && !text.contains(where: { $0 == " " || $0 == "<" || $0 == ">" })
+    }
+
+    /// The account approved for `email`: a known one keeps its subject and address spelling (and
+    /// its name unless a new one is typed), a new one gets the provider-style subject derived
+    /// from the email.
+    private func resolveAccount(provider: String, email: String, name: String, emailVerified: Bool) throws(AuthError) -> IdentityProviderStore.Account {
+        let known = try idp.knownAccount(provider: provider, email: email)
+        let typed = name.trimmingASCIISpaces()
+        return IdentityProviderStore.Account(
+            subject: known?.subject ?? idp.subject(provider: provider, email: email),
+            email: known?.email ?? email, emailVerified: emailVerified,
+            name: typed.isEmpty ? known?.name : typed, picture: known?.picture)
+    }
+
+    private func deliver(provider: String, request: AuthorizationRequest, account: IdentityProviderStore.Account) throws(AuthError) -> HTTPResponse {
+        let (code, appleUser) = try idp.approve(provider: provider, request: request, account: account)
+        var items = [QueryItem(name: "code", value: code)]
+        if !request.state.isEmpty { items.append(QueryItem(name: "state", value: request.state)) }
+        let formPost = request.usesFormPost(provider: provider)
+        if formPost, let appleUser { items.append(QueryItem(name: "user", value: appleUser)) }
+        return ControlIdPEndpoints.redirect(request.redirectURI, items, formPost: formPost)
+    }
+
+    /// The authorization response (RFC 6749 §4.1.2): a 302 with the parameters added to the
+    /// redirect URI's query (its own query kept), or, for `form_post` (OAuth 2.0 Form Post
+    /// Response Mode §2), a page whose form POSTs them there.
+    static func redirect(_ uri: String, _ items: [QueryItem], formPost: Bool) -> HTTPResponse {
+        if formPost { return ConsentPage.formPost(action: uri, fields: items) }
+        var url = RedirectURL(uri)
+        let added = items.map { GoURL.queryEscape($0.name) + "=" + GoURL.queryEscape($0.value) }.joined(separator: "&")
+        url.rawQuery = url.rawQuery.isEmpty ? added : url.rawQuery + "&" + added
+        var headers = HTTPHeaders()
+        headers["Location"] = url.string
+        headers["Cache-Control"] = "no-store"
+        return HTTPResponse(status: 302, headers: headers)
+    }
+
+    /// An `application/x-www-form-urlencoded` body (also read when the type is missing).
+    static func form(_ request: HTTPRequest) -> [QueryItem] {
+        RedirectURL.parseQuery(String(decoding: request.body, as: UTF8.self))
+    }
+
+    // MARK: Token endpoint (RFC 6749 §4.1.3, §5)
+
+    func token(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+        let name = try provider(context)
+        let form = ControlIdPEndpoints.form(context.request)
+        func value(_ key: String) -> String { form.first { $0.name == key }?.value ?? "" }
+        let grantType = value("grant_type")
+        guard !grantType.isEmpty else { return ControlIdPEndpoints.oauthError("invalid_request", "grant_type is required") }
+        guard grantType == "authorization_code" else {
+            return ControlIdPEndpoints.oauthError("unsupported_grant_type", "only authorization_code is supported")
+        }
+        let code = value("code")
+        guard !code.isEmpty else { return ControlIdPEndpoints.oauthError("invalid_request", "code is required") }
+        // RFC 6749 §2.3.1: the client id comes in the body or as HTTP Basic credentials.
+        // Client secrets are not checked: this provider has no registered clients.
+        var clientID = value("client_id")
+        if clientID.isEmpty, let basic = ControlIdPEndpoints.basicClientID(context.request) { clientID = basic }
+        let now = project.environment.now().microseconds
+        guard let pending = project.identityProviders.take(code: code, provider: name, now: now) else {
+            return ControlIdPEndpoints.oauthError("invalid_grant", "The authorization code is invalid, expired or already used.")
+        }
+        if !clientID.isEmpty, clientID != pending.clientID {
+            return ControlIdPEndpoints.oauthError("invalid_grant", "The authorization code was issued to another client.")
+        }
+        // §4.1.3: redirect_uri is required when the authorization request had one, and must match.
+        if value("redirect_uri") != pending.redirectURI {
+            return ControlIdPEndpoints.oauthError("invalid_grant", "redirect_uri does not match the authorization request.")
+        }
+        if let challenge = pending.codeChallenge {
+            // RFC 7636 §4.6.
+            let verifier = value("code_verifier")
+            let computed = pending.codeChallengeMethod == "S256"
+                ? Base64URL.encode(SHA256.hash(data: Array(verifier.utf8))) : verifier
+            guard !verifier.isEmpty, constantTimeEquals(Array(computed.utf8), Array(challenge.utf8)) else {
+                return ControlIdPEndpoints.oauthError("invalid_grant", "PKCE verification failed.")
+            }
+        }
+        let issued = idp.issue(pending)
+        let idToken: String
+        do {
+            idToken = try idp.sign(issued.claims)
+        } catch {
+            throw internalFailure(error)
+        }
+        var body: JSONObject = [
+            "access_token": .string(issued.accessToken),
+            "token_type": "Bearer",
+            "expires_in": .number(IdentityProviderStore.accessTokenLifetimeSeconds),
+            "refresh_token": .string(issued.refreshToken),
+            "id_token": .string(idToken),
+        ]
+        if !pending.scope.isEmpty { body["scope"] = .string(pending.scope) }
+        return .json(.object(body), headers: ControlIdPEndpoints.noStore)
+    }
+
+    /// RFC 6749 §5.1: token responses must not be cached.
+    static let noStore: HTTPHeaders = ["Cache-Control": "no-store", "Pragma": "no-cache"]
+
+    /// RFC 6749 §5.2.
+    static func oauthError(_ error: String, _ description: String, status: Int = 400) -> HTTPResponse {
+        .json(status: status, ["error": .string(error), "error_description": .string(description)], headers: noStore)
+    }
+
+    static func basicClientID(_ request: HTTPRequest) -> String? {
+        guard let header = request.headers["Authorization"], header.count > 6, header.prefix(6).lowercased() == "basic ",
+              let decoded = try? Base64.decode(String(header.dropFirst(6)).trimmingASCIISpaces()) else { return nil }
+        let text = String(decoding: decoded, as: UTF8.self)
+        let id = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        return RedirectURL.parseQuery("id=" + id).first?.value
+    }
+
+    // MARK: Userinfo (OpenID Connect Core 1.0 §5.3)
+
+    func userinfo(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+        let name = try provider(context)
+        var token = ""
+        if let header = context.request.headers["Authorization"], header.count > 7, header.prefix(7).lowercased() == "bearer " {
+            token = String(header.dropFirst(7)).trimmingASCIISpaces()
+        } else if context.request.method == "POST" {
+            // RFC 6750 §2.2: a form-encoded body parameter.
+            token = ControlIdPEndpoints.form(context.request).first { $0.name == "access_token" }?.value ?? ""
+        }
+        let now = project.environment.now().microseconds
+        guard !token.isEmpty, let grant = project.identityProviders.grant(accessToken: token, provider: name, now: now) else {
+            // RFC 6750 §3.1.
+            var headers = ControlIdPEndpoints.noStore
+            headers["WWW-Authenticate"] = token.isEmpty ? "Bearer" : "Bearer error=\"invalid_token\""
+            return .json(status: 401, ["error": "invalid_token",
+                                       "error_description": "The access token is missing, invalid or expired."], headers: headers)
+        }
+        var info: JSONObject = ["sub": .string(grant.account.subject)]
+        if let email = grant.account.email {
+            info["email"] = .string(email)
+            info["email_verified"] = .bool(grant.account.emailVerified)
+        }
+        if let fullName = grant.account.name, !fullName.isEmpty { info["name"] = .string(fullName) }
+        if let picture = grant.account.picture { info["picture"] = .string(picture) }
+        return .json(.object(info), headers: ControlIdPEndpoints.noStore)
+    }
+
+    // MARK: Minting (service_role)
+
+    static let mintKeys: Set<String> = ["sub", "email", "email_verified", "name", "picture", "nonce", "aud", "expires_in", "claims"]
+
+    /// `POST /emulator/v1/idp/{provider}/id_token`: an id_token as the provider would issue to
+    /// a native app (Sign in with Apple, Google Sign-In), for `grant_type=id_token` tests.
+    func mint(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+        let name = try provider(context)
+        let body = try ControlRequest.body(context.request, emptyAllowed: true)
+        try ControlRequest.checkKeys(body, allowed: ControlIdPEndpoints.mintKeys)
+        func string(_ key: String) throws(AuthError) -> String? {
+            guard let value = body[key], !value.isNull else { return nil }
+            guard let text = value.stringValue else { throw ControlRequest.invalid("\"\(key)\" must be a string") }
+            return text
+        }
+        let email = try string("email").flatMap { $0.isEmpty ? nil : $0 }
+        var verified = true
+        if let value = body["email_verified"], !value.isNull {
+            guard let flag = value.boolValue else { throw ControlRequest.invalid("\"email_verified\" must be true or false") }
+            verified = flag
+        }
+        var expiresIn = IdentityProviderStore.accessTokenLifetimeSeconds
+        if let value = body["expires_in"], !value.isNull {
+            guard let seconds = value.int64Value, TestTokenEndpoints.expiryRange.contains(seconds) else {
+                throw ControlRequest.invalid("\"expires_in\" must be a whole number of seconds (at most ten years either way)")
+            }
+            expiresIn = seconds
+        }
+        var extra = JSONObject()
+        if let value = body["claims"], !value.isNull {
+            guard let object = value.objectValue else { throw ControlRequest.invalid("\"claims\" must be an object") }
+            extra = object
+        }
+        let audience: JSON
+        if let value = body["aud"], !value.isNull {
+            switch value {
+            case .string(let text) where !text.isEmpty: audience = value
+            case .array(let items) where !items.isEmpty && items.allSatisfy({ !($0.stringValue ?? "").isEmpty }): audience = value
+            default: throw ControlRequest.invalid("\"aud\" must be a non-empty string or array of strings")
+            }
+        } else {
+            let config = api.config
+            var ids = config.external.providers[name]?.clientIDs.filter { !$0.isEmpty } ?? []
+            if name == "apple", ids.isEmpty, !config.external.iosBundleID.isEmpty { ids = [config.external.iosBundleID] }
+            guard let first = ids.first else {
+                throw ControlRequest.invalid("no client id is configured for provider \(goQuoted(name)); pass \"aud\"")
+            }
+            audience = .string(first)
+        }
+        let subject = try string("sub").flatMap { $0.isEmpty ? nil : $0 } ?? idp.subject(provider: name, email: email)
+        let account = IdentityProviderStore.Account(subject: subject, email: email, emailVerified: verified,
+                                                    name: try string("name"), picture: try string("picture"))
+        let nonce = try string("nonce").map(FakeIdentityProvider.hashedNonce)
+        let claims = idp.idTokenClaims(provider: name, account: account, audience: audience, nonce: nonce,
+                                       issuedAt: project.environment.now().unixSeconds, expiresIn: expiresIn, extra: extra)
+        do {
+            return .json(["id_token": .string(try idp.sign(claims))])
+        } catch {
+            throw internalFailure(error)
+        }
+    }
+}
+
+/// The fake providers' HTML: plain markup, inline CSS, no external resources, no script needed.
+/// Every interpolated value goes through `escape`. Stable ids for browser tests: `#email`,
+/// `#name`, `#email_verified`, `#continue`, `#cancel`, and `button.account[data-email]` for
+/// each remembered account.
+enum ConsentPage {
+    /// HTML-escapes text for element content and quoted attribute values, as the email
+    /// templates do (Go's `html/template` escapes).
+    static func escape(_ text: String) -> String { MailTemplates.escape(text) }
+
+    static let style = """
+        body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;background:#f3f4f6;color:#111827;margin:0}
+        main{max-width:26rem;margin:3rem auto;background:#fff;border-radius:12px;padding:2rem;box-shadow:0 1px 4px rgba(0,0,0,.12)}
+        h1{font-size:1.35rem;margin:.25rem 0 .5rem}h2{font-size:1rem;margin:1.5rem 0 .5rem}
+        .badge{display:inline-block;font-size:.75rem;background:#fef3c7;color:#92400e;border-radius:999px;padding:.15rem .6rem;margin:0}
+        .muted{color:#6b7280;font-size:.9rem;margin:.25rem 0}.problem{color:#b91c1c}
+        label{display:block;font-size:.85rem;margin:.75rem 0 .25rem}
+        input[type=email],input[type=text]{box-sizing:border-box;width:100%;padding:.55rem;border:1px solid #d1d5db;border-radius:8px;font-size:1rem}
+        label.check{display:flex;gap:.5rem;align-items:center}
+        .actions{display:flex;gap:.75rem;margin-top:1.25rem}
+        button{font-size:1rem;border-radius:8px;padding:.55rem 1rem;cursor:pointer;border:1px solid #d1d5db;background:#fff}
+        #continue{background:#2563eb;border-color:#2563eb;color:#fff}
+        form.pick{margin:0}button.account{display:block;width:100%;text-align:left;margin:.35rem 0}
+        button.account small{display:block;color:#6b7280}
+        """
+
+    static func document(title: String, body: String) -> String {
+        """
+        <!DOCTYPE html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <meta name="referrer" content="no-referrer">
+        <title>\(escape(title))</title>
+        <style>\(style)</style>
+        </head>
+        <body>
+        <main>
+        \(body)
+        </main>
+        </body>
+        </html>
+
+        """
+    }
+
+    static func response(status: Int = 200, _ html: String) -> HTTPResponse {
+        var headers = HTTPHeaders()
+        headers["Content-Type"] = "text/html; charset=utf-8"
+        headers["Cache-Control"] = "no-store"
+        headers["X-Content-Type-Options"] = "nosniff"
+        return HTTPResponse(status: status, headers: headers, body: Array(html.utf8))
+    }
+
+    static func hidden(_ name: String, _ value: String) -> String {
+        "<input type=\"hidden\" name=\"\(escape(name))\" value=\"\(escape(value))\">"
+    }
+
+    /// The consent page. The forms post to `authorize` relative to the page, so the same page
+    /// works at the root and under the gateway prefix.
+    static func page(provider: String, request: AuthorizationRequest, accounts: [IdentityProviderStore.Account],
+                     email: String? = nil, name: String = "", problem: String? = nil) -> HTTPResponse {
+        let display = FakeIdentityProvider.displayName(provider)
+        let carried = request.hiddenFields.map { hidden($0.0, $0.1) }.joined(separator: "\n")
+        var body = """
+            <p class="badge">Test identity provider &middot; Supabase Auth emulator</p>
+            <h1>Sign in with \(escape(display))</h1>
+            <p class="muted">to continue to <strong id="client">\(escape(request.clientID))</strong></p>
+
+            """
+        if let problem { body += "<p class=\"problem\" id=\"problem\" role=\"alert\">\(escape(problem))</p>\n" }
+        if !accounts.isEmpty {
+            body += "<section id=\"accounts\">\n<h2>Choose an account</h2>\n"
+            for account in accounts {
+                guard let address = account.email else { continue }
+                let label = account.name.flatMap { $0.isEmpty ? nil : $0 } ?? address
+                body += """
+                    <form class="pick" method="post" action="authorize">
+                    \(carried)
+                    \(hidden("email", address))
+                    \(hidden("name", account.name ?? ""))
+                    \(hidden("email_verified", account.emailVerified ? "true" : "false"))
+                    \(hidden("action", "approve"))
+                    <button type="submit" class="account" data-email="\(escape(address))" data-sub="\(escape(account.subject))">\(escape(label))<small>\(escape(address))</small></button>
+                    </form>
+
+                    """
+            }
+            body += "</section>\n<h2>Or use another test account</h2>\n"
+        }
+        let emailValue = email ?? request.loginHint
+        body += """
+            <form id="consent" method="post" action="authorize">
+            \(carried)
+            <label for="email">Email</label>
+            <input id="email" name="email" type="email" required autocomplete="email" value="\(escape(emailValue))" autofocus>
+            <label for="name">Name</label>
+            <input id="name" name="name" type="text" autocomplete="name" value="\(escape(name))">
+            \(hidden("email_verified", "false"))
+            <label class="check"><input id="email_verified" name="email_verified" type="checkbox" value="true" checked> Email verified</label>
+            <div class="actions">
+            <button id="continue" type="submit" name="action" value="approve">Continue</button>
+            <button id="cancel" type="submit" name="action" value="deny" formnovalidate>Cancel</button>
+            </div>
+            </form>
+            <p class="muted">No real \(escape(display)) account is involved: whatever you enter here is what the application receives.</p>
+            """
+        return response(status: problem == nil ? 200 : 400, document(title: "Sign in with \(display) (test)", body: body))
+    }
+
+    /// A request the provider cannot serve: it must not redirect (RFC 6749 §4.1.2.1).
+    static func error(_ message: String, provider: String) -> HTTPResponse {
+        let display = FakeIdentityProvider.displayName(provider)
+        let body = """
+            <p class="badge">Test identity provider &middot; Supabase Auth emulator</p>
+            <h1 id="error">Invalid authorization request</h1>
+            <p class="problem" id="problem">\(escape(message))</p>
+            <p class="muted">\(escape(display)) sign-in cannot continue.</p>
+            """
+        return response(status: 400, document(title: "Invalid authorization request", body: body))
+    }
+
+    /// OAuth 2.0 Form Post Response Mode: the parameters as a form auto-posted to the client.
+    /// The one-line script only presses the button a user could press.
+    static func formPost(action: String, fields: [QueryItem]) -> HTTPResponse {
+        let inputs = fields.map { hidden($0.name, $0.value) }.joined(separator: "\n")
+        let body = """
+            <p class="badge">Test identity provider &middot; Supabase Auth emulator</p>
+            <h1>Returning to the application&hellip;</h1>
+            <form id="response" method="post" action="\(escape(action))">
+            \(inputs)
+            <div class="actions"><button id="submit" type="submit">Continue</button></div>
+            </form>
+            <script>document.getElementById("response").submit()</script>
+            """
+        return response(document(title: "Returning to the application", body: body))
+    }
+}

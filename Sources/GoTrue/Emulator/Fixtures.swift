@@ -1,0 +1,430 @@
+import AuthJSON
+import AuthStore
+import Synchronization
+
+/// A fixture document, `{"users": [...]}`, whose entries take the fields of `POST /admin/users`
+/// (`id`, `aud`, `email`, `phone`, `password` or `password_hash`, `email_confirm`,
+/// `phone_confirm`, `user_metadata`, `app_metadata`, `ban_duration`, `role`) plus `identities`:
+/// `[{"provider": "github", "id": "<provider subject>", "identity_data": {...}}]`.
+///
+/// Seeding is an upsert: an entry updates the user with its `id`, else the one with its email
+/// (or phone) in the audience, else creates one, and the fixture then defines that user's
+/// state (metadata replaced, not merged; undeclared identities removed). A password that the
+/// stored hash already matches keeps that hash, so seeding the same document twice leaves the
+/// same rows. Every entry is checked before anything is written, and everything is written in
+/// one transaction: a bad entry changes nothing.
+public struct Fixture: Sendable {
+    public struct User: Sendable {
+        /// Position in the document, for error messages.
+        var index: Int
+        var id: String?
+        var aud: String?
+        var email: String?
+        var phone: String?
+        /// Cleared once hashed (`prepare`), so a stored fixture holds no plain passwords.
+        var password: String?
+        var passwordHash: String?
+        var emailConfirm = false
+        var phoneConfirm = false
+        var userMetadata = JSONObject()
+        var appMetadata: JSONObject?
+        /// `ban_duration` in microseconds; 0 is `none`.
+        var ban: Int64?
+        var role: String?
+        var identities: [Identity] = []
+
+        public var userID: String? { id }
+    }
+
+    public struct Identity: Sendable {
+        var provider: String
+        var providerID: String
+        var data: JSONObject
+        /// The row id (`identity_id`), kept once assigned so a re-seed reuses it.
+        var id: String?
+    }
+
+    public var users: [User]
+
+    static let userFields: Set<String> = [
+        "id", "aud", "email", "phone", "password", "password_hash", "email_confirm", "phone_confirm",
+        "user_metadata", "app_metadata", "ban_duration", "role", "identities",
+    ]
+    static let identityFields: Set<String> = ["provider", "id", "provider_id", "identity_data", "identity_id"]
+
+    /// Parses and checks a document. Errors are 400 `validation_failed` naming the entry and
+    /// field, e.g. `invalid fixture: users[2].email: Unable to validate email address: invalid format`.
+    public init(json value: JSON) throws(AuthError) {
+        guard let root = value.objectValue else { throw Fixture.invalid("the document must be an object {\"users\": [...]}") }
+        for (key, _) in root where key != "users" {
+            throw Fixture.invalid("unknown top-level field \"\(key)\" (expected \"users\")")
+        }
+        guard let list = root["users"] else { throw Fixture.invalid("missing \"users\" (an array of users)") }
+        guard let entries = list.arrayValue else { throw Fixture.invalid("\"users\" must be an array") }
+        var users: [User] = []
+        var seenIDs: [String: Int] = [:]
+        var seenEmails: [String: Int] = [:]
+        var seenPhones: [String: Int] = [:]
+        var seenIdentities: [String: Int] = [:]
+        for (index, entry) in entries.enumerated() {
+            let user = try Fixture.parseUser(entry, index: index)
+            func duplicate(_ key: String?, _ seen: inout [String: Int], field: String) throws(AuthError) {
+                guard let key else { return }
+                if let first = seen[key] {
+                    throw Fixture.invalid("users[\(index)].\(field): the same \(field) as users[\(first)]")
+                }
+                seen[key] = index
+            }
+            try duplicate(user.id, &seenIDs, field: "id")
+            try duplicate(user.email.map { (user.aud ?? "") + "\u{0}" + $0 }, &seenEmails, field: "email")
+            try duplicate(user.phone.map { (user.aud ?? "") + "\u{0}" + $0 }, &seenPhones, field: "phone")
+            for (position, identity) in user.identities.enumerated() where identity.provider != "email" && identity.provider != "phone" {
+                let key = identity.provider + "\u{0}" + identity.providerID
+                if let first = seenIdentities[key] {
+                    throw Fixture.invalid("users[\(index)].identities[\(position)]: \(identity.provider) id \"\(identity.providerID)\" is also given by users[\(first)]")
+                }
+                seenIdentities[key] = index
+            }
+            users.append(user)
+        }
+        self.users = users
+    }
+
+    /// Parses a document from its JSON text.
+    public init(bytes: [UInt8]) throws(AuthError) {
+        let value: JSON
+        do {
+            value = try JSON(parsing: bytes)
+        } catch {
+            throw Fixture.invalid("not valid JSON (\(RequestBody.goSyntaxError(bytes, error)))")
+        }
+        try self.init(json: value)
+    }
+
+    static func invalid(_ message: String) -> AuthError {
+        AuthError(400, .validationFailed, "invalid fixture: " + message)
+    }
+
+    private static func parseUser(_ value: JSON, index: Int) throws(AuthError) -> User {
+        let at = "users[\(index)]"
+        guard let o = value.objectValue else { throw invalid("\(at): must be an object") }
+        for (key, _) in o where !userFields.contains(key) {
+            throw invalid("\(at).\(key): unknown field (expected one of: \(userFields.sorted().joined(separator: ", ")))")
+        }
+        func string(_ key: String) throws(AuthError) -> String? {
+            guard let v = o[key], !v.isNull else { return nil }
+            guard let s = v.stringValue else { throw invalid("\(at).\(key): must be a string") }
+            return s
+        }
+        func bool(_ key: String) throws(AuthError) -> Bool {
+            guard let v = o[key], !v.isNull else { return false }
+            guard let b = v.boolValue else { throw invalid("\(at).\(key): must be true or false") }
+            return b
+        }
+        func object(_ key: String) throws(AuthError) -> JSONObject? {
+            guard let v = o[key], !v.isNull else { return nil }
+            guard let m = v.objectValue else { throw invalid("\(at).\(key): must be an object") }
+            return m
+        }
+        func checked(_ key: String, _ body: (String) throws(AuthError) -> String) throws(AuthError) -> String? {
+            guard let text = try string(key), !text.isEmpty else { return nil }
+            do {
+                return try body(text)
+            } catch {
+                throw invalid("\(at).\(key): \(error.message)")
+            }
+        }
+
+        var user = User(index: index)
+        user.id = try checked("id") { text throws(AuthError) in
+            guard let id = AdminEndpoints.canonicalUUID(text) else { throw AuthError(400, .validationFailed, "must be a UUID") }
+            guard id != Validation.nilUUID else { throw AuthError(400, .validationFailed, "cannot be the nil UUID") }
+            return id
+        }
+        user.aud = try string("aud").flatMap { $0.isEmpty ? nil : $0 }
+        user.email = try checked("email") { text throws(AuthError) in try Validation.email(text) }
+        user.phone = try checked("phone") { text throws(AuthError) in try Validation.phone(text) }
+        user.password = try string("password").flatMap { $0.isEmpty ? nil : $0 }
+        if let password = user.password, password.utf8.count > Passwords.maximumLength {
+            throw invalid("\(at).password: longer than \(Passwords.maximumLength) bytes (bcrypt's limit, kept by GoTrue)")
+        }
+        user.passwordHash = try checked("password_hash") { text throws(AuthError) in
+            do throws(AuthError) {
+                try AdminEndpoints.checkImportedHash(text)
+            } catch {
+                // The admin API's 500 for a hash of no known format is a plain input error here.
+                if error.status == 500 {
+                    throw AuthError(400, .validationFailed, "not a supported hash (bcrypt $2a$/$2b$/$2y$ or $pbkdf2-sha256$)")
+                }
+                throw error
+            }
+            return text
+        }
+        if user.password != nil && user.passwordHash != nil {
+            throw invalid("\(at).password_hash: give either password or password_hash, not both")
+        }
+        user.emailConfirm = try bool("email_confirm")
+        user.phoneConfirm = try bool("phone_confirm")
+        user.userMetadata = try object("user_metadata") ?? JSONObject()
+        user.appMetadata = try object("app_metadata")
+        if let text = try string("ban_duration"), !text.isEmpty {
+            if text == "none" {
+                user.ban = 0
+            } else {
+                switch GoDuration.parse(text) {
+                case .success(let nanoseconds) where nanoseconds >= 0: user.ban = nanoseconds / 1_000
+                case .success: throw invalid("\(at).ban_duration: must not be negative")
+                case .failure(let error): throw invalid("\(at).ban_duration: \(error.message)")
+                }
+            }
+        }
+        user.role = try string("role").map { $0.trimmingASCIISpaces() }.flatMap { $0.isEmpty ? nil : $0 }
+        if let list = o["identities"], !list.isNull {
+            guard let items = list.arrayValue else { throw invalid("\(at).identities: must be an array") }
+            for (position, item) in items.enumerated() {
+                user.identities.append(try parseIdentity(item, at: "\(at).identities[\(position)]"))
+            }
+        }
+        if user.email == nil && user.phone == nil {
+            throw invalid("\(at): a user needs an email or a phone (as POST /admin/users)")
+        }
+        for identity in user.identities {
+            if identity.provider == "email" && user.email == nil {
+                throw invalid("\(at).identities: an email identity needs the user's email")
+            }
+            if identity.provider == "phone" && user.phone == nil {
+                throw invalid("\(at).identities: a phone identity needs the user's phone")
+            }
+        }
+        return user
+    }
+
+    private static func parseIdentity(_ value: JSON, at: String) throws(AuthError) -> Identity {
+        guard let o = value.objectValue else { throw invalid("\(at): must be an object") }
+        for (key, _) in o where !identityFields.contains(key) {
+            throw invalid("\(at).\(key): unknown field (expected one of: \(identityFields.sorted().joined(separator: ", ")))")
+        }
+        guard let provider = o["provider"]?.stringValue, !provider.isEmpty else {
+            throw invalid("\(at).provider: required (e.g. \"github\", \"google\")")
+        }
+        var providerID = ""
+        for key in ["provider_id", "id"] {
+            guard let v = o[key], !v.isNull else { continue }
+            // Provider subjects are strings in GoTrue; numeric ids (GitHub's) are accepted as such.
+            if let s = v.stringValue {
+                providerID = s
+            } else if let n = v.int64Value {
+                providerID = String(n)
+            } else {
+                throw invalid("\(at).\(key): must be a string")
+            }
+            break
+        }
+        if providerID.isEmpty && provider != "email" && provider != "phone" {
+            throw invalid("\(at).id: required (the provider's user id, \"provider_id\" is accepted too)")
+        }
+        var data = JSONObject()
+        if let v = o["identity_data"], !v.isNull {
+            guard let m = v.objectValue else { throw invalid("\(at).identity_data: must be an object") }
+            data = m
+        }
+        var id: String?
+        if let v = o["identity_id"], !v.isNull {
+            guard let text = v.stringValue, let canonical = AdminEndpoints.canonicalUUID(text) else {
+                throw invalid("\(at).identity_id: must be a UUID")
+            }
+            id = canonical
+        }
+        return Identity(provider: provider, providerID: providerID, data: data, id: id)
+    }
+}
+
+/// The last fixture applied to a project, so `POST /emulator/v1/reset?keep_seed=true` can
+/// return to it. Shared by every copy of the project.
+public final class FixtureMemory: Sendable {
+    private let last = Mutex<Fixture?>(nil)
+
+    public init() {}
+
+    public var lastApplied: Fixture? { last.withLock { $0 } }
+
+    func remember(_ fixture: Fixture?) { last.withLock { $0 = fixture } }
+}
+
+/// Applies fixtures to a project's database.
+public struct Seeder: Sendable {
+    public let project: Project
+    let config: Configuration
+
+    /// - Parameter configuration: the configuration to seed under; by default a snapshot of the
+    ///   project's live one, taken once.
+    public init(project: Project, configuration: Configuration? = nil) {
+        self.project = project
+        self.config = configuration ?? project.configuration
+    }
+
+    /// Hashes the passwords (outside any lock), then upserts every user in one write
+    /// transaction and remembers the fixture (ids and hashes resolved) for `reset?keep_seed`.
+    /// Returns the seeded users with their identities.
+    @discardableResult
+    public func seed(_ fixture: Fixture) throws(AuthError) -> [(UserRecord, [IdentityRecord])] {
+        let prepared = try prepare(fixture)
+        let (resolved, users) = try Core(project: project).write { conn in try apply(prepared, conn) }
+        project.fixtures.remember(resolved)
+        return users
+    }
+
+    /// Replaces every password with its hash. A password the stored user's hash already
+    /// verifies keeps that hash (an idempotent re-seed rewrites nothing and hashes nothing new).
+    func prepare(_ fixture: Fixture) throws(AuthError) -> Fixture {
+        var fixture = fixture
+        let audience = config.jwt.audience
+        let withPasswords = fixture.users.indices.filter { fixture.users[$0].password != nil }
+        guard !withPasswords.isEmpty else { return fixture }
+        let entries = fixture.users
+        let stored: [Int: String] = try Core(project: project).read { conn in
+            var found: [Int: String] = [:]
+            for i in withPasswords {
+                if let hash = try existing(entries[i], conn, audience: audience)?.encryptedPassword { found[i] = hash }
+            }
+            return found
+        }
+        let passwords = Passwords(configuration: config, environment: project.environment)
+        for i in withPasswords {
+            guard let password = fixture.users[i].password else { continue }
+            if let hash = stored[i], Passwords.verify(password, against: hash) {
+                fixture.users[i].passwordHash = hash
+            } else {
+                fixture.users[i].passwordHash = passwords.hash(password)
+            }
+            fixture.users[i].password = nil
+        }
+        return fixture
+    }
+
+    /// The stored user an entry designates: by id when it has one, else by email, else phone.
+    private func existing(_ entry: Fixture.User, _ conn: Connection, audience: String) throws -> UserRecord? {
+        if let id = entry.id { return try conn.user(id: id) }
+        let aud = entry.aud ?? audience
+        if let email = entry.email, let user = try conn.user(email: email, aud: aud) { return user }
+        if let phone = entry.phone { return try conn.user(phone: phone, aud: aud) }
+        return nil
+    }
+
+    /// Upserts the (prepared) fixture's users inside the caller's write transaction. Returns the
+    /// fixture with every id filled in, and the users as stored.
+    func apply(_ fixture: Fixture, _ conn: Connection) throws -> (Fixture, [(UserRecord, [IdentityRecord])]) {
+        var resolved = fixture
+        var out: [(UserRecord, [IdentityRecord])] = []
+        let now = project.environment.now().microseconds
+        for (position, entry) in fixture.users.enumerated() {
+            let at = "users[\(entry.index)]"
+            let aud = entry.aud ?? config.jwt.audience
+            let found = try existing(entry, conn, audience: config.jwt.audience)
+            let userID = found?.id ?? entry.id ?? project.environment.uuid()
+            if let email = entry.email, try conn.userExists(email: email, aud: aud, excluding: userID) {
+                throw Fixture.invalid("\(at).email: \(email) already belongs to another user")
+            }
+            if let phone = entry.phone, try conn.userExists(phone: phone, aud: aud, excluding: userID) {
+                throw Fixture.invalid("\(at).phone: \(phone) already belongs to another user")
+            }
+
+            var user = found ?? UserRecord(id: userID, createdAt: now)
+            user.aud = aud
+            user.email = entry.email
+            user.phone = entry.phone
+            if let hash = entry.passwordHash { user.encryptedPassword = hash } else if found == nil { user.encryptedPassword = nil }
+            user.role = entry.role ?? config.jwt.defaultGroupName
+            var providers: [String] = []
+            if entry.email != nil { providers.append("email") }
+            if entry.phone != nil { providers.append("phone") }
+            for identity in entry.identities where !providers.contains(identity.provider) { providers.append(identity.provider) }
+            var appMetadata: JSONObject = ["provider": .string(providers[0]), "providers": .array(providers.map { .string($0) })]
+            for (key, value) in entry.appMetadata ?? [:] { appMetadata[key] = value }
+            user.appMetadata = Models.text(appMetadata)
+            var userMetadata = entry.userMetadata
+            // `User.Confirm` records the verification in user_metadata, as the admin API's
+            // `email_confirm` does.
+            if entry.emailConfirm { userMetadata["email_verified"] = true }
+            user.userMetadata = Models.text(userMetadata)
+            // A confirmation already on record keeps its time, so a re-seed changes nothing.
+            user.emailConfirmedAt = entry.emailConfirm ? (found?.emailConfirmedAt ?? now) : nil
+            user.phoneConfirmedAt = entry.phoneConfirm ? (found?.phoneConfirmedAt ?? now) : nil
+            if entry.emailConfirm || entry.phoneConfirm { user.confirmationToken = nil }
+            if let duration = entry.ban, duration > 0 { user.bannedUntil = now + duration } else { user.bannedUntil = nil }
+            user.deletedAt = nil
+            user.refreshConfirmedAt()
+            if let found {
+                // Rewritten (and `updated_at` moved) only when the fixture changes something.
+                if user != found {
+                    user.updatedAt = now
+                    try conn.updateUser(user)
+                }
+            } else {
+                do {
+                    try conn.insertUser(user)
+                } catch {
+                    throw Fixture.invalid("\(at): cannot create the user (\(error))")
+                }
+            }
+            if entry.emailConfirm || entry.phoneConfirm { try OneTimeTokens.clearAll(conn, userID: user.id) }
+
+            // Identities: email/phone ones keyed by the user id (as GoTrue's), then the declared
+            // social ones; anything else the user had is removed.
+            var wanted: [Fixture.Identity] = []
+            if let email = entry.email {
+                var data = AdminEndpoints.identityData(userID: user.id, email: email, emailVerified: entry.emailConfirm)
+                for (key, value) in entry.identities.first(where: { $0.provider == "email" })?.data ?? [:] { data[key] = value }
+                wanted.append(Fixture.Identity(provider: "email", providerID: user.id, data: data, id: nil))
+            }
+            if let phone = entry.phone {
+                var data = AdminEndpoints.identityData(userID: user.id, phone: phone, phoneVerified: entry.phoneConfirm)
+                for (key, value) in entry.identities.first(where: { $0.provider == "phone" })?.data ?? [:] { data[key] = value }
+                wanted.append(Fixture.Identity(provider: "phone", providerID: user.id, data: data, id: nil))
+            }
+            for identity in entry.identities where identity.provider != "email" && identity.provider != "phone" {
+                var data = identity.data
+                if data["sub"] == nil { data["sub"] = .string(identity.providerID) }
+                if data["provider_id"] == nil { data["provider_id"] = .string(identity.providerID) }
+                wanted.append(Fixture.Identity(provider: identity.provider, providerID: identity.providerID, data: data, id: identity.id))
+            }
+            var kept: Set<String> = []
+            for (j, identity) in wanted.enumerated() {
+                if var stored = try conn.identity(providerID: identity.providerID, provider: identity.provider) {
+                    guard stored.userID == user.id else {
+                        throw Fixture.invalid("\(at).identities: \(identity.provider) id \"\(identity.providerID)\" is already linked to another user")
+                    }
+                    let text = Models.text(identity.data)
+                    if Models.object(stored.identityData) != identity.data {
+                        stored.identityData = text
+                        stored.updatedAt = now
+                        try conn.updateIdentity(stored)
+                    }
+                    kept.insert(stored.id)
+                    wanted[j].id = stored.id
+                } else {
+                    let id = identity.id ?? project.environment.uuid()
+                    do {
+                        try conn.insertIdentity(IdentityRecord(id: id, providerID: identity.providerID, userID: user.id,
+                                                               identityData: Models.text(identity.data), provider: identity.provider, at: now))
+                    } catch {
+                        throw Fixture.invalid("\(at).identities: cannot create the \(identity.provider) identity (\(error))")
+                    }
+                    kept.insert(id)
+                    wanted[j].id = id
+                }
+            }
+            for identity in try conn.identities(userID: user.id) where !kept.contains(identity.id) {
+                try conn.execute("DELETE FROM identities WHERE id = ?", .text(identity.id))
+            }
+
+            resolved.users[position].id = user.id
+            resolved.users[position].aud = aud
+            resolved.users[position].identities = entry.identities.filter { $0.provider == "email" || $0.provider == "phone" }
+                + wanted.filter { $0.provider != "email" && $0.provider != "phone" }
+            let stored = try conn.user(id: user.id) ?? user
+            out.append((stored, try conn.identities(userID: user.id)))
+        }
+        return (resolved, out)
+    }
+}

@@ -1,0 +1,162 @@
+import AuthHTTP
+import AuthJSON
+import AuthJWT
+import AuthStore
+
+/// `POST /emulator/v1/token`: mints an access token without a sign-in flow.
+///
+/// Body: `{"user_id": "<uuid>"}` or `{"email": "..."}`, optionally `"role"` (default: the user's
+/// role), `"claims"` (merged over the standard claims, so any of them can be overridden) and
+/// `"expires_in"` (seconds, default `GOTRUE_JWT_EXP`; zero or negative mints an already expired
+/// token). The token belongs to a real new session (with a refresh token, recorded as a
+/// `password` sign-in), so `/user`, refresh and logout accept it; the answer is the token
+/// grant's `{access_token, token_type, expires_in, expires_at, refresh_token, user}`.
+///
+/// Without a user, a `role` alone mints a key-like token (`{"iss": "supabase-demo", "role",
+/// "iat", "exp"}`, as the anon and service_role keys are made), answered as
+/// `{access_token, token_type, expires_in, expires_at}`.
+struct TestTokenEndpoints: EndpointGroup {
+    let api: Core
+
+    static var endpoints: [Endpoint<Self>] {
+        [Endpoint("POST", GoTrueAPI.emulatorPrefix + "/token", operation: "emulator.token") { g, context in try g.mint(context) }]
+    }
+
+    private var project: Project { api.project }
+
+    /// Ten years either way.
+    static let expiryRange: ClosedRange<Int64> = -315_360_000...315_360_000
+
+    func mint(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+        let body = try ControlRequest.body(context.request)
+        try ControlRequest.checkKeys(body, allowed: ["user_id", "email", "role", "claims", "expires_in"])
+        func string(_ key: String) throws(AuthError) -> String? {
+            guard let value = body[key], !value.isNull else { return nil }
+            guard let text = value.stringValue else { throw ControlRequest.invalid("\"\(key)\" must be a string") }
+            return text.isEmpty ? nil : text
+        }
+        let config = api.config
+        var expiresIn = Int64(config.jwt.expirySeconds)
+        if let value = body["expires_in"], !value.isNull {
+            guard let seconds = value.int64Value, TestTokenEndpoints.expiryRange.contains(seconds) else {
+                throw ControlRequest.invalid("\"expires_in\" must be a whole number of seconds (at most ten years)")
+            }
+            expiresIn = seconds
+        }
+        var extra = JSONObject()
+        if let value = body["claims"], !value.isNull {
+            guard let object = value.objectValue else { throw ControlRequest.invalid("\"claims\" must be an object") }
+            extra = object
+        }
+        let role = try string("role")
+        let userID = try string("user_id")
+        let email = try string("email")
+        if userID != nil && email != nil { throw ControlRequest.invalid("give \"user_id\" or \"email\", not both") }
+        let now = project.environment.now()
+
+        guard userID != nil || email != nil else {
+            guard let role else {
+                throw ControlRequest.invalid("\"user_id\" or \"email\" is required (or a \"role\" alone for a key-like token)")
+            }
+            var claims = TestTokens.keyClaims(role: role, issuedAt: now, expiresIn: expiresIn)
+            for (key, value) in extra { claims[key] = value }
+            let token = JWTSigner.sign(claims: claims, key: TestTokens.signingKey(config))
+            let expiresAt = claims["exp"]?.int64Value ?? now.unixSeconds + expiresIn
+            return .json(["access_token": .string(token), "token_type": "bearer",
+                          "expires_in": .number(expiresAt - now.unixSeconds), "expires_at": .number(expiresAt)])
+        }
+
+        var lookupID: String?
+        if let userID {
+            guard let id = AdminEndpoints.canonicalUUID(userID) else { throw ControlRequest.invalid("\"user_id\" must be a UUID") }
+            lookupID = id
+        }
+        let aud = config.jwt.audience
+        let (issued, userJSON, token, expiresAt) = try api.write { conn in
+            let found: UserRecord?
+            if let lookupID { found = try conn.user(id: lookupID) } else { found = try conn.user(email: email ?? "", aud: aud) }
+            guard var user = found else { throw AuthError(404, .userNotFound, "User not found") }
+            let tokens = Tokens(api: api)
+            let issued = try tokens.issueSession(conn, user: &user, method: "password", request: context.request)
+            let (aal, amr) = try tokens.assurance(conn, sessionID: issued.sessionID)
+            var claims = TestTokens.userClaims(user: user, role: role ?? user.role, issuer: config.jwt.issuer,
+                                               issuedAt: now, expiresIn: expiresIn)
+            claims["aal"] = .string(aal)
+            claims["amr"] = amr
+            claims["session_id"] = .string(issued.sessionID)
+            claims["is_anonymous"] = .bool(user.isAnonymous)
+            for (key, value) in extra { claims[key] = value }
+            let token = JWTSigner.sign(claims: claims, key: tokens.signingKey)
+            let expiresAt = claims["exp"]?.int64Value ?? now.unixSeconds + expiresIn
+            return (issued, Models.user(user, identities: try conn.identities(userID: user.id)), token, expiresAt)
+        }
+        var minted = issued
+        minted.accessToken = token
+        minted.expiresAt = expiresAt
+        return .json(.object(minted.response(user: userJSON, now: now)), headers: minted.headers)
+    }
+}
+
+/// Test tokens minted without a running server (`auth-emulator token`) or by the control route.
+public enum TestTokens {
+    /// The signing key `Tokens.signingKey` picks, from a configuration alone: the
+    /// `GOTRUE_JWT_KEYS` entry that may sign, else the secret (with `GOTRUE_JWT_KEY_ID` as kid).
+    static func signingKey(_ config: Configuration) -> JWTKey {
+        if let key = config.jwt.keys.first(where: \.canSign) {
+            return JWTKey(kid: key.kid.isEmpty ? nil : key.kid, secret: key.secret)
+        }
+        let kid = config.jwt.keyID
+        return JWTKey(kid: kid.isEmpty ? nil : kid, secret: Array(config.jwt.secret.utf8))
+    }
+
+    /// The claims of an API key (`APIKeys.standard`): without an expiry the well-known keys'
+    /// fixed `exp`, so `--role anon` reproduces the project's anon key.
+    static func keyClaims(role: String, issuedAt: Timestamp, expiresIn: Int64?) -> JSONObject {
+        var claims: JSONObject = ["iss": "supabase-demo", "role": .string(role)]
+        if let expiresIn {
+            claims["iat"] = .number(issuedAt.unixSeconds)
+            claims["exp"] = .number(issuedAt.unixSeconds + expiresIn)
+        } else {
+            claims["exp"] = 1_983_812_996
+        }
+        return claims
+    }
+
+    /// A user's claims in the order `GenerateAccessToken` writes them (session claims are the
+    /// caller's to add).
+    static func userClaims(user: UserRecord, role: String, issuer: String, issuedAt: Timestamp, expiresIn: Int64) -> JSONObject {
+        var claims = JSONObject()
+        if !issuer.isEmpty { claims["iss"] = .string(issuer) }
+        claims["sub"] = .string(user.id)
+        claims["aud"] = .string(user.aud)
+        claims["exp"] = .number(issuedAt.unixSeconds + expiresIn)
+        claims["iat"] = .number(issuedAt.unixSeconds)
+        claims["email"] = .string(user.email ?? "")
+        claims["phone"] = .string(user.phone ?? "")
+        claims["app_metadata"] = .object(Models.object(user.appMetadata).sortedRecursively())
+        claims["user_metadata"] = .object(Models.object(user.userMetadata).sortedRecursively())
+        claims["role"] = .string(role)
+        return claims
+    }
+
+    /// An API-key-like token for `role` (`anon`, `service_role`, ...), signed with the
+    /// configuration's key. `expiresIn` nil gives the well-known keys' fixed expiry.
+    public static func keyToken(role: String, configuration: Configuration, now: Timestamp, expiresIn: Int64?) -> String {
+        JWTSigner.sign(claims: keyClaims(role: role, issuedAt: now, expiresIn: expiresIn), key: signingKey(configuration))
+    }
+
+    /// A user token without a session (no `session_id`): GoTrue accepts it on `/user` as long as
+    /// the user `userID` exists, but it cannot be refreshed.
+    public static func userToken(userID: String, email: String?, role: String, configuration: Configuration,
+                                 now: Timestamp, expiresIn: Int64?) -> String {
+        var user = UserRecord(id: userID, createdAt: now.microseconds)
+        user.aud = configuration.jwt.audience
+        user.email = email
+        var claims = userClaims(user: user, role: role, issuer: configuration.jwt.issuer, issuedAt: now,
+                                expiresIn: expiresIn ?? Int64(configuration.jwt.expirySeconds))
+        claims["aal"] = "aal1"
+        claims["amr"] = .array([])
+        claims["is_anonymous"] = false
+        return JWTSigner.sign(claims: claims, key: signingKey(configuration))
+    }
+}

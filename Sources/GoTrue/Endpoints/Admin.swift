@@ -1,0 +1,621 @@
+import AuthCrypto
+import AuthHTTP
+import AuthJSON
+import AuthJWT
+import AuthStore
+
+/// The admin API (reference §12; `internal/api/admin.go`, `audit.go`): service_role (or any
+/// `GOTRUE_JWT_ADMIN_ROLES` role) only. Every route first runs `requireAdminCredentials`; the
+/// `{user_id}` routes then load the user (`loadUser`) and the factor routes the factor
+/// (`loadFactor`), with the real server's 404s.
+struct AdminEndpoints: EndpointGroup {
+    let api: Core
+
+    static var endpoints: [Endpoint<Self>] {
+        [
+            Endpoint("GET", "/admin/audit", operation: "admin.audit") { g, context in try g.audit(context) },
+            Endpoint("GET", "/admin/users", operation: "admin.users.list") { g, context in try g.list(context) },
+            Endpoint("POST", "/admin/users", operation: "admin.users.create") { g, context in try g.create(context) },
+            Endpoint("GET", "/admin/users/{user_id}", operation: "admin.users.get") { g, context in try g.get(context) },
+            Endpoint("PUT", "/admin/users/{user_id}", operation: "admin.users.update") { g, context in try g.update(context) },
+            Endpoint("DELETE", "/admin/users/{user_id}", operation: "admin.users.delete") { g, context in try g.delete(context) },
+            Endpoint("GET", "/admin/users/{user_id}/factors", operation: "admin.users.factors.list") { g, context in
+                try g.listFactors(context)
+            },
+            Endpoint("PUT", "/admin/users/{user_id}/factors/{factor_id}", operation: "admin.users.factors.update") { g, context in
+                try g.updateFactor(context)
+            },
+            Endpoint("DELETE", "/admin/users/{user_id}/factors/{factor_id}", operation: "admin.users.factors.delete") { g, context in
+                try g.deleteFactor(context)
+            },
+            Endpoint("POST", "/admin/generate_link", operation: "admin.generate_link") { g, context in try g.generateLink(context) },
+        ]
+    }
+
+    var project: Project { api.project }
+    var config: Configuration { api.config }
+
+    // MARK: Loading
+
+    /// `loadUser`: the path's user id must parse as a UUID, and the user must exist (any audience).
+    private func loadUser(_ context: RequestContext) throws(AuthError) -> UserRecord {
+        guard let id = AdminEndpoints.canonicalUUID(context.pathParameters["user_id"] ?? "") else {
+            throw AuthError(404, .validationFailed, "user_id must be an UUID")
+        }
+        guard let user = try api.read({ conn in try conn.user(id: id) }) else {
+            throw AuthError(404, .userNotFound, "User not found")
+        }
+        return user
+    }
+
+    /// `loadFactor`: a UUID naming one of the user's own factors.
+    private func loadFactor(_ context: RequestContext, user: UserRecord) throws(AuthError) -> FactorRecord {
+        guard let id = AdminEndpoints.canonicalUUID(context.pathParameters["factor_id"] ?? "") else {
+            throw AuthError(404, .validationFailed, "factor_id must be an UUID")
+        }
+        guard let factor = try api.read({ conn in try conn.factor(id: id, userID: user.id) }) else {
+            throw AuthError(404, .mfaFactorNotFound, "Factor not found")
+        }
+        return factor
+    }
+
+    /// `uuid.FromString` (gofrs): the canonical 36-character form, 32 bare hex digits, or either
+    /// in braces or behind `urn:uuid:`; returned lowercase and hyphenated.
+    static func canonicalUUID(_ text: String) -> String? {
+        var s = Substring(text)
+        if s.lowercased().hasPrefix("urn:uuid:") { s = s.dropFirst(9) }
+        if s.hasPrefix("{") && s.hasSuffix("}") && s.count > 2 { s = s.dropFirst().dropLast() }
+        let lowered = s.lowercased()
+        if lowered.utf8.count == 36, Validation.isUUID(lowered) { return lowered }
+        let bytes = Array(lowered.utf8)
+        guard bytes.count == 32, bytes.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else { return nil }
+        var out = bytes
+        for position in [20, 16, 12, 8] { out.insert(UInt8(ascii: "-"), at: position) }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    // MARK: JSON
+
+    /// `models.User` with its factors (omitted when none), placed where Go declares them: after
+    /// `user_metadata`, before `identities`.
+    func userJSON(_ user: UserRecord, identities: [IdentityRecord]?, factors: [FactorRecord]) -> JSON {
+        let base = Models.user(user, identities: identities)
+        guard !factors.isEmpty, case .object(let object) = base else { return base }
+        var out = JSONObject()
+        for (key, value) in object {
+            if key == "identities" { out["factors"] = .array(factors.map(AdminEndpoints.factorJSON)) }
+            out[key] = value
+        }
+        return .object(out)
+    }
+
+    /// `models.Factor` as JSON (reference §3.3).
+    static func factorJSON(_ f: FactorRecord) -> JSON {
+        var o = JSONObject()
+        o["id"] = .string(f.id)
+        o["created_at"] = .string(Timestamp(microseconds: f.createdAt).rfc3339)
+        o["updated_at"] = .string(Timestamp(microseconds: f.updatedAt).rfc3339)
+        o["status"] = .string(f.status)
+        if let name = f.friendlyName, !name.isEmpty { o["friendly_name"] = .string(name) }
+        o["factor_type"] = .string(f.factorType)
+        o["phone"] = .string(f.phone ?? "")
+        o["last_challenged_at"] = f.lastChallengedAt.map { .string(Timestamp(microseconds: $0).rfc3339) } ?? .null
+        if let aaguid = f.webAuthnAAGUID, !aaguid.isEmpty { o["web_authn_aaguid"] = .string(aaguid) }
+        return .object(o)
+    }
+
+    // MARK: GET /admin/users
+
+    func list(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+        let caller = try api.requireAdmin(context)
+        let aud = api.requestAudience(context, claims: caller.claims)
+        // `sort`: only created_at, default descending; the first value decides the order.
+        var ascending = false
+        let sorts = context.request.query.filter { $0.name == "sort" }.map(\.value)
+        for (index, value) in sorts.enumerated() {
+            let parts = value.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
+            let field = String(parts[0])
+            guard field == "created_at" else {
+                throw AuthError(400, .validationFailed, "Bad Sort Parameters: bad field for sort '\(field)'")
+            }
+            var fieldAscending = false
+            if parts.count > 1 {
+                switch parts[1].uppercased() {
+                case "ASC": fieldAscending = true
+                case "DESC": fieldAscending = false
+                default:
+                    throw AuthError(400, .validationFailed,
+                                    "Bad Sort Parameters: bad direction for sort '\(parts[1])', only 'asc' and 'desc' allowed")
+                }
+            }
+            if index == 0 { ascending = fieldAscending }
+        }
+        let filter = context.request.queryValue("filter") ?? ""
+        let pagination = try AdminPagination(context.request)
+        let page = try api.read { conn in
+            try conn.users(aud: aud, filter: filter, ascending: ascending, paging: pagination.paging)
+        }
+        let headers = try pagination.headers(context, total: page.total)
+        // The listing does not load identities or factors: `identities` is null, as Go's nil slice.
+        let users = page.items.map { userJSON($0, identities: nil, factors: []) }
+        return .json(["users": .array(users), "aud": .string(aud)], headers: headers)
+    }
+
+    // MARK: GET /admin/users/{user_id}
+
+    func get(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+        _ = try api.requireAdmin(context)
+        let user = try loadUser(context)
+        let (identities, factors) = try api.read { conn in (try conn.identities(userID: user.id), try conn.factors(userID: user.id)) }
+        return .json(userJSON(user, identities: identities, factors: factors))
+    }
+
+    // MARK: Parameters
+
+    /// `AdminUserParams`.
+    struct UserParams {
+        var id = ""
+        var aud = ""
+        var role = ""
+        var email = ""
+        var phone = ""
+        var password: String?
+        var passwordHash = ""
+        var emailConfirm = false
+        var phoneConfirm = false
+        var userMetadata: JSONObject?
+        var appMetadata: JSONObject?
+        var banDuration = ""
+
+        init(_ request: HTTPRequest) throws(AuthError) {
+            let body = try RequestBody(request, as: "AdminUserParams")
+            id = try body.string("id") ?? ""
+            aud = try body.string("aud") ?? ""
+            role = try body.string("role") ?? ""
+            email = try body.string("email") ?? ""
+            phone = try body.string("phone") ?? ""
+            password = try body.string("password")
+            passwordHash = try body.string("password_hash") ?? ""
+            emailConfirm = try body.bool("email_confirm") ?? false
+            phoneConfirm = try body.bool("phone_confirm") ?? false
+            userMetadata = try body.map("user_metadata")
+            appMetadata = try body.map("app_metadata")
+            banDuration = try body.string("ban_duration") ?? ""
+        }
+
+        /// `ban_duration`: nil when absent, 0 for `none` (unban), else Go's duration in
+        /// microseconds.
+        func ban() throws(AuthError) -> Int64? {
+            guard !banDuration.isEmpty else { return nil }
+            if banDuration == "none" { return 0 }
+            switch GoDuration.parse(banDuration) {
+            case .success(let nanoseconds): return nanoseconds / 1_000
+            case .failure(let error):
+                throw AuthError(400, .validationFailed, "invalid format for ban duration: \(error.message)")
+            }
+        }
+    }
+
+    /// `User.Ban`: a zero duration lifts the ban.
+    func applyBan(_ duration: Int64, to user: inout UserRecord, now: Timestamp) {
+        user.bannedUntil = duration == 0 ? nil : now.microseconds + duration
+    }
+
+    /// `User.Confirm`: email confirmed now, confirmation token cleared, `email_verified` in
+    /// user_metadata, outstanding one-time tokens dropped.
+    func confirmEmail(_ conn: Connection, _ user: inout UserRecord, now: Timestamp) throws {
+        user.confirmationToken = nil
+        user.emailConfirmedAt = now.microseconds
+        user.userMetadata = Models.merge(["email_verified": true], into: user.userMetadata)
+        try OneTimeTokens.clearAll(conn, userID: user.id)
+    }
+
+    /// `User.ConfirmPhone`.
+    func confirmPhone(_ conn: Connection, _ user: inout UserRecord, now: Timestamp) throws {
+        user.confirmationToken = nil
+        user.phoneConfirmedAt = now.microseconds
+        try OneTimeTokens.clearAll(conn, userID: user.id)
+    }
+
+    /// The password hash the user will get: a stored hash after checking its format, else the
+    /// given or a random password hashed here, outside any database lock.
+    private func storedHash(_ params: UserParams) throws(AuthError) -> String {
+        if !params.passwordHash.isEmpty {
+            try AdminEndpoints.checkImportedHash(params.passwordHash)
+            return params.passwordHash
+        }
+        let password = params.password.flatMap { $0.isEmpty ? nil : $0 } ?? randomPassword()
+        // GoTrue hashes with bcrypt through a panic-on-error helper, so a password over bcrypt's
+        // 72 bytes ends in a recovered panic rather than the 400 branch written after it.
+        if password.utf8.count > Passwords.maximumLength { throw AuthError.internalServerError }
+        return Passwords(configuration: config, environment: project.environment).hash(password)
+    }
+
+    /// `NewUserWithPasswordHash`'s format check (reference §13). bcrypt and this emulator's own
+    /// PBKDF2 PHC strings are accepted and verified at sign-in. Argon2 and Firebase scrypt,
+    /// which the real server also accepts, are refused with a 400 naming the format: the
+    /// emulator cannot verify them, and storing a hash no password can match would fail later
+    /// and silently. A hash of no known format is the real server's 500 "Error creating user".
+    static func checkImportedHash(_ hash: String) throws(AuthError) {
+        if hash.hasPrefix("$argon2") {
+            throw AuthError(400, .validationFailed,
+                            "Argon2 password hashes ($argon2i$, $argon2id$) are not supported by this emulator; use bcrypt or $pbkdf2-sha256$")
+        }
+        if hash.hasPrefix("$fbscrypt$") {
+            throw AuthError(400, .validationFailed,
+                            "Firebase scrypt password hashes ($fbscrypt$) are not supported by this emulator; use bcrypt or $pbkdf2-sha256$")
+        }
+        if Bcrypt.isWellFormed(hash) || isPBKDF2PHC(hash) { return }
+        throw AuthError(500, .unexpectedFailure, "Error creating user")
+    }
+
+    /// The shape of this emulator's own hashes (`$pbkdf2-sha256$i=<n>,l=<len>$<salt>$<hash>`, unpadded
+    /// standard base64), so exported emulator users can be imported again.
+    static func isPBKDF2PHC(_ hash: String) -> Bool {
+        let fields = hash.split(separator: "$", omittingEmptySubsequences: false)
+        guard fields.count == 5, fields[0].isEmpty, fields[1] == "pbkdf2-sha256" else { return false }
+        var length: Int?
+        var iterations: Int?
+        for parameter in fields[2].split(separator: ",") {
+            let pair = parameter.split(separator: "=", maxSplits: 1)
+            guard pair.count == 2, let value = Int(pair[1]), value > 0 else { return false }
+            switch pair[0] {
+            case "i": iterations = value
+            case "l": length = value
+            default: return false
+            }
+        }
+        guard let length, iterations != nil,
+              let salt = try? Base64.decode(fields[3], padding: false), salt.count >= 8,
+              let digest = try? Base64.decode(fields[4], padding: false)
+        else { return false }
+        return digest.count == length
+    }
+
+    /// `password.Generate(64, 10, 0, false, true)`: 64 characters with 10 digits, letters of both
+    /// cases; never shown to anyone, it only makes the account password-less in practice.
+    func randomPassword() -> String {
+        let letters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8)
+        let digits = Array("0123456789".utf8)
+        let bytes = project.environment.randomBytes(64)
+        var out = bytes.enumerated().map { index, byte in
+            index < 10 ? digits[Int(byte) % digits.count] : letters[Int(byte) % letters.count]
+        }
+        // Spread the digits with a Fisher-Yates pass over fresh randomness.
+        let shuffle = project.environment.randomBytes(64)
+        for i in stride(from: out.count - 1, to: 0, by: -1) {
+            out.swapAt(i, Int(shuffle[i]) % (i + 1))
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `structs.Map(provider.Claims{...})` for the email/phone identities the admin API creates:
+    /// `email`/`phone` only when set, both `*_verified` flags always.
+    static func identityData(userID: String, email: String? = nil, phone: String? = nil,
+                             emailVerified: Bool = false, phoneVerified: Bool = false) -> JSONObject {
+        var data: JSONObject = ["sub": .string(userID)]
+        if let email, !email.isEmpty { data["email"] = .string(email.lowercased()) }
+        if let phone, !phone.isEmpty { data["phone"] = .string(phone) }
+        data["email_verified"] = .bool(emailVerified)
+        data["phone_verified"] = .bool(phoneVerified)
+        return data
+    }
+
+    /// Audit traits naming the target user, as the admin handlers write them.
+    static func traits(_ user: UserRecord) -> JSONObject {
+        ["user_id": .string(user.id), "user_email": .string(user.email ?? ""), "user_phone": .string(user.phone ?? "")]
+    }
+
+    // MARK: POST /admin/users
+
+    func create(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+        let caller = try api.requireAdmin(context)
+        var params = try UserParams(context.request)
+        var aud = api.requestAudience(context, claims: caller.claims)
+        if !params.aud.isEmpty { aud = params.aud }
+        if params.email.isEmpty && params.phone.isEmpty {
+            throw AuthError(400, .validationFailed, "Cannot create a user without either an email or phone")
+        }
+        var providers: [String] = []
+        if !params.email.isEmpty {
+            params.email = try Validation.email(params.email)
+            let email = params.email
+            if try api.read({ conn in try conn.userExists(email: email, aud: aud, excluding: nil) }) {
+                throw AuthError(422, .emailExists, "A user with this email address has already been registered")
+            }
+            providers.append("email")
+        }
+        if !params.phone.isEmpty {
+            params.phone = try Validation.phone(params.phone)
+            let phone = params.phone
+            if try api.read({ conn in try conn.userExists(phone: phone, aud: aud, excluding: nil) }) {
+                throw AuthError(422, .phoneExists, "Phone number already registered by another user")
+            }
+            providers.append("phone")
+        }
+        if params.password != nil && !params.passwordHash.isEmpty {
+            throw AuthError(400, .validationFailed, "Only a password or a password hash should be provided")
+        }
+        // No strength check on create (the real server has none here). Hashing happens now,
+        // before the write lock.
+        let hash = try storedHash(params)
+        var userID = project.environment.uuid()
+        if !params.id.isEmpty {
+            guard let custom = AdminEndpoints.canonicalUUID(params.id) else {
+                throw AuthError(400, .validationFailed, "ID must conform to the uuid v4 format")
+            }
+            if custom == Validation.nilUUID { throw AuthError(400, .validationFailed, "ID cannot be a nil uuid") }
+            userID = custom
+        }
+        let ban = try params.ban()
+        let now = project.environment.now()
+
+        let (user, identities) = try api.write { conn in
+            var user = UserRecord(id: userID, createdAt: now.microseconds)
+            user.aud = aud
+            user.email = params.email.isEmpty ? nil : params.email
+            user.phone = params.phone.isEmpty ? nil : params.phone
+            user.encryptedPassword = hash
+            user.userMetadata = Models.text(params.userMetadata ?? JSONObject())
+            user.appMetadata = Models.text(["provider": .string(providers[0]), "providers": .array(providers.map { .string($0) })])
+            do {
+                try conn.insertUser(user)
+            } catch {
+                // A custom id already taken, or a race on the email/phone: the transaction's 500.
+                throw AuthError(500, .unexpectedFailure, "Database error creating new user")
+            }
+            var identities: [IdentityRecord] = []
+            if let email = user.email {
+                let identity = IdentityRecord(id: project.environment.uuid(), providerID: user.id, userID: user.id,
+                                              identityData: Models.text(AdminEndpoints.identityData(userID: user.id, email: email)),
+                                              provider: "email", at: now.microseconds)
+                try conn.insertIdentity(identity)
+                identities.append(identity)
+            }
+            if let phone = user.phone {
+                let identity = IdentityRecord(id: project.environment.uuid(), providerID: user.id, userID: user.id,
+                                              identityData: Models.text(AdminEndpoints.identityData(userID: user.id, phone: phone)),
+                                              provider: "phone", at: now.microseconds)
+                try conn.insertIdentity(identity)
+                identities.append(identity)
+            }
+            var traits = AdminEndpoints.traits(user)
+            traits["provider"] = .string(providers[0])
+            try api.audit(conn, context, actor: caller.actor, action: "user_signedup", logType: "team", traits: traits)
+            let role = params.role.trimmingASCIISpaces()
+            user.role = role.isEmpty ? config.jwt.defaultGroupName : role
+            if let appMetadata = params.appMetadata { user.appMetadata = Models.merge(appMetadata, into: user.appMetadata) }
+            if params.emailConfirm { try confirmEmail(conn, &user, now: now) }
+            if params.phoneConfirm { try confirmPhone(conn, &user, now: now) }
+            if let ban { applyBan(ban, to: &user, now: now) }
+            try conn.updateUser(user)
+            return (user, identities)
+        }
+        // The response is the in-memory user, as Go's: no database-generated `confirmed_at`.
+        return .json(userJSON(user, identities: identities, factors: []))
+    }
+
+    // MARK: PUT /admin/users/{user_id}
+
+    func update(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+        let caller = try api.requireAdmin(context)
+        var user = try loadUser(context)
+        var params = try UserParams(context.request)
+        if !params.email.isEmpty { params.email = try Validation.email(params.email) }
+        if !params.phone.isEmpty { params.phone = try Validation.phone(params.phone) }
+        let ban = try params.ban()
+        var newHash: String?
+        if let password = params.password {
+            // The strength check applies here, unlike on create; "" removes the password.
+            try Passwords(configuration: config, environment: project.environment).checkStrength(password)
+            newHash = password.isEmpty ? "" : Passwords(configuration: config, environment: project.environment).hash(password)
+        }
+        let now = project.environment.now()
+
+        let (updated, identities, factors) = try api.write { conn in
+            do {
+                user = try conn.user(id: user.id) ?? user
+                let role = params.role.trimmingASCIISpaces()
+                if !role.isEmpty { user.role = role }
+                if params.emailConfirm { try confirmEmail(conn, &user, now: now) }
+                if params.phoneConfirm { try confirmPhone(conn, &user, now: now) }
+                if let newHash {
+                    // `UpdatePassword`: pending tokens are no longer trusted; every session ends.
+                    user.encryptedPassword = newHash.isEmpty ? nil : newHash
+                    user.forgetPendingTokens()
+                    try OneTimeTokens.clearAll(conn, userID: user.id)
+                    try conn.deleteSessions(userID: user.id)
+                }
+                if !params.email.isEmpty {
+                    try upsertIdentity(conn, user: user, provider: "email",
+                                       changes: ["email": .string(params.email), "email_verified": .bool(params.emailConfirm)],
+                                       created: AdminEndpoints.identityData(userID: user.id, email: params.email,
+                                                                            emailVerified: params.emailConfirm), now: now)
+                    if user.isAnonymous && params.emailConfirm { user.isAnonymous = false }
+                    user.email = params.email
+                }
+                if !params.phone.isEmpty {
+                    try upsertIdentity(conn, user: user, provider: "phone",
+                                       changes: ["phone": .string(params.phone), "phone_verified": .bool(params.phoneConfirm)],
+                                       created: AdminEndpoints.identityData(userID: user.id, phone: params.phone,
+                                                                            phoneVerified: params.phoneConfirm), now: now)
+                    if user.isAnonymous && params.phoneConfirm { user.isAnonymous = false }
+                    user.phone = params.phone
+                }
+                if let appMetadata = params.appMetadata { user.appMetadata = Models.merge(appMetadata, into: user.appMetadata) }
+                if let userMetadata = params.userMetadata { user.userMetadata = Models.merge(userMetadata, into: user.userMetadata) }
+                if let ban { applyBan(ban, to: &user, now: now) }
+                user.updatedAt = now.microseconds
+                try conn.updateUser(user)
+                try api.audit(conn, context, actor: caller.actor, action: "user_modified", logType: "user",
+                              traits: AdminEndpoints.traits(user))
+            } catch let error as AuthError {
+                throw error
+            } catch {
+                // Anything inside the transaction (a taken email or phone among them) is GoTrue's
+                // generic "Error updating user"; throwing rolls the partial changes back.
+                throw AuthError(500, .unexpectedFailure, "Error updating user")
+            }
+            let reloaded = try conn.user(id: user.id) ?? user
+            return (reloaded, try conn.identities(userID: user.id), try conn.factors(userID: user.id))
+        }
+        return .json(userJSON(updated, identities: identities, factors: factors))
+    }
+
+    /// Unlike the user-facing update, the admin API does not list a newly created provider in
+    /// `app_metadata.providers`.
+    private func upsertIdentity(_ conn: Connection, user: UserRecord, provider: String, changes: JSONObject,
+                                created: JSONObject, now: Timestamp) throws {
+        try api.upsertIdentity(conn, user: user, provider: provider, changes: changes, created: created, at: now.microseconds)
+    }
+
+    // MARK: DELETE /admin/users/{user_id}
+
+    func delete(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+        let caller = try api.requireAdmin(context)
+        let user = try loadUser(context)
+        // The body is optional; only a non-empty one is parsed.
+        var softDelete = false
+        if !context.request.body.isEmpty {
+            softDelete = try RequestBody(context.request, as: "adminUserDeleteParams").bool("should_soft_delete") ?? false
+        }
+        let now = project.environment.now()
+        try api.write { conn in
+            try api.audit(conn, context, actor: caller.actor, action: "user_deleted", logType: "team",
+                          traits: AdminEndpoints.traits(user))
+            if softDelete {
+                guard user.deletedAt == nil else { return }  // already soft-deleted
+                try softDeleteUser(conn, user, now: now)
+            } else {
+                try conn.deleteUser(id: user.id)
+            }
+        }
+        return .json(.object(JSONObject()))
+    }
+
+    /// `SoftDeleteUser` + `SoftDeleteUserIdentities` + factor and session removal: contact
+    /// details replaced by hashes (so the address can sign up again), secrets and metadata
+    /// cleared, `deleted_at` set.
+    private func softDeleteUser(_ conn: Connection, _ stored: UserRecord, now: Timestamp) throws {
+        var user = stored
+        user.email = AdminEndpoints.obfuscate(user.id, user.email ?? "")
+        user.phone = String(AdminEndpoints.obfuscate(user.id, user.phone ?? "").prefix(15))
+        user.emailChange = AdminEndpoints.obfuscate(user.id, user.emailChange ?? "")
+        user.phoneChange = String(AdminEndpoints.obfuscate(user.id, user.phoneChange ?? "").prefix(15))
+        user.encryptedPassword = nil
+        user.confirmationToken = nil
+        user.recoveryToken = nil
+        user.emailChangeTokenCurrent = nil
+        user.emailChangeTokenNew = nil
+        user.phoneChangeToken = nil
+        user.deletedAt = now.microseconds
+        user.userMetadata = "{}"
+        user.appMetadata = "{}"
+        user.updatedAt = now.microseconds
+        try conn.updateUser(user)
+        try OneTimeTokens.clearAll(conn, userID: user.id)
+        try conn.deleteSessions(userID: user.id)
+        for identity in try conn.identities(userID: user.id) {
+            let providerID = AdminEndpoints.obfuscate(identity.userID, identity.provider + ":" + identity.providerID)
+            try conn.setIdentityProviderID(id: identity.id, providerID: providerID, identityData: "{}", at: now.microseconds)
+        }
+        try conn.deleteFactors(userID: user.id)
+    }
+
+    /// `obfuscateValue`: unpadded base64url of SHA-256(user id + value).
+    static func obfuscate(_ userID: String, _ value: String) -> String {
+        Base64URL.encode(SHA256.hash(data: Array((userID + value).utf8)))
+    }
+
+    // MARK: Factors
+
+    func listFactors(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+        _ = try api.requireAdmin(context)
+        let user = try loadUser(context)
+        let factors = try api.read { conn in try conn.factors(userID: user.id) }
+        return .json(.array(factors.map(AdminEndpoints.factorJSON)))
+    }
+
+    func updateFactor(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+        let caller = try api.requireAdmin(context)
+        let user = try loadUser(context)
+        var factor = try loadFactor(context, user: user)
+        let body = try RequestBody(context.request, as: "adminUserUpdateFactorParams")
+        let friendlyName = try body.string("friendly_name") ?? ""
+        let phone = try body.string("phone") ?? ""
+        let now = project.environment.now()
+        try api.write { conn in
+            if !friendlyName.isEmpty { factor.friendlyName = friendlyName }
+            if !phone.isEmpty && factor.factorType == "phone" {
+                factor.phone = try Validation.phone(phone)
+            }
+            factor.updatedAt = now.microseconds
+            try conn.updateFactor(factor)
+            try api.audit(conn, context, actor: caller.actor, action: "factor_updated", logType: "factor",
+                          traits: ["user_id": .string(user.id), "factor_id": .string(factor.id),
+                                   "factor_type": .string(factor.factorType)])
+        }
+        return .json(AdminEndpoints.factorJSON(factor))
+    }
+
+    /// Deletes the factor and downgrades its sessions to aal1. The real server records this one
+    /// with the user, not the admin, as the actor.
+    func deleteFactor(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+        _ = try api.requireAdmin(context)
+        let user = try loadUser(context)
+        let factor = try loadFactor(context, user: user)
+        try api.write { conn in
+            try api.audit(conn, context, actor: user, action: "factor_deleted", logType: "factor",
+                          traits: ["user_id": .string(user.id), "factor_id": .string(factor.id)])
+            try conn.deleteFactor(id: factor.id)
+            try conn.downgradeSessions(of: factor)
+        }
+        return .json(AdminEndpoints.factorJSON(factor))
+    }
+
+    // MARK: GET /admin/audit
+
+    /// Query scopes of `query=<scope>:<value>` and the payload fields they search.
+    static let auditScopes: [String: [String]] = [
+        "author": ["actor_username", "actor_name"],
+        "action": ["action"],
+        "type": ["log_type"],
+    ]
+
+    func audit(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+        _ = try api.requireAdmin(context)
+        let pagination = try AdminPagination(context.request)
+        var columns: [String] = []
+        var value = ""
+        if let query = context.request.queryValue("query"), !query.isEmpty {
+            let parts = query.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, let scope = AdminEndpoints.auditScopes[String(parts[0])] else {
+                throw AuthError(400, .validationFailed, "Invalid query scope: \(query)")
+            }
+            columns = scope
+            value = String(parts[1])
+        }
+        let page = try api.read { conn in try conn.auditLogEntries(columns: columns, value: value, paging: pagination.paging) }
+        let headers = try pagination.headers(context, total: page.total)
+        let entries: [JSON] = page.items.map { entry in
+            // The payload is a Go map: keys sorted.
+            [
+                "id": .string(entry.id),
+                "payload": .object(Models.object(entry.payload).sortedRecursively()),
+                "created_at": .string(Timestamp(microseconds: entry.createdAt).rfc3339),
+                "ip_address": .string(entry.ipAddress),
+            ]
+        }
+        return .json(.array(entries), headers: headers)
+    }
+}
+
+extension String {
+    /// `strings.TrimSpace` for the ASCII whitespace roles are written with.
+    func trimmingASCIISpaces() -> String {
+        var s = Substring(self)
+        while let c = s.first, c == " " || c == "\t" || c == "\n" || c == "\r" { s = s.dropFirst() }
+        while let c = s.last, c == " " || c == "\t" || c == "\n" || c == "\r" { s = s.dropLast() }
+        return String(s)
+    }
+}

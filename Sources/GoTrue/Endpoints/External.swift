@@ -1,0 +1,350 @@
+import AuthHTTP
+import AuthJSON
+import AuthStore
+
+/// The OAuth redirect flow (reference §5.16-5.19; external.go, external_oauth.go, identity.go):
+/// `GET /authorize` sends the browser to the provider, which returns to `/callback`. Offline, the
+/// provider is the emulator's fake one (`/emulator/v1/idp/{provider}/authorize`), whose codes
+/// are redeemed in-process instead of over the network.
+struct ExternalEndpoints: EndpointGroup {
+    let api: Core
+
+    static var endpoints: [Endpoint<Self>] {
+        [
+            Endpoint("GET", "/authorize", operation: "authorize") { g, context in try g.authorize(context) },
+            Endpoint("GET", "/callback", operation: "callback") { g, context in g.callback(context) },
+            Endpoint("POST", "/callback", operation: "callback") { g, context in g.callback(context) },
+        ]
+    }
+
+    private var project: Project { api.project }
+
+    /// OAuth parameters the server controls; a client cannot pass them on to the provider
+    /// (`reservedOAuthParams`), except `nonce`.
+    static let reservedParameters: Set<String> = [
+        "client_id", "client_secret", "redirect_uri", "response_type", "state", "code_challenge",
+        "code_challenge_method", "code_verifier",
+    ]
+
+    // MARK: GET /authorize
+
+    func authorize(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+        let url = try providerRedirectURL(context, linkingTarget: nil)
+        return ExternalEndpoints.found(url)
+    }
+
+    /// `GetExternalProviderRedirectURL`: checks the provider, records the flow state (its id is
+    /// the OAuth `state`) and builds the provider's authorization URL.
+    func providerRedirectURL(_ context: RequestContext, linkingTarget: UserRecord?) throws(AuthError) -> String {
+        let config = api.config
+        let query = context.request.query
+        func value(_ name: String) -> String { query.first { $0.name == name }?.value ?? "" }
+        let providerType = value("provider")
+        let scopes = value("scopes")
+        let codeChallenge = value("code_challenge")
+        let codeChallengeMethod = value("code_challenge_method")
+
+        let settings: OAuthProviderSettings
+        switch ExternalEndpoints.oauthSettings(providerType, config) {
+        case .success(let found): settings = found
+        case .failure(let problem): throw AuthError(400, .validationFailed, "Unsupported provider: \(problem.message)")
+        }
+        let inviteToken = value("invite_token")
+        if !inviteToken.isEmpty {
+            let invited = try api.read { conn in try conn.user(confirmationToken: inviteToken) }
+            if invited == nil { throw AuthError(404, .userNotFound, "User identified by token not found") }
+        }
+        let redirectTo = Mailer.referrer(context, config)
+        try PKCE.validateParameters(method: codeChallengeMethod, challenge: codeChallenge)
+
+        // Everything else the client sent goes on to the provider (`login_hint`, `prompt`,
+        // `nonce`, ...), with WorkOS's `workos_provider` renamed.
+        var forwarded: [QueryItem] = []
+        for item in query {
+            let lower = item.name.lowercased()
+            if item.name == "scopes" || item.name == "provider" { continue }
+            if lower != "nonce" && ExternalEndpoints.reservedParameters.contains(lower) { continue }
+            if forwarded.contains(where: { $0.name == item.name }) { continue }  // `query.Get`: the first value
+            forwarded.append(QueryItem(name: item.name == "workos_provider" ? "provider" : item.name, value: item.value))
+        }
+
+        guard var flow = FlowStates.make(project: project, userID: nil, providerType: providerType,
+                                         authenticationMethod: FlowStates.oauth, codeChallengeMethod: codeChallengeMethod,
+                                         codeChallenge: codeChallenge) else {
+            throw AuthError(400, .validationFailed, "Invalid code_challenge_method")
+        }
+        flow.redirectTo = redirectTo
+        flow.inviteToken = inviteToken.isEmpty ? nil : inviteToken
+        flow.linkingTargetID = linkingTarget?.id
+        flow.emailOptional = settings.emailOptional
+        let stored = flow
+        try api.write { conn in try conn.insertFlowState(stored) }
+
+        // oauth2.Config.AuthCodeURL: client_id, redirect_uri, response_type, scope, state, then
+        // the extra options; Apple answers with a form POST.
+        var parameters: [QueryItem] = [
+            QueryItem(name: "client_id", value: settings.clientIDs.first ?? ""),
+            QueryItem(name: "redirect_uri", value: ExternalEndpoints.callbackURL(settings, config)),
+            QueryItem(name: "response_type", value: "code"),
+        ]
+        let scope = ExternalEndpoints.scopes(providerType, requested: scopes)
+        if !scope.isEmpty { parameters.append(QueryItem(name: "scope", value: scope)) }
+        parameters.append(QueryItem(name: "state", value: flow.id))
+        if providerType.lowercased() == "apple" { parameters.append(QueryItem(name: "response_mode", value: "form_post")) }
+        for item in forwarded where !parameters.contains(where: { $0.name == item.name }) { parameters.append(item) }
+        return api.identityProviders.authorizationURL(provider: providerType.lowercased(), query: parameters)
+    }
+
+    struct ProviderProblem: Error { var message: String }
+
+    /// `API.Provider` + `ValidateOAuth`: the provider must exist and be enabled with a client id,
+    /// a secret and a redirect URI (the emulator defaults the redirect URI to its own callback,
+    /// as the Supabase CLI does).
+    static func oauthSettings(_ name: String, _ config: Configuration) -> Result<OAuthProviderSettings, ProviderProblem> {
+        let lower = name.lowercased()
+        if lower.hasPrefix("custom:") { return .failure(ProviderProblem(message: "custom OAuth providers are disabled")) }
+        guard ExternalProviders.oauthProviders.contains(lower) else {
+            return .failure(ProviderProblem(message: "Provider \(lower) could not be found"))
+        }
+        let settings = config.external.providers[lower] ?? OAuthProviderSettings()
+        if !settings.enabled { return .failure(ProviderProblem(message: "provider is not enabled")) }
+        if settings.clientIDs.isEmpty { return .failure(ProviderProblem(message: "missing OAuth client ID")) }
+        if settings.secret.isEmpty { return .failure(ProviderProblem(message: "missing OAuth secret")) }
+        return .success(settings)
+    }
+
+    static func callbackURL(_ settings: OAuthProviderSettings, _ config: Configuration) -> String {
+        if !settings.redirectURI.isEmpty { return settings.redirectURI }
+        var base = config.externalURL
+        while base.hasSuffix("/") { base.removeLast() }
+        return base + "/callback"
+    }
+
+    /// The scopes GoTrue asks each provider for by default, plus the requested ones.
+    static func scopes(_ provider: String, requested: String) -> String {
+        let defaults: [String: [String]] = [
+            "google": ["email", "profile"], "apple": ["email", "name"], "azure": ["openid"],
+            "facebook": ["email"], "github": ["user:email"], "gitlab": ["read_user"], "kakao": ["account_email", "profile_image", "profile_nickname"],
+            "keycloak": ["profile", "email"], "discord": ["email", "identify"], "linkedin_oidc": ["openid", "email", "profile"],
+            "slack_oidc": ["profile", "email", "openid"], "twitch": ["user:read:email"], "spotify": ["user-read-email"],
+            "zoom": [], "notion": [], "workos": [], "figma": ["files:read"], "fly": ["read"], "bitbucket": ["account", "email"],
+            "snapchat": ["https://auth.snapchat.com/oauth2/api/user.external_id"], "x": ["users.read", "tweet.read"],
+        ]
+        var list = defaults[provider.lowercased()] ?? ["openid", "email", "profile"]
+        for scope in requested.split(separator: " ") where !list.contains(String(scope)) { list.append(String(scope)) }
+        return list.joined(separator: " ")
+    }
+
+    static func found(_ location: String) -> HTTPResponse {
+        HTTPResponse(status: 302, headers: ["Location": location])
+    }
+
+    // MARK: GET|POST /callback
+
+    /// The callback's parameters: a POST (Apple's form_post) reads the form, then the query.
+    private func parameters(_ context: RequestContext) -> [QueryItem] {
+        guard context.request.method == "POST" else { return context.request.query }
+        let contentType = (context.request.headers["Content-Type"] ?? "").lowercased()
+        var items: [QueryItem] = []
+        if contentType.hasPrefix("application/x-www-form-urlencoded") {
+            items = RedirectURL.parseQuery(String(decoding: context.request.body, as: UTF8.self))
+        }
+        return items + context.request.query
+    }
+
+    func callback(_ context: RequestContext) -> HTTPResponse {
+        let config = api.config
+        let params = parameters(context)
+        func value(_ name: String) -> String { params.first { $0.name == name }?.value ?? "" }
+
+        // `loadFlowState`: a bad state goes back to the site URL with a 303 and the error in the
+        // query only.
+        let flow: FlowStateRecord
+        switch loadFlow(state: value("state")) {
+        case .success(let found): flow = found
+        case .failure(let error):
+            var site = RedirectURL(config.siteURL)
+            for item in ExternalEndpoints.errorItems(error) { site.set(item.name, item.value) }
+            site.rawQuery = GoURL.encode(site.query)
+            site.fragment = ""
+            return HTTPResponse(status: 303, headers: ["Location": site.string])
+        }
+        // `getExternalRedirectURL`.
+        var redirectTo = config.external.redirectURL
+        if redirectTo.isEmpty { redirectTo = flow.redirectTo ?? "" }
+        if redirectTo.isEmpty { redirectTo = config.siteURL }
+        do {
+            return try finishCallback(context, flow: flow, redirectTo: redirectTo, value: value)
+        } catch {
+            // `redirectErrors`: 302 back with the error in the query (merged) and the fragment.
+            var url = RedirectURL(redirectTo)
+            let items = ExternalEndpoints.errorItems(error)
+            for item in items { url.set(item.name, item.value) }
+            url.rawQuery = GoURL.encode(url.query)
+            url.fragment = GoURL.encode(items + [QueryItem(name: "sb", value: "")])
+            return ExternalEndpoints.found(url.string)
+        }
+    }
+
+    /// `getErrorQueryString`: the OAuth error name, description and (for HTTP errors) code.
+    static func errorItems(_ error: AuthError) -> [QueryItem] {
+        if case .oauth(let name) = error.kind {
+            return [QueryItem(name: "error", value: name), QueryItem(name: "error_description", value: error.message)]
+        }
+        var name = AuthError.oauthErrorNames[error.status] ?? "server_error"
+        if [.signupDisabled, .userBanned, .providerEmailNeedsVerification].contains(error.code) { name = "access_denied" }
+        return [QueryItem(name: "error", value: name), QueryItem(name: "error_description", value: error.message),
+                QueryItem(name: "error_code", value: error.code?.rawValue ?? "")]
+    }
+
+    private func loadFlow(state: String) -> Result<FlowStateRecord, AuthError> {
+        if state.isEmpty { return .failure(AuthError(400, .badOauthCallback, "OAuth state parameter missing")) }
+        guard Validation.isUUID(state) else { return .failure(AuthError(400, .badOauthState, "OAuth state parameter is invalid")) }
+        let found: FlowStateRecord?
+        do {
+            found = try project.database.read { conn in try conn.flowState(id: state.lowercased()) }
+        } catch {
+            return .failure(api.storeFailure(error))
+        }
+        guard let flow = found, flow.authenticationMethod == FlowStates.oauth else {
+            return .failure(AuthError(400, .badOauthState, "OAuth state not found or expired"))
+        }
+        if FlowStates.isExpired(flow, now: project.environment.now(),
+                                lifetimeSeconds: api.config.external.flowStateExpirySeconds) {
+            return .failure(AuthError(400, .badOauthState, "OAuth state has expired"))
+        }
+        if flow.isPKCE && flow.userID != nil {
+            return .failure(AuthError(400, .flowStateAlreadyUsed, "State has already been used"))
+        }
+        return .success(flow)
+    }
+
+    private func finishCallback(_ context: RequestContext, flow: FlowStateRecord, redirectTo: String,
+                                value: (String) -> String) throws(AuthError) -> HTTPResponse {
+        let config = api.config
+        let provider = flow.providerType.lowercased()
+        // `oAuthCallback`.
+        let providerError = value("error")
+        if !providerError.isEmpty { throw .oauth(providerError, value("error_description")) }
+        let code = value("code")
+        if code.isEmpty {
+            throw AuthError(400, .badOauthCallback, "OAuth callback with missing authorization code missing")
+        }
+        if case .failure(let problem) = ExternalEndpoints.oauthSettings(provider, config) {
+            throw AuthError(400, .oauthProviderNotSupported, "Unsupported provider: \(problem.message)")
+        }
+        guard let redeemed = api.identityProviders.redeem(code: code, provider: provider) else {
+            throw AuthError(500, .unexpectedFailure, "Unable to exchange external code: \(code.prefix(4))")
+        }
+        var data: ProviderUserData
+        do {
+            data = try ExternalProviders.userData(provider: provider, claims: redeemed.claims)
+        } catch {
+            throw AuthError(500, .unexpectedFailure, "Error getting user profile from external provider")
+        }
+        // Apple sends the user's name only on the first authorization, as a `user` form field.
+        let appleUser = value("user")
+        if provider == "apple", !appleUser.isEmpty {
+            guard case .object(let object)? = try? JSON(parsing: Array(appleUser.utf8)) else {
+                throw AuthError(500, .unexpectedFailure, "Error parsing apple user")
+            }
+            let name = object["name"]?.objectValue
+            let first: String = name?["firstName"]?.stringValue ?? ""
+            let last: String = name?["lastName"]?.stringValue ?? ""
+            let full = Substring(first + " " + last).trimmingCharacters(in: " \t\n\r")
+            data.metadata.name = full
+            data.metadata.fullName = full
+        }
+        if data.emails.isEmpty && !flow.emailOptional {
+            throw AuthError(500, .unexpectedFailure, "Error getting user email from external provider")
+        }
+        data.promotePrimaryEmail()
+
+        var sent: [OutboxRecord] = []
+        enum Result {
+            case pkce(String)
+            case implicit(Tokens.Issued)
+            case failed(AuthError)
+        }
+        let accounts = ExternalAccounts(api: api, context: context)
+        let result: Result = try api.write { conn in
+            let outcome: ExternalAccounts.Outcome
+            if let targetID = flow.linkingTargetID {
+                guard let target = try conn.user(id: targetID) else {
+                    throw AuthError(422, .userNotFound, "Linking target user not found")
+                }
+                outcome = try accounts.link(conn, target: target, data: data, provider: provider, sent: &sent)
+            } else if let invite = flow.inviteToken, !invite.isEmpty {
+                outcome = try acceptInvite(conn, context, data: data, invite: invite, provider: provider, accounts: accounts)
+            } else {
+                outcome = try accounts.signIn(conn, data: data, provider: provider, emailOptional: flow.emailOptional, sent: &sent)
+            }
+            guard case .user(var user, _) = outcome else {
+                if case .failedAfterCommit(let error) = outcome { return .failed(error) }
+                return .failed(AuthError.unexpected)
+            }
+            let now = project.environment.now().microseconds
+            if flow.isPKCE {
+                guard let current = try conn.flowState(id: flow.id), current.userID == nil else {
+                    throw AuthError(400, .flowStateAlreadyUsed, "State has already been used")
+                }
+                try conn.claimFlowState(id: flow.id, userID: user.id, providerAccessToken: redeemed.accessToken,
+                                        providerRefreshToken: redeemed.refreshToken, at: now)
+                return .pkce(flow.authCode)
+            }
+            let issued = try Tokens(api: api).issueSession(conn, user: &user, method: "oauth", request: context.request)
+            try conn.deleteFlowState(id: flow.id)
+            return .implicit(issued)
+        }
+        project.outbox.delivered(sent)
+        switch result {
+        case .failed(let error):
+            throw error
+        case .pkce(let authCode):
+            // `prepPKCERedirectURL`.
+            var url = RedirectURL(redirectTo)
+            url.set("code", authCode)
+            url.rawQuery = GoURL.encode(url.query)
+            return ExternalEndpoints.found(url.string)
+        case .implicit(let issued):
+            // `AccessTokenResponse.AsRedirectURL` with the provider's tokens.
+            var items = [QueryItem(name: "provider_token", value: redeemed.accessToken)]
+            if !redeemed.refreshToken.isEmpty {
+                items.append(QueryItem(name: "provider_refresh_token", value: redeemed.refreshToken))
+            }
+            let now = project.environment.now().unixSeconds
+            items += [
+                QueryItem(name: "access_token", value: issued.accessToken),
+                QueryItem(name: "token_type", value: "bearer"),
+                QueryItem(name: "expires_in", value: String(issued.expiresAt - now)),
+                QueryItem(name: "expires_at", value: String(issued.expiresAt)),
+                QueryItem(name: "refresh_token", value: issued.refreshToken),
+                QueryItem(name: "sb", value: ""),
+            ]
+            var response = ExternalEndpoints.found(redirectTo + "#" + GoURL.encode(items))
+            for (name, value) in issued.headers { response.headers[name] = value }
+            return response
+        }
+    }
+
+    /// `processInvite`: the invited user accepts through a provider whose email matches.
+    private func acceptInvite(_ conn: Connection, _ context: RequestContext, data: ProviderUserData, invite: String,
+                              provider: String, accounts: ExternalAccounts) throws -> ExternalAccounts.Outcome {
+        guard var user = try conn.user(confirmationToken: invite) else {
+            throw AuthError(404, .inviteNotFound, "Invite not found")
+        }
+        guard data.emails.contains(where: { $0.email == (user.email ?? "") }) else {
+            throw AuthError(400, .validationFailed, "Invited email does not match emails from external provider")
+        }
+        let identityData = data.metadata.identityData
+        let identity = try accounts.createIdentity(conn, user: user, provider: provider, data: identityData)
+        user.appMetadata = Models.merge(["provider": .string(provider)], into: user.appMetadata)
+        accounts.mergeUserMetadata(&user, identityData)
+        try accounts.updateProviders(conn, &user)
+        try api.audit(conn, context, actor: user, action: "invite_accepted", logType: "user",
+                      traits: ["provider": .string(provider)])
+        try accounts.removeUnconfirmedIdentities(conn, &user, keeping: identity)
+        try accounts.confirm(conn, &user)
+        return .user(user, created: false)
+    }
+}

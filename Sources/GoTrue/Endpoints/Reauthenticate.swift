@@ -1,0 +1,45 @@
+import AuthHTTP
+import AuthJSON
+import AuthStore
+
+/// `GET /reauthenticate` (reauthenticate.go; reference §5.13).
+struct ReauthenticateEndpoints: EndpointGroup {
+    let api: Core
+
+    static var endpoints: [Endpoint<Self>] {
+        [Endpoint("GET", "/reauthenticate", operation: "reauthenticate") { g, context in try g.reauthenticate(context) }]
+    }
+
+    private var project: Project { api.project }
+
+    /// `Reauthenticate`: a code for `PUT /user`'s `nonce`, by email when the user has one,
+    /// else by SMS.
+    func reauthenticate(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+        let caller = try api.authenticate(context)
+        let email = caller.user.email ?? ""
+        let phone = caller.user.phone ?? ""
+        if email.isEmpty && phone.isEmpty {
+            throw AuthError(400, .validationFailed, "Reauthentication requires the user to have an email or a phone number")
+        }
+        if !email.isEmpty {
+            if caller.user.emailConfirmedAt == nil {
+                throw AuthError(422, .emailNotConfirmed, "Please verify your email first.")
+            }
+        } else if caller.user.phoneConfirmedAt == nil {
+            throw AuthError(422, .phoneNotConfirmed, "Please verify your phone first.")
+        }
+        var sent: [OutboxRecord] = []
+        let mailer = Mailer(api: api, context: context)
+        let messageID: String = try api.write { conn in
+            guard var user = try conn.user(id: caller.user.id) else { throw AuthError.unexpected }
+            try api.audit(conn, context, actor: user, action: "user_reauthenticate_requested", logType: "user")
+            if !email.isEmpty {
+                try mailer.sendReauthentication(conn, user: &user, sent: &sent)
+                return ""
+            }
+            return try mailer.sendPhoneOTP(conn, user: &user, phone: phone, purpose: .reauthentication, sent: &sent)
+        }
+        project.outbox.delivered(sent)
+        return .json(OtpEndpoints.messageResponse(messageID))
+    }
+}

@@ -1,0 +1,50 @@
+import AuthHTTP
+import AuthJSON
+import AuthStore
+
+/// `POST /recover` (recover.go; reference §5.10).
+struct RecoverEndpoints: EndpointGroup {
+    let api: Core
+
+    static var endpoints: [Endpoint<Self>] {
+        [
+            Endpoint("POST", "/recover", operation: "recover") { g, context in
+                try g.api.rateLimit(.recover, context)
+                // requireEmailProvider middleware.
+                guard g.api.config.external.emailEnabled else {
+                    throw AuthError(400, .emailProviderDisabled, "Email logins are disabled")
+                }
+                return try g.recover(context)
+            },
+        ]
+    }
+
+    private var project: Project { api.project }
+
+    /// `Recover`: an unknown address answers `{}` like a known one, so accounts cannot be probed.
+    func recover(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+        let body = try RequestBody(context.request, as: "RecoverParams")
+        var email = try body.string("email") ?? ""
+        let challenge = try body.string("code_challenge") ?? ""
+        let challengeMethod = try body.string("code_challenge_method") ?? ""
+        if email.isEmpty { throw AuthError(400, .validationFailed, "Password recovery requires an email") }
+        email = try Validation.email(email)
+        try PKCE.validateParameters(method: challengeMethod, challenge: challenge)
+
+        let aud = api.requestAudience(context)
+        var sent: [OutboxRecord] = []
+        let mailer = Mailer(api: api, context: context)
+        try api.write { conn in
+            guard var user = try conn.user(email: email, aud: aud) else { return }
+            if !challenge.isEmpty {
+                try FlowStates.create(conn, project: project, userID: user.id, providerType: FlowStates.recovery,
+                                      authenticationMethod: FlowStates.recovery, codeChallengeMethod: challengeMethod,
+                                      codeChallenge: challenge)
+            }
+            try api.audit(conn, context, actor: user, action: "user_recovery_requested", logType: "user")
+            try mailer.sendRecovery(conn, user: &user, magicLink: false, pkce: !challenge.isEmpty, sent: &sent)
+        }
+        project.outbox.delivered(sent)
+        return .json(.object([:]))
+    }
+}

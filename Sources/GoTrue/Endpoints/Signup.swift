@@ -1,0 +1,235 @@
+import AuthHTTP
+import AuthJSON
+import AuthStore
+
+/// `POST /signup` (reference §5.5, §8): email/phone sign-up and anonymous sign-in.
+struct SignupEndpoints: EndpointGroup {
+    let api: Core
+
+    static var endpoints: [Endpoint<Self>] {
+        [Endpoint("POST", "/signup", operation: "signup") { g, context in try g.signup(context) }]
+    }
+
+    private var project: Project { api.project }
+    private var config: Configuration { api.config }
+
+    /// The route wrapper of api.go: parse first, then anonymous sign-in when neither email nor
+    /// phone is given.
+    /// `limited: false` is the internal re-entry of `/otp` and `/magiclink`, which the real
+    /// server makes past the route's limiter.
+    func signup(_ context: RequestContext, limited: Bool = true) throws(AuthError) -> HTTPResponse {
+        let body = try RequestBody(context.request, as: "SignupParams")
+        let email = try body.string("email") ?? ""
+        let phone = try body.string("phone") ?? ""
+        if email.isEmpty && phone.isEmpty {
+            guard config.external.anonymousUsersEnabled else {
+                throw AuthError(422, .anonymousProviderDisabled, "Anonymous sign-ins are disabled")
+            }
+            try api.rateLimit(.anonymousSignIns, context)
+            return try anonymous(context, body: body)
+        }
+        if limited { try api.rateLimit(.signups, context) }
+        return try signup(context, body: body, email: email, phone: phone)
+    }
+
+    private func signupDisabledCheck() throws(AuthError) {
+        if config.disableSignup { throw AuthError(422, .signupDisabled, "Signups not allowed for this instance") }
+    }
+
+    private func anonymous(_ context: RequestContext, body: RequestBody) throws(AuthError) -> HTTPResponse {
+        try signupDisabledCheck()
+        let data = try body.map("data") ?? JSONObject()
+        let aud = api.requestAudience(context)
+        let now = project.environment.now()
+        let (issued, userJSON) = try api.write { conn in
+            var user = UserRecord(id: project.environment.uuid(), createdAt: now.microseconds)
+            user.aud = aud
+            user.role = config.jwt.defaultGroupName
+            user.isAnonymous = true
+            user.appMetadata = "{}"
+            user.userMetadata = Models.text(data)
+            try conn.insertUser(user)
+            let issued = try Tokens(api: api).issueSession(conn, user: &user, method: "anonymous", request: context.request)
+            return (issued, Models.user(user, identities: []))
+        }
+        return .json(.object(issued.response(user: userJSON, now: project.environment.now())), headers: issued.headers)
+    }
+
+    private func signup(_ context: RequestContext, body: RequestBody, email rawEmail: String, phone rawPhone: String)
+        throws(AuthError) -> HTTPResponse
+    {
+        // Api.Signup parses the body again after the DISABLE_SIGNUP check; the result is the same.
+        try signupDisabledCheck()
+        let password = try body.string("password") ?? ""
+        let data = try body.map("data") ?? JSONObject()
+        let channel = try body.string("channel") ?? ""
+        let codeChallenge = try body.string("code_challenge") ?? ""
+        let codeChallengeMethod = try body.string("code_challenge_method") ?? ""
+        let provider = rawEmail.isEmpty ? "phone" : "email"
+
+        // validateSignupParams, in the real order.
+        if password.isEmpty { throw AuthError(400, .validationFailed, "Signup requires a valid password") }
+        let passwords = Passwords(configuration: config, environment: project.environment)
+        try passwords.checkStrength(password)
+        if !rawEmail.isEmpty && !rawPhone.isEmpty {
+            throw AuthError(400, .validationFailed, "Only an email address or phone number should be provided on signup.")
+        }
+        if provider == "phone" && !SignupEndpoints.isValidChannel(channel, config) {
+            throw AuthError(400, .validationFailed, SignupEndpoints.invalidChannelMessage)
+        }
+        if !rawPhone.isEmpty && !codeChallenge.isEmpty {
+            throw AuthError(400, .validationFailed, "PKCE not supported for phone signups")
+        }
+        try PKCE.validateParameters(method: codeChallengeMethod, challenge: codeChallenge)
+
+        let aud = api.requestAudience(context)
+        let email: String
+        let phone: String
+        if provider == "email" {
+            guard config.external.emailEnabled else { throw AuthError(400, .emailProviderDisabled, "Email signups are disabled") }
+            email = try Validation.email(rawEmail)
+            phone = ""
+        } else {
+            guard config.external.phoneEnabled else { throw AuthError(400, .phoneProviderDisabled, "Phone signups are disabled") }
+            phone = try Validation.phone(rawPhone)
+            email = ""
+        }
+
+        // Hash before taking the write lock: PBKDF2 is the slow part of a sign-up.
+        let passwordHash = passwords.hash(password)
+        let now = project.environment.now()
+        let autoconfirm = provider == "email" ? config.mailer.autoconfirm : config.sms.autoconfirm
+
+        enum Outcome {
+            case session(Tokens.Issued, JSON)
+            case pending(JSON)
+            case exists(UserRecord)
+        }
+        var sent: [OutboxRecord] = []
+        let outcome: Outcome = try api.write { conn in
+            var user: UserRecord
+            let existing = provider == "email" ? try conn.user(email: email, aud: aud) : try conn.user(phone: phone, aud: aud)
+            if let existing {
+                let confirmed = provider == "email" ? existing.emailConfirmedAt != nil : existing.phoneConfirmedAt != nil
+                if confirmed {
+                    try api.audit(conn, context, actor: existing, action: "user_repeated_signup", logType: "user",
+                                  traits: ["provider": .string(provider)])
+                    return .exists(existing)
+                }
+                user = existing
+            } else {
+                user = UserRecord(id: project.environment.uuid(), createdAt: now.microseconds)
+                user.aud = aud
+                user.role = config.jwt.defaultGroupName
+                user.email = provider == "email" ? email : nil
+                user.phone = provider == "phone" ? phone : nil
+                user.encryptedPassword = passwordHash
+                user.appMetadata = Models.text(["provider": .string(provider), "providers": [.string(provider)]])
+                user.userMetadata = Models.text(data)
+                try conn.insertUser(user)
+            }
+
+            // The provider's identity, created on first sign-up; user_metadata takes its data.
+            var identity: IdentityRecord
+            if let found = try conn.identity(providerID: user.id, provider: provider) {
+                identity = found
+            } else {
+                var identityData: JSONObject = ["sub": .string(user.id)]
+                if let userEmail = user.email, !userEmail.isEmpty { identityData["email"] = .string(userEmail) }
+                identityData["email_verified"] = false
+                identityData["phone_verified"] = false
+                for (key, value) in data where identityData[key] == nil { identityData[key] = value }
+                identity = IdentityRecord(id: project.environment.uuid(), providerID: user.id, userID: user.id,
+                                          identityData: Models.text(identityData), provider: provider, at: now.microseconds)
+                try conn.insertIdentity(identity)
+                user.userMetadata = Models.text(identityData)
+                try conn.updateUser(user)
+            }
+
+            if autoconfirm {
+                try api.audit(conn, context, actor: user, action: "user_signedup", logType: "team",
+                              traits: ["provider": .string(provider)])
+                if provider == "email" {
+                    user.emailConfirmedAt = now.microseconds
+                    user.confirmationToken = nil
+                    user.userMetadata = Models.merge(["email_verified": true], into: user.userMetadata)
+                } else {
+                    user.phoneConfirmedAt = now.microseconds
+                    user.confirmationToken = nil
+                    user.userMetadata = Models.merge(["phone_verified": true], into: user.userMetadata)
+                }
+                try OneTimeTokens.clearAll(conn, userID: user.id)
+                try conn.updateUser(user)
+                try api.audit(conn, context, actor: user, action: "login", logType: "account",
+                              traits: ["provider": .string(provider)])
+                let issued = try Tokens(api: api).issueSession(conn, user: &user, method: "password", request: context.request)
+                return .session(issued, Models.user(user, identities: [identity]))
+            }
+
+            try api.audit(conn, context, actor: user, action: "user_confirmation_requested", logType: "user",
+                          traits: ["provider": .string(provider)])
+            // The confirmation message goes to the outbox (Mailer.swift); a PKCE sign-up first
+            // records its flow state, and its link then carries a `pkce_` token.
+            let mailer = Mailer(api: api, context: context)
+            if provider == "email" {
+                if !codeChallenge.isEmpty {
+                    try FlowStates.create(conn, project: project, userID: user.id, providerType: "email",
+                                          authenticationMethod: FlowStates.emailSignup,
+                                          codeChallengeMethod: codeChallengeMethod, codeChallenge: codeChallenge)
+                }
+                try mailer.sendConfirmation(conn, user: &user, pkce: !codeChallenge.isEmpty, sent: &sent)
+            } else {
+                _ = try mailer.sendPhoneOTP(conn, user: &user, phone: phone, purpose: .confirmation, sent: &sent)
+            }
+            return .pending(Models.user(user, identities: [identity]))
+        }
+
+        project.outbox.delivered(sent)
+        switch outcome {
+        case .session(let issued, let userJSON):
+            return .json(.object(issued.response(user: userJSON, now: project.environment.now())), headers: issued.headers)
+        case .pending(let userJSON):
+            return .json(userJSON)
+        case .exists(let existing):
+            if config.mailer.autoconfirm || config.sms.autoconfirm {
+                throw AuthError(422, .userAlreadyExists, "User already registered")
+            }
+            return .json(sanitized(existing, provider: provider, data: data, aud: aud, now: now))
+        }
+    }
+
+    /// `sanitizeUser`: the enumeration-protection stand-in for an existing confirmed account
+    /// (reference §8.3): a fresh id, no role, no confirmations, no identities.
+    private func sanitized(_ stored: UserRecord, provider: String, data: JSONObject, aud: String, now: Timestamp) -> JSON {
+        var user = UserRecord(id: project.environment.uuid(), createdAt: now.microseconds)
+        user.aud = aud
+        user.role = ""
+        user.email = provider == "email" ? stored.email : nil
+        user.phone = provider == "phone" ? stored.phone : nil
+        user.confirmationSentAt = now.microseconds
+        user.invitedAt = stored.invitedAt
+        user.recoverySentAt = stored.recoverySentAt
+        user.phoneChange = stored.phoneChange
+        user.phoneChangeSentAt = stored.phoneChangeSentAt
+        user.reauthenticationSentAt = stored.reauthenticationSentAt
+        user.bannedUntil = stored.bannedUntil
+        user.deletedAt = stored.deletedAt
+        user.isAnonymous = stored.isAnonymous
+        user.appMetadata = Models.text(["provider": .string(provider), "providers": [.string(provider)]])
+        user.userMetadata = Models.text(data)
+        return Models.user(user, identities: [])
+    }
+
+    /// `IsValidMessageChannel`: SMS always; WhatsApp only through Twilio or Twilio Verify.
+    static func isValidChannel(_ channel: String, _ config: Configuration) -> Bool {
+        switch channel {
+        case "", "sms": return true
+        case "whatsapp": return ["twilio", "twilio_verify"].contains(config.sms.provider)
+        default: return false
+        }
+    }
+
+    /// `InvalidChannelError` (sms_provider): WhatsApp needs Twilio, which the emulator has not.
+    static let invalidChannelMessage =
+        "Invalid channel, supported values are 'sms' or 'whatsapp'. 'whatsapp' is only supported if Twilio or Twilio Verify is used as the provider."
+}

@@ -1,0 +1,249 @@
+import AuthHTTP
+import AuthJSON
+import AuthStore
+
+/// `GET /user` and `PUT /user` (reference §5.14-5.15).
+struct UserEndpoints: EndpointGroup {
+    let api: Core
+
+    static var endpoints: [Endpoint<Self>] {
+        [
+            Endpoint("GET", "/user", operation: "user.get") { g, context in try g.get(context) },
+            Endpoint("PUT", "/user", operation: "user.update") { g, context in try g.update(context) },
+        ]
+    }
+
+    private var project: Project { api.project }
+    private var config: Configuration { api.config }
+
+    func get(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+        let caller = try api.authenticate(context, loadingIdentities: true)
+        let aud = api.requestAudience(context, claims: caller.claims)
+        let tokenAud = caller.claims["aud"]?.stringValue ?? caller.claims["aud"]?.arrayValue?.first?.stringValue
+        guard let tokenAud, aud == tokenAud else {
+            throw AuthError(400, .validationFailed, "Token audience doesn't match request audience")
+        }
+        return .json(Models.user(caller.user, identities: caller.identities ?? []))
+    }
+
+    func update(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+        let caller = try api.authenticate(context)
+        // requireAuthentication runs first, then the `User` limiter of PUT /user.
+        try api.rateLimit(.user, context)
+        let aud = api.requestAudience(context, claims: caller.claims)
+        let body = try RequestBody(context.request, as: "UserUpdateParams")
+        var email = try body.string("email") ?? ""
+        let password = try body.string("password")
+        let currentPassword = try body.string("current_password")
+        let nonce = try body.string("nonce") ?? ""
+        let data = try body.map("data")
+        let appData = try body.map("app_metadata")
+        var phone = try body.string("phone") ?? ""
+        let channel = try body.string("channel") ?? ""
+        let codeChallenge = try body.string("code_challenge") ?? ""
+        let codeChallengeMethod = try body.string("code_challenge_method") ?? ""
+        var user = caller.user
+        let passwords = Passwords(configuration: config, environment: project.environment)
+
+        // validateUserUpdateParams
+        if !email.isEmpty { email = try Validation.email(email) }
+        if !phone.isEmpty {
+            phone = try Validation.phone(phone)
+            if !SignupEndpoints.isValidChannel(channel, config) {
+                throw AuthError(400, .validationFailed, SignupEndpoints.invalidChannelMessage)
+            }
+        }
+        if let password { try passwords.checkStrength(password) }
+
+        // isAdmin: the user's role is the admin group of the default audience.
+        if appData != nil && !(user.aud == config.jwt.audience && user.role == config.jwt.adminGroupName) {
+            throw AuthError(403, .notAdmin, "Updating app_metadata requires admin privileges")
+        }
+        let setsPassword = password.map { !$0.isEmpty } ?? false
+        if user.isAnonymous && setsPassword && email.isEmpty && phone.isEmpty {
+            throw AuthError(422, .validationFailed,
+                            "Updating password of an anonymous user without an email or phone is not allowed")
+        }
+        if user.isSSOUser && (setsPassword || (!email.isEmpty && email != (user.email ?? ""))
+            || (!phone.isEmpty && phone != (user.phone ?? "")) || !nonce.isEmpty) {
+            throw AuthError(422, .userSsoManaged, "Updating email, phone, password of a SSO account only possible via SSO")
+        }
+        let changesEmail = !email.isEmpty && email != (user.email ?? "")
+        let changesPhone = !phone.isEmpty && phone != (user.phone ?? "")
+        try api.read { conn in
+            if changesEmail, try conn.userExists(email: email, aud: aud, excluding: user.id) {
+                throw AuthError(422, .emailExists, "A user with this email address has already been registered")
+            }
+            if changesPhone, try conn.userExists(phone: phone, aud: aud, excluding: user.id) {
+                throw AuthError(422, .phoneExists, "A user with this phone number has already been registered")
+            }
+        }
+
+        var newHash: String?
+        if let password {
+            if config.security.updatePasswordRequireReauthentication {
+                let now = project.environment.now().microseconds
+                let dayOld = caller.session.map { now > $0.createdAt + 86_400_000_000 } ?? true
+                if dayOld {
+                    if nonce.isEmpty {
+                        throw AuthError(400, .reauthenticationNeeded, "Password update requires reauthentication")
+                    }
+                    try verifyReauthentication(nonce: nonce, user: user)
+                }
+            }
+            if !password.isEmpty, let stored = user.encryptedPassword, !stored.isEmpty {
+                if config.security.updatePasswordRequireCurrentPassword && !isRecoverySession(caller) {
+                    guard let currentPassword, !currentPassword.isEmpty else {
+                        throw AuthError(400, .currentPasswordRequired, "Current password required when setting new password.")
+                    }
+                    guard Passwords.verify(currentPassword, against: stored) else {
+                        throw AuthError(400, .currentPasswordInvalid, "Current password required when setting new password.")
+                    }
+                }
+                if Passwords.verify(password, against: stored) {
+                    throw AuthError(422, .samePassword, "New password should be different from the old password.")
+                }
+            }
+            // Hashed outside the write lock; an empty password clears it, as `SetPassword("")`.
+            newHash = password.isEmpty ? "" : passwords.hash(password)
+        }
+
+        var sent: [OutboxRecord] = []
+        let mailer = Mailer(api: api, context: context)
+        let (updated, identities) = try api.write { conn in
+            let now = project.environment.now()
+            user = try conn.user(id: user.id) ?? user
+            if let newHash {
+                let addingFirstPassword = !newHash.isEmpty && (user.encryptedPassword ?? "").isEmpty
+                user.encryptedPassword = newHash
+                // UpdatePassword: pending tokens no longer trusted; every other session ends.
+                user.forgetPendingTokens()
+                user.updatedAt = now.microseconds
+                try conn.updateUser(user)
+                try OneTimeTokens.clearAll(conn, userID: user.id)
+                try conn.deleteSessions(userID: user.id, except: caller.session?.id)
+                try api.audit(conn, context, actor: user, action: "user_updated_password", logType: "user")
+                // ensureEmailIdentityForPassword: a first password on an email account makes it an
+                // email identity too.
+                if addingFirstPassword, let userEmail = user.email, !userEmail.isEmpty,
+                   try conn.identity(providerID: user.id, provider: "email") == nil {
+                    try upsertIdentity(conn, user: &user, provider: "email", changes: [:],
+                                       created: ["sub": .string(user.id), "email": .string(userEmail),
+                                                 "email_verified": .bool(user.emailConfirmedAt != nil), "phone_verified": false],
+                                       now: now)
+                    try conn.updateUser(user)
+                }
+            }
+            if let data {
+                user.userMetadata = Models.merge(data, into: user.userMetadata)
+                user.updatedAt = now.microseconds
+                try conn.updateUser(user)
+            }
+            if let appData {
+                user.appMetadata = Models.merge(appData, into: user.appMetadata)
+                user.updatedAt = now.microseconds
+                try conn.updateUser(user)
+            }
+            if changesEmail {
+                if user.isAnonymous && config.mailer.autoconfirm {
+                    try confirmEmailChange(conn, user: &user, to: email, now: now)
+                } else {
+                    // sendEmailChange (Mailer.swift): both addresses get a message with secure
+                    // email change; a PKCE request records its flow state first.
+                    if !codeChallenge.isEmpty {
+                        try FlowStates.create(conn, project: project, userID: user.id, providerType: FlowStates.emailChange,
+                                              authenticationMethod: FlowStates.emailChange,
+                                              codeChallengeMethod: codeChallengeMethod, codeChallenge: codeChallenge)
+                    }
+                    try mailer.sendEmailChange(conn, user: &user, to: email, pkce: !codeChallenge.isEmpty, sent: &sent)
+                }
+            }
+            if changesPhone {
+                if config.sms.autoconfirm {
+                    try confirmPhoneChange(conn, user: &user, to: phone, now: now)
+                } else {
+                    _ = try mailer.sendPhoneOTP(conn, user: &user, phone: phone, purpose: .phoneChange, sent: &sent)
+                }
+            }
+            try api.audit(conn, context, actor: user, action: "user_modified", logType: "user")
+            let reloaded = try conn.user(id: user.id) ?? user
+            return (reloaded, try conn.identities(userID: user.id))
+        }
+        project.outbox.delivered(sent)
+        return .json(Models.user(updated, identities: identities))
+    }
+
+    private func isRecoverySession(_ caller: Authenticated) -> Bool {
+        caller.claims["amr"]?.arrayValue?.contains { $0["method"]?.stringValue == "recovery" } ?? false
+    }
+
+    /// `verifyReauthentication`: the nonce is the OTP sent by `/reauthenticate`, stored hashed
+    /// with the user's email (or phone) and valid for the OTP lifetime.
+    private func verifyReauthentication(nonce: String, user: UserRecord) throws(AuthError) {
+        let invalid = AuthError(422, .reauthenticationNotValid, "Nonce has expired or is invalid")
+        guard let stored = user.reauthenticationToken, !stored.isEmpty, let sentAt = user.reauthenticationSentAt else { throw invalid }
+        let viaEmail = !(user.email ?? "").isEmpty
+        let relatesTo = viaEmail ? user.email ?? "" : user.phone ?? ""
+        let lifetime = Int64(viaEmail ? config.mailer.otpExpirySeconds : config.sms.otpExpirySeconds) * 1_000_000
+        guard project.environment.now().microseconds <= sentAt + lifetime,
+              OneTimeTokens.tokenHash(relatesTo, nonce) == stored
+        else { throw invalid }
+    }
+
+
+
+    /// `app_metadata.provider` (first provider) and `providers` (all, in order of linking).
+    private func providers(adding provider: String, to stored: String) -> String {
+        var meta = Models.object(stored)
+        var list = meta["providers"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        if !list.contains(provider) { list.append(provider) }
+        if meta["provider"]?.stringValue == nil { meta["provider"] = .string(provider) }
+        meta["providers"] = .array(list.map { .string($0) })
+        return Models.text(meta)
+    }
+
+    /// Applies `changes` to the user's identity for `provider`, or creates the identity with
+    /// `created` as its data and lists the provider in `app_metadata`.
+    private func upsertIdentity(_ conn: Connection, user: inout UserRecord, provider: String, changes: JSONObject,
+                                created: JSONObject, now: Timestamp) throws {
+        if try api.upsertIdentity(conn, user: user, provider: provider, changes: changes, created: created,
+                                  at: now.microseconds) {
+            user.appMetadata = providers(adding: provider, to: user.appMetadata)
+        }
+    }
+
+    /// `emailChangeVerify` without a confirmation round trip (anonymous user, autoconfirm on).
+    private func confirmEmailChange(_ conn: Connection, user: inout UserRecord, to email: String, now: Timestamp) throws {
+        try upsertIdentity(conn, user: &user, provider: "email", changes: ["email": .string(email), "email_verified": true],
+                           created: ["sub": .string(user.id), "email": .string(email), "email_verified": true, "phone_verified": false],
+                           now: now)
+        user.isAnonymous = false
+        user.email = email
+        user.emailChange = nil
+        user.emailChangeTokenCurrent = nil
+        user.emailChangeTokenNew = nil
+        user.emailChangeConfirmStatus = 0
+        if user.emailConfirmedAt == nil {
+            user.emailConfirmedAt = now.microseconds
+            user.userMetadata = Models.merge(["email_verified": true], into: user.userMetadata)
+        }
+        user.updatedAt = now.microseconds
+        try conn.updateUser(user)
+        try OneTimeTokens.clearAll(conn, userID: user.id)
+    }
+
+    /// `smsVerify` for `phone_change` without an SMS (autoconfirm on).
+    private func confirmPhoneChange(_ conn: Connection, user: inout UserRecord, to phone: String, now: Timestamp) throws {
+        try upsertIdentity(conn, user: &user, provider: "phone", changes: ["phone": .string(phone), "phone_verified": true],
+                           created: ["sub": .string(user.id), "phone": .string(phone), "email_verified": false, "phone_verified": true],
+                           now: now)
+        user.isAnonymous = false
+        user.phone = phone
+        user.phoneChange = nil
+        user.phoneChangeToken = nil
+        user.phoneChangeSentAt = nil
+        user.phoneConfirmedAt = now.microseconds
+        user.updatedAt = now.microseconds
+        try conn.updateUser(user)
+    }
+}

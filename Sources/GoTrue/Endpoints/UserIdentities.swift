@@ -1,0 +1,73 @@
+import AuthHTTP
+import AuthJSON
+import AuthStore
+
+/// `GET /user/identities/authorize` and `DELETE /user/identities/{identity_id}` (identity.go;
+/// reference §5.19): manual linking of another provider's identity, and unlinking one.
+struct IdentityEndpoints: EndpointGroup {
+    let api: Core
+
+    static var endpoints: [Endpoint<Self>] {
+        [
+            Endpoint("GET", "/user/identities/authorize", operation: "link_identity") { g, context in try g.linkIdentity(context) },
+            Endpoint("DELETE", "/user/identities/{identity_id}", operation: "unlink_identity") { g, context in
+                try g.unlinkIdentity(context)
+            },
+        ]
+    }
+
+    /// `requireManualLinkingEnabled`, after `requireAuthentication` as the routes nest them.
+    private func requireManualLinking() throws(AuthError) {
+        guard api.config.security.manualLinkingEnabled else {
+            throw AuthError(404, .manualLinkingDisabled, "Manual linking is disabled")
+        }
+    }
+
+    /// `GET /user/identities/authorize` (`LinkIdentity`).
+    func linkIdentity(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+        let caller = try api.authenticate(context)
+        try requireManualLinking()
+        let url = try ExternalEndpoints(api: api).providerRedirectURL(context, linkingTarget: caller.user)
+        if context.request.queryValue("skip_http_redirect") == "true" {
+            return .json(["url": .string(url)])
+        }
+        return ExternalEndpoints.found(url)
+    }
+
+    /// `DELETE /user/identities/{identity_id}` (`DeleteIdentity`).
+    func unlinkIdentity(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+        let caller = try api.authenticate(context, loadingIdentities: true)
+        try requireManualLinking()
+        let raw = context.pathParameters["identity_id"] ?? ""
+        guard Validation.isUUID(raw) else { throw AuthError(404, .validationFailed, "identity_id must be an UUID") }
+        let identityID = raw.lowercased()
+        let aud = api.requestAudience(context, claims: caller.claims)
+        let tokenAudience = (try? ClaimReader(caller.claims).audience()) ?? []
+        if tokenAudience.first != aud {
+            throw AuthError(403, .unexpectedAudience, "Token audience doesn't match request audience")
+        }
+        let identities = caller.identities ?? []
+        if identities.count <= 1 {
+            throw AuthError(422, .singleIdentityNotDeletable, "User must have at least 1 identity after unlinking")
+        }
+        guard let doomed = identities.first(where: { $0.id == identityID }) else {
+            throw AuthError(422, .identityNotFound, "Identity doesn't exist")
+        }
+        let accounts = ExternalAccounts(api: api, context: context)
+        try api.write { conn in
+            guard var user = try conn.user(id: caller.user.id) else { throw AuthError(404, .userNotFound, "User not found") }
+            try api.audit(conn, context, actor: user, action: "identity_unlinked", logType: "user",
+                          traits: accounts.identityTraits(doomed))
+            try conn.deleteIdentity(id: doomed.id)
+            if doomed.provider == "phone" {
+                user.phoneConfirmedAt = nil
+                user.phone = nil
+                try conn.updateUser(user)
+            } else if case .conflict = try accounts.adoptIdentityEmail(conn, &user) {
+                throw AuthError(422, .emailConflictIdentityNotDeletable, "Unable to unlink identity due to email conflict")
+            }
+            try accounts.updateProviders(conn, &user)
+        }
+        return .json(.object([:]))
+    }
+}

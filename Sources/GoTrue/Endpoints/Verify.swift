@@ -1,0 +1,447 @@
+import AuthHTTP
+import AuthJSON
+import AuthStore
+
+/// `POST /verify` and `GET /verify` (reference §10.3-10.5, verify.go): a code or a link's token
+/// exchanged for a session (or, from a PKCE link, for an auth code).
+struct VerifyEndpoints: EndpointGroup {
+    let api: Core
+
+    static var endpoints: [Endpoint<Self>] {
+        [
+            Endpoint("GET", "/verify", operation: "verify") { g, context in
+                try g.api.rateLimit(.verify, context)
+                return try g.get(context)
+            },
+            Endpoint("POST", "/verify", operation: "verify") { g, context in
+                try g.api.rateLimit(.verify, context)
+                return try g.post(context)
+            },
+        ]
+    }
+
+    private var project: Project { api.project }
+
+    struct Params {
+        var type = ""
+        var token = ""
+        var tokenHash = ""
+        var email = ""
+        var phone = ""
+        var redirectTo = ""
+    }
+
+    static let singleConfirmationAccepted =
+        "Confirmation link accepted. Please proceed to confirm link sent to the other email"
+
+    // MARK: POST
+
+    func post(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+        let body = try RequestBody(context.request, as: "VerifyParams")
+        var params = Params()
+        params.type = try body.string("type") ?? ""
+        params.token = try body.string("token") ?? ""
+        params.tokenHash = try body.string("token_hash") ?? ""
+        params.email = try body.string("email") ?? ""
+        params.phone = try body.string("phone") ?? ""
+        params.redirectTo = try body.string("redirect_to") ?? ""
+
+        // VerifyParams.Validate for POST.
+        if params.type.isEmpty { throw AuthError(400, .validationFailed, "Verify requires a verification type") }
+        if params.token.isEmpty == params.tokenHash.isEmpty {
+            throw AuthError(400, .validationFailed, "Verify requires either a token or a token hash")
+        }
+        if !params.token.isEmpty {
+            if !params.phone.isEmpty && params.email.isEmpty {
+                params.phone = try Validation.phone(params.phone)
+                params.tokenHash = OneTimeTokens.tokenHash(params.phone, params.token)
+            } else if !params.email.isEmpty && params.phone.isEmpty {
+                do {
+                    params.email = try Validation.email(params.email)
+                } catch {
+                    throw AuthError(422, .validationFailed, "Invalid email format")
+                }
+                params.tokenHash = OneTimeTokens.tokenHash(params.email, params.token)
+            } else {
+                throw AuthError(400, .validationFailed, "Only an email address or phone number should be provided on verify")
+            }
+        } else if !params.email.isEmpty || !params.phone.isEmpty || !params.redirectTo.isEmpty {
+            throw AuthError(400, .validationFailed, "Only the token_hash and type should be provided")
+        }
+
+        let aud = api.requestAudience(context)
+        enum Outcome {
+            case session(Tokens.Issued, JSON)
+            case halfConfirmed
+        }
+        let outcome: Outcome = try api.write { conn in
+            var user = params.token.isEmpty
+                ? try verifyTokenHash(conn, &params)
+                : try verifyUserAndToken(conn, &params, aud: aud)
+            guard try applyVerification(conn, context, params, &user, smsAllowed: true) else { return .halfConfirmed }
+            let issued = try Tokens(api: api).issueSession(conn, user: &user, method: "otp", request: context.request)
+            return .session(issued, Models.user(user, identities: try conn.identities(userID: user.id)))
+        }
+        switch outcome {
+        case .halfConfirmed:
+            // `code` is the string "200" here (a map[string]string in the real server).
+            return .json(["msg": .string(VerifyEndpoints.singleConfirmationAccepted), "code": "200"])
+        case .session(let issued, let user):
+            return .json(.object(issued.response(user: user, now: project.environment.now())), headers: issued.headers)
+        }
+    }
+
+    // MARK: GET
+
+    func get(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+        var params = Params()
+        params.token = context.request.queryValue("token") ?? ""
+        params.type = context.request.queryValue("type") ?? ""
+        params.redirectTo = Mailer.referrer(context, api.config)
+        if params.type.isEmpty { throw AuthError(400, .validationFailed, "Verify requires a verification type") }
+        if params.token.isEmpty { throw AuthError(400, .validationFailed, "Verify requires a token or a token hash") }
+        params.tokenHash = params.token
+
+        let pkce = params.token.hasPrefix("pkce_")
+        var authenticationMethod = ""
+        if pkce {
+            guard let method = FlowStates.authenticationMethod(forVerifyType: params.type) else {
+                // ParseAuthenticationMethod's plain error: an internal error, not a redirect.
+                logError("verify: unsupported authentication method \"\(params.type)\"")
+                throw AuthError.unexpected
+            }
+            authenticationMethod = method
+        }
+
+        enum Outcome {
+            case session(Tokens.Issued)
+            case authCode(String)
+            case halfConfirmed
+        }
+        let outcome: Outcome
+        do {
+            outcome = try api.write { conn in
+                var user = try verifyTokenHash(conn, &params)
+                guard try applyVerification(conn, context, params, &user, smsAllowed: false) else { return .halfConfirmed }
+                if pkce {
+                    return .authCode(try FlowStates.issueAuthCode(conn, project: project, userID: user.id,
+                                                                  authenticationMethod: authenticationMethod))
+                }
+                return .session(try Tokens(api: api).issueSession(conn, user: &user, method: "otp", request: context.request))
+            }
+        } catch {
+            // Only HTTP errors become redirects; anything else is the plain 500.
+            if case .unexpected = error.kind { throw error }
+            return VerifyEndpoints.redirect(to: VerifyEndpoints.errorRedirect(error, params.redirectTo, pkce: pkce))
+        }
+
+        switch outcome {
+        case .halfConfirmed:
+            var url = RedirectURL(params.redirectTo)
+            if pkce { url.set("message", VerifyEndpoints.singleConfirmationAccepted) }
+            url.rawQuery = GoURL.encode(url.query)
+            url.fragment = GoURL.encode([QueryItem(name: "message", value: VerifyEndpoints.singleConfirmationAccepted),
+                                         QueryItem(name: "sb", value: "")])
+            return VerifyEndpoints.redirect(to: url.string)
+        case .authCode(let code):
+            var url = RedirectURL(params.redirectTo)
+            url.set("code", code)
+            url.rawQuery = GoURL.encode(url.query)
+            return VerifyEndpoints.redirect(to: url.string)
+        case .session(let issued):
+            // `AccessTokenResponse.AsRedirectURL`: appended to the redirect as it is.
+            let now = project.environment.now()
+            let fragment = GoURL.encode([
+                QueryItem(name: "access_token", value: issued.accessToken),
+                QueryItem(name: "token_type", value: "bearer"),
+                QueryItem(name: "expires_in", value: String(issued.expiresAt - now.unixSeconds)),
+                QueryItem(name: "expires_at", value: String(issued.expiresAt)),
+                QueryItem(name: "refresh_token", value: issued.refreshToken),
+                QueryItem(name: "sb", value: ""),
+                QueryItem(name: "type", value: params.type),
+            ])
+            return VerifyEndpoints.redirect(to: params.redirectTo + "#" + fragment, headers: issued.headers)
+        }
+    }
+
+    /// `http.Redirect` with 303 See Other.
+    static func redirect(to location: String, headers: HTTPHeaders = [:]) -> HTTPResponse {
+        var headers = headers
+        headers["Location"] = location
+        return HTTPResponse(status: 303, headers: headers)
+    }
+
+    /// `prepErrorRedirectURL` (reference §4.3): the error in the fragment, and in the query too
+    /// for PKCE links. Statuses without an OAuth name carry no `error` key.
+    static func errorRedirect(_ error: AuthError, _ redirectTo: String, pkce: Bool) -> String {
+        var url = RedirectURL(redirectTo)
+        var fragment: [QueryItem] = []
+        if let name = AuthError.oauthErrorNames[error.status] {
+            fragment.append(QueryItem(name: "error", value: name))
+            url.set("error", name)
+        }
+        let code = error.code?.rawValue ?? ""
+        fragment.append(QueryItem(name: "error_code", value: code))
+        fragment.append(QueryItem(name: "error_description", value: error.message))
+        fragment.append(QueryItem(name: "sb", value: ""))
+        url.set("error_code", code)
+        url.set("error_description", error.message)
+        if pkce { url.rawQuery = GoURL.encode(url.query) }
+        url.fragment = GoURL.encode(fragment)
+        return url.string
+    }
+
+    // MARK: token checks
+
+    /// `isOtpValid`: the stored token (with or without the `pkce_` prefix) within its lifetime.
+    private func isOTPValid(_ actual: String, expected: String?, sentAt: Int64?, lifetimeSeconds: Int) -> Bool {
+        guard let expected, !expected.isEmpty, let sentAt else { return false }
+        return !isExpired(sentAt, lifetimeSeconds) && (actual == expected || "pkce_" + actual == expected)
+    }
+
+    private func isExpired(_ sentAt: Int64?, _ lifetimeSeconds: Int) -> Bool {
+        guard let sentAt else { return true }
+        return project.environment.now().microseconds > sentAt + Int64(lifetimeSeconds) * 1_000_000
+    }
+
+    /// `verifyTokenHash`: the link path. The token hash names the user through its
+    /// `one_time_tokens` row; `email` resolves to `signup` or `magiclink` by the slot it is in.
+    private func verifyTokenHash(_ conn: Connection, _ params: inout Params) throws -> UserRecord {
+        let types: [String]
+        switch params.type {
+        case "email": types = ["confirmation_token", "recovery_token"]
+        case "signup", "invite": types = ["confirmation_token"]
+        case "recovery", "magiclink": types = ["recovery_token"]
+        case "email_change": types = ["email_change_token_current", "email_change_token_new"]
+        default: throw AuthError(400, .validationFailed, "Invalid email verification type")
+        }
+        let invalid = AuthError(403, .otpExpired, "Email link is invalid or has expired")
+        guard let userID = try conn.oneTimeTokenOwner(tokenHash: params.tokenHash, types: types),
+              let user = try conn.user(id: userID)
+        else { throw invalid }
+        if api.isBanned(user) { throw AuthError(403, .userBanned, "User is banned") }
+        let lifetime = api.config.mailer.otpExpirySeconds
+        let expired: Bool
+        switch params.type {
+        case "email":
+            var sentAt = user.confirmationSentAt
+            params.type = "signup"
+            if user.recoveryToken == params.tokenHash {
+                sentAt = user.recoverySentAt
+                params.type = "magiclink"
+            }
+            expired = isExpired(sentAt, lifetime)
+        case "signup", "invite": expired = isExpired(user.confirmationSentAt, lifetime)
+        case "recovery", "magiclink": expired = isExpired(user.recoverySentAt, lifetime)
+        default: expired = isExpired(user.emailChangeSentAt, lifetime)
+        }
+        if expired { throw invalid }
+        return user
+    }
+
+    /// `verifyUserAndToken`: the code path (`token` with `email` or `phone`).
+    private func verifyUserAndToken(_ conn: Connection, _ params: inout Params, aud: String) throws -> UserRecord {
+        let config = api.config
+        let invalid = AuthError(403, .otpExpired, "Token has expired or is invalid")
+        let found: UserRecord?
+        switch params.type {
+        case "phone_change": found = try conn.user(phoneChange: params.phone, aud: aud)
+        case "sms": found = try conn.user(phone: params.phone, aud: aud)
+        case "email_change": found = try userForEmailChange(conn, email: params.email, tokenHash: params.tokenHash, aud: aud)
+        default: found = try conn.user(email: params.email, aud: aud)
+        }
+        guard let user = found else { throw invalid }
+        if api.isBanned(user) { throw AuthError(403, .userBanned, "User is banned") }
+
+        let hash = params.tokenHash
+        let mailLifetime = config.mailer.otpExpirySeconds
+        let valid: Bool
+        switch params.type {
+        case "email":
+            if isOTPValid(hash, expected: user.confirmationToken, sentAt: user.confirmationSentAt, lifetimeSeconds: mailLifetime) {
+                valid = true
+                params.type = "signup"
+            } else if isOTPValid(hash, expected: user.recoveryToken, sentAt: user.recoverySentAt, lifetimeSeconds: mailLifetime) {
+                valid = true
+                params.type = "magiclink"
+            } else {
+                valid = false
+            }
+        case "signup", "invite":
+            valid = isOTPValid(hash, expected: user.confirmationToken, sentAt: user.confirmationSentAt, lifetimeSeconds: mailLifetime)
+        case "recovery", "magiclink":
+            valid = isOTPValid(hash, expected: user.recoveryToken, sentAt: user.recoverySentAt, lifetimeSeconds: mailLifetime)
+        case "email_change":
+            valid = isOTPValid(hash, expected: user.emailChangeTokenCurrent, sentAt: user.emailChangeSentAt, lifetimeSeconds: mailLifetime)
+                || isOTPValid(hash, expected: user.emailChangeTokenNew, sentAt: user.emailChangeSentAt, lifetimeSeconds: mailLifetime)
+        case "phone_change", "sms":
+            // A fixed test code is accepted without its stored hash or expiry.
+            if let fixed = config.sms.testOTP[params.phone], fixed == params.token { return user }
+            let change = params.type == "phone_change"
+            valid = isOTPValid(hash, expected: change ? user.phoneChangeToken : user.confirmationToken,
+                               sentAt: change ? user.phoneChangeSentAt : user.confirmationSentAt,
+                               lifetimeSeconds: config.sms.otpExpirySeconds)
+        default:
+            valid = false
+        }
+        guard valid else { throw invalid }
+        return user
+    }
+
+    /// `FindUserForEmailChange`: by the current address's token first (secure change), then the
+    /// new one's, each with or without the `pkce_` prefix.
+    private func userForEmailChange(_ conn: Connection, email: String, tokenHash: String, aud: String) throws -> UserRecord? {
+        let secure = api.config.mailer.secureEmailChangeEnabled
+        for (type, enabled) in [("email_change_token_current", secure), ("email_change_token_new", true)] where enabled {
+            let owner = try conn.oneTimeTokenOwner(tokenHash: tokenHash, types: [type])
+                ?? conn.oneTimeTokenOwner(tokenHash: "pkce_" + tokenHash, types: [type])
+            guard let owner, let user = try conn.user(id: owner) else { continue }
+            let address = type == "email_change_token_current" ? user.email : user.emailChange
+            if user.aud != aud && (address ?? "").lowercased() == email.lowercased() { continue }
+            return user
+        }
+        return nil
+    }
+
+    // MARK: effects
+
+    /// What a verified token of `params.type` does to its user (links, `GET /verify`, carry no
+    /// SMS types), then `app_metadata.providers` brought up to date. False when only one of a
+    /// secure email change's two links has been confirmed so far.
+    private func applyVerification(_ conn: Connection, _ context: RequestContext, _ params: Params,
+                                   _ user: inout UserRecord, smsAllowed: Bool) throws -> Bool {
+        switch params.type {
+        case "signup", "invite":
+            try signupVerify(conn, context, &user)
+        case "recovery", "magiclink":
+            try recoverVerify(conn, context, &user)
+        case "email_change":
+            guard try emailChangeVerify(conn, context, params, &user) else { return false }
+        case "sms" where smsAllowed, "phone_change" where smsAllowed:
+            try smsVerify(conn, context, params, &user)
+        default:
+            throw AuthError(400, .validationFailed, "Unsupported verification type")
+        }
+        try updateProviders(conn, &user)
+        return true
+    }
+
+    private func confirmEmail(_ conn: Connection, _ user: inout UserRecord) throws {
+        try api.confirmEmail(conn, &user)
+    }
+
+    /// `signupVerify`: an invited user without a password gets a random one (the app then asks
+    /// for a real one); the email is confirmed and matching identities marked verified.
+    private func signupVerify(_ conn: Connection, _ context: RequestContext, _ user: inout UserRecord) throws {
+        if (user.encryptedPassword ?? "").isEmpty && user.invitedAt != nil {
+            let passwords = Passwords(configuration: api.config, environment: project.environment)
+            user.encryptedPassword = passwords.hash(Mailer.randomPassword(project.environment, requiredCharacters: [], length: 64))
+            try conn.updateUser(user)
+        }
+        try api.audit(conn, context, actor: user, action: "user_signedup", logType: "team", traits: ["provider": "email"])
+        try confirmEmail(conn, &user)
+        let email = user.email ?? ""
+        for var identity in try conn.identities(userID: user.id) where !email.isEmpty && (identity.email ?? "") == email {
+            identity.identityData = Models.merge(["email_verified": true], into: identity.identityData)
+            identity.updatedAt = project.environment.now().microseconds
+            try conn.updateIdentity(identity)
+        }
+    }
+
+    /// `recoverVerify`: the recovery slot is spent; an unconfirmed email becomes confirmed.
+    private func recoverVerify(_ conn: Connection, _ context: RequestContext, _ user: inout UserRecord) throws {
+        user.recoveryToken = nil
+        try conn.updateUser(user)
+        try OneTimeTokens.clearAll(conn, userID: user.id)
+        if user.emailConfirmedAt == nil {
+            try api.audit(conn, context, actor: user, action: "user_signedup", logType: "team", traits: ["provider": "email"])
+            try confirmEmail(conn, &user)
+        } else {
+            try api.audit(conn, context, actor: user, action: "login", logType: "account")
+        }
+    }
+
+    /// `emailChangeVerify`: with secure email change the first confirmation only records itself
+    /// (returns false: the half-confirmed answer); the last one swaps the address.
+    private func emailChangeVerify(_ conn: Connection, _ context: RequestContext, _ params: Params,
+                                   _ user: inout UserRecord) throws -> Bool {
+        let config = api.config
+        if !config.mailer.autoconfirm && config.mailer.secureEmailChangeEnabled && user.emailChangeConfirmStatus == 0
+            && !(user.email ?? "").isEmpty {
+            let current = try conn.oneTimeTokenOwner(tokenHash: params.tokenHash, types: ["email_change_token_current"]) != nil
+            let new = try conn.oneTimeTokenOwner(tokenHash: params.tokenHash, types: ["email_change_token_new"]) != nil
+            user.emailChangeConfirmStatus = 1
+            func matches(_ stored: String?) -> Bool {
+                guard let stored, !stored.isEmpty else { return false }
+                return params.token == stored || params.tokenHash == stored
+            }
+            if matches(user.emailChangeTokenCurrent) || current {
+                user.emailChangeTokenCurrent = nil
+                try conn.execute("DELETE FROM one_time_tokens WHERE user_id = ? AND token_type = ?",
+                                 .text(user.id), .text("email_change_token_current"))
+            } else if matches(user.emailChangeTokenNew) || new {
+                user.emailChangeTokenNew = nil
+                try conn.execute("DELETE FROM one_time_tokens WHERE user_id = ? AND token_type = ?",
+                                 .text(user.id), .text("email_change_token_new"))
+            }
+            try conn.updateUser(user)
+            return false
+        }
+
+        let now = project.environment.now().microseconds
+        let newEmail = user.emailChange ?? ""
+        try api.audit(conn, context, actor: user, action: "user_modified", logType: "user")
+        try upsertIdentity(conn, &user, provider: "email", changes: ["email": .string(newEmail), "email_verified": true],
+                           created: ["sub": .string(user.id), "email": .string(newEmail), "email_verified": true,
+                                     "phone_verified": false])
+        user.isAnonymous = false
+        // `ConfirmEmailChange`.
+        user.email = newEmail
+        user.emailChange = nil
+        user.emailChangeTokenCurrent = nil
+        user.emailChangeTokenNew = nil
+        user.emailChangeConfirmStatus = 0
+        user.updatedAt = now
+        try conn.updateUser(user)
+        try OneTimeTokens.clearAll(conn, userID: user.id)
+        if user.emailConfirmedAt == nil { try confirmEmail(conn, &user) }
+        return true
+    }
+
+    /// `smsVerify`: a sign-up confirms the phone; a phone change swaps the number and creates
+    /// or updates the phone identity.
+    private func smsVerify(_ conn: Connection, _ context: RequestContext, _ params: Params, _ user: inout UserRecord) throws {
+        let now = project.environment.now().microseconds
+        if params.type == "sms" {
+            try api.audit(conn, context, actor: user, action: "user_signedup", logType: "team", traits: ["provider": "phone"])
+            user.confirmationToken = nil
+            user.phoneConfirmedAt = now
+        } else {
+            try api.audit(conn, context, actor: user, action: "user_modified", logType: "user")
+            try upsertIdentity(conn, &user, provider: "phone",
+                               changes: ["phone": .string(params.phone), "phone_verified": true],
+                               created: ["sub": .string(user.id), "phone": .string(params.phone), "email_verified": false,
+                                         "phone_verified": true])
+            // `ConfirmPhoneChange`.
+            user.phone = user.phoneChange
+            user.phoneChange = nil
+            user.phoneChangeToken = nil
+            user.phoneConfirmedAt = now
+        }
+        user.isAnonymous = false
+        user.updatedAt = now
+        try conn.updateUser(user)
+        try OneTimeTokens.clearAll(conn, userID: user.id)
+        user.refreshConfirmedAt()
+    }
+
+    private func upsertIdentity(_ conn: Connection, _ user: inout UserRecord, provider: String, changes: JSONObject,
+                                created: JSONObject) throws {
+        try api.upsertIdentity(conn, user: user, provider: provider, changes: changes, created: created,
+                               at: project.environment.now().microseconds)
+    }
+
+    private func updateProviders(_ conn: Connection, _ user: inout UserRecord) throws {
+        try api.updateProviders(conn, &user)
+    }
+}
