@@ -25,14 +25,18 @@ let package = Package(
         // Go-compatible JSON value, parser and writer: request/response bodies and JWT claims.
         .target(name: "AuthJSON", swiftSettings: strict),
         .target(name: "AuthJWT", dependencies: ["AuthJSON", "AuthCrypto"], swiftSettings: strict),
-        .target(name: "AuthHTTP", swiftSettings: strict),
-        .target(name: "AuthStore", dependencies: ["CSQLite"], swiftSettings: strict),
+        // <sys/epoll.h> and <sys/eventfd.h>, which the Glibc module leaves out (Linux only).
+        .target(name: "CAuthPlatform"),
+        // The pthread lock with a condition variable that AuthHTTP and AuthStore both need.
+        .target(name: "AuthPlatform", swiftSettings: strict),
+        .target(name: "AuthHTTP", dependencies: ["AuthPlatform", "CAuthPlatform"], swiftSettings: strict),
+        .target(name: "AuthStore", dependencies: ["CSQLite", "AuthPlatform"], swiftSettings: strict),
         .target(
             name: "GoTrue",
             dependencies: ["AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto"],
             swiftSettings: strict
         ),
-        .target(name: "AuthScenarios", dependencies: ["GoTrue", "AuthHTTP", "AuthJSON"], swiftSettings: strict),
+        .target(name: "AuthScenarios", dependencies: ["GoTrue", "AuthHTTP", "AuthJSON", "AuthCrypto"], swiftSettings: strict),
         .target(
             name: "AuthEmulator",
             dependencies: ["AuthScenarios", "GoTrue", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto"],

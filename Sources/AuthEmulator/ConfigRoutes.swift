@@ -10,19 +10,9 @@ enum ConfigRoutes {
     static func routes(project: Project) -> [Route] {
         let path = GoTrueAPI.emulatorPrefix + "/config"
         return [
-            Route("GET", path, operation: "emulator.config.get") { _ in .json(describe(project.configuration)) },
+            Route("GET", path, operation: "emulator.config.get") { context in .json(describe(context.configuration)) },
             Route("PATCH", path, operation: "emulator.config.update") { context in
-                let patch: JSONObject
-                do {
-                    guard let object = try JSON(parsing: context.request.body).objectValue else {
-                        throw AuthError(400, .badJson, "Could not parse request body as JSON: expected an object")
-                    }
-                    patch = object
-                } catch let error as AuthError {
-                    throw error
-                } catch {
-                    throw AuthError(400, .badJson, "Could not parse request body as JSON: \(error)")
-                }
+                let patch = try ControlRequest.body(context.request)
                 try project.settings.update { (config: inout Configuration) throws(AuthError) in
                     try apply(patch, to: &config)
                 }

@@ -1,3 +1,4 @@
+import AuthPlatform
 import Synchronization
 
 /// An HTTP/1.1 server: event loops over non-blocking sockets (epoll/kqueue) plus a bounded pool

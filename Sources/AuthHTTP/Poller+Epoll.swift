@@ -1,68 +1,20 @@
 // Readiness notification on Linux: epoll, with an eventfd as the cross-thread wake-up.
-// The macOS counterpart with the same shape is Poller+Kqueue.swift.
-//
-// The Swift toolchain's Glibc module does not include <sys/epoll.h> or <sys/eventfd.h>, and
-// this package has no C target for them, so the four functions are looked up once in the
-// already-loaded C library and called through C function pointers (the C calling convention,
-// exactly as a header would declare them). The constants and the `struct epoll_event` layout
-// are the Linux kernel ABI.
+// The macOS counterpart with the same shape is Poller+Kqueue.swift. The Glibc module lacks
+// <sys/epoll.h> and <sys/eventfd.h>; the CAuthPlatform shim module declares them.
 #if os(Linux) || os(Android)
+import CAuthPlatform
 import Glibc
 
-private struct EpollCalls: @unchecked Sendable {
-    // C function pointers: immutable code addresses, safe to share between threads.
-    typealias Create1 = @convention(c) (Int32) -> Int32
-    typealias Control = @convention(c) (Int32, Int32, Int32, UnsafeMutableRawPointer?) -> Int32
-    typealias Wait = @convention(c) (Int32, UnsafeMutableRawPointer?, Int32, Int32) -> Int32
-    typealias EventFD = @convention(c) (UInt32, Int32) -> Int32
-
-    let create1: Create1
-    let control: Control
-    let wait: Wait
-    let eventfd: EventFD
-
-    static let shared: EpollCalls = {
-        let library = dlopen(nil, RTLD_NOW)
-        func resolve<Function>(_ name: String, as type: Function.Type) -> Function {
-            guard let symbol = dlsym(library, name) else { fatalError("libc lacks \(name)") }
-            return unsafeBitCast(symbol, to: type)
-        }
-        return EpollCalls(
-            create1: resolve("epoll_create1", as: Create1.self),
-            control: resolve("epoll_ctl", as: Control.self),
-            wait: resolve("epoll_wait", as: Wait.self),
-            eventfd: resolve("eventfd", as: EventFD.self)
-        )
-    }()
-}
-
-/// <sys/epoll.h> constants (kernel ABI).
+/// <sys/epoll.h> flags as the `UInt32` event mask and `Int32` operations the calls take.
 private enum EpollFlag {
-    static let input: UInt32 = 0x001
-    static let output: UInt32 = 0x004
-    static let error: UInt32 = 0x008
-    static let hangup: UInt32 = 0x010
-    static let readHangup: UInt32 = 0x2000
-    static let edgeTriggered: UInt32 = 1 << 31
-    static let add: Int32 = 1
-    static let delete: Int32 = 2
-}
-
-/// `struct epoll_event { uint32_t events; epoll_data_t data; }` is packed on x86-64 (12 bytes)
-/// and naturally aligned elsewhere (16 bytes).
-private enum EpollEventLayout {
-    #if arch(x86_64)
-    static let stride = 12
-    static let dataOffset = 4
-    #else
-    static let stride = 16
-    static let dataOffset = 8
-    #endif
-
-    static func store(_ events: UInt32, _ data: UInt64, at pointer: UnsafeMutableRawPointer) {
-        pointer.storeBytes(of: events, toByteOffset: 0, as: UInt32.self)
-        pointer.storeBytes(of: data, toByteOffset: dataOffset, as: UInt64.self)
-    }
+    static let input = EPOLLIN.rawValue
+    static let output = EPOLLOUT.rawValue
+    static let error = EPOLLERR.rawValue
+    static let hangup = EPOLLHUP.rawValue
+    static let readHangup = EPOLLRDHUP.rawValue
+    static let edgeTriggered = EPOLLET.rawValue
+    static let add = EPOLL_CTL_ADD
+    static let delete = EPOLL_CTL_DEL
 }
 
 /// Owns one epoll instance and its wake-up eventfd. Registration and `wake()` are thread-safe
@@ -72,10 +24,9 @@ final class Poller: Sendable {
     private let wakeFD: Int32
 
     init() throws(SocketError) {
-        let calls = EpollCalls.shared
-        let epollFD = calls.create1(Int32(O_CLOEXEC))
+        let epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard epollFD >= 0 else { throw SocketError(operation: "epoll_create1", errno: errno) }
-        let wakeFD = calls.eventfd(0, Int32(O_CLOEXEC) | Int32(O_NONBLOCK))
+        let wakeFD = eventfd(0, Int32(EFD_CLOEXEC) | Int32(EFD_NONBLOCK))
         guard wakeFD >= 0 else {
             let code = errno
             _ = Glibc.close(epollFD)
@@ -97,11 +48,10 @@ final class Poller: Sendable {
     }
 
     private static func control(_ epollFD: Int32, _ operation: Int32, _ fd: Int32, _ events: UInt32, _ token: UInt64) -> Bool {
-        var event: (UInt64, UInt64) = (0, 0)  // 16 bytes: room for either layout
-        return withUnsafeMutableBytes(of: &event) { raw in
-            EpollEventLayout.store(events, token, at: raw.baseAddress!)
-            return EpollCalls.shared.control(epollFD, operation, fd, raw.baseAddress) == 0
-        }
+        var event = epoll_event()
+        event.events = events
+        event.data.u64 = token
+        return epoll_ctl(epollFD, operation, fd, &event) == 0
     }
 
     /// Edge-triggered read and write interest, registered once for the connection's lifetime,
@@ -141,7 +91,7 @@ final class Poller: Sendable {
         } else {
             milliseconds = -1
         }
-        let count = EpollCalls.shared.wait(epollFD, buffer.storage, Int32(buffer.capacity), milliseconds)
+        let count = epoll_wait(epollFD, buffer.storage, Int32(buffer.capacity), milliseconds)
         return count < 0 ? 0 : Int(count)
     }
 }
@@ -149,12 +99,12 @@ final class Poller: Sendable {
 /// The loop's reusable event array.
 final class PollBuffer {
     let capacity: Int
-    fileprivate let storage: UnsafeMutableRawPointer
+    fileprivate let storage: UnsafeMutablePointer<epoll_event>
 
     init(capacity: Int) {
         self.capacity = capacity
-        storage = .allocate(byteCount: capacity * EpollEventLayout.stride, alignment: 8)
-        storage.initializeMemory(as: UInt8.self, repeating: 0, count: capacity * EpollEventLayout.stride)
+        storage = .allocate(capacity: capacity)
+        storage.initialize(repeating: epoll_event(), count: capacity)
     }
 
     deinit {
@@ -162,9 +112,8 @@ final class PollBuffer {
     }
 
     func event(at index: Int) -> PollEvent {
-        let base = storage + index * EpollEventLayout.stride
-        let flags = base.loadUnaligned(as: UInt32.self)
-        let token = base.loadUnaligned(fromByteOffset: EpollEventLayout.dataOffset, as: UInt64.self)
+        let flags = storage[index].events
+        let token = storage[index].data.u64
         let readMask = EpollFlag.input | EpollFlag.readHangup | EpollFlag.hangup | EpollFlag.error
         let writeMask = EpollFlag.output | EpollFlag.error
         let hangupMask = EpollFlag.readHangup | EpollFlag.hangup | EpollFlag.error

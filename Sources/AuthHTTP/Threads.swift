@@ -1,53 +1,11 @@
-// Threads and the one blocking lock of the module. Every pthread call of AuthHTTP lives here, so
-// the Linux/macOS differences in `pthread_t` and the thread entry signature stay in one place.
+// Threads. Every pthread call of AuthHTTP lives here (the lock is AuthPlatform's
+// `ConditionLock`), so the Linux/macOS differences in `pthread_t` and the thread entry
+// signature stay in one place.
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-
-/// A pthread mutex with its condition variable, guarding one value.
-///
-/// `Mutex` from Synchronization has no condition variable, and the worker pool must sleep
-/// without spinning until work arrives, so this owns a `pthread_mutex_t`/`pthread_cond_t` pair.
-/// `state` is only read or written between `lock()` and `unlock()`; that discipline is what makes
-/// the `@unchecked Sendable` sound.
-final class ConditionLock<State>: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private let condition: UnsafeMutablePointer<pthread_cond_t>
-    /// Only touch while locked.
-    var state: State
-
-    init(_ initial: State) {
-        state = initial
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
-        condition = .allocate(capacity: 1)
-        condition.initialize(to: pthread_cond_t())
-        pthread_cond_init(condition, nil)
-    }
-
-    deinit {
-        pthread_cond_destroy(condition)
-        condition.deallocate()
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
-
-    func lock() { pthread_mutex_lock(mutex) }
-    func unlock() { pthread_mutex_unlock(mutex) }
-    /// Atomically releases the lock and sleeps until signalled; holds the lock again on return.
-    func wait() { pthread_cond_wait(condition, mutex) }
-    func signal() { pthread_cond_signal(condition) }
-    func broadcast() { pthread_cond_broadcast(condition) }
-
-    func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
-        lock()
-        defer { unlock() }
-        return try body(&state)
-    }
-}
 
 /// A joinable OS thread. `pthread_t` is an opaque identifier (an integer on Linux, a pointer on
 /// Darwin); passing it between threads is what pthreads is designed for.

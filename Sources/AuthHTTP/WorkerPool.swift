@@ -1,3 +1,4 @@
+import AuthPlatform
 import Synchronization
 
 /// A parsed request on its way to a worker.

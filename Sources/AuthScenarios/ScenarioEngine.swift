@@ -1,31 +1,19 @@
+import AuthCrypto
 import AuthHTTP
 import AuthJSON
 import GoTrue
 import Synchronization
 
-/// SplitMix64 (Steele, Lea, Flood: "Fast splittable pseudorandom number generators", 2014): a
-/// small, fully specified generator, so a scenario's seed replays the same draws on every
-/// platform and Swift version.
-struct SeededRandom: Sendable {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+/// A scenario's draws come from AuthCrypto's `SeededRandom` (SplitMix64, fully specified), so a
+/// scenario's seed replays the same draws on every platform and Swift version.
+extension RandomSource {
     /// Uniform in [0, 1) with 53 bits.
-    mutating func nextUnit() -> Double { Double(next() >> 11) * 0x1p-53 }
+    func nextUnit() -> Double { Double(next64() >> 11) * 0x1p-53 }
 
     /// Uniform in `low...high`.
-    mutating func next(in low: Int, _ high: Int) -> Int {
+    func next(in low: Int, _ high: Int) -> Int {
         guard high > low else { return low }
-        return low + Int(next() % UInt64(high - low + 1))
+        return low + Int(next64() % UInt64(high - low + 1))
     }
 }
 

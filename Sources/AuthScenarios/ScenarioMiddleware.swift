@@ -123,10 +123,7 @@ public struct ScenarioMiddleware: Middleware {
     /// ended (the presented refresh token's session, else the access token's `session_id`).
     func applyConsequence(_ code: ErrorCode, _ context: RequestContext) {
         let refreshToken = (try? JSON(parsing: context.request.body))?["refresh_token"]?.stringValue
-        var accessToken: String?
-        if let header = context.request.headers["Authorization"], header.count > 7, header.prefix(7).lowercased() == "bearer " {
-            accessToken = String(header.dropFirst(7))
-        }
+        let accessToken = context.request.bearerToken
         switch code {
         case .refreshTokenAlreadyUsed:
             if let refreshToken { _ = try? project.revokeRefreshTokenFamily(of: refreshToken) }

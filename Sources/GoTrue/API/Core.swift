@@ -29,23 +29,12 @@ struct Core: Sendable {
         self.init(project: project, config: project.configuration)
     }
 
-    /// `extractBearerToken`: `Authorization` must match `^(?i)bearer (\S+)$`.
+    /// `extractBearerToken`: 401 `no_authorization` without a well-formed bearer token.
     func bearerToken(_ context: RequestContext) throws(AuthError) -> String {
-        let header = context.request.headers["Authorization"] ?? ""
-        let missing = AuthError(401, .noAuthorization, "This endpoint requires a valid Bearer token")
-        // Byte-wise: this runs on every authenticated request.
-        let bytes = header.utf8
-        guard bytes.count > 7 else { throw missing }
-        let scheme = Array("bearer ".utf8)
-        for (i, byte) in bytes.prefix(7).enumerated() where byte | 0x20 != scheme[i] {  // ASCII case folding
-            throw missing
+        guard let token = context.request.bearerToken else {
+            throw AuthError(401, .noAuthorization, "This endpoint requires a valid Bearer token")
         }
-        let token = bytes.dropFirst(7)
-        // `\S+`: no whitespace at all in the token.
-        guard !token.contains(where: { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0x0B || $0 == 0x0C }) else {
-            throw missing
-        }
-        return String(decoding: token, as: UTF8.self)
+        return token
     }
 
     /// `parseJWTClaims`: verified against the project's keys and the (virtual) clock.
@@ -97,9 +86,7 @@ struct Core: Sendable {
         let secrets = [keys.serviceRole, keys.secret].compactMap { $0 }
         var presented: [String] = []
         if let key = context.request.headers["apikey"], !key.isEmpty { presented.append(key) }
-        if let header = context.request.headers["Authorization"], header.count > 7, header.prefix(7).lowercased() == "bearer " {
-            presented.append(String(header.dropFirst(7)))
-        }
+        if let token = context.request.bearerToken { presented.append(token) }
         guard !presented.isEmpty else {
             throw AuthError(401, .noAuthorization, "This endpoint requires the service_role key")
         }

@@ -4,7 +4,7 @@ import AuthHTTP
 /// a value bound to one request: `api` carries the project and the configuration snapshot taken
 /// once for that request, so a handler can never see two configurations, and nothing has to lock
 /// the live configuration again while the request runs.
-protocol EndpointGroup {
+protocol EndpointGroup: Sendable {
     init(api: Core)
     /// The group's routes, in the order the real server registers them.
     static var endpoints: [Endpoint<Self>] { get }

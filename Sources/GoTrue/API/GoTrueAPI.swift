@@ -160,12 +160,8 @@ public final class GoTrueAPI: HTTPResponder {
         var candidates: [String] = []
         if let key = request.headers["apikey"], !key.isEmpty { candidates.append(key) }
         if let key = request.queryValue("apikey"), !key.isEmpty { candidates.append(key) }
-        if let authorization = request.headers["Authorization"], authorization.count > 7,
-           authorization.prefix(7).lowercased() == "bearer " {
-            // A user's access token is no API key: the bearer counts only when it is one.
-            let bearer = String(authorization.dropFirst(7))
-            if accepted.contains(bearer) { candidates.append(bearer) }
-        }
+        // A user's access token is no API key: the bearer counts only when it is one.
+        if let bearer = request.bearerToken, accepted.contains(bearer) { candidates.append(bearer) }
         guard !candidates.isEmpty else {
             return .json(status: 401, ["message": "No API key found in request"])
         }

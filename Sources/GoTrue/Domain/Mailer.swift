@@ -127,75 +127,57 @@ struct Mailer {
 
     /// `sendConfirmation`: the sign-up confirmation (link type `signup`).
     func sendConfirmation(_ conn: Connection, user: inout UserRecord, pkce: Bool, sent: inout [OutboxRecord]) throws {
-        let now = project.environment.now()
-        try FrequencyLimit.check(sentAt: user.confirmationSentAt, frequencySeconds: config.mailer.maxFrequencySeconds,
-                                 now: now, code: .overEmailSendRateLimit)
-        let email = user.email ?? ""
-        let otp = emailOTP(for: email)
-        let token = Mailer.flowPrefix(pkce) + OneTimeTokens.tokenHash(email, otp)
-        try checkEmailSendLimit()
-        try captureEmail(conn, user: user, to: email, action: .signup, otp: otp, tokenHash: token,
-                         path: config.mailer.urlPaths.confirmation, sent: &sent)
-        user.confirmationToken = token
-        user.confirmationSentAt = now.microseconds
-        try conn.updateUser(user)
-        try OneTimeTokens(project: project).record(conn, userID: user.id, type: "confirmation_token", tokenHash: token,
-                                                   relatesTo: email, at: now.microseconds)
+        try sendEmailCode(conn, user: &user, action: .signup, path: config.mailer.urlPaths.confirmation, pkce: pkce,
+                          token: \.confirmationToken, sentAt: \.confirmationSentAt, tokenType: "confirmation_token",
+                          at: project.environment.now(), sent: &sent)
     }
 
     /// `sendInvite`: no per-user frequency check, only the global limit.
     func sendInvite(_ conn: Connection, user: inout UserRecord, sent: inout [OutboxRecord]) throws {
         let now = project.environment.now()
-        let email = user.email ?? ""
-        let otp = emailOTP(for: email)
-        let token = OneTimeTokens.tokenHash(email, otp)
-        try checkEmailSendLimit()
-        try captureEmail(conn, user: user, to: email, action: .invite, otp: otp, tokenHash: token,
-                         path: config.mailer.urlPaths.invite, sent: &sent)
-        user.confirmationToken = token
         user.invitedAt = now.microseconds
-        user.confirmationSentAt = now.microseconds
-        try conn.updateUser(user)
-        try OneTimeTokens(project: project).record(conn, userID: user.id, type: "confirmation_token", tokenHash: token,
-                                                   relatesTo: email, at: now.microseconds)
+        try sendEmailCode(conn, user: &user, action: .invite, path: config.mailer.urlPaths.invite, pkce: false,
+                          token: \.confirmationToken, sentAt: \.confirmationSentAt, tokenType: "confirmation_token",
+                          throttled: false, at: now, sent: &sent)
     }
 
     /// `sendPasswordRecovery` and `sendMagicLink`: both use the recovery token slot and share
     /// `recovery_sent_at` for the frequency limit.
     func sendRecovery(_ conn: Connection, user: inout UserRecord, magicLink: Bool, pkce: Bool,
                       sent: inout [OutboxRecord]) throws {
-        let now = project.environment.now()
-        try FrequencyLimit.check(sentAt: user.recoverySentAt, frequencySeconds: config.mailer.maxFrequencySeconds,
-                                 now: now, code: .overEmailSendRateLimit)
-        let email = user.email ?? ""
-        let otp = emailOTP(for: email)
-        let token = Mailer.flowPrefix(pkce) + OneTimeTokens.tokenHash(email, otp)
-        try checkEmailSendLimit()
-        let action: MailTemplates.Action = magicLink ? .magicLink : .recovery
-        let path = config.mailer.urlPaths.recovery
-        try captureEmail(conn, user: user, to: email, action: action, otp: otp, tokenHash: token, path: path, sent: &sent)
-        user.recoveryToken = token
-        user.recoverySentAt = now.microseconds
-        try conn.updateUser(user)
-        try OneTimeTokens(project: project).record(conn, userID: user.id, type: "recovery_token", tokenHash: token,
-                                                   relatesTo: email, at: now.microseconds)
+        try sendEmailCode(conn, user: &user, action: magicLink ? .magicLink : .recovery, path: config.mailer.urlPaths.recovery,
+                          pkce: pkce, token: \.recoveryToken, sentAt: \.recoverySentAt, tokenType: "recovery_token",
+                          at: project.environment.now(), sent: &sent)
     }
 
     /// `sendReauthenticationOtp`: a code only, no link.
     func sendReauthentication(_ conn: Connection, user: inout UserRecord, sent: inout [OutboxRecord]) throws {
-        let now = project.environment.now()
-        try FrequencyLimit.check(sentAt: user.reauthenticationSentAt, frequencySeconds: config.mailer.maxFrequencySeconds,
-                                 now: now, code: .overEmailSendRateLimit)
+        try sendEmailCode(conn, user: &user, action: .reauthentication, path: nil, pkce: false,
+                          token: \.reauthenticationToken, sentAt: \.reauthenticationSentAt,
+                          tokenType: "reauthentication_token", at: project.environment.now(), sent: &sent)
+    }
+
+    /// The sequence every single-address email follows (the real `sendEmail` callers): the
+    /// per-user frequency check, a code and its token hash, the global send limit, the captured
+    /// message, then the token on the user row and in `one_time_tokens`. A throw anywhere rolls
+    /// the caller's transaction back, so a refused send stores nothing.
+    private func sendEmailCode(_ conn: Connection, user: inout UserRecord, action: MailTemplates.Action, path: String?,
+                               pkce: Bool, token slot: WritableKeyPath<UserRecord, String?>,
+                               sentAt: WritableKeyPath<UserRecord, Int64?>, tokenType: String, throttled: Bool = true,
+                               at now: Timestamp, sent: inout [OutboxRecord]) throws {
+        if throttled {
+            try FrequencyLimit.check(sentAt: user[keyPath: sentAt], frequencySeconds: config.mailer.maxFrequencySeconds,
+                                     now: now, code: .overEmailSendRateLimit)
+        }
         let email = user.email ?? ""
         let otp = emailOTP(for: email)
-        let token = OneTimeTokens.tokenHash(email, otp)
+        let token = Mailer.flowPrefix(pkce) + OneTimeTokens.tokenHash(email, otp)
         try checkEmailSendLimit()
-        try captureEmail(conn, user: user, to: email, action: .reauthentication, otp: otp, tokenHash: token, path: nil,
-                         sent: &sent)
-        user.reauthenticationToken = token
-        user.reauthenticationSentAt = now.microseconds
+        try captureEmail(conn, user: user, to: email, action: action, otp: otp, tokenHash: token, path: path, sent: &sent)
+        user[keyPath: slot] = token
+        user[keyPath: sentAt] = now.microseconds
         try conn.updateUser(user)
-        try OneTimeTokens(project: project).record(conn, userID: user.id, type: "reauthentication_token", tokenHash: token,
+        try OneTimeTokens(project: project).record(conn, userID: user.id, type: tokenType, tokenHash: token,
                                                    relatesTo: email, at: now.microseconds)
     }
 

@@ -21,22 +21,14 @@ struct OneTimeTokens {
         Hex.encode(SHA224.hash(data: Array((relatesTo.lowercased() + otp).utf8)))
     }
 
-    /// Records a one-time token of `type` for the user, replacing any previous one of that type
-    /// (GoTrue keeps one outstanding token per user and type).
+    /// Records a one-time token of `type` for the user, replacing any previous one of that type.
     func record(_ conn: Connection, userID: String, type: String, tokenHash: String, relatesTo: String, at time: Int64) throws {
-        try conn.execute("DELETE FROM one_time_tokens WHERE user_id = ? AND token_type = ?", .text(userID), .text(type))
-        try conn.execute(
-            """
-            INSERT INTO one_time_tokens (id, user_id, token_type, token_hash, relates_to, created_at, updated_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
-            """,
-            .text(project.environment.uuid()), .text(userID), .text(type), .text(tokenHash), .text(relatesTo.lowercased()),
-            .integer(time), .integer(time)
-        )
+        try conn.replaceOneTimeToken(id: project.environment.uuid(), userID: userID, type: type, tokenHash: tokenHash,
+                                     relatesTo: relatesTo, at: time)
     }
 
     /// `ClearAllOneTimeTokensForUser`.
     static func clearAll(_ conn: Connection, userID: String) throws {
-        try conn.execute("DELETE FROM one_time_tokens WHERE user_id = ?", .text(userID))
+        try conn.deleteOneTimeTokens(userID: userID)
     }
 }

@@ -265,8 +265,8 @@ struct ControlIdPEndpoints: EndpointGroup {
     func userinfo(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let name = try provider(context)
         var token = ""
-        if let header = context.request.headers["Authorization"], header.count > 7, header.prefix(7).lowercased() == "bearer " {
-            token = String(header.dropFirst(7)).trimmingASCIISpaces()
+        if let bearer = context.request.bearerToken {
+            token = bearer
         } else if context.request.method == "POST" {
             // RFC 6750 §2.2: a form-encoded body parameter.
             token = ControlIdPEndpoints.form(context.request).first { $0.name == "access_token" }?.value ?? ""
@@ -297,33 +297,13 @@ struct ControlIdPEndpoints: EndpointGroup {
     /// a native app (Sign in with Apple, Google Sign-In), for `grant_type=id_token` tests.
     func mint(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let name = try provider(context)
-        let body = try ControlRequest.body(context.request, emptyAllowed: true)
-        try ControlRequest.checkKeys(body, allowed: ControlIdPEndpoints.mintKeys)
-        func string(_ key: String) throws(AuthError) -> String? {
-            guard let value = body[key], !value.isNull else { return nil }
-            guard let text = value.stringValue else { throw ControlRequest.invalid("\"\(key)\" must be a string") }
-            return text
-        }
-        let email = try string("email").flatMap { $0.isEmpty ? nil : $0 }
-        var verified = true
-        if let value = body["email_verified"], !value.isNull {
-            guard let flag = value.boolValue else { throw ControlRequest.invalid("\"email_verified\" must be true or false") }
-            verified = flag
-        }
-        var expiresIn = IdentityProviderStore.accessTokenLifetimeSeconds
-        if let value = body["expires_in"], !value.isNull {
-            guard let seconds = value.int64Value, TestTokenEndpoints.expiryRange.contains(seconds) else {
-                throw ControlRequest.invalid("\"expires_in\" must be a whole number of seconds (at most ten years either way)")
-            }
-            expiresIn = seconds
-        }
-        var extra = JSONObject()
-        if let value = body["claims"], !value.isNull {
-            guard let object = value.objectValue else { throw ControlRequest.invalid("\"claims\" must be an object") }
-            extra = object
-        }
+        let fields = try ControlFields(context.request, allowed: ControlIdPEndpoints.mintKeys, emptyAllowed: true)
+        let email = try fields.nonEmptyString("email")
+        let verified = try fields.bool("email_verified") ?? true
+        let expiresIn = try fields.expiresIn(default: IdentityProviderStore.accessTokenLifetimeSeconds)
+        let extra = try fields.object("claims") ?? JSONObject()
         let audience: JSON
-        if let value = body["aud"], !value.isNull {
+        if let value = fields["aud"] {
             switch value {
             case .string(let text) where !text.isEmpty: audience = value
             case .array(let items) where !items.isEmpty && items.allSatisfy({ !($0.stringValue ?? "").isEmpty }): audience = value
@@ -338,10 +318,10 @@ struct ControlIdPEndpoints: EndpointGroup {
             }
             audience = .string(first)
         }
-        let subject = try string("sub").flatMap { $0.isEmpty ? nil : $0 } ?? idp.subject(provider: name, email: email)
+        let subject = try fields.nonEmptyString("sub") ?? idp.subject(provider: name, email: email)
         let account = IdentityProviderStore.Account(subject: subject, email: email, emailVerified: verified,
-                                                    name: try string("name"), picture: try string("picture"))
-        let nonce = try string("nonce").map(FakeIdentityProvider.hashedNonce)
+                                                    name: try fields.string("name"), picture: try fields.string("picture"))
+        let nonce = try fields.string("nonce").map(FakeIdentityProvider.hashedNonce)
         let claims = idp.idTokenClaims(provider: name, account: account, audience: audience, nonce: nonce,
                                        issuedAt: project.environment.now().unixSeconds, expiresIn: expiresIn, extra: extra)
         do {

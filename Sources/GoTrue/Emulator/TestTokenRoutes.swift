@@ -24,33 +24,14 @@ struct TestTokenEndpoints: EndpointGroup {
 
     private var project: Project { api.project }
 
-    /// Ten years either way.
-    static let expiryRange: ClosedRange<Int64> = -315_360_000...315_360_000
-
     func mint(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
-        let body = try ControlRequest.body(context.request)
-        try ControlRequest.checkKeys(body, allowed: ["user_id", "email", "role", "claims", "expires_in"])
-        func string(_ key: String) throws(AuthError) -> String? {
-            guard let value = body[key], !value.isNull else { return nil }
-            guard let text = value.stringValue else { throw ControlRequest.invalid("\"\(key)\" must be a string") }
-            return text.isEmpty ? nil : text
-        }
+        let fields = try ControlFields(context.request, allowed: ["user_id", "email", "role", "claims", "expires_in"])
         let config = api.config
-        var expiresIn = Int64(config.jwt.expirySeconds)
-        if let value = body["expires_in"], !value.isNull {
-            guard let seconds = value.int64Value, TestTokenEndpoints.expiryRange.contains(seconds) else {
-                throw ControlRequest.invalid("\"expires_in\" must be a whole number of seconds (at most ten years)")
-            }
-            expiresIn = seconds
-        }
-        var extra = JSONObject()
-        if let value = body["claims"], !value.isNull {
-            guard let object = value.objectValue else { throw ControlRequest.invalid("\"claims\" must be an object") }
-            extra = object
-        }
-        let role = try string("role")
-        let userID = try string("user_id")
-        let email = try string("email")
+        let expiresIn = try fields.expiresIn(default: Int64(config.jwt.expirySeconds))
+        let extra = try fields.object("claims") ?? JSONObject()
+        let role = try fields.nonEmptyString("role")
+        let userID = try fields.nonEmptyString("user_id")
+        let email = try fields.nonEmptyString("email")
         if userID != nil && email != nil { throw ControlRequest.invalid("give \"user_id\" or \"email\", not both") }
         let now = project.environment.now()
 

@@ -1,0 +1,72 @@
+// The one blocking lock of the package, shared by AuthHTTP (worker pool, server stop) and
+// AuthStore (connection pool, group commit), which must not import each other.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#else
+#error("AuthPlatform needs pthreads")
+#endif
+
+/// A pthread mutex with its condition variable, guarding one value.
+///
+/// `Mutex` from Synchronization has no condition variable, and the pools must sleep without
+/// spinning until work or a connection arrives, so this owns a `pthread_mutex_t` /
+/// `pthread_cond_t` pair. Both live in manually allocated memory because pthread objects must
+/// never move once initialised (POSIX leaves copying them undefined; on Darwin it really breaks).
+/// `state` is only read or written between `lock()` and `unlock()`; that discipline is what
+/// makes the `@unchecked Sendable` sound.
+public final class ConditionLock<State>: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let condition: UnsafeMutablePointer<pthread_cond_t>
+    /// Only touch while locked.
+    public var state: State
+
+    public init(_ initial: State) {
+        state = initial
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        condition = .allocate(capacity: 1)
+        condition.initialize(to: pthread_cond_t())
+        let mutexStatus = pthread_mutex_init(mutex, nil)
+        let conditionStatus = pthread_cond_init(condition, nil)
+        precondition(mutexStatus == 0 && conditionStatus == 0, "pthread initialisation failed")
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        condition.deinitialize(count: 1)
+        condition.deallocate()
+        mutex.deinitialize(count: 1)
+        mutex.deallocate()
+    }
+
+    public func lock() { pthread_mutex_lock(mutex) }
+    public func unlock() { pthread_mutex_unlock(mutex) }
+    /// Atomically releases the lock and sleeps until signalled; holds the lock again on return.
+    /// Callers re-check their predicate in a loop because POSIX allows spurious wake-ups.
+    public func wait() { pthread_cond_wait(condition, mutex) }
+    public func signal() { pthread_cond_signal(condition) }
+    public func broadcast() { pthread_cond_broadcast(condition) }
+
+    /// Runs `body` with the lock held. `body` may call `wait()`, `signal()` and `broadcast()`.
+    public func withLock<R, E: Error>(_ body: (inout State) throws(E) -> R) throws(E) -> R {
+        lock()
+        defer { unlock() }
+        return try body(&state)
+    }
+}
+
+extension ConditionLock where State == Void {
+    public convenience init() { self.init(()) }
+
+    /// Runs `body` with the lock held, for callers whose guarded state lives beside the lock.
+    public func withLock<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+        lock()
+        defer { unlock() }
+        return try body()
+    }
+}
