@@ -1,20 +1,11 @@
-/// The operation names scenarios match on: one per GoTrue route (the route's `operation`), with
-/// `/token` split by grant type (`token.password`, ...), as `GoTrueAPI` resolves them. The list
-/// checks names in scenario files, so a misspelt name is an error rather than a rule that never
-/// fires.
+import GoTrue
+
+/// The operation names scenarios match on: those of GoTrue's route table
+/// (`GoTrueAPI.operationNames`), so a rule can never name an operation no route has. Names in
+/// scenario files are checked against it: a misspelt name is an error rather than a rule that
+/// never fires.
 public enum Operations {
-    public static let names: [String] = [
-        "health", "settings", "jwks", "openid_configuration",
-        "signup",
-        "token.password", "token.refresh_token", "token.id_token", "token.pkce", "token.web3",
-        "otp", "magiclink", "verify", "recover", "resend", "reauthenticate", "invite",
-        "logout", "user.get", "user.update", "user.identities.authorize", "user.identities.delete",
-        "authorize", "callback", "sso",
-        "factors.enroll", "factors.challenge", "factors.verify", "factors.delete",
-        "admin.audit", "admin.generate_link",
-        "admin.users.list", "admin.users.create", "admin.users.get", "admin.users.update", "admin.users.delete",
-        "admin.users.factors.list", "admin.users.factors.update", "admin.users.factors.delete",
-    ]
+    public static var names: [String] { GoTrueAPI.operationNames }
 
     /// Whether `pattern` (a name or a glob) names at least one known operation.
     public static func matchesAny(_ pattern: String) -> Bool {

@@ -10,6 +10,8 @@ protocol EndpointGroup: Sendable {
     static var endpoints: [Endpoint<Self>] { get }
     /// The group's routes for `project`; the default builds the group per request.
     static func routes(_ project: Project) -> [Route]
+    /// The operation names of the group's routes.
+    static var operations: [String] { get }
 }
 
 /// One route of a group: method, chi pattern, the operation name scenarios and the journal use,
@@ -30,6 +32,8 @@ struct Endpoint<Group: EndpointGroup>: Sendable {
 }
 
 extension EndpointGroup {
+    static var operations: [String] { endpoints.map(\.operation) }
+
     /// The group's routes for `project`: each request builds the group anew around its own
     /// configuration snapshot (a few words copied; no lock).
     static func routes(_ project: Project) -> [Route] {

@@ -68,6 +68,19 @@ public final class GoTrueAPI: HTTPResponder {
         groups.flatMap { $0.routes(project) }
     }
 
+    /// The operation names a request can resolve to, derived from the route table: every
+    /// GoTrue route's operation, `/token` split by grant type as `respond` splits it
+    /// (`token.password`, ...). The emulator's own `/emulator/v1` routes are left out: they pass
+    /// scenarios and the journal untouched. Scenario files are checked against this list.
+    public static let operationNames: [String] = {
+        var names: [String] = []
+        for operation in groups.flatMap({ $0.operations }) where !operation.hasPrefix("emulator.") {
+            let expanded = operation == TokenEndpoints.operation ? TokenEndpoints.grants.map { "token." + $0 } : [operation]
+            for name in expanded where !names.contains(name) { names.append(name) }
+        }
+        return names
+    }()
+
     public func respond(to request: HTTPRequest) -> HTTPResponse {
         var path = request.path
         var viaGateway = false
@@ -106,7 +119,7 @@ public final class GoTrueAPI: HTTPResponder {
         if case .found(let route, let parameters) = match {
             context.operation = route.operation
             // One operation name per grant, so scenarios can target `token.refresh_token`.
-            if route.operation == "token" {
+            if route.operation == TokenEndpoints.operation {
                 context.operation = "token." + (request.queryValue("grant_type") ?? "")
             }
             context.pathParameters = parameters

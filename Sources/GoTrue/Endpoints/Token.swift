@@ -7,10 +7,17 @@ struct TokenEndpoints: EndpointGroup {
     let api: Core
 
     static var endpoints: [Endpoint<Self>] {
-        [Endpoint("POST", "/token", operation: "token") { g, context in try g.token(context) }]
+        [Endpoint("POST", "/token", operation: TokenEndpoints.operation) { g, context in try g.token(context) }]
     }
 
-    static let limitedGrants: Set<String> = ["password", "refresh_token", "id_token", "pkce", "web3"]
+    /// The route's operation; requests resolve to `token.<grant_type>`.
+    static let operation = "token"
+
+    /// The grant types the real server knows (`web3` is answered as unsupported here), in its
+    /// order; each is an operation name `token.<grant>`.
+    static let grants = ["password", "refresh_token", "id_token", "pkce", "web3"]
+
+    static let limitedGrants: Set<String> = Set(grants)
 
     private var project: Project { api.project }
     private var config: Configuration { api.config }

@@ -9,8 +9,8 @@ struct IdentityEndpoints: EndpointGroup {
 
     static var endpoints: [Endpoint<Self>] {
         [
-            Endpoint("GET", "/user/identities/authorize", operation: "link_identity") { g, context in try g.linkIdentity(context) },
-            Endpoint("DELETE", "/user/identities/{identity_id}", operation: "unlink_identity") { g, context in
+            Endpoint("GET", "/user/identities/authorize", operation: "user.identities.authorize") { g, context in try g.linkIdentity(context) },
+            Endpoint("DELETE", "/user/identities/{identity_id}", operation: "user.identities.delete") { g, context in
                 try g.unlinkIdentity(context)
             },
         ]
