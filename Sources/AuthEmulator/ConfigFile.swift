@@ -95,7 +95,7 @@ public enum SupabaseConfigFile {
         // GoTrue treats 0 as its default of 3600.
         "jwt_expiry": .setting { m, f throws(EmulatorError) in
             let seconds = try f.unsigned()
-            m.config.jwt.expirySeconds = seconds == 0 ? 3600 : seconds
+            m.config.jwt.expirySeconds = Configuration.jwtExpiry(seconds)
         },
         "jwt_issuer": .setting { m, f throws(EmulatorError) in m.issuer = try f.string() },
         "enable_refresh_token_rotation": .setting { m, f throws(EmulatorError) in m.config.security.refreshTokenRotationEnabled = try f.boolean() },
@@ -104,7 +104,7 @@ public enum SupabaseConfigFile {
         "enable_signup": .setting { m, f throws(EmulatorError) in m.config.disableSignup = try !f.boolean() },
         "enable_anonymous_sign_ins": .setting { m, f throws(EmulatorError) in m.config.external.anonymousUsersEnabled = try f.boolean() },
         // GoTrue raises anything below 6 to 6.
-        "minimum_password_length": .setting { m, f throws(EmulatorError) in m.config.password.minLength = try max(6, f.unsigned()) },
+        "minimum_password_length": .setting { m, f throws(EmulatorError) in m.config.password.minLength = try Configuration.passwordMinLength(f.unsigned()) },
         "password_requirements": .setting { m, f throws(EmulatorError) in
             let level = try f.string()
             guard let characters = passwordRequirements[level] else {
@@ -179,7 +179,7 @@ public enum SupabaseConfigFile {
                 let seconds = try f.seconds()
                 m.config.mailer.maxFrequencySeconds = seconds == 0 ? 60 : seconds
             },
-            "otp_length": .setting { m, f throws(EmulatorError) in m.config.mailer.otpLength = try GoValue.otpLength(f.unsigned()) },
+            "otp_length": .setting { m, f throws(EmulatorError) in m.config.mailer.otpLength = try Configuration.otpLength(f.unsigned()) },
             // GoTrue: 0 means one day.
             "otp_expiry": .setting { m, f throws(EmulatorError) in
                 let seconds = try f.unsigned()
@@ -202,7 +202,7 @@ public enum SupabaseConfigFile {
                     m.config.sms.testOTP = [:]
                     m.testOTPCleared = true
                 }
-                m.config.sms.testOTP[GoValue.normalizedTestPhone(f.path[f.path.count - 1])] = try f.string()
+                m.config.sms.testOTP[Configuration.testPhone(f.path[f.path.count - 1])] = try f.string()
             }),
             "twilio": smsProvider("account_sid", "message_service_sid", "auth_token"),
             "twilio_verify": smsProvider("account_sid", "message_service_sid", "auth_token"),

@@ -15,6 +15,8 @@ enum ConfigRoutes {
                 let patch = try ControlRequest.body(context.request)
                 try project.settings.update { (config: inout Configuration) throws(AuthError) in
                     try apply(patch, to: &config)
+                    // A runtime change is held to the same cross-setting rules as start-up.
+                    if let problem = config.problem() { throw AuthError(400, .validationFailed, problem) }
                 }
                 return .json(describe(project.configuration))
             },
@@ -94,11 +96,11 @@ enum ConfigRoutes {
             case "phone_enabled": config.external.phoneEnabled = try bool(value, key)
             case "anonymous_users_enabled": config.external.anonymousUsersEnabled = try bool(value, key)
             // GoTrue raises a minimum below 6 to 6.
-            case "password_min_length": config.password.minLength = max(6, try count(value, key, max: 1000))
+            case "password_min_length": config.password.minLength = Configuration.passwordMinLength(try count(value, key, max: 1000))
             case "password_required_characters": config.password.requiredCharacters = try strings(value, key).filter { !$0.isEmpty }
             case "jwt_expiry":
                 let seconds = try count(value, key)
-                config.jwt.expirySeconds = seconds == 0 ? 3600 : seconds
+                config.jwt.expirySeconds = Configuration.jwtExpiry(seconds)
             case "refresh_token_rotation_enabled": config.security.refreshTokenRotationEnabled = try bool(value, key)
             case "refresh_token_reuse_interval": config.security.refreshTokenReuseInterval = try count(value, key)
             case "rate_limits": try applyRateLimits(value, to: &config.rateLimits)

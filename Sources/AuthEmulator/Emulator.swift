@@ -33,6 +33,8 @@ public final class Emulator: Sendable {
 
     /// Opens (creating if needed) the database and assembles the server; does not listen yet.
     public init(options: EmulatorOptions) throws(EmulatorError) {
+        // An embedder builds options in code, past the CLI's checks: the same rules apply.
+        try options.validate()
         self.options = options
         let database: Database
         do {

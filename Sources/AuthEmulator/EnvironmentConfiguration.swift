@@ -93,7 +93,7 @@ public enum EnvironmentConfiguration {
     private static func applyJWT(_ env: inout Reader, _ config: inout Configuration) throws(EmulatorError) {
         if let secret = env.string("GOTRUE_JWT_SECRET") { config.setJWTSecret(secret) }
         // GoTrue: "if config.JWT.Exp == 0 { config.JWT.Exp = 3600 }".
-        if let exp = try env.integer("GOTRUE_JWT_EXP", in: 0...Int(Int32.max), unit: "seconds") { config.jwt.expirySeconds = exp == 0 ? 3600 : exp }
+        if let exp = try env.integer("GOTRUE_JWT_EXP", in: 0...Int(Int32.max), unit: "seconds") { config.jwt.expirySeconds = Configuration.jwtExpiry(exp) }
         if let aud = env.raw("GOTRUE_JWT_AUD") { config.jwt.audience = aud }
         if let roles = env.list("GOTRUE_JWT_ADMIN_ROLES") {
             // GoTrue restores the default when the list is empty.
@@ -142,7 +142,7 @@ public enum EnvironmentConfiguration {
         if let on = try env.boolean("GOTRUE_MAILER_ALLOW_UNVERIFIED_EMAIL_SIGN_INS") { config.mailer.allowUnverifiedEmailSignIns = on }
         // GoTrue: OTP_EXP 0 means the default of one day; an OTP length outside 6...10 means 6.
         if let exp = try env.integer("GOTRUE_MAILER_OTP_EXP", in: 0...Int(UInt32.max), unit: "seconds") { config.mailer.otpExpirySeconds = exp == 0 ? 86_400 : exp }
-        if let length = try env.integer("GOTRUE_MAILER_OTP_LENGTH", in: Int(Int32.min)...Int(Int32.max)) { config.mailer.otpLength = GoValue.otpLength(length) }
+        if let length = try env.integer("GOTRUE_MAILER_OTP_LENGTH", in: Int(Int32.min)...Int(Int32.max)) { config.mailer.otpLength = Configuration.otpLength(length) }
         // GoTrue: a zero SMTP_MAX_FREQUENCY means one minute.
         if let frequency = try env.duration("GOTRUE_SMTP_MAX_FREQUENCY") { config.mailer.maxFrequencySeconds = frequency == 0 ? 60 : frequency }
         for (name, path) in [("INVITE", \MailerURLPaths.invite), ("CONFIRMATION", \MailerURLPaths.confirmation),
@@ -162,18 +162,18 @@ public enum EnvironmentConfiguration {
         if let on = try env.boolean("GOTRUE_SMS_AUTOCONFIRM") { config.sms.autoconfirm = on }
         if let provider = env.raw("GOTRUE_SMS_PROVIDER") { config.sms.provider = provider }
         if let exp = try env.integer("GOTRUE_SMS_OTP_EXP", in: 0...Int(UInt32.max), unit: "seconds") { config.sms.otpExpirySeconds = exp == 0 ? 60 : exp }
-        if let length = try env.integer("GOTRUE_SMS_OTP_LENGTH", in: Int(Int32.min)...Int(Int32.max)) { config.sms.otpLength = GoValue.otpLength(length) }
+        if let length = try env.integer("GOTRUE_SMS_OTP_LENGTH", in: Int(Int32.min)...Int(Int32.max)) { config.sms.otpLength = Configuration.otpLength(length) }
         if let frequency = try env.duration("GOTRUE_SMS_MAX_FREQUENCY") { config.sms.maxFrequencySeconds = frequency == 0 ? 60 : frequency }
         if let template = env.raw("GOTRUE_SMS_TEMPLATE") { config.sms.template = template }
         if let otps = try env.map("GOTRUE_SMS_TEST_OTP") {
             config.sms.testOTP = [:]
-            for (phone, code) in otps { config.sms.testOTP[GoValue.normalizedTestPhone(phone)] = code }
+            for (phone, code) in otps { config.sms.testOTP[Configuration.testPhone(phone)] = code }
         }
         if let rate = try env.sendRate("GOTRUE_RATE_LIMIT_SMS_SENT") { config.sms.rateLimitSMSSent = rate }
     }
 
     private static func applySecurity(_ env: inout Reader, _ config: inout Configuration) throws(EmulatorError) {
-        if let length = try env.integer("GOTRUE_PASSWORD_MIN_LENGTH", in: Int(Int32.min)...Int(Int32.max)) { config.password.minLength = max(6, length) }
+        if let length = try env.integer("GOTRUE_PASSWORD_MIN_LENGTH", in: Int(Int32.min)...Int(Int32.max)) { config.password.minLength = Configuration.passwordMinLength(length) }
         if let required = env.raw("GOTRUE_PASSWORD_REQUIRED_CHARACTERS") { config.password.requiredCharacters = GoValue.requiredCharacters(required) }
         if let on = try env.boolean("GOTRUE_SECURITY_REFRESH_TOKEN_ROTATION_ENABLED") { config.security.refreshTokenRotationEnabled = on }
         if let interval = try env.integer("GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL", in: 0...Int(Int32.max), unit: "seconds") { config.security.refreshTokenReuseInterval = interval }
@@ -380,16 +380,6 @@ enum GoValue {
         }
         return parts.filter { !$0.isEmpty }
     }
-
-    /// GoTrue's OTP length rule: outside 6...10 falls back to 6.
-    static func otpLength(_ value: Int) -> Int { (6...10).contains(value) ? value : 6 }
-
-    /// GoTrue stores test OTP phones without `+` and spaces, as it stores users' phones.
-    static func normalizedTestPhone(_ phone: String) -> String {
-        var phone = Substring(phone)
-        if phone.hasPrefix("+") { phone = phone.dropFirst() }
-        return phone.filter { $0 != " " }
-    }
 }
 
 /// `GOTRUE_JWT_KEYS`: a JSON array of private JWKs of which exactly one has `sign` in its
@@ -445,28 +435,10 @@ enum JWTKeys {
     }
 }
 
-/// Checks that hold across settings, run once every source (file, environment, flags) has been
-/// applied, so a later source can still settle what an earlier one set up.
+/// Checks that hold across settings: `Configuration.problem()`, as the emulator reports it.
 enum Validation {
     static func check(_ config: Configuration) throws(EmulatorError) {
-        // GoTrue's ApplyDefaults refuses this combination.
-        if config.mailer.autoconfirm && config.mailer.allowUnverifiedEmailSignIns {
-            throw EmulatorError("GOTRUE_MAILER_ALLOW_UNVERIFIED_EMAIL_SIGN_INS: cannot be enabled together with GOTRUE_MAILER_AUTOCONFIRM (email confirmations off)")
-        }
-    }
-}
-
-extension Configuration {
-    /// Sets the JWT secret and re-derives the API keys that were derived from the old one;
-    /// keys given explicitly (a file's `anon_key`, `AUTH_EMULATOR_ANON_KEY`, `--anon-key`) stay.
-    mutating func setJWTSecret(_ secret: String) {
-        guard secret != jwt.secret else { return }
-        let old = APIKeys.standard(secret: jwt.secret)
-        jwt.secret = secret
-        guard apiKeys.anon == old.anon || apiKeys.serviceRole == old.serviceRole else { return }
-        let new = APIKeys.standard(secret: secret)
-        if apiKeys.anon == old.anon { apiKeys.anon = new.anon }
-        if apiKeys.serviceRole == old.serviceRole { apiKeys.serviceRole = new.serviceRole }
+        if let problem = config.problem() { throw EmulatorError(problem) }
     }
 }
 

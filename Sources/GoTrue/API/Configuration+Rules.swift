@@ -1,0 +1,44 @@
+/// The configuration's own rules, in one place: the normalisations the real server applies when
+/// it loads a setting, and the checks that span several settings. Every source of settings
+/// (flags, `GOTRUE_*` variables, `config.toml`, `PATCH /emulator/v1/config`, the embedding API)
+/// goes through these, so a value means the same whichever way it arrives.
+extension Configuration {
+    /// `GOTRUE_JWT_EXP`: 0, Go's zero value, means the default of one hour.
+    public static func jwtExpiry(_ seconds: Int) -> Int { seconds == 0 ? 3600 : seconds }
+
+    /// `GOTRUE_PASSWORD_MIN_LENGTH`: never below GoTrue's floor of 6.
+    public static func passwordMinLength(_ length: Int) -> Int { max(6, length) }
+
+    /// `GOTRUE_MAILER_OTP_LENGTH` / `GOTRUE_SMS_OTP_LENGTH`: outside 6...10 falls back to 6.
+    public static func otpLength(_ length: Int) -> Int { (6...10).contains(length) ? length : 6 }
+
+    /// Test OTP phones are stored without `+` and spaces, as GoTrue stores users' phones.
+    public static func testPhone(_ phone: String) -> String {
+        var phone = Substring(phone)
+        if phone.hasPrefix("+") { phone = phone.dropFirst() }
+        return phone.filter { $0 != " " }
+    }
+
+    /// Sets the JWT secret and re-derives the API keys that were derived from the old one;
+    /// keys given explicitly (a file's `anon_key`, `AUTH_EMULATOR_ANON_KEY`, `--anon-key`) stay.
+    public mutating func setJWTSecret(_ secret: String) {
+        guard secret != jwt.secret else { return }
+        let old = APIKeys.standard(secret: jwt.secret)
+        jwt.secret = secret
+        guard apiKeys.anon == old.anon || apiKeys.serviceRole == old.serviceRole else { return }
+        let new = APIKeys.standard(secret: secret)
+        if apiKeys.anon == old.anon { apiKeys.anon = new.anon }
+        if apiKeys.serviceRole == old.serviceRole { apiKeys.serviceRole = new.serviceRole }
+    }
+
+    /// Checks that hold across settings, run once every source has been applied (so a later
+    /// source can still settle what an earlier one set up) and on every runtime change.
+    /// Returns the first problem, worded for the user; nil when the configuration is usable.
+    public func problem() -> String? {
+        // GoTrue's ApplyDefaults refuses this combination.
+        if mailer.autoconfirm && mailer.allowUnverifiedEmailSignIns {
+            return "GOTRUE_MAILER_ALLOW_UNVERIFIED_EMAIL_SIGN_INS: cannot be enabled together with GOTRUE_MAILER_AUTOCONFIRM (email confirmations off)"
+        }
+        return nil
+    }
+}
