@@ -1,5 +1,6 @@
 // swift-tools-version:6.0
 // No package dependencies, by design: only the Swift toolchain and the system SQLite library.
+// Each target lists exactly the modules it imports; arrows point down only (README, Layout).
 import PackageDescription
 
 let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
@@ -18,17 +19,17 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
-        // Hardware SHA-256 (x86 SHA-NI / ARMv8 SHA2) behind runtime detection, and the OS's
-        // secure random source, so the Swift crypto module imports no platform module.
+        // Hardware SHA-256 (x86 SHA-NI / ARMv8 SHA2) behind runtime detection, the Montgomery
+        // bignum core and the OS's secure random source, so AuthCrypto imports no platform module.
         .target(name: "CAuthCrypto"),
-        .target(name: "AuthCrypto", dependencies: ["CAuthCrypto"], swiftSettings: strict),
-        // Go-compatible JSON value, parser and writer: request/response bodies and JWT claims.
-        .target(name: "AuthJSON", swiftSettings: strict),
-        .target(name: "AuthJWT", dependencies: ["AuthJSON", "AuthCrypto"], swiftSettings: strict),
         // <sys/epoll.h> and <sys/eventfd.h>, which the Glibc module leaves out (Linux only).
         .target(name: "CAuthPlatform"),
         // The pthread lock with a condition variable that AuthHTTP and AuthStore both need.
         .target(name: "AuthPlatform", swiftSettings: strict),
+        .target(name: "AuthCrypto", dependencies: ["CAuthCrypto"], swiftSettings: strict),
+        // Go-compatible JSON value, parser and writer: request/response bodies and JWT claims.
+        .target(name: "AuthJSON", swiftSettings: strict),
+        .target(name: "AuthJWT", dependencies: ["AuthJSON", "AuthCrypto"], swiftSettings: strict),
         .target(name: "AuthHTTP", dependencies: ["AuthPlatform", "CAuthPlatform"], swiftSettings: strict),
         .target(name: "AuthStore", dependencies: ["CSQLite", "AuthPlatform"], swiftSettings: strict),
         .target(
@@ -53,24 +54,39 @@ let package = Package(
 
         // Shared by the test targets that cross-check against Python; never part of a product.
         .target(name: "PythonTestSupport", path: "Tests/Support/PythonTestSupport", swiftSettings: strict),
+        // Shared by the test targets that serve requests: a hand-moved clock, an in-process
+        // GoTrue harness with request helpers, and a loopback client; never part of a product.
+        .target(
+            name: "AuthTestSupport",
+            dependencies: ["GoTrue", "AuthHTTP", "AuthStore", "AuthJSON", "AuthCrypto"],
+            path: "Tests/Support/AuthTestSupport",
+            swiftSettings: strict
+        ),
         .testTarget(name: "AuthCryptoTests", dependencies: ["AuthCrypto", "PythonTestSupport"], swiftSettings: strict),
         .testTarget(name: "AuthJSONTests", dependencies: ["AuthJSON"], swiftSettings: strict),
-        .testTarget(name: "AuthJWTTests", dependencies: ["AuthJWT", "AuthJSON", "AuthCrypto", "PythonTestSupport"], swiftSettings: strict),
-        .testTarget(name: "AuthHTTPTests", dependencies: ["AuthHTTP"], swiftSettings: strict),
+        .testTarget(
+            name: "AuthJWTTests",
+            dependencies: ["AuthJWT", "AuthJSON", "AuthCrypto", "PythonTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "AuthHTTPTests", dependencies: ["AuthHTTP", "AuthTestSupport"], swiftSettings: strict),
         .testTarget(name: "AuthStoreTests", dependencies: ["AuthStore"], swiftSettings: strict),
         .testTarget(
             name: "GoTrueTests",
-            dependencies: ["GoTrue", "AuthHTTP", "AuthStore", "AuthJWT", "AuthCrypto"],
+            dependencies: ["GoTrue", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto", "AuthTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "AuthScenariosTests",
-            dependencies: ["AuthScenarios", "GoTrue", "AuthHTTP", "AuthStore", "AuthJWT", "AuthCrypto"],
+            dependencies: ["AuthScenarios", "GoTrue", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto", "AuthTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "AuthEmulatorTests",
-            dependencies: ["AuthEmulator", "auth-emulator"],
+            dependencies: [
+                "AuthEmulator", "auth-emulator", "AuthScenarios", "GoTrue", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT",
+                "AuthCrypto", "AuthTestSupport",
+            ],
             swiftSettings: strict
         ),
     ]

@@ -4,35 +4,16 @@ import Glibc
 import Darwin
 #endif
 import AuthEmulator
+@_exported import AuthTestSupport
 import GoTrue
 import Testing
 
 /// A minimal blocking HTTP/1.1 exchange over a loopback socket: one request, read until the
 /// server closes (the request asks for `Connection: close`).
 func exchange(port: Int, _ raw: String) throws -> String {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    #expect(fd >= 0)
-    defer { close(fd) }
-    var timeout = timeval(tv_sec: 5, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = in_port_t(UInt16(port).bigEndian)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    try #require(connected == 0)
-    let bytes = Array(raw.utf8)
-    #expect(send(fd, bytes, bytes.count, 0) == bytes.count)
-    var response: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 4096)
-    while true {
-        let n = recv(fd, &buffer, buffer.count, 0)
-        if n <= 0 { break }
-        response += buffer[0..<n]
-    }
-    return String(decoding: response, as: UTF8.self)
+    let client = try TestClient(port: port)
+    try client.send(raw)
+    return String(decoding: try client.readToEnd(), as: UTF8.self)
 }
 
 @Suite struct EmulatorTests {

@@ -14,15 +14,15 @@ struct TransportFaultTests {
         let h = try Harness()
         try h.load(#"{"name": "hang", "rules": [{"match": {"op": "signup"}, "when": {"times": 1}, "then": {"hang": true}}]}"#)
         try withServer(h) { port in
-            let client = try RawClient(port: port)
-            client.post("/signup", signup)
+            let client = try TestClient(port: port)
+            try client.post("/signup", signup)
             let (bytes, end) = client.readAll(timeout: 0.8)
             #expect(bytes.isEmpty)
             #expect(end == .stillOpen)
             // Nothing was written: the retry signs up for real.
-            let retry = try RawClient(port: port)
-            retry.post("/signup", signup)
-            #expect(retry.readResponse()?.head.hasPrefix("HTTP/1.1 200") == true)
+            let retry = try TestClient(port: port)
+            try retry.post("/signup", signup)
+            #expect(try retry.readResponse().status == 200)
         }
         #expect(h.journal.entries().first?.fault == "hang")
         #expect(h.journal.entries().first?.status == nil)
@@ -32,8 +32,8 @@ struct TransportFaultTests {
         let h = try Harness()
         try h.load(#"{"name": "reset", "rules": [{"match": {"op": "signup"}, "then": {"reset": true}}]}"#)
         try withServer(h) { port in
-            let client = try RawClient(port: port)
-            client.post("/signup", signup)
+            let client = try TestClient(port: port)
+            try client.post("/signup", signup)
             let (bytes, end) = client.readAll()
             #expect(bytes.isEmpty)
             #expect(end == .reset)
@@ -44,8 +44,8 @@ struct TransportFaultTests {
         let h = try Harness()
         try h.load(#"{"name": "cut", "rules": [{"match": {"op": "signup"}, "then": {"passthrough_then": {"close_after_bytes": 500}}}]}"#)
         try withServer(h) { port in
-            let client = try RawClient(port: port)
-            client.post("/signup", signup)
+            let client = try TestClient(port: port)
+            try client.post("/signup", signup)
             let (bytes, end) = client.readAll()
             #expect(bytes.count == 500)
             #expect(end == .closed)
@@ -62,8 +62,8 @@ struct TransportFaultTests {
         let h = try Harness()
         try h.load(#"{"name": "empty", "rules": [{"match": {"op": "health"}, "then": {"empty_response": true}}]}"#)
         try withServer(h) { port in
-            let client = try RawClient(port: port)
-            client.send("GET /health HTTP/1.1\r\nHost: h\r\n\r\n")
+            let client = try TestClient(port: port)
+            try client.send("GET /health HTTP/1.1\r\nHost: h\r\n\r\n")
             let (bytes, end) = client.readAll()
             #expect(bytes.isEmpty)
             #expect(end == .closed)
@@ -74,11 +74,11 @@ struct TransportFaultTests {
         let h = try Harness()
         try h.load(#"{"name": "bad", "rules": [{"match": {"op": "health"}, "then": {"malformed_json": true}}]}"#)
         try withServer(h) { port in
-            let client = try RawClient(port: port)
-            client.send("GET /health HTTP/1.1\r\nHost: h\r\n\r\n")
-            let response = try #require(client.readResponse())
-            #expect(response.head.hasPrefix("HTTP/1.1 200 OK"))
-            #expect(response.head.contains("Content-Type: application/json"))
+            let client = try TestClient(port: port)
+            try client.send("GET /health HTTP/1.1\r\nHost: h\r\n\r\n")
+            let response = try client.readResponse()
+            #expect(response.status == 200 && response.reason == "OK")
+            #expect(response.header("Content-Type") == "application/json")
             #expect((try? JSON(parsing: response.body)) == nil)
         }
     }
@@ -87,16 +87,16 @@ struct TransportFaultTests {
         let h = try Harness()
         try h.load(#"{"name": "slow", "rules": [{"match": {"op": "health"}, "then": {"delay_ms": 300, "drip": {"chunks": 3, "duration_ms": 400}}}]}"#)
         try withServer(h) { port in
-            let client = try RawClient(port: port)
+            let client = try TestClient(port: port)
             let start = monotonicSeconds()
-            client.send("GET /health HTTP/1.1\r\nHost: h\r\n\r\n")
+            try client.send("GET /health HTTP/1.1\r\nHost: h\r\n\r\n")
             // Nothing for the delay, then the head and a first piece, the rest 400 ms later.
-            client.setTimeout(0.2)
+            client.setReceiveTimeout(0.2)
             var byte: UInt8 = 0
             #expect(recv(client.fd, &byte, 1, 0) < 0)
-            let response = try #require(client.readResponse())
+            let response = try client.readResponse()
             let elapsed = monotonicSeconds() - start
-            #expect(response.head.hasPrefix("HTTP/1.1 200"))
+            #expect(response.status == 200)
             #expect((try? JSON(parsing: response.body))?["name"] == "GoTrue")
             #expect(elapsed >= 0.65)
             #expect(elapsed < 3)

@@ -174,11 +174,18 @@ struct Mailer {
         let token = Mailer.flowPrefix(pkce) + OneTimeTokens.tokenHash(email, otp)
         try checkEmailSendLimit()
         try captureEmail(conn, user: user, to: email, action: action, otp: otp, tokenHash: token, path: path, sent: &sent)
+        try storeCode(conn, user: &user, token: token, slot: slot, sentAt: sentAt, type: tokenType, relatesTo: email, at: now)
+    }
+
+    /// The last step of every send: the token on the user row, then in `one_time_tokens`.
+    private func storeCode(_ conn: Connection, user: inout UserRecord, token: String,
+                           slot: WritableKeyPath<UserRecord, String?>, sentAt: WritableKeyPath<UserRecord, Int64?>,
+                           type: String, relatesTo: String, at now: Timestamp) throws {
         user[keyPath: slot] = token
         user[keyPath: sentAt] = now.microseconds
         try conn.updateUser(user)
-        try OneTimeTokens(project: project).record(conn, userID: user.id, type: tokenType, tokenHash: token,
-                                                   relatesTo: email, at: now.microseconds)
+        try OneTimeTokens(project: project).record(conn, userID: user.id, type: type, tokenHash: token,
+                                                   relatesTo: relatesTo, at: now.microseconds)
     }
 
     /// `sendEmailChange`: a message to the new address and, with secure email change, one to the
@@ -232,6 +239,16 @@ struct Mailer {
             case .reauthentication: return "reauthentication"
             }
         }
+
+        /// Where the user row keeps the code's token hash, when it was sent, and the token's
+        /// `one_time_tokens` type.
+        var slots: (token: WritableKeyPath<UserRecord, String?>, sentAt: WritableKeyPath<UserRecord, Int64?>, type: String) {
+            switch self {
+            case .confirmation: return (\.confirmationToken, \.confirmationSentAt, "confirmation_token")
+            case .phoneChange: return (\.phoneChangeToken, \.phoneChangeSentAt, "phone_change_token")
+            case .reauthentication: return (\.reauthenticationToken, \.reauthenticationSentAt, "reauthentication_token")
+            }
+        }
     }
 
     /// `sendPhoneConfirmation`: returns the message id (`test-otp` for a fixed test code, which
@@ -239,14 +256,9 @@ struct Mailer {
     func sendPhoneOTP(_ conn: Connection, user: inout UserRecord, phone: String, purpose: SMSPurpose,
                       sent: inout [OutboxRecord]) throws -> String {
         let now = project.environment.now()
-        let sentAt: Int64?
-        switch purpose {
-        case .confirmation: sentAt = user.confirmationSentAt
-        case .phoneChange: sentAt = user.phoneChangeSentAt
-        case .reauthentication: sentAt = user.reauthenticationSentAt
-        }
+        let slots = purpose.slots
         // Checked before the test code, so fixed codes throttle like real ones.
-        try FrequencyLimit.check(sentAt: sentAt, frequencySeconds: config.sms.maxFrequencySeconds, now: now,
+        try FrequencyLimit.check(sentAt: user[keyPath: slots.sentAt], frequencySeconds: config.sms.maxFrequencySeconds, now: now,
                                  code: .overSmsSendRateLimit)
         if purpose == .phoneChange { user.phoneChange = phone }
         let otp: String
@@ -264,28 +276,9 @@ struct Mailer {
                                     text: text, otp: otp, tokenHash: OneTimeTokens.tokenHash(phone, otp), link: "",
                                     userID: user.id, sent: &sent).id
         }
-        let token = OneTimeTokens.tokenHash(phone, otp)
-        let codes = OneTimeTokens(project: project)
-        switch purpose {
-        case .confirmation:
-            user.confirmationToken = token
-            user.confirmationSentAt = now.microseconds
-            try conn.updateUser(user)
-            try codes.record(conn, userID: user.id, type: "confirmation_token", tokenHash: token,
-                             relatesTo: user.phone ?? phone, at: now.microseconds)
-        case .phoneChange:
-            user.phoneChangeToken = token
-            user.phoneChangeSentAt = now.microseconds
-            try conn.updateUser(user)
-            try codes.record(conn, userID: user.id, type: "phone_change_token", tokenHash: token, relatesTo: phone,
-                             at: now.microseconds)
-        case .reauthentication:
-            user.reauthenticationToken = token
-            user.reauthenticationSentAt = now.microseconds
-            try conn.updateUser(user)
-            try codes.record(conn, userID: user.id, type: "reauthentication_token", tokenHash: token,
-                             relatesTo: user.phone ?? phone, at: now.microseconds)
-        }
+        // The confirmation and reauthentication tokens relate to the user's own phone.
+        try storeCode(conn, user: &user, token: OneTimeTokens.tokenHash(phone, otp), slot: slots.token, sentAt: slots.sentAt,
+                      type: slots.type, relatesTo: purpose == .phoneChange ? phone : user.phone ?? phone, at: now)
         return messageID
     }
 

@@ -1,0 +1,80 @@
+// What the GoTrue, scenario and emulator test targets share: a hand-moved clock, a GoTrue API
+// over a fresh in-memory database answering in-process, and request and response helpers.
+import AuthCrypto
+import AuthHTTP
+import AuthJSON
+import AuthStore
+import GoTrue
+import Synchronization
+
+/// A clock tests move by hand.
+public final class ManualClock: AuthClock, Sendable {
+    private let current: Mutex<Int64>
+    public init(_ start: Int64 = 1_767_225_600_000_000) { current = Mutex(start) }  // 2026-01-01T00:00:00Z
+    public func now() -> Timestamp { Timestamp(microseconds: current.withLock { $0 }) }
+    public func advance(seconds: Double) { current.withLock { $0 += Int64(seconds * 1_000_000) } }
+}
+
+/// The configuration tests start from: the defaults with cheap password hashing.
+public func testConfiguration(_ configure: (inout Configuration) -> Void = { _ in }) -> Configuration {
+    var configuration = Configuration()
+    configuration.passwordHashIterations = PasswordHasher.insecureTestIterations
+    configure(&configuration)
+    return configuration
+}
+
+/// A project over a fresh in-memory database on `clock`.
+public func testProject(clock: ManualClock, configure: (inout Configuration) -> Void = { _ in }) throws -> Project {
+    Project(configuration: testConfiguration(configure), database: try Database(path: ":memory:"),
+            environment: Environment(clock: clock))
+}
+
+/// A GoTrue API over a fresh in-memory database, answering in-process.
+public func makeAPI(clock: ManualClock = ManualClock(), configure: (inout Configuration) -> Void = { _ in }) throws -> GoTrueAPI {
+    GoTrueAPI(project: try testProject(clock: clock, configure: configure))
+}
+
+extension HTTPResponse {
+    public var text: String { String(decoding: body, as: UTF8.self) }
+    public var json: JSON { (try? JSON(parsing: body)) ?? .null }
+}
+
+public func request(_ method: String, _ target: String, headers: HTTPHeaders = [:], body: String = "") -> HTTPRequest {
+    var headers = headers
+    if headers["Host"] == nil { headers["Host"] = "127.0.0.1" }
+    return HTTPRequest(method: method, target: target, headers: headers, body: Array(body.utf8))
+}
+
+extension GoTrueAPI {
+    /// One request answered in-process; `raw` sends a body as it is (not JSON-serialized).
+    public func call(_ method: String, _ target: String, _ body: JSON? = nil, bearer: String? = nil,
+                     headers: HTTPHeaders = [:], raw: String? = nil) -> HTTPResponse {
+        var headers = headers
+        if let bearer { headers["Authorization"] = "Bearer \(bearer)" }
+        return respond(to: request(method, target, headers: headers, body: raw ?? body?.serialized() ?? ""))
+    }
+
+    /// Signs up with autoconfirm on and returns the session JSON.
+    public func signUp(_ email: String, _ password: String = "password1", data: JSON? = nil) -> JSON {
+        var body: JSONObject = ["email": .string(email), "password": .string(password)]
+        if let data { body["data"] = data }
+        return call("POST", "/signup", .object(body)).json
+    }
+
+    public func signIn(_ email: String, _ password: String = "password1", headers: HTTPHeaders = [:]) -> HTTPResponse {
+        call("POST", "/token?grant_type=password", ["email": .string(email), "password": .string(password)], headers: headers)
+    }
+
+    public func refresh(_ token: String) -> HTTPResponse {
+        call("POST", "/token?grant_type=refresh_token", ["refresh_token": .string(token)])
+    }
+}
+
+/// The payload of a compact JWS, without verifying it.
+public func claims(of token: String) -> JSONObject {
+    let payload = token.split(separator: ".")[1]
+    let bytes = (try? Base64URL.decode(String(payload))) ?? []
+    return (try? JSON(parsing: bytes))?.objectValue ?? JSONObject()
+}
+
+public func errorCode(_ response: HTTPResponse) -> String? { response.json["error_code"]?.stringValue }
