@@ -23,7 +23,7 @@ public struct Configuration: Sendable {
     public var password = PasswordSettings()
     public var security = SecuritySettings()
     public var sessions = SessionSettings()
-    /// `GOTRUE_RATE_LIMIT_*` per-client limits and the emulator's presets (`RateLimit.swift`).
+    /// `GOTRUE_RATE_LIMIT_*` per-client limits and the emulator's presets (`Domain/RateLimits.swift`).
     public var rateLimits = RateLimitSettings()
     /// The emulator's own behaviour around social sign-in (no GoTrue equivalent).
     public var identityProviders = IdentityProviderSettings()
