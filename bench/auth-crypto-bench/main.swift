@@ -2,6 +2,7 @@
 //
 //   auth-crypto-bench pbkdf2 <iterations> [--repeat N] [--portable]
 //   auth-crypto-bench sha256 <megabytes> [--repeat N] [--portable]
+//   auth-crypto-bench es256 | eddsa | rs256 ...   (signature benchmarks, see their files)
 //
 // Prints one line: `<implementation> <work> <best seconds> <rate per second> <hex output>`;
 // the rate is iterations/s (pbkdf2) or MB/s (sha256), best of N runs.
@@ -26,6 +27,9 @@ if let i = arguments.firstIndex(of: "--repeat") {
     repeats = n
     arguments.removeSubrange(i...(i + 1))
 }
+// Signature benchmarks live in their own files and take over the process.
+let signatureCommands: [String: ([String]) -> Never] = ["es256": benchES256, "eddsa": benchEdDSA, "rs256": benchRS256]
+if let first = arguments.first, let run = signatureCommands[first] { run(Array(arguments.dropFirst())) }
 guard arguments.count == 2, let amount = Int(arguments[1]), amount > 0 else { fail("bad arguments") }
 
 let name = implementation.usesHardware ? "hardware" : "portable"

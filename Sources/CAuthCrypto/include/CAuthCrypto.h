@@ -97,4 +97,8 @@ int cauth_bn_miller_rabin(const uint64_t *w, size_t limbs, const uint64_t *bases
 }
 #endif
 
+/* Elliptic-curve cores, one header each. */
+#include "cauth_p256.h"
+#include "cauth_ed25519.h"
+
 #endif /* CAUTHCRYPTO_H */
