@@ -1,0 +1,124 @@
+/// Eight 64-bit words (the SHA-512 chaining value), stored inline.
+typealias Words8x64 = (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
+
+/// SHA-512 (FIPS 180-4 section 6.4): 128-byte blocks, 64-bit words, 80 rounds, a 128-bit
+/// message length in the padding (section 5.1.2). Pure Swift; Ed25519 (RFC 8032) hashes with it.
+public struct SHA512: HashFunction {
+    public static let blockByteCount = 128
+    public static let byteCount = 64
+
+    /// FIPS 180-4 section 5.3.5: the first 64 bits of the fractional parts of the square roots
+    /// of the first eight primes.
+    static let initialValue: Words8x64 = (
+        0x6a09e667f3bcc908, 0xbb67ae8584caa73b, 0x3c6ef372fe94f82b, 0xa54ff53a5f1d36f1,
+        0x510e527fade682d1, 0x9b05688c2b3e6c1f, 0x1f83d9abfb41bd6b, 0x5be0cd19137e2179
+    )
+
+    /// FIPS 180-4 section 4.2.3: the first 64 bits of the fractional parts of the cube roots of
+    /// the first 80 primes.
+    static let roundConstants: [UInt64] = [
+        0x428a2f98d728ae22, 0x7137449123ef65cd, 0xb5c0fbcfec4d3b2f, 0xe9b5dba58189dbbc,
+        0x3956c25bf348b538, 0x59f111f1b605d019, 0x923f82a4af194f9b, 0xab1c5ed5da6d8118,
+        0xd807aa98a3030242, 0x12835b0145706fbe, 0x243185be4ee4b28c, 0x550c7dc3d5ffb4e2,
+        0x72be5d74f27b896f, 0x80deb1fe3b1696b1, 0x9bdc06a725c71235, 0xc19bf174cf692694,
+        0xe49b69c19ef14ad2, 0xefbe4786384f25e3, 0x0fc19dc68b8cd5b5, 0x240ca1cc77ac9c65,
+        0x2de92c6f592b0275, 0x4a7484aa6ea6e483, 0x5cb0a9dcbd41fbd4, 0x76f988da831153b5,
+        0x983e5152ee66dfab, 0xa831c66d2db43210, 0xb00327c898fb213f, 0xbf597fc7beef0ee4,
+        0xc6e00bf33da88fc2, 0xd5a79147930aa725, 0x06ca6351e003826f, 0x142929670a0e6e70,
+        0x27b70a8546d22ffc, 0x2e1b21385c26c926, 0x4d2c6dfc5ac42aed, 0x53380d139d95b3df,
+        0x650a73548baf63de, 0x766a0abb3c77b2a8, 0x81c2c92e47edaee6, 0x92722c851482353b,
+        0xa2bfe8a14cf10364, 0xa81a664bbc423001, 0xc24b8b70d0f89791, 0xc76c51a30654be30,
+        0xd192e819d6ef5218, 0xd69906245565a910, 0xf40e35855771202a, 0x106aa07032bbd1b8,
+        0x19a4c116b8d2d0c8, 0x1e376c085141ab53, 0x2748774cdf8eeb99, 0x34b0bcb5e19b48a8,
+        0x391c0cb3c5c95a63, 0x4ed8aa4ae3418acb, 0x5b9cca4f7763e373, 0x682e6ff3d6b2b8a3,
+        0x748f82ee5defb2fc, 0x78a5636f43172f60, 0x84c87814a1f0ab72, 0x8cc702081a6439ec,
+        0x90befffa23631e28, 0xa4506cebde82bde9, 0xbef9a3f7b2c67915, 0xc67178f2e372532b,
+        0xca273eceea26619c, 0xd186b8c721c0c207, 0xeada7dd6cde0eb1e, 0xf57d4f7fee6ed178,
+        0x06f067aa72176fba, 0x0a637dc5a2c898a6, 0x113f9804bef90dae, 0x1b710b35131c471b,
+        0x28db77f523047d84, 0x32caab7b40c72493, 0x3c9ebe0a15c9bebc, 0x431d67c49c100d4c,
+        0x4cc5d4becb3e42b6, 0x597f299cfc657e2a, 0x5fcb6fab3ad6faec, 0x6c44198c4a475817,
+    ]
+
+    private var state: Words8x64
+    private var blocks = BlockBuffer128()
+
+    public init() {
+        state = Self.initialValue
+    }
+
+    public mutating func update(bufferPointer input: UnsafeRawBufferPointer) {
+        var blocks = self.blocks
+        blocks.absorb(input) { compress($0, count: $1) }
+        self.blocks = blocks
+    }
+
+    /// Pads (FIPS 180-4 section 5.1.2) and serialises the state big-endian (section 6.4.2).
+    public func finalize() -> [UInt8] {
+        var copy = self
+        var blocks = copy.blocks
+        blocks.pad { copy.compress($0, count: $1) }
+        var state = copy.state
+        return withUnsafeMutablePointer(to: &state) { pointer in
+            pointer.withMemoryRebound(to: UInt64.self, capacity: 8) { words in
+                [UInt8](unsafeUninitializedCapacity: 64) { out, initialized in
+                    for i in 0..<8 {
+                        let word = words[i]
+                        for j in 0..<8 {
+                            out[8 * i + j] = UInt8(truncatingIfNeeded: word &>> UInt64(56 - 8 * j))
+                        }
+                    }
+                    initialized = 64
+                }
+            }
+        }
+    }
+
+    @inline(__always)
+    private static func rotr(_ x: UInt64, _ n: UInt64) -> UInt64 { (x &>> n) | (x &<< (64 &- n)) }
+
+    /// The compression function (FIPS 180-4 section 6.4.2) over `count` consecutive blocks.
+    private mutating func compress(_ blocks: UnsafeRawPointer, count: Int) {
+        Self.roundConstants.withUnsafeBufferPointer { constants in
+            withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 80) { schedule in
+                let w = schedule.baseAddress!, k = constants.baseAddress!
+                var (h0, h1, h2, h3, h4, h5, h6, h7) = state
+                for block in 0..<count {
+                    let base = blocks + block * 128
+                    for i in 0..<16 {
+                        w[i] = UInt64(bigEndian: base.loadUnaligned(fromByteOffset: i * 8, as: UInt64.self))
+                    }
+                    for i in 16..<80 {
+                        let x = w[i - 15], y = w[i - 2]
+                        let s0 = Self.rotr(x, 1) ^ Self.rotr(x, 8) ^ (x &>> 7)
+                        let s1 = Self.rotr(y, 19) ^ Self.rotr(y, 61) ^ (y &>> 6)
+                        w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
+                    }
+                    var a = h0, b = h1, c = h2, d = h3, e = h4, f = h5, g = h6, h = h7
+                    for i in 0..<80 {
+                        let sum1 = Self.rotr(e, 14) ^ Self.rotr(e, 18) ^ Self.rotr(e, 41)
+                        let t1 = h &+ sum1 &+ ((e & f) ^ (~e & g)) &+ k[i] &+ w[i]
+                        let sum0 = Self.rotr(a, 28) ^ Self.rotr(a, 34) ^ Self.rotr(a, 39)
+                        let t2 = sum0 &+ ((a & b) ^ (a & c) ^ (b & c))
+                        h = g
+                        g = f
+                        f = e
+                        e = d &+ t1
+                        d = c
+                        c = b
+                        b = a
+                        a = t1 &+ t2
+                    }
+                    h0 &+= a
+                    h1 &+= b
+                    h2 &+= c
+                    h3 &+= d
+                    h4 &+= e
+                    h5 &+= f
+                    h6 &+= g
+                    h7 &+= h
+                }
+                state = (h0, h1, h2, h3, h4, h5, h6, h7)
+            }
+        }
+    }
+}
