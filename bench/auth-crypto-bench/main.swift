@@ -2,15 +2,16 @@
 //
 //   auth-crypto-bench pbkdf2 <iterations> [--repeat N] [--portable]
 //   auth-crypto-bench sha256 <megabytes> [--repeat N] [--portable]
+//   auth-crypto-bench sha512 <megabytes> [--repeat N]              (pure Swift only)
 //   auth-crypto-bench es256 | eddsa | rs256 ...   (signature benchmarks, see their files)
 //
 // Prints one line: `<implementation> <work> <best seconds> <rate per second> <hex output>`;
-// the rate is iterations/s (pbkdf2) or MB/s (sha256), best of N runs.
+// the rate is iterations/s (pbkdf2) or MB/s (sha256, sha512), best of N runs.
 import AuthCrypto
 import Foundation  // exit(3) only; this driver is not part of the server
 
 func fail(_ message: String) -> Never {
-    print("usage: auth-crypto-bench (pbkdf2 <iterations> | sha256 <megabytes>) [--repeat N] [--portable]")
+    print("usage: auth-crypto-bench (pbkdf2 <iterations> | sha256 <megabytes> | sha512 <megabytes>) [--repeat N] [--portable]")
     print("error: \(message)")
     exit(64)
 }
@@ -32,7 +33,7 @@ let signatureCommands: [String: ([String]) -> Never] = ["es256": benchES256, "ed
 if let first = arguments.first, let run = signatureCommands[first] { run(Array(arguments.dropFirst())) }
 guard arguments.count == 2, let amount = Int(arguments[1]), amount > 0 else { fail("bad arguments") }
 
-let name = implementation.usesHardware ? "hardware" : "portable"
+let name = implementation.usesHardware && arguments[0] != "sha512" ? "hardware" : "portable"
 let clock = ContinuousClock()
 var best = Double.infinity
 var output: [UInt8] = []
@@ -45,6 +46,9 @@ for _ in 0..<repeats {
     case "sha256":
         let data = [UInt8](repeating: 0x61, count: amount << 20)
         output = SHA256.hash(data: data, implementation: implementation)
+    case "sha512":
+        let data = [UInt8](repeating: 0x61, count: amount << 20)
+        output = SHA512.hash(data: data)
     default:
         fail("unknown benchmark \(arguments[0])")
     }
