@@ -879,7 +879,7 @@ static inline void table_select(apoint *out, int window, unsigned index) {
     const uint64_t *entries = (const uint64_t *)TABLE[window];
     for (unsigned j = 0; j < WINDOW_SIZE; j++) {
         const uint64_t mask = mask_if_zero((uint64_t)(index ^ (j + 1)));
-        for (int l = 0; l < 8; l++) acc[l] |= entries[8 * j + l] & mask;
+        for (unsigned l = 0; l < 8; l++) acc[l] |= entries[8 * j + l] & mask;
     }
     memcpy(out->x, acc, sizeof(fe));
     memcpy(out->y, acc + 4, sizeof(fe));
