@@ -1,48 +1,123 @@
 import AuthJSON
 import AuthCrypto
 
-/// JWS signature algorithms (RFC 7518 section 3.1): HS256 with a shared secret (`JWTKey`),
-/// RS256 with an RSA key pair (`JWT.signRS256`, `JWT.verify(_:rsaKeys:...)`, RS256.swift).
+/// JWS signature algorithms (RFC 7518 section 3.1) this module signs and verifies: HS256 with a
+/// shared secret, RS256 with RSA (PKCS #1 v1.5, SHA-256), ES256 with ECDSA P-256 (SHA-256,
+/// section 3.4) and EdDSA with Ed25519 (RFC 8037 section 3.1), the algorithms GoTrue signs with.
 public enum JWTAlgorithm: String, Sendable, CaseIterable {
     case hs256 = "HS256"
     case rs256 = "RS256"
+    case es256 = "ES256"
+    case edDSA = "EdDSA"
 }
 
-/// An HMAC signing/verification key (`algorithm` must be `.hs256`; RSA keys are
-/// `RSAPrivateKey` / `RSAPublicKey`). With a `kid`, signed headers carry it, as GoTrue does
-/// when its JWK has a key id.
+/// A JWS key: its algorithm, its key id and its material. Asymmetric keys carry their public
+/// half and, when they can sign, their private half. With a `kid`, signed headers carry it, as
+/// GoTrue does when its JWK has a key id.
 public struct JWTKey: Sendable {
-    public var kid: String?
-    public var secret: [UInt8]
-    public var algorithm: JWTAlgorithm
+    public enum Material: Sendable {
+        case secret([UInt8])
+        case rsa(RSAPublicKey, RSAPrivateKey?)
+        case p256(P256PublicKey, P256PrivateKey?)
+        case ed25519(Ed25519PublicKey, Ed25519PrivateKey?)
+    }
 
-    public init(kid: String? = nil, secret: [UInt8], algorithm: JWTAlgorithm = .hs256) {
+    public var kid: String?
+    public var algorithm: JWTAlgorithm
+    public var material: Material
+
+    public init(kid: String? = nil, algorithm: JWTAlgorithm, material: Material) {
         self.kid = kid
-        self.secret = secret
         self.algorithm = algorithm
+        self.material = material
+    }
+
+    /// An HMAC key.
+    public init(kid: String? = nil, secret: [UInt8], algorithm: JWTAlgorithm = .hs256) {
+        self.init(kid: kid, algorithm: algorithm, material: .secret(secret))
     }
 
     /// The secret's UTF-8 bytes, as GoTrue uses `GOTRUE_JWT_SECRET`.
     public init(kid: String? = nil, secret: String, algorithm: JWTAlgorithm = .hs256) {
         self.init(kid: kid, secret: Array(secret.utf8), algorithm: algorithm)
     }
+
+    public init(kid: String? = nil, rsa key: RSAPrivateKey) {
+        self.init(kid: kid, algorithm: .rs256, material: .rsa(key.publicKey, key))
+    }
+
+    public init(kid: String? = nil, p256 key: P256PrivateKey) {
+        self.init(kid: kid, algorithm: .es256, material: .p256(key.publicKey, key))
+    }
+
+    public init(kid: String? = nil, ed25519 key: Ed25519PrivateKey) {
+        self.init(kid: kid, algorithm: .edDSA, material: .ed25519(key.publicKey, key))
+    }
+
+    /// The HMAC secret; empty for an asymmetric key.
+    public var secret: [UInt8] {
+        if case .secret(let bytes) = material { return bytes }
+        return []
+    }
+
+    /// Whether the key holds what signing needs (a secret, or a private key).
+    public var canSign: Bool {
+        switch material {
+        case .secret: true
+        case .rsa(_, let key): key != nil
+        case .p256(_, let key): key != nil
+        case .ed25519(_, let key): key != nil
+        }
+    }
+
+    /// Whether the key is symmetric (never published in a JWKS).
+    public var isSymmetric: Bool {
+        if case .secret = material { return true }
+        return false
+    }
+
+    /// The key without its private half (a secret stays a secret).
+    public var publicOnly: JWTKey {
+        var copy = self
+        switch material {
+        case .secret: break
+        case .rsa(let key, _): copy.material = .rsa(key, nil)
+        case .p256(let key, _): copy.material = .p256(key, nil)
+        case .ed25519(let key, _): copy.material = .ed25519(key, nil)
+        }
+        return copy
+    }
 }
 
-/// The keys a verifier accepts.
+/// The keys a verifier accepts, selected as GoTrue's `parseJWTClaims` key function selects
+/// them (internal/api/auth.go): a string `kid` names a key of `keys`; a token whose `kid` is
+/// missing (or, with `unknownKidUsesFallback`, unknown) falls back to `fallback` only when its
+/// `alg` is HS256, so legacy HS256 tokens signed with `GOTRUE_JWT_SECRET` keep working.
 public struct JWTKeySet: Sendable {
     /// Keys selected by the token header's `kid`.
     public var keys: [JWTKey]
-    /// The key for tokens without a (string) `kid`, e.g. GoTrue's `GOTRUE_JWT_SECRET`.
+    /// The HS256 key for tokens without a usable `kid`, e.g. GoTrue's `GOTRUE_JWT_SECRET`.
     public var fallback: JWTKey?
     /// When a token names a `kid` that is not in `keys`: `false` (default) rejects it;
-    /// `true` reproduces GoTrue, which then falls back to the plain secret for HS256 tokens
-    /// (internal/api/auth.go, parseJWTClaims).
+    /// `true` reproduces GoTrue, which then falls back to the plain secret for HS256 tokens.
     public var unknownKidUsesFallback: Bool
+    /// `GOTRUE_JWT_VALID_METHODS`: the `alg` values accepted at all (golang-jwt's
+    /// `WithValidMethods`, checked before any key is looked up). nil means the algorithms of
+    /// the set's keys, as GoTrue's `ApplyDefaults` derives the list from its keys.
+    public var validMethods: [String]?
 
-    public init(keys: [JWTKey] = [], fallback: JWTKey? = nil, unknownKidUsesFallback: Bool = false) {
+    /// The algorithms accepted: `validMethods`, else those of the keys and the fallback.
+    var acceptedMethods: [String] {
+        if let validMethods { return validMethods }
+        return (keys + [fallback].compactMap { $0 }).map(\.algorithm.rawValue)
+    }
+
+    public init(keys: [JWTKey] = [], fallback: JWTKey? = nil, unknownKidUsesFallback: Bool = false,
+                validMethods: [String]? = nil) {
         self.keys = keys
         self.fallback = fallback
         self.unknownKidUsesFallback = unknownKidUsesFallback
+        self.validMethods = validMethods
     }
 
     /// A single HS256 secret used for every token.
@@ -51,6 +126,7 @@ public struct JWTKeySet: Sendable {
     }
 
     func key(forKid kid: String) -> JWTKey? {
+        // Exact UTF-8 comparison, as Go compares strings (not Swift's canonical equivalence).
         keys.first { $0.kid.map { $0.utf8.elementsEqual(kid.utf8) } ?? false }
     }
 }
@@ -78,23 +154,38 @@ public struct JWT: Sendable {
 
 extension JWT {
     /// Signs `claims` (serialized in their own key order, as Go serializes a claims struct in
-    /// field order) with `key`. The header is `{"alg":"HS256","kid":...,"typ":"JWT"}`: the
-    /// keys golang-jwt writes, sorted as Go sorts its header map, `kid` only when set.
+    /// field order) with `key`. The header is `{"alg":...,"kid":...,"typ":"JWT"}`: the keys
+    /// golang-jwt writes, sorted as Go sorts its header map, `kid` only when set.
+    /// - Precondition: `key.canSign`.
     public static func sign(claims: JSONObject, key: JWTKey) -> String {
         var header: JSONObject = ["alg": .string(key.algorithm.rawValue)]
         if let kid = key.kid { header["kid"] = .string(kid) }
         header["typ"] = "JWT"
         let signingInput = Base64URL.encode(header.serializedBytes(sortedKeys: true)) + "."
             + Base64URL.encode(claims.serializedBytes())
-        return signingInput + "." + Base64URL.encode(mac(signingInput, key))
+        return signingInput + "." + Base64URL.encode(signature(signingInput, key))
     }
 
-    static func mac(_ signingInput: String, _ key: JWTKey) -> [UInt8] {
-        switch key.algorithm {
-        case .hs256: HMAC<SHA256>.authenticationCode(for: signingInput.utf8, using: SymmetricKey(data: key.secret))
-        case .rs256: preconditionFailure("a JWTKey holds an HMAC secret; RS256 signs with JWT.signRS256")
+    /// The JWS signature of `signingInput` (RFC 7515 section 5.1): an HMAC, a PKCS #1 v1.5
+    /// signature, ECDSA's `r || s` (RFC 7518 section 3.4) or Ed25519's 64 bytes (RFC 8037).
+    static func signature(_ signingInput: String, _ key: JWTKey) -> [UInt8] {
+        let message = Array(signingInput.utf8)
+        switch key.material {
+        case .secret(let secret):
+            return HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: secret))
+        case .rsa(_, let privateKey?):
+            return RSA.signPKCS1v15SHA256(message, key: privateKey)
+        case .p256(_, let privateKey?):
+            return privateKey.signature(for: message)
+        case .ed25519(_, let privateKey?):
+            return privateKey.signature(for: message)
+        default:
+            preconditionFailure("JWT.sign needs a key that can sign (a secret or a private key)")
         }
     }
+
+    /// The HS256 MAC (RFC 7518 section 3.2) of `signingInput`: `signature` for a secret key.
+    static func mac(_ signingInput: String, _ key: JWTKey) -> [UInt8] { signature(signingInput, key) }
 
     /// Algorithm names golang-jwt v5 registers. A token naming one of these but not an
     /// accepted algorithm fails as "signing method X is invalid"; any other name (including
@@ -106,13 +197,17 @@ extension JWT {
 
     /// Verifies a compact JWS and its time claims against `now` (Unix seconds, injected so
     /// virtual clocks work), in the order golang-jwt v5's `Parser.ParseWithClaims` checks:
-    /// segments, header, claims, `alg`, signature encoding, accepted algorithm, key lookup,
-    /// MAC, then `exp` / `nbf` (and `iat` when enabled).
+    /// segments, header, claims, `alg`, signature encoding, accepted algorithm (`validMethods`),
+    /// key lookup (GoTrue's key function, see `JWTKeySet`), signature, then `exp` / `nbf` (and
+    /// `iat` when enabled).
+    ///
+    /// The signature is checked by the token's algorithm with the selected key, as golang-jwt's
+    /// signing methods do: a key of another type fails as "key is of invalid type" (so a public
+    /// key can never be used as an HMAC secret); a wrong signature with the method's own error.
     ///
     /// Strictness: exactly three segments; each strict unpadded base64url (golang-jwt's default
     /// decoder also tolerates non-zero trailing bits, which here are rejected as malformed);
-    /// header and payload must be JSON objects; `alg` exactly `HS256`; MAC compared in
-    /// constant time.
+    /// header and payload must be JSON objects; MACs compared in constant time.
     ///
     /// Time claims follow golang-jwt's `NumericDate` (as in GoTrue's claims struct): a number,
     /// or a string holding a JSON number (Go decodes those into `json.Number`), truncated to
@@ -125,30 +220,47 @@ extension JWT {
     ) throws(JWTError) -> JWT {
         let parsed = try parse(token)
         let alg = parsed.algorithm
-        // JWTKey holds HMAC secrets, so only HS256 is accepted here (RS256 has its own verify).
-        guard let algorithm = JWTAlgorithm(rawValue: alg), algorithm == .hs256 else {
+        guard keys.acceptedMethods.contains(alg), let algorithm = JWTAlgorithm(rawValue: alg) else {
             throw .signatureInvalid(.algorithmNotAccepted(alg))
         }
 
-        // Key selection as GoTrue's key function: a string `kid` picks from the set; without
-        // one (or, if configured, with an unknown one) the fallback secret is used.
+        // GoTrue's key function: a string `kid` picks from the set; a missing or unknown one
+        // falls back to the secret for HS256 tokens only.
         let kid = parsed.header["kid"]?.stringValue
-        var key: JWTKey?
-        if let kid {
-            key = keys.key(forKid: kid)
-            if key == nil, keys.unknownKidUsesFallback { key = keys.fallback }
-        } else {
-            key = keys.fallback
-        }
-        guard let key, key.algorithm == algorithm else {
-            throw .unverifiable(.unknownKey(kid: kid, algorithm: alg))
-        }
+        var key = kid.flatMap { keys.key(forKid: $0) }
+        if key == nil, kid == nil || keys.unknownKidUsesFallback, algorithm == .hs256 { key = keys.fallback }
+        guard let key else { throw .unverifiable(.unknownKey(kid: kid, algorithm: alg)) }
 
-        guard constantTimeEquals(mac(parsed.token.signingInput, key), parsed.token.signature) else {
-            throw .signatureInvalid(.signatureMismatch)
-        }
+        try checkSignature(parsed.token, algorithm: algorithm, key: key)
         try parsed.times.check(now: now, leeway: leeway, options: options)
         return parsed.token
+    }
+
+    /// golang-jwt's `SigningMethod.Verify` for `algorithm`, with its errors.
+    static func checkSignature(_ token: JWT, algorithm: JWTAlgorithm, key: JWTKey) throws(JWTError) {
+        let message = Array(token.signingInput.utf8)
+        let signature = token.signature
+        switch (algorithm, key.material) {
+        case (.hs256, .secret(let secret)):
+            let mac = HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: secret))
+            guard constantTimeEquals(mac, signature) else { throw .signatureInvalid(.signatureMismatch) }
+        case (.rs256, .rsa(let publicKey, _)):
+            guard RSA.verifyPKCS1v15SHA256(message, signature: signature, key: publicKey) else {
+                throw .signatureInvalid(.verificationFailed("crypto/rsa: verification error"))
+            }
+        case (.es256, .p256(let publicKey, _)):
+            guard publicKey.isValidSignature(signature, for: message) else {
+                throw .signatureInvalid(.verificationFailed("crypto/ecdsa: verification error"))
+            }
+        case (.edDSA, .ed25519(let publicKey, _)):
+            guard publicKey.isValidSignature(signature, for: message) else {
+                throw .signatureInvalid(.verificationFailed("ed25519: verification error"))
+            }
+        case (.hs256, _): throw .signatureInvalid(.invalidKeyType("HMAC verify expects []byte"))
+        case (.rs256, _): throw .signatureInvalid(.invalidKeyType("RSA verify expects *rsa.PublicKey"))
+        case (.es256, _): throw .signatureInvalid(.invalidKeyType("ECDSA verify expects *ecdsa.PublicKey"))
+        case (.edDSA, _): throw .signatureInvalid(.invalidKeyType("Ed25519 verify expects ed25519.PublicKey"))
+        }
     }
 
     /// A token split and decoded up to (not including) the choice of key: what every
@@ -333,7 +445,14 @@ public enum JWTError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum SignatureProblem: Sendable, Equatable {
         /// A registered algorithm (RS256, none, ...) that this verifier does not accept.
         case algorithmNotAccepted(String)
+        /// HMAC mismatch ("signature is invalid").
         case signatureMismatch
+        /// An asymmetric signature that does not verify, with the Go crypto package's error
+        /// text ("crypto/rsa: verification error", ...).
+        case verificationFailed(String)
+        /// The selected key is not of the token algorithm's type (golang-jwt's
+        /// `ErrInvalidKeyType` with the method's message).
+        case invalidKeyType(String)
     }
 
     public enum ClaimProblem: Sendable, Equatable {
@@ -367,6 +486,8 @@ public enum JWTError: Error, Sendable, Equatable, CustomStringConvertible {
             switch problem {
             case .algorithmNotAccepted(let alg): return "token signature is invalid: signing method \(alg) is invalid"
             case .signatureMismatch: return "token signature is invalid: signature is invalid"
+            case .verificationFailed(let text): return "token signature is invalid: " + text
+            case .invalidKeyType(let text): return "token signature is invalid: key is of invalid type: " + text
             }
         case .invalidClaims(let problems):
             let texts = problems.map { problem -> String in

@@ -64,24 +64,27 @@ extension JWT {
     }
 }
 
-/// Why a JWK could not be read as an RSA key. Descriptions never contain key material.
+/// Why a JWK could not be read. Descriptions never contain key material.
 public enum JWKError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// `kty` is not "RSA".
+    /// `kty` is not one this module reads (or, for the RSA initialisers, not "RSA").
     case unsupportedKeyType
     /// A required member is missing, not a string, or not strict unpadded base64url.
     case invalidMember(String)
     /// Members this implementation does not support (`oth`, multi-prime keys; a private key
     /// without its primes).
     case unsupported(String)
-    /// The numbers do not form a valid key.
+    /// The numbers do not form a valid RSA key.
     case invalidKey(RSAKeyError)
+    /// The members do not form a valid elliptic-curve key (not on the curve, out of range).
+    case invalidCurveKey(String)
 
     public var description: String {
         switch self {
-        case .unsupportedKeyType: "JWK key type must be RSA"
+        case .unsupportedKeyType: "JWK key type (kty) is not supported; expected oct, RSA, EC (P-256) or OKP (Ed25519)"
         case .invalidMember(let name): "JWK member \"\(name)\" is missing or not valid base64url"
         case .unsupported(let what): "JWK uses an unsupported feature: \(what)"
         case .invalidKey(let problem): "JWK is not a valid RSA key: \(problem)"
+        case .invalidCurveKey(let problem): "JWK is not a valid key: \(problem)"
         }
     }
 }
