@@ -58,7 +58,7 @@ let package = Package(
         // GoTrue harness with request helpers, and a loopback client; never part of a product.
         .target(
             name: "AuthTestSupport",
-            dependencies: ["GoTrue", "AuthHTTP", "AuthStore", "AuthJSON", "AuthCrypto"],
+            dependencies: ["GoTrue", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto"],
             path: "Tests/Support/AuthTestSupport",
             swiftSettings: strict
         ),

@@ -57,6 +57,8 @@ public enum Migrations {
             ALTER TABLE flow_state ADD COLUMN linking_target_id TEXT;
             ALTER TABLE flow_state ADD COLUMN email_optional INTEGER NOT NULL DEFAULT 0;
             """),
+        // Keys made by `serve --signing-key` (GoTrue reads its keys from the environment).
+        Migration(id: "0007_project_signing_keys", sql: ProjectSigningKeysSchema.sql),
     ]
 }
 

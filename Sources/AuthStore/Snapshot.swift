@@ -20,8 +20,9 @@ public struct TableDump: Sendable, Equatable {
 }
 
 extension Connection {
-    /// The tables holding project data: every table except SQLite's own and the migration
-    /// record, parents before the tables whose foreign keys point at them.
+    /// The tables holding project data: every table except SQLite's own, the migration record
+    /// and the project's signing keys (configuration kept across resets and imports), parents
+    /// before the tables whose foreign keys point at them.
     public func dataTables() throws(StoreError) -> [String] {
         let names = try query(
             """
@@ -29,7 +30,7 @@ extension Connection {
             WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name <> 'schema_migrations'
             ORDER BY name
             """
-        ).compactMap { $0.string("name") }
+        ).compactMap { $0.string("name") }.filter { $0 != ProjectSigningKeysSchema.table }
         var parents: [String: Set<String>] = [:]
         for name in names {
             let referenced = try query("SELECT \"table\" AS parent FROM pragma_foreign_key_list(?)", .text(name))

@@ -50,7 +50,10 @@ import Testing
 
     @Test func keysWithKid() throws {
         let api = try makeAPI {
-            $0.jwt.keys = [.init(kid: "key-1", secret: Array("jwk-secret-jwk-secret-jwk-secret-00".utf8), canSign: true)]
+            $0.jwt.keys = [try! JWK([
+                "kty": "oct", "kid": "key-1", "key_ops": ["sign", "verify"],
+                "k": .string(Base64URL.encode(Array("jwk-secret-jwk-secret-jwk-secret-00".utf8))),
+            ])]
         }
         let token = api.signUp("k@example.com")["access_token"]!.stringValue!
         let header = String(decoding: (try? Base64URL.decode(token.split(separator: ".")[0])) ?? [], as: UTF8.self)

@@ -1,3 +1,5 @@
+import AuthJWT
+
 /// The configuration's own rules, in one place: the normalisations the real server applies when
 /// it loads a setting, and the checks that span several settings. Every source of settings
 /// (flags, `GOTRUE_*` variables, `config.toml`, `PATCH /emulator/v1/config`, the embedding API)
@@ -29,6 +31,26 @@ extension Configuration {
         let new = APIKeys.standard(secret: secret)
         if apiKeys.anon == old.anon { apiKeys.anon = new.anon }
         if apiKeys.serviceRole == old.serviceRole { apiKeys.serviceRole = new.serviceRole }
+    }
+
+    /// Signing keys as `supabase start` hands them to GoTrue (`signing_keys_path`, or the
+    /// emulator's `serve --signing-key`): the keys, `GOTRUE_JWT_VALID_METHODS=HS256,RS256,ES256`
+    /// (plus any other algorithm of the keys) so kid-less HS256 tokens stay valid, and the anon
+    /// and service_role keys signed by the first key, as the CLI derives them, unless they were
+    /// set explicitly (anything but the ones derived from the JWT secret). Returns false, deriving
+    /// nothing, when the first key has no private part.
+    @discardableResult
+    public mutating func adoptSigningKeys(_ keys: [JWK]) -> Bool {
+        jwt.keys = keys
+        var methods = ["HS256", "RS256", "ES256"]
+        for key in keys where !methods.contains(key.key.algorithm.rawValue) { methods.append(key.key.algorithm.rawValue) }
+        jwt.validMethods = methods
+        guard let first = keys.first, first.key.canSign else { return false }
+        let standard = APIKeys.standard(secret: jwt.secret)
+        let derived = APIKeys.derived(from: first.key)
+        if apiKeys.anon == standard.anon { apiKeys.anon = derived.anon }
+        if apiKeys.serviceRole == standard.serviceRole { apiKeys.serviceRole = derived.serviceRole }
+        return true
     }
 
     /// Checks that hold across settings, run once every source has been applied (so a later

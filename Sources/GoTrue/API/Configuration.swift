@@ -72,24 +72,53 @@ public struct JWTSettings: Sendable {
     public var issuer: String = ""
     /// `GOTRUE_JWT_KEY_ID`: `kid` for the plain secret.
     public var keyID: String = ""
-    /// `GOTRUE_JWT_KEYS`: HS256 JWKs (`kty: oct`); the one whose `key_ops` has `sign` signs.
-    public var keys: [SigningKey] = []
+    /// `GOTRUE_JWT_KEYS`: private JWKs (`oct`, `RSA`, `EC` P-256, `OKP` Ed25519); the one whose
+    /// `key_ops` has `sign` signs, the others verify only (reference §7.3).
+    public var keys: [JWK] = []
+    /// `GOTRUE_JWT_VALID_METHODS`: the `alg` values incoming tokens may use; nil means the
+    /// algorithms of the configured keys (HS256 alone without keys), as `ApplyDefaults` sets.
+    public var validMethods: [String]?
 
     public static let defaultSecret = "super-secret-jwt-token-with-at-least-32-characters-long"
 
     public init() {}
 
-    /// One symmetric JWK from `GOTRUE_JWT_KEYS`.
-    public struct SigningKey: Sendable, Equatable {
-        public var kid: String
-        public var secret: [UInt8]
-        public var canSign: Bool
-        public init(kid: String, secret: [UInt8], canSign: Bool) {
-            self.kid = kid
-            self.secret = secret
-            self.canSign = canSign
+    /// The JWK that signs, if `keys` has one (`GetSigningJwk`).
+    public var signingJWK: JWK? { keys.first(where: \.canSign) }
+
+    /// The key tokens are signed with: the signing JWK, else the secret as HS256 with
+    /// `GOTRUE_JWT_KEY_ID` as its `kid` when set.
+    public var signingKey: JWTKey {
+        if let jwk = signingJWK {
+            var key = jwk.key
+            if key.kid == "" { key.kid = nil }
+            return key
         }
+        return JWTKey(kid: keyID.isEmpty ? nil : keyID, secret: Array(secret.utf8))
     }
+
+    /// The accepted algorithms in force (`ApplyDefaults`: the keys' algorithms).
+    public var acceptedMethods: [String] {
+        if let validMethods { return validMethods }
+        if keys.isEmpty { return [JWTAlgorithm.hs256.rawValue] }
+        var methods: [String] = []
+        for jwk in keys where !methods.contains(jwk.key.algorithm.rawValue) { methods.append(jwk.key.algorithm.rawValue) }
+        return methods
+    }
+
+    /// Verification keys as `parseJWTClaims` resolves them: by `kid` among the configured keys
+    /// (public halves) or `GOTRUE_JWT_KEY_ID` for the secret; otherwise, for HS256 tokens only,
+    /// the plain secret.
+    public var verificationKeys: JWTKeySet {
+        var set = keys.map { $0.key.publicOnly }
+        let secretBytes = Array(secret.utf8)
+        if !keyID.isEmpty { set.append(JWTKey(kid: keyID, secret: secretBytes)) }
+        return JWTKeySet(keys: set, fallback: JWTKey(secret: secretBytes), unknownKidUsesFallback: true,
+                         validMethods: acceptedMethods)
+    }
+
+    /// `/.well-known/jwks.json`: the public keys, never a symmetric one.
+    public var publicJWKs: [JSONObject] { keys.compactMap(\.publicJSON) }
 }
 
 /// `GOTRUE_EXTERNAL_*`.
@@ -274,6 +303,24 @@ public struct APIKeys: Sendable, Equatable {
             return JWTSigner.sign(claims: claims, key: JWTKey(kid: nil, secret: Array(secret.utf8)))
         }
         return APIKeys(anon: key("anon"), serviceRole: key("service_role"),
+                       publishable: APIKeys.localPublishable, secret: APIKeys.localSecret)
+    }
+
+    /// The anon and service_role keys as the Supabase CLI derives them when signing keys are
+    /// configured (`generateJWT` with `GenerateAsymmetricJWT`): `{"iss":"supabase-demo",
+    /// "role":...,"exp":...}` signed by the first key, its `kid` in the header. The CLI sets
+    /// `exp` ten years from now; here it is the well-known keys' fixed `exp` (2032), so with
+    /// deterministic signatures (RFC 6979, Ed25519, PKCS #1 v1.5) a restart prints the same keys
+    /// and apps configured with them keep working.
+    /// - Precondition: `key.canSign`.
+    public static func derived(from key: JWTKey) -> APIKeys {
+        func token(_ role: String) -> String {
+            let claims: JSONObject = ["iss": "supabase-demo", "role": .string(role), "exp": 1_983_812_996]
+            var signer = key
+            if signer.kid == "" { signer.kid = nil }
+            return JWTSigner.sign(claims: claims, key: signer)
+        }
+        return APIKeys(anon: token("anon"), serviceRole: token("service_role"),
                        publishable: APIKeys.localPublishable, secret: APIKeys.localSecret)
     }
 }

@@ -42,6 +42,7 @@ public final class GoTrueAPI: HTTPResponder {
     /// then the emulator's own groups under `/emulator/v1`.
     static let groups: [any EndpointGroup.Type] = [
         HealthEndpoints.self,
+        WellKnownEndpoints.self,
         SettingsEndpoints.self,
         SignupEndpoints.self,
         InviteEndpoints.self,
@@ -161,8 +162,11 @@ public final class GoTrueAPI: HTTPResponder {
         return AuthError.unexpected.response(apiVersion: context.apiVersion, requestID: context.requestID)
     }
 
-    /// Routes the gateway leaves open: links opened in a browser and OAuth redirects carry no key.
-    static let openGatewayPaths: Set<String> = ["/verify", "/callback", "/authorize"]
+    /// Routes the gateway leaves open: links opened in a browser and OAuth redirects carry no key,
+    /// and discovery documents are public by nature (any JWT library fetches them bare).
+    static let openGatewayPaths: Set<String> = [
+        "/verify", "/callback", "/authorize", "/.well-known/jwks.json", "/.well-known/openid-configuration",
+    ]
 
     /// The Supabase gateway's key check (Kong `key-auth`): the key comes from the `apikey`
     /// header or query parameter, or as the bearer token, and must be one of the project's keys

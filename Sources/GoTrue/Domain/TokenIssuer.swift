@@ -13,24 +13,11 @@ struct Tokens {
         configuration = api.config
     }
 
-    /// The key that signs: the `GOTRUE_JWT_KEYS` entry with `sign` in its `key_ops`, else the
-    /// secret (with `GOTRUE_JWT_KEY_ID` as `kid` when set).
-    var signingKey: JWTKey {
-        if let key = configuration.jwt.keys.first(where: \.canSign) {
-            return JWTKey(kid: key.kid.isEmpty ? nil : key.kid, secret: key.secret)
-        }
-        let kid = configuration.jwt.keyID
-        return JWTKey(kid: kid.isEmpty ? nil : kid, secret: Array(configuration.jwt.secret.utf8))
-    }
+    /// The key that signs (`JWTSettings.signingKey`).
+    var signingKey: JWTKey { configuration.jwt.signingKey }
 
-    /// Verification keys as `parseJWTClaims` resolves them: by `kid` when it names a configured
-    /// key, otherwise (any HS256 token) the plain secret.
-    var verificationKeys: JWTKeySet {
-        var keys = configuration.jwt.keys.map { JWTKey(kid: $0.kid, secret: $0.secret) }
-        let secret = Array(configuration.jwt.secret.utf8)
-        if !configuration.jwt.keyID.isEmpty { keys.append(JWTKey(kid: configuration.jwt.keyID, secret: secret)) }
-        return JWTKeySet(keys: keys, fallback: JWTKey(kid: nil, secret: secret), unknownKidUsesFallback: true)
-    }
+    /// Verification keys as `parseJWTClaims` resolves them (`JWTSettings.verificationKeys`).
+    var verificationKeys: JWTKeySet { configuration.jwt.verificationKeys }
 
     /// A legacy-format refresh token: 12 characters of lowercase base32 (`a-z`, `2-7`).
     func newRefreshToken() -> String {

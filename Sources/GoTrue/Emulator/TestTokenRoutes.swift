@@ -80,15 +80,8 @@ struct TestTokenEndpoints: EndpointGroup {
 
 /// Test tokens minted without a running server (`auth-emulator token`) or by the control route.
 public enum TestTokens {
-    /// The signing key `Tokens.signingKey` picks, from a configuration alone: the
-    /// `GOTRUE_JWT_KEYS` entry that may sign, else the secret (with `GOTRUE_JWT_KEY_ID` as kid).
-    static func signingKey(_ config: Configuration) -> JWTKey {
-        if let key = config.jwt.keys.first(where: \.canSign) {
-            return JWTKey(kid: key.kid.isEmpty ? nil : key.kid, secret: key.secret)
-        }
-        let kid = config.jwt.keyID
-        return JWTKey(kid: kid.isEmpty ? nil : kid, secret: Array(config.jwt.secret.utf8))
-    }
+    /// The signing key `Tokens.signingKey` picks, from a configuration alone.
+    static func signingKey(_ config: Configuration) -> JWTKey { config.jwt.signingKey }
 
     /// The claims of an API key (`APIKeys.standard`): without an expiry the well-known keys'
     /// fixed `exp`, so `--role anon` reproduces the project's anon key.
