@@ -1,3 +1,6 @@
+import AuthCrypto
+import AuthJSON
+import AuthJWT
 import AuthScenarios
 import GoTrue
 
@@ -46,12 +49,14 @@ public enum CLI {
     static let serveValueOptions: Set<String> = [
         "config", "host", "port", "db", "jwt-secret", "site-url", "external-url", "workers", "password-iterations",
         "anon-key", "service-role-key", "publishable-key", "secret-key", "scenario", "rate-limits", "journal-size",
-        "seed", "export-on-exit",
+        "seed", "export-on-exit", "signing-key",
     ]
     static let serveSwitches: Set<String> = [
         "autoconfirm", "sms-autoconfirm", "anonymous", "signup", "phone", "idp-auto-approve", "strict-id-tokens",
     ]
-    static let keysValueOptions: Set<String> = ["config", "jwt-secret", "anon-key", "service-role-key", "publishable-key", "secret-key"]
+    static let keysValueOptions: Set<String> = [
+        "config", "jwt-secret", "anon-key", "service-role-key", "publishable-key", "secret-key", "generate",
+    ]
     static let tokenValueOptions: Set<String> = ["config", "jwt-secret", "role", "user-id", "email", "expires-in"]
 
     static let commands: [Command] = [
@@ -103,6 +108,9 @@ public enum CLI {
                   --seed <file>              Apply a fixture file ({"users": [...]}, see README) at start;
                                              POST /emulator/v1/reset?keep_seed=true returns to it. An
                                              invalid file stops the start with an error naming the entry.
+                  --signing-key <alg>        Sign with an rs256, es256 or eddsa key made on first start and kept
+                                             in the database (restarts keep tokens valid); the anon and
+                                             service_role keys are signed with it, as the CLI does.
                   --export-on-exit <file>    On a clean stop (SIGINT/SIGTERM), write the state as a JSON
                                              snapshot (the GET /emulator/v1/export document) to <file>.
                   -h, --help                 Show this help.
@@ -120,11 +128,14 @@ public enum CLI {
         Command(
             name: "keys",
             abstract: "Print the project's anon and service_role API keys.",
-            usage: "auth-emulator keys [--config <config.toml>] [--jwt-secret <secret>]",
+            usage: "auth-emulator keys [--config <config.toml>] [--jwt-secret <secret>] | keys --generate rs256|es256|eddsa",
             help: """
                 OPTIONS:
-                  --config <path>            A Supabase CLI config.toml whose [auth] section is applied.
+                  --config <path>            A Supabase CLI config.toml whose [auth] section is applied
+                                             (with signing_keys_path, the keys are signed with its first key).
                   --jwt-secret <secret>      HS256 secret (env GOTRUE_JWT_SECRET; default: the supabase start secret).
+                  --generate <alg>           Print a new signing key array (rs256, es256 or eddsa) in the CLI's
+                                             signing_keys.json format, for [auth] signing_keys_path.
                   --anon-key <key>, --service-role-key <key>, --publishable-key <key>, --secret-key <key>
                                              Keys given explicitly, as for serve.
                   -h, --help                 Show this help.
@@ -358,6 +369,9 @@ public enum CLI {
         if let on = flags.switches["phone"] { config.external.phoneEnabled = on }
         if let on = flags.switches["idp-auto-approve"] { config.identityProviders.autoApprove = on }
         if let on = flags.switches["strict-id-tokens"] { config.identityProviders.strictIDTokens = on }
+        if let text = try nonEmpty(flags, "signing-key") {
+            options.signingKeyAlgorithm = try signingAlgorithm(text, option: "signing-key")
+        }
         if let text = flags.values["rate-limits"] {
             guard let preset = RateLimitSettings.Preset(rawValue: text), preset != .standard else {
                 throw UsageError(message: "--rate-limits must be off, real or tiny, not '\(text)'")
@@ -401,7 +415,8 @@ public enum CLI {
             }
         }
         let signals = emulator.stopOnTerminationSignals()
-        let keys = options.configuration.apiKeys
+        // The project's keys: a signing key made at start-up signs them.
+        let keys = emulator.project.configuration.apiKeys
         // The first line is a contract: scripts wait for it to learn the real port.
         context.print("listening on \(emulator.url)")
         context.print("auth url:         \(emulator.url)\(GoTrueAPI.gatewayPrefix)")
@@ -476,14 +491,53 @@ public enum CLI {
         return 0
     }
 
+    /// `rs256`, `es256` or `eddsa` (any case) as an algorithm for a new key.
+    static func signingAlgorithm(_ text: String, option: String) throws -> JWTAlgorithm {
+        switch text.lowercased() {
+        case "rs256": return .rs256
+        case "es256": return .es256
+        case "eddsa", "ed25519": return .edDSA
+        default: throw UsageError(message: "--\(option) must be rs256, es256 or eddsa, not '\(text)'")
+        }
+    }
+
     static func keys(_ arguments: [String], context: Context) throws -> Int32 {
         let flags = try parseOptions(arguments, values: keysValueOptions)
+        if let text = try nonEmpty(flags, "generate") {
+            let algorithm = try signingAlgorithm(text, option: "generate")
+            let jwk = JWK(generating: algorithm, kid: Environment().uuid(), random: SystemRandom())
+            // The CLI writes signing_keys.json with Go's encoder indented by two spaces.
+            context.print(indentedJSON(.array([.object(jwk.privateJSON)])))
+            return 0
+        }
         let keys = try options(from: flags, context: context).configuration.apiKeys
         context.print("ANON_KEY=\(keys.anon)")
         context.print("SERVICE_ROLE_KEY=\(keys.serviceRole)")
         if let publishable = keys.publishable { context.print("PUBLISHABLE_KEY=\(publishable)") }
         if let secret = keys.secret { context.print("SECRET_KEY=\(secret)") }
         return 0
+    }
+}
+
+/// JSON as Go's `json.Encoder` with `SetIndent("", "  ")` writes it: one member or element
+/// per line, two spaces per level, `": "` after keys.
+func indentedJSON(_ value: JSON, level: Int = 0) -> String {
+    let pad = String(repeating: "  ", count: level + 1)
+    let closing = String(repeating: "  ", count: level)
+    switch value {
+    case .array(let elements) where !elements.isEmpty:
+        var lines: [String] = []
+        for element in elements { lines.append(pad + indentedJSON(element, level: level + 1)) }
+        return "[\n" + lines.joined(separator: ",\n") + "\n" + closing + "]"
+    case .object(let object) where !object.isEmpty:
+        var lines: [String] = []
+        for (key, member) in object {
+            let name: String = JSON.string(key).serialized()
+            lines.append(pad + name + ": " + indentedJSON(member, level: level + 1))
+        }
+        return "{\n" + lines.joined(separator: ",\n") + "\n" + closing + "}"
+    default:
+        return value.serialized()
     }
 }
 

@@ -113,9 +113,8 @@ public enum SupabaseConfigFile {
             m.config.password.requiredCharacters = GoValue.requiredCharacters(characters)
         },
         "signing_keys_path": .setting { m, f throws(EmulatorError) in
-            if try !f.string().isEmpty {
-                m.warnings.append("\(f.location): auth.signing_keys_path is ignored: the emulator signs tokens with HS256 and the JWT secret only")
-            }
+            let path = try f.string()
+            if !path.isEmpty { m.signingKeysPath = (path, f) }
         },
         // Custom secrets (the CLI reads these from supabase/.env through env(...)).
         "jwt_secret": .setting { m, f throws(EmulatorError) in
@@ -406,6 +405,7 @@ public enum SupabaseConfigFile {
         var publishableKey: String?
         var secretKey: String?
         var smsProviderEnabled: [String: Bool] = [:]
+        var signingKeysPath: (path: String, field: Field)?
         var testOTPCleared = false
         /// Lines of `[auth.external.<provider>]` tables, for messages about them.
         var providerLines: [String: Int] = [:]
@@ -467,9 +467,31 @@ public enum SupabaseConfigFile {
             }
         }
 
+        /// `signing_keys_path`: the CLI resolves a relative path against the `supabase/` folder
+        /// (the config file's), passes the keys to GoTrue as `GOTRUE_JWT_KEYS`, and signs the
+        /// anon and service_role keys with the first of them.
+        mutating func applySigningKeys(_ path: String, _ field: Field) throws(EmulatorError) {
+            var resolved = path
+            if !path.hasPrefix("/") {
+                let folder = file.lastIndex(of: "/").map { String(file[..<$0]) } ?? "."
+                resolved = folder + "/" + (path.hasPrefix("./") ? String(path.dropFirst(2)) : path)
+            }
+            let bytes: [UInt8]
+            do {
+                bytes = try Platform.readFile(resolved)
+            } catch {
+                throw field.failure("failed to read signing keys: \(error)")
+            }
+            let keys = try JWTKeys.parse(String(decoding: bytes, as: UTF8.self), setting: "\(field.location): \(field.name) (\(resolved))")
+            if !config.adoptSigningKeys(keys), let first = keys.first {
+                warnings.append("\(field.location): \(field.name): the first key (\(first.key.kid ?? "no kid")) has no private part, so the anon and service_role keys stay signed with the JWT secret")
+            }
+        }
+
         /// Settings that depend on several keys, resolved after the whole section was read.
         mutating func finish() throws(EmulatorError) {
             if let jwtSecret { config.setJWTSecret(jwtSecret) }
+            if let (path, field) = signingKeysPath { try applySigningKeys(path, field) }
             if let anonKey { config.apiKeys.anon = anonKey }
             if let serviceRoleKey { config.apiKeys.serviceRole = serviceRoleKey }
             if let publishableKey { config.apiKeys.publishable = publishableKey }

@@ -1,5 +1,6 @@
 import AuthHTTP
 import AuthJSON
+import AuthJWT
 import GoTrue
 
 /// `GET /emulator/v1/config` and `PATCH /emulator/v1/config`: the live settings a test suite
@@ -42,6 +43,12 @@ enum ConfigRoutes {
             "manual_linking_enabled": .bool(config.security.manualLinkingEnabled),
             "idp_auto_approve": .bool(config.identityProviders.autoApprove),
             "strict_id_tokens": .bool(config.identityProviders.strictIDTokens),
+            // Public facts only: never key material.
+            "jwt_keys": .array(config.jwt.keys.map { jwk in
+                ["kid": .string(jwk.key.kid ?? ""), "alg": .string(jwk.key.algorithm.rawValue), "sign": .bool(jwk.canSign)]
+            }),
+            "jwt_signing_algorithm": .string(config.jwt.signingKey.algorithm.rawValue),
+            "jwt_valid_methods": .array(config.jwt.acceptedMethods.map(JSON.string)),
             "rate_limits": [
                 "preset": .string(limits.preset.rawValue),
                 "header": .string(limits.header),
@@ -107,6 +114,21 @@ enum ConfigRoutes {
             case "manual_linking_enabled": config.security.manualLinkingEnabled = try bool(value, key)
             case "idp_auto_approve": config.identityProviders.autoApprove = try bool(value, key)
             case "strict_id_tokens": config.identityProviders.strictIDTokens = try bool(value, key)
+            case "jwt_keys":
+                // Key rotation: the same rules as GOTRUE_JWT_KEYS. Tokens signed by a key that stays
+                // listed (verify-only) keep verifying by their kid.
+                guard let array = value.arrayValue else { throw invalid(key, "expected an array of private JWKs") }
+                let keys: [JWK]
+                do {
+                    keys = try JWTKeys.parse(array, setting: key)
+                } catch {
+                    throw AuthError(400, .validationFailed, error.description)
+                }
+                config.jwt.keys = keys
+                if var methods = config.jwt.validMethods {
+                    for key in keys where !methods.contains(key.key.algorithm.rawValue) { methods.append(key.key.algorithm.rawValue) }
+                    config.jwt.validMethods = methods
+                }
             default:
                 throw invalid(key, "unknown or read-only setting")
             }

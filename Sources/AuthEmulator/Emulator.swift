@@ -1,4 +1,7 @@
+import AuthCrypto
 import AuthHTTP
+import AuthJSON
+import AuthJWT
 import AuthScenarios
 import AuthStore
 import Dispatch
@@ -48,9 +51,14 @@ public final class Emulator: Sendable {
         } catch {
             throw EmulatorError("cannot open database \(options.databasePath): \(error)")
         }
+        var configuration = options.configuration
+        if let algorithm = options.signingKeyAlgorithm {
+            let key = try Emulator.projectSigningKey(algorithm, database: database)
+            configuration.adoptSigningKeys([key])
+        }
         // The virtual clock (`/emulator/v1/clock`) drives every expiry; it reads the wall clock
         // until a test moves it.
-        self.project = Project(configuration: options.configuration, database: database,
+        self.project = Project(configuration: configuration, database: database,
                                environment: Environment(clock: VirtualClock()))
         let scenarios = ScenarioEngine(environment: project.environment)
         for scenario in options.scenarios { scenarios.add(scenario) }
@@ -89,6 +97,24 @@ public final class Emulator: Sendable {
             project.settings.update { $0.externalURL = url }
         }
         state.withLock { $0 = .running }
+    }
+
+    /// The database's key for `algorithm`, made (and stored) on first use. Processes sharing
+    /// the file adopt whichever key was stored first.
+    static func projectSigningKey(_ algorithm: JWTAlgorithm, database: Database) throws(EmulatorError) -> JWK {
+        do {
+            let text = try database.write { conn -> String in
+                if let existing = try conn.projectSigningKey(algorithm: algorithm.rawValue) { return existing }
+                let fresh = JWK(generating: algorithm, kid: Environment().uuid(), random: SystemRandom())
+                return try conn.insertProjectSigningKeyIfNone(
+                    algorithm: algorithm.rawValue, privateJWK: JSON.object(fresh.privateJSON).serialized(),
+                    at: SystemClock().now().microseconds)
+            }
+            guard case .object(let object) = try JSON(parsing: text) else { throw EmulatorError("not a JSON object") }
+            return try JWK(object)
+        } catch {
+            throw EmulatorError("cannot load the \(algorithm.rawValue) signing key from the database: \(error)")
+        }
     }
 
     /// Opens the database, assembles the server and starts it.

@@ -1,3 +1,4 @@
+import AuthJWT
 import AuthScenarios
 import GoTrue
 
@@ -18,6 +19,10 @@ public struct EmulatorOptions: Sendable {
     public var scenarios: [Scenario] = []
     /// Requests the journal keeps (`--journal-size`, `AUTH_EMULATOR_JOURNAL_SIZE`); 0 turns it off.
     public var journalCapacity: Int = Journal.defaultCapacity
+    /// `serve --signing-key <alg>`: sign with a key of this algorithm, made on first start and
+    /// kept in the database (so restarts on the same file keep tokens and API keys valid),
+    /// instead of the configured keys.
+    public var signingKeyAlgorithm: JWTAlgorithm?
 
     /// The default database: a file under the current directory, so each app project keeps its
     /// own users across restarts (override with `--db` or `AUTH_EMULATOR_DB`).

@@ -104,6 +104,10 @@ public enum EnvironmentConfiguration {
         if let issuer = env.raw("GOTRUE_JWT_ISSUER") { config.jwt.issuer = issuer }
         if let kid = env.raw("GOTRUE_JWT_KEY_ID") { config.jwt.keyID = kid }
         if let keys = env.string("GOTRUE_JWT_KEYS") { config.jwt.keys = try JWTKeys.parse(keys, setting: "GOTRUE_JWT_KEYS") }
+        // envconfig reads the split name; `supabase start` also sets the unsplit one.
+        for name in ["GOTRUE_JWT_VALIDMETHODS", "GOTRUE_JWT_VALID_METHODS"] {
+            if let methods = env.list(name) { config.jwt.validMethods = methods.isEmpty ? nil : methods }
+        }
     }
 
     private static func applyExternal(_ env: inout Reader, _ config: inout Configuration) throws(EmulatorError) {
@@ -382,50 +386,36 @@ enum GoValue {
     }
 }
 
-/// `GOTRUE_JWT_KEYS`: a JSON array of private JWKs of which exactly one has `sign` in its
-/// `key_ops` (reference §7.3). The emulator signs HS256 only, so only symmetric `oct` keys are
-/// accepted; RSA, EC and OKP keys are refused with a clear error rather than silently ignored.
+/// `GOTRUE_JWT_KEYS` (and the CLI's `signing_keys.json`): a JSON array of private JWKs of which
+/// exactly one has `sign` in its `key_ops` (reference §7.3, conf/jwk.go). `null` or `[]` means
+/// none, as `supabase start` passes when no signing keys are configured.
 enum JWTKeys {
-    static func parse(_ text: String, setting: String) throws(EmulatorError) -> [JWTSettings.SigningKey] {
+    static func parse(_ text: String, setting: String) throws(EmulatorError) -> [JWK] {
         let json: JSON
         do {
             json = try JSON(parsing: text)
         } catch {
             throw EmulatorError("\(setting): not valid JSON (\(error))")
         }
+        if json.isNull { return [] }
         guard let array = json.arrayValue else { throw EmulatorError("\(setting): expected a JSON array of JWKs") }
-        var keys: [JWTSettings.SigningKey] = []
+        return try parse(array, setting: setting)
+    }
+
+    static func parse(_ array: [JSON], setting: String) throws(EmulatorError) -> [JWK] {
+        var keys: [JWK] = []
         for (position, element) in array.enumerated() {
             let which = "\(setting)[\(position)]"
             guard let object = element.objectValue else { throw EmulatorError("\(which): expected a JWK object") }
-            guard let kty = object["kty"]?.stringValue else { throw EmulatorError("\(which): missing \"kty\"") }
-            guard kty == "oct" else {
-                throw EmulatorError("\(which): \"kty\": \"\(kty)\" keys are not supported; the emulator signs HS256 only (use \"kty\": \"oct\")")
-            }
-            if let alg = object["alg"], alg.stringValue != "HS256" {
-                throw EmulatorError("\(which): \"alg\" \(alg.stringValue.map { "\"\($0)\"" } ?? "value") is not supported; only HS256")
-            }
-            guard let k = object["k"]?.stringValue, !k.isEmpty else { throw EmulatorError("\(which): missing \"k\" (the base64url key)") }
-            let secret: [UInt8]
+            let jwk: JWK
             do {
-                secret = try Base64URL.decode(k)
+                jwk = try JWK(object)
             } catch {
-                throw EmulatorError("\(which): \"k\" is not base64url (RFC 7518 §6.4.1): \(error)")
+                throw EmulatorError("\(which): \(error)")
             }
-            var kid = ""
-            if let value = object["kid"] {
-                guard let string = value.stringValue else { throw EmulatorError("\(which): \"kid\" must be a string") }
-                kid = string
-            }
-            var operations: [String] = []
-            if let value = object["key_ops"] {
-                guard let list = value.arrayValue, list.allSatisfy({ $0.stringValue != nil }) else {
-                    throw EmulatorError("\(which): \"key_ops\" must be an array of strings")
-                }
-                operations = list.compactMap(\.stringValue)
-            }
-            if keys.contains(where: { $0.kid == kid }) { throw EmulatorError("\(which): duplicate \"kid\" \"\(kid)\"") }
-            keys.append(JWTSettings.SigningKey(kid: kid, secret: secret, canSign: operations.contains("sign")))
+            let kid = jwk.key.kid ?? ""
+            if keys.contains(where: { ($0.key.kid ?? "") == kid }) { throw EmulatorError("\(which): duplicate \"kid\" \"\(kid)\"") }
+            keys.append(jwk)
         }
         // GoTrue's JwtKeysDecoder.Validate messages.
         let signing = keys.filter(\.canSign).count

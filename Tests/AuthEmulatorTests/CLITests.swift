@@ -73,7 +73,7 @@ func removeFile(_ path: String) {
     @Test(arguments: [
         (["serve"], ["GOTRUE_JWT_EXP": "1h"], "Error: GOTRUE_JWT_EXP: "),
         (["serve", "--port", "0"], ["GOTRUE_MAILER_AUTOCONFIRM": "yes"], "Error: GOTRUE_MAILER_AUTOCONFIRM: "),
-        (["keys"], ["GOTRUE_JWT_KEYS": #"[{"kty":"RSA","key_ops":["sign"]}]"#], "Error: GOTRUE_JWT_KEYS[0]: \"kty\": \"RSA\" keys are not supported"),
+        (["keys"], ["GOTRUE_JWT_KEYS": #"[{"kty":"RSA","key_ops":["sign"]}]"#], "Error: GOTRUE_JWT_KEYS[0]: JWK member \"n\" is missing"),
         (["serve", "--config", "/nonexistent/config.toml"], [:], "Error: /nonexistent/config.toml: cannot read the file"),
         (["keys", "--config", "/nonexistent/config.toml"], [:], "Error: /nonexistent/config.toml: "),
         (["serve", "--autoconfirm"], ["GOTRUE_MAILER_AUTOCONFIRM": "false", "GOTRUE_MAILER_ALLOW_UNVERIFIED_EMAIL_SIGN_INS": "true"],

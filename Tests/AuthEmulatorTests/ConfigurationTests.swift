@@ -1,5 +1,6 @@
 @testable import AuthEmulator
 import AuthCrypto
+import AuthJWT
 import GoTrue
 import Testing
 
@@ -243,12 +244,12 @@ let wellKnownServiceRoleKey = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9"
         let ignored = try EnvironmentConfiguration.apply([
             "GOTRUE_DB_DRIVER": "postgres",
             "GOTRUE_SMTP_HOST": "inbucket",
-            "GOTRUE_JWT_VALID_METHODS": "HS256",
+            "GOTRUE_SMS_TWILIO_ACCOUNT_SID": "AC1",
             "GOTRUE_SITE_URL": "http://x",
             "AUTH_EMULATOR_TYPO": "1",
             "HOME": "/root",
         ], to: &options)
-        #expect(ignored == ["AUTH_EMULATOR_TYPO", "GOTRUE_DB_DRIVER", "GOTRUE_JWT_VALID_METHODS", "GOTRUE_SMTP_HOST"])
+        #expect(ignored == ["AUTH_EMULATOR_TYPO", "GOTRUE_DB_DRIVER", "GOTRUE_SMS_TWILIO_ACCOUNT_SID", "GOTRUE_SMTP_HOST"])
         #expect(options.configuration.siteURL == "http://x")
     }
 
@@ -333,19 +334,23 @@ let wellKnownServiceRoleKey = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9"
         ], to: &options)
         let keys = options.configuration.jwt.keys
         #expect(keys.count == 2)
-        #expect(keys[0] == JWTSettings.SigningKey(kid: "new", secret: try Base64URL.decode(k), canSign: true))
-        #expect(keys[0].secret.count == 64)
-        #expect(keys[1] == JWTSettings.SigningKey(kid: "old", secret: Array("secret".utf8), canSign: false))
+        let secret = try Base64URL.decode(k)
+        #expect(keys[0].key.kid == "new" && keys[0].key.secret == secret && keys[0].canSign)
+        #expect(keys[0].key.secret.count == 64)
+        #expect(keys[1].key.kid == "old" && keys[1].key.secret == Array("secret".utf8) && !keys[1].canSign)
+        #expect(keys.allSatisfy { $0.key.algorithm == .hs256 })
     }
 
     @Test(arguments: [
         (#"[{"kty":"oct","k":"c2VjcmV0","key_ops":["verify"]}]"#, "no signing key"),
         (#"[{"kty":"oct","kid":"a","k":"c2VjcmV0","key_ops":["sign"]},{"kty":"oct","kid":"b","k":"c2VjcmV0","key_ops":["sign"]}]"#, "multiple signing keys"),
-        (#"[{"kty":"RSA","kid":"r","n":"AQAB","e":"AQAB","key_ops":["sign"]}]"#, "not supported"),
-        (#"[{"kty":"EC","crv":"P-256","x":"x","y":"y","d":"d","key_ops":["sign"]}]"#, "not supported"),
+        (#"[{"kty":"RSA","kid":"r","n":"AQAB","e":"AQAB","key_ops":["sign"]}]"#, "not a valid RSA key"),
+        (#"[{"kty":"EC","crv":"P-256","x":"x","y":"y","d":"d","key_ops":["sign"]}]"#, "\"x\" is missing or not valid base64url"),
+        (#"[{"kty":"EC","crv":"P-384","x":"AA","y":"AA","key_ops":["sign"]}]"#, "only P-256"),
+        (#"[{"kty":"OKP","crv":"X25519","x":"AA","key_ops":["sign"]}]"#, "only Ed25519"),
         (#"[{"kty":"oct","k":"c2Vj+cmV0","key_ops":["sign"]}]"#, "base64url"),
-        (#"[{"kty":"oct","key_ops":["sign"]}]"#, "missing \"k\""),
-        (#"[{"kty":"oct","k":"c2VjcmV0","alg":"HS512","key_ops":["sign"]}]"#, "HS256"),
+        (#"[{"kty":"oct","key_ops":["sign"]}]"#, "\"k\" is missing"),
+        (#"[{"kty":"oct","k":"c2VjcmV0","alg":"HS512","key_ops":["sign"]}]"#, "HS512"),
         (#"{"kty":"oct"}"#, "array"),
         (#"[{"k":"c2VjcmV0"}]"#, "kty"),
     ])
@@ -593,11 +598,55 @@ let wellKnownServiceRoleKey = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9"
         #expect(options.configuration.siteURL == Configuration().siteURL)
     }
 
-    @Test func signingKeysPathIsIgnoredWithAWarning() throws {
+    @Test(arguments: ["rsa.json", "ec.json", "ed25519.json"])
+    func signingKeysPathSignsTokensAndTheAPIKeys(_ fixture: String) throws {
+        // Relative to the config file's folder, as the CLI resolves it against supabase/.
+        let folder = testRepositoryRoot + "/Tests/Fixtures/signing_keys"
         var options = EmulatorOptions()
-        let warnings = try SupabaseConfigFile.apply("[auth]\nsigning_keys_path = \"./signing_keys.json\"\n", environment: [:], to: &options)
-        #expect(warnings.count == 1)
-        #expect(warnings.first?.contains("auth.signing_keys_path is ignored") == true)
+        let warnings = try SupabaseConfigFile.apply(
+            "[auth]\nsigning_keys_path = \"./\(fixture)\"\n", file: folder + "/config.toml", environment: [:], to: &options)
+        #expect(warnings.isEmpty)
+        let key = try #require(try signingKeys(fixture).first)
+        let config = options.configuration
+        #expect(config.jwt.keys.count == 1)
+        #expect(config.jwt.signingKey.algorithm == key.key.algorithm)
+        #expect(config.jwt.validMethods?.prefix(3) == ["HS256", "RS256", "ES256"])
+        // The anon and service_role keys are signed by the key, with its kid, as the CLI signs them.
+        for (token, role) in [(config.apiKeys.anon, "anon"), (config.apiKeys.serviceRole, "service_role")] {
+            let verified = try JWT.verify(token, keys: config.jwt.verificationKeys, now: 1_900_000_000)
+            #expect(verified.header["kid"]?.stringValue == key.key.kid)
+            #expect(verified.header["alg"]?.stringValue == key.key.algorithm.rawValue)
+            #expect(verified.claims["role"]?.stringValue == role)
+            #expect(verified.claims["iss"] == "supabase-demo")
+        }
+    }
+
+    @Test func signingKeysPathErrorsNameTheFile() {
+        var options = EmulatorOptions()
+        do {
+            try SupabaseConfigFile.apply("[auth]\nsigning_keys_path = \"./missing.json\"\n", file: "/tmp/nowhere/config.toml",
+                                         environment: [:], to: &options)
+            Issue.record("accepted a missing key file")
+        } catch {
+            #expect(error.description.hasPrefix("/tmp/nowhere/config.toml:2: auth.signing_keys_path: failed to read signing keys"), "\(error)")
+        }
+    }
+
+    @Test func supabaseStartPassesNullKeys() throws {
+        // `supabase start` without signing keys serialises an empty list as null.
+        var options = EmulatorOptions()
+        try EnvironmentConfiguration.apply(["GOTRUE_JWT_KEYS": "null", "GOTRUE_JWT_VALID_METHODS": "HS256,RS256,ES256"], to: &options)
+        #expect(options.configuration.jwt.keys.isEmpty)
+        #expect(options.configuration.jwt.validMethods == ["HS256", "RS256", "ES256"])
+    }
+
+    @Test func realGoTrueTestKeySetupStarts() throws {
+        // An RSA signing key plus an oct verify-only key, as GoTrue's own test setups use.
+        var options = EmulatorOptions.testing()
+        try EnvironmentConfiguration.apply(["GOTRUE_JWT_KEYS": try signingKeysFixture("rsa-and-oct.json")], to: &options)
+        #expect(options.configuration.jwt.acceptedMethods == ["RS256", "HS256"])
+        let emulator = try Emulator(options: options)
+        #expect(emulator.project.configuration.jwt.publicJWKs.count == 1)
     }
 
     @Test func missingFileIsAClearError() {
