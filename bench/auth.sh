@@ -32,6 +32,8 @@ usage: bench/auth.sh [options]
   --no-build         use the existing binaries
   --scratch-path P   SwiftPM scratch path for the release build (default .build-bench-auth)
   --bin PATH         our server binary (implies no build of it)
+  --signing-key ALG  ours signs with an rs256, es256 or eddsa key (serve --signing-key) instead of
+                     HS256 and the JWT secret
   --quick            shorthand for --duration 2 --seed-users 20000
   -h, --help
 EOF
@@ -48,6 +50,7 @@ MOTO=1
 BUILD=1
 SCRATCH=.build-bench-auth
 OUR_BIN=""
+SIGNING_KEY=""
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BENCH=$ROOT/bench
 # shellcheck source=bench/lib.sh
@@ -69,6 +72,7 @@ while [[ $# -gt 0 ]]; do
         --no-build) BUILD=0; shift ;;
         --scratch-path) need_value "$@"; SCRATCH=$2; shift 2 ;;
         --bin) need_value "$@"; OUR_BIN=$2; shift 2 ;;
+        --signing-key) need_value "$@"; SIGNING_KEY=$2; shift 2 ;;
         --quick) DURATION=2; SEED_USERS=20000; shift ;;
         -h|--help) usage; exit 0 ;;
         *) echo "auth.sh: unknown option $1" >&2; usage >&2; exit 64 ;;
@@ -162,7 +166,7 @@ log "PBKDF2-HMAC-SHA256 at $ITERATIONS iterations: $HASHES_S hashes/s per core; 
 start_ours() {
     local name=$1 db=$2 line="" i
     AUTH_EMULATOR_PASSWORD_ITERATIONS=$ITERATIONS \
-        "$OUR_BIN" serve --host 127.0.0.1 --port 0 --db "$db" \
+        "$OUR_BIN" serve --host 127.0.0.1 --port 0 --db "$db" ${SIGNING_KEY:+--signing-key "$SIGNING_KEY"} \
         </dev/null >"$TMP/$name.out" 2>"$TMP/$name.err" &
     SERVER_PID=$!
     SERVER_PIDS+=("$SERVER_PID")
