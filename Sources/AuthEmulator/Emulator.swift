@@ -103,13 +103,17 @@ public final class Emulator: Sendable {
     /// the file adopt whichever key was stored first.
     static func projectSigningKey(_ algorithm: JWTAlgorithm, database: Database) throws(EmulatorError) -> JWK {
         do {
-            let text = try database.write { conn -> String in
-                if let existing = try conn.projectSigningKey(algorithm: algorithm.rawValue) { return existing }
-                let fresh = JWK(generating: algorithm, kid: Environment().uuid(), random: SystemRandom())
-                return try conn.insertProjectSigningKeyIfNone(
-                    algorithm: algorithm.rawValue, privateJWK: JSON.object(fresh.privateJSON).serialized(),
-                    at: SystemClock().now().microseconds)
+            var text = try database.read { conn in try conn.projectSigningKey(algorithm: algorithm.rawValue) }
+            if text == nil {
+                // Made outside the write transaction: an RSA key takes a while, and processes
+                // sharing the file must not wait on it. The first key stored wins.
+                let fresh = JSON.object(JWK(generating: algorithm, kid: Environment().uuid(), random: SystemRandom()).privateJSON)
+                text = try database.write { conn in
+                    try conn.insertProjectSigningKeyIfNone(algorithm: algorithm.rawValue, privateJWK: fresh.serialized(),
+                                                           at: SystemClock().now().microseconds)
+                }
             }
+            guard let text else { throw EmulatorError("no key stored") }
             guard case .object(let object) = try JSON(parsing: text) else { throw EmulatorError("not a JSON object") }
             return try JWK(object)
         } catch {
