@@ -230,11 +230,12 @@ public enum RSA {
     }
 
     /// RSASP1 with the CRT values (RFC 8017 section 5.2.1, step 2.b), for m below n.
-    static func signatureRepresentative(_ m: BigUInt, key: RSAPrivateKey) -> BigUInt {
+    /// `portable` keeps the C core off its vector path (tests compare the two).
+    static func signatureRepresentative(_ m: BigUInt, key: RSAPrivateKey, portable: Bool = false) -> BigUInt {
         // A fault in the CRT arithmetic could leak a prime through the signature (Boneh,
         // DeMillo, Lipton 1997); the C core checks its result with the cheap public exponent
         // and gives nothing back if that fails, and then the slower route without CRT runs.
-        key.prepared.privateOperation(m)
+        key.prepared.privateOperation(m, portable: portable)
             ?? m.power(key.dValue, modulus: key.publicKey.n, secret: true)
     }
 
@@ -253,8 +254,9 @@ public enum RSA {
 }
 
 /// A private key as the C core prepares it for the CRT private operation (`cauth_rsa_key`):
-/// copies of n, e, p, q, dp, dq and qInv with their Montgomery constants. Built once per key;
-/// afterwards the C side only reads it, so concurrent signers can share it.
+/// copies of n, e, p, q, dp, dq and qInv with their Montgomery constants and, on CPUs with
+/// AVX-512 IFMA, the vector form of p and q. Built once per key; afterwards the C side only
+/// reads it, so concurrent signers can share it.
 final class RSAPreparedKey: @unchecked Sendable {
     private let key: OpaquePointer
     private let modulusLimbs: Int
@@ -274,10 +276,10 @@ final class RSAPreparedKey: @unchecked Sendable {
     deinit { cauth_rsa_key_free(key) }
 
     /// m^d mod n for m below n, or nil when the result failed the check with the public
-    /// exponent.
-    func privateOperation(_ m: BigUInt) -> BigUInt? {
+    /// exponent. `portable` keeps the C core off its vector path.
+    func privateOperation(_ m: BigUInt, portable: Bool) -> BigUInt? {
         var out = [UInt64](repeating: 0, count: modulusLimbs)
-        let status = cauth_rsa_private(key, &out, m.padded(to: modulusLimbs))
+        let status = cauth_rsa_private(key, &out, m.padded(to: modulusLimbs), portable ? CAUTH_RSA_PORTABLE : 0)
         precondition(status >= 0, "RSA private operation failed (input not below n, or out of memory)")
         return status == 0 ? BigUInt(limbs: out) : nil
     }

@@ -7,7 +7,8 @@
  * for (Linux x86_64/arm64, macOS arm64/x86_64).
  *
  * This lives in C because debug builds of Swift are far too slow for these loops; the Swift
- * layer (AuthCrypto/BigUInt.swift) only shapes inputs and outputs.
+ * layer (AuthCrypto/BigUInt.swift) only shapes inputs and outputs. On x86-64 CPUs with AVX-512
+ * IFMA, the two exponentiations of an RSA-CRT private-key operation run in bignum_ifma.c.
  *
  * Side channels: exponentiation with a secret exponent uses a fixed 5-bit window over every
  * limb of the exponent (its length, not its bit length, shows), always multiplies, reads the
@@ -18,6 +19,7 @@
  */
 
 #include "CAuthCrypto.h"
+#include "bignum_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -281,39 +283,18 @@ static int mont_init(mont_ctx *ctx, const uint64_t *m, size_t n) {
     return 0;
 }
 
-/* Fixed windows of this many bits for secret exponents: 2^5 table entries against one
-   multiplication per five squarings (HAC 14.82 with k = 5; for 1024-bit exponents, 4, 5 and
-   6 bits cost 1295, 1261 and 1260 products, and the table scan grows with 2^k). */
-#define WINDOW_BITS 5
-#define WINDOW_SIZE (1u << WINDOW_BITS)
-
-/* Bits [bit, bit + WINDOW_BITS) of the exponent (elen limbs, zero above). The position is
-   public; only the value read is secret. */
-static uint64_t window_at(const uint64_t *exp, size_t elen, size_t bit) {
-    const size_t limb = bit / 64, shift = bit % 64;
-    uint64_t w = limb < elen ? exp[limb] >> shift : 0;
-    if (shift > 64 - WINDOW_BITS && limb + 1 < elen) w |= exp[limb + 1] << (64 - shift);
-    return w & (WINDOW_SIZE - 1);
-}
-
-/* All ones when a == b, else zero, without a comparison branch. */
-static inline uint64_t equal_mask(uint64_t a, uint64_t b) {
-    const uint64_t diff = a ^ b;
-    return ((diff | ((uint64_t)0 - diff)) >> 63) - 1;
-}
-
 /* out = table[index] (entries of n limbs), reading every entry so that the memory traffic
    does not depend on the secret index. */
 static void table_select(uint64_t *out, const uint64_t *table, size_t entries, size_t n, uint64_t index) {
     memset(out, 0, n * sizeof *out);
     for (size_t i = 0; i < entries; i++) {
-        const uint64_t mask = equal_mask(i, index);
+        const uint64_t mask = cauth_equal_mask(i, index);
         for (size_t j = 0; j < n; j++) out[j] |= table[i * n + j] & mask;
     }
 }
 
 /* Limbs of scratch mont_pow_secret needs. */
-#define POW_SCRATCH_LIMBS(n) ((WINDOW_SIZE + 1) * (n))
+#define POW_SCRATCH_LIMBS(n) ((CAUTH_WINDOW_SIZE + 1) * (n))
 
 /*
  * out = base^exp, both in Montgomery form (base below m), for a secret exponent: a fixed
@@ -324,19 +305,19 @@ static void table_select(uint64_t *out, const uint64_t *table, size_t entries, s
 static void mont_pow_secret(const mont_ctx *ctx, uint64_t *out, const uint64_t *base, const uint64_t *exp,
                             size_t elen, uint64_t *scratch) {
     const size_t n = ctx->n;
-    uint64_t *table = scratch, *sel = scratch + WINDOW_SIZE * n;
+    uint64_t *table = scratch, *sel = scratch + CAUTH_WINDOW_SIZE * n;
     memcpy(table, ctx->one, n * sizeof *table);
     memcpy(table + n, base, n * sizeof *table);
-    for (size_t i = 2; i < WINDOW_SIZE; i++) {
+    for (size_t i = 2; i < CAUTH_WINDOW_SIZE; i++) {
         if (i % 2 == 0) mont_sqr(ctx, table + i * n, table + (i / 2) * n);
         else mont_mul(ctx, table + i * n, table + (i - 1) * n, table + n);
     }
     /* The top window starts the accumulator, so the first squarings of 1 are skipped. */
-    const size_t windows = (64 * elen + WINDOW_BITS - 1) / WINDOW_BITS;
-    table_select(out, table, WINDOW_SIZE, n, window_at(exp, elen, (windows - 1) * WINDOW_BITS));
+    const size_t windows = (64 * elen + CAUTH_WINDOW_BITS - 1) / CAUTH_WINDOW_BITS;
+    table_select(out, table, CAUTH_WINDOW_SIZE, n, cauth_window_at(exp, elen, (windows - 1) * CAUTH_WINDOW_BITS));
     for (size_t w = windows - 1; w-- > 0;) {
-        for (int sq = 0; sq < WINDOW_BITS; sq++) mont_sqr(ctx, out, out);
-        table_select(sel, table, WINDOW_SIZE, n, window_at(exp, elen, w * WINDOW_BITS));
+        for (int sq = 0; sq < CAUTH_WINDOW_BITS; sq++) mont_sqr(ctx, out, out);
+        table_select(sel, table, CAUTH_WINDOW_SIZE, n, cauth_window_at(exp, elen, w * CAUTH_WINDOW_BITS));
         mont_mul(ctx, out, out, sel);
     }
 }
@@ -435,11 +416,26 @@ static void to_mont_reduced(const mont_ctx *ctx, uint64_t *out, const uint64_t *
     }
 }
 
+/* out = 2^e mod m for e >= 64 n: from R or R^2 mod m, masked doublings the rest of the way. */
+static void pow2_mod(const mont_ctx *ctx, uint64_t *out, size_t e) {
+    const size_t n = ctx->n;
+    size_t have = 128 * n;
+    if (e >= have) {
+        memcpy(out, ctx->rr, n * sizeof *out);
+    } else {
+        memcpy(out, ctx->one, n * sizeof *out);
+        have = 64 * n;
+    }
+    for (; have < e; have++) double_mod(out, ctx->m, n);
+}
+
 struct cauth_rsa_key {
     size_t n_limbs, e_limbs, p_limbs, q_limbs;
     size_t d_limbs;               /* dp and dq are both stored zero-padded to this length */
     const uint64_t *n, *e, *p, *q, *dp, *dq, *qinv;
     mont_ctx mn, mp, mq;
+    int vector;                   /* ifma is prepared and used */
+    cauth_ifma_crt ifma;
     uint64_t *block;              /* one allocation behind every array above */
     size_t block_limbs;
 };
@@ -450,11 +446,14 @@ cauth_rsa_key *cauth_rsa_key_new(const uint64_t *n, size_t n_limbs, const uint64
     if (!mont_modulus_ok(n, n_limbs) || !mont_modulus_ok(p, p_limbs) || !mont_modulus_ok(q, q_limbs)) return NULL;
     if (e_limbs == 0 || p_limbs > n_limbs || q_limbs > n_limbs || p_limbs + q_limbs < n_limbs) return NULL;
     const size_t d_limbs = p_limbs > q_limbs ? p_limbs : q_limbs;
+    const size_t p_bits = bit_length(p, p_limbs), q_bits = bit_length(q, q_limbs);
+    const size_t nv = cauth_ifma_usable() ? cauth_ifma_vectors(p_bits > q_bits ? p_bits : q_bits) : 0;
 
     cauth_rsa_key *key = calloc(1, sizeof *key);
     if (!key) return NULL;
-    /* n e p q, dp dq (padded), qinv, one and R^2 for n p q */
-    key->block_limbs = 3 * (n_limbs + p_limbs + q_limbs) + e_limbs + 2 * d_limbs + p_limbs;
+    /* n e p q, dp dq (padded), qinv, one and R^2 for n p q, the vector form */
+    key->block_limbs = 3 * (n_limbs + p_limbs + q_limbs) + e_limbs + 2 * d_limbs + p_limbs +
+                       (nv ? cauth_ifma_storage_limbs(nv) : 0);
     key->block = calloc(key->block_limbs, sizeof(uint64_t));
     if (!key->block) {
         free(key);
@@ -486,6 +485,17 @@ cauth_rsa_key *cauth_rsa_key_new(const uint64_t *n, size_t n_limbs, const uint64
     mont_setup(&key->mn, kn, n_limbs, TAKE(2 * n_limbs));
     mont_setup(&key->mp, kp, p_limbs, TAKE(2 * p_limbs));
     mont_setup(&key->mq, kq, q_limbs, TAKE(2 * q_limbs));
+    if (nv) {
+        /* The vector form needs R'^2 mod p and mod q for its own R' = 2^(52 k). */
+        uint64_t rr_p[p_limbs], rr_q[q_limbs];
+        const size_t e2 = 2 * 52 * 4 * nv;
+        pow2_mod(&key->mp, rr_p, e2);
+        pow2_mod(&key->mq, rr_q, e2);
+        cauth_ifma_crt_setup(&key->ifma, nv, TAKE(cauth_ifma_storage_limbs(nv)), kp, p_limbs, kq, q_limbs, rr_p, rr_q);
+        wipe(rr_p, sizeof rr_p);
+        wipe(rr_q, sizeof rr_q);
+        key->vector = 1;
+    }
 #undef TAKE
     return key;
 }
@@ -498,13 +508,14 @@ void cauth_rsa_key_free(cauth_rsa_key *key) {
     free(key);
 }
 
-int cauth_rsa_private(const cauth_rsa_key *key, uint64_t *out, const uint64_t *in) {
+int cauth_rsa_private(const cauth_rsa_key *key, uint64_t *out, const uint64_t *in, int flags) {
     const size_t nl = key->n_limbs, pl = key->p_limbs, ql = key->q_limbs;
     const mont_ctx *mp = &key->mp, *mq = &key->mq, *mn = &key->mn;
     /* The input is public (an encoded message), so this comparison may take any time. */
     if (compare(in, key->n, nl) >= 0) return -1;
+    const int vector = key->vector && !(flags & CAUTH_RSA_PORTABLE);
     const size_t larger = pl > ql ? pl : ql;
-    const size_t pow_limbs = POW_SCRATCH_LIMBS(larger);
+    const size_t pow_limbs = vector ? cauth_ifma_scratch_limbs(key->ifma.nv) : POW_SCRATCH_LIMBS(larger);
     const size_t work_limbs = 3 * pl + 2 * ql + (pl + ql) + 2 * nl + pow_limbs;
     uint64_t *work = calloc(work_limbs, sizeof(uint64_t));
     if (!work) return -1;
@@ -515,9 +526,16 @@ int cauth_rsa_private(const cauth_rsa_key *key, uint64_t *out, const uint64_t *i
        s2 = m^dq mod q as a plain value. */
     to_mont_reduced(mp, xp, in, nl);
     to_mont_reduced(mq, xq, in, nl);
-    mont_pow_secret(mp, sp, xp, key->dp, pl, scratch);
-    mont_pow_secret(mq, sq, xq, key->dq, ql, scratch);
-    mont_leave(mq, sq, sq);
+    if (vector) {
+        mont_leave(mp, xp, xp);
+        mont_leave(mq, xq, xq);
+        cauth_ifma_crt_pow(&key->ifma, sp, sq, xp, xq, key->dp, key->dq, key->d_limbs, scratch);
+        mont_mul(mp, sp, sp, mp->rr);
+    } else {
+        mont_pow_secret(mp, sp, xp, key->dp, pl, scratch);
+        mont_pow_secret(mq, sq, xq, key->dq, ql, scratch);
+        mont_leave(mq, sq, sq);
+    }
 
     /* h = (s1 - s2) qInv mod p: the difference in Montgomery form times the plain qInv leaves
        Montgomery form by itself. */

@@ -95,8 +95,9 @@ int cauth_bn_miller_rabin(const uint64_t *w, size_t limbs, const uint64_t *bases
 
 /*
  * RSA private-key operations with the Chinese remainder theorem (RFC 8017 section 5.1.2,
- * step 2.b) on a key prepared once, with the Montgomery constants for n, p and q.
- * cauth_rsa_private only reads a prepared key, so threads may share one.
+ * step 2.b) on a key prepared once: Montgomery constants for n, p and q and, on x86-64 CPUs
+ * with AVX-512 IFMA, a vector form of p and q. cauth_rsa_private only reads a prepared key,
+ * so threads may share one.
  */
 typedef struct cauth_rsa_key cauth_rsa_key;
 
@@ -113,14 +114,17 @@ cauth_rsa_key *cauth_rsa_key_new(const uint64_t *n, size_t n_limbs, const uint64
 
 void cauth_rsa_key_free(cauth_rsa_key *key);
 
+/* Flag for cauth_rsa_private: use the portable path even where the vector one is prepared. */
+#define CAUTH_RSA_PORTABLE 1
+
 /*
  * out = in^d mod n for in < n (both n_limbs wide), computed modulo p and q and recombined,
  * then checked with the public exponent: out^e mod n must equal in (a fault in one half
  * would otherwise leak a prime). Time and memory accesses do not depend on d, p, q or the
- * result, only on their sizes. Returns 0 on success, 1 when the check failed (out is then
- * zeroed), -1 when in >= n or out of memory.
+ * result, only on their sizes. `flags` is 0 or CAUTH_RSA_PORTABLE. Returns 0 on success, 1
+ * when the check failed (out is then zeroed), -1 when in >= n or out of memory.
  */
-int cauth_rsa_private(const cauth_rsa_key *key, uint64_t *out, const uint64_t *in);
+int cauth_rsa_private(const cauth_rsa_key *key, uint64_t *out, const uint64_t *in, int flags);
 
 #ifdef __cplusplus
 }
