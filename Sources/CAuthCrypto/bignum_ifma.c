@@ -30,6 +30,8 @@
 
 #define DIGIT_MASK ((UINT64_C(1) << 52) - 1)
 
+typedef unsigned __int128 u128;
+
 size_t cauth_ifma_vectors(size_t bits) {
     /* 4 m <= R needs bits + 2 <= 52 k = 208 nv. */
     const size_t nv = (bits + 2 + 207) / 208;
@@ -145,53 +147,75 @@ INLINE CAUTH_IFMA void normalize(__m256i *x, const size_t nv) {
  * (resp. 2 q) in normalised digits, the results are below 2 p (resp. 2 q) and normalised.
  * Any output may alias any input.
  *
- * Step i adds a b_i and u m, with u = -(x_0 + a_0 b_i) / m mod 2^52 chosen so that lane 0
- * becomes a multiple of 2^52, then drops lane 0 (its bits above 52 go to the new lane 0), so
- * the accumulator x shifts down one digit per step. The low halves of a_j b_i and u m_j land
- * in lane j before the shift, the high halves in lane j + 1, which is lane j after it. Lane 0
- * is copied to a general register for u and the carry; everything else stays in vectors.
+ * Step i adds a b_i and u m, with u = -(x_0 + a_0 b_i) / m mod 2^52 chosen so that the
+ * current digit becomes a multiple of 2^52, then drops that digit, passing its bits above 52
+ * on; the accumulator x shifts down one digit per step. Low halves of a_j b_i and u m_j land
+ * in lane j before the shift, high halves in lane j + 1, which is lane j after it.
+ *
+ * Each step's u waits for the previous one, so that chain sets the pace. To keep it short,
+ * the current digit lives in a general register (s, carry included): the next one is what
+ * the vectors hold for it before this step (lane 1, read before this step's products land)
+ * plus this step's four products at that position, recomputed in scalar (lo(a_1 b_i),
+ * lo(m_1 u), hi(a_0 b_i), hi(m_0 u)), plus the carry. The vectors receive every product as
+ * well but never the carries; their lanes for positions below k are read at most once and
+ * then dropped, and the one carry into position k is placed at the end.
  */
 INLINE CAUTH_IFMA void amm_x2(const cauth_ifma_crt *c, uint64_t *r1, const uint64_t *a1, const uint64_t *b1,
                               uint64_t *r2, const uint64_t *a2, const uint64_t *b2, const size_t nv) {
     const uint64_t *m1 = c->p, *m2 = c->q;
-    const uint64_t k1 = c->k0_p, k2 = c->k0_q, m10 = m1[0], m20 = m2[0];
+    const uint64_t k1 = c->k0_p, k2 = c->k0_q;
+    const uint64_t a10 = a1[0], a11 = a1[1], m10 = m1[0], m11 = m1[1];
+    const uint64_t a20 = a2[0], a21 = a2[1], m20 = m2[0], m21 = m2[1];
     const __m256i zero = _mm256_setzero_si256();
     __m256i x1[CAUTH_IFMA_MAX_VECTORS], x2[CAUTH_IFMA_MAX_VECTORS];
     for (size_t v = 0; v < nv; v++) x1[v] = x2[v] = zero;
+    uint64_t s1 = 0, s2 = 0; /* the current digit, below 2^62 */
     for (size_t i = 0; i < 4 * nv; i++) {
-        const __m256i bi1 = _mm256_set1_epi64x((long long)b1[i]), bi2 = _mm256_set1_epi64x((long long)b2[i]);
-        for (size_t v = 0; v < nv; v++) {
-            x1[v] = _mm256_madd52lo_epu64(x1[v], bi1, load4(a1 + 4 * v));
-            x2[v] = _mm256_madd52lo_epu64(x2[v], bi2, load4(a2 + 4 * v));
-        }
-        const uint64_t t1 = (uint64_t)_mm_cvtsi128_si64(_mm256_castsi256_si128(x1[0]));
-        const uint64_t t2 = (uint64_t)_mm_cvtsi128_si64(_mm256_castsi256_si128(x2[0]));
+        const uint64_t bi1 = b1[i], bi2 = b2[i];
+        const u128 ab1 = (u128)a10 * bi1, ab2 = (u128)a20 * bi2;
+        const uint64_t t1 = s1 + ((uint64_t)ab1 & DIGIT_MASK), t2 = s2 + ((uint64_t)ab2 & DIGIT_MASK);
         const uint64_t u1 = (t1 * k1) & DIGIT_MASK, u2 = (t2 * k2) & DIGIT_MASK;
-        const __m256i q1 = _mm256_set1_epi64x((long long)u1), q2 = _mm256_set1_epi64x((long long)u2);
+        /* the vectors' share of the next digit, before this step's products */
+        const uint64_t next1 = (uint64_t)_mm256_extract_epi64(x1[0], 1);
+        const uint64_t next2 = (uint64_t)_mm256_extract_epi64(x2[0], 1);
+
+        const __m256i bv1 = _mm256_set1_epi64x((long long)bi1), bv2 = _mm256_set1_epi64x((long long)bi2);
+        const __m256i uv1 = _mm256_set1_epi64x((long long)u1), uv2 = _mm256_set1_epi64x((long long)u2);
         for (size_t v = 0; v < nv; v++) {
-            x1[v] = _mm256_madd52lo_epu64(x1[v], q1, load4(m1 + 4 * v));
-            x2[v] = _mm256_madd52lo_epu64(x2[v], q2, load4(m2 + 4 * v));
+            x1[v] = _mm256_madd52lo_epu64(x1[v], bv1, load4(a1 + 4 * v));
+            x2[v] = _mm256_madd52lo_epu64(x2[v], bv2, load4(a2 + 4 * v));
         }
-        /* Lane 0 is now a multiple of 2^52 (below 2^63); what lies above goes on. */
-        const uint64_t carry1 = (t1 + ((u1 * m10) & DIGIT_MASK)) >> 52;
-        const uint64_t carry2 = (t2 + ((u2 * m20) & DIGIT_MASK)) >> 52;
+        for (size_t v = 0; v < nv; v++) {
+            x1[v] = _mm256_madd52lo_epu64(x1[v], uv1, load4(m1 + 4 * v));
+            x2[v] = _mm256_madd52lo_epu64(x2[v], uv2, load4(m2 + 4 * v));
+        }
         for (size_t v = 0; v + 1 < nv; v++) {
             x1[v] = _mm256_alignr_epi64(x1[v + 1], x1[v], 1);
             x2[v] = _mm256_alignr_epi64(x2[v + 1], x2[v], 1);
         }
         x1[nv - 1] = _mm256_alignr_epi64(zero, x1[nv - 1], 1);
         x2[nv - 1] = _mm256_alignr_epi64(zero, x2[nv - 1], 1);
-        x1[0] = _mm256_add_epi64(x1[0], _mm256_zextsi128_si256(_mm_cvtsi64_si128((long long)carry1)));
-        x2[0] = _mm256_add_epi64(x2[0], _mm256_zextsi128_si256(_mm_cvtsi64_si128((long long)carry2)));
         for (size_t v = 0; v < nv; v++) {
-            x1[v] = _mm256_madd52hi_epu64(x1[v], bi1, load4(a1 + 4 * v));
-            x2[v] = _mm256_madd52hi_epu64(x2[v], bi2, load4(a2 + 4 * v));
+            x1[v] = _mm256_madd52hi_epu64(x1[v], bv1, load4(a1 + 4 * v));
+            x2[v] = _mm256_madd52hi_epu64(x2[v], bv2, load4(a2 + 4 * v));
         }
         for (size_t v = 0; v < nv; v++) {
-            x1[v] = _mm256_madd52hi_epu64(x1[v], q1, load4(m1 + 4 * v));
-            x2[v] = _mm256_madd52hi_epu64(x2[v], q2, load4(m2 + 4 * v));
+            x1[v] = _mm256_madd52hi_epu64(x1[v], uv1, load4(m1 + 4 * v));
+            x2[v] = _mm256_madd52hi_epu64(x2[v], uv2, load4(m2 + 4 * v));
         }
+
+        /* t + lo(m_0 u) is a multiple of 2^52 (below 2^63); the quotient is the carry. */
+        const u128 mu1 = (u128)m10 * u1, mu2 = (u128)m20 * u2;
+        const uint64_t carry1 = (t1 + ((uint64_t)mu1 & DIGIT_MASK)) >> 52;
+        const uint64_t carry2 = (t2 + ((uint64_t)mu2 & DIGIT_MASK)) >> 52;
+        s1 = next1 + carry1 + ((a11 * bi1) & DIGIT_MASK) + ((m11 * u1) & DIGIT_MASK) + (uint64_t)(ab1 >> 52) +
+             (uint64_t)(mu1 >> 52);
+        s2 = next2 + carry2 + ((a21 * bi2) & DIGIT_MASK) + ((m21 * u2) & DIGIT_MASK) + (uint64_t)(ab2 >> 52) +
+             (uint64_t)(mu2 >> 52);
     }
+    /* s is now digit k of the sum, the vectors' lane 0 plus the last carry. */
+    x1[0] = _mm256_mask_mov_epi64(x1[0], 1, _mm256_set1_epi64x((long long)s1));
+    x2[0] = _mm256_mask_mov_epi64(x2[0], 1, _mm256_set1_epi64x((long long)s2));
     normalize(x1, nv);
     normalize(x2, nv);
     for (size_t v = 0; v < nv; v++) {
