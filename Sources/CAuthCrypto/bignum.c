@@ -236,9 +236,14 @@ static void mont_free(mont_ctx *ctx) {
     ctx->block = NULL;
 }
 
-/* Whether m can be a Montgomery modulus: odd and above 1 with a non-zero top limb. */
+/* The products keep n-limb arrays on the stack; this bound (65536 bits, four times the
+   largest RSA modulus accepted) keeps them small. */
+#define MAX_LIMBS 1024
+
+/* Whether m can be a Montgomery modulus: odd and above 1 with a non-zero top limb, at most
+   MAX_LIMBS long. */
 static int mont_modulus_ok(const uint64_t *m, size_t n) {
-    if (n == 0 || (m[0] & 1) == 0 || m[n - 1] == 0) return 0;
+    if (n == 0 || n > MAX_LIMBS || (m[0] & 1) == 0 || m[n - 1] == 0) return 0;
     return n > 1 || m[0] >= 3;
 }
 

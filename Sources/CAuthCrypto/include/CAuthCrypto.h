@@ -63,7 +63,8 @@ uint64_t cauth_atomic_fetch_add_u64(uint64_t *counter, uint64_t delta);
 
 /*
  * result = base^exponent mod modulus, all `limbs` wide except the exponent. The modulus must
- * be odd, above 1, with a non-zero top limb; base may be any value below 2^(64 * limbs).
+ * be odd, above 1, with a non-zero top limb, and at most 1024 limbs; base may be any value
+ * below 2^(64 * limbs).
  * With `exponent_is_secret` non-zero the work depends only on exponent_limbs (fixed window,
  * masked table reads); otherwise it skips leading zero bits (for public exponents).
  */
