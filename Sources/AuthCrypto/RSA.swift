@@ -1,3 +1,5 @@
+import CAuthCrypto
+
 /// Why an RSA key was refused. Descriptions never contain key material.
 public enum RSAKeyError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Even, or outside the accepted size (1024 to 16384 bits).
@@ -64,6 +66,8 @@ public struct RSAPrivateKey: Sendable {
     let dpValue: BigUInt
     let dqValue: BigUInt
     let qinvValue: BigUInt
+    /// The key as the C core prepares it for signing, built once per key.
+    let prepared: RSAPreparedKey
 
     public var n: [UInt8] { publicKey.modulus }
     public var e: [UInt8] { publicKey.exponent }
@@ -106,6 +110,8 @@ public struct RSAPrivateKey: Sendable {
         // (or the caller's signing round trip) catches it.
         qinvValue = q.power(p - BigUInt(2), modulus: p, secret: true)
         guard (q * qinvValue) % p == .one else { throw .inconsistentKey }
+        prepared = RSAPreparedKey(
+            n: publicKey.n, e: publicKey.e, p: p, q: q, dp: dpValue, dq: dqValue, qinv: qinvValue)
     }
 
     /// A fresh key with e = 65537 (RFC 7518 section 6.3.1.2 recommends it; FIPS 186-5 A.1.1
@@ -220,24 +226,17 @@ public enum RSA {
     public static func signPKCS1v15SHA256(_ message: [UInt8], key: RSAPrivateKey) -> [UInt8] {
         let k = key.publicKey.byteCount
         let m = BigUInt(bigEndian: encode(message, length: k))
-        var s = signatureRepresentative(m, key: key)
-        // A fault in the CRT arithmetic could leak a prime through the signature (Boneh,
-        // DeMillo, Lipton 1997); checking with the cheap public exponent rules that out.
-        if s.power(key.publicKey.e, modulus: key.publicKey.n, secret: false) != m {
-            s = m.power(key.dValue, modulus: key.publicKey.n, secret: true)
-        }
-        return s.bigEndianBytes(count: k)!
+        return signatureRepresentative(m, key: key).bigEndianBytes(count: k)!
     }
 
-    /// RSASP1 with the CRT values (RFC 8017 section 5.2.1, step 2.b).
-    static func signatureRepresentative(_ m: BigUInt, key: RSAPrivateKey) -> BigUInt {
-        let p = key.pValue, q = key.qValue
-        let s1 = m.power(key.dpValue, modulus: p, secret: true)
-        let s2 = m.power(key.dqValue, modulus: q, secret: true)
-        // h = (s1 - s2) * qInv mod p, kept non-negative by adding p first.
-        let difference = (s1 + p - s2 % p) % p
-        let h = difference * key.qinvValue % p
-        return s2 + q * h
+    /// RSASP1 with the CRT values (RFC 8017 section 5.2.1, step 2.b), for m below n.
+    /// `portable` keeps the C core off its vector path (tests compare the two).
+    static func signatureRepresentative(_ m: BigUInt, key: RSAPrivateKey, portable: Bool = false) -> BigUInt {
+        // A fault in the CRT arithmetic could leak a prime through the signature (Boneh,
+        // DeMillo, Lipton 1997); the C core checks its result with the cheap public exponent
+        // and gives nothing back if that fails, and then the slower route without CRT runs.
+        key.prepared.privateOperation(m, portable: portable)
+            ?? m.power(key.dValue, modulus: key.publicKey.n, secret: true)
     }
 
     /// RSASSA-PKCS1-V1_5-VERIFY (RFC 8017 section 8.2.2): the signature must be exactly k
@@ -251,5 +250,37 @@ public enum RSA {
         let m = s.power(key.e, modulus: key.n, secret: false)
         guard let recovered = m.bigEndianBytes(count: k) else { return false }
         return constantTimeEquals(recovered, encode(message, length: k))
+    }
+}
+
+/// A private key as the C core prepares it for the CRT private operation (`cauth_rsa_key`):
+/// copies of n, e, p, q, dp, dq and qInv with their Montgomery constants and, on CPUs with
+/// AVX-512 IFMA, the vector form of p and q. Built once per key; afterwards the C side only
+/// reads it, so concurrent signers can share it.
+final class RSAPreparedKey: @unchecked Sendable {
+    private let key: OpaquePointer
+    private let modulusLimbs: Int
+
+    /// The values must belong together (p q = n, the CRT values derived from them), as
+    /// `RSAPrivateKey` checks before building this.
+    init(n: BigUInt, e: BigUInt, p: BigUInt, q: BigUInt, dp: BigUInt, dq: BigUInt, qinv: BigUInt) {
+        let pl = p.limbs.count, ql = q.limbs.count
+        guard let key = cauth_rsa_key_new(
+            n.limbs, n.limbs.count, e.limbs, e.limbs.count, p.limbs, pl, q.limbs, ql,
+            dp.padded(to: pl), dq.padded(to: ql), qinv.padded(to: pl))
+        else { preconditionFailure("RSA key preparation failed (out of memory)") }
+        self.key = key
+        modulusLimbs = n.limbs.count
+    }
+
+    deinit { cauth_rsa_key_free(key) }
+
+    /// m^d mod n for m below n, or nil when the result failed the check with the public
+    /// exponent. `portable` keeps the C core off its vector path.
+    func privateOperation(_ m: BigUInt, portable: Bool) -> BigUInt? {
+        var out = [UInt64](repeating: 0, count: modulusLimbs)
+        let status = cauth_rsa_private(key, &out, m.padded(to: modulusLimbs), portable ? CAUTH_RSA_PORTABLE : 0)
+        precondition(status >= 0, "RSA private operation failed (input not below n, or out of memory)")
+        return status == 0 ? BigUInt(limbs: out) : nil
     }
 }

@@ -63,7 +63,8 @@ uint64_t cauth_atomic_fetch_add_u64(uint64_t *counter, uint64_t delta);
 
 /*
  * result = base^exponent mod modulus, all `limbs` wide except the exponent. The modulus must
- * be odd, above 1, with a non-zero top limb; base may be any value below 2^(64 * limbs).
+ * be odd, above 1, with a non-zero top limb, and at most 1024 limbs; base may be any value
+ * below 2^(64 * limbs).
  * With `exponent_is_secret` non-zero the work depends only on exponent_limbs (fixed window,
  * masked table reads); otherwise it skips leading zero bits (for public exponents).
  */
@@ -92,6 +93,39 @@ int cauth_bn_has_small_prime_factor(const uint64_t *a, size_t limbs);
  * if smaller, so 2 <= b <= w - 2). Returns 1 probably prime, 0 composite, -1 on error.
  */
 int cauth_bn_miller_rabin(const uint64_t *w, size_t limbs, const uint64_t *bases, size_t rounds);
+
+/*
+ * RSA private-key operations with the Chinese remainder theorem (RFC 8017 section 5.1.2,
+ * step 2.b) on a key prepared once: Montgomery constants for n, p and q and, on x86-64 CPUs
+ * with AVX-512 IFMA, a vector form of p and q. cauth_rsa_private only reads a prepared key,
+ * so threads may share one.
+ */
+typedef struct cauth_rsa_key cauth_rsa_key;
+
+/*
+ * Copies n (n_limbs), e (e_limbs), p (p_limbs), q (q_limbs), dp = d mod (p - 1) and
+ * qinv = q^-1 mod p (p_limbs each, zero-padded), dq = d mod (q - 1) (q_limbs), and
+ * precomputes. n, p and q must be odd with a non-zero top limb, and p q = n; the caller has
+ * checked that the values belong together. Returns NULL for unusable sizes or when out of
+ * memory. Release with cauth_rsa_key_free, which also wipes the copies.
+ */
+cauth_rsa_key *cauth_rsa_key_new(const uint64_t *n, size_t n_limbs, const uint64_t *e, size_t e_limbs,
+                                 const uint64_t *p, size_t p_limbs, const uint64_t *q, size_t q_limbs,
+                                 const uint64_t *dp, const uint64_t *dq, const uint64_t *qinv);
+
+void cauth_rsa_key_free(cauth_rsa_key *key);
+
+/* Flag for cauth_rsa_private: use the portable path even where the vector one is prepared. */
+#define CAUTH_RSA_PORTABLE 1
+
+/*
+ * out = in^d mod n for in < n (both n_limbs wide), computed modulo p and q and recombined,
+ * then checked with the public exponent: out^e mod n must equal in (a fault in one half
+ * would otherwise leak a prime). Time and memory accesses do not depend on d, p, q or the
+ * result, only on their sizes. `flags` is 0 or CAUTH_RSA_PORTABLE. Returns 0 on success, 1
+ * when the check failed (out is then zeroed), -1 when in >= n or out of memory.
+ */
+int cauth_rsa_private(const cauth_rsa_key *key, uint64_t *out, const uint64_t *in, int flags);
 
 #ifdef __cplusplus
 }
