@@ -1,3 +1,4 @@
+import AuthCrypto
 import Foundation  // exit(3) only
 
 // What the signature benchmarks (es256, eddsa, rs256) share: the `--seconds S` option and the
@@ -35,6 +36,18 @@ func operationsPerSecond(seconds: Double, _ operation: (Int) -> Bool) -> Double 
         elapsed = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     } while elapsed < seconds
     return Double(count) / elapsed
+}
+
+/// Measures `sign` and `verify` over 64 fixed 32-byte messages, checking every result against
+/// signatures made up front (all three algorithms are deterministic), then reports.
+func benchSignatures(_ name: String, _ arguments: [String], random: SeededRandom,
+                     sign: ([UInt8]) -> [UInt8], verify: ([UInt8], [UInt8]) -> Bool) -> Never {
+    let seconds = benchSeconds(arguments, command: name)
+    let messages = (0..<64).map { _ in random.bytes(count: 32) }
+    let signatures = messages.map(sign)
+    let signRate = operationsPerSecond(seconds: seconds) { index in sign(messages[index % 64]) == signatures[index % 64] }
+    let verifyRate = operationsPerSecond(seconds: seconds) { index in verify(signatures[index % 64], messages[index % 64]) }
+    report(name, sign: signRate, verify: verifyRate)
 }
 
 /// Prints the two result lines and ends the process.
