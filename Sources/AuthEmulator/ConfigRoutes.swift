@@ -19,6 +19,9 @@ enum ConfigRoutes {
                     // A runtime change is held to the same cross-setting rules as start-up.
                     if let problem = config.problem() { throw AuthError(400, .validationFailed, problem) }
                 }
+                // New limits start every bucket afresh: counts made under the old limits would
+                // otherwise carry over into a window the test did not ask for.
+                if patch["rate_limits"] != nil { project.rateLimiter.reset() }
                 return .json(describe(project.configuration))
             },
         ]

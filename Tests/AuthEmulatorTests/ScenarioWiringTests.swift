@@ -22,6 +22,23 @@ import Testing
 
     func json(_ response: HTTPResponse) -> JSON { (try? JSON(parsing: response.body)) ?? .null }
 
+    @Test func changingRateLimitsStartsEveryBucketAfresh() throws {
+        let emulator = try Emulator(options: .testing())
+        defer { emulator.stop() }
+        #expect(call(emulator, "PATCH", "/emulator/v1/config", body: #"{"rate_limits": "tiny"}"#, service: true).status == 200)
+        let attempt = #"{"email": "nobody@example.com", "password": "password1"}"#
+        // The tiny preset allows three token requests per client and window.
+        for _ in 0..<3 { #expect(call(emulator, "POST", "/token?grant_type=password", body: attempt).status == 400) }
+        #expect(call(emulator, "POST", "/token?grant_type=password", body: attempt).status == 429)
+        // Setting limits again, even the same ones, starts every bucket afresh.
+        #expect(call(emulator, "PATCH", "/emulator/v1/config", body: #"{"rate_limits": "tiny"}"#, service: true).status == 200)
+        #expect(call(emulator, "POST", "/token?grant_type=password", body: attempt).status == 400)
+        // Other changes leave the counts alone.
+        for _ in 0..<2 { _ = call(emulator, "POST", "/token?grant_type=password", body: attempt) }
+        #expect(call(emulator, "PATCH", "/emulator/v1/config", body: #"{"disable_signup": false}"#, service: true).status == 200)
+        #expect(call(emulator, "POST", "/token?grant_type=password", body: attempt).status == 429)
+    }
+
     @Test func configRouteReadsAndChangesTheLiveConfiguration() throws {
         let emulator = try Emulator(options: .testing())
         defer { emulator.stop() }
