@@ -53,6 +53,7 @@ public enum CLI {
     ]
     static let serveSwitches: Set<String> = [
         "autoconfirm", "sms-autoconfirm", "anonymous", "signup", "phone", "idp-auto-approve", "strict-id-tokens",
+        "require-apikey",
     ]
     static let keysValueOptions: Set<String> = [
         "config", "jwt-secret", "anon-key", "service-role-key", "publishable-key", "secret-key", "generate",
@@ -89,6 +90,9 @@ public enum CLI {
                   --[no-]idp-auto-approve    The fake providers' sign-in page approves at once for the
                                              account named by login_hint=<email> (headless tests;
                                              env AUTH_EMULATOR_IDP_AUTO_APPROVE).
+                  --[no-]require-apikey      /auth/v1 refuses requests without a project API key, as the hosted
+                                             gateway does (default off, as supabase start's gateway;
+                                             env AUTH_EMULATOR_REQUIRE_APIKEY).
                   --[no-]strict-id-tokens    The id_token grant accepts only tokens the emulator's fake
                                              providers signed; off, real providers' tokens (signature
                                              unchecked offline) and plain JSON claims are accepted too
@@ -369,6 +373,7 @@ public enum CLI {
         if let on = flags.switches["phone"] { config.external.phoneEnabled = on }
         if let on = flags.switches["idp-auto-approve"] { config.identityProviders.autoApprove = on }
         if let on = flags.switches["strict-id-tokens"] { config.identityProviders.strictIDTokens = on }
+        if let on = flags.switches["require-apikey"] { config.requireAPIKey = on }
         if let text = try nonEmpty(flags, "signing-key") {
             options.signingKeyAlgorithm = try signingAlgorithm(text, option: "signing-key")
         }

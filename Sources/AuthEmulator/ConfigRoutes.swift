@@ -46,6 +46,7 @@ enum ConfigRoutes {
             "manual_linking_enabled": .bool(config.security.manualLinkingEnabled),
             "idp_auto_approve": .bool(config.identityProviders.autoApprove),
             "strict_id_tokens": .bool(config.identityProviders.strictIDTokens),
+            "require_apikey": .bool(config.requireAPIKey),
             // Public facts only: never key material.
             "jwt_keys": .array(config.jwt.keys.map { jwk in
                 ["kid": .string(jwk.key.kid ?? ""), "alg": .string(jwk.key.algorithm.rawValue), "sign": .bool(jwk.canSign)]
@@ -117,6 +118,7 @@ enum ConfigRoutes {
             case "manual_linking_enabled": config.security.manualLinkingEnabled = try bool(value, key)
             case "idp_auto_approve": config.identityProviders.autoApprove = try bool(value, key)
             case "strict_id_tokens": config.identityProviders.strictIDTokens = try bool(value, key)
+            case "require_apikey": config.requireAPIKey = try bool(value, key)
             case "jwt_keys":
                 // Key rotation: the same rules as GOTRUE_JWT_KEYS. Tokens signed by a key that stays
                 // listed (verify-only) keep verifying by their kid.

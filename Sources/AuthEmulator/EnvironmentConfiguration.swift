@@ -122,6 +122,7 @@ public enum EnvironmentConfiguration {
             config.external.allowedIDTokenIssuers = issuers
         }
         if let on = try env.boolean(idpAutoApproveVariable) { config.identityProviders.autoApprove = on }
+        if let on = try env.boolean("AUTH_EMULATOR_REQUIRE_APIKEY") { config.requireAPIKey = on }
         if let on = try env.boolean(strictIDTokensVariable) { config.identityProviders.strictIDTokens = on }
         // GoTrue raises a flow-state lifetime below five minutes to five minutes.
         if let expiry = try env.duration("GOTRUE_EXTERNAL_FLOW_STATE_EXPIRY_DURATION") { config.external.flowStateExpirySeconds = max(expiry, 300) }

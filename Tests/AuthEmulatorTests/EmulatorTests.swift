@@ -33,6 +33,7 @@ func exchange(port: Int, _ raw: String) throws -> String {
         var options = EmulatorOptions.testing()
         options.configuration.jwt.secret = "a-different-secret-of-at-least-32-characters"
         options.configuration.apiKeys = APIKeys.standard(secret: options.configuration.jwt.secret)
+        options.configuration.requireAPIKey = true
         let a = try Emulator.start(.testing())
         let b = try Emulator.start(options)
         defer { a.stop(); b.stop() }

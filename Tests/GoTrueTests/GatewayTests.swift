@@ -6,8 +6,11 @@ import Testing
 // The Supabase gateway in front of GoTrue (design §1; issue: gateway emulation) and GoTrue's CORS
 // (reference §1.1).
 @Suite struct GatewayTests {
+    /// `--require-apikey`: the hosted platform's gateway.
     @Test func keyAsBearerAndOpaqueKeys() throws {
-        let api = try makeAPI { $0.apiKeys.publishable = "sb_publishable_test"; $0.apiKeys.secret = "sb_secret_test" }
+        let api = try makeAPI {
+            $0.apiKeys.publishable = "sb_publishable_test"; $0.apiKeys.secret = "sb_secret_test"; $0.requireAPIKey = true
+        }
         let anon = api.project.configuration.apiKeys.anon
         #expect(api.call("GET", "/auth/v1/settings", bearer: anon).status == 200)
         #expect(api.call("GET", "/auth/v1/settings", headers: ["apikey": "sb_publishable_test"]).status == 200)
@@ -22,11 +25,37 @@ import Testing
     }
 
     @Test func openRoutesNeedNoKey() throws {
-        let api = try makeAPI()
+        let api = try makeAPI { $0.requireAPIKey = true }
         for path in ["/auth/v1/verify", "/auth/v1/callback", "/auth/v1/authorize"] {
             let response = api.call("GET", path)
             #expect(response.status != 401, "\(path)")
         }
+    }
+
+    /// By default, as `supabase start`'s Kong: no key check, and opaque keys reach GoTrue as JWTs.
+    @Test func supabaseStartGatewayTranslatesKeys() throws {
+        let api = try makeAPI { $0.apiKeys.publishable = "sb_publishable_test"; $0.apiKeys.secret = "sb_secret_test" }
+        // No key at all: the request reaches GoTrue.
+        #expect(api.call("GET", "/auth/v1/settings").status == 200)
+        let session = api.call("POST", "/auth/v1/signup", ["email": "kong@example.com", "password": "password1"]).json
+        let userToken = try #require(session["access_token"]?.stringValue)
+        #expect(api.call("GET", "/auth/v1/user", bearer: userToken).status == 200)
+        // The secret key, as apikey and as bearer (what supabase-js sends with opaque keys),
+        // becomes the service_role JWT: admin routes accept it.
+        let admin = api.call("GET", "/auth/v1/admin/users", bearer: "sb_secret_test", headers: ["apikey": "sb_secret_test"])
+        #expect(admin.status == 200, "\(admin.text)")
+        // The publishable key becomes the anon JWT, which is no user and no admin.
+        let anon = api.call("GET", "/auth/v1/admin/users", bearer: "sb_publishable_test", headers: ["apikey": "sb_publishable_test"])
+        #expect(anon.status == 403)
+        #expect(errorCode(anon) == "not_admin")
+        // A user's bearer passes through untouched whatever the apikey.
+        #expect(api.call("GET", "/auth/v1/user", bearer: userToken, headers: ["apikey": "sb_publishable_test"]).status == 200)
+        // An apikey without a bearer becomes the Authorization value itself, as Kong copies it.
+        let legacy = api.call("GET", "/auth/v1/user", headers: ["apikey": userToken])
+        #expect(legacy.status == 401)
+        #expect(errorCode(legacy) == "no_authorization")
+        // At the root (GoTrue itself) nothing is translated.
+        #expect(api.call("GET", "/admin/users", bearer: "sb_secret_test").status == 403)
     }
 
     @Test func gotruePreflight() throws {

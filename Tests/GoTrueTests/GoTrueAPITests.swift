@@ -18,7 +18,7 @@ import Testing
     }
 
     @Test func gatewayKeyCheck() throws {
-        let api = try makeAPI()
+        let api = try makeAPI { $0.requireAPIKey = true }
         let missing = api.respond(to: request("GET", "/auth/v1/health"))
         #expect(missing.status == 401)
         #expect(missing.text == #"{"message":"No API key found in request"}"#)

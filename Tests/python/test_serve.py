@@ -37,7 +37,21 @@ def test_health_at_root_and_behind_gateway_prefix(server):
         assert gateway.content == root.content
 
 
-def test_gateway_requires_a_known_api_key(server):
+def test_gateway_checks_no_key_by_default(server):
+    """As supabase start's Kong: /auth/v1 has no key check; opaque keys reach GoTrue as JWTs."""
+    from conftest import SERVICE_ROLE_KEY as service_role
+
+    with httpx.Client(timeout=5) as client:
+        assert client.get(f"{server.url}/auth/v1/health").status_code == 200
+        assert client.get(f"{server.url}/auth/v1/health", headers={"apikey": "nope"}).status_code == 200
+        secret = server.info["secret key"]
+        admin = client.get(f"{server.url}/auth/v1/admin/users", headers={"apikey": secret, "Authorization": f"Bearer {secret}"})
+        assert admin.status_code == 200, admin.text
+        assert client.get(f"{server.url}/admin/users", headers={"Authorization": f"Bearer {service_role}"}).status_code == 200
+
+
+def test_gateway_requires_a_known_api_key(start_server):
+    server = start_server("--db", ":memory:", "--require-apikey")
     with httpx.Client(timeout=5) as client:
         missing = client.get(f"{server.url}/auth/v1/health")
         assert missing.status_code == 401

@@ -24,18 +24,8 @@ extension Core {
     /// whose role is an admin role), the user and session must exist and the session must still
     /// be valid; then the `role` claim must be one of `GOTRUE_JWT_ADMIN_ROLES`.
     func requireAdmin(_ context: RequestContext) throws(AuthError) -> AdminCaller {
-        let token = try bearerToken(context)
-        let claims: JSONObject
-        let keys = config.apiKeys
-        if context.viaGateway, let secret = keys.secret, token == secret {
-            // The hosted gateway swaps an opaque `sb_secret_` key for a service_role JWT before
-            // the request reaches GoTrue.
-            claims = ["role": "service_role"]
-        } else if context.viaGateway, let publishable = keys.publishable, token == publishable {
-            claims = ["role": "anon"]
-        } else {
-            claims = try verifiedClaims(token)
-        }
+        // Opaque `sb_` keys arrive here already swapped for JWTs by the gateway (`translateKeys`).
+        let claims = try verifiedClaims(try bearerToken(context))
         let sessionID = claims["session_id"]?.stringValue ?? ""
         if !sessionID.isEmpty && sessionID != Validation.nilUUID {
             let caller = try authenticate(context)

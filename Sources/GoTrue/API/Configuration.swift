@@ -13,6 +13,10 @@ public struct Configuration: Sendable {
     public var externalURL: String = Configuration.defaultExternalURL
     /// `GOTRUE_DISABLE_SIGNUP`.
     public var disableSignup = false
+    /// The `/auth/v1` gateway's API-key check. Off by default, as under `supabase start`, whose
+    /// Kong routes to GoTrue have no key check; on (`--require-apikey`) it refuses requests as
+    /// the hosted platform's gateway does.
+    public var requireAPIKey = false
     /// `GOTRUE_CORS_ALLOWED_HEADERS`: added to the built-in allowed request headers.
     public var corsAllowedHeaders: [String] = []
 

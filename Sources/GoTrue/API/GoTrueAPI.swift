@@ -104,7 +104,11 @@ public final class GoTrueAPI: HTTPResponder {
         )
         let cors = CORS(configuration: context.configuration)
         if let preflight = cors.preflight(request, viaGateway: viaGateway) { return preflight }
-        if viaGateway, let refusal = gatewayRefusal(request, path: path, keys: context.configuration.apiKeys) { return refusal }
+        if viaGateway {
+            let keys = context.configuration.apiKeys
+            if context.configuration.requireAPIKey, let refusal = gatewayRefusal(request, path: path, keys: keys) { return refusal }
+            if !GoTrueAPI.untransformedGatewayPaths.contains(path) { GoTrueAPI.translateKeys(&context.request, keys: keys) }
+        }
         // The fake identity providers' public routes are reached as a real provider's are: by a
         // browser or an OIDC library, without the service_role key.
         if path == GoTrueAPI.emulatorPrefix || path.hasPrefix(GoTrueAPI.emulatorPrefix + "/"),
@@ -162,13 +166,34 @@ public final class GoTrueAPI: HTTPResponder {
         return AuthError.unexpected.response(apiVersion: context.apiVersion, requestID: context.requestID)
     }
 
-    /// Routes the gateway leaves open: links opened in a browser and OAuth redirects carry no key,
-    /// and discovery documents are public by nature (any JWT library fetches them bare).
+    /// The routes `supabase start`'s Kong sends to GoTrue untouched (its `auth-v1-open*`
+    /// services): links opened in a browser and OAuth redirects.
+    static let untransformedGatewayPaths: Set<String> = ["/verify", "/callback", "/authorize"]
+
+    /// The Authorization header Kong's request-transformer gives every other `/auth/v1` request
+    /// (the CLI's `BearerToken` template): a bearer that is not an `sb_` key passes as it is; an
+    /// `apikey` equal to the secret or publishable key becomes the service_role or anon JWT
+    /// bearer; otherwise the `apikey` value itself. So opaque keys reach GoTrue as JWTs.
+    static func translateKeys(_ request: inout HTTPRequest, keys: APIKeys) {
+        if let authorization = request.headers["Authorization"], !authorization.hasPrefix("Bearer sb_") { return }
+        guard let apikey = request.headers["apikey"] else { return }
+        if let secret = keys.secret, apikey == secret {
+            request.headers["Authorization"] = "Bearer " + keys.serviceRole
+        } else if let publishable = keys.publishable, apikey == publishable {
+            request.headers["Authorization"] = "Bearer " + keys.anon
+        } else {
+            request.headers["Authorization"] = apikey
+        }
+    }
+
+    /// With `requireAPIKey`, the routes the hosted gateway leaves open: links opened in a browser
+    /// and OAuth redirects carry no key, and discovery documents are public by nature (any JWT
+    /// library fetches them bare).
     static let openGatewayPaths: Set<String> = [
         "/verify", "/callback", "/authorize", "/.well-known/jwks.json", "/.well-known/openid-configuration",
     ]
 
-    /// The Supabase gateway's key check (Kong `key-auth`): the key comes from the `apikey`
+    /// The hosted gateway's key check (`requireAPIKey`): the key comes from the `apikey`
     /// header or query parameter, or as the bearer token, and must be one of the project's keys
     /// (legacy JWT keys or the opaque `sb_publishable_`/`sb_secret_` ones).
     private func gatewayRefusal(_ request: HTTPRequest, path: String, keys: APIKeys) -> HTTPResponse? {
