@@ -57,6 +57,11 @@ public final class GoTrueAPI: HTTPResponder {
         ReauthenticateEndpoints.self,
         LogoutEndpoints.self,
         AdminEndpoints.self,
+        // Features off by default and not built here: their real "disabled" answers.
+        SSOEndpoints.self,
+        OAuthServerEndpoints.self,
+        PasskeyEndpoints.self,
+        SCIMEndpoints.self,
         // Emulator-only
         OutboxEndpoints.self,
         ClockEndpoints.self,

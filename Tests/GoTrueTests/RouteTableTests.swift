@@ -1,0 +1,74 @@
+import AuthHTTP
+import AuthJSON
+import Testing
+@testable import GoTrue
+
+/// Every route of the real server's table (reference §2) reaches a handler: none answers with
+/// the router's plain-text 404, and features that are off answer with the real "disabled" error.
+@Suite struct RouteTableTests {
+    /// Reference §2, with sample path parameters. Left out until their issues build them: MFA
+    /// factors (`/factors*`), the admin passkey routes, and the admin SAML and custom provider
+    /// routes, which are features of their own rather than disabled ones.
+    static let realRoutes: [(String, String)] = [
+        ("GET", "/health"), ("GET", "/.well-known/jwks.json"), ("GET", "/.well-known/openid-configuration"),
+        ("GET", "/.well-known/oauth-authorization-server"), ("GET", "/callback"), ("POST", "/callback"),
+        ("GET", "/settings"), ("GET", "/authorize"), ("POST", "/invite"), ("POST", "/signup"), ("POST", "/recover"),
+        ("POST", "/resend"), ("POST", "/magiclink"), ("POST", "/otp"), ("POST", "/token"), ("GET", "/verify"),
+        ("POST", "/verify"), ("POST", "/logout"), ("GET", "/reauthenticate"), ("GET", "/user"), ("PUT", "/user"),
+        ("GET", "/user/identities/authorize"), ("DELETE", "/user/identities/00000000-0000-0000-0000-000000000001"),
+        ("GET", "/user/oauth/grants"), ("DELETE", "/user/oauth/grants"),
+        ("POST", "/passkeys/authentication/options"), ("POST", "/passkeys/authentication/verify"),
+        ("POST", "/passkeys/registration/options"), ("POST", "/passkeys/registration/verify"), ("GET", "/passkeys"),
+        ("PATCH", "/passkeys/p1"), ("DELETE", "/passkeys/p1"),
+        ("POST", "/sso"), ("GET", "/sso/saml/metadata"), ("POST", "/sso/saml/acs"),
+        ("GET", "/admin/audit"), ("GET", "/admin/users"), ("POST", "/admin/users"), ("GET", "/admin/users/u1"),
+        ("PUT", "/admin/users/u1"), ("DELETE", "/admin/users/u1"), ("GET", "/admin/users/u1/factors"),
+        ("PUT", "/admin/users/u1/factors/f1"), ("DELETE", "/admin/users/u1/factors/f1"), ("POST", "/admin/generate_link"),
+        ("POST", "/admin/oauth/clients"), ("GET", "/admin/oauth/clients"), ("GET", "/admin/oauth/clients/c1"),
+        ("PUT", "/admin/oauth/clients/c1"), ("DELETE", "/admin/oauth/clients/c1"),
+        ("POST", "/admin/oauth/clients/c1/regenerate_secret"),
+        ("POST", "/oauth/clients/register"), ("POST", "/oauth/token"), ("GET", "/oauth/userinfo"), ("GET", "/oauth/authorize"),
+        ("GET", "/oauth/authorizations/a1"), ("POST", "/oauth/authorizations/a1/consent"),
+        ("GET", "/scim/v2/ServiceProviderConfig"), ("GET", "/scim/v2/ResourceTypes"), ("GET", "/scim/v2/Schemas"),
+    ]
+
+    @Test func noRealRouteGivesTheRouters404() throws {
+        let api = try makeAPI()
+        for (method, path) in Self.realRoutes {
+            for target in [path, "/auth/v1" + path] {
+                let response = api.call(method, target)
+                #expect(response.text != "404 page not found\n", "\(method) \(target)")
+                #expect(response.status != 405, "\(method) \(target)")
+            }
+        }
+        // An unknown path is Go's: plain text, exactly.
+        let unknown = api.call("GET", "/nope")
+        #expect(unknown.status == 404)
+        #expect(unknown.text == "404 page not found\n")
+        #expect(unknown.headers["Content-Type"] == "text/plain; charset=utf-8")
+    }
+
+    @Test func disabledFeaturesAnswerWithTheRealErrors() throws {
+        let api = try makeAPI()
+        let admin = api.project.configuration.apiKeys.serviceRole
+        let user = try #require(api.signUp("gates@example.com")["access_token"]?.stringValue)
+        func expect(_ response: HTTPResponse, _ status: Int, _ code: String, _ message: String,
+                    sourceLocation: SourceLocation = #_sourceLocation) {
+            #expect(response.status == status, sourceLocation: sourceLocation)
+            #expect(errorCode(response) == code, sourceLocation: sourceLocation)
+            #expect(response.json["msg"]?.stringValue == message, sourceLocation: sourceLocation)
+        }
+        expect(api.call("POST", "/sso", ["domain": "example.com"]), 404, "saml_provider_disabled", "SAML 2.0 is disabled")
+        expect(api.call("GET", "/passkeys", bearer: user), 404, "passkey_disabled", "Passkeys are disabled")
+        // The gate comes before authentication on /passkeys, after it on /user/oauth/grants.
+        expect(api.call("POST", "/passkeys/registration/options"), 404, "passkey_disabled", "Passkeys are disabled")
+        expect(api.call("GET", "/user/oauth/grants"), 401, "no_authorization", "This endpoint requires a valid Bearer token")
+        expect(api.call("GET", "/user/oauth/grants", bearer: user), 404, "feature_disabled", "OAuth server is disabled")
+        expect(api.call("GET", "/admin/oauth/clients", bearer: user), 403, "not_admin", "User not allowed")
+        expect(api.call("GET", "/admin/oauth/clients", bearer: admin), 404, "feature_disabled", "OAuth server is disabled")
+        expect(api.call("POST", "/oauth/token", ["grant_type": "authorization_code"]), 404, "feature_disabled", "OAuth server is disabled")
+        expect(api.call("GET", "/.well-known/oauth-authorization-server"), 404, "feature_disabled", "OAuth server is disabled")
+        expect(api.call("GET", "/scim/v2/Schemas"), 404, "feature_disabled", "SCIM server is disabled")
+        expect(api.call("POST", "/token?grant_type=web3", ["chain": "solana"]), 422, "web3_provider_disabled", "Web3 provider is disabled")
+    }
+}
