@@ -152,7 +152,8 @@ public enum EnvironmentConfiguration {
         if let frequency = try env.duration("GOTRUE_SMTP_MAX_FREQUENCY") { config.mailer.maxFrequencySeconds = frequency == 0 ? 60 : frequency }
         for (name, path) in [("INVITE", \MailerURLPaths.invite), ("CONFIRMATION", \MailerURLPaths.confirmation),
                              ("RECOVERY", \MailerURLPaths.recovery), ("EMAIL_CHANGE", \MailerURLPaths.emailChange)] {
-            if let value = env.string("GOTRUE_MAILER_URLPATHS_" + name) { config.mailer.urlPaths[keyPath: path] = value }
+            // Set but empty is GoTrue's own ApplyDefaults value, `/verify`.
+            if let value = env.raw("GOTRUE_MAILER_URLPATHS_" + name) { config.mailer.urlPaths[keyPath: path] = value.isEmpty ? "/verify" : value }
         }
         if let rate = try env.sendRate("GOTRUE_RATE_LIMIT_EMAIL_SENT") { config.mailer.rateLimitEmailSent = rate }
         // Emulator-only fixed email codes, `email:code,...` like GOTRUE_SMS_TEST_OTP; either name works.

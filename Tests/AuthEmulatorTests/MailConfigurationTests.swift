@@ -18,12 +18,19 @@ import Testing
         let config = options.configuration
         #expect(config.mailer.urlPaths.confirmation == "/auth/v1/verify")
         #expect(config.mailer.urlPaths.recovery == "/r")
-        #expect(config.mailer.urlPaths.invite == "/verify")
+        // Unset: the CLI's link path, so links go through the gateway prefix as `supabase start`'s do.
+        #expect(config.mailer.urlPaths.invite == "/auth/v1/verify")
         #expect(config.mailer.rateLimitEmailSent == SendRate(events: 10, seconds: 60, kind: .burst))
         #expect(config.sms.rateLimitSMSSent == SendRate(events: 5))
         #expect(config.mailer.testOTP == ["alice@example.com": "123456", "bob@example.com": "654321"])
         // GoTrue raises a flow-state lifetime below five minutes to five minutes.
         #expect(config.external.flowStateExpirySeconds == 300)
+    }
+
+    @Test func emptyURLPathIsGoTruesOwnDefault() throws {
+        var options = EmulatorOptions()
+        try EnvironmentConfiguration.apply(["GOTRUE_MAILER_URLPATHS_INVITE": ""], to: &options)
+        #expect(options.configuration.mailer.urlPaths.invite == "/verify")
     }
 
     @Test func defaults() {

@@ -46,7 +46,7 @@ extension GoTrueAPI {
         #expect(body["hashed_token"] == .string(hashed))
         #expect(body["verification_type"] == "signup")
         #expect(body["redirect_to"] == "http://127.0.0.1:3000")
-        #expect(body["action_link"] == .string("http://127.0.0.1:9999/verify?token=\(hashed)&type=signup&redirect_to=http://127.0.0.1:3000"))
+        #expect(body["action_link"] == .string("http://127.0.0.1:9999/auth/v1/verify?token=\(hashed)&type=signup&redirect_to=http://127.0.0.1:3000"))
         // The user's fields are flattened at the top level, before the link fields.
         #expect(body["email"] == "new@example.com")
         #expect(body["confirmation_sent_at"] == .string(clock.now().rfc3339))
@@ -143,7 +143,7 @@ extension GoTrueAPI {
         #expect(current["new_email"] == "next@example.com")
         #expect(current["verification_type"] == "email_change_current")
         let currentHash = try #require(current["hashed_token"]?.stringValue)
-        #expect(current["action_link"] == .string("http://127.0.0.1:9999/verify?token=\(currentHash)&type=email_change&redirect_to=http://127.0.0.1:3000"))
+        #expect(current["action_link"] == .string("http://127.0.0.1:9999/auth/v1/verify?token=\(currentHash)&type=email_change&redirect_to=http://127.0.0.1:3000"))
         #expect(try api.storedUser("cur@example.com")?.emailChangeTokenCurrent == currentHash)
 
         let new = api.generateLink(["type": "email_change_new", "email": "cur@example.com", "new_email": "next@example.com"]).json
@@ -181,5 +181,47 @@ extension GoTrueAPI {
         #expect(api.generateLink(["type": "signup"]).json["msg"] == "An email address is required")
         #expect(errorCode(api.call("POST", "/admin/generate_link", ["type": "signup", "email": "a@example.com"],
                                    bearer: api.project.configuration.apiKeys.anon)) == "not_admin")
+    }
+}
+
+/// One link builder for emails, `generate_link` and the outbox: `ResolveReference` of the URL
+/// path setting against the external URL, as the real mailer builds links.
+@Suite struct ActionLinkTests {
+    @Test(arguments: [
+        // supabase start: absolute URL paths win over the external URL.
+        ("http://127.0.0.1:54321", "http://127.0.0.1:54321/auth/v1/verify", "http://127.0.0.1:54321/auth/v1/verify"),
+        ("http://127.0.0.1:9999", "/auth/v1/verify", "http://127.0.0.1:9999/auth/v1/verify"),
+        ("http://127.0.0.1:9999/base/", "/verify", "http://127.0.0.1:9999/verify"),
+        ("http://127.0.0.1:9999/base/", "verify", "http://127.0.0.1:9999/base/verify"),
+        ("http://127.0.0.1:9999/base/x", "verify", "http://127.0.0.1:9999/base/verify"),
+        ("http://h", "https://other.example/v?old=1#frag", "https://other.example/v"),
+    ])
+    func resolution(_ external: String, _ path: String, _ expected: String) {
+        let link = Mailer.actionLink(externalURL: external, path: path, token: "t+1", type: "signup", redirectTo: "http://x/?a=b")
+        let suffix = path.hasSuffix("#frag") ? "#frag" : ""
+        #expect(link == expected + "?token=t%2B1&type=signup&redirect_to=http%3A%2F%2Fx%2F%3Fa%3Db" + suffix)
+    }
+
+    @Test func cliConfigurationGivesTheSameLinkEverywhere() throws {
+        let clock = ManualClock()
+        let api = try makeAPI(clock: clock) { config in
+            config.externalURL = "http://127.0.0.1:54321"
+            config.mailer.autoconfirm = false
+            config.mailer.urlPaths.confirmation = "http://127.0.0.1:54321/auth/v1/verify"
+            config.mailer.urlPaths.invite = "http://127.0.0.1:54321/auth/v1/verify"
+        }
+        let admin = api.project.configuration.apiKeys.serviceRole
+        _ = api.call("POST", "/signup", ["email": "links@example.com", "password": "password1"])
+        let emailed = try #require(try api.project.database.read { try $0.outboxMessages() }.last)
+        #expect(emailed.actionLink.hasPrefix("http://127.0.0.1:54321/auth/v1/verify?token=" + emailed.tokenHash + "&type=signup"))
+        let generated = api.call("POST", "/admin/generate_link", ["type": "invite", "email": "invited@example.com"], bearer: admin)
+        #expect(generated.json["action_link"]?.stringValue?.hasPrefix("http://127.0.0.1:54321/auth/v1/verify?token=") == true)
+        // Through the gateway or at the root, the link is the same.
+        clock.advance(seconds: 61)
+        let before = try api.project.database.read { try $0.outboxMessages(recipient: "links@example.com") }
+        #expect(api.call("POST", "/auth/v1/resend", ["type": "signup", "email": "links@example.com"]).status == 200)
+        let after = try api.project.database.read { try $0.outboxMessages(recipient: "links@example.com") }
+        #expect(after.count == before.count + 1)
+        #expect(after.allSatisfy { $0.actionLink.hasPrefix("http://127.0.0.1:54321/auth/v1/verify?token=") })
     }
 }

@@ -51,9 +51,9 @@ extension GoTrueAPI {
         #expect(message.otp.count == 6 && message.otp.allSatisfy(\.isNumber))
         // §10.1: hex SHA-224 of the lowercased email and the code.
         #expect(message.tokenHash == Hex.encode(SHA224.hash(data: Array(("ann@example.com" + message.otp).utf8))))
-        #expect(message.actionLink == "http://127.0.0.1:9999/verify?token=\(message.tokenHash)&type=signup&redirect_to=http://127.0.0.1:3000")
+        #expect(message.actionLink == "http://127.0.0.1:9999/auth/v1/verify?token=\(message.tokenHash)&type=signup&redirect_to=http://127.0.0.1:3000")
         #expect(message.bodyHTML.contains(message.otp))
-        #expect(message.bodyHTML.contains("href=\"http://127.0.0.1:9999/verify?token=\(message.tokenHash)&amp;type=signup"))
+        #expect(message.bodyHTML.contains("href=\"http://127.0.0.1:9999/auth/v1/verify?token=\(message.tokenHash)&amp;type=signup"))
         #expect(message.userID == signup.json["id"]?.stringValue)
 
         // Password sign-in is refused until confirmed.
@@ -606,7 +606,7 @@ extension GoTrueAPI {
         let lines = seen.withLock { $0 }
         #expect(lines.count == 1)
         #expect(lines.first?.hasPrefix("email to w1@example.com: signup code ") == true)
-        #expect(lines.first?.contains(" link http://127.0.0.1:9999/verify?token=") == true)
+        #expect(lines.first?.contains(" link http://127.0.0.1:9999/auth/v1/verify?token=") == true)
     }
 }
 

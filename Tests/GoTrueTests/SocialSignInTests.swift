@@ -327,7 +327,7 @@ extension GoTrueAPI {
         let query = RedirectURL(location).query
         func value(_ name: String) -> String? { query.first { $0.name == name }?.value }
         #expect(value("client_id") == "google-client")
-        #expect(value("redirect_uri") == "http://127.0.0.1:9999/callback")
+        #expect(value("redirect_uri") == "http://127.0.0.1:9999/auth/v1/callback")
         #expect(value("response_type") == "code")
         #expect(value("scope") == "email profile openid")
         #expect(value("login_hint") == "a@b.co")

@@ -175,7 +175,8 @@ def test_generate_link(start_auth, admin_client, make_client):
     parsed = urlparse(props.action_link)
     # Without API_EXTERNAL_URL, links point at the address the emulator listens on.
     assert f"{parsed.scheme}://{parsed.netloc}" == server.url
-    assert parsed.path == "/verify"
+    # The CLI's URL path default: through the gateway prefix, as the emails' links.
+    assert parsed.path == "/auth/v1/verify"
     assert parse_qs(parsed.query) == {
         "token": [props.hashed_token], "type": ["signup"], "redirect_to": ["http://127.0.0.1:3000/welcome"],
     }

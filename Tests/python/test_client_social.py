@@ -424,7 +424,7 @@ def test_oauth_pkce_flow(start_social, make_pkce_client):
     assert provider_page.startswith(f"{server.url}/emulator/v1/idp/google/authorize?")
     authorization = query_params(provider_page)
     assert authorization["client_id"] == GOOGLE_CLIENT
-    assert authorization["redirect_uri"] == f"{server.url}/callback"
+    assert authorization["redirect_uri"] == f"{server.url}/auth/v1/callback"
     assert authorization["login_hint"] == email
     location = follow(provider_page)
     assert location.startswith(APP + "?code=")
@@ -554,7 +554,7 @@ def test_apple_name_only_on_first_authorization(start_social, make_client):
         # The answer is an auto-submitting form to GoTrue's callback, not a redirect.
         assert status == 200, html[:500]
         form = Forms(html).by_id("response")
-        assert form["action"] == f"{server.url}/callback"
+        assert form["action"] == f"{server.url}/auth/v1/callback"
         fields = hidden(form)
         status, headers, body = request(form["action"], "POST", fields)
         assert status == 302, body

@@ -233,12 +233,18 @@ public struct SMSSettings: Sendable {
 }
 
 /// `GOTRUE_MAILER_URLPATHS_*` (default `/verify` each).
+/// `GOTRUE_MAILER_URLPATHS_*`: where email links point, resolved against the external URL.
+/// GoTrue's own default is `/verify`; `supabase start` sets every one to
+/// `<API_EXTERNAL_URL>/auth/v1/verify`, which the default `/auth/v1/verify` reproduces for the
+/// emulator's own address, so links go through the gateway prefix as the CLI's do.
 public struct MailerURLPaths: Sendable, Equatable {
-    public var invite = "/verify"
-    public var confirmation = "/verify"
-    public var recovery = "/verify"
-    public var emailChange = "/verify"
+    public var invite = MailerURLPaths.cliDefault
+    public var confirmation = MailerURLPaths.cliDefault
+    public var recovery = MailerURLPaths.cliDefault
+    public var emailChange = MailerURLPaths.cliDefault
     public init() {}
+
+    public static let cliDefault = "/auth/v1/verify"
 }
 
 /// `GOTRUE_PASSWORD_*`.

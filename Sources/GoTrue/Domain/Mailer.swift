@@ -36,36 +36,52 @@ struct Mailer {
 
     // MARK: links
 
-    /// `externalURL.ResolveReference(path)`: an absolute path replaces the external URL's path.
-    /// Behind the gateway prefix the link must go through the gateway too, so `/auth/v1` is put
-    /// in front of a path that does not already carry it.
-    func verifyURL(path: String) -> String {
-        var external = config.externalURL
-        if let cut = external.firstIndex(where: { $0 == "?" || $0 == "#" }) { external = String(external[..<cut]) }
-        let origin: String
+    /// The action link of an email, of `generate_link` and of the outbox, built one way for all
+    /// three as the real server builds it: `externalURL.ResolveReference(getPath(path, ...))`.
+    func actionLink(path: String, token: String, type: String) -> String {
+        Mailer.actionLink(externalURL: config.externalURL, path: path, token: token, type: type, redirectTo: referrer)
+    }
+
+    /// `getPath` then `ResolveReference` (RFC 3986 §5.2): the URL path setting with the query
+    /// `token=<escaped>&type=<escaped>&redirect_to=<encodeRedirectURL>` (replacing any query it
+    /// had), resolved against the external URL: an absolute URL (the CLI's
+    /// `http://127.0.0.1:54321/auth/v1/verify`) is used as it is, an absolute path replaces the
+    /// external URL's path, a relative one is merged with it.
+    static func actionLink(externalURL: String, path: String, token: String, type: String, redirectTo: String) -> String {
+        var reference = Substring(path)
+        var fragment = ""
+        if let hash = reference.firstIndex(of: "#") {
+            fragment = String(reference[hash...])
+            reference = reference[..<hash]
+        }
+        if let question = reference.firstIndex(of: "?") { reference = reference[..<question] }
+        let query = "token=" + GoURL.queryEscape(token) + "&type=" + GoURL.queryEscape(type)
+            + "&redirect_to=" + Mailer.encodeRedirect(redirectTo)
+        return resolve(String(reference), against: externalURL) + "?" + query + fragment
+    }
+
+    /// `URL.ResolveReference` for a reference without query or fragment.
+    static func resolve(_ reference: String, against base: String) -> String {
+        if let colon = reference.firstIndex(of: ":"), reference[..<colon].allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }),
+           !reference[..<colon].isEmpty, reference[..<colon].first!.isLetter {
+            return reference  // absolute URL
+        }
+        var external = Substring(base)
+        if let cut = external.firstIndex(where: { $0 == "?" || $0 == "#" }) { external = external[..<cut] }
+        var origin = external
+        var basePath: Substring = ""
         if let scheme = external.firstRange(of: "://") {
             let rest = external[scheme.upperBound...]
             let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
-            origin = String(external[..<authorityEnd])
-        } else {
-            origin = external
+            origin = external[..<authorityEnd]
+            basePath = external[authorityEnd...]
         }
-        guard path.hasPrefix("/") else {
-            // A relative path resolves against the external URL's own path.
-            if path.isEmpty { return external }
-            return external + (external.hasSuffix("/") ? "" : "/") + path
-        }
-        let prefix = GoTrueAPI.gatewayPrefix
-        if context.viaGateway && !(path == prefix || path.hasPrefix(prefix + "/")) {
-            return origin + prefix + path
-        }
-        return origin + path
-    }
-
-    /// `getPath`: `?token=<escaped>&type=<escaped>&redirect_to=<encodeRedirectURL>`.
-    func actionLink(path: String, token: String, type: String) -> String {
-        verifyURL(path: path) + "?token=" + GoURL.queryEscape(token) + "&type=" + GoURL.queryEscape(type)
-            + "&redirect_to=" + Mailer.encodeRedirect(referrer)
+        if reference.hasPrefix("//") { return String(external[..<(external.firstRange(of: "://")?.lowerBound ?? external.startIndex)]) + ":" + reference }
+        if reference.hasPrefix("/") { return String(origin) + reference }
+        if reference.isEmpty { return String(external) }
+        // Merge (RFC 3986 §5.2.3): the base path up to its last "/", then the reference.
+        let directory = basePath.lastIndex(of: "/").map { basePath[...$0] } ?? "/"
+        return String(origin) + directory + reference
     }
 
     /// `encodeRedirectURL`: a redirect still holding `&`, `=` or `#` was not escaped by the

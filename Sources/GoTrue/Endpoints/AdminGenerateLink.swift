@@ -137,10 +137,8 @@ extension AdminEndpoints {
         }
 
         let linkType = type.hasPrefix("email_change") ? "email_change" : type
-        var base = config.externalURL
-        while base.hasSuffix("/") { base.removeLast() }
-        let actionLink = base + "/verify?token=" + GoURL.queryEscape(token) + "&type=" + GoURL.queryEscape(linkType)
-            + "&redirect_to=" + AdminEndpoints.encodeRedirect(referrer)
+        let actionLink = Mailer.actionLink(externalURL: config.externalURL, path: AdminEndpoints.urlPath(type, config),
+                                           token: token, type: linkType, redirectTo: referrer)
 
         guard case .object(var response) = userJSON(user, identities: identities, factors: factors) else {
             throw AuthError.unexpected
@@ -171,9 +169,13 @@ extension AdminEndpoints {
         return user
     }
 
-    /// `encodeRedirectURL` (templatemailer): a redirect that still holds `&`, `=` or `#` was not
-    /// escaped by the caller and is query-escaped; any other is used as it is.
-    static func encodeRedirect(_ url: String) -> String {
-        url.contains(where: { $0 == "&" || $0 == "=" || $0 == "#" }) ? GoURL.queryEscape(url) : url
+    /// The URL path setting of each link type (`GetEmailActionLink`).
+    static func urlPath(_ type: String, _ config: Configuration) -> String {
+        switch type {
+        case "magiclink", "recovery": config.mailer.urlPaths.recovery
+        case "invite": config.mailer.urlPaths.invite
+        case "signup": config.mailer.urlPaths.confirmation
+        default: config.mailer.urlPaths.emailChange
+        }
     }
 }

@@ -115,9 +115,10 @@ struct ExternalEndpoints: EndpointGroup {
 
     static func callbackURL(_ settings: OAuthProviderSettings, _ config: Configuration) -> String {
         if !settings.redirectURI.isEmpty { return settings.redirectURI }
+        // The CLI's default redirect URI: `<API_EXTERNAL_URL>/auth/v1/callback`.
         var base = config.externalURL
         while base.hasSuffix("/") { base.removeLast() }
-        return base + "/callback"
+        return base + GoTrueAPI.gatewayPrefix + "/callback"
     }
 
     /// The scopes GoTrue asks each provider for by default, plus the requested ones.
