@@ -49,7 +49,7 @@ public enum CLI {
     static let serveValueOptions: Set<String> = [
         "config", "host", "port", "db", "jwt-secret", "site-url", "external-url", "workers", "password-iterations",
         "anon-key", "service-role-key", "publishable-key", "secret-key", "scenario", "rate-limits", "journal-size",
-        "seed", "export-on-exit", "signing-key",
+        "seed", "export-on-exit", "signing-key", "sms",
     ]
     static let serveSwitches: Set<String> = [
         "autoconfirm", "sms-autoconfirm", "anonymous", "signup", "phone", "idp-auto-approve", "strict-id-tokens",
@@ -112,6 +112,9 @@ public enum CLI {
                   --seed <file>              Apply a fixture file ({"users": [...]}, see README) at start;
                                              POST /emulator/v1/reset?keep_seed=true returns to it. An
                                              invalid file stops the start with an error naming the entry.
+                  --sms <capture|provider>   capture: every SMS goes to the outbox whatever the provider settings;
+                                             provider (default): a named GOTRUE_SMS_PROVIDER is validated as the
+                                             real server does before each send (env AUTH_EMULATOR_SMS).
                   --signing-key <alg>        Sign with an rs256, es256 or eddsa key made on first start and kept
                                              in the database (restarts keep tokens valid); the anon and
                                              service_role keys are signed with it, as the CLI does.
@@ -374,6 +377,12 @@ public enum CLI {
         if let on = flags.switches["idp-auto-approve"] { config.identityProviders.autoApprove = on }
         if let on = flags.switches["strict-id-tokens"] { config.identityProviders.strictIDTokens = on }
         if let on = flags.switches["require-apikey"] { config.requireAPIKey = on }
+        if let mode = try nonEmpty(flags, "sms") {
+            guard mode == "capture" || mode == "provider" else {
+                throw UsageError(message: "--sms must be capture or provider, not '\(mode)'")
+            }
+            config.sms.captureOnly = mode == "capture"
+        }
         if let text = try nonEmpty(flags, "signing-key") {
             options.signingKeyAlgorithm = try signingAlgorithm(text, option: "signing-key")
         }

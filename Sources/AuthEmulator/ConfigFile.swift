@@ -251,10 +251,15 @@ public enum SupabaseConfigFile {
         ]),
     ])
 
-    /// `[auth.sms.<provider>]`: only `enabled` matters (it selects `GOTRUE_SMS_PROVIDER`); the
-    /// credentials are for sending real messages, which the emulator never does.
+    /// `[auth.sms.<provider>]`: `enabled` selects `GOTRUE_SMS_PROVIDER`; the credentials become
+    /// `GOTRUE_SMS_<PROVIDER>_*`, validated before each send as the real server does (the
+    /// emulator still never sends a message).
     static func smsProvider(_ credentials: String...) -> Node {
-        var keys = Dictionary(uniqueKeysWithValues: credentials.map { ($0, Node.ignored) })
+        var keys = Dictionary(uniqueKeysWithValues: credentials.map { name in
+            (name, Node.setting { m, f throws(EmulatorError) in
+                m.config.sms.providerSettings[f.path[f.path.count - 2] + "." + name] = try f.string()
+            })
+        })
         keys["enabled"] = .setting { m, f throws(EmulatorError) in m.smsProviderEnabled[f.path[f.path.count - 2]] = try f.boolean() }
         return .section(keys)
     }
@@ -524,6 +529,7 @@ public enum SupabaseConfigFile {
             // the credentials of a disabled provider (the `supabase init` template has those).
             for (field, variable) in unresolved {
                 if field.path.count == 4, field.path[1] == "external", !config.external.isEnabled(field.path[2]) { continue }
+                if field.path.count == 4, field.path[1] == "sms", smsProviderEnabled[field.path[2]] != true { continue }
                 warnings.append("\(field.location): \(field.name): environment variable \(variable) is not set; using \"env(\(variable))\" as written")
             }
         }

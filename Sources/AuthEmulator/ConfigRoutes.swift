@@ -47,6 +47,8 @@ enum ConfigRoutes {
             "idp_auto_approve": .bool(config.identityProviders.autoApprove),
             "strict_id_tokens": .bool(config.identityProviders.strictIDTokens),
             "require_apikey": .bool(config.requireAPIKey),
+            "sms_provider": .string(config.sms.provider),
+            "sms_capture": .bool(config.sms.captureOnly),
             // Public facts only: never key material.
             "jwt_keys": .array(config.jwt.keys.map { jwk in
                 ["kid": .string(jwk.key.kid ?? ""), "alg": .string(jwk.key.algorithm.rawValue), "sign": .bool(jwk.canSign)]
@@ -119,6 +121,7 @@ enum ConfigRoutes {
             case "idp_auto_approve": config.identityProviders.autoApprove = try bool(value, key)
             case "strict_id_tokens": config.identityProviders.strictIDTokens = try bool(value, key)
             case "require_apikey": config.requireAPIKey = try bool(value, key)
+            case "sms_capture": config.sms.captureOnly = try bool(value, key)
             case "jwt_keys":
                 // Key rotation: the same rules as GOTRUE_JWT_KEYS. Tokens signed by a key that stays
                 // listed (verify-only) keep verifying by their kid.

@@ -167,6 +167,20 @@ public enum EnvironmentConfiguration {
     private static func applySMS(_ env: inout Reader, _ config: inout Configuration) throws(EmulatorError) {
         if let on = try env.boolean("GOTRUE_SMS_AUTOCONFIRM") { config.sms.autoconfirm = on }
         if let provider = env.raw("GOTRUE_SMS_PROVIDER") { config.sms.provider = provider }
+        // The providers' credentials (envconfig's split names), validated before each send.
+        for (provider, requirements) in SMSSettings.providerRequirements {
+            for (setting, _) in requirements {
+                let name = "GOTRUE_SMS_" + provider.uppercased() + "_" + setting.uppercased()
+                if let value = env.raw(name) { config.sms.providerSettings[provider + "." + setting] = value }
+            }
+        }
+        if let mode = env.raw("AUTH_EMULATOR_SMS") {
+            switch mode {
+            case "capture": config.sms.captureOnly = true
+            case "provider", "": config.sms.captureOnly = false
+            default: throw EmulatorError("AUTH_EMULATOR_SMS: '\(mode)' is not capture or provider")
+            }
+        }
         if let exp = try env.integer("GOTRUE_SMS_OTP_EXP", in: 0...Int(UInt32.max), unit: "seconds") { config.sms.otpExpirySeconds = exp == 0 ? 60 : exp }
         if let length = try env.integer("GOTRUE_SMS_OTP_LENGTH", in: Int(Int32.min)...Int(Int32.max)) { config.sms.otpLength = Configuration.otpLength(length) }
         if let frequency = try env.duration("GOTRUE_SMS_MAX_FREQUENCY") { config.sms.maxFrequencySeconds = frequency == 0 ? 60 : frequency }

@@ -27,6 +27,34 @@ import Testing
         #expect(config.external.flowStateExpirySeconds == 300)
     }
 
+    @Test func smsProviderSettingsFromEveryPlace() throws {
+        var options = EmulatorOptions()
+        let unused = try EnvironmentConfiguration.apply([
+            "GOTRUE_SMS_PROVIDER": "twilio", "GOTRUE_SMS_TWILIO_ACCOUNT_SID": "AC1", "GOTRUE_SMS_TWILIO_AUTH_TOKEN": "t",
+        ], to: &options)
+        #expect(unused.isEmpty, "\(unused)")
+        #expect(options.configuration.sms.providerProblem == "missing Twilio message service SID or Twilio phone number")
+
+        var file = EmulatorOptions()
+        try SupabaseConfigFile.apply("""
+            [auth.sms.vonage]
+            enabled = true
+            from = "Acme"
+            api_key = "k"
+            api_secret = "s"
+            """, environment: [:], to: &file)
+        #expect(file.configuration.sms.provider == "vonage")
+        #expect(file.configuration.sms.providerProblem == nil)
+
+        var capture = EmulatorOptions()
+        try EnvironmentConfiguration.apply(["GOTRUE_SMS_PROVIDER": "twilio", "AUTH_EMULATOR_SMS": "capture"], to: &capture)
+        #expect(capture.configuration.sms.providerProblem == nil)
+        #expect(throws: EmulatorError.self) {
+            var bad = EmulatorOptions()
+            try EnvironmentConfiguration.apply(["AUTH_EMULATOR_SMS": "send"], to: &bad)
+        }
+    }
+
     @Test func emptyURLPathIsGoTruesOwnDefault() throws {
         var options = EmulatorOptions()
         try EnvironmentConfiguration.apply(["GOTRUE_MAILER_URLPATHS_INVITE": ""], to: &options)

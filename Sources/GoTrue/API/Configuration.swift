@@ -215,8 +215,16 @@ public struct MailerSettings: Sendable {
 public struct SMSSettings: Sendable {
     /// `GOTRUE_SMS_AUTOCONFIRM` (`supabase start`: `[auth.sms] enable_confirmations = false`).
     public var autoconfirm = true
-    /// `GOTRUE_SMS_PROVIDER`.
+    /// `GOTRUE_SMS_PROVIDER`. Empty: messages are captured in the outbox. Named: the provider's
+    /// settings are validated as the real server validates them before each send (missing
+    /// credentials fail the send), then the message is captured; nothing leaves the machine.
     public var provider = ""
+    /// The named providers' settings, by `<provider>.<setting>` (`twilio.account_sid`, ...):
+    /// `GOTRUE_SMS_<PROVIDER>_<SETTING>` or `[auth.sms.<provider>]`.
+    public var providerSettings: [String: String] = [:]
+    /// Emulator-only (`--sms capture`, `AUTH_EMULATOR_SMS=capture`, `"sms_capture": true` at
+    /// runtime): capture every message whatever the provider settings say.
+    public var captureOnly = false
     /// `GOTRUE_SMS_OTP_EXP` seconds (`supabase start` sets 6000; GoTrue's own default is 60).
     public var otpExpirySeconds = 6000
     /// `GOTRUE_SMS_OTP_LENGTH` (6-10).
@@ -230,9 +238,36 @@ public struct SMSSettings: Sendable {
     /// `GOTRUE_RATE_LIMIT_SMS_SENT`: the global SMS send limit (reference §6.2).
     public var rateLimitSMSSent = SendRate(events: 30)
     public init() {}
+
+    /// Each provider's settings (snake case, as in `config.toml`) and the real server's
+    /// `Validate` message for a missing one, in its order (conf/configuration.go).
+    public static let providerRequirements: [String: [(setting: String, missing: String)]] = {
+        let twilio: [(String, String)] = [
+            ("account_sid", "missing Twilio account SID"), ("auth_token", "missing Twilio auth token"),
+            ("message_service_sid", "missing Twilio message service SID or Twilio phone number"),
+        ]
+        return [
+            "twilio": twilio, "twilio_verify": twilio,
+            "messagebird": [("access_key", "missing Messagebird access key"), ("originator", "missing Messagebird originator")],
+            "textlocal": [("api_key", "missing Textlocal API key"), ("sender", "missing Textlocal sender")],
+            "vonage": [("api_key", "missing Vonage API key"), ("api_secret", "missing Vonage API secret"),
+                       ("from", "missing Vonage 'from' parameter")],
+        ]
+    }()
+
+    /// `sms_provider.GetSmsProvider`: nil when the named provider could be built, else the
+    /// reason (an unknown name, or the first missing setting). Nil when no provider is named or
+    /// capture is forced: the emulator then captures.
+    public var providerProblem: String? {
+        if provider.isEmpty || captureOnly { return nil }
+        guard let requirements = SMSSettings.providerRequirements[provider] else {
+            return "sms Provider \(provider) could not be found"
+        }
+        return requirements.first { (providerSettings[provider + "." + $0.setting] ?? "").isEmpty }?.missing
+    }
 }
 
-/// `GOTRUE_MAILER_URLPATHS_*` (default `/verify` each).
+
 /// `GOTRUE_MAILER_URLPATHS_*`: where email links point, resolved against the external URL.
 /// GoTrue's own default is `/verify`; `supabase start` sets every one to
 /// `<API_EXTERNAL_URL>/auth/v1/verify`, which the default `/auth/v1/verify` reproduces for the

@@ -286,6 +286,12 @@ struct Mailer {
             if !config.sms.autoconfirm && !project.outbox.allowSMS(config.sms.rateLimitSMSSent, now: now) {
                 throw AuthError(429, .overSmsSendRateLimit, "SMS rate limit exceeded")
             }
+            // `GetSmsProvider` before sending: a named provider with missing settings fails
+            // the send, and the caller's transaction (a sign-up's new user too) rolls back.
+            if let problem = config.sms.providerProblem {
+                logError("sms: \(problem)")
+                throw AuthError(500, .unexpectedFailure, "Unable to get SMS provider")
+            }
             otp = OneTimeTokens(project: project).otp(length: config.sms.otpLength)
             let text = MailTemplates.sms(config.sms.template, code: otp)
             messageID = try capture(conn, channel: "sms", to: phone, type: purpose.outboxType, subject: "", html: "",
