@@ -189,6 +189,17 @@ public enum EnvironmentConfiguration {
             config.sms.testOTP = [:]
             for (phone, code) in otps { config.sms.testOTP[Configuration.testPhone(phone)] = code }
         }
+        if let text = env.raw("GOTRUE_SMS_TEST_OTP_VALID_UNTIL") {
+            // GoTrue's conf.Time: blank means no limit, otherwise an RFC 3339 time.
+            let trimmed = text.trimmingSpaces
+            if trimmed.isEmpty {
+                config.sms.testOTPValidUntil = nil
+            } else if let until = Timestamp(rfc3339: trimmed) {
+                config.sms.testOTPValidUntil = until
+            } else {
+                throw EmulatorError("GOTRUE_SMS_TEST_OTP_VALID_UNTIL: '\(text)' is not an RFC 3339 time such as 2030-01-01T00:00:00Z")
+            }
+        }
         if let rate = try env.sendRate("GOTRUE_RATE_LIMIT_SMS_SENT") { config.sms.rateLimitSMSSent = rate }
     }
 

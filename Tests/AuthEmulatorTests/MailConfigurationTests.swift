@@ -55,6 +55,19 @@ import Testing
         }
     }
 
+    @Test func testOTPValidUntil() throws {
+        var options = EmulatorOptions()
+        try EnvironmentConfiguration.apply(["GOTRUE_SMS_TEST_OTP_VALID_UNTIL": " 2030-01-01T00:00:00Z "], to: &options)
+        #expect(options.configuration.sms.testOTPValidUntil == Timestamp(rfc3339: "2030-01-01T00:00:00Z"))
+        var blank = EmulatorOptions()
+        try EnvironmentConfiguration.apply(["GOTRUE_SMS_TEST_OTP_VALID_UNTIL": ""], to: &blank)
+        #expect(blank.configuration.sms.testOTPValidUntil == nil)
+        var bad = EmulatorOptions()
+        #expect(throws: EmulatorError.self) {
+            try EnvironmentConfiguration.apply(["GOTRUE_SMS_TEST_OTP_VALID_UNTIL": "tomorrow"], to: &bad)
+        }
+    }
+
     @Test func emptyURLPathIsGoTruesOwnDefault() throws {
         var options = EmulatorOptions()
         try EnvironmentConfiguration.apply(["GOTRUE_MAILER_URLPATHS_INVITE": ""], to: &options)

@@ -73,3 +73,29 @@ import Testing
         #expect(try counts(api).messages == 1)
     }
 }
+
+/// `GOTRUE_SMS_TEST_OTP_VALID_UNTIL`: fixed test codes stop applying at that instant (on the
+/// project's clock, so a test can move past it).
+@Suite struct TestOTPValidityTests {
+    @Test func fixedCodesExpire() throws {
+        let clock = ManualClock()  // 2026-01-01T00:00:00Z
+        let api = try makeAPI(clock: clock) { config in
+            config.external.phoneEnabled = true
+            config.sms.autoconfirm = false
+            config.sms.testOTP = ["15550100010": "123456", "15550100011": "123456"]
+            config.sms.testOTPValidUntil = Timestamp(rfc3339: "2026-01-01T01:00:00Z")
+        }
+        let before = api.call("POST", "/signup", ["phone": "+15550100010", "password": "password1"])
+        #expect(before.status == 200)
+        #expect(try api.project.database.read { try $0.outboxMessages() }.isEmpty)  // a test code sends nothing
+        #expect(api.call("POST", "/verify", ["type": "sms", "phone": "+15550100010", "token": "123456"]).status == 200)
+
+        clock.advance(seconds: 3600)
+        // At the instant and after, a real code is made and captured, and the fixed one fails.
+        #expect(api.call("POST", "/signup", ["phone": "+15550100011", "password": "password1"]).status == 200)
+        #expect(try api.project.database.read { try $0.outboxMessages() }.count == 1)
+        let stale = api.call("POST", "/verify", ["type": "sms", "phone": "+15550100011", "token": "123456"])
+        #expect(stale.status == 403)
+        #expect(errorCode(stale) == "otp_expired")
+    }
+}

@@ -235,6 +235,14 @@ public struct SMSSettings: Sendable {
     public var template = "Your code is {{ .Code }}"
     /// `GOTRUE_SMS_TEST_OTP`: fixed codes per phone (digits only).
     public var testOTP: [String: String] = [:]
+    /// `GOTRUE_SMS_TEST_OTP_VALID_UNTIL`: after this instant the fixed codes no longer apply.
+    public var testOTPValidUntil: Timestamp?
+
+    /// `GetTestOTP`: the fixed code of `phone` while the test codes are valid at `now`.
+    public func testOTP(for phone: String, now: Timestamp) -> String? {
+        if let until = testOTPValidUntil, !(now < until) { return nil }
+        return testOTP[phone]
+    }
     /// `GOTRUE_RATE_LIMIT_SMS_SENT`: the global SMS send limit (reference §6.2).
     public var rateLimitSMSSent = SendRate(events: 30)
     public init() {}

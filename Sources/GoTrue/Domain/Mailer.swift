@@ -279,7 +279,7 @@ struct Mailer {
         if purpose == .phoneChange { user.phoneChange = phone }
         let otp: String
         let messageID: String
-        if let fixed = config.sms.testOTP[phone] {
+        if let fixed = config.sms.testOTP(for: phone, now: now) {
             otp = fixed
             messageID = "test-otp"
         } else {
