@@ -652,3 +652,29 @@ extension GoTrueAPI {
         for set in sets { #expect(password.contains(where: { set.contains($0) })) }
     }
 }
+
+/// `/magiclink` reads its body with a `json.Decoder` (magic_link.go), not `retrieveRequestParams`:
+/// its own message prefix, `EOF` / `unexpected EOF`, and nothing read past the first value.
+@Suite struct MagicLinkBodyTests {
+    @Test(arguments: [
+        ("", "Could not read verification params: EOF"),
+        ("  \n", "Could not read verification params: EOF"),
+        (#"{"email":"#, "Could not read verification params: unexpected EOF"),
+        (#"{"email": 1}"#, "Could not read verification params: json: cannot unmarshal number into Go struct field MagicLinkParams.email of type string"),
+        ("[1]", "Could not read verification params: json: cannot unmarshal array into Go value of type api.MagicLinkParams"),
+        ("x", "Could not read verification params: invalid character 'x' looking for beginning of value"),
+    ])
+    func badBodies(_ body: String, _ message: String) throws {
+        let api = try makeAPI()
+        let response = api.call("POST", "/magiclink", raw: body)
+        #expect(response.status == 400)
+        #expect(errorCode(response) == "bad_json")
+        #expect(response.json["msg"]?.stringValue == message)
+    }
+
+    @Test func onlyTheFirstValueIsRead() throws {
+        let api = try makeAPI()
+        let response = api.call("POST", "/magiclink", raw: #"{"email": "first@example.com"} {"ignored": true"#)
+        #expect(response.status == 200, "\(response.text)")
+    }
+}

@@ -8,18 +8,42 @@ struct RequestBody {
     let object: JSONObject
     /// The Go struct name used in type-mismatch messages, e.g. `SignupParams`.
     let structName: String
+    /// What every `bad_json` message starts with.
+    let prefix: String
 
+    /// `retrieveRequestParams`: `json.Unmarshal` of the whole body.
     init(_ request: HTTPRequest, as structName: String) throws(AuthError) {
+        try self.init(request, as: structName, prefix: "Could not parse request body as JSON: ", streaming: false)
+    }
+
+    /// `json.NewDecoder(r.Body).Decode(params)`, as `/magiclink` reads its body: the first JSON
+    /// value only (whatever follows it is never read), an empty body is `EOF` and a cut-off one
+    /// `unexpected EOF`; messages start with `prefix`.
+    init(decoding request: HTTPRequest, as structName: String, prefix: String) throws(AuthError) {
+        try self.init(request, as: structName, prefix: prefix, streaming: true)
+    }
+
+    private init(_ request: HTTPRequest, as structName: String, prefix: String, streaming: Bool) throws(AuthError) {
         self.structName = structName
-        let prefix = "Could not parse request body as JSON: "
-        if request.body.isEmpty {
-            throw AuthError(400, .badJson, prefix + "unexpected end of JSON input")
+        self.prefix = prefix
+        let body = request.body
+        let blank = body.allSatisfy { [0x20, 0x09, 0x0A, 0x0D].contains($0) }
+        if body.isEmpty || (streaming && blank) {
+            throw AuthError(400, .badJson, prefix + (streaming ? "EOF" : "unexpected end of JSON input"))
         }
-        let value: JSON
+        var value: JSON
         do {
-            value = try JSON(parsing: request.body)
+            value = try JSON(parsing: body)
         } catch {
-            throw AuthError(400, .badJson, prefix + RequestBody.goSyntaxError(request.body, error))
+            let message = RequestBody.goSyntaxError(body, error)
+            if streaming, message.hasSuffix("after top-level value"),
+               let first = try? JSON(parsing: Array(body[..<min(error.offset, body.count)])) {
+                value = first  // the decoder stops after the first value
+            } else if streaming, message == "unexpected end of JSON input" {
+                throw AuthError(400, .badJson, prefix + "unexpected EOF")
+            } else {
+                throw AuthError(400, .badJson, prefix + message)
+            }
         }
         switch value {
         case .object(let object):
@@ -78,7 +102,7 @@ struct RequestBody {
 
     private func mismatch(_ key: String, _ value: JSON, goType: String) -> AuthError {
         AuthError(400, .badJson,
-                  "Could not parse request body as JSON: json: cannot unmarshal \(RequestBody.kind(value)) into Go struct field \(structName).\(key) of type \(goType)")
+                  prefix + "json: cannot unmarshal \(RequestBody.kind(value)) into Go struct field \(structName).\(key) of type \(goType)")
     }
 
     /// A `string` field: absent or null is nil ("" in Go, where it matters the caller decides).

@@ -73,7 +73,8 @@ struct OtpEndpoints: EndpointGroup {
         guard config.external.magicLinkEnabled else {
             throw AuthError(422, .emailProviderDisabled, "Login with magic link is disabled")
         }
-        let body = try RequestBody(context.request, as: "MagicLinkParams")
+        // MagicLink decodes its body with a json.Decoder, not retrieveRequestParams.
+        let body = try RequestBody(decoding: context.request, as: "MagicLinkParams", prefix: "Could not read verification params: ")
         var email = try body.string("email") ?? ""
         let data = try body.map("data") ?? JSONObject()
         let challenge = try body.string("code_challenge") ?? ""
