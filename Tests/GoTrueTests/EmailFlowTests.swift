@@ -678,3 +678,24 @@ extension GoTrueAPI {
         #expect(response.status == 200, "\(response.text)")
     }
 }
+
+@Suite struct InvitedSignUpTests {
+    /// `Signup`: an invited user who signs up before accepting gets a confirmation email, and
+    /// the answer leaves out their metadata and identities (`HasBeenInvited`).
+    @Test func invitedUsersFieldsAreBlankedInTheAnswer() throws {
+        let clock = ManualClock()
+        let api = try makeAPI(clock: clock) { $0.mailer.autoconfirm = false }
+        let service = api.project.configuration.apiKeys.serviceRole
+        let invited = api.call("POST", "/invite", ["email": "guest@example.com", "data": ["team": "a"]], bearer: service)
+        #expect(invited.status == 200)
+        clock.advance(seconds: 61)  // past the per-user email frequency limit
+        let signup = api.call("POST", "/signup", ["email": "guest@example.com", "password": "password1"])
+        #expect(signup.status == 200, "\(signup.text)")
+        #expect(signup.json["user_metadata"] == [:])
+        #expect(signup.json["identities"] == [])
+        #expect(signup.json["invited_at"] != nil)
+        // What is stored is unchanged.
+        let stored = try #require(try api.project.database.read { try $0.user(email: "guest@example.com", aud: "authenticated") })
+        #expect(stored.userMetadata.contains("\"team\""))
+    }
+}

@@ -181,6 +181,13 @@ struct SignupEndpoints: EndpointGroup {
             } else {
                 _ = try mailer.sendPhoneOTP(conn, user: &user, phone: phone, purpose: .confirmation, sent: &sent)
             }
+            // `HasBeenInvited`: an invited user's metadata and identities are left out of the
+            // answer (what is stored stays).
+            if user.invitedAt != nil {
+                var shown = user
+                shown.userMetadata = "{}"
+                return .pending(Models.user(shown, identities: []))
+            }
             return .pending(Models.user(user, identities: [identity]))
         }
 
