@@ -113,6 +113,7 @@ public enum EnvironmentConfiguration {
     private static func applyExternal(_ env: inout Reader, _ config: inout Configuration) throws(EmulatorError) {
         if let on = try env.boolean("GOTRUE_EXTERNAL_EMAIL_ENABLED") { config.external.emailEnabled = on }
         if let on = try env.boolean("GOTRUE_EXTERNAL_EMAIL_MAGIC_LINK_ENABLED") { config.external.magicLinkEnabled = on }
+        if let list = env.list("GOTRUE_EXTERNAL_EMAIL_AUTHORIZED_ADDRESSES") { config.external.emailAuthorizedAddresses = list }
         if let on = try env.boolean("GOTRUE_EXTERNAL_PHONE_ENABLED") { config.external.phoneEnabled = on }
         if let on = try env.boolean("GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED") { config.external.anonymousUsersEnabled = on }
         if let bundle = env.raw("GOTRUE_EXTERNAL_IOS_BUNDLE_ID") { config.external.iosBundleID = bundle }

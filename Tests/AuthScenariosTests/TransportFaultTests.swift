@@ -94,6 +94,7 @@ struct TransportFaultTests {
             client.setReceiveTimeout(0.2)
             var byte: UInt8 = 0
             #expect(recv(client.fd, &byte, 1, 0) < 0)
+            client.setReceiveTimeout(5)
             let response = try client.readResponse()
             let elapsed = monotonicSeconds() - start
             #expect(response.status == 200)

@@ -699,3 +699,21 @@ extension GoTrueAPI {
         #expect(stored.userMetadata.contains("\"team\""))
     }
 }
+
+@Suite struct AuthorizedAddressTests {
+    /// `GOTRUE_EXTERNAL_EMAIL_AUTHORIZED_ADDRESSES`: mail only to listed addresses (labels
+    /// ignored, case-insensitive); anything else fails the request, which writes nothing.
+    @Test func onlyAuthorizedAddressesReceiveMail() throws {
+        let api = try makeAPI { config in
+            config.mailer.autoconfirm = false
+            config.external.emailAuthorizedAddresses = ["Alice@Example.com"]
+        }
+        #expect(api.call("POST", "/signup", ["email": "alice+test@example.com", "password": "password1"]).status == 200)
+        let refused = api.call("POST", "/signup", ["email": "bob@example.com", "password": "password1"])
+        #expect(refused.status == 400)
+        #expect(errorCode(refused) == "email_address_not_authorized")
+        #expect(refused.json["msg"] == #"Email address "bob@example.com" cannot be used as it is not authorized"#)
+        #expect(try api.project.database.read { try $0.user(email: "bob@example.com", aud: "authenticated") } == nil)
+        #expect(try api.project.database.read { try $0.outboxMessages() }.count == 1)
+    }
+}

@@ -131,6 +131,8 @@ public struct ExternalSettings: Sendable {
     public var emailEnabled = true
     /// `GOTRUE_EXTERNAL_EMAIL_MAGIC_LINK_ENABLED`.
     public var magicLinkEnabled = true
+    /// `GOTRUE_EXTERNAL_EMAIL_AUTHORIZED_ADDRESSES`: when set, the only addresses mail may go to.
+    public var emailAuthorizedAddresses: [String] = []
     /// `GOTRUE_EXTERNAL_PHONE_ENABLED` (`supabase start`: `[auth.sms] enable_signup = false`).
     public var phoneEnabled = false
     /// `GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED`.

@@ -108,6 +108,22 @@ struct Mailer {
         if refused { throw AuthError(429, .overEmailSendRateLimit, "email rate limit exceeded") }
     }
 
+    /// `checkEmailAddressAuthorization` (`GOTRUE_EXTERNAL_EMAIL_AUTHORIZED_ADDRESSES`): with a
+    /// list set, mail goes only to listed addresses, compared case-insensitively with any
+    /// `+label` removed; checked in `sendEmail` before the send limit.
+    private func checkAuthorized(_ address: String) throws(AuthError) {
+        let authorized = config.external.emailAuthorizedAddresses
+        guard !authorized.isEmpty, !address.isEmpty else { return }
+        var normalized = address
+        // emailLabelPattern `[+][^@]+@` → "@".
+        if let plus = normalized.firstIndex(of: "+"), let at = normalized[plus...].firstIndex(of: "@"),
+           normalized.index(after: plus) < at {
+            normalized.replaceSubrange(plus..<at, with: "")
+        }
+        if authorized.contains(where: { $0.lowercased() == normalized.lowercased() }) { return }
+        throw AuthError(400, .emailAddressNotAuthorized, "Email address \(goQuoted(address)) cannot be used as it is not authorized")
+    }
+
     private func capture(_ conn: Connection, channel: String, to recipient: String, type: String, subject: String,
                          html: String, text: String, otp: String, tokenHash: String, link: String, userID: String,
                          sent: inout [OutboxRecord]) throws -> OutboxRecord {
@@ -188,6 +204,7 @@ struct Mailer {
         let email = user.email ?? ""
         let otp = emailOTP(for: email)
         let token = Mailer.flowPrefix(pkce) + OneTimeTokens.tokenHash(email, otp)
+        try checkAuthorized(email)
         try checkEmailSendLimit()
         try captureEmail(conn, user: user, to: email, action: action, otp: otp, tokenHash: token, path: path, sent: &sent)
         try storeCode(conn, user: &user, token: token, slot: slot, sentAt: sentAt, type: tokenType, relatesTo: email, at: now)
@@ -221,6 +238,9 @@ struct Mailer {
             user.emailChangeTokenCurrent = Mailer.flowPrefix(pkce) + OneTimeTokens.tokenHash(current, otpCurrent)
         }
         user.emailChangeConfirmStatus = 0
+        // The new address must be authorized, and with secure email change the current one too.
+        try checkAuthorized(newEmail)
+        if config.mailer.secureEmailChangeEnabled && !current.isEmpty { try checkAuthorized(current) }
         try checkEmailSendLimit()
         let path = config.mailer.urlPaths.emailChange
         try captureEmail(conn, user: user, to: newEmail, action: .emailChange, otp: otpNew,
