@@ -145,6 +145,7 @@ public enum EnvironmentConfiguration {
     private static func applyMailer(_ env: inout Reader, _ config: inout Configuration) throws(EmulatorError) {
         if let on = try env.boolean("GOTRUE_MAILER_AUTOCONFIRM") { config.mailer.autoconfirm = on }
         if let on = try env.boolean("GOTRUE_MAILER_SECURE_EMAIL_CHANGE_ENABLED") { config.mailer.secureEmailChangeEnabled = on }
+        if let hosts = env.list("GOTRUE_MAILER_EXTERNAL_HOSTS") { config.mailer.externalHosts = hosts }
         if let on = try env.boolean("GOTRUE_MAILER_ALLOW_UNVERIFIED_EMAIL_SIGN_INS") { config.mailer.allowUnverifiedEmailSignIns = on }
         // GoTrue: OTP_EXP 0 means the default of one day; an OTP length outside 6...10 means 6.
         if let exp = try env.integer("GOTRUE_MAILER_OTP_EXP", in: 0...Int(UInt32.max), unit: "seconds") { config.mailer.otpExpirySeconds = exp == 0 ? 86_400 : exp }

@@ -225,3 +225,23 @@ extension GoTrueAPI {
         #expect(after.allSatisfy { $0.actionLink.hasPrefix("http://127.0.0.1:54321/auth/v1/verify?token=") })
     }
 }
+
+/// `GOTRUE_MAILER_EXTERNAL_HOSTS` with `X-Forwarded-Host` (`isValidExternalHost`).
+@Suite struct ExternalHostTests {
+    @Test func listedForwardedHostsBuildTheLinks() throws {
+        let clock = ManualClock()
+        let api = try makeAPI(clock: clock) { config in
+            config.mailer.autoconfirm = false
+            config.mailer.externalHosts = ["auth.example.com", "localhost"]
+        }
+        func link(_ email: String, _ headers: HTTPHeaders) throws -> String {
+            _ = api.call("POST", "/signup", ["email": .string(email), "password": "password1"], headers: headers)
+            return try #require(try api.project.database.read { try $0.outboxMessages(recipient: email) }.first).actionLink
+        }
+        #expect(try link("a@example.com", ["X-Forwarded-Host": "auth.example.com"]).hasPrefix("https://auth.example.com/auth/v1/verify?"))
+        #expect(try link("b@example.com", ["X-Forwarded-Host": "localhost", "X-Forwarded-Proto": "http"]).hasPrefix("http://localhost/auth/v1/verify?"))
+        #expect(try link("c@example.com", ["X-Forwarded-Host": "localhost"]).hasPrefix("https://localhost/auth/v1/verify?"))
+        // An unlisted host is ignored: the configured external URL.
+        #expect(try link("d@example.com", ["X-Forwarded-Host": "evil.example.com"]).hasPrefix("http://127.0.0.1:9999/auth/v1/verify?"))
+    }
+}

@@ -194,6 +194,9 @@ public struct MailerSettings: Sendable {
     public var autoconfirm = true
     /// `GOTRUE_MAILER_SECURE_EMAIL_CHANGE_ENABLED` (`double_confirm_changes = true`).
     public var secureEmailChangeEnabled = true
+    /// `GOTRUE_MAILER_EXTERNAL_HOSTS`: hosts a request may name in `X-Forwarded-Host` to have
+    /// its links built on that host instead of `API_EXTERNAL_URL` (`isValidExternalHost`).
+    public var externalHosts: [String] = []
     /// `GOTRUE_MAILER_ALLOW_UNVERIFIED_EMAIL_SIGN_INS`.
     public var allowUnverifiedEmailSignIns = false
     /// `GOTRUE_MAILER_OTP_EXP` seconds (`supabase start`: `otp_expiry = 3600`).

@@ -107,6 +107,7 @@ public final class GoTrueAPI: HTTPResponder {
             // The one lock taken on the live configuration for this request.
             configuration: project.settings.current
         )
+        GoTrueAPI.applyExternalHost(&context)
         let cors = CORS(configuration: context.configuration)
         if let preflight = cors.preflight(request, viaGateway: viaGateway) { return preflight }
         if viaGateway {
@@ -169,6 +170,19 @@ public final class GoTrueAPI: HTTPResponder {
         }
         logError("request \(context.requestID) \(context.request.method) \(context.path): \(error)")
         return AuthError.unexpected.response(apiVersion: context.apiVersion, requestID: context.requestID)
+    }
+
+    /// `isValidExternalHost`: with `GOTRUE_MAILER_EXTERNAL_HOSTS` set, an `X-Forwarded-Host` on
+    /// that list becomes this request's external URL (`https://`, or `http://` for `localhost`
+    /// with `X-Forwarded-Proto: http`), so its links point at the host the client used. The
+    /// request target's own host counts only when no `X-Forwarded-Host` is sent; server requests
+    /// carry none (origin-form targets), as Go's `req.URL.Hostname()` is empty for them.
+    static func applyExternalHost(_ context: inout RequestContext) {
+        let hosts = context.configuration.mailer.externalHosts
+        guard !hosts.isEmpty, let forwarded = context.request.headers["X-Forwarded-Host"], !forwarded.isEmpty,
+              hosts.contains(forwarded) else { return }
+        let proto = forwarded == "localhost" && context.request.headers["X-Forwarded-Proto"] == "http" ? "http" : "https"
+        context.configuration.externalURL = proto + "://" + forwarded
     }
 
     /// The routes `supabase start`'s Kong sends to GoTrue untouched (its `auth-v1-open*`
