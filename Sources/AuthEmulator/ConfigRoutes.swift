@@ -133,9 +133,8 @@ enum ConfigRoutes {
                     throw AuthError(400, .validationFailed, error.description)
                 }
                 config.jwt.keys = keys
-                if var methods = config.jwt.validMethods {
-                    for key in keys where !methods.contains(key.key.algorithm.rawValue) { methods.append(key.key.algorithm.rawValue) }
-                    config.jwt.validMethods = methods
+                if let methods = config.jwt.validMethods {
+                    config.jwt.validMethods = JWTSettings.methods(methods, adding: keys)
                 }
             default:
                 throw invalid(key, "unknown or read-only setting")

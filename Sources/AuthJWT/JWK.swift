@@ -20,7 +20,7 @@ public struct JWK: Sendable {
         var kid: String?
         if let value = object["kid"] {
             guard let text = value.stringValue else { throw .invalidMember("kid") }
-            kid = text
+            kid = text.isEmpty ? nil : text  // an empty kid is no kid: headers leave it out
         }
         var operations: [String] = []
         if let value = object["key_ops"] {

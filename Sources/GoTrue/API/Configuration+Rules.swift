@@ -42,9 +42,7 @@ extension Configuration {
     @discardableResult
     public mutating func adoptSigningKeys(_ keys: [JWK]) -> Bool {
         jwt.keys = keys
-        var methods = ["HS256", "RS256", "ES256"]
-        for key in keys where !methods.contains(key.key.algorithm.rawValue) { methods.append(key.key.algorithm.rawValue) }
-        jwt.validMethods = methods
+        jwt.validMethods = JWTSettings.methods(["HS256", "RS256", "ES256"], adding: keys)
         guard let first = keys.first, first.key.canSign else { return false }
         let standard = APIKeys.standard(secret: jwt.secret)
         let derived = APIKeys.derived(from: first.key)

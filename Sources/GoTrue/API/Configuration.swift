@@ -93,21 +93,21 @@ public struct JWTSettings: Sendable {
     /// The key tokens are signed with: the signing JWK, else the secret as HS256 with
     /// `GOTRUE_JWT_KEY_ID` as its `kid` when set.
     public var signingKey: JWTKey {
-        if let jwk = signingJWK {
-            var key = jwk.key
-            if key.kid == "" { key.kid = nil }
-            return key
-        }
+        if let jwk = signingJWK { return jwk.key }
         return JWTKey(kid: keyID.isEmpty ? nil : keyID, secret: Array(secret.utf8))
     }
 
     /// The accepted algorithms in force (`ApplyDefaults`: the keys' algorithms).
     public var acceptedMethods: [String] {
         if let validMethods { return validMethods }
-        if keys.isEmpty { return [JWTAlgorithm.hs256.rawValue] }
-        var methods: [String] = []
-        for jwk in keys where !methods.contains(jwk.key.algorithm.rawValue) { methods.append(jwk.key.algorithm.rawValue) }
-        return methods
+        return keys.isEmpty ? [JWTAlgorithm.hs256.rawValue] : JWTSettings.methods([], adding: keys)
+    }
+
+    /// `methods`, then the algorithms of `keys` it lacks, in key order.
+    public static func methods(_ methods: [String], adding keys: [JWK]) -> [String] {
+        var result = methods
+        for jwk in keys where !result.contains(jwk.key.algorithm.rawValue) { result.append(jwk.key.algorithm.rawValue) }
+        return result
     }
 
     /// Verification keys as `parseJWTClaims` resolves them: by `kid` among the configured keys
@@ -374,9 +374,7 @@ public struct APIKeys: Sendable, Equatable {
     public static func derived(from key: JWTKey) -> APIKeys {
         func token(_ role: String) -> String {
             let claims: JSONObject = ["iss": "supabase-demo", "role": .string(role), "exp": 1_983_812_996]
-            var signer = key
-            if signer.kid == "" { signer.kid = nil }
-            return JWTSigner.sign(claims: claims, key: signer)
+            return JWTSigner.sign(claims: claims, key: key)
         }
         return APIKeys(anon: token("anon"), serviceRole: token("service_role"),
                        publishable: APIKeys.localPublishable, secret: APIKeys.localSecret)

@@ -40,7 +40,7 @@ struct Core: Sendable {
     /// `parseJWTClaims`: verified against the project's keys and the (virtual) clock.
     func verifiedClaims(_ token: String) throws(AuthError) -> JSONObject {
         do {
-            let jwt = try JWT.verify(token, keys: Tokens(api: self).verificationKeys, now: project.environment.now().unixSeconds)
+            let jwt = try JWT.verify(token, keys: config.jwt.verificationKeys, now: project.environment.now().unixSeconds)
             return jwt.claims
         } catch {
             throw AuthError(403, .badJwt, "invalid JWT: unable to parse or verify signature, \(error)")

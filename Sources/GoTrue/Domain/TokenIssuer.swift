@@ -13,12 +13,6 @@ struct Tokens {
         configuration = api.config
     }
 
-    /// The key that signs (`JWTSettings.signingKey`).
-    var signingKey: JWTKey { configuration.jwt.signingKey }
-
-    /// Verification keys as `parseJWTClaims` resolves them (`JWTSettings.verificationKeys`).
-    var verificationKeys: JWTKeySet { configuration.jwt.verificationKeys }
-
     /// A legacy-format refresh token: 12 characters of lowercase base32 (`a-z`, `2-7`).
     func newRefreshToken() -> String {
         let alphabet = Array("abcdefghijklmnopqrstuvwxyz234567".utf8)
@@ -66,7 +60,7 @@ struct Tokens {
         claims["amr"] = amr
         claims["session_id"] = .string(sessionID)
         claims["is_anonymous"] = .bool(user.isAnonymous)
-        return (JWTSigner.sign(claims: claims, key: signingKey), expiresAt)
+        return (JWTSigner.sign(claims: claims, key: configuration.jwt.signingKey), expiresAt)
     }
 
     /// `IssueRefreshToken`: a new session with its first refresh token and AMR entry, the user's

@@ -41,7 +41,7 @@ struct TestTokenEndpoints: EndpointGroup {
             }
             var claims = TestTokens.keyClaims(role: role, issuedAt: now, expiresIn: expiresIn)
             for (key, value) in extra { claims[key] = value }
-            let token = JWTSigner.sign(claims: claims, key: TestTokens.signingKey(config))
+            let token = JWTSigner.sign(claims: claims, key: config.jwt.signingKey)
             let expiresAt = claims["exp"]?.int64Value ?? now.unixSeconds + expiresIn
             return .json(["access_token": .string(token), "token_type": "bearer",
                           "expires_in": .number(expiresAt - now.unixSeconds), "expires_at": .number(expiresAt)])
@@ -67,7 +67,7 @@ struct TestTokenEndpoints: EndpointGroup {
             claims["session_id"] = .string(issued.sessionID)
             claims["is_anonymous"] = .bool(user.isAnonymous)
             for (key, value) in extra { claims[key] = value }
-            let token = JWTSigner.sign(claims: claims, key: tokens.signingKey)
+            let token = JWTSigner.sign(claims: claims, key: config.jwt.signingKey)
             let expiresAt = claims["exp"]?.int64Value ?? now.unixSeconds + expiresIn
             return (issued, Models.user(user, identities: try conn.identities(userID: user.id)), token, expiresAt)
         }
@@ -80,9 +80,6 @@ struct TestTokenEndpoints: EndpointGroup {
 
 /// Test tokens minted without a running server (`auth-emulator token`) or by the control route.
 public enum TestTokens {
-    /// The signing key `Tokens.signingKey` picks, from a configuration alone.
-    static func signingKey(_ config: Configuration) -> JWTKey { config.jwt.signingKey }
-
     /// The claims of an API key (`APIKeys.standard`): without an expiry the well-known keys'
     /// fixed `exp`, so `--role anon` reproduces the project's anon key.
     static func keyClaims(role: String, issuedAt: Timestamp, expiresIn: Int64?) -> JSONObject {
@@ -116,7 +113,7 @@ public enum TestTokens {
     /// An API-key-like token for `role` (`anon`, `service_role`, ...), signed with the
     /// configuration's key. `expiresIn` nil gives the well-known keys' fixed expiry.
     public static func keyToken(role: String, configuration: Configuration, now: Timestamp, expiresIn: Int64?) -> String {
-        JWTSigner.sign(claims: keyClaims(role: role, issuedAt: now, expiresIn: expiresIn), key: signingKey(configuration))
+        JWTSigner.sign(claims: keyClaims(role: role, issuedAt: now, expiresIn: expiresIn), key: configuration.jwt.signingKey)
     }
 
     /// A user token without a session (no `session_id`): GoTrue accepts it on `/user` as long as
@@ -131,6 +128,6 @@ public enum TestTokens {
         claims["aal"] = "aal1"
         claims["amr"] = .array([])
         claims["is_anonymous"] = false
-        return JWTSigner.sign(claims: claims, key: signingKey(configuration))
+        return JWTSigner.sign(claims: claims, key: configuration.jwt.signingKey)
     }
 }
