@@ -8,9 +8,9 @@ import GoTrue
 /// - Other top-level sections (`[api]`, `[db]`, `[studio]`, ...) are not the emulator's business
 ///   and are skipped without looking inside.
 /// - Every key of the CLI's `[auth]` schema is known. Those with a counterpart in the emulator
-///   are applied; the rest (rate limits, MFA, hooks, captcha, SMTP, templates, third-party
-///   auth, web3, OAuth server, ...) are accepted and ignored, so an unmodified `supabase init`
-///   file loads. A key the CLI does not know either is an error naming the key and its line,
+///   are applied; the rest (MFA, hooks, captcha, SMTP, custom email bodies, third-party auth,
+///   web3, OAuth server, ...) are accepted and ignored, so an unmodified `supabase init` file
+///   loads. A key the CLI does not know either is an error naming the key and its line,
 ///   like the CLI's own strict decoding.
 /// - `"env(NAME)"` values are replaced by the environment variable `NAME` when it is set and
 ///   non-empty, and kept as written otherwise (the CLI's `LoadEnvHook`).
@@ -184,8 +184,23 @@ public enum SupabaseConfigFile {
                 let seconds = try f.unsigned()
                 m.config.mailer.otpExpirySeconds = seconds == 0 ? 86_400 : seconds
             },
-            "template": .map(allowed: nil, ignoredSection("subject", "content", "content_path")),
-            "notification": .map(allowed: nil, ignoredSection("enabled", "subject", "content", "content_path")),
+            // The CLI passes each template's subject as GOTRUE_MAILER_SUBJECTS_<ID>; custom bodies
+            // (content_path, served to GoTrue over HTTP) are not modelled: the built-in ones apply.
+            // Any name is accepted, as by the CLI (GoTrue ignores a subject it has no template for).
+            "template": .map(allowed: nil, .section([
+                "subject": .setting { m, f throws(EmulatorError) in m.config.mailer.subjects[f.path[f.path.count - 2]] = try f.string() },
+                "content": .ignored, "content_path": .ignored,
+            ])),
+            // `enabled` becomes GOTRUE_MAILER_NOTIFICATIONS_<KIND>_ENABLED; the subject is passed
+            // only for an enabled notice, under the template id `<kind>_notification`.
+            "notification": .map(allowed: nil, .section([
+                "enabled": .setting { m, f throws(EmulatorError) in
+                    guard let kind = MailNotification(rawValue: f.path[f.path.count - 2]) else { return }
+                    if try f.boolean() { m.config.mailer.notifications.insert(kind) } else { m.config.mailer.notifications.remove(kind) }
+                },
+                "subject": .setting { m, f throws(EmulatorError) in m.notificationSubjects[f.path[f.path.count - 2]] = try f.string() },
+                "content": .ignored, "content_path": .ignored,
+            ])),
             "smtp": ignoredSection("enabled", "host", "port", "user", "pass", "admin_email", "sender_name"),
         ]),
         "sms": .section([
@@ -412,6 +427,8 @@ public enum SupabaseConfigFile {
         var smsProviderEnabled: [String: Bool] = [:]
         var signingKeysPath: (path: String, field: Field)?
         var testOTPCleared = false
+        /// `[auth.email.notification.<kind>] subject`, applied only for enabled notices.
+        var notificationSubjects: [String: String] = [:]
         /// Lines of `[auth.external.<provider>]` tables, for messages about them.
         var providerLines: [String: Int] = [:]
         /// `(setting, variable)` for `env(...)` values left unresolved.
@@ -507,6 +524,11 @@ public enum SupabaseConfigFile {
                 config.jwt.issuer = issuer
             } else if let externalURL {
                 config.jwt.issuer = externalURL
+            }
+
+            for (kind, subject) in notificationSubjects {
+                guard let notice = MailNotification(rawValue: kind), config.mailer.notifications.contains(notice) else { continue }
+                config.mailer.subjects[notice.templateID] = subject
             }
 
             if smsProviderEnabled.values.contains(true) {

@@ -49,6 +49,8 @@ enum ConfigRoutes {
             "require_apikey": .bool(config.requireAPIKey),
             "sms_provider": .string(config.sms.provider),
             "sms_capture": .bool(config.sms.captureOnly),
+            "mailer_notifications": .array(MailNotification.allCases.filter(config.mailer.notifications.contains)
+                .map { .string($0.rawValue) }),
             // Public facts only: never key material.
             "jwt_keys": .array(config.jwt.keys.map { jwk in
                 ["kid": .string(jwk.key.kid ?? ""), "alg": .string(jwk.key.algorithm.rawValue), "sign": .bool(jwk.canSign)]
@@ -122,6 +124,15 @@ enum ConfigRoutes {
             case "strict_id_tokens": config.identityProviders.strictIDTokens = try bool(value, key)
             case "require_apikey": config.requireAPIKey = try bool(value, key)
             case "sms_capture": config.sms.captureOnly = try bool(value, key)
+            case "mailer_notifications":
+                var kinds: Set<MailNotification> = []
+                for name in try strings(value, key) {
+                    guard let kind = MailNotification(rawValue: name) else {
+                        throw invalid(key, "unknown notification '\(name)' (expected one of: \(MailNotification.allCases.map(\.rawValue).joined(separator: ", ")))")
+                    }
+                    kinds.insert(kind)
+                }
+                config.mailer.notifications = kinds
             case "jwt_keys":
                 // Key rotation: the same rules as GOTRUE_JWT_KEYS. Tokens signed by a key that stays
                 // listed (verify-only) keep verifying by their kid.

@@ -158,6 +158,13 @@ public enum EnvironmentConfiguration {
             if let value = env.raw("GOTRUE_MAILER_URLPATHS_" + name) { config.mailer.urlPaths[keyPath: path] = value.isEmpty ? "/verify" : value }
         }
         if let rate = try env.sendRate("GOTRUE_RATE_LIMIT_EMAIL_SENT") { config.mailer.rateLimitEmailSent = rate }
+        for kind in MailNotification.allCases {
+            guard let on = try env.boolean("GOTRUE_MAILER_NOTIFICATIONS_\(kind.rawValue.uppercased())_ENABLED") else { continue }
+            if on { config.mailer.notifications.insert(kind) } else { config.mailer.notifications.remove(kind) }
+        }
+        for id in MailTemplateID.all {
+            if let subject = env.string("GOTRUE_MAILER_SUBJECTS_" + id.uppercased()) { config.mailer.subjects[id] = subject }
+        }
         // Emulator-only fixed email codes, `email:code,...` like GOTRUE_SMS_TEST_OTP; either name works.
         for name in [mailerTestOTPVariable, "GOTRUE_MAILER_TEST_OTP"] {
             guard let otps = try env.map(name) else { continue }

@@ -27,6 +27,44 @@ import Testing
         #expect(config.external.flowStateExpirySeconds == 300)
     }
 
+    @Test func notificationsAndSubjects() throws {
+        var options = EmulatorOptions()
+        let unused = try EnvironmentConfiguration.apply([
+            "GOTRUE_MAILER_NOTIFICATIONS_PASSWORD_CHANGED_ENABLED": "true",
+            "GOTRUE_MAILER_NOTIFICATIONS_MFA_FACTOR_ENROLLED_ENABLED": "false",
+            "GOTRUE_MAILER_SUBJECTS_PASSWORD_CHANGED_NOTIFICATION": "Changed!",
+            "GOTRUE_MAILER_SUBJECTS_MAGIC_LINK": "Sign in to {{ .SiteURL }}",
+        ], to: &options)
+        #expect(unused.isEmpty, "\(unused)")
+        #expect(options.configuration.mailer.notifications == [.passwordChanged])
+        #expect(options.configuration.mailer.subjects == ["password_changed_notification": "Changed!",
+                                                          "magic_link": "Sign in to {{ .SiteURL }}"])
+        #expect(throws: EmulatorError.self) {
+            var bad = EmulatorOptions()
+            try EnvironmentConfiguration.apply(["GOTRUE_MAILER_NOTIFICATIONS_EMAIL_CHANGED_ENABLED": "yes please"], to: &bad)
+        }
+
+        // As `supabase start` passes them: the subject of a notice only when it is enabled.
+        var file = EmulatorOptions()
+        try SupabaseConfigFile.apply("""
+            [auth.email.template.invite]
+            subject = "Join us"
+            content_path = "./supabase/templates/invite.html"
+            [auth.email.notification.password_changed]
+            enabled = true
+            subject = "Password changed"
+            [auth.email.notification.email_changed]
+            enabled = false
+            subject = "Not passed"
+            """, environment: [:], to: &file)
+        #expect(file.configuration.mailer.notifications == [.passwordChanged])
+        #expect(file.configuration.mailer.subjects == ["invite": "Join us", "password_changed_notification": "Password changed"])
+        // A name the CLI passes on but GoTrue has no notice for changes nothing, as there.
+        var other = EmulatorOptions()
+        try SupabaseConfigFile.apply("[auth.email.notification.password_reset]\nenabled = true\n", environment: [:], to: &other)
+        #expect(other.configuration.mailer.notifications.isEmpty)
+    }
+
     @Test func smsProviderSettingsFromEveryPlace() throws {
         var options = EmulatorOptions()
         let unused = try EnvironmentConfiguration.apply([

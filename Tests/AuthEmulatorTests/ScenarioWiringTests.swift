@@ -71,6 +71,15 @@ import Testing
         let limits = call(emulator, "PATCH", "/emulator/v1/config", body: #"{"rate_limits": {"preset": "real", "otp": 5, "header": "X-Real-IP"}}"#, service: true)
         #expect(json(limits)["rate_limits"]?["otp"] == 5)
         #expect(emulator.project.configuration.rateLimits.header == "X-Real-IP")
+
+        #expect(initial["mailer_notifications"] == [])
+        let notices = call(emulator, "PATCH", "/emulator/v1/config",
+                           body: #"{"mailer_notifications": ["password_changed", "identity_linked"]}"#, service: true)
+        #expect(json(notices)["mailer_notifications"] == ["password_changed", "identity_linked"])
+        let unknown = call(emulator, "PATCH", "/emulator/v1/config", body: #"{"mailer_notifications": ["password_reset"]}"#, service: true)
+        #expect(unknown.status == 400)
+        #expect(json(unknown)["msg"]?.stringValue?.hasPrefix("mailer_notifications: unknown notification 'password_reset'") == true)
+        #expect(emulator.project.configuration.mailer.notifications == [.passwordChanged, .identityLinked])
     }
 
     @Test func rateLimitPresetSwitchesAtRuntime() throws {

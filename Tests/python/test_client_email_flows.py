@@ -214,3 +214,28 @@ def test_mailer_test_otp_and_outbox_routes(start_auth):
                                               for line in server.output):
         time.sleep(0.05)
     assert any("outbox: email to fixed@example.com: signup code 111222 link " in line for line in server.output)
+
+
+def test_account_change_notifications(start_auth, make_client):
+    # `supabase start` passes GOTRUE_MAILER_NOTIFICATIONS_<KIND>_ENABLED=true for an enabled
+    # [auth.email.notification.<kind>] and its subject as GOTRUE_MAILER_SUBJECTS_<KIND>_NOTIFICATION.
+    server = start_auth(GOTRUE_MAILER_NOTIFICATIONS_PASSWORD_CHANGED_ENABLED="true",
+                        GOTRUE_MAILER_NOTIFICATIONS_EMAIL_CHANGED_ENABLED="true",
+                        GOTRUE_MAILER_SUBJECTS_PASSWORD_CHANGED_NOTIFICATION="Password of {{ .Email }} changed")
+    client = make_client(server)
+    old, new = unique_email("notice-old"), unique_email("notice-new")
+    client.sign_up({"email": old, "password": PASSWORD})
+    assert outbox(server, to=old) == []
+
+    client.update_user({"password": "a-brand-new-password"})
+    notice = latest(server, old, type="password_changed_notification")
+    assert notice["subject"] == f"Password of {old} changed"
+    assert notice["otp"] == "" and notice["action_link"] == ""
+
+    client.update_user({"email": new})
+    client.verify_otp({"email": new, "token": latest(server, new, type="email_change")["otp"], "type": "email_change"})
+    assert client.get_user().user.email == new
+    changed = latest(server, old, type="email_changed_notification")
+    assert changed["subject"] == "Your email address was changed"
+    assert f"from {old} to {new}" in changed["body_text"]
+    assert outbox(server, to=new, type="email_changed_notification") == []

@@ -213,7 +213,36 @@ public struct MailerSettings: Sendable {
     /// Emulator-only (`GOTRUE_MAILER_TEST_OTP` / `AUTH_EMULATOR_MAILER_TEST_OTP`): fixed email
     /// codes per lowercased address, the email counterpart of `GOTRUE_SMS_TEST_OTP`.
     public var testOTP: [String: String] = [:]
+    /// `GOTRUE_MAILER_NOTIFICATIONS_<KIND>_ENABLED` (`[auth.email.notification.<kind>] enabled`):
+    /// the account-change notices sent; all off by default, as the real server.
+    public var notifications: Set<MailNotification> = []
+    /// `GOTRUE_MAILER_SUBJECTS_<TEMPLATE>` (`[auth.email.template.<id>] subject`,
+    /// `[auth.email.notification.<kind>] subject`): subject lines replacing the defaults, by
+    /// template id (`confirmation`, `password_changed_notification`, ...), with the template's
+    /// `{{ .Field }}` values filled in.
+    public var subjects: [String: String] = [:]
     public init() {}
+}
+
+/// The account-change notices of `internal/mailer` (`PasswordChangedNotification`, ...): sent
+/// to the account's email address after the change, never failing the request that made it.
+public enum MailNotification: String, Sendable, CaseIterable, Hashable {
+    case passwordChanged = "password_changed"
+    case emailChanged = "email_changed"
+    case phoneChanged = "phone_changed"
+    case identityLinked = "identity_linked"
+    case identityUnlinked = "identity_unlinked"
+    case mfaFactorEnrolled = "mfa_factor_enrolled"
+    case mfaFactorUnenrolled = "mfa_factor_unenrolled"
+
+    /// The template id, also the outbox `type` of the captured message.
+    public var templateID: String { rawValue + "_notification" }
+}
+
+/// The template ids of `GOTRUE_MAILER_SUBJECTS_*` and `GOTRUE_MAILER_TEMPLATES_*`.
+public enum MailTemplateID {
+    public static let all = ["invite", "confirmation", "recovery", "email_change", "magic_link", "reauthentication"]
+        + MailNotification.allCases.map(\.templateID)
 }
 
 /// `GOTRUE_SMS_*`.

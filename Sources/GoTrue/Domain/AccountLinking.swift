@@ -187,6 +187,8 @@ struct ExternalAccounts {
             }
         }
         try updateProviders(conn, &user)
+        Mailer(api: api, context: context).notify(conn, .identityLinked, user: user, to: user.email ?? "",
+                                                  values: ["Provider": provider], sent: &sent)
         return .user(user, created: false)
     }
 

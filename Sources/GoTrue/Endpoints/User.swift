@@ -133,6 +133,7 @@ struct UserEndpoints: EndpointGroup {
                                        now: now)
                     try conn.updateUser(user)
                 }
+                mailer.notify(conn, .passwordChanged, user: user, to: user.email ?? "", sent: &sent)
             }
             if let data {
                 user.userMetadata = Models.merge(data, into: user.userMetadata)

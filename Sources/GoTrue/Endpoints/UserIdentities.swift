@@ -54,6 +54,10 @@ struct IdentityEndpoints: EndpointGroup {
             throw AuthError(422, .identityNotFound, "Identity doesn't exist")
         }
         let accounts = ExternalAccounts(api: api, context: context)
+        // The notice goes to the address the user had before unlinking: removing an identity may
+        // promote another identity's email onto the user (identity.go).
+        let recipient = caller.user.email ?? ""
+        var sent: [OutboxRecord] = []
         try api.write { conn in
             guard var user = try conn.user(id: caller.user.id) else { throw AuthError(404, .userNotFound, "User not found") }
             try api.audit(conn, context, actor: user, action: "identity_unlinked", logType: "user",
@@ -67,7 +71,10 @@ struct IdentityEndpoints: EndpointGroup {
                 throw AuthError(422, .emailConflictIdentityNotDeletable, "Unable to unlink identity due to email conflict")
             }
             try accounts.updateProviders(conn, &user)
+            Mailer(api: api, context: context).notify(conn, .identityUnlinked, user: user, to: recipient,
+                                                      values: ["Email": recipient, "Provider": doomed.provider], sent: &sent)
         }
+        api.project.outbox.delivered(sent)
         return .json(.object([:]))
     }
 }

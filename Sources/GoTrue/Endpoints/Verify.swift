@@ -74,14 +74,16 @@ struct VerifyEndpoints: EndpointGroup {
             case session(Tokens.Issued, JSON)
             case halfConfirmed
         }
+        var sent: [OutboxRecord] = []
         let outcome: Outcome = try api.write { conn in
             var user = params.token.isEmpty
                 ? try verifyTokenHash(conn, &params)
                 : try verifyUserAndToken(conn, &params, aud: aud)
-            guard try applyVerification(conn, context, params, &user, smsAllowed: true) else { return .halfConfirmed }
+            guard try applyVerification(conn, context, params, &user, smsAllowed: true, sent: &sent) else { return .halfConfirmed }
             let issued = try Tokens(api: api).issueSession(conn, user: &user, method: "otp", request: context.request)
             return .session(issued, Models.user(user, identities: try conn.identities(userID: user.id)))
         }
+        project.outbox.delivered(sent)
         switch outcome {
         case .halfConfirmed:
             // `code` is the string "200" here (a map[string]string in the real server).
@@ -119,10 +121,11 @@ struct VerifyEndpoints: EndpointGroup {
             case halfConfirmed
         }
         let outcome: Outcome
+        var sent: [OutboxRecord] = []
         do {
             outcome = try api.write { conn in
                 var user = try verifyTokenHash(conn, &params)
-                guard try applyVerification(conn, context, params, &user, smsAllowed: false) else { return .halfConfirmed }
+                guard try applyVerification(conn, context, params, &user, smsAllowed: false, sent: &sent) else { return .halfConfirmed }
                 if pkce {
                     return .authCode(try FlowStates.issueAuthCode(conn, project: project, userID: user.id,
                                                                   authenticationMethod: authenticationMethod))
@@ -134,6 +137,7 @@ struct VerifyEndpoints: EndpointGroup {
             if case .unexpected = error.kind { throw error }
             return VerifyEndpoints.redirect(to: VerifyEndpoints.errorRedirect(error, params.redirectTo, pkce: pkce))
         }
+        project.outbox.delivered(sent)
 
         switch outcome {
         case .halfConfirmed:
@@ -309,16 +313,30 @@ struct VerifyEndpoints: EndpointGroup {
     /// SMS types), then `app_metadata.providers` brought up to date. False when only one of a
     /// secure email change's two links has been confirmed so far.
     private func applyVerification(_ conn: Connection, _ context: RequestContext, _ params: Params,
-                                   _ user: inout UserRecord, smsAllowed: Bool) throws -> Bool {
+                                   _ user: inout UserRecord, smsAllowed: Bool, sent: inout [OutboxRecord]) throws -> Bool {
         switch params.type {
         case "signup", "invite":
             try signupVerify(conn, context, &user)
         case "recovery", "magiclink":
             try recoverVerify(conn, context, &user)
         case "email_change":
+            let oldEmail = user.email ?? ""
             guard try emailChangeVerify(conn, context, params, &user) else { return false }
+            // The notice goes to the old address (verify.go, `emailAddressChanged`).
+            if VerifyEndpoints.changed(oldEmail, user.email) {
+                Mailer(api: api, context: context).notify(conn, .emailChanged, user: user, to: oldEmail,
+                                                          values: ["OldEmail": oldEmail], sent: &sent)
+            }
         case "sms" where smsAllowed, "phone_change" where smsAllowed:
-            try smsVerify(conn, context, params, &user)
+            let oldPhone = user.phone ?? ""
+            let phoneIdentityCreated = try smsVerify(conn, context, params, &user)
+            let mailer = Mailer(api: api, context: context)
+            if params.type == "phone_change" && VerifyEndpoints.changed(oldPhone, user.phone) {
+                mailer.notify(conn, .phoneChanged, user: user, to: user.email ?? "", values: ["OldPhone": oldPhone], sent: &sent)
+            }
+            if phoneIdentityCreated {
+                mailer.notify(conn, .identityLinked, user: user, to: user.email ?? "", values: ["Provider": "phone"], sent: &sent)
+            }
         default:
             throw AuthError(400, .validationFailed, "Unsupported verification type")
         }
@@ -409,16 +427,17 @@ struct VerifyEndpoints: EndpointGroup {
     }
 
     /// `smsVerify`: a sign-up confirms the phone; a phone change swaps the number and creates
-    /// or updates the phone identity.
-    private func smsVerify(_ conn: Connection, _ context: RequestContext, _ params: Params, _ user: inout UserRecord) throws {
+    /// or updates the phone identity. True when a phone identity was created.
+    private func smsVerify(_ conn: Connection, _ context: RequestContext, _ params: Params, _ user: inout UserRecord) throws -> Bool {
         let now = project.environment.now().microseconds
+        var identityCreated = false
         if params.type == "sms" {
             try api.audit(conn, context, actor: user, action: "user_signedup", logType: "team", traits: ["provider": "phone"])
             user.confirmationToken = nil
             user.phoneConfirmedAt = now
         } else {
             try api.audit(conn, context, actor: user, action: "user_modified", logType: "user")
-            try upsertIdentity(conn, &user, provider: "phone",
+            identityCreated = try upsertIdentity(conn, &user, provider: "phone",
                                changes: ["phone": .string(params.phone), "phone_verified": true],
                                created: ["sub": .string(user.id), "phone": .string(params.phone), "email_verified": false,
                                          "phone_verified": true])
@@ -433,10 +452,18 @@ struct VerifyEndpoints: EndpointGroup {
         try conn.updateUser(user)
         try OneTimeTokens.clearAll(conn, userID: user.id)
         user.refreshConfirmedAt()
+        return identityCreated
     }
 
+    /// `emailAddressChanged` / `phoneNumberChanged`: both set and different.
+    static func changed(_ old: String, _ new: String?) -> Bool {
+        let new = new ?? ""
+        return !old.isEmpty && !new.isEmpty && old != new
+    }
+
+    @discardableResult
     private func upsertIdentity(_ conn: Connection, _ user: inout UserRecord, provider: String, changes: JSONObject,
-                                created: JSONObject) throws {
+                                created: JSONObject) throws -> Bool {
         try api.upsertIdentity(conn, user: user, provider: provider, changes: changes, created: created,
                                at: project.environment.now().microseconds)
     }
