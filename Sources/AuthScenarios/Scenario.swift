@@ -58,6 +58,11 @@ public struct When: Sendable, Equatable {
     public var every: Int?
     /// Skip the first K matching requests.
     public var after: Int?
+    /// Fire only within this many milliseconds of the rule's first firing, measured on the
+    /// project's clock: every matching request in the window fires, none after it. A client that
+    /// retries on its own (supabase-swift once after 1 s, supabase-js's refresh for up to 30 s)
+    /// then meets the fault on every attempt, where `times: 1` would hand its retry a success.
+    public var windowMilliseconds: Int?
     /// Fire with this probability, drawn from the scenario's seeded generator.
     public var probability: Double?
     /// Only while the scenario is in this state (WireMock-style; the initial state is `started`).
@@ -167,7 +172,7 @@ struct ScenarioParser {
     static let topKeys: Set<String> = ["name", "description", "seed", "rules", "test"]
     static let ruleKeys: Set<String> = ["match", "when", "then"]
     static let matchKeys: Set<String> = ["op", "method", "path", "body", "query", "headers", "test"]
-    static let whenKeys: Set<String> = ["times", "nth", "every", "after", "probability", "state", "next_state"]
+    static let whenKeys: Set<String> = ["times", "nth", "every", "after", "window_ms", "probability", "state", "next_state"]
     static let transportKeys: Set<String> = ["hang", "reset", "close_after_bytes", "empty_response", "drip", "delay_ms"]
     static let thenKeys: Set<String> = transportKeys.union([
         "error", "message", "retry_after", "consequence", "status", "headers", "body", "malformed_json", "passthrough_then",
@@ -363,6 +368,10 @@ struct ScenarioParser {
         when.nth = count(object, "nth", prefix: prefix, minimum: 1)
         when.every = count(object, "every", prefix: prefix, minimum: 1)
         when.after = count(object, "after", prefix: prefix, minimum: 0)
+        when.windowMilliseconds = count(object, "window_ms", prefix: prefix, minimum: 1)
+        if when.windowMilliseconds != nil, when.nth != nil {
+            issue(prefix + "window_ms", "cannot be combined with \"nth\" (which fires once, so there is no window to keep open)")
+        }
         if let value = object["probability"] {
             if let p = value.doubleValue, p >= 0, p <= 1 { when.probability = p } else { issue(prefix + "probability", "expected a number from 0 to 1") }
         }

@@ -98,6 +98,8 @@ public final class ScenarioEngine: Sendable {
     struct RuleState {
         var matched = 0
         var fired = 0
+        /// When a `window_ms` rule first fired: its window runs from here.
+        var windowOpened: Timestamp?
     }
 
     struct Active {
@@ -201,8 +203,19 @@ public final class ScenarioEngine: Sendable {
                     if let nth = when.nth, n != nth { continue }
                     if let every = when.every, n % every != 0 { continue }
                     if let after = when.after, n <= after { continue }
+                    // `window_ms`: the first firing opens the window; once it has passed, the rule is spent.
+                    var opening: Timestamp?
+                    if let window = when.windowMilliseconds {
+                        let now = environment.now()
+                        if let opened = list[s].rules[r].windowOpened {
+                            if now.microseconds - opened.microseconds >= Int64(window) * 1000 { continue }
+                        } else {
+                            opening = now
+                        }
+                    }
                     if let p = when.probability, !(list[s].random.nextUnit() < p) { continue }
                     list[s].rules[r].fired += 1
+                    if let opening { list[s].rules[r].windowOpened = opening }
                     if let next = when.nextState { list[s].state = next }
                     var delay: Int?
                     switch rule.then.delay {
@@ -227,6 +240,9 @@ public final class ScenarioEngine: Sendable {
                     object["index"] = .number(index)
                     object["matched"] = .number(entry.rules[index].matched)
                     object["fired"] = .number(entry.rules[index].fired)
+                    if let window = rule.when.windowMilliseconds, let opened = entry.rules[index].windowOpened {
+                        object["window_closes_at"] = .string(opened.adding(microseconds: Int64(window) * 1000).rfc3339)
+                    }
                     rules.append(.object(object))
                 }
                 return [

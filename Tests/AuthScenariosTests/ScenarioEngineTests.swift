@@ -30,6 +30,62 @@ struct ScenarioEngineTests {
         #expect(healthStatuses(h, 5) == [200, 200, 500, 200, 200])
     }
 
+    /// `window_ms`: every matching request fires from the first firing until the window closes on
+    /// the project's clock, then none; a reset opens a fresh window at the next firing.
+    @Test func windowFiresOnEveryRequestUntilItCloses() throws {
+        let h = try Harness()
+        try h.load(#"{"name": "w", "rules": [{"match": {"op": "health"}, "when": {"window_ms": 5000}, "then": {"status": 503}}]}"#)
+        // Activation does not start the window: the first firing does.
+        h.clock.advance(seconds: 60)
+        let opened = h.project.environment.now()
+        #expect(healthStatuses(h, 3) == [503, 503, 503])
+        let listed = h.control("GET", "/scenarios/w").json["rules"]?[0]
+        #expect(listed?["window_closes_at"] == .string(opened.adding(seconds: 5).rfc3339))
+        #expect(listed?["fired"] == 3)
+        h.clock.advance(seconds: 4.5)
+        #expect(healthStatuses(h, 1) == [503])
+        h.clock.advance(seconds: 0.5)
+        #expect(healthStatuses(h, 2) == [200, 200])
+        h.clock.advance(seconds: 3600)
+        #expect(healthStatuses(h, 1) == [200])
+        #expect(h.control("GET", "/scenarios/w").json["rules"]?[0]?["matched"] == 7)
+
+        #expect(h.control("POST", "/scenarios/w/reset").status == 200)
+        #expect(h.control("GET", "/scenarios/w").json["rules"]?[0]?["window_closes_at"] == nil)
+        #expect(healthStatuses(h, 2) == [503, 503])
+        h.clock.advance(seconds: 5)
+        #expect(healthStatuses(h, 1) == [200])
+    }
+
+    @Test func windowOpensAtTheFirstFiringAndCombines() throws {
+        let h = try Harness()
+        // Skipped requests do not open the window; it opens at the third request.
+        try h.load(#"{"name": "w", "rules": [{"match": {"op": "health"}, "when": {"after": 2, "window_ms": 1000}, "then": {"status": 500}}]}"#)
+        #expect(healthStatuses(h, 2) == [200, 200])
+        h.clock.advance(seconds: 10)
+        #expect(healthStatuses(h, 1) == [500])
+        h.clock.advance(seconds: 0.5)
+        #expect(healthStatuses(h, 1) == [500])
+        h.clock.advance(seconds: 0.5)
+        #expect(healthStatuses(h, 1) == [200])
+        // `times` still caps the firings inside the window.
+        try h.load(#"{"name": "w", "rules": [{"match": {"op": "health"}, "when": {"times": 2, "window_ms": 60000}, "then": {"status": 500}}]}"#)
+        #expect(healthStatuses(h, 3) == [500, 500, 200])
+        // A state-bound window: the rule fires only in its state, inside its window.
+        try h.load("""
+            {"name": "w", "rules": [
+              {"match": {"op": "settings"}, "when": {"next_state": "down", "times": 1}, "then": {"status": 418}},
+              {"match": {"op": "health"}, "when": {"state": "down", "window_ms": 2000}, "then": {"status": 503}}
+            ]}
+            """)
+        #expect(healthStatuses(h, 1) == [200])
+        #expect(h.call("GET", "/settings").status == 418)
+        h.clock.advance(seconds: 30)
+        #expect(healthStatuses(h, 2) == [503, 503])
+        h.clock.advance(seconds: 2)
+        #expect(healthStatuses(h, 1) == [200])
+    }
+
     @Test func probabilityIsSeededAndReplayable() throws {
         func run(seed: Int) throws -> [Int] {
             let h = try Harness()

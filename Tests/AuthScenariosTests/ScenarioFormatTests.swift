@@ -33,7 +33,8 @@ struct ScenarioFormatTests {
                "when": {"times": 2, "nth": 1, "every": 1, "after": 0, "probability": 0.5, "state": "started", "next_state": "two"},
                "then": {"error": "session_expired", "message": "gone", "retry_after": 5, "consequence": true, "headers": {"X-A": "b"},
                         "delay_ms": {"min": 1, "max": 2}}},
-              {"match": {"test": "other"}, "then": {"status": 502, "body": "<html></html>", "drip": {"chunks": 3, "duration_ms": 10}, "malformed_json": false}},
+              {"match": {"test": "other"}, "when": {"window_ms": 5000, "times": 3},
+               "then": {"status": 502, "body": "<html></html>", "drip": {"chunks": 3, "duration_ms": 10}, "malformed_json": false}},
               {"match": {}, "then": {"passthrough_then": "reset"}},
               {"match": {}, "then": {"passthrough_then": {"close_after_bytes": 10, "delay_ms": 5}}},
               {"match": {}, "then": {"malformed_json": true, "hang": false, "empty_response": false}}
@@ -47,6 +48,7 @@ struct ScenarioFormatTests {
         #expect(first.then.delay == .range(min: 1, max: 2))
         #expect(first.then.consequence)
         #expect(scenario.rules[1].match.test == "other")
+        #expect(scenario.rules[1].when == When(times: 3, windowMilliseconds: 5000))
         #expect(scenario.rules[1].then.body == .text("<html></html>"))
         #expect(scenario.rules[1].then.drip?.chunks == 3)
         #expect(scenario.rules[2].then.passthrough && scenario.rules[2].then.reset)
@@ -66,6 +68,10 @@ struct ScenarioFormatTests {
         (#"{"name": "x", "rules": [{"match": {"path": "token"}, "then": {"reset": true}}]}"#, 0, "rules[0].match.path"),
         (#"{"name": "x", "rules": [{"match": {}, "when": {"times": 0}, "then": {"reset": true}}]}"#, 0, "rules[0].when.times"),
         (#"{"name": "x", "rules": [{"match": {}, "when": {"probability": 1.5}, "then": {"reset": true}}]}"#, 0, "rules[0].when.probability"),
+        (#"{"name": "x", "rules": [{"match": {}, "when": {"window_ms": 0}, "then": {"reset": true}}]}"#, 0, "rules[0].when.window_ms"),
+        (#"{"name": "x", "rules": [{"match": {}, "when": {"window_ms": 1.5}, "then": {"reset": true}}]}"#, 0, "rules[0].when.window_ms"),
+        (#"{"name": "x", "rules": [{"match": {}, "then": {"reset": true}}, {"match": {}, "when": {"nth": 2, "window_ms": 1000}, "then": {"reset": true}}]}"#, 1, "rules[1].when.window_ms"),
+        (#"{"name": "x", "rules": [{"match": {}, "when": {"window": 1000}, "then": {"reset": true}}]}"#, 0, "rules[0].when.window"),
         (#"{"name": "x", "rules": [{"match": {}, "then": {}}]}"#, 0, "rules[0].then"),
         (#"{"name": "x", "rules": [{"match": {}, "then": {"error": "no_such_code"}}]}"#, 0, "rules[0].then.error"),
         (#"{"name": "x", "rules": [{"match": {}, "then": {"error": "invalid_credentials", "consequence": true}}]}"#, 0, "rules[0].then.consequence"),

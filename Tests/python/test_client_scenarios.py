@@ -1,7 +1,13 @@
 """Failure scenarios from the catalogue (`scenarios/`) as the real supabase-auth client sees
 them: retryable errors for 5xx gateways, resets and timeouts, API errors with the right code for
-GoTrue errors, parse failures for malformed bodies, and the journal's view of what it did."""
+GoTrue errors, parse failures for malformed bodies, and the journal's view of what it did.
+
+The clients that retry on their own are replayed over raw HTTP with their published rules (see
+the per-client table in `scenarios/README.md`): a scenario that fires once is invisible to
+supabase-swift, whose one retry succeeds, and a refresh that fails twice is invisible to
+supabase-js, whose refresh retries with backoff; the catalogue's variants reach both."""
 import os
+import time
 
 import httpx
 import pytest
@@ -9,7 +15,7 @@ from supabase_auth import SyncGoTrueClient
 from supabase_auth.errors import AuthApiError, AuthRetryableError
 
 from conftest import ANON_KEY, FAST_HASHING, SERVICE_ROLE_KEY
-from helpers_client import PASSWORD, unique_email
+from helpers_client import PASSWORD, gateway, unique_email
 
 CATALOGUE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scenarios")
 
@@ -39,6 +45,11 @@ def control(server, method, path, **kwargs):
 
 def journal_count(server, **query):
     return control(server, "GET", "/journal/count", params=query).json()["count"]
+
+
+def advance_clock(server, seconds):
+    """Moves the emulator's clock on, which closes a scenario's `window_ms` without waiting."""
+    assert control(server, "POST", "/clock", json={"advance_seconds": seconds}).status_code == 200
 
 
 def sign_up(client):
@@ -232,3 +243,238 @@ def test_rate_limits_tiny_preset_reaches_the_client(start_server, make_client):
     # Switched off at runtime: the next sign-in passes.
     assert control(server, "PATCH", "/config", json={"rate_limits": "off"}).status_code == 200
     assert client.sign_in_with_password({"email": email, "password": PASSWORD}).session is not None
+
+
+# supabase-swift's retry rule for its auth client (supabase/supabase-swift:
+# Sources/Helpers/HTTP/RetryRequestInterceptor.swift, configured in
+# Sources/Auth/Internal/APIClient.swift with POST added): at most two attempts, the second 1 s
+# (2^1 x 0.5 s) after the first failed with one of these statuses or a transport error (its
+# URLError list: timeout, lost connection, bad server response, ...).
+SWIFT_RETRY_STATUSES = {408, 500, 502, 503, 504, 520, 521, 522, 523, 524, 530}
+SWIFT_RETRY_DELAY = 1.0
+
+
+def swift_like(send):
+    """One call as supabase-swift makes it: `send()` once more, after the delay, when the first
+    attempt failed retryably. What it returns or raises is what the app sees."""
+    for attempt in (1, 2):
+        try:
+            response = send()
+        except httpx.TransportError:
+            if attempt == 2:
+                raise
+        else:
+            if attempt == 2 or response.status_code not in SWIFT_RETRY_STATUSES:
+                return response
+        time.sleep(SWIFT_RETRY_DELAY)
+    raise AssertionError("unreachable")
+
+
+def raw_sender(server, operation, email, timeout):
+    """A sign-in or sign-up over plain HTTP through the gateway, headers as the clients send them."""
+    http = httpx.Client(
+        base_url=f"{server.url}/auth/v1",
+        headers={"apikey": ANON_KEY, "X-Supabase-Api-Version": "2024-01-01"},
+        timeout=timeout,
+    )
+    body = {"email": email, "password": PASSWORD}
+    if operation == "sign_in":
+        return http, lambda: http.post("/token", params={"grant_type": "password"}, json=body)
+    return http, lambda: http.post("/signup", json=body)
+
+
+def journal_rules(server, op):
+    """The rule (or None) that answered each request of `op`, oldest first."""
+    entries = control(server, "GET", "/journal", params={"op": op}).json()["entries"]
+    return [e["rule"] for e in entries]
+
+
+# Each scenario that fires once, its variant that outlasts supabase-swift's retry, the request,
+# and what the app finally sees under the variant.
+SWIFT_PAIRS = [
+    ("server-error-then-recovery", "server-error-twice", "sign_in", 500),
+    ("proxy-html-502", "proxy-html-502-twice", "sign_up", 502),
+    ("truncated-session", "truncated-session-twice", "sign_in", httpx.RemoteProtocolError),
+    ("sign-in-timeout", "sign-in-timeout-twice", "sign_in", httpx.TimeoutException),
+    ("sign-up-connection-reset", "sign-up-connection-reset-for-5s", "sign_up", httpx.TransportError),
+]
+
+
+@pytest.mark.parametrize("once, variant, operation, seen", SWIFT_PAIRS, ids=[p[1] for p in SWIFT_PAIRS])
+def test_swift_retry_hides_the_once_scenario_but_not_its_variant(start_with, make_client, once, variant, operation, seen):
+    op = "token.password" if operation == "sign_in" else "signup"
+    # A 1 s client timeout stands in for URLRequest's 60 s: the hang outlasts any.
+    timeout = 1.0
+
+    # Fires once: the retry, 1 s later, succeeds and the app never hears of the fault.
+    server = start_with(once)
+    email = sign_up(make_client(server))[0] if operation == "sign_in" else unique_email()
+    http, send = raw_sender(server, operation, email, timeout)
+    with http:
+        started = time.monotonic()
+        response = swift_like(send)
+        assert response.status_code == 200, response.text
+        assert response.json()["access_token"]
+        assert time.monotonic() - started >= SWIFT_RETRY_DELAY
+    assert journal_rules(server, op)[-2:] == [f"{once}#0", None]
+
+    # The variant answers both attempts with the fault: the app sees it.
+    server = start_with(variant)
+    email = sign_up(make_client(server))[0] if operation == "sign_in" else unique_email()
+    http, send = raw_sender(server, operation, email, timeout)
+    with http:
+        if isinstance(seen, int):
+            response = swift_like(send)
+            assert response.status_code == seen
+            if seen == 500:
+                assert response.json()["code"] == "unexpected_failure"
+            else:
+                assert response.headers["content-type"].startswith("text/html")
+        else:
+            with pytest.raises(seen):
+                swift_like(send)
+    assert journal_rules(server, op)[-2:] == [f"{variant}#0", f"{variant}#0"]
+
+
+def test_server_error_twice_reaches_the_python_client(start_with, make_client):
+    server = start_with("server-error-twice")
+    client = make_client(server)
+    email, _ = sign_up(client)
+    client.sign_out()
+    for _ in range(2):
+        with pytest.raises(AuthApiError) as raised:
+            client.sign_in_with_password({"email": email, "password": PASSWORD})
+        assert raised.value.status == 500
+        assert raised.value.code == "unexpected_failure"
+    assert client.sign_in_with_password({"email": email, "password": PASSWORD}).session is not None
+
+
+def test_proxy_html_502_twice_reaches_the_python_client(start_with, make_client):
+    server = start_with("proxy-html-502-twice")
+    client = make_client(server)
+    for _ in range(2):
+        with pytest.raises(AuthRetryableError) as raised:
+            client.sign_up({"email": unique_email(), "password": PASSWORD})
+        assert raised.value.status == 502
+    sign_up(client)
+
+
+def test_sign_in_timeout_twice_reaches_the_python_client(start_with):
+    server = start_with("sign-in-timeout-twice")
+    client = SyncGoTrueClient(
+        url=f"{server.url}/auth/v1",
+        headers={"apikey": ANON_KEY},
+        auto_refresh_token=False,
+        http_client=httpx.Client(timeout=1.0),
+    )
+    try:
+        email, _ = sign_up(client)
+        for _ in range(2):
+            with pytest.raises(AuthRetryableError) as raised:
+                client.sign_in_with_password({"email": email, "password": PASSWORD})
+            assert raised.value.status == 0
+        assert client.sign_in_with_password({"email": email, "password": PASSWORD}).session is not None
+    finally:
+        client.close()
+    entries = control(server, "GET", "/journal", params={"op": "token.password"}).json()["entries"]
+    assert [e["fault"] for e in entries] == ["hang", "hang", None]
+
+
+def test_truncated_session_twice_commits_sessions_the_client_never_gets(start_with, make_client):
+    server = start_with("truncated-session-twice")
+    client = make_client(server)
+    email, _ = sign_up(client)
+    client.sign_out()
+    for _ in range(2):
+        with pytest.raises(AuthRetryableError) as raised:
+            client.sign_in_with_password({"email": email, "password": PASSWORD})
+        assert raised.value.status == 0
+        assert client.get_session() is None
+    session = client.sign_in_with_password({"email": email, "password": PASSWORD}).session
+    assert session is not None
+    # Both cut sign-ins committed: the server answered 200 three times.
+    entries = control(server, "GET", "/journal", params={"op": "token.password"}).json()["entries"]
+    assert [(e["status"], e["fault"]) for e in entries] == [(200, "close_after_bytes")] * 2 + [(200, None)]
+
+
+def test_sign_up_reset_window_fails_every_attempt_until_it_closes(start_with, make_client):
+    server = start_with("sign-up-connection-reset-for-5s")
+    client = make_client(server)
+    email = unique_email()
+    for _ in range(3):
+        with pytest.raises(AuthRetryableError) as raised:
+            client.sign_up({"email": email, "password": PASSWORD})
+        assert raised.value.status == 0
+    listed = control(server, "GET", "/scenarios/sign-up-connection-reset-for-5s").json()
+    assert listed["rules"][0]["fired"] == 3
+    assert listed["rules"][0]["window_closes_at"]
+    # The window is measured on the emulator's clock: moving it on ends the outage. No user was
+    # created, so the same address signs up afresh.
+    advance_clock(server, 5)
+    assert client.sign_up({"email": email, "password": PASSWORD}).session is not None
+    assert journal_rules(server, "signup") == ["sign-up-connection-reset-for-5s#0"] * 3 + [None]
+
+
+# supabase-js's refresh (supabase/supabase-js: packages/core/auth-js/src/GoTrueClient.ts,
+# `_refreshAccessToken`): attempt n > 0 waits 200 x 2^(n-1) ms; it retries an
+# AuthRetryableFetchError (packages/core/auth-js/src/lib/fetch.ts: a network failure or one of
+# these statuses) while the next attempt would start less than 30 s after the first.
+JS_RETRY_STATUSES = {500, 501, 502, 503, 504, *range(520, 531)}
+JS_REFRESH_BUDGET_MS = 30_000
+
+
+def js_like_refresh(server, refresh_token):
+    """A refresh as supabase-js makes it; returns every response. Its backoff sleeps move the
+    emulator's clock instead of waiting (the request time, a few ms here, is left out: counting it
+    would only end the loop sooner)."""
+    responses = []
+    elapsed = 0
+    with gateway(server) as http:
+        attempt = 0
+        while True:
+            if attempt > 0:
+                backoff = 200 * 2 ** (attempt - 1)
+                advance_clock(server, backoff / 1000)
+                elapsed += backoff
+            response = http.post("/token", params={"grant_type": "refresh_token"},
+                                 json={"refresh_token": refresh_token})
+            responses.append(response)
+            if response.status_code not in JS_RETRY_STATUSES:
+                return responses
+            if elapsed + 200 * 2 ** attempt >= JS_REFRESH_BUDGET_MS:
+                return responses
+            attempt += 1
+            assert attempt < 20, "the backoff budget bounds the loop"
+
+
+def test_js_refresh_retry_hides_refresh_503_but_not_the_30s_outage(start_with, make_client):
+    # refresh-503 fails twice: the third attempt, 600 ms in, succeeds.
+    server = start_with("refresh-503")
+    _, session = sign_up(make_client(server))
+    responses = js_like_refresh(server, session.refresh_token)
+    assert [r.status_code for r in responses] == [503, 503, 200]
+
+    # refresh-503-for-30s: all eight attempts (the last 25.4 s in) get the 503; the client
+    # reports it and keeps the session.
+    server = start_with("refresh-503-for-30s")
+    _, session = sign_up(make_client(server))
+    responses = js_like_refresh(server, session.refresh_token)
+    assert [r.status_code for r in responses] == [503] * 8
+    assert responses[-1].headers["retry-after"] == "1"
+    # Once the window has closed the same refresh token still works.
+    advance_clock(server, 5)
+    assert js_like_refresh(server, session.refresh_token)[-1].status_code == 200
+
+
+def test_refresh_503_for_30s_reaches_the_python_client_and_keeps_the_session(start_with, make_client):
+    server = start_with("refresh-503-for-30s")
+    client = make_client(server)
+    _, session = sign_up(client)
+    for _ in range(3):
+        with pytest.raises(AuthRetryableError) as raised:
+            client.refresh_session()
+        assert raised.value.status == 503
+        assert client.get_session().refresh_token == session.refresh_token
+    advance_clock(server, 30)
+    refreshed = client.refresh_session().session
+    assert refreshed.refresh_token != session.refresh_token
