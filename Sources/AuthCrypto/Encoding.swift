@@ -181,3 +181,55 @@ extension Sequence<UInt8> {
     /// Lowercase hex of these bytes, e.g. for printing digests.
     public var hexString: String { Hex.encode(self) }
 }
+
+/// Base32 (RFC 4648 section 6): the alphabet `A-Z2-7`, 5 bits per symbol, as TOTP secrets are
+/// written in `otpauth://` URIs.
+public enum Base32 {
+    static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567".utf8)
+
+    /// With `=` padding to a multiple of 8 symbols unless `padding` is false.
+    public static func encode(_ bytes: some Sequence<UInt8>, padding: Bool = true) -> String {
+        var out: [UInt8] = []
+        var buffer: UInt32 = 0
+        var bits = 0
+        for byte in bytes {
+            buffer = buffer << 8 | UInt32(byte)
+            bits += 8
+            while bits >= 5 {
+                bits -= 5
+                out.append(alphabet[Int(buffer >> UInt32(bits) & 31)])
+            }
+        }
+        if bits > 0 { out.append(alphabet[Int(buffer << UInt32(5 - bits) & 31)]) }
+        if padding { while out.count % 8 != 0 { out.append(UInt8(ascii: "=")) } }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Accepts upper- or lowercase symbols and optional trailing `=` padding; rejects any other
+    /// character and a final group whose length no whole number of bytes produces.
+    public static func decode(_ string: some StringProtocol) throws(DecodingError) -> [UInt8] {
+        var symbols = Array(string.utf8)
+        while symbols.last == UInt8(ascii: "=") { symbols.removeLast() }
+        // Lengths mod 8 of 1, 3 and 6 leave a partial byte: never produced by an encoder.
+        if [1, 3, 6].contains(symbols.count % 8) { throw DecodingError(offset: symbols.count - 1) }
+        var out: [UInt8] = []
+        var buffer: UInt32 = 0
+        var bits = 0
+        for (offset, c) in symbols.enumerated() {
+            let value: UInt32
+            switch c {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = UInt32(c - UInt8(ascii: "A"))
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): value = UInt32(c - UInt8(ascii: "a"))
+            case UInt8(ascii: "2")...UInt8(ascii: "7"): value = UInt32(c - UInt8(ascii: "2")) + 26
+            default: throw DecodingError(offset: offset)
+            }
+            buffer = buffer << 5 | value
+            bits += 5
+            if bits >= 8 {
+                bits -= 8
+                out.append(UInt8(truncatingIfNeeded: buffer >> UInt32(bits)))
+            }
+        }
+        return out
+    }
+}

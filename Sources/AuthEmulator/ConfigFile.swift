@@ -8,7 +8,7 @@ import GoTrue
 /// - Other top-level sections (`[api]`, `[db]`, `[studio]`, ...) are not the emulator's business
 ///   and are skipped without looking inside.
 /// - Every key of the CLI's `[auth]` schema is known. Those with a counterpart in the emulator
-///   are applied; the rest (MFA, hooks, captcha, SMTP, custom email bodies, third-party auth,
+///   are applied; the rest (hooks, captcha, SMTP, custom email bodies, third-party auth,
 ///   web3, OAuth server, ...) are accepted and ignored, so an unmodified `supabase init` file
 ///   loads. A key the CLI does not know either is an error naming the key and its line,
 ///   like the CLI's own strict decoding.
@@ -150,10 +150,17 @@ public enum SupabaseConfigFile {
             "before_user_created",
         ].map { ($0, ignoredSection("enabled", "uri", "secrets")) })),
         "mfa": .section([
-            "max_enrolled_factors": .ignored,
-            "totp": ignoredSection("enroll_enabled", "verify_enabled"),
-            "phone": ignoredSection("enroll_enabled", "verify_enabled", "otp_length", "template", "max_frequency"),
-            "web_authn": ignoredSection("enroll_enabled", "verify_enabled"),
+            "max_enrolled_factors": .setting { m, f throws(EmulatorError) in m.config.mfa.maxEnrolledFactors = Int(try f.unsigned()) },
+            "totp": .section(mfaToggleKeys),
+            "phone": .section(mfaToggleKeys.merging([
+                "otp_length": .setting { m, f throws(EmulatorError) in m.config.mfa.phoneOTPLength = Configuration.otpLength(Int(try f.unsigned())) },
+                "template": .setting { m, f throws(EmulatorError) in m.config.mfa.phoneTemplate = try f.string() },
+                "max_frequency": .setting { m, f throws(EmulatorError) in
+                    let seconds = try f.seconds()
+                    m.config.mfa.phoneMaxFrequencySeconds = seconds == 0 ? 60 : seconds
+                },
+            ]) { $1 }),
+            "web_authn": .section(mfaToggleKeys),
         ]),
         // `supabase start` sets GOTRUE_SESSIONS_* only for durations above zero.
         "sessions": .section([
@@ -265,6 +272,20 @@ public enum SupabaseConfigFile {
             "workos": ignoredSection("enabled", "issuer_url"),
         ]),
     ])
+
+    /// `[auth.mfa.<type>] enroll_enabled`, `verify_enabled`: `GOTRUE_MFA_<TYPE>_*_ENABLED`.
+    static let mfaToggleKeys: [String: Node] = [
+        "enroll_enabled": .setting { m, f throws(EmulatorError) in
+            let type = f.path[f.path.count - 2]
+            let on = try f.boolean()
+            m.updateMFA(type) { $0.enroll = on }
+            m.mfaLines[type] = f.line
+        },
+        "verify_enabled": .setting { m, f throws(EmulatorError) in
+            let on = try f.boolean()
+            m.updateMFA(f.path[f.path.count - 2]) { $0.verify = on }
+        },
+    ]
 
     /// `[auth.sms.<provider>]`: `enabled` selects `GOTRUE_SMS_PROVIDER`; the credentials become
     /// `GOTRUE_SMS_<PROVIDER>_*`, validated before each send as the real server does (the
@@ -427,6 +448,8 @@ public enum SupabaseConfigFile {
         var smsProviderEnabled: [String: Bool] = [:]
         var signingKeysPath: (path: String, field: Field)?
         var testOTPCleared = false
+        /// Lines of `[auth.mfa.<type>] enroll_enabled`, for the CLI's check of the pair.
+        var mfaLines: [String: Int] = [:]
         /// `[auth.email.notification.<kind>] subject`, applied only for enabled notices.
         var notificationSubjects: [String: String] = [:]
         /// Lines of `[auth.external.<provider>]` tables, for messages about them.
@@ -438,6 +461,14 @@ public enum SupabaseConfigFile {
             self.file = file
             self.environment = environment
             self.config = config
+        }
+
+        mutating func updateMFA(_ type: String, _ change: (inout MFASettings.Toggles) -> Void) {
+            switch type {
+            case "totp": change(&config.mfa.totp)
+            case "phone": change(&config.mfa.phone)
+            default: change(&config.mfa.webAuthn)
+            }
         }
 
         mutating func provider(_ field: Field, _ body: (inout OAuthProviderSettings) -> Void) {
@@ -533,6 +564,12 @@ public enum SupabaseConfigFile {
 
             if smsProviderEnabled.values.contains(true) {
                 config.sms.provider = SupabaseConfigFile.smsProviders.first { smsProviderEnabled[$0] == true } ?? ""
+            }
+
+            // The CLI's `mfa.validate`: enrolling a type needs verifying it too.
+            for (type, toggles) in [("totp", config.mfa.totp), ("phone", config.mfa.phone), ("web_authn", config.mfa.webAuthn)]
+            where toggles.enroll && !toggles.verify {
+                throw EmulatorError("\(file):\(mfaLines[type] ?? 1): auth.mfa.\(type).enroll_enabled: requires verify_enabled (Invalid MFA config)")
             }
 
             // The CLI's `external.validate`: an enabled provider needs a client ID, and a secret

@@ -57,6 +57,17 @@ enum ConfigRoutes {
             }),
             "jwt_signing_algorithm": .string(config.jwt.signingKey.algorithm.rawValue),
             "jwt_valid_methods": .array(config.jwt.acceptedMethods.map(JSON.string)),
+            "mfa": [
+                "totp": ["enroll_enabled": .bool(config.mfa.totp.enroll), "verify_enabled": .bool(config.mfa.totp.verify)],
+                "phone": ["enroll_enabled": .bool(config.mfa.phone.enroll), "verify_enabled": .bool(config.mfa.phone.verify)],
+                "web_authn": ["enroll_enabled": .bool(config.mfa.webAuthn.enroll), "verify_enabled": .bool(config.mfa.webAuthn.verify)],
+                "max_enrolled_factors": .number(config.mfa.maxEnrolledFactors),
+                "max_verified_factors": .number(config.mfa.maxVerifiedFactors),
+                "challenge_expiry_seconds": .number(config.mfa.challengeExpirySeconds),
+                "phone_otp_length": .number(config.mfa.phoneOTPLength),
+                "phone_max_frequency_seconds": .number(config.mfa.phoneMaxFrequencySeconds),
+                "phone_template": .string(config.mfa.phoneTemplate),
+            ],
             "rate_limits": [
                 "preset": .string(limits.preset.rawValue),
                 "header": .string(limits.header),
@@ -119,6 +130,7 @@ enum ConfigRoutes {
             case "refresh_token_rotation_enabled": config.security.refreshTokenRotationEnabled = try bool(value, key)
             case "refresh_token_reuse_interval": config.security.refreshTokenReuseInterval = try count(value, key)
             case "rate_limits": try applyRateLimits(value, to: &config.rateLimits)
+            case "mfa": try applyMFA(value, to: &config.mfa)
             case "manual_linking_enabled": config.security.manualLinkingEnabled = try bool(value, key)
             case "idp_auto_approve": config.identityProviders.autoApprove = try bool(value, key)
             case "strict_id_tokens": config.identityProviders.strictIDTokens = try bool(value, key)
@@ -187,6 +199,45 @@ enum ConfigRoutes {
                 guard let path = numbers[key] else { throw invalid(name, "unknown setting") }
                 guard let n = field.doubleValue, n >= 0, n.isFinite else { throw invalid(name, "expected a number of requests (0 or more)") }
                 limits[keyPath: path] = n
+            }
+        }
+    }
+
+    /// `"mfa"`: the fields `describe` shows; toggles as `{"totp": {"enroll_enabled": true}}`.
+    static func applyMFA(_ value: JSON, to mfa: inout MFASettings) throws(AuthError) {
+        guard let object = value.objectValue else { throw invalid("mfa", "expected an object") }
+        for (key, field) in object {
+            let name = "mfa." + key
+            switch key {
+            case "totp", "phone", "web_authn":
+                guard let toggles = field.objectValue else { throw invalid(name, "expected an object") }
+                var current = key == "totp" ? mfa.totp : key == "phone" ? mfa.phone : mfa.webAuthn
+                for (toggle, flag) in toggles {
+                    switch toggle {
+                    case "enroll_enabled": current.enroll = try bool(flag, name + "." + toggle)
+                    case "verify_enabled": current.verify = try bool(flag, name + "." + toggle)
+                    default: throw invalid(name + "." + toggle, "unknown setting")
+                    }
+                }
+                switch key {
+                case "totp": mfa.totp = current
+                case "phone": mfa.phone = current
+                default: mfa.webAuthn = current
+                }
+            case "max_enrolled_factors": mfa.maxEnrolledFactors = try count(field, name)
+            case "max_verified_factors": mfa.maxVerifiedFactors = try count(field, name)
+            case "challenge_expiry_seconds":
+                // GoTrue raises anything below 300 s to 300 s.
+                mfa.challengeExpirySeconds = max(300, Double(try count(field, name)))
+            case "phone_otp_length": mfa.phoneOTPLength = Configuration.otpLength(try count(field, name))
+            case "phone_max_frequency_seconds":
+                guard let n = field.doubleValue, n >= 0, n.isFinite else { throw invalid(name, "expected a number of seconds") }
+                mfa.phoneMaxFrequencySeconds = n == 0 ? 60 : n
+            case "phone_template":
+                guard let text = field.stringValue else { throw invalid(name, "expected a string") }
+                mfa.phoneTemplate = text
+            default:
+                throw invalid(name, "unknown setting")
             }
         }
     }

@@ -59,6 +59,7 @@ public enum EnvironmentConfiguration {
         try applyExternal(&env, &config)
         try applyMailer(&env, &config)
         try applySMS(&env, &config)
+        try applyMFA(&env, &config)
         try applySecurity(&env, &config)
         try applyRateLimits(&env, &config)
         if let size = try env.integer(journalSizeVariable, in: 0...1_000_000) { options.journalCapacity = size }
@@ -229,6 +230,33 @@ public enum EnvironmentConfiguration {
 
     /// Reference §6.1: the per-client limits are Go `float64` events per window; the key header;
     /// `Sb-Forwarded-For`. Plus the emulator's preset and peer-address keying.
+    /// `GOTRUE_MFA_*` with GoTrue's normalisations (`conf.ApplyDefaults`): challenge and factor
+    /// lifetimes of at least 300 s, a zero phone frequency meaning one minute, a phone code
+    /// length outside 6-10 meaning 6.
+    private static func applyMFA(_ env: inout Reader, _ config: inout Configuration) throws(EmulatorError) {
+        let toggles: [(String, WritableKeyPath<MFASettings, MFASettings.Toggles>)] = [
+            ("TOTP", \.totp), ("PHONE", \.phone), ("WEB_AUTHN", \.webAuthn),
+        ]
+        for (name, path) in toggles {
+            if let on = try env.boolean("GOTRUE_MFA_\(name)_ENROLL_ENABLED") { config.mfa[keyPath: path].enroll = on }
+            if let on = try env.boolean("GOTRUE_MFA_\(name)_VERIFY_ENABLED") { config.mfa[keyPath: path].verify = on }
+        }
+        if let count = try env.integer("GOTRUE_MFA_MAX_ENROLLED_FACTORS", in: 0...Int(Int32.max)) { config.mfa.maxEnrolledFactors = count }
+        if let count = try env.integer("GOTRUE_MFA_MAX_VERIFIED_FACTORS", in: 0...Int(Int32.max)) { config.mfa.maxVerifiedFactors = count }
+        if let text = env.string("GOTRUE_MFA_CHALLENGE_EXPIRY_DURATION") {
+            guard let seconds = Double(text.trimmingSpaces), seconds.isFinite else {
+                throw EmulatorError("GOTRUE_MFA_CHALLENGE_EXPIRY_DURATION: '\(text)' is not a number of seconds")
+            }
+            config.mfa.challengeExpirySeconds = max(300, seconds)
+        }
+        if let seconds = try env.duration("GOTRUE_MFA_FACTOR_EXPIRY_DURATION") { config.mfa.factorExpirySeconds = max(300, seconds) }
+        if let length = try env.integer("GOTRUE_MFA_PHONE_OTP_LENGTH", in: Int(Int32.min)...Int(Int32.max)) {
+            config.mfa.phoneOTPLength = Configuration.otpLength(length)
+        }
+        if let seconds = try env.duration("GOTRUE_MFA_PHONE_MAX_FREQUENCY") { config.mfa.phoneMaxFrequencySeconds = seconds == 0 ? 60 : seconds }
+        if let template = env.string("GOTRUE_MFA_PHONE_TEMPLATE") { config.mfa.phoneTemplate = template }
+    }
+
     private static func applyRateLimits(_ env: inout Reader, _ config: inout Configuration) throws(EmulatorError) {
         if let header = env.raw("GOTRUE_RATE_LIMIT_HEADER") { config.rateLimits.header = header.trimmingSpaces }
         if let on = try env.boolean("GOTRUE_SECURITY_SB_FORWARDED_FOR_ENABLED") { config.rateLimits.sbForwardedForEnabled = on }

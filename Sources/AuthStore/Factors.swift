@@ -97,6 +97,30 @@ extension Connection {
         try execute("DELETE FROM mfa_factors WHERE user_id = ?", .text(userID))
     }
 
+    /// `DeleteExpiredFactors`: unverified factors created before `cutoff` that were never
+    /// challenged.
+    public func deleteExpiredFactors(createdBefore cutoff: Int64) throws(StoreError) {
+        try execute(
+            """
+            DELETE FROM mfa_factors WHERE status != 'verified' AND created_at < ?
+            AND NOT EXISTS (SELECT 1 FROM mfa_challenges WHERE mfa_challenges.factor_id = mfa_factors.id)
+            """,
+            .integer(cutoff)
+        )
+    }
+
+    /// `DeleteUnverifiedFactors`: the user's other unverified factors of a type, once one of
+    /// that type is verified.
+    public func deleteUnverifiedFactors(userID: String, factorType: String) throws(StoreError) {
+        try execute("DELETE FROM mfa_factors WHERE user_id = ? AND status = 'unverified' AND factor_type = ?",
+                    .text(userID), .text(factorType))
+    }
+
+    /// `Factor.WriteChallengeToDatabase`'s second half.
+    public func markFactorChallenged(id: String, at time: Int64) throws(StoreError) {
+        try execute("UPDATE mfa_factors SET last_challenged_at = ? WHERE id = ?", .integer(time), .text(id))
+    }
+
     /// `Factor.DowngradeSessionsToAAL1`: sessions that were raised by this factor lose its AMR
     /// claim and return to aal1.
     public func downgradeSessions(of factor: FactorRecord) throws(StoreError) {
@@ -109,5 +133,12 @@ extension Connection {
         )
         try execute("UPDATE sessions SET aal = 'aal1', factor_id = NULL WHERE user_id = ? AND factor_id = ?",
                     .text(factor.userID), .text(factor.id))
+    }
+}
+
+extension Connection {
+    /// Any user's factor by id (the emulator's control routes).
+    public func factor(id: String) throws(StoreError) -> FactorRecord? {
+        try queryFirst("\(FactorRecord.select) WHERE id = ?", .text(id)).map(FactorRecord.init(row:))
     }
 }

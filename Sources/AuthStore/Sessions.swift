@@ -102,6 +102,11 @@ public struct AMRClaimRecord: Sendable, Equatable {
 }
 
 extension Connection {
+    /// `InvalidateSessionsWithAALLessThan(user, "aal2")`: the user's sessions below aal2 end.
+    public func deleteSessionsBelowAAL2(userID: String) throws(StoreError) {
+        try execute("DELETE FROM sessions WHERE user_id = ? AND aal < 'aal2'", .text(userID))
+    }
+
     /// GoTrue's `AddClaimToSession`: one row per (session, method), refreshed when repeated.
     public func addAMRClaim(id: String, sessionID: String, method: String, at time: Int64) throws(StoreError) {
         try execute(

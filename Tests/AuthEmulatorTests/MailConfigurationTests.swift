@@ -146,3 +146,61 @@ import Testing
         #expect(options.configuration.mailer.rateLimitEmailSent == SendRate(events: 30))
     }
 }
+
+// `GOTRUE_MFA_*` and `[auth.mfa]` as GoTrue's envconfig and the CLI read them.
+@Suite struct MFAConfigurationTests {
+    @Test func environmentVariables() throws {
+        var options = EmulatorOptions()
+        #expect(options.configuration.mfa.totp == MFASettings.Toggles(enroll: false, verify: false))
+        let unused = try EnvironmentConfiguration.apply([
+            "GOTRUE_MFA_TOTP_ENROLL_ENABLED": "true", "GOTRUE_MFA_TOTP_VERIFY_ENABLED": "true",
+            "GOTRUE_MFA_PHONE_VERIFY_ENABLED": "true", "GOTRUE_MFA_MAX_ENROLLED_FACTORS": "3",
+            "GOTRUE_MFA_MAX_VERIFIED_FACTORS": "2", "GOTRUE_MFA_CHALLENGE_EXPIRY_DURATION": "60",
+            "GOTRUE_MFA_FACTOR_EXPIRY_DURATION": "10m", "GOTRUE_MFA_PHONE_OTP_LENGTH": "12",
+            "GOTRUE_MFA_PHONE_MAX_FREQUENCY": "0s", "GOTRUE_MFA_PHONE_TEMPLATE": "Code: {{ .Code }}",
+        ], to: &options)
+        #expect(unused.isEmpty, "\(unused)")
+        let mfa = options.configuration.mfa
+        #expect(mfa.totp == MFASettings.Toggles(enroll: true, verify: true))
+        #expect(mfa.phone == MFASettings.Toggles(enroll: false, verify: true))
+        #expect(mfa.maxEnrolledFactors == 3 && mfa.maxVerifiedFactors == 2)
+        // GoTrue's ApplyDefaults: at least 300 s, 6 digits outside 6-10, a zero frequency is a minute.
+        #expect(mfa.challengeExpirySeconds == 300 && mfa.factorExpirySeconds == 600)
+        #expect(mfa.phoneOTPLength == 6 && mfa.phoneMaxFrequencySeconds == 60)
+        #expect(mfa.phoneTemplate == "Code: {{ .Code }}")
+        #expect(throws: EmulatorError.self) {
+            var bad = EmulatorOptions()
+            try EnvironmentConfiguration.apply(["GOTRUE_MFA_FACTOR_EXPIRY_DURATION": "300"], to: &bad)
+        }
+    }
+
+    @Test func configFile() throws {
+        var options = EmulatorOptions()
+        try SupabaseConfigFile.apply("""
+            [auth.mfa]
+            max_enrolled_factors = 4
+            [auth.mfa.totp]
+            enroll_enabled = true
+            verify_enabled = true
+            [auth.mfa.phone]
+            enroll_enabled = false
+            verify_enabled = true
+            otp_length = 8
+            template = "Your code is {{ .Code }}"
+            max_frequency = "10s"
+            """, environment: [:], to: &options)
+        let mfa = options.configuration.mfa
+        #expect(mfa.totp == MFASettings.Toggles(enroll: true, verify: true))
+        #expect(mfa.phone == MFASettings.Toggles(enroll: false, verify: true))
+        #expect(mfa.maxEnrolledFactors == 4 && mfa.phoneOTPLength == 8 && mfa.phoneMaxFrequencySeconds == 10)
+
+        // The CLI's own check: enrolling needs verifying.
+        var bad = EmulatorOptions()
+        #expect {
+            try SupabaseConfigFile.apply("[auth.mfa.totp]\nenroll_enabled = true\nverify_enabled = false\n",
+                                         environment: [:], to: &bad)
+        } throws: { error in
+            "\(error)".contains("config.toml:2: auth.mfa.totp.enroll_enabled: requires verify_enabled")
+        }
+    }
+}

@@ -80,6 +80,15 @@ import Testing
         #expect(unknown.status == 400)
         #expect(json(unknown)["msg"]?.stringValue?.hasPrefix("mailer_notifications: unknown notification 'password_reset'") == true)
         #expect(emulator.project.configuration.mailer.notifications == [.passwordChanged, .identityLinked])
+
+        #expect(initial["mfa"]?["totp"]?["enroll_enabled"] == false)
+        let mfa = call(emulator, "PATCH", "/emulator/v1/config",
+                       body: #"{"mfa": {"totp": {"enroll_enabled": true, "verify_enabled": true}, "challenge_expiry_seconds": 60}}"#,
+                       service: true)
+        #expect(json(mfa)["mfa"]?["totp"]?["verify_enabled"] == true)
+        #expect(json(mfa)["mfa"]?["challenge_expiry_seconds"] == 300)  // raised to GoTrue's minimum
+        let badMFA = call(emulator, "PATCH", "/emulator/v1/config", body: #"{"mfa": {"totp": {"enrol": true}}}"#, service: true)
+        #expect(json(badMFA)["msg"] == "mfa.totp.enrol: unknown setting")
     }
 
     @Test func rateLimitPresetSwitchesAtRuntime() throws {

@@ -30,8 +30,9 @@ import Testing
     }
 
     @Test func unroutedNamesAreRejected() {
-        // No MFA route yet: a rule naming one would never fire.
-        #expect(!Operations.matchesAny("factors.*"))
+        // A rule naming no route would never fire.
+        #expect(!Operations.matchesAny("sso.providers.*"))
+        #expect(Operations.matchesAny("factors.*"))
         #expect(Operations.matchesAny("jwks"))
         #expect(Operations.matchesAny("user.identities.*"))
     }

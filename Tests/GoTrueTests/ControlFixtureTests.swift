@@ -98,6 +98,11 @@ import Testing
         (#"{"users": [{"email": "ok@example.com"}, {"email": "OK@example.com"}]}"#, "users[1].email: the same email as users[0]"),
         (#"{"users": [{"email": "ok@example.com", "identities": [{"provider": "github"}]}]}"#, "users[0].identities[0].id"),
         (#"{"users": [{"email": "ok@example.com", "identities": [{"id": "1"}]}]}"#, "users[0].identities[0].provider"),
+        (#"{"users": [{"email": "ok@example.com", "factors": [{"factor_type": "sms"}]}]}"#, "users[0].factors[0].factor_type"),
+        (#"{"users": [{"email": "ok@example.com", "factors": [{"factor_type": "totp", "secret": "not base32!"}]}]}"#, "users[0].factors[0].secret"),
+        (#"{"users": [{"email": "ok@example.com", "factors": [{"factor_type": "phone"}]}]}"#, "users[0].factors[0].phone: required"),
+        (#"{"users": [{"email": "ok@example.com", "factors": [{"factor_type": "totp", "status": "maybe"}]}]}"#, "users[0].factors[0].status"),
+        (#"{"users": [{"email": "ok@example.com", "factors": [{"factor_type": "totp", "friendly_name": "a"}, {"factor_type": "totp", "friendly_name": "a"}]}]}"#, "users[0].factors[1].friendly_name"),
         (#"{"users": {}}"#, "\"users\" must be an array"),
         (#"{"people": []}"#, "unknown top-level field"),
     ])

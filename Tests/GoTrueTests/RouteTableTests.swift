@@ -6,9 +6,9 @@ import Testing
 /// Every route of the real server's table (reference §2) reaches a handler: none answers with
 /// the router's plain-text 404, and features that are off answer with the real "disabled" error.
 @Suite struct RouteTableTests {
-    /// Reference §2, with sample path parameters. Left out until their issues build them: MFA
-    /// factors (`/factors*`), the admin passkey routes, and the admin SAML and custom provider
-    /// routes, which are features of their own rather than disabled ones.
+    /// Reference §2, with sample path parameters. Left out until their issues build them: the
+    /// admin passkey routes, and the admin SAML and custom provider routes, which are features
+    /// of their own rather than disabled ones.
     static let realRoutes: [(String, String)] = [
         ("GET", "/health"), ("GET", "/.well-known/jwks.json"), ("GET", "/.well-known/openid-configuration"),
         ("GET", "/.well-known/oauth-authorization-server"), ("GET", "/callback"), ("POST", "/callback"),
@@ -17,6 +17,7 @@ import Testing
         ("POST", "/verify"), ("POST", "/logout"), ("GET", "/reauthenticate"), ("GET", "/user"), ("PUT", "/user"),
         ("GET", "/user/identities/authorize"), ("DELETE", "/user/identities/00000000-0000-0000-0000-000000000001"),
         ("GET", "/user/oauth/grants"), ("DELETE", "/user/oauth/grants"),
+        ("POST", "/factors"), ("POST", "/factors/f1/verify"), ("POST", "/factors/f1/challenge"), ("DELETE", "/factors/f1"),
         ("POST", "/passkeys/authentication/options"), ("POST", "/passkeys/authentication/verify"),
         ("POST", "/passkeys/registration/options"), ("POST", "/passkeys/registration/verify"), ("GET", "/passkeys"),
         ("PATCH", "/passkeys/p1"), ("DELETE", "/passkeys/p1"),

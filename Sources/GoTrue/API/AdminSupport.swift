@@ -81,6 +81,37 @@ enum GoURL {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// `url.PathEscape` (`encodePathSegment`): unreserved characters and `$&+:=@` kept, `/`, `;`,
+    /// `,`, `?` and everything else percent-encoded, space as `%20`.
+    static func pathEscape(_ text: String) -> String {
+        escape(text, keeping: Array("$&+:=@".utf8))
+    }
+
+    /// `URL.EscapedPath` (`encodePath`): as `pathEscape`, but `/`, `;` and `,` are kept too.
+    static func escapePath(_ text: String) -> String {
+        escape(text, keeping: Array("$&+:=@/;,".utf8))
+    }
+
+    private static func escape(_ text: String, keeping kept: [UInt8]) -> String {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var out: [UInt8] = []
+        for b in text.utf8 {
+            switch b {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."),
+                 UInt8(ascii: "~"):
+                out.append(b)
+            case _ where kept.contains(b):
+                out.append(b)
+            default:
+                out.append(UInt8(ascii: "%"))
+                out.append(hex[Int(b >> 4)])
+                out.append(hex[Int(b & 0x0F)])
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
     /// `url.Values.Encode`: keys sorted (byte order), each value in its original order.
     static func encode(_ items: [QueryItem]) -> String {
         var order: [String] = []

@@ -27,6 +27,7 @@ public struct Configuration: Sendable {
     public var password = PasswordSettings()
     public var security = SecuritySettings()
     public var sessions = SessionSettings()
+    public var mfa = MFASettings()
     /// `GOTRUE_RATE_LIMIT_*` per-client limits and the emulator's presets (`Domain/RateLimits.swift`).
     public var rateLimits = RateLimitSettings()
     /// The emulator's own behaviour around social sign-in (no GoTrue equivalent).
@@ -221,6 +222,44 @@ public struct MailerSettings: Sendable {
     /// template id (`confirmation`, `password_changed_notification`, ...), with the template's
     /// `{{ .Field }}` values filled in.
     public var subjects: [String: String] = [:]
+    public init() {}
+}
+
+/// `GOTRUE_MFA_*` (reference §14, §15.6). TOTP is off as under `supabase start`, whose
+/// `config.toml` template sets `[auth.mfa.totp] enroll_enabled = false` (GoTrue's own default is
+/// on); phone and WebAuthn are off in both.
+public struct MFASettings: Sendable, Equatable {
+    public struct Toggles: Sendable, Equatable {
+        public var enroll: Bool
+        public var verify: Bool
+        public init(enroll: Bool = false, verify: Bool = false) {
+            self.enroll = enroll
+            self.verify = verify
+        }
+    }
+
+    /// `GOTRUE_MFA_TOTP_ENROLL_ENABLED`, `GOTRUE_MFA_TOTP_VERIFY_ENABLED`.
+    public var totp = Toggles()
+    /// `GOTRUE_MFA_PHONE_ENROLL_ENABLED`, `GOTRUE_MFA_PHONE_VERIFY_ENABLED`.
+    public var phone = Toggles()
+    /// `GOTRUE_MFA_WEB_AUTHN_ENROLL_ENABLED`, `..._VERIFY_ENABLED` (WebAuthn factors are not
+    /// built: enrolling one answers as the real server does with the feature off).
+    public var webAuthn = Toggles()
+    /// `GOTRUE_MFA_MAX_ENROLLED_FACTORS`.
+    public var maxEnrolledFactors = 10
+    /// `GOTRUE_MFA_MAX_VERIFIED_FACTORS`.
+    public var maxVerifiedFactors = 10
+    /// `GOTRUE_MFA_CHALLENGE_EXPIRY_DURATION` seconds (at least 300).
+    public var challengeExpirySeconds: Double = 300
+    /// `GOTRUE_MFA_FACTOR_EXPIRY_DURATION`: unverified, never challenged factors older than this
+    /// are purged before an enrollment (at least 300 s).
+    public var factorExpirySeconds: Double = 300
+    /// `GOTRUE_MFA_PHONE_OTP_LENGTH` (6-10).
+    public var phoneOTPLength = 6
+    /// `GOTRUE_MFA_PHONE_MAX_FREQUENCY` seconds (`supabase start`: `max_frequency = "5s"`).
+    public var phoneMaxFrequencySeconds: Double = 5
+    /// `GOTRUE_MFA_PHONE_TEMPLATE`.
+    public var phoneTemplate = "Your code is {{ .Code }}"
     public init() {}
 }
 

@@ -10,6 +10,8 @@ struct Authenticated {
     var token: String
     /// Loaded in the same read transaction when asked for.
     var identities: [IdentityRecord]?
+    /// The user's MFA factors (loaded with the identities).
+    var factors: [FactorRecord] = []
 }
 
 /// What every endpoint group shares: the project, the request's configuration snapshot and the
@@ -60,13 +62,14 @@ struct Core: Sendable {
         if !sessionID.isEmpty, sessionID != Validation.nilUUID, !Validation.isUUID(sessionID) {
             throw AuthError(403, .badJwt, "invalid claim: session_id claim must be a UUID")
         }
-        let loaded: (UserRecord?, SessionRecord?, [IdentityRecord]?)
+        let loaded: (UserRecord?, SessionRecord?, [IdentityRecord]?, [FactorRecord])
         do {
             loaded = try project.database.read { conn in
                 let user = try conn.user(id: sub.lowercased())
                 let session = sessionID.isEmpty || sessionID == Validation.nilUUID ? nil : try conn.session(id: sessionID.lowercased())
                 let identities = loadingIdentities && user != nil ? try conn.identities(userID: sub.lowercased()) : nil
-                return (user, session, identities)
+                let factors = loadingIdentities && user != nil ? try conn.factors(userID: sub.lowercased()) : []
+                return (user, session, identities, factors)
             }
         } catch {
             throw storeFailure(error)
@@ -76,7 +79,7 @@ struct Core: Sendable {
             throw AuthError(403, .sessionNotFound, "Session from session_id claim in JWT does not exist")
         }
         if isBanned(user) { throw AuthError(403, .userBanned, "User is banned") }
-        return Authenticated(claims: claims, user: user, session: loaded.1, token: token, identities: loaded.2)
+        return Authenticated(claims: claims, user: user, session: loaded.1, token: token, identities: loaded.2, factors: loaded.3)
     }
 
     /// The emulator's control routes accept the service_role key (or the `sb_secret_` key) as
@@ -160,5 +163,25 @@ struct Core: Sendable {
             id: project.environment.uuid(), payload: payload.serialized(),
             ipAddress: ipAddress, at: project.environment.now().microseconds
         )
+    }
+}
+
+extension Core {
+    /// `utilities.GetIPAddress`: the `Sb-Forwarded-For` address when that header is trusted,
+    /// else the first valid address of `X-Forwarded-For`, else the peer's address. MFA
+    /// challenges record it and verification must come from the same one.
+    func clientIP(_ context: RequestContext) -> String {
+        let headers = context.request.headers
+        if config.rateLimits.sbForwardedForEnabled, let value = headers["Sb-Forwarded-For"] {
+            let first = RateLimitSettings.firstValue(value)
+            if RateLimitSettings.isIPAddress(first) { return first }
+        }
+        if let forwarded = headers["X-Forwarded-For"] {
+            for part in forwarded.split(separator: ",") {
+                let candidate = String(part.drop(while: { $0 == " " || $0 == "\t" }).reversed().drop(while: { $0 == " " || $0 == "\t" }).reversed())
+                if !candidate.isEmpty && RateLimitSettings.isIPAddress(candidate) { return candidate }
+            }
+        }
+        return context.request.remoteAddress
     }
 }

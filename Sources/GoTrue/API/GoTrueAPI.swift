@@ -53,6 +53,7 @@ public final class GoTrueAPI: HTTPResponder {
         VerifyEndpoints.self,
         ExternalEndpoints.self,
         UserEndpoints.self,
+        MFAEndpoints.self,
         IdentityEndpoints.self,
         ReauthenticateEndpoints.self,
         LogoutEndpoints.self,
@@ -67,6 +68,7 @@ public final class GoTrueAPI: HTTPResponder {
         ClockEndpoints.self,
         FixtureEndpoints.self,
         TestTokenEndpoints.self,
+        MFATestEndpoints.self,
         ControlIdPEndpoints.self,
     ]
 

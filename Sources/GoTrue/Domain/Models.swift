@@ -14,8 +14,11 @@ enum Models {
 
     private static func time(_ micros: Int64) -> JSON { .string(Timestamp(microseconds: micros).rfc3339) }
 
-    /// `models.User` as JSON. `identities` nil renders `null` (not loaded), as Go's nil slice.
-    static func user(_ u: UserRecord, identities: [IdentityRecord]?) -> JSON {
+    /// `models.User` as JSON. `identities` nil renders `null` (not loaded), as Go's nil slice;
+    /// `factors` (omitted when none) sit where Go declares them, after
+    /// `user_metadata` and before `identities`, as every eager-loaded user of the real server
+    /// carries them.
+    static func user(_ u: UserRecord, identities: [IdentityRecord]?, factors: [FactorRecord] = []) -> JSON {
         var o = JSONObject()
         o["id"] = .string(u.id)
         o["aud"] = .string(u.aud)
@@ -36,6 +39,7 @@ enum Models {
         if let t = u.lastSignInAt { o["last_sign_in_at"] = time(t) }
         o["app_metadata"] = .object(object(u.appMetadata).sortedRecursively())
         o["user_metadata"] = .object(object(u.userMetadata).sortedRecursively())
+        if !factors.isEmpty { o["factors"] = .array(factors.map(factor)) }
         if let identities {
             o["identities"] = .array(identities.map(identity))
         } else {
@@ -46,6 +50,21 @@ enum Models {
         if let t = u.bannedUntil { o["banned_until"] = time(t) }
         if let t = u.deletedAt { o["deleted_at"] = time(t) }
         o["is_anonymous"] = .bool(u.isAnonymous)
+        return .object(o)
+    }
+
+    /// `models.Factor` as JSON (reference §3.3).
+    static func factor(_ f: FactorRecord) -> JSON {
+        var o = JSONObject()
+        o["id"] = .string(f.id)
+        o["created_at"] = time(f.createdAt)
+        o["updated_at"] = time(f.updatedAt)
+        o["status"] = .string(f.status)
+        if let name = f.friendlyName, !name.isEmpty { o["friendly_name"] = .string(name) }
+        o["factor_type"] = .string(f.factorType)
+        o["phone"] = .string(f.phone ?? "")
+        o["last_challenged_at"] = f.lastChallengedAt.map(time) ?? .null
+        if let aaguid = f.webAuthnAAGUID, !aaguid.isEmpty { o["web_authn_aaguid"] = .string(aaguid) }
         return .object(o)
     }
 

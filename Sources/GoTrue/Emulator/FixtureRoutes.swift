@@ -30,7 +30,8 @@ struct FixtureEndpoints: EndpointGroup {
     func seed(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let fixture = try Fixture(json: .object(try ControlRequest.body(context.request)))
         let users = try Seeder(project: project, configuration: api.config).seed(fixture)
-        return .json(["users": .array(users.map { Models.user($0.0, identities: $0.1) })])
+        let factors = try api.read { conn in try users.map { try conn.factors(userID: $0.0.id) } }
+        return .json(["users": .array(zip(users, factors).map { Models.user($0.0.0, identities: $0.0.1, factors: $0.1) })])
     }
 
     func reset(_ context: RequestContext) throws(AuthError) -> HTTPResponse {

@@ -1,3 +1,4 @@
+import AuthCrypto
 import AuthJSON
 import AuthStore
 import Synchronization
@@ -5,7 +6,10 @@ import Synchronization
 /// A fixture document, `{"users": [...]}`, whose entries take the fields of `POST /admin/users`
 /// (`id`, `aud`, `email`, `phone`, `password` or `password_hash`, `email_confirm`,
 /// `phone_confirm`, `user_metadata`, `app_metadata`, `ban_duration`, `role`) plus `identities`:
-/// `[{"provider": "github", "id": "<provider subject>", "identity_data": {...}}]`.
+/// `[{"provider": "github", "id": "<provider subject>", "identity_data": {...}}]`, and `factors`:
+/// `[{"factor_type": "totp", "secret": "<base32>", "friendly_name": "app"}, {"factor_type": "phone",
+/// "phone": "+15550001111"}]` (`status` `verified` unless `"unverified"`; a TOTP factor without a
+/// secret gets a random one, readable through `GET /emulator/v1/mfa/totp`).
 ///
 /// Seeding is an upsert: an entry updates the user with its `id`, else the one with its email
 /// (or phone) in the audience, else creates one, and the fixture then defines that user's
@@ -32,8 +36,21 @@ public struct Fixture: Sendable {
         var ban: Int64?
         var role: String?
         var identities: [Identity] = []
+        /// nil: the entry does not mention factors, and the stored ones stay.
+        var factors: [Factor]?
 
         public var userID: String? { id }
+    }
+
+    public struct Factor: Sendable {
+        var id: String?
+        var type: String
+        var friendlyName: String?
+        /// Base32, for TOTP factors.
+        var secret: String?
+        /// E.164 digits, for phone factors.
+        var phone: String?
+        var status: String
     }
 
     public struct Identity: Sendable {
@@ -48,8 +65,9 @@ public struct Fixture: Sendable {
 
     static let userFields: Set<String> = [
         "id", "aud", "email", "phone", "password", "password_hash", "email_confirm", "phone_confirm",
-        "user_metadata", "app_metadata", "ban_duration", "role", "identities",
+        "user_metadata", "app_metadata", "ban_duration", "role", "identities", "factors",
     ]
+    static let factorFields: Set<String> = ["id", "factor_type", "friendly_name", "secret", "phone", "status"]
     static let identityFields: Set<String> = ["provider", "id", "provider_id", "identity_data", "identity_id"]
 
     /// Parses and checks a document. Errors are 400 `validation_failed` naming the entry and
@@ -185,6 +203,21 @@ public struct Fixture: Sendable {
                 user.identities.append(try parseIdentity(item, at: "\(at).identities[\(position)]"))
             }
         }
+        if let list = o["factors"], !list.isNull {
+            guard let items = list.arrayValue else { throw invalid("\(at).factors: must be an array") }
+            var factors: [Factor] = []
+            for (position, item) in items.enumerated() {
+                let factor = try parseFactor(item, at: "\(at).factors[\(position)]")
+                if let name = factor.friendlyName, factors.contains(where: { $0.friendlyName == name }) {
+                    throw invalid("\(at).factors[\(position)].friendly_name: \(goQuoted(name)) is used twice")
+                }
+                if let phone = factor.phone, factors.contains(where: { $0.phone == phone }) {
+                    throw invalid("\(at).factors[\(position)].phone: \(phone) is used twice")
+                }
+                factors.append(factor)
+            }
+            user.factors = factors
+        }
         if user.email == nil && user.phone == nil {
             throw invalid("\(at): a user needs an email or a phone (as POST /admin/users)")
         }
@@ -197,6 +230,48 @@ public struct Fixture: Sendable {
             }
         }
         return user
+    }
+
+    private static func parseFactor(_ value: JSON, at: String) throws(AuthError) -> Factor {
+        guard let o = value.objectValue else { throw invalid("\(at): must be an object") }
+        for (key, _) in o where !factorFields.contains(key) {
+            throw invalid("\(at).\(key): unknown field (expected one of: \(factorFields.sorted().joined(separator: ", ")))")
+        }
+        func text(_ key: String) throws(AuthError) -> String? {
+            guard let v = o[key], !v.isNull else { return nil }
+            guard let s = v.stringValue else { throw invalid("\(at).\(key): must be a string") }
+            return s
+        }
+        var factor = Factor(type: try text("factor_type") ?? "", status: try text("status") ?? "verified")
+        guard factor.type == "totp" || factor.type == "phone" else {
+            throw invalid("\(at).factor_type: must be \"totp\" or \"phone\"")
+        }
+        guard factor.status == "verified" || factor.status == "unverified" else {
+            throw invalid("\(at).status: must be \"verified\" or \"unverified\"")
+        }
+        if let id = try text("id") {
+            guard let canonical = AdminEndpoints.canonicalUUID(id) else { throw invalid("\(at).id: must be a UUID") }
+            factor.id = canonical
+        }
+        factor.friendlyName = try text("friendly_name").flatMap { $0.isEmpty ? nil : $0 }
+        if factor.type == "totp" {
+            if try text("phone") != nil { throw invalid("\(at).phone: only for phone factors") }
+            if let secret = try text("secret") {
+                guard let bytes = try? Base32.decode(secret), bytes.count >= 10 else {
+                    throw invalid("\(at).secret: must be base32 (RFC 4648) of at least 10 bytes, e.g. \"JBSWY3DPEHPK3PXP\"")
+                }
+                factor.secret = secret.uppercased().filter { $0 != "=" }
+            }
+        } else {
+            if try text("secret") != nil { throw invalid("\(at).secret: only for TOTP factors") }
+            guard let phone = try text("phone") else { throw invalid("\(at).phone: required for a phone factor") }
+            do {
+                factor.phone = try Validation.phone(phone)
+            } catch {
+                throw invalid("\(at).phone: \(error.message)")
+            }
+        }
+        return factor
     }
 
     private static func parseIdentity(_ value: JSON, at: String) throws(AuthError) -> Identity {
@@ -416,6 +491,41 @@ public struct Seeder: Sendable {
             }
             for identity in try conn.identities(userID: user.id) where !kept.contains(identity.id) {
                 try conn.execute("DELETE FROM identities WHERE id = ?", .text(identity.id))
+            }
+            // Declared factors replace the stored ones; ids (and generated secrets) are kept in
+            // the resolved fixture so a re-seed or `reset?keep_seed` recreates the same factors.
+            if var factors = entry.factors {
+                // A declared factor without an id is the stored one with its name, else its
+                // phone number, else its secret: seeding the same document twice keeps the ids.
+                var stored = try conn.factors(userID: user.id)
+                try conn.deleteFactors(userID: user.id)
+                for (j, declared) in factors.enumerated() {
+                    let match = stored.firstIndex { old in
+                        guard old.factorType == declared.type else { return false }
+                        if let id = declared.id { return old.id == id }
+                        if let name = declared.friendlyName { return old.friendlyName == name }
+                        if let phone = declared.phone { return old.phone == phone }
+                        return declared.secret != nil && old.secret == declared.secret
+                    }
+                    let previous = match.map { stored.remove(at: $0) }
+                    let id = declared.id ?? previous?.id ?? project.environment.uuid()
+                    var record = FactorRecord(id: id, userID: user.id, factorType: declared.type, status: declared.status,
+                                              at: previous?.createdAt ?? now)
+                    record.friendlyName = declared.friendlyName
+                    record.phone = declared.phone
+                    if declared.type == "totp" {
+                        record.secret = declared.secret ?? previous?.secret
+                            ?? Base32.encode(project.environment.randomBytes(20), padding: false)
+                    }
+                    do {
+                        try conn.insertFactor(record)
+                    } catch {
+                        throw Fixture.invalid("\(at).factors[\(j)]: cannot create the factor (\(error))")
+                    }
+                    factors[j].id = id
+                    factors[j].secret = record.secret
+                }
+                resolved.users[position].factors = factors
             }
 
             resolved.users[position].id = user.id

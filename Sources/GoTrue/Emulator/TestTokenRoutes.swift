@@ -69,7 +69,7 @@ struct TestTokenEndpoints: EndpointGroup {
             for (key, value) in extra { claims[key] = value }
             let token = JWTSigner.sign(claims: claims, key: config.jwt.signingKey)
             let expiresAt = claims["exp"]?.int64Value ?? now.unixSeconds + expiresIn
-            return (issued, Models.user(user, identities: try conn.identities(userID: user.id)), token, expiresAt)
+            return (issued, Models.user(user, identities: try conn.identities(userID: user.id), factors: try conn.factors(userID: user.id)), token, expiresAt)
         }
         var minted = issued
         minted.accessToken = token

@@ -76,32 +76,8 @@ struct AdminEndpoints: EndpointGroup {
 
     // MARK: JSON
 
-    /// `models.User` with its factors (omitted when none), placed where Go declares them: after
-    /// `user_metadata`, before `identities`.
     func userJSON(_ user: UserRecord, identities: [IdentityRecord]?, factors: [FactorRecord]) -> JSON {
-        let base = Models.user(user, identities: identities)
-        guard !factors.isEmpty, case .object(let object) = base else { return base }
-        var out = JSONObject()
-        for (key, value) in object {
-            if key == "identities" { out["factors"] = .array(factors.map(AdminEndpoints.factorJSON)) }
-            out[key] = value
-        }
-        return .object(out)
-    }
-
-    /// `models.Factor` as JSON (reference §3.3).
-    static func factorJSON(_ f: FactorRecord) -> JSON {
-        var o = JSONObject()
-        o["id"] = .string(f.id)
-        o["created_at"] = .string(Timestamp(microseconds: f.createdAt).rfc3339)
-        o["updated_at"] = .string(Timestamp(microseconds: f.updatedAt).rfc3339)
-        o["status"] = .string(f.status)
-        if let name = f.friendlyName, !name.isEmpty { o["friendly_name"] = .string(name) }
-        o["factor_type"] = .string(f.factorType)
-        o["phone"] = .string(f.phone ?? "")
-        o["last_challenged_at"] = f.lastChallengedAt.map { .string(Timestamp(microseconds: $0).rfc3339) } ?? .null
-        if let aaguid = f.webAuthnAAGUID, !aaguid.isEmpty { o["web_authn_aaguid"] = .string(aaguid) }
-        return .object(o)
+        Models.user(user, identities: identities, factors: factors)
     }
 
     // MARK: GET /admin/users
@@ -533,7 +509,7 @@ struct AdminEndpoints: EndpointGroup {
         _ = try api.requireAdmin(context)
         let user = try loadUser(context)
         let factors = try api.read { conn in try conn.factors(userID: user.id) }
-        return .json(.array(factors.map(AdminEndpoints.factorJSON)))
+        return .json(.array(factors.map(Models.factor)))
     }
 
     func updateFactor(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
@@ -555,7 +531,7 @@ struct AdminEndpoints: EndpointGroup {
                           traits: ["user_id": .string(user.id), "factor_id": .string(factor.id),
                                    "factor_type": .string(factor.factorType)])
         }
-        return .json(AdminEndpoints.factorJSON(factor))
+        return .json(Models.factor(factor))
     }
 
     /// Deletes the factor and downgrades its sessions to aal1. The real server records this one
@@ -570,7 +546,7 @@ struct AdminEndpoints: EndpointGroup {
             try conn.deleteFactor(id: factor.id)
             try conn.downgradeSessions(of: factor)
         }
-        return .json(AdminEndpoints.factorJSON(factor))
+        return .json(Models.factor(factor))
     }
 
     // MARK: GET /admin/audit

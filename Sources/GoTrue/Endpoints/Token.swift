@@ -83,7 +83,8 @@ struct TokenEndpoints: EndpointGroup {
             try api.audit(conn, context, actor: current, action: "login", logType: "account",
                           traits: ["provider": .string(provider)])
             let issued = try Tokens(api: api).issueSession(conn, user: &current, method: "password", request: context.request)
-            return (issued, Models.user(current, identities: try conn.identities(userID: current.id)))
+            return (issued, Models.user(current, identities: try conn.identities(userID: current.id),
+                                        factors: try conn.factors(userID: current.id)))
         }
         // The password grant always carries `weak_password`: null when the password passes the
         // current policy (a typed nil pointer in a Go interface is not omitted).
@@ -118,6 +119,7 @@ struct TokenEndpoints: EndpointGroup {
         var sessionID: String
         var user: UserRecord
         var identities: [IdentityRecord]
+        var factors: [FactorRecord]
         var aal: String
         var amr: JSON
         /// The clock when the access token was minted (Unix seconds), as read in the transaction.
@@ -190,7 +192,7 @@ struct TokenEndpoints: EndpointGroup {
                                           ip: context.request.remoteAddress)
             return .issued(RefreshIssue(refreshToken: issuedToken!, sessionID: session.id, user: user,
                                         identities: try conn.identities(userID: user.id),
-                                        aal: aal, amr: amr, issuedAt: issuedAt))
+                                        factors: try conn.factors(userID: user.id), aal: aal, amr: amr, issuedAt: issuedAt))
         }
         switch outcome {
         case .failed(let error):
@@ -200,7 +202,7 @@ struct TokenEndpoints: EndpointGroup {
                                                          amr: done.amr, issuedAt: done.issuedAt)
             let issued = Tokens.Issued(accessToken: access, expiresAt: expiresAt, refreshToken: done.refreshToken,
                                        sessionID: done.sessionID, userID: done.user.id)
-            let user = Models.user(done.user, identities: done.identities)
+            let user = Models.user(done.user, identities: done.identities, factors: done.factors)
             return .json(.object(issued.response(user: user, now: project.environment.now())), headers: issued.headers)
         }
     }

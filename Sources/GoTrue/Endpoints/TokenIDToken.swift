@@ -98,7 +98,7 @@ extension TokenEndpoints {
                 return .failed(error)
             case .user(var user, _):
                 let issued = try Tokens(api: api).issueSession(conn, user: &user, method: "oauth", request: context.request)
-                return .issued(issued, Models.user(user, identities: try conn.identities(userID: user.id)))
+                return .issued(issued, Models.user(user, identities: try conn.identities(userID: user.id), factors: try conn.factors(userID: user.id)))
             }
         }
         api.project.outbox.delivered(sent)

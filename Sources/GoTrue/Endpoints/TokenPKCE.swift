@@ -35,7 +35,7 @@ extension TokenEndpoints {
             let issued = try Tokens(api: api).issueSession(conn, user: &user, method: flow.authenticationMethod,
                                                                    request: context.request)
             try conn.deleteFlowState(id: flow.id)
-            return (issued, Models.user(user, identities: try conn.identities(userID: user.id)))
+            return (issued, Models.user(user, identities: try conn.identities(userID: user.id), factors: try conn.factors(userID: user.id)))
         }
         // An OAuth flow hands the provider's tokens over with the session.
         var extra = JSONObject()

@@ -23,11 +23,11 @@ struct UserEndpoints: EndpointGroup {
         guard let tokenAud, aud == tokenAud else {
             throw AuthError(400, .validationFailed, "Token audience doesn't match request audience")
         }
-        return .json(Models.user(caller.user, identities: caller.identities ?? []))
+        return .json(Models.user(caller.user, identities: caller.identities ?? [], factors: caller.factors))
     }
 
     func update(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
-        let caller = try api.authenticate(context)
+        let caller = try api.authenticate(context, loadingIdentities: true)
         // requireAuthentication runs first, then the `User` limiter of PUT /user.
         try api.rateLimit(.user, context)
         let aud = api.requestAudience(context, claims: caller.claims)
@@ -60,6 +60,11 @@ struct UserEndpoints: EndpointGroup {
             throw AuthError(403, .notAdmin, "Updating app_metadata requires admin privileges")
         }
         let setsPassword = password.map { !$0.isEmpty } ?? false
+        // `HasMFAEnabled` (a verified factor) without an aal2 session: no credential changes.
+        if caller.factors.contains(where: { $0.status == "verified" }) && caller.session?.aal != "aal2"
+            && (setsPassword || (!email.isEmpty && email != (user.email ?? "")) || (!phone.isEmpty && phone != (user.phone ?? ""))) {
+            throw AuthError(401, .insufficientAal, "AAL2 session is required to update email or password when MFA is enabled.")
+        }
         if user.isAnonymous && setsPassword && email.isEmpty && phone.isEmpty {
             throw AuthError(422, .validationFailed,
                             "Updating password of an anonymous user without an email or phone is not allowed")
@@ -110,7 +115,7 @@ struct UserEndpoints: EndpointGroup {
 
         var sent: [OutboxRecord] = []
         let mailer = Mailer(api: api, context: context)
-        let (updated, identities) = try api.write { conn in
+        let (updated, identities, factors) = try api.write { conn in
             let now = project.environment.now()
             user = try conn.user(id: user.id) ?? user
             if let newHash {
@@ -168,10 +173,10 @@ struct UserEndpoints: EndpointGroup {
             }
             try api.audit(conn, context, actor: user, action: "user_modified", logType: "user")
             let reloaded = try conn.user(id: user.id) ?? user
-            return (reloaded, try conn.identities(userID: user.id))
+            return (reloaded, try conn.identities(userID: user.id), try conn.factors(userID: user.id))
         }
         project.outbox.delivered(sent)
-        return .json(Models.user(updated, identities: identities))
+        return .json(Models.user(updated, identities: identities, factors: factors))
     }
 
     private func isRecoverySession(_ caller: Authenticated) -> Bool {

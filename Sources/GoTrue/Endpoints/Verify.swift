@@ -81,7 +81,7 @@ struct VerifyEndpoints: EndpointGroup {
                 : try verifyUserAndToken(conn, &params, aud: aud)
             guard try applyVerification(conn, context, params, &user, smsAllowed: true, sent: &sent) else { return .halfConfirmed }
             let issued = try Tokens(api: api).issueSession(conn, user: &user, method: "otp", request: context.request)
-            return .session(issued, Models.user(user, identities: try conn.identities(userID: user.id)))
+            return .session(issued, Models.user(user, identities: try conn.identities(userID: user.id), factors: try conn.factors(userID: user.id)))
         }
         project.outbox.delivered(sent)
         switch outcome {

@@ -1,0 +1,423 @@
+import AuthCrypto
+import AuthHTTP
+import AuthJSON
+import AuthStore
+
+/// `/factors` (mfa.go; reference §14): enrolling TOTP and phone factors, challenging them,
+/// verifying a challenge (which raises the session to aal2) and unenrolling. The middleware
+/// order is the real router's: `requireAuthentication`, `requireNotAnonymous`, `loadFactor`,
+/// then the challenge/verify rate limiter.
+struct MFAEndpoints: EndpointGroup {
+    let api: Core
+
+    static var endpoints: [Endpoint<Self>] {
+        [
+            Endpoint("POST", "/factors", operation: "factors.enroll") { g, context in try g.enroll(context) },
+            Endpoint("POST", "/factors/{factor_id}/verify", operation: "factors.verify") { g, context in try g.verify(context) },
+            Endpoint("POST", "/factors/{factor_id}/challenge", operation: "factors.challenge") { g, context in
+                try g.challenge(context)
+            },
+            Endpoint("DELETE", "/factors/{factor_id}", operation: "factors.unenroll") { g, context in try g.unenroll(context) },
+        ]
+    }
+
+    private var project: Project { api.project }
+    private var config: Configuration { api.config }
+
+    // MARK: middleware
+
+    /// `requireAuthentication` then `requireNotAnonymous`.
+    private func caller(_ context: RequestContext) throws(AuthError) -> Authenticated {
+        let caller = try api.authenticate(context, loadingIdentities: true)
+        if caller.claims["is_anonymous"]?.boolValue == true {
+            throw AuthError(403, .noAuthorization, "Anonymous user not allowed to perform these actions")
+        }
+        return caller
+    }
+
+    /// `loadFactor`: the path's factor must parse as a UUID and belong to the caller.
+    private func factor(_ context: RequestContext, of caller: Authenticated) throws(AuthError) -> FactorRecord {
+        guard let id = AdminEndpoints.canonicalUUID(context.pathParameters["factor_id"] ?? "") else {
+            throw AuthError(404, .validationFailed, "factor_id must be an UUID")
+        }
+        guard let factor = caller.factors.first(where: { $0.id == id }) else {
+            throw AuthError(404, .mfaFactorNotFound, "Factor not found")
+        }
+        return factor
+    }
+
+    private static func isAAL2(_ session: SessionRecord?) -> Bool { session?.aal == "aal2" }
+
+    // MARK: POST /factors
+
+    func enroll(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+        let caller = try caller(context)
+        guard caller.session != nil else {
+            throw AuthError(500, nil, "A valid session and a registered user are required to enroll a factor")
+        }
+        let body = try RequestBody(context.request, as: "EnrollFactorParams")
+        let params = EnrollParams(friendlyName: try body.string("friendly_name") ?? "",
+                                  factorType: try body.string("factor_type") ?? "",
+                                  issuer: try body.string("issuer") ?? "", phone: try body.string("phone") ?? "")
+        switch params.factorType {
+        case "phone":
+            guard config.mfa.phone.enroll else { throw AuthError(422, .mfaPhoneEnrollNotEnabled, "MFA enroll is disabled for Phone") }
+            return try enrollPhone(context, caller, params)
+        case "totp":
+            guard config.mfa.totp.enroll else { throw AuthError(422, .mfaTotpEnrollNotEnabled, "MFA enroll is disabled for TOTP") }
+            return try enrollTOTP(context, caller, params)
+        case "webauthn":
+            // WebAuthn factors are not built; with them off (the default) this is the real answer.
+            throw AuthError(422, .mfaWebauthnEnrollNotEnabled, "MFA enroll is disabled for WebAuthn")
+        default:
+            throw AuthError(400, .validationFailed, "factor_type needs to be totp, phone, or webauthn")
+        }
+    }
+
+    private struct EnrollParams {
+        var friendlyName: String
+        var factorType: String
+        var issuer: String
+        var phone: String
+    }
+
+    /// `validateFactors`, inside the enrolling transaction: expired unverified factors are
+    /// purged first (every user's, as `DeleteExpiredFactors`), then the name, the two limits
+    /// and the AAL rule are checked against the user's remaining factors.
+    private func validateFactors(_ conn: Connection, _ caller: Authenticated, name: String) throws {
+        let now = project.environment.now().microseconds
+        try conn.deleteExpiredFactors(createdBefore: now - Int64(config.mfa.factorExpirySeconds * 1_000_000))
+        let factors = try conn.factors(userID: caller.user.id)
+        var verified = 0
+        for factor in factors {
+            // Go compares the plain strings, so two unnamed factors conflict too.
+            if (factor.friendlyName ?? "") == name {
+                throw AuthError(422, .mfaFactorNameConflict, "A factor with the friendly name \(goQuoted(name)) for this user already exists")
+            }
+            if factor.status == "verified" { verified += 1 }
+        }
+        if factors.count >= config.mfa.maxEnrolledFactors || verified >= config.mfa.maxVerifiedFactors {
+            throw AuthError(422, .tooManyEnrolledMfaFactors, "Maximum number of verified factors reached, unenroll to continue")
+        }
+        if verified > 0 && caller.session != nil && !MFAEndpoints.isAAL2(caller.session) {
+            throw AuthError(403, .insufficientAal, "AAL2 required to enroll a new factor")
+        }
+    }
+
+    private func newFactor(_ caller: Authenticated, type: String, name: String) -> FactorRecord {
+        var factor = FactorRecord(id: project.environment.uuid(), userID: caller.user.id, factorType: type, status: "unverified",
+                                  at: project.environment.now().microseconds)
+        factor.friendlyName = name
+        return factor
+    }
+
+    /// `enrollTOTPFactor`: a 20-byte secret (base32 without padding), its `otpauth://` URI with
+    /// the issuer (the request's, else the site URL's host) and the email as account name, and
+    /// the URI as an SVG QR code.
+    private func enrollTOTP(_ context: RequestContext, _ caller: Authenticated, _ params: EnrollParams) throws(AuthError) -> HTTPResponse {
+        var issuer = params.issuer
+        if issuer.isEmpty {
+            // `url.ParseRequestURI(SITE_URL).Host`.
+            guard let host = MFAEndpoints.host(of: config.siteURL) else {
+                throw AuthError(500, nil, "site url is improperly formatted")
+            }
+            issuer = host
+        }
+        let secret = Base32.encode(project.environment.randomBytes(20), padding: false)
+        let email = caller.user.email ?? ""
+        let uri = MFAEndpoints.otpauthURI(issuer: issuer, account: email, secret: secret)
+        // The SVG itself (`buf.String()`): the clients make the `data:image/svg+xml;utf-8,` URI of
+        // it. Drawn outside the write lock; nil when the URI fits no QR version (over 1,273 bytes).
+        let svg = email.isEmpty ? nil : QRCode.svg(uri)
+        let factor: FactorRecord = try api.write { conn in
+            try validateFactors(conn, caller, name: params.friendlyName)
+            // `totp.Generate` refuses an empty issuer or account name (a phone-only user), and a
+            // URI too long for a QR code fails the real server too.
+            if issuer.isEmpty || email.isEmpty || svg == nil {
+                logError("mfa: no otpauth URI or QR code for this user")
+                throw AuthError(500, nil, "Error generating QR Code")
+            }
+            var factor = newFactor(caller, type: "totp", name: params.friendlyName)
+            factor.secret = secret
+            try conn.insertFactor(factor)
+            try api.audit(conn, context, actor: caller.user, action: "factor_in_progress", logType: "factor",
+                          traits: ["factor_id": .string(factor.id)], ipAddress: api.clientIP(context))
+            return factor
+        }
+        var totp = JSONObject()
+        totp["qr_code"] = .string(svg ?? "")
+        totp["secret"] = .string(secret)
+        totp["uri"] = .string(uri)
+        var response = JSONObject()
+        response["id"] = .string(factor.id)
+        response["type"] = "totp"
+        response["friendly_name"] = .string(params.friendlyName)
+        response["totp"] = .object(totp)
+        return .json(.object(response))
+    }
+
+    /// `enrollPhoneFactor`: an E.164 number; an unverified factor for the same number is
+    /// replaced, a verified one refused.
+    private func enrollPhone(_ context: RequestContext, _ caller: Authenticated, _ params: EnrollParams) throws(AuthError) -> HTTPResponse {
+        if params.phone.isEmpty {
+            throw AuthError(400, .validationFailed, "Phone number required to enroll Phone factor")
+        }
+        let phone = try Validation.phone(params.phone)
+        let factor: FactorRecord = try api.write { conn in
+            for existing in caller.factors where existing.factorType == "phone" && existing.phone == phone {
+                if existing.status == "verified" {
+                    throw AuthError(422, .mfaVerifiedFactorExists,
+                                    "A verified phone factor already exists, unenroll the existing factor to continue")
+                }
+                try conn.deleteFactor(id: existing.id)
+            }
+            try validateFactors(conn, caller, name: params.friendlyName)
+            var factor = newFactor(caller, type: "phone", name: params.friendlyName)
+            factor.phone = phone
+            try conn.insertFactor(factor)
+            try api.audit(conn, context, actor: caller.user, action: "factor_in_progress", logType: "factor",
+                          traits: ["factor_id": .string(factor.id), "factor_type": "phone"], ipAddress: api.clientIP(context))
+            return factor
+        }
+        var response = JSONObject()
+        response["id"] = .string(factor.id)
+        response["type"] = "phone"
+        response["friendly_name"] = .string(params.friendlyName)
+        // The number as the request gave it (`EnrollFactorResponse.Phone`).
+        response["phone"] = .string(params.phone)
+        return .json(.object(response))
+    }
+
+    /// `otpauth://totp/<issuer>:<account>?algorithm=SHA1&digits=6&issuer=...&period=30&secret=...`
+    /// as pquerna/otp writes it: the label path-escaped (RFC 3986 path characters kept), the
+    /// query sorted by key with values escaped as path segments (space as `%20`).
+    static func otpauthURI(issuer: String, account: String, secret: String) -> String {
+        let query = [("algorithm", "SHA1"), ("digits", "6"), ("issuer", issuer), ("period", "30"), ("secret", secret)]
+            .map { GoURL.pathEscape($0.0) + "=" + GoURL.pathEscape($0.1) }.joined(separator: "&")
+        return "otpauth://totp/" + GoURL.escapePath(issuer + ":" + account) + "?" + query
+    }
+
+    /// The host (with port) of an absolute URL, as `url.ParseRequestURI(...).Host`.
+    static func host(of url: String) -> String? {
+        guard let scheme = url.firstRange(of: "://") else { return nil }
+        let rest = url[scheme.upperBound...]
+        let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
+        var authority = rest[..<end]
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        return String(authority)
+    }
+
+    // MARK: POST /factors/{factor_id}/challenge
+
+    func challenge(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+        let caller = try caller(context)
+        let factor = try factor(context, of: caller)
+        try api.rateLimit(.factorChallenge, context)
+        switch factor.factorType {
+        case "phone":
+            guard config.mfa.phone.verify else { throw AuthError(422, .mfaPhoneVerifyNotEnabled, "MFA verification is disabled for Phone") }
+            return try challengePhone(context, caller, factor)
+        case "totp":
+            guard config.mfa.totp.verify else { throw AuthError(422, .mfaTotpVerifyNotEnabled, "MFA verification is disabled for TOTP") }
+            return try writeChallenge(context, caller, factor, code: nil, sent: [])
+        case "webauthn":
+            throw AuthError(422, .mfaWebauthnVerifyNotEnabled, "MFA verification is disabled for WebAuthn")
+        default:
+            throw AuthError(400, .validationFailed, "factor_type needs to be totp, phone, or webauthn")
+        }
+    }
+
+    /// `challengePhoneFactor`: the channel (`sms` unless WhatsApp through Twilio), the factor's
+    /// send frequency, then a code of `GOTRUE_MFA_PHONE_OTP_LENGTH` digits sent by SMS.
+    private func challengePhone(_ context: RequestContext, _ caller: Authenticated, _ factor: FactorRecord) throws(AuthError) -> HTTPResponse {
+        let body = try RequestBody(context.request, as: "ChallengeFactorParams")
+        var channel = try body.string("channel") ?? ""
+        if channel.isEmpty { channel = "sms" }
+        guard SignupEndpoints.isValidChannel(channel, config) else {
+            throw AuthError(400, .validationFailed, SignupEndpoints.invalidChannelMessage)
+        }
+        try FrequencyLimit.check(sentAt: factor.lastChallengedAt, frequencySeconds: config.mfa.phoneMaxFrequencySeconds,
+                                 now: project.environment.now(), code: .overSmsSendRateLimit)
+        let code = OneTimeTokens(project: project).otp(length: config.mfa.phoneOTPLength)
+        var sent: [OutboxRecord] = []
+        let mailer = Mailer(api: api, context: context)
+        // The real server sends before it stores the challenge: a failed send stores nothing.
+        try api.write { conn in
+            try mailer.sendMFAPhoneCode(conn, userID: caller.user.id, phone: factor.phone ?? "", code: code, channel: channel,
+                                        sent: &sent)
+        }
+        return try writeChallenge(context, caller, factor, code: code, sent: sent)
+    }
+
+    /// `WriteChallengeToDatabase` and its audit entry; the answer carries the expiry.
+    private func writeChallenge(_ context: RequestContext, _ caller: Authenticated, _ factor: FactorRecord, code: String?,
+                                sent: [OutboxRecord]) throws(AuthError) -> HTTPResponse {
+        let now = project.environment.now().microseconds
+        let challenge = ChallengeRecord(id: project.environment.uuid(), factorID: factor.id, ipAddress: api.clientIP(context),
+                                        otpCode: code, at: now)
+        try api.write { conn in
+            try conn.insertChallenge(challenge)
+            try conn.markFactorChallenged(id: factor.id, at: now)
+            try api.audit(conn, context, actor: caller.user, action: "challenge_created", logType: "factor",
+                          traits: ["factor_id": .string(factor.id), "factor_status": .string(factor.status)],
+                          ipAddress: api.clientIP(context))
+        }
+        project.outbox.delivered(sent)
+        var response = JSONObject()
+        response["id"] = .string(challenge.id)
+        response["type"] = .string(factor.factorType)
+        response["expires_at"] = .number(Timestamp(microseconds: now).unixSeconds + Int64(config.mfa.challengeExpirySeconds))
+        return .json(.object(response))
+    }
+
+    // MARK: POST /factors/{factor_id}/verify
+
+    func verify(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+        let caller = try caller(context)
+        let factor = try factor(context, of: caller)
+        try api.rateLimit(.factorVerify, context)
+        let body = try RequestBody(context.request, as: "VerifyFactorParams")
+        let challengeID = try MFAEndpoints.challengeID(body)
+        let code = try body.string("code") ?? ""
+        if code.isEmpty && factor.factorType != "webauthn" {
+            throw AuthError(400, .validationFailed, "Code needs to be non-empty")
+        }
+        switch factor.factorType {
+        case "phone":
+            guard config.mfa.phone.verify else { throw AuthError(422, .mfaPhoneVerifyNotEnabled, "MFA verification is disabled for Phone") }
+        case "totp":
+            guard config.mfa.totp.verify else { throw AuthError(422, .mfaTotpVerifyNotEnabled, "MFA verification is disabled for TOTP") }
+        case "webauthn":
+            // The real server answers a disabled WebAuthn verify with the enroll code.
+            throw AuthError(422, .mfaWebauthnEnrollNotEnabled, "MFA verification is disabled for WebAuthn")
+        default:
+            throw AuthError(400, .validationFailed, "factor_type needs to be totp, phone, or webauthn")
+        }
+        let challenge = try validateChallenge(context, factor, challengeID)
+
+        let valid: Bool
+        if factor.factorType == "totp" {
+            let secret = (try? Base32.decode(factor.secret ?? "")) ?? []
+            valid = !secret.isEmpty && OneTimePassword.validateTOTP(code, secret: secret, unixSeconds: project.environment.now().unixSeconds)
+            if !valid { throw AuthError(422, .mfaVerificationFailed, "Invalid TOTP code entered") }
+        } else {
+            valid = constantTimeEquals(Array((challenge.otpCode ?? "").utf8), Array(code.utf8))
+            if !valid { throw AuthError(422, .mfaVerificationFailed, "Invalid MFA Phone code entered") }
+        }
+
+        guard let sessionID = caller.session?.id else {
+            throw AuthError(500, nil, "Cannot read SessionId claim as UUID")
+        }
+        var sent: [OutboxRecord] = []
+        let mailer = Mailer(api: api, context: context)
+        let (issued, userJSON) = try api.write { conn in
+            let now = project.environment.now().microseconds
+            try api.audit(conn, context, actor: caller.user, action: "verification_attempted", logType: "factor",
+                          traits: ["factor_id": .string(factor.id), "challenge_id": .string(challenge.id),
+                                   "factor_type": .string(factor.factorType)], ipAddress: api.clientIP(context))
+            try conn.markChallengeVerified(id: challenge.id, at: now)
+            var newlyVerified = false
+            if factor.status != "verified" {
+                var updated = factor
+                updated.status = "verified"
+                updated.updatedAt = now
+                try conn.updateFactor(updated)
+                newlyVerified = true
+            }
+            guard let user = try conn.user(id: caller.user.id) else { throw AuthError(404, .userNotFound, "User not found") }
+            let issued = try upgradeSession(conn, user: user, sessionID: sessionID, factor: factor, at: now)
+            try conn.deleteSessionsBelowAAL2(userID: user.id)
+            try conn.deleteUnverifiedFactors(userID: user.id, factorType: factor.factorType)
+            if newlyVerified {
+                mailer.notify(conn, .mfaFactorEnrolled, user: user, to: user.email ?? "",
+                              values: ["FactorType": factor.factorType], sent: &sent)
+            }
+            return (issued, Models.user(user, identities: try conn.identities(userID: user.id),
+                                        factors: try conn.factors(userID: user.id)))
+        }
+        project.outbox.delivered(sent)
+        return .json(.object(issued.response(user: userJSON, now: project.environment.now())), headers: issued.headers)
+    }
+
+    /// `challenge_id` is a `uuid.UUID` in the real params: a string that is not one fails the
+    /// JSON decoding with gofrs/uuid's message; absent, it is the nil UUID (found by nothing).
+    static func challengeID(_ body: RequestBody) throws(AuthError) -> String {
+        guard let text = try body.string("challenge_id") else { return Validation.nilUUID }
+        if let id = AdminEndpoints.canonicalUUID(text) { return id }
+        let length = text.utf8.count
+        let detail = [32, 36, 38, 41].contains(length)
+            ? "uuid: incorrect UUID format in string \(goQuoted(text))"
+            : "uuid: incorrect UUID length \(length) in string \(goQuoted(text))"
+        throw AuthError(400, .badJson, "Could not parse request body as JSON: " + detail)
+    }
+
+    /// `validateChallenge`: the factor's own challenge, made from this address and not used
+    /// yet, within `GOTRUE_MFA_CHALLENGE_EXPIRY_DURATION` (an expired one is deleted).
+    private func validateChallenge(_ context: RequestContext, _ factor: FactorRecord, _ id: String) throws(AuthError) -> ChallengeRecord {
+        guard let challenge = try api.read({ conn in try conn.challenge(id: id, factorID: factor.id) }) else {
+            throw AuthError(422, .mfaFactorNotFound, "MFA factor with the provided challenge ID not found")
+        }
+        if challenge.verifiedAt != nil || challenge.ipAddress != api.clientIP(context) {
+            throw AuthError(422, .mfaIpAddressMismatch, "Challenge and verify IP addresses mismatch.")
+        }
+        let expiresAt = challenge.createdAt + Int64(config.mfa.challengeExpirySeconds) * 1_000_000
+        if project.environment.now().microseconds > expiresAt {
+            try api.write { conn in try conn.deleteChallenge(id: challenge.id) }
+            throw AuthError(422, .mfaChallengeExpired,
+                            "MFA challenge \(challenge.id) has expired, verify against another challenge or create a new challenge.")
+        }
+        return challenge
+    }
+
+    /// `updateMFASessionAndClaims`: the factor's AMR entry joins the session, the refresh token
+    /// is swapped for a new one (the old aal1 token can no longer refresh into this session's
+    /// aal2 state), the session records aal2 and the factor, and a new access token is minted.
+    private func upgradeSession(_ conn: Connection, user: UserRecord, sessionID: String, factor: FactorRecord,
+                                at now: Int64) throws -> Tokens.Issued {
+        try conn.addAMRClaim(id: project.environment.uuid(), sessionID: sessionID, method: factor.amrMethod, at: now)
+        guard var session = try conn.session(id: sessionID) else {
+            throw AuthError(404, .sessionNotFound, "Session from session_id claim in JWT does not exist")
+        }
+        let tokens = Tokens(api: api)
+        // `GrantRefreshTokenSwap`: the session's current token is revoked, its child issued.
+        let current = try conn.activeRefreshToken(sessionID: sessionID)
+        if let current { try conn.revokeRefreshToken(id: current.id, at: now) }
+        let refreshToken = tokens.newRefreshToken()
+        try conn.insertRefreshToken(token: refreshToken, userID: user.id, sessionID: sessionID, parent: current?.token, at: now)
+        let (aal, amr) = try tokens.assurance(conn, sessionID: sessionID)
+        session.aal = aal
+        session.factorID = factor.id
+        session.updatedAt = now
+        try conn.updateSession(session)
+        let (token, expiresAt) = tokens.accessToken(user: user, sessionID: sessionID, aal: aal, amr: amr,
+                                                    issuedAt: Timestamp(microseconds: now).unixSeconds)
+        return Tokens.Issued(accessToken: token, expiresAt: expiresAt, refreshToken: refreshToken, sessionID: sessionID,
+                             userID: user.id)
+    }
+
+    // MARK: DELETE /factors/{factor_id}
+
+    func unenroll(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+        let caller = try caller(context)
+        let factor = try factor(context, of: caller)
+        guard let session = caller.session else {
+            throw AuthError(500, nil, "A valid session and factor are required to unenroll a factor")
+        }
+        if factor.status == "verified" && !MFAEndpoints.isAAL2(session) {
+            throw AuthError(422, .insufficientAal, "AAL2 required to unenroll verified factor")
+        }
+        var sent: [OutboxRecord] = []
+        let mailer = Mailer(api: api, context: context)
+        try api.write { conn in
+            try conn.deleteFactor(id: factor.id)
+            try api.audit(conn, context, actor: caller.user, action: "factor_unenrolled", logType: "factor",
+                          traits: ["factor_id": .string(factor.id), "factor_status": .string(factor.status),
+                                   "session_id": .string(session.id)], ipAddress: api.clientIP(context))
+            try conn.downgradeSessions(of: factor)
+            mailer.notify(conn, .mfaFactorUnenrolled, user: caller.user, to: caller.user.email ?? "",
+                          values: ["FactorType": factor.factorType], sent: &sent)
+        }
+        project.outbox.delivered(sent)
+        return .json(["id": .string(factor.id)])
+    }
+}
