@@ -63,6 +63,8 @@ public final class GoTrueAPI: HTTPResponder {
         OAuthServerEndpoints.self,
         PasskeyEndpoints.self,
         SCIMEndpoints.self,
+        AdminPasskeyEndpoints.self,
+        CustomProviderEndpoints.self,
         // Emulator-only
         OutboxEndpoints.self,
         ClockEndpoints.self,

@@ -38,7 +38,7 @@ struct AdminEndpoints: EndpointGroup {
     // MARK: Loading
 
     /// `loadUser`: the path's user id must parse as a UUID, and the user must exist (any audience).
-    private func loadUser(_ context: RequestContext) throws(AuthError) -> UserRecord {
+    func loadUser(_ context: RequestContext) throws(AuthError) -> UserRecord {
         guard let id = AdminEndpoints.canonicalUUID(context.pathParameters["user_id"] ?? "") else {
             throw AuthError(404, .validationFailed, "user_id must be an UUID")
         }

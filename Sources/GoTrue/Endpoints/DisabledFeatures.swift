@@ -98,3 +98,47 @@ struct SCIMEndpoints: EndpointGroup {
         }
     }
 }
+
+/// `/admin/users/{user_id}/passkeys` (passkey_admin.go): not gated by the passkey setting. The
+/// emulator stores no passkeys, so a user's list is empty and deleting one finds nothing, as on
+/// a real server whose users never registered one.
+struct AdminPasskeyEndpoints: EndpointGroup {
+    let api: Core
+
+    static var endpoints: [Endpoint<Self>] {
+        [
+            Endpoint("GET", "/admin/users/{user_id}/passkeys", operation: "admin.users.passkeys.list") { g, context in
+                _ = try g.api.requireAdmin(context)
+                _ = try AdminEndpoints(api: g.api).loadUser(context)
+                return .json(.array([]))
+            },
+            Endpoint("DELETE", "/admin/users/{user_id}/passkeys/{passkey_id}", operation: "admin.users.passkeys.delete") { g, context in
+                _ = try g.api.requireAdmin(context)
+                _ = try AdminEndpoints(api: g.api).loadUser(context)
+                throw AuthError(404, .validationFailed, "Passkey not found")
+            },
+        ]
+    }
+}
+
+/// `/admin/custom-providers` (`GOTRUE_CUSTOM_OAUTH_ENABLED`, off by default): the admin check,
+/// then `requireCustomOAuthEnabled`.
+struct CustomProviderEndpoints: EndpointGroup {
+    let api: Core
+
+    static var endpoints: [Endpoint<Self>] {
+        func gated(_ method: String, _ path: String, _ operation: String) -> Endpoint<Self> {
+            Endpoint(method, path, operation: operation) { g, context in
+                _ = try g.api.requireAdmin(context)
+                throw AuthError(404, .featureDisabled, "Custom OAuth providers are disabled")
+            }
+        }
+        return [
+            gated("GET", "/admin/custom-providers", "admin.custom_providers.list"),
+            gated("POST", "/admin/custom-providers", "admin.custom_providers.create"),
+            gated("GET", "/admin/custom-providers/{identifier}", "admin.custom_providers.get"),
+            gated("PUT", "/admin/custom-providers/{identifier}", "admin.custom_providers.update"),
+            gated("DELETE", "/admin/custom-providers/{identifier}", "admin.custom_providers.delete"),
+        ]
+    }
+}
