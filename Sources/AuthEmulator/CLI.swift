@@ -53,7 +53,7 @@ public enum CLI {
     ]
     static let serveSwitches: Set<String> = [
         "autoconfirm", "sms-autoconfirm", "anonymous", "signup", "phone", "idp-auto-approve", "strict-id-tokens",
-        "require-apikey",
+        "require-apikey", "strict-hooks",
     ]
     static let keysValueOptions: Set<String> = [
         "config", "jwt-secret", "anon-key", "service-role-key", "publishable-key", "secret-key", "generate",
@@ -93,6 +93,9 @@ public enum CLI {
                   --[no-]require-apikey      /auth/v1 refuses requests without a project API key, as the hosted
                                              gateway does (default off, as supabase start's gateway;
                                              env AUTH_EMULATOR_REQUIRE_APIKEY).
+                  --[no-]strict-hooks        Refuse to start (exit 78) when a hook is enabled with a
+                                             pg-functions:// URI, which needs Postgres; without it such a
+                                             hook is off, with a warning.
                   --[no-]strict-id-tokens    The id_token grant accepts only tokens the emulator's fake
                                              providers signed; off, real providers' tokens (signature
                                              unchecked offline) and plain JSON claims are accepted too
@@ -396,6 +399,13 @@ public enum CLI {
             try Validation.check(config)
         } catch {
             throw ConfigurationError(message: error.description)
+        }
+        // A Postgres function hook cannot run here: say so in one line, and behave as if it were off.
+        for (name, path) in HookSettings.names where config.hooks[keyPath: path].enabled
+            && config.hooks[keyPath: path].uri.lowercased().hasPrefix("pg-functions:") {
+            let message = "hook \(name): \(config.hooks[keyPath: path].uri) is a Postgres function, which needs Postgres; the emulator calls only http:// and https:// hooks"
+            if flags.switches["strict-hooks"] == true { throw ConfigurationError(message: message) }
+            context.console.error("warning: \(message); the hook is off\n")
         }
         options.configuration = config
         return options

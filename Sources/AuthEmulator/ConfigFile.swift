@@ -8,7 +8,7 @@ import GoTrue
 /// - Other top-level sections (`[api]`, `[db]`, `[studio]`, ...) are not the emulator's business
 ///   and are skipped without looking inside.
 /// - Every key of the CLI's `[auth]` schema is known. Those with a counterpart in the emulator
-///   are applied; the rest (hooks, captcha, SMTP, custom email bodies, third-party auth,
+///   are applied; the rest (captcha, SMTP, custom email bodies, third-party auth,
 ///   web3, OAuth server, ...) are accepted and ignored, so an unmodified `supabase init` file
 ///   loads. A key the CLI does not know either is an error naming the key and its line,
 ///   like the CLI's own strict decoding.
@@ -145,10 +145,24 @@ public enum SupabaseConfigFile {
             "sms_sent": .setting { m, f throws(EmulatorError) in m.config.sms.rateLimitSMSSent = SendRate(events: Double(try f.unsigned())) },
         ]),
         "captcha": ignoredSection("enabled", "provider", "secret"),
+        // `supabase start` passes an enabled hook as GOTRUE_HOOK_<NAME>_ENABLED, _URI, _SECRETS.
         "hook": .section(Dictionary(uniqueKeysWithValues: [
             "mfa_verification_attempt", "password_verification_attempt", "custom_access_token", "send_sms", "send_email",
             "before_user_created",
-        ].map { ($0, ignoredSection("enabled", "uri", "secrets")) })),
+        ].map { ($0, Node.section([
+            "enabled": .setting { m, f throws(EmulatorError) in
+                let on = try f.boolean()
+                m.updateHook(f.path[f.path.count - 2]) { $0.enabled = on }
+            },
+            "uri": .setting { m, f throws(EmulatorError) in
+                let uri = try f.string()
+                m.updateHook(f.path[f.path.count - 2]) { $0.uri = uri }
+            },
+            "secrets": .setting { m, f throws(EmulatorError) in
+                let secrets = try f.string().split(separator: "|").map(String.init).filter { !$0.isEmpty }
+                m.updateHook(f.path[f.path.count - 2]) { $0.secrets = secrets }
+            },
+        ])) })),
         "mfa": .section([
             "max_enrolled_factors": .setting { m, f throws(EmulatorError) in m.config.mfa.maxEnrolledFactors = Int(try f.unsigned()) },
             "totp": .section(mfaToggleKeys),
@@ -461,6 +475,11 @@ public enum SupabaseConfigFile {
             self.file = file
             self.environment = environment
             self.config = config
+        }
+
+        mutating func updateHook(_ name: String, _ change: (inout HookSettings.Point) -> Void) {
+            guard let path = HookSettings.names.first(where: { $0.name == name })?.path else { return }
+            change(&config.hooks[keyPath: path])
         }
 
         mutating func updateMFA(_ type: String, _ change: (inout MFASettings.Toggles) -> Void) {

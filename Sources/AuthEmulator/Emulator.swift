@@ -58,8 +58,10 @@ public final class Emulator: Sendable {
         }
         // The virtual clock (`/emulator/v1/clock`) drives every expiry; it reads the wall clock
         // until a test moves it.
-        self.project = Project(configuration: configuration, database: database,
-                               environment: Environment(clock: VirtualClock()))
+        var project = Project(configuration: configuration, database: database,
+                              environment: Environment(clock: VirtualClock()))
+        project.hookTransport = URLSessionHookTransport()
+        self.project = project
         let scenarios = ScenarioEngine(environment: project.environment)
         for scenario in options.scenarios { scenarios.add(scenario) }
         let journal = Journal(capacity: options.journalCapacity)

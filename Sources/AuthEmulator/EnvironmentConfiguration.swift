@@ -60,6 +60,7 @@ public enum EnvironmentConfiguration {
         try applyMailer(&env, &config)
         try applySMS(&env, &config)
         try applyMFA(&env, &config)
+        try applyHooks(&env, &config)
         try applySecurity(&env, &config)
         try applyRateLimits(&env, &config)
         if let size = try env.integer(journalSizeVariable, in: 0...1_000_000) { options.journalCapacity = size }
@@ -255,6 +256,18 @@ public enum EnvironmentConfiguration {
         }
         if let seconds = try env.duration("GOTRUE_MFA_PHONE_MAX_FREQUENCY") { config.mfa.phoneMaxFrequencySeconds = seconds == 0 ? 60 : seconds }
         if let template = env.string("GOTRUE_MFA_PHONE_TEMPLATE") { config.mfa.phoneTemplate = template }
+    }
+
+    /// `GOTRUE_HOOK_<NAME>_ENABLED`, `_URI`, `_SECRETS` (secrets separated by `|`).
+    private static func applyHooks(_ env: inout Reader, _ config: inout Configuration) throws(EmulatorError) {
+        for (name, path) in HookSettings.names {
+            let prefix = "GOTRUE_HOOK_" + name.uppercased()
+            if let on = try env.boolean(prefix + "_ENABLED") { config.hooks[keyPath: path].enabled = on }
+            if let uri = env.raw(prefix + "_URI") { config.hooks[keyPath: path].uri = uri.trimmingSpaces }
+            if let secrets = env.raw(prefix + "_SECRETS") {
+                config.hooks[keyPath: path].secrets = secrets.split(separator: "|").map(String.init).filter { !$0.isEmpty }
+            }
+        }
     }
 
     private static func applyRateLimits(_ env: inout Reader, _ config: inout Configuration) throws(EmulatorError) {

@@ -204,3 +204,50 @@ import Testing
         }
     }
 }
+
+// `GOTRUE_HOOK_*` and `[auth.hook.*]` as `supabase start` passes them.
+@Suite struct HookConfigurationTests {
+    static let secret = "v1,whsec_" + String(repeating: "A", count: 40)
+
+    @Test func environmentAndConfigFile() throws {
+        var options = EmulatorOptions()
+        let unused = try EnvironmentConfiguration.apply([
+            "GOTRUE_HOOK_CUSTOM_ACCESS_TOKEN_ENABLED": "true",
+            "GOTRUE_HOOK_CUSTOM_ACCESS_TOKEN_URI": "http://host.docker.internal:54321/functions/v1/claims",
+            "GOTRUE_HOOK_CUSTOM_ACCESS_TOKEN_SECRETS": Self.secret + "|" + Self.secret,
+            "GOTRUE_HOOK_AFTER_USER_CREATED_ENABLED": "false",
+        ], to: &options)
+        #expect(unused.isEmpty, "\(unused)")
+        let hook = options.configuration.hooks.customAccessToken
+        #expect(hook.enabled && hook.callable && hook.secrets.count == 2)
+
+        var file = EmulatorOptions()
+        try SupabaseConfigFile.apply("""
+            [auth.hook.before_user_created]
+            enabled = true
+            uri = "http://127.0.0.1:8000/before"
+            secrets = "\(Self.secret)"
+            """, environment: [:], to: &file)
+        #expect(file.configuration.hooks.beforeUserCreated.uri == "http://127.0.0.1:8000/before")
+        #expect(file.configuration.hooks.beforeUserCreated.secrets == [Self.secret])
+    }
+
+    func run(_ arguments: [String], environment: [String: String]) -> (status: Int32, error: String) {
+        let captured = CapturedConsole()
+        let status = CLI.run(arguments, environment: environment, console: captured.console)
+        return (status, captured.standardError)
+    }
+
+    @Test func invalidHooksStopTheStartAndPostgresHooksWarn() {
+        let bad = run(["serve", "--port", "0", "--db", ":memory:"],
+                                 environment: ["GOTRUE_HOOK_SEND_EMAIL_ENABLED": "true",
+                                               "GOTRUE_HOOK_SEND_EMAIL_URI": "http://example.com/send"])
+        #expect(bad.status == 78)
+        #expect(bad.error.contains("GOTRUE_HOOK_SEND_EMAIL_URI: only localhost, 127.0.0.1, and ::1 are supported with http"))
+        let strict = run(["serve", "--port", "0", "--db", ":memory:", "--strict-hooks"],
+                                    environment: ["GOTRUE_HOOK_CUSTOM_ACCESS_TOKEN_ENABLED": "true",
+                                                  "GOTRUE_HOOK_CUSTOM_ACCESS_TOKEN_URI": "pg-functions://postgres/public/claims"])
+        #expect(strict.status == 78)
+        #expect(strict.error.contains("hook custom_access_token: pg-functions://postgres/public/claims is a Postgres function"))
+    }
+}

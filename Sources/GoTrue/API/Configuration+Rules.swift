@@ -59,6 +59,64 @@ extension Configuration {
         if mailer.autoconfirm && mailer.allowUnverifiedEmailSignIns {
             return "GOTRUE_MAILER_ALLOW_UNVERIFIED_EMAIL_SIGN_INS: cannot be enabled together with GOTRUE_MAILER_AUTOCONFIRM (email confirmations off)"
         }
+        for (name, path) in HookSettings.names {
+            if let problem = hooks[keyPath: path].problem() { return "GOTRUE_HOOK_\(name.uppercased())_URI: \(problem)" }
+        }
+        return nil
+    }
+}
+
+extension HookSettings.Point {
+    /// `ValidateExtensibilityPoint`: `https:` anywhere, `http:` only on the loopback host (or
+    /// `host.docker.internal`), `pg-functions://` with a schema and function, and secrets of
+    /// the Standard Webhooks form.
+    public func problem() -> String? {
+        if uri.isEmpty { return nil }
+        guard let colon = uri.firstIndex(of: ":") else { return "only postgres hooks and HTTPS functions are supported at the moment" }
+        switch uri[..<colon].lowercased() {
+        case "pg-functions":
+            let path = uri.split(separator: "/", omittingEmptySubsequences: false)
+            // pg-functions://<db>/<schema>/<function>: the path after the host has two parts.
+            if path.count < 5 { return "URI path does not contain enough parts" }
+            return nil
+        case "http":
+            let rest = uri[uri.index(after: colon)...].drop(while: { $0 == "/" })
+            var host = rest.prefix(while: { $0 != "/" && $0 != "?" && $0 != "#" })
+            if let at = host.lastIndex(of: "@") { host = host[host.index(after: at)...] }
+            let hostname: Substring
+            if host.hasPrefix("["), let close = host.firstIndex(of: "]") {
+                hostname = host[host.index(after: host.startIndex)..<close]
+            } else {
+                hostname = host.split(separator: ":", maxSplits: 1).first ?? ""
+            }
+            guard ["localhost", "127.0.0.1", "::1", "host.docker.internal"].contains(String(hostname)) else {
+                return "only localhost, 127.0.0.1, and ::1 are supported with http"
+            }
+            return secretsProblem()
+        case "https":
+            return secretsProblem()
+        default:
+            return "only postgres hooks and HTTPS functions are supported at the moment"
+        }
+    }
+
+    /// `^v1,whsec_[A-Za-z0-9+/=]{32,88}` or the asymmetric `v1a,whpk_...:whsk_...` form.
+    private func secretsProblem() -> String? {
+        func base64Run(_ s: Substring) -> Int {
+            s.prefix(while: { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "/" || $0 == "=") }).count
+        }
+        for secret in secrets {
+            if secret.hasPrefix("v1,whsec_") && base64Run(secret.dropFirst(9)) >= 32 { continue }
+            if secret.hasPrefix("v1a,whpk_"), let colon = secret.firstIndex(of: ":") {
+                let publicPart = secret[secret.index(secret.startIndex, offsetBy: 9)..<colon]
+                let secretPart = secret[secret.index(after: colon)...]
+                if base64Run(publicPart) == publicPart.count, publicPart.count >= 44, secretPart.hasPrefix("whsk_"),
+                   base64Run(secretPart.dropFirst(5)) == secretPart.count - 5, secretPart.count - 5 >= 44 {
+                    continue
+                }
+            }
+            return "invalid secret format"
+        }
         return nil
     }
 }

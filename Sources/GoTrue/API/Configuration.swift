@@ -28,6 +28,7 @@ public struct Configuration: Sendable {
     public var security = SecuritySettings()
     public var sessions = SessionSettings()
     public var mfa = MFASettings()
+    public var hooks = HookSettings()
     /// `GOTRUE_RATE_LIMIT_*` per-client limits and the emulator's presets (`Domain/RateLimits.swift`).
     public var rateLimits = RateLimitSettings()
     /// The emulator's own behaviour around social sign-in (no GoTrue equivalent).
@@ -223,6 +224,39 @@ public struct MailerSettings: Sendable {
     /// `{{ .Field }}` values filled in.
     public var subjects: [String: String] = [:]
     public init() {}
+}
+
+/// `GOTRUE_HOOK_<NAME>_ENABLED`, `_URI`, `_SECRETS` (`[auth.hook.<name>]`): the auth hooks.
+public struct HookSettings: Sendable, Equatable {
+    /// One extensibility point (`conf.ExtensibilityPointConfiguration`).
+    public struct Point: Sendable, Equatable {
+        public var enabled = false
+        public var uri = ""
+        /// Standard Webhooks secrets, `v1,whsec_<base64>`; `GOTRUE_HOOK_*_SECRETS` separates them with `|`.
+        public var secrets: [String] = []
+        public init() {}
+
+        /// Called over HTTP: enabled with an `http:` or `https:` URI. A `pg-functions:` hook
+        /// needs Postgres and is treated as off (the emulator says so at start-up).
+        public var callable: Bool { enabled && (uri.hasPrefix("http:") || uri.hasPrefix("https:")) }
+    }
+
+    public var customAccessToken = Point()
+    public var sendEmail = Point()
+    public var sendSMS = Point()
+    public var beforeUserCreated = Point()
+    public var afterUserCreated = Point()
+    public var passwordVerificationAttempt = Point()
+    public var mfaVerificationAttempt = Point()
+    public init() {}
+
+    /// The points by their configuration name (`GOTRUE_HOOK_<NAME>_*`, `[auth.hook.<name>]`).
+    public static let names: [(name: String, path: WritableKeyPath<HookSettings, Point> & Sendable)] = [
+        ("custom_access_token", \.customAccessToken), ("send_email", \.sendEmail), ("send_sms", \.sendSMS),
+        ("before_user_created", \.beforeUserCreated), ("after_user_created", \.afterUserCreated),
+        ("password_verification_attempt", \.passwordVerificationAttempt),
+        ("mfa_verification_attempt", \.mfaVerificationAttempt),
+    ]
 }
 
 /// `GOTRUE_MFA_*` (reference §14, §15.6). TOTP is off as under `supabase start`, whose

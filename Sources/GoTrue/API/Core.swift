@@ -1,3 +1,4 @@
+import AuthHTTP
 import AuthJSON
 import AuthJWT
 import AuthStore
@@ -170,8 +171,10 @@ extension Core {
     /// `utilities.GetIPAddress`: the `Sb-Forwarded-For` address when that header is trusted,
     /// else the first valid address of `X-Forwarded-For`, else the peer's address. MFA
     /// challenges record it and verification must come from the same one.
-    func clientIP(_ context: RequestContext) -> String {
-        let headers = context.request.headers
+    func clientIP(_ context: RequestContext) -> String { clientIP(context.request) }
+
+    func clientIP(_ request: HTTPRequest) -> String {
+        let headers = request.headers
         if config.rateLimits.sbForwardedForEnabled, let value = headers["Sb-Forwarded-For"] {
             let first = RateLimitSettings.firstValue(value)
             if RateLimitSettings.isIPAddress(first) { return first }
@@ -182,6 +185,6 @@ extension Core {
                 if !candidate.isEmpty && RateLimitSettings.isIPAddress(candidate) { return candidate }
             }
         }
-        return context.request.remoteAddress
+        return request.remoteAddress
     }
 }

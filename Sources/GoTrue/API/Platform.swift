@@ -1,4 +1,4 @@
-// The only platform-specific code of the GoTrue module: reading the wall clock.
+// The only platform-specific code of the GoTrue module: the wall clock, stderr, sleeping.
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -15,4 +15,11 @@ func wallClockMicroseconds() -> Int64 {
 
 func writeToStandardError(_ buffer: UnsafeBufferPointer<UInt8>) -> Int {
     write(2, buffer.baseAddress, buffer.count)
+}
+
+/// Blocks the calling worker thread (a hook's back-off between attempts; never the event loop).
+func sleepThread(seconds: Double) {
+    var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1_000_000_000))
+    var remaining = timespec()
+    while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
 }

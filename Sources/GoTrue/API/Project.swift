@@ -18,6 +18,12 @@ public struct Project: Sendable {
     public let fixtures = FixtureMemory()
     /// The fake identity providers' in-memory state (codes, provider tokens, cached key).
     public let identityProviders = IdentityProviderStore()
+    /// How auth hooks are called (the emulator binds its HTTP client; nothing by default).
+    public var hookTransport: any HookTransport = UnavailableHookTransport()
+    /// Seconds between hook attempts after a connection failure (`hookshttp`: 2 s).
+    public var hookBackoff: Double = 2
+    /// The latest hook calls, newest last (bounded).
+    public let hookLog = HookLog()
 
     public init(configuration: Configuration, database: Database, environment: Environment = Environment()) {
         self.settings = LiveConfiguration(configuration)
@@ -49,4 +55,21 @@ public final class LiveConfiguration: Sendable {
             configuration = copy
         }
     }
+}
+
+/// The latest hook calls, for tests and the control routes.
+public final class HookLog: Sendable {
+    private let calls = Mutex<[HookCall]>([])
+    static let capacity = 200
+
+    public init() {}
+
+    func append(_ call: HookCall) {
+        calls.withLock { list in
+            list.append(call)
+            if list.count > HookLog.capacity { list.removeFirst(list.count - HookLog.capacity) }
+        }
+    }
+
+    public var entries: [HookCall] { calls.withLock { $0 } }
 }

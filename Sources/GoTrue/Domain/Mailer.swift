@@ -159,6 +159,29 @@ struct Mailer {
         _ = try capture(conn, channel: "email", to: address, type: action.linkType, subject: message.subject,
                         html: message.html, text: message.text, otp: otp, tokenHash: tokenHash, link: link,
                         userID: user.id, sent: &sent)
+        // The email change hands both addresses' codes to the hook in one call (sendEmailChange).
+        if action != .emailChange {
+            try sendEmailHook(conn, user: user, data: ["token": .string(otp), "token_hash": .string(tokenHash),
+                                                      "email_action_type": .string(action.linkType)])
+        }
+    }
+
+    /// The send-email hook (`sendEmail` with `GOTRUE_HOOK_SEND_EMAIL_ENABLED`): the hook is the
+    /// sender, given the user and `email_data`; the outbox still records the message it was
+    /// handed. A failing hook fails the request and rolls its transaction back, as there.
+    func sendEmailHook(_ conn: Connection, user: UserRecord, data: JSONObject) throws {
+        let hooks = Hooks(api: api, request: context.request)
+        guard hooks.enabled(.sendEmail) else { return }
+        var emailData: JSONObject = [:]
+        for key in ["token", "token_hash", "redirect_to", "email_action_type", "site_url", "token_new", "token_hash_new",
+                    "old_email", "old_phone", "provider", "factor_type"] {
+            emailData[key] = data[key] ?? .string("")
+        }
+        if data["redirect_to"] == nil { emailData["redirect_to"] = .string(referrer) }
+        // `SiteURL: externalURL.String()`: the API's external URL, not SITE_URL.
+        if data["site_url"] == nil { emailData["site_url"] = .string(config.externalURL) }
+        let userJSON = Models.user(user, identities: try conn.identities(userID: user.id))
+        try hooks.invoke(.sendEmail, ["user": userJSON, "email_data": .object(emailData)])
     }
 
     // MARK: email sends
@@ -255,6 +278,16 @@ struct Mailer {
             try captureEmail(conn, user: user, to: current, action: .emailChange, otp: otpCurrent,
                              tokenHash: user.emailChangeTokenCurrent ?? "", path: path, sent: &sent)
         }
+        // The hook's `email_data` as the real server fills it, crossed hashes included (its
+        // BUG(cstockton) note): with secure change `token` is the current address's code and
+        // `token_new` the new one's; without, `token` is the new address's code.
+        try sendEmailHook(conn, user: user, data: [
+            "token": .string(otpCurrent.isEmpty ? otpNew : otpCurrent),
+            "token_new": .string(otpCurrent.isEmpty ? "" : otpNew),
+            "token_hash": .string(user.emailChangeTokenNew ?? ""),
+            "token_hash_new": .string(otpCurrent.isEmpty ? "" : user.emailChangeTokenCurrent ?? ""),
+            "email_action_type": "email_change",
+        ])
         user.emailChangeSentAt = now.microseconds
         user.updatedAt = now.microseconds
         try conn.updateUser(user)
@@ -291,6 +324,12 @@ struct Mailer {
             _ = try capture(conn, channel: "email", to: recipient, type: kind.templateID, subject: message.subject,
                             html: message.html, text: message.text, otp: "", tokenHash: "", link: "", userID: user.id,
                             sent: &sent)
+            var data: JSONObject = ["email_action_type": .string(kind.templateID)]
+            if let old = values["OldEmail"] { data["old_email"] = .string(old) }
+            if let old = values["OldPhone"] { data["old_phone"] = .string(old) }
+            if let provider = values["Provider"] { data["provider"] = .string(provider) }
+            if let type = values["FactorType"] { data["factor_type"] = .string(type) }
+            try sendEmailHook(conn, user: user, data: data)
         } catch {
             logError("mailer: unable to send \(kind.templateID) email: \(error)")
         }
@@ -339,17 +378,27 @@ struct Mailer {
             if !config.sms.autoconfirm && !project.outbox.allowSMS(config.sms.rateLimitSMSSent, now: now) {
                 throw AuthError(429, .overSmsSendRateLimit, "SMS rate limit exceeded")
             }
+            let hooks = Hooks(api: api, request: context.request)
             // `GetSmsProvider` before sending: a named provider with missing settings fails
-            // the send, and the caller's transaction (a sign-up's new user too) rolls back.
-            if let problem = config.sms.providerProblem {
+            // the send, and the caller's transaction (a sign-up's new user too) rolls back. The
+            // send-SMS hook replaces the provider.
+            if let problem = config.sms.providerProblem, !hooks.enabled(.sendSMS) {
                 logError("sms: \(problem)")
                 throw AuthError(500, .unexpectedFailure, "Unable to get SMS provider")
             }
             otp = OneTimeTokens(project: project).otp(length: config.sms.otpLength)
             let text = MailTemplates.sms(config.sms.template, code: otp)
-            messageID = try capture(conn, channel: "sms", to: phone, type: purpose.outboxType, subject: "", html: "",
-                                    text: text, otp: otp, tokenHash: OneTimeTokens.tokenHash(phone, otp), link: "",
-                                    userID: user.id, sent: &sent).id
+            let captured = try capture(conn, channel: "sms", to: phone, type: purpose.outboxType, subject: "", html: "",
+                                       text: text, otp: otp, tokenHash: OneTimeTokens.tokenHash(phone, otp), link: "",
+                                       userID: user.id, sent: &sent).id
+            if hooks.enabled(.sendSMS) {
+                try hooks.invoke(.sendSMS, ["user": Models.user(user, identities: try conn.identities(userID: user.id)),
+                                            "sms": ["otp": .string(otp), "phone": .string(phone)]])
+                // The hook path has no provider message id.
+                messageID = ""
+            } else {
+                messageID = captured
+            }
         }
         // The confirmation and reauthentication tokens relate to the user's own phone.
         try storeCode(conn, user: &user, token: OneTimeTokens.tokenHash(phone, otp), slot: slots.token, sentAt: slots.sentAt,
@@ -362,7 +411,17 @@ struct Mailer {
     /// asked for. The real server applies neither test codes nor the global SMS limit to it.
     func sendMFAPhoneCode(_ conn: Connection, userID: String, phone: String, code: String, channel: String,
                           sent: inout [OutboxRecord]) throws {
-        if let problem = config.sms.providerProblem {
+        let hooks = Hooks(api: api, request: context.request)
+        if hooks.enabled(.sendSMS) {
+            // The hook replaces the provider; a failing hook is the real "error invoking hook".
+            let user = try conn.user(id: userID)
+            do {
+                try hooks.invoke(.sendSMS, ["user": user.map { Models.user($0, identities: nil) } ?? .null,
+                                            "sms": ["otp": .string(code), "sms_type": "mfa", "phone": .string(phone)]])
+            } catch {
+                throw AuthError(500, .unexpectedFailure, "error invoking hook")
+            }
+        } else if let problem = config.sms.providerProblem {
             logError("sms: \(problem)")
             throw AuthError(500, .unexpectedFailure, "Failed to get SMS provider")
         }

@@ -5,12 +5,12 @@ import AuthStore
 
 /// Access tokens, refresh tokens and sessions (reference §7, `internal/tokens/service.go`).
 struct Tokens {
-    let project: Project
-    let configuration: Configuration
+    let api: Core
+    var project: Project { api.project }
+    var configuration: Configuration { api.config }
 
     init(api: Core) {
-        project = api.project
-        configuration = api.config
+        self.api = api
     }
 
     /// A legacy-format refresh token: 12 characters of lowercase base32 (`a-z`, `2-7`).
@@ -33,16 +33,20 @@ struct Tokens {
     }
 
     /// Mints the access token of `user` for `sessionID` (`GenerateAccessToken`).
-    func accessToken(_ conn: Connection, user: UserRecord, sessionID: String) throws -> (token: String, expiresAt: Int64) {
+    func accessToken(_ conn: Connection, user: UserRecord, sessionID: String, method: String,
+                     request: HTTPRequest?) throws -> (token: String, expiresAt: Int64) {
         let (aal, amr) = try assurance(conn, sessionID: sessionID)
-        return accessToken(user: user, sessionID: sessionID, aal: aal, amr: amr, issuedAt: project.environment.now().unixSeconds)
+        return try accessToken(user: user, sessionID: sessionID, aal: aal, amr: amr, issuedAt: project.environment.now().unixSeconds,
+                               method: method, request: request)
     }
 
     /// Mints an access token from values already read (`assurance` and the clock), so a caller
     /// can read them inside its write transaction and sign after the commit, keeping the
     /// claims building and the MAC out of the serialized writer.
-    func accessToken(user: UserRecord, sessionID: String, aal: String, amr: JSON, issuedAt: Int64)
-        -> (token: String, expiresAt: Int64)
+    /// With the custom access token hook on, the hook sees these claims and its answer is what
+    /// is signed (`GenerateAccessToken`), keys in Go's map order.
+    func accessToken(user: UserRecord, sessionID: String, aal: String, amr: JSON, issuedAt: Int64, method: String,
+                     request: HTTPRequest?) throws(AuthError) -> (token: String, expiresAt: Int64)
     {
         let expiresAt = issuedAt + Int64(configuration.jwt.expirySeconds)
         var claims = JSONObject()
@@ -60,6 +64,10 @@ struct Tokens {
         claims["amr"] = amr
         claims["session_id"] = .string(sessionID)
         claims["is_anonymous"] = .bool(user.isAnonymous)
+        if configuration.hooks.customAccessToken.callable {
+            let custom = try Hooks(api: api, request: request).customizeAccessToken(userID: user.id, claims: claims, method: method)
+            return (JWTSigner.sign(claims: custom.sortedRecursively(), key: configuration.jwt.signingKey), expiresAt)
+        }
         return (JWTSigner.sign(claims: claims, key: configuration.jwt.signingKey), expiresAt)
     }
 
@@ -79,7 +87,7 @@ struct Tokens {
         let refreshToken = newRefreshToken()
         try conn.insertRefreshToken(token: refreshToken, userID: user.id, sessionID: session.id, parent: nil, at: now)
         try conn.addAMRClaim(id: project.environment.uuid(), sessionID: session.id, method: method, at: now)
-        let (token, expiresAt) = try accessToken(conn, user: user, sessionID: session.id)
+        let (token, expiresAt) = try accessToken(conn, user: user, sessionID: session.id, method: method, request: request)
         return Issued(accessToken: token, expiresAt: expiresAt, refreshToken: refreshToken, sessionID: session.id, userID: user.id)
     }
 

@@ -53,7 +53,7 @@ struct MFAEndpoints: EndpointGroup {
     func enroll(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let caller = try caller(context)
         guard caller.session != nil else {
-            throw AuthError(500, nil, "A valid session and a registered user are required to enroll a factor")
+            throw AuthError(500, .unexpectedFailure, "A valid session and a registered user are required to enroll a factor")
         }
         let body = try RequestBody(context.request, as: "EnrollFactorParams")
         let params = EnrollParams(friendlyName: try body.string("friendly_name") ?? "",
@@ -119,7 +119,7 @@ struct MFAEndpoints: EndpointGroup {
         if issuer.isEmpty {
             // `url.ParseRequestURI(SITE_URL).Host`.
             guard let host = MFAEndpoints.host(of: config.siteURL) else {
-                throw AuthError(500, nil, "site url is improperly formatted")
+                throw AuthError(500, .unexpectedFailure, "site url is improperly formatted")
             }
             issuer = host
         }
@@ -135,7 +135,7 @@ struct MFAEndpoints: EndpointGroup {
             // URI too long for a QR code fails the real server too.
             if issuer.isEmpty || email.isEmpty || svg == nil {
                 logError("mfa: no otpauth URI or QR code for this user")
-                throw AuthError(500, nil, "Error generating QR Code")
+                throw AuthError(500, .unexpectedFailure, "Error generating QR Code")
             }
             var factor = newFactor(caller, type: "totp", name: params.friendlyName)
             factor.secret = secret
@@ -299,14 +299,25 @@ struct MFAEndpoints: EndpointGroup {
         if factor.factorType == "totp" {
             let secret = (try? Base32.decode(factor.secret ?? "")) ?? []
             valid = !secret.isEmpty && OneTimePassword.validateTOTP(code, secret: secret, unixSeconds: project.environment.now().unixSeconds)
-            if !valid { throw AuthError(422, .mfaVerificationFailed, "Invalid TOTP code entered") }
         } else {
             valid = constantTimeEquals(Array((challenge.otpCode ?? "").utf8), Array(code.utf8))
-            if !valid { throw AuthError(422, .mfaVerificationFailed, "Invalid MFA Phone code entered") }
+        }
+        // The MFA-verification-attempt hook sees every attempt; a rejection signs the user out
+        // everywhere (mfa.go).
+        if let decision = try Hooks(api: api, request: context.request).verificationAttempt(
+            .mfaVerification, ["user_id": .string(caller.user.id), "factor_id": .string(factor.id),
+                               "factor_type": .string(factor.factorType), "valid": .bool(valid)],
+            defaultMessage: "Further MFA verification attempts will be rejected."), decision.rejected {
+            try api.write { conn in try conn.deleteSessions(userID: caller.user.id) }
+            throw AuthError(403, .mfaVerificationRejected, decision.message)
+        }
+        if !valid {
+            throw AuthError(422, .mfaVerificationFailed,
+                            factor.factorType == "totp" ? "Invalid TOTP code entered" : "Invalid MFA Phone code entered")
         }
 
         guard let sessionID = caller.session?.id else {
-            throw AuthError(500, nil, "Cannot read SessionId claim as UUID")
+            throw AuthError(500, .unexpectedFailure, "Cannot read SessionId claim as UUID")
         }
         var sent: [OutboxRecord] = []
         let mailer = Mailer(api: api, context: context)
@@ -325,7 +336,8 @@ struct MFAEndpoints: EndpointGroup {
                 newlyVerified = true
             }
             guard let user = try conn.user(id: caller.user.id) else { throw AuthError(404, .userNotFound, "User not found") }
-            let issued = try upgradeSession(conn, user: user, sessionID: sessionID, factor: factor, at: now)
+            let issued = try upgradeSession(conn, user: user, sessionID: sessionID, factor: factor, at: now,
+                                            request: context.request)
             try conn.deleteSessionsBelowAAL2(userID: user.id)
             try conn.deleteUnverifiedFactors(userID: user.id, factorType: factor.factorType)
             if newlyVerified {
@@ -373,7 +385,7 @@ struct MFAEndpoints: EndpointGroup {
     /// is swapped for a new one (the old aal1 token can no longer refresh into this session's
     /// aal2 state), the session records aal2 and the factor, and a new access token is minted.
     private func upgradeSession(_ conn: Connection, user: UserRecord, sessionID: String, factor: FactorRecord,
-                                at now: Int64) throws -> Tokens.Issued {
+                                at now: Int64, request: HTTPRequest) throws -> Tokens.Issued {
         try conn.addAMRClaim(id: project.environment.uuid(), sessionID: sessionID, method: factor.amrMethod, at: now)
         guard var session = try conn.session(id: sessionID) else {
             throw AuthError(404, .sessionNotFound, "Session from session_id claim in JWT does not exist")
@@ -389,8 +401,9 @@ struct MFAEndpoints: EndpointGroup {
         session.factorID = factor.id
         session.updatedAt = now
         try conn.updateSession(session)
-        let (token, expiresAt) = tokens.accessToken(user: user, sessionID: sessionID, aal: aal, amr: amr,
-                                                    issuedAt: Timestamp(microseconds: now).unixSeconds)
+        let (token, expiresAt) = try tokens.accessToken(user: user, sessionID: sessionID, aal: aal, amr: amr,
+                                                        issuedAt: Timestamp(microseconds: now).unixSeconds,
+                                                        method: factor.amrMethod, request: request)
         return Tokens.Issued(accessToken: token, expiresAt: expiresAt, refreshToken: refreshToken, sessionID: sessionID,
                              userID: user.id)
     }
@@ -401,7 +414,7 @@ struct MFAEndpoints: EndpointGroup {
         let caller = try caller(context)
         let factor = try factor(context, of: caller)
         guard let session = caller.session else {
-            throw AuthError(500, nil, "A valid session and factor are required to unenroll a factor")
+            throw AuthError(500, .unexpectedFailure, "A valid session and factor are required to unenroll a factor")
         }
         if factor.status == "verified" && !MFAEndpoints.isAAL2(session) {
             throw AuthError(422, .insufficientAal, "AAL2 required to unenroll verified factor")

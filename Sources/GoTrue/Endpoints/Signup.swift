@@ -41,17 +41,21 @@ struct SignupEndpoints: EndpointGroup {
         let data = try body.map("data") ?? JSONObject()
         let aud = api.requestAudience(context)
         let now = project.environment.now()
+        var user = UserRecord(id: project.environment.uuid(), createdAt: now.microseconds)
+        user.aud = aud
+        user.role = config.jwt.defaultGroupName
+        user.isAnonymous = true
+        user.appMetadata = "{}"
+        user.userMetadata = Models.text(data)
+        let hooks = Hooks(api: api, request: context.request)
+        // `triggerBeforeUserCreated`, outside any transaction: a refusal stores nothing.
+        try hooks.beforeUserCreated(Models.user(user, identities: []))
         let (issued, userJSON) = try api.write { conn in
-            var user = UserRecord(id: project.environment.uuid(), createdAt: now.microseconds)
-            user.aud = aud
-            user.role = config.jwt.defaultGroupName
-            user.isAnonymous = true
-            user.appMetadata = "{}"
-            user.userMetadata = Models.text(data)
             try conn.insertUser(user)
             let issued = try Tokens(api: api).issueSession(conn, user: &user, method: "anonymous", request: context.request)
             return (issued, Models.user(user, identities: []))
         }
+        try hooks.afterUserCreated(userJSON)
         return .json(.object(issued.response(user: userJSON, now: project.environment.now())), headers: issued.headers)
     }
 
@@ -100,6 +104,25 @@ struct SignupEndpoints: EndpointGroup {
         let now = project.environment.now()
         let autoconfirm = provider == "email" ? config.mailer.autoconfirm : config.sms.autoconfirm
 
+        // The user a new sign-up creates (`ToUserModel`), shown to the before-user-created hook
+        // outside any transaction when no user has the address yet.
+        var prospect = UserRecord(id: project.environment.uuid(), createdAt: now.microseconds)
+        prospect.aud = aud
+        prospect.role = config.jwt.defaultGroupName
+        prospect.email = provider == "email" ? email : nil
+        prospect.phone = provider == "phone" ? phone : nil
+        prospect.encryptedPassword = passwordHash
+        prospect.appMetadata = Models.text(["provider": .string(provider), "providers": [.string(provider)]])
+        prospect.userMetadata = Models.text(data)
+        let hooks = Hooks(api: api, request: context.request)
+        if hooks.enabled(.beforeUserCreated) || hooks.enabled(.afterUserCreated) {
+            let exists = try api.read { conn in
+                try (provider == "email" ? conn.user(email: email, aud: aud) : conn.user(phone: phone, aud: aud)) != nil
+            }
+            if !exists { try hooks.beforeUserCreated(Models.user(prospect, identities: [])) }
+        }
+        var created = false
+
         enum Outcome {
             case session(Tokens.Issued, JSON)
             case pending(JSON)
@@ -118,15 +141,9 @@ struct SignupEndpoints: EndpointGroup {
                 }
                 user = existing
             } else {
-                user = UserRecord(id: project.environment.uuid(), createdAt: now.microseconds)
-                user.aud = aud
-                user.role = config.jwt.defaultGroupName
-                user.email = provider == "email" ? email : nil
-                user.phone = provider == "phone" ? phone : nil
-                user.encryptedPassword = passwordHash
-                user.appMetadata = Models.text(["provider": .string(provider), "providers": [.string(provider)]])
-                user.userMetadata = Models.text(data)
+                user = prospect
                 try conn.insertUser(user)
+                created = true
             }
 
             // The provider's identity, created on first sign-up; user_metadata takes its data.
@@ -192,6 +209,12 @@ struct SignupEndpoints: EndpointGroup {
         }
 
         project.outbox.delivered(sent)
+        if created {
+            switch outcome {
+            case .session(_, let userJSON), .pending(let userJSON): try hooks.afterUserCreated(userJSON)
+            case .exists: break
+            }
+        }
         switch outcome {
         case .session(let issued, let userJSON):
             return .json(.object(issued.response(user: userJSON, now: project.environment.now())), headers: issued.headers)

@@ -68,7 +68,16 @@ struct TokenEndpoints: EndpointGroup {
         guard let user = found, let hash = user.encryptedPassword, !hash.isEmpty else { throw invalid }
         if api.isBanned(user) { throw AuthError(400, .userBanned, "User is banned") }
         // PBKDF2 outside any database lock.
-        guard Passwords.verify(password, against: hash) else { throw invalid }
+        let valid = Passwords.verify(password, against: hash)
+        // The password-verification-attempt hook sees every attempt and may refuse it (and end
+        // the user's sessions) whatever the password (token.go).
+        if let decision = try Hooks(api: api, request: context.request).verificationAttempt(
+            .passwordVerification, ["user_id": .string(user.id), "valid": .bool(valid)],
+            defaultMessage: "Further password verification attempts will be rejected."), decision.rejected {
+            if decision.logout { try api.write { conn in try conn.deleteSessions(userID: user.id) } }
+            throw AuthError(400, .invalidCredentials, decision.message)
+        }
+        guard valid else { throw invalid }
         let weakness = try? Passwords(configuration: config, environment: project.environment).weakness(password)
         if provider == "email" && user.emailConfirmedAt == nil {
             throw AuthError(400, .emailNotConfirmed, "Email not confirmed")
@@ -198,8 +207,9 @@ struct TokenEndpoints: EndpointGroup {
         case .failed(let error):
             throw error
         case .issued(let done):
-            let (access, expiresAt) = tokens.accessToken(user: done.user, sessionID: done.sessionID, aal: done.aal,
-                                                         amr: done.amr, issuedAt: done.issuedAt)
+            let (access, expiresAt) = try tokens.accessToken(user: done.user, sessionID: done.sessionID, aal: done.aal,
+                                                         amr: done.amr, issuedAt: done.issuedAt,
+                                                         method: "token_refresh", request: context.request)
             let issued = Tokens.Issued(accessToken: access, expiresAt: expiresAt, refreshToken: done.refreshToken,
                                        sessionID: done.sessionID, userID: done.user.id)
             let user = Models.user(done.user, identities: done.identities, factors: done.factors)

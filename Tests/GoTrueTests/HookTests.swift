@@ -1,0 +1,292 @@
+import AuthCrypto
+import AuthHTTP
+import AuthJSON
+import AuthStore
+import Synchronization
+import Testing
+@testable import GoTrue
+
+// Expected behaviour: the real server's internal/hooks (v0hooks payloads, hookshttp dispatch,
+// hookserrors) and the call sites in token.go, signup.go, mail.go, phone.go, mfa.go.
+
+/// A hook endpoint in the test: records every request and answers with `respond`.
+final class FakeHookServer: HookTransport, Sendable {
+    struct Request: Sendable {
+        var url: String
+        var headers: [(String, String)]
+        var body: [UInt8]
+        var json: JSONObject { (try? JSON(parsing: body))?.objectValue ?? [:] }
+        func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
+    }
+
+    private let requests = Mutex<[Request]>([])
+    private let responder: @Sendable (Request) -> HookReply
+
+    init(_ responder: @escaping @Sendable (Request) -> HookReply) { self.responder = responder }
+
+    static func json(_ value: JSON, status: Int = 200) -> HookReply {
+        .response(status: status, headers: [("Content-Type", "application/json")], body: value.serializedBytes())
+    }
+
+    func post(_ url: String, headers: [(String, String)], body: [UInt8], timeout: Double) -> HookReply {
+        let request = Request(url: url, headers: headers, body: body)
+        requests.withLock { $0.append(request) }
+        return responder(request)
+    }
+
+    var received: [Request] { requests.withLock { $0 } }
+}
+
+/// `v1,whsec_` + base64 of 32 bytes "0123...".
+private let secret = "v1,whsec_" + Base64.encode(Array("0123456789abcdef0123456789abcdef".utf8))
+
+private func hookAPI(_ server: FakeHookServer, _ hook: WritableKeyPath<HookSettings, HookSettings.Point>,
+                     configure: (inout Configuration) -> Void = { _ in }) throws -> GoTrueAPI {
+    var project = try testProject(clock: ManualClock()) { config in
+        config.hooks[keyPath: hook].enabled = true
+        config.hooks[keyPath: hook].uri = "http://127.0.0.1:9/hook"
+        config.hooks[keyPath: hook].secrets = [secret]
+        configure(&config)
+    }
+    project.hookTransport = server
+    project.hookBackoff = 0.01
+    return GoTrueAPI(project: project)
+}
+
+@Suite struct CustomAccessTokenHookTests {
+    @Test func claimsAddedByTheHookAreSignedAndTheRequestIsSigned() throws {
+        let server = FakeHookServer { request in
+            var claims = request.json["claims"]?.objectValue ?? [:]
+            claims["user_role"] = "admin"
+            return FakeHookServer.json(["claims": .object(claims)])
+        }
+        let api = try hookAPI(server, \.customAccessToken)
+        let session = api.signUp("claims@example.com")
+        let token = try #require(session["access_token"]?.stringValue)
+        #expect(claims(of: token)["user_role"] == "admin")
+        #expect(claims(of: token)["email"] == "claims@example.com")
+
+        let call = try #require(server.received.first)
+        #expect(call.json["metadata"]?["name"] == "customize-access-token")
+        #expect(call.json["authentication_method"] == "password")
+        #expect(call.json["user_id"] == session["user"]?["id"])
+        #expect(call.json["claims"]?["aal"] == "aal1")
+        #expect(call.header("Content-Type") == "application/json")
+        // Standard Webhooks: v1,<base64 HMAC-SHA256(key, "<id>.<timestamp>.<body>")>.
+        let id = try #require(call.header("webhook-id"))
+        let timestamp = try #require(call.header("webhook-timestamp"))
+        let key = Array("0123456789abcdef0123456789abcdef".utf8)
+        let mac = HMAC<SHA256>.authenticationCode(for: Array("\(id).\(timestamp).".utf8) + call.body, using: SymmetricKey(data: key))
+        #expect(call.header("webhook-signature") == "v1," + Base64.encode(mac))
+
+        // Refreshes go through the hook too, as `token_refresh`.
+        let refreshed = api.refresh(session["refresh_token"]?.stringValue ?? "")
+        #expect(claims(of: refreshed.json["access_token"]?.stringValue ?? "")["user_role"] == "admin")
+        #expect(server.received.last?.json["authentication_method"] == "token_refresh")
+    }
+
+    @Test func badAnswersFailAsTheRealServer() throws {
+        let missing = try hookAPI(FakeHookServer { _ in FakeHookServer.json(["other": 1]) }, \.customAccessToken)
+        let noClaims = missing.call("POST", "/signup", ["email": "a@example.com", "password": "password1"])
+        #expect(noClaims.status == 500)
+        #expect(noClaims.json["msg"] == "output claims field is missing")
+        // Nothing was stored: the sign-up's transaction rolled back.
+        #expect(try missing.storedUser(email: "a@example.com") == nil)
+
+        let schema = try hookAPI(FakeHookServer { request in
+            var claims = request.json["claims"]?.objectValue ?? [:]
+            claims["exp"] = "soon"
+            claims["role"] = nil
+            return FakeHookServer.json(["claims": .object(claims)])
+        }, \.customAccessToken)
+        let invalid = schema.call("POST", "/signup", ["email": "b@example.com", "password": "password1"])
+        #expect(invalid.status == 500)
+        #expect(invalid.json["msg"]?.stringValue
+            == "output claims do not conform to the expected schema: \n- (root): role is required\n- exp: Invalid type. Expected: integer, given: string\n")
+    }
+}
+
+@Suite struct HookDispatchTests {
+    private func signUpStatus(_ reply: @escaping @Sendable (FakeHookServer.Request) -> HookReply) throws -> (HTTPResponse, FakeHookServer) {
+        let server = FakeHookServer(reply)
+        let api = try hookAPI(server, \.customAccessToken)
+        return (api.call("POST", "/signup", ["email": "d@example.com", "password": "password1"]), server)
+    }
+
+    @Test func failuresAndTheirErrors() throws {
+        var (response, server) = try signUpStatus { _ in .timedOut }
+        #expect(response.status == 422)
+        #expect(errorCode(response) == "hook_timeout")
+        #expect(response.json["msg"] == "Failed to reach hook within maximum time of 5.000000 seconds")
+
+        (response, server) = try signUpStatus { _ in .failed("connection refused") }
+        #expect(response.status == 422)
+        #expect(errorCode(response) == "hook_timeout_after_retry")
+        #expect(response.json["msg"] == "Failed to reach hook after maximum retries")
+        #expect(server.received.count == 3)
+
+        (response, _) = try signUpStatus { _ in .response(status: 200, headers: [], body: Array("{}".utf8)) }
+        #expect(errorCode(response) == "hook_payload_invalid_content_type")
+        #expect(response.json["msg"] == "Invalid Content-Type: Missing Content-Type header")
+        (response, _) = try signUpStatus { _ in .response(status: 200, headers: [("content-type", "text/html")], body: []) }
+        #expect(response.json["msg"] == "Invalid JSON response. Received content-type: text/html")
+        (response, _) = try signUpStatus { _ in .response(status: 500, headers: [], body: []) }
+        #expect(response.status == 500)
+        #expect(response.json["msg"] == "Unexpected status code returned from hook: 500")
+        (response, _) = try signUpStatus { _ in .response(status: 401, headers: [], body: []) }
+        #expect(response.json["msg"] == "Hook requires authorization token")
+        (response, _) = try signUpStatus { _ in .response(status: 503, headers: [], body: []) }
+        #expect(response.json["msg"] == "Service currently unavailable due to hook")
+        (response, _) = try signUpStatus { _ in
+            .response(status: 200, headers: [("Content-Type", "application/json")],
+                      body: [UInt8](repeating: 0x20, count: Hooks.responseLimit + 1))
+        }
+        #expect(errorCode(response) == "hook_payload_over_size_limit")
+
+        // The hook's own error passes through with its status.
+        (response, _) = try signUpStatus { _ in FakeHookServer.json(["error": ["http_code": 429, "message": "slow down"]]) }
+        #expect(response.status == 429)
+        #expect(response.json["msg"] == "slow down")
+    }
+
+    @Test func retryAfterIsRetried() throws {
+        let calls = Mutex(0)
+        let (response, server) = try signUpStatus { request in
+            let n = calls.withLock { $0 += 1; return $0 }
+            if n == 1 { return .response(status: 429, headers: [("Retry-After", "1")], body: []) }
+            return FakeHookServer.json(["claims": request.json["claims"] ?? [:]])
+        }
+        #expect(response.status == 200)
+        #expect(server.received.count == 2)
+        // Each attempt is a new message.
+        #expect(server.received[0].header("webhook-id") != server.received[1].header("webhook-id"))
+    }
+}
+
+@Suite struct UserCreationHookTests {
+    @Test func beforeUserCreatedCanRefuseASignUp() throws {
+        let server = FakeHookServer { request in
+            let email = request.json["user"]?["email"]?.stringValue ?? ""
+            if email.hasSuffix("@blocked.example") {
+                return FakeHookServer.json(["error": ["http_code": 403, "message": "Sign-ups from this domain are not allowed"]])
+            }
+            return .response(status: 204, headers: [], body: [])
+        }
+        let api = try hookAPI(server, \.beforeUserCreated) { $0.external.anonymousUsersEnabled = true }
+        let refused = api.call("POST", "/signup", ["email": "eve@blocked.example", "password": "password1"])
+        #expect(refused.status == 403)
+        #expect(refused.json["msg"] == "Sign-ups from this domain are not allowed")
+        #expect(try api.storedUser(email: "eve@blocked.example") == nil)
+        #expect(server.received.first?.json["metadata"]?["name"] == "before-user-created")
+
+        let allowed = api.call("POST", "/signup", ["email": "ok@fine.example", "password": "password1"])
+        #expect(allowed.status == 200)
+        // The user shown to the hook is the one created.
+        #expect(server.received.last?.json["user"]?["id"] == allowed.json["user"]?["id"])
+        // An existing address creates no user: no call.
+        let before = server.received.count
+        _ = api.call("POST", "/signup", ["email": "ok@fine.example", "password": "password1"])
+        #expect(server.received.count == before)
+        // Anonymous sign-ups too.
+        #expect(api.call("POST", "/signup", .object([:])).status == 200)
+        #expect(server.received.last?.json["user"]?["is_anonymous"] == true)
+    }
+}
+
+@Suite struct SenderHookTests {
+    @Test func sendEmailHookGetsTheCodeAndTheOutboxStillRecords() throws {
+        let server = FakeHookServer { _ in .response(status: 204, headers: [], body: []) }
+        let api = try hookAPI(server, \.sendEmail) { $0.mailer.autoconfirm = false }
+        _ = api.call("POST", "/signup", ["email": "mail@example.com", "password": "password1"])
+        let call = try #require(server.received.first)
+        #expect(call.json["metadata"]?["name"] == "send-email")
+        let message = try #require(try api.latestMessage(to: "mail@example.com"))
+        #expect(call.json["email_data"]?["token"]?.stringValue == message.otp)
+        #expect(call.json["email_data"]?["token_hash"]?.stringValue == message.tokenHash)
+        #expect(call.json["email_data"]?["email_action_type"] == "signup")
+        #expect(call.json["email_data"]?["site_url"] == "http://127.0.0.1:9999")
+        #expect(call.json["user"]?["email"] == "mail@example.com")
+
+        // A failing sender fails the request and stores nothing.
+        let failing = try hookAPI(FakeHookServer { _ in FakeHookServer.json(["error": ["message": "mailer down"]]) }, \.sendEmail) {
+            $0.mailer.autoconfirm = false
+        }
+        let refused = failing.call("POST", "/signup", ["email": "down@example.com", "password": "password1"])
+        #expect(refused.status == 500)
+        #expect(refused.json["msg"] == "mailer down")
+        #expect(try failing.storedUser(email: "down@example.com") == nil)
+    }
+
+    @Test func sendSMSHookReplacesTheProvider() throws {
+        let server = FakeHookServer { _ in FakeHookServer.json(.object([:])) }
+        // A provider with missing credentials would fail; the hook replaces it.
+        let api = try hookAPI(server, \.sendSMS) {
+            $0.external.phoneEnabled = true
+            $0.sms.autoconfirm = false
+            $0.sms.provider = "twilio"
+        }
+        let response = api.call("POST", "/otp", ["phone": "15550007777"])
+        #expect(response.status == 200)
+        #expect(response.json["message_id"] == nil)  // `omitempty`: the hook path has no provider id
+        let call = try #require(server.received.first)
+        #expect(call.json["sms"]?["phone"] == "15550007777")
+        #expect(call.json["sms"]?["otp"]?.stringValue == (try api.latestMessage(to: "15550007777"))?.otp)
+    }
+}
+
+@Suite struct VerificationAttemptHookTests {
+    @Test func passwordAttemptsCanBeRejectedWithALogout() throws {
+        let server = FakeHookServer { request in
+            request.json["valid"] == false
+                ? FakeHookServer.json(["decision": "reject", "message": "Locked out", "should_logout_user": true])
+                : FakeHookServer.json(["decision": "continue"])
+        }
+        let api = try hookAPI(server, \.passwordVerificationAttempt)
+        let session = api.signUp("lock@example.com")
+        #expect(api.signIn("lock@example.com").status == 200)
+        #expect(server.received.last?.json["valid"] == true)
+        let refused = api.signIn("lock@example.com", "wrong-password")
+        #expect(refused.status == 400)
+        #expect(errorCode(refused) == "invalid_credentials")
+        #expect(refused.json["msg"] == "Locked out")
+        // should_logout_user ended every session.
+        #expect(api.refresh(session["refresh_token"]?.stringValue ?? "").status == 400)
+    }
+
+    @Test func mfaAttemptsCanBeRejected() throws {
+        let server = FakeHookServer { _ in FakeHookServer.json(["decision": "reject"]) }
+        let api = try hookAPI(server, \.mfaVerificationAttempt) { $0.mfa.totp = MFASettings.Toggles(enroll: true, verify: true) }
+        let token = api.signUp("mfa-hook@example.com")["access_token"]?.stringValue ?? ""
+        let factor = api.call("POST", "/factors", ["factor_type": "totp"], bearer: token).json["id"]?.stringValue ?? ""
+        let challenge = api.call("POST", "/factors/\(factor)/challenge", .object([:]), bearer: token).json["id"]?.stringValue ?? ""
+        let refused = api.call("POST", "/factors/\(factor)/verify", ["challenge_id": .string(challenge), "code": "123456"], bearer: token)
+        #expect(refused.status == 403)
+        #expect(errorCode(refused) == "mfa_verification_rejected")
+        #expect(refused.json["msg"] == "Further MFA verification attempts will be rejected.")
+        #expect(server.received.first?.json["factor_type"] == "totp")
+        // The user was signed out everywhere.
+        #expect(api.call("GET", "/user", bearer: token).status == 403)
+    }
+}
+
+@Suite struct HookConfigurationRuleTests {
+    @Test func uriAndSecretRules() {
+        var point = HookSettings.Point()
+        point.enabled = true
+        point.uri = "http://example.com/hook"
+        #expect(point.problem() == "only localhost, 127.0.0.1, and ::1 are supported with http")
+        point.uri = "http://host.docker.internal:8000/hook"
+        #expect(point.problem() == nil)
+        point.uri = "ftp://x"
+        #expect(point.problem() == "only postgres hooks and HTTPS functions are supported at the moment")
+        point.uri = "pg-functions://postgres/public/custom_access_token"
+        #expect(point.problem() == nil)
+        #expect(!point.callable)
+        point.uri = "https://hooks.example.com/x"
+        point.secrets = ["v1,whsec_short"]
+        #expect(point.problem() == "invalid secret format")
+        point.secrets = [secret]
+        #expect(point.problem() == nil)
+        #expect(point.callable)
+    }
+}

@@ -1,0 +1,133 @@
+"""Auth hooks over HTTP, driven through the real supabase-auth client: a hook server in this
+process adds a `user_role` claim (custom_access_token), refuses sign-ups from a blocked domain
+(before_user_created) and receives the emails itself (send_email). Every request's Standard
+Webhooks signature is checked here with a hand-written HMAC, as a hook would check it."""
+import base64
+import hashlib
+import hmac
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+from supabase_auth.errors import AuthApiError
+
+from helpers_client import PASSWORD, api_error, claims, unique_email
+
+KEY = b"0123456789abcdef0123456789abcdef"
+SECRET = "v1,whsec_" + base64.b64encode(KEY).decode()
+
+
+class HookServer:
+    """A loopback HTTP server answering the three hooks; stopped at the end of the test."""
+
+    def __init__(self):
+        self.calls = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                signed = f"{self.headers['webhook-id']}.{self.headers['webhook-timestamp']}.".encode() + body
+                expected = "v1," + base64.b64encode(hmac.new(KEY, signed, hashlib.sha256).digest()).decode()
+                valid = expected in self.headers["webhook-signature"].split(", ")
+                payload = json.loads(body)
+                outer.calls.append((self.path, payload, valid, abs(time.time() - int(self.headers["webhook-timestamp"]))))
+                if self.path == "/claims":
+                    claims = payload["claims"]
+                    claims["user_role"] = "admin" if claims.get("email", "").startswith("admin") else "member"
+                    self.answer(200, {"claims": claims})
+                elif self.path == "/before-user-created":
+                    if payload["user"].get("email", "").endswith("@blocked.example"):
+                        self.answer(200, {"error": {"http_code": 403, "message": "Sign-ups from this domain are not allowed"}})
+                    else:
+                        self.answer(200, {})
+                elif self.path == "/send-email":
+                    self.answer(200, {})
+                else:
+                    self.answer(404, {})
+
+            def answer(self, status, value):
+                data = json.dumps(value).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def hooks():
+    server = HookServer()
+    yield server
+    server.close()
+
+
+def hook_env(hooks, *names):
+    env = {}
+    paths = {"CUSTOM_ACCESS_TOKEN": "/claims", "BEFORE_USER_CREATED": "/before-user-created", "SEND_EMAIL": "/send-email"}
+    for name in names:
+        env[f"GOTRUE_HOOK_{name}_ENABLED"] = "true"
+        env[f"GOTRUE_HOOK_{name}_URI"] = hooks.url + paths[name]
+        env[f"GOTRUE_HOOK_{name}_SECRETS"] = SECRET
+    return env
+
+
+def test_custom_access_token_adds_a_claim(start_auth, make_client, hooks):
+    server = start_auth(**hook_env(hooks, "CUSTOM_ACCESS_TOKEN"))
+    client = make_client(server)
+    admin_email = unique_email("admin")
+    session = client.sign_up({"email": admin_email, "password": PASSWORD}).session
+    assert claims(session.access_token)["user_role"] == "admin"
+    assert client.get_claims()["claims"]["user_role"] == "admin"
+    path, payload, valid, skew = hooks.calls[-1]
+    assert path == "/claims" and valid and skew < 60
+    assert payload["metadata"]["name"] == "customize-access-token"
+    assert payload["authentication_method"] == "password"
+    # Refreshing runs the hook again.
+    refreshed = client.refresh_session().session
+    assert claims(refreshed.access_token)["user_role"] == "admin"
+    assert hooks.calls[-1][1]["authentication_method"] == "token_refresh"
+    member = make_client(server).sign_up({"email": "m-" + unique_email("x"), "password": PASSWORD}).session
+    assert claims(member.access_token)["user_role"] == "member"
+
+
+def test_before_user_created_refuses_a_blocked_domain(start_auth, make_client, hooks):
+    server = start_auth(**hook_env(hooks, "BEFORE_USER_CREATED"))
+    client = make_client(server)
+    with pytest.raises(AuthApiError) as excinfo:
+        client.sign_up({"email": "eve@blocked.example", "password": PASSWORD})
+    # The hook's error has no code of its own: the real server answers `unknown`.
+    api_error(excinfo, AuthApiError, "unknown", 403, "Sign-ups from this domain are not allowed")
+    assert hooks.calls[-1][2]
+    # Nothing was stored: the address is still free once the domain is allowed.
+    ok = client.sign_up({"email": unique_email("allowed"), "password": PASSWORD})
+    assert ok.user is not None
+
+
+def test_send_email_hook_receives_the_code(start_auth, make_client, hooks):
+    server = start_auth(GOTRUE_MAILER_AUTOCONFIRM="false", **hook_env(hooks, "SEND_EMAIL"))
+    client = make_client(server)
+    email = unique_email("hooked")
+    client.sign_up({"email": email, "password": PASSWORD})
+    path, payload, valid, _ = hooks.calls[-1]
+    assert path == "/send-email" and valid
+    assert payload["user"]["email"] == email
+    assert payload["email_data"]["email_action_type"] == "signup"
+    # The app's own sender got the code; the user confirms with it.
+    token = payload["email_data"]["token"]
+    session = client.verify_otp({"email": email, "token": token, "type": "signup"}).session
+    assert session is not None
