@@ -104,6 +104,9 @@ public struct Effect: Sendable {
     public var emptyResponse = false
     /// Run the real handler (its writes commit) and then break the transport.
     public var passthrough = false
+    /// Make the request's auth hook calls fail this way (`timeout`, `unreachable`, `error`); the
+    /// real handler runs and answers with the real server's hook error.
+    public var hook: String?
 
     /// Faults after which the client holds no complete response.
     var breaksTransport: Bool { hang || reset || emptyResponse || closeAfterBytes != nil }
@@ -176,6 +179,7 @@ struct ScenarioParser {
     static let transportKeys: Set<String> = ["hang", "reset", "close_after_bytes", "empty_response", "drip", "delay_ms"]
     static let thenKeys: Set<String> = transportKeys.union([
         "error", "message", "retry_after", "consequence", "status", "headers", "body", "malformed_json", "passthrough_then",
+        "hook",
     ])
     static let methods: Set<String> = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
     /// The errors whose real-server side effect `consequence: true` can apply.
@@ -487,6 +491,13 @@ struct ScenarioParser {
         effect.reset = flag(object, "reset", prefix: prefix)
         effect.emptyResponse = flag(object, "empty_response", prefix: prefix)
         effect.malformedJSON = flag(object, "malformed_json", prefix: prefix)
+        if let value = object["hook"] {
+            if let fault = value.stringValue, HookFaults.names.contains(fault) {
+                effect.hook = fault
+            } else {
+                issue(prefix + "hook", "expected \"timeout\", \"unreachable\" or \"error\"")
+            }
+        }
         effect.closeAfterBytes = count(object, "close_after_bytes", prefix: prefix, minimum: 0)
         if let value = object["drip"] {
             if let spec = value.objectValue, let chunks = spec["chunks"]?.doubleValue, let duration = spec["duration_ms"]?.doubleValue,

@@ -26,6 +26,9 @@ public struct ScenarioMiddleware: Middleware {
         let started = clock.now
         var facts = RequestFacts(context)
         let firing = engine.evaluate(&facts)
+        var context = context
+        // The hook-fault marker comes only from a rule, never from the client.
+        context.request.headers[HookFaults.header] = nil
         let response = firing.map { apply($0, context, next) } ?? next(context)
         let elapsed = started.duration(to: clock.now)
         var latency = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
@@ -46,6 +49,7 @@ public struct ScenarioMiddleware: Middleware {
             else if effect.malformedJSON { fault = "malformed_json" }
             else if effect.drip != nil { fault = "drip" }
             else if effect.delay != nil { fault = "delay" }
+            else if let hook = effect.hook { fault = "hook_" + hook }
         }
         return JournalEntry(
             id: 0, time: project.environment.now(), operation: context.operation, method: context.request.method,
@@ -61,7 +65,10 @@ public struct ScenarioMiddleware: Middleware {
         let effect = firing.effect
         var response: HTTPResponse
         if effect.passthrough || (!effect.suppliesResponse && !effect.breaksTransport) {
-            // The real handler runs and commits; only the delivery is altered.
+            // The real handler runs and commits; only the delivery is altered (and, with `hook`,
+            // how the request's hook calls fail).
+            var context = context
+            if let fault = effect.hook { context.request.headers[HookFaults.header] = fault }
             response = next(context)
         } else if let code = effect.error {
             if effect.consequence { applyConsequence(code, context) }

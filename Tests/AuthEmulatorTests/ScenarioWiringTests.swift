@@ -3,6 +3,7 @@ import AuthHTTP
 import AuthJSON
 import AuthScenarios
 import Foundation
+import Synchronization
 import GoTrue
 import Testing
 
@@ -191,5 +192,47 @@ import Testing
             """, environment: [:], to: &fromFile)
         let mapped = fromFile.configuration.rateLimits
         #expect([mapped.anonymousUsers, mapped.tokenRefresh, mapped.otp, mapped.verify, mapped.web3] == [11, 12, 13, 14, 15])
+    }
+}
+
+@Suite struct HookScenarioTests {
+    func call(_ emulator: Emulator, _ method: String, _ target: String, body: String = "", service: Bool = false) -> HTTPResponse {
+        ScenarioWiringTests().call(emulator, method, target, body: body, service: service)
+    }
+
+    func json(_ response: HTTPResponse) -> JSON { (try? JSON(parsing: response.body)) ?? .null }
+
+    @Test func aRuleMakesTheRequestsHookTimeOut() throws {
+        var options = EmulatorOptions.testing()
+        options.configuration.hooks.customAccessToken.enabled = true
+        // Never contacted: the scripted fault answers first.
+        options.configuration.hooks.customAccessToken.uri = "http://127.0.0.1:9/claims"
+        options.scenarios = [try Scenario(json: Array(#"{"name": "h", "rules": [{"match": {"op": "token.password"}, "when": {"times": 1}, "then": {"hook": "timeout"}}]}"#.utf8), source: "t")]
+        let emulator = try Emulator(options: options)
+        defer { emulator.stop() }
+        let seeded = call(emulator, "POST", "/emulator/v1/seed",
+                          body: #"{"users": [{"email": "x@example.com", "password": "password1", "email_confirm": true}]}"#, service: true)
+        #expect(seeded.status == 200)
+        let signIn = call(emulator, "POST", "/token?grant_type=password", body: #"{"email": "x@example.com", "password": "password1"}"#)
+        #expect(signIn.status == 422)
+        #expect(json(signIn)["error_code"] == "hook_timeout")
+        #expect(emulator.project.hookLog.entries.last?.error == "Failed to reach hook within maximum time of 5.000000 seconds")
+        let faults = emulator.journal.entries(JournalFilter()).compactMap(\.fault)
+        #expect(faults.contains("hook_timeout"))
+    }
+
+    @Test func clientsCannotScriptHookFaults() throws {
+        let emulator = try Emulator(options: .testing())
+        defer { emulator.stop() }
+        let middleware = ScenarioMiddleware(engine: emulator.scenarios, journal: emulator.journal, project: emulator.project)
+        let request = HTTPRequest(method: "GET", target: "/health", headers: ["Host": "127.0.0.1", HookFaults.header: "error"], body: [])
+        let context = RequestContext(request: request, requestID: RequestID(prefix: [UInt8](repeating: 1, count: 8), serial: 1), apiVersion: .initial, path: "/health",
+                                     viaGateway: false, configuration: emulator.project.configuration)
+        let seen = Mutex<String?>("unset")
+        _ = middleware.respond(to: context) { inner in
+            seen.withLock { $0 = inner.request.headers[HookFaults.header] }
+            return HTTPResponse(status: 200, headers: [:], body: [])
+        }
+        #expect(seen.withLock { $0 } == nil)
     }
 }

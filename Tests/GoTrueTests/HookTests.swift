@@ -193,6 +193,28 @@ private func hookAPI(_ server: FakeHookServer, _ hook: WritableKeyPath<HookSetti
     }
 }
 
+@Suite struct ExternalUserCreationHookTests {
+    @Test func idTokenAndOTPSignUpsAskTheHookToo() throws {
+        let server = FakeHookServer { _ in FakeHookServer.json(["error": ["http_code": 403, "message": "No new accounts"]]) }
+        let api = try hookAPI(server, \.beforeUserCreated) { config in
+            var google = OAuthProviderSettings()
+            google.enabled = true
+            google.clientIDs = ["google-client"]
+            config.external.providers["google"] = google
+        }
+        let social = api.call("POST", "/token?grant_type=id_token",
+                              ["id_token": #"{"sub":"g-77","aud":"google-client","email":"new@example.com","email_verified":true}"#,
+                               "provider": "google"])
+        #expect(social.status == 403)
+        #expect(social.json["msg"] == "No new accounts")
+        let otp = api.call("POST", "/otp", ["email": "otp-new@example.com"])
+        #expect(otp.status == 403)
+        let users = try api.project.database.read { try $0.scalar("SELECT count(*) FROM users").int64Value }
+        #expect(users == 0)
+        #expect(server.received.count == 2)
+    }
+}
+
 @Suite struct SenderHookTests {
     @Test func sendEmailHookGetsTheCodeAndTheOutboxStillRecords() throws {
         let server = FakeHookServer { _ in .response(status: 204, headers: [], body: []) }

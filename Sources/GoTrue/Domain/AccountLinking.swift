@@ -112,6 +112,9 @@ struct ExternalAccounts {
             user.email = candidate.email.isEmpty ? nil : candidate.email
             user.appMetadata = Models.text(["provider": .string(provider), "providers": [.string(provider)]])
             user.userMetadata = Models.text(identityData)
+            // `triggerBeforeUserCreatedExternal`: the hook may refuse the new account (the
+            // transaction then stores nothing).
+            try Hooks(api: api, request: context.request).beforeUserCreated(Models.user(user, identities: []))
             try conn.insertUser(user)
             identity = try createIdentity(conn, user: user, provider: provider, data: identityData)
             created = true

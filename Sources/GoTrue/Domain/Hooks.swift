@@ -122,13 +122,15 @@ struct Hooks {
             ]
             let remaining = Double(deadline - clock.now().microseconds) / 1_000_000
             if remaining <= 0 { throw record(name, point, nil, timedOut) }
-            let reply = project.hookTransport.post(point.uri, headers: headers, body: payload, timeout: remaining)
+            let scripted = request?.headers[HookFaults.header].flatMap(HookFaults.reply)
+            let reply = scripted ?? project.hookTransport.post(point.uri, headers: headers, body: payload, timeout: remaining)
             switch reply {
             case .timedOut:
                 throw record(name, point, nil, timedOut)
             case .failed(let reason):
                 logError("hook \(point.uri): attempt \(attempt) failed: \(reason)")
                 if attempt < Hooks.attempts - 1 {
+                    if scripted != nil { continue }  // a scripted failure skips the real back-off
                     if Double(deadline - clock.now().microseconds) / 1_000_000 <= project.hookBackoff {
                         throw record(name, point, nil, timedOut)
                     }
@@ -317,5 +319,22 @@ extension Hooks {
         var message = output["message"]?.stringValue ?? ""
         if message.isEmpty { message = defaultMessage }
         return Decision(rejected: rejected, message: message, logout: output["should_logout_user"]?.boolValue == true)
+    }
+}
+
+/// Scripted hook failures: a scenario rule with `"then": {"hook": "timeout"}` marks the request
+/// it fires on, and that request's hook calls fail this way without reaching the hook.
+public enum HookFaults {
+    /// The request header carrying the fault from the scenario middleware to the dispatcher.
+    public static let header = "X-Emulator-Hook-Fault"
+    public static let names: Set<String> = ["timeout", "unreachable", "error"]
+
+    static func reply(_ fault: String) -> HookReply? {
+        switch fault {
+        case "timeout": return .timedOut
+        case "unreachable": return .failed("connection refused (scenario)")
+        case "error": return .response(status: 500, headers: [], body: [])
+        default: return nil
+        }
     }
 }

@@ -39,6 +39,8 @@ struct InviteEndpoints: EndpointGroup {
                 user.email = email
                 user.appMetadata = Models.text(["provider": "email", "providers": ["email"]])
                 user.userMetadata = Models.text(data)
+                // invite.go: the before-user-created hook may refuse the invited user.
+                try Hooks(api: api, request: context.request).beforeUserCreated(Models.user(user, identities: []))
                 try conn.insertUser(user)
                 let identityData: JSONObject = ["sub": .string(user.id), "email": .string(email),
                                                 "email_verified": false, "phone_verified": false]
