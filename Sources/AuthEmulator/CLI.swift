@@ -400,6 +400,14 @@ public enum CLI {
         } catch {
             throw ConfigurationError(message: error.description)
         }
+        // Unsigned id_tokens are a convenience on the loopback interface only: anyone who can reach
+        // a LAN address could sign in as any user with plain JSON claims. Off loopback, strict
+        // id_tokens are the default unless a flag or the environment says otherwise.
+        let strictChosen = flags.switches["strict-id-tokens"] != nil || context.environment[EnvironmentConfiguration.strictIDTokensVariable] != nil
+        if !strictChosen && !CLI.isLoopback(options.host) && !config.identityProviders.strictIDTokens {
+            config.identityProviders.strictIDTokens = true
+            context.console.error("warning: listening on \(options.host), not loopback: the id_token grant accepts only tokens the fake providers signed (--no-strict-id-tokens to accept plain claims)\n")
+        }
         // A Postgres function hook cannot run here: say so in one line, and behave as if it were off.
         for (name, path) in HookSettings.names where config.hooks[keyPath: path].enabled
             && config.hooks[keyPath: path].uri.lowercased().hasPrefix("pg-functions:") {
@@ -458,6 +466,11 @@ public enum CLI {
         emulator.waitUntilStopped()
         withExtendedLifetime(signals) {}
         return 0
+    }
+
+    /// `127.0.0.0/8`, `::1` and `localhost`: addresses only this machine reaches.
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
     }
 
     /// A scenario file, parsed and validated; problems name the file, rule and field.

@@ -251,3 +251,25 @@ import Testing
         #expect(strict.error.contains("hook custom_access_token: pg-functions://postgres/public/claims is a Postgres function"))
     }
 }
+
+@Suite struct StrictIDTokenDefaultTests {
+    func options(_ arguments: [String], environment: [String: String] = [:]) throws -> (EmulatorOptions, String) {
+        let captured = CapturedConsole()
+        let flags = try CLI.parseOptions(arguments, values: CLI.serveValueOptions, switches: CLI.serveSwitches)
+        let context = CLI.Context(environment: environment, console: captured.console)
+        return (try CLI.options(from: flags, context: context), captured.standardError)
+    }
+
+    @Test func offLoopbackTheDefaultIsStrict() throws {
+        let (loopback, quiet) = try options(["--host", "127.0.0.1"])
+        #expect(!loopback.configuration.identityProviders.strictIDTokens)
+        #expect(quiet.isEmpty)
+        let (lan, warning) = try options(["--host", "0.0.0.0"])
+        #expect(lan.configuration.identityProviders.strictIDTokens)
+        #expect(warning.contains("not loopback"))
+        // An explicit choice wins, by flag or environment.
+        #expect(try !options(["--host", "0.0.0.0", "--no-strict-id-tokens"]).0.configuration.identityProviders.strictIDTokens)
+        #expect(try !options(["--host", "192.168.1.10"], environment: ["AUTH_EMULATOR_STRICT_ID_TOKENS": "false"])
+            .0.configuration.identityProviders.strictIDTokens)
+    }
+}
