@@ -164,9 +164,11 @@ log "PBKDF2-HMAC-SHA256 at $ITERATIONS iterations: $HASHES_S hashes/s per core; 
 # ---------------------------------------------------------------------------------------------
 # start_ours NAME DBFILE: sets SERVER_PID and SERVER_PORT once GET /health answers 200.
 start_ours() {
-    local name=$1 db=$2 line="" i
+    local name=$1 db=$2 line="" i quiet=""
+    # No access log while measuring (builds without the flag have none).
+    "$OUR_BIN" serve --help 2>/dev/null | grep -q -- '--\[no-\]quiet' && quiet=--quiet
     AUTH_EMULATOR_PASSWORD_ITERATIONS=$ITERATIONS \
-        "$OUR_BIN" serve --host 127.0.0.1 --port 0 --db "$db" ${SIGNING_KEY:+--signing-key "$SIGNING_KEY"} \
+        "$OUR_BIN" serve --host 127.0.0.1 --port 0 --db "$db" ${SIGNING_KEY:+--signing-key "$SIGNING_KEY"} $quiet \
         </dev/null >"$TMP/$name.out" 2>"$TMP/$name.err" &
     SERVER_PID=$!
     SERVER_PIDS+=("$SERVER_PID")

@@ -168,8 +168,10 @@ fi
 # ---------------------------------------------------------------------------------------------
 # start_server NAME BINARY: sets SERVER_PID and SERVER_PORT once GET /health answers 200.
 start_server() {
-    local name=$1 bin=$2 line="" i
-    "$bin" serve --host 127.0.0.1 --port 0 --db :memory: \
+    local name=$1 bin=$2 line="" i quiet=""
+    # No access log while measuring (the anchor and older builds have none).
+    "$bin" serve --help 2>/dev/null | grep -q -- '--\[no-\]quiet' && quiet=--quiet
+    "$bin" serve --host 127.0.0.1 --port 0 --db :memory: $quiet \
         </dev/null >"$TMP/$name.out" 2>"$TMP/$name.err" &
     SERVER_PID=$!
     SERVER_PIDS+=("$SERVER_PID")

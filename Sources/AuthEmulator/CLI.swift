@@ -49,11 +49,11 @@ public enum CLI {
     static let serveValueOptions: Set<String> = [
         "config", "host", "port", "db", "jwt-secret", "site-url", "external-url", "workers", "password-iterations",
         "anon-key", "service-role-key", "publishable-key", "secret-key", "scenario", "rate-limits", "journal-size",
-        "seed", "export-on-exit", "signing-key", "sms",
+        "seed", "export-on-exit", "signing-key", "sms", "log-format",
     ]
     static let serveSwitches: Set<String> = [
         "autoconfirm", "sms-autoconfirm", "anonymous", "signup", "phone", "idp-auto-approve", "strict-id-tokens",
-        "require-apikey", "strict-hooks",
+        "require-apikey", "strict-hooks", "quiet",
     ]
     static let keysValueOptions: Set<String> = [
         "config", "jwt-secret", "anon-key", "service-role-key", "publishable-key", "secret-key", "generate",
@@ -93,6 +93,9 @@ public enum CLI {
                   --[no-]require-apikey      /auth/v1 refuses requests without a project API key, as the hosted
                                              gateway does (default off, as supabase start's gateway;
                                              env AUTH_EMULATOR_REQUIRE_APIKEY).
+                  --[no-]quiet               No access log (one line per request on stderr: method, path,
+                                             status, error code, milliseconds; never the query).
+                  --log-format <format>      The access log as text (default) or json (one object per line).
                   --[no-]strict-hooks        Refuse to start (exit 78) when a hook is enabled with a
                                              pg-functions:// URI, which needs Postgres; without it such a
                                              hook is off, with a warning.
@@ -427,6 +430,14 @@ public enum CLI {
         }
         let seedFile = try nonEmpty(flags, "seed")
         let exportFile = try nonEmpty(flags, "export-on-exit")
+        let format = try nonEmpty(flags, "log-format") ?? "text"
+        guard let logFormat = AccessLog.Format(rawValue: format) else {
+            throw UsageError(message: "--log-format must be text or json, not '\(format)'")
+        }
+        if flags.switches["quiet"] != true {
+            let console = context.console
+            options.accessLog = AccessLog(format: logFormat) { line in console.error(line) }
+        }
         let emulator = try Emulator.start(options)
         if let seedFile {
             do {

@@ -69,7 +69,8 @@ public final class Emulator: Sendable {
         self.journal = journal
         self.api = GoTrueAPI(
             project: project,
-            middleware: [ScenarioMiddleware(engine: scenarios, journal: journal, project: project)],
+            middleware: (options.accessLog.map { [AccessLogMiddleware(log: $0)] } ?? [])
+                + [ScenarioMiddleware(engine: scenarios, journal: journal, project: project)],
             extensions: ControlRoutes.routes(engine: scenarios, journal: journal) + ConfigRoutes.routes(project: project)
         )
 

@@ -19,6 +19,8 @@ public struct EmulatorOptions: Sendable {
     public var scenarios: [Scenario] = []
     /// Requests the journal keeps (`--journal-size`, `AUTH_EMULATOR_JOURNAL_SIZE`); 0 turns it off.
     public var journalCapacity: Int = Journal.defaultCapacity
+    /// One line per request (`serve` sets it unless `--quiet`); nil logs nothing.
+    public var accessLog: AccessLog?
     /// `serve --signing-key <alg>`: sign with a key of this algorithm, made on first start and
     /// kept in the database (so restarts on the same file keep tokens and API keys valid),
     /// instead of the configured keys.

@@ -139,3 +139,35 @@ def test_signal_right_after_start_is_never_lost(start_server):
     for sig in (signal.SIGTERM, signal.SIGINT) * 15:
         server = start_server("--db", ":memory:")
         assert server.stop(sig, timeout=5) == 0
+
+
+def wait_for_log(server, needle, seconds=5):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if needle in server.stderr_text():
+            return server.stderr_text()
+        time.sleep(0.02)
+    return server.stderr_text()
+
+
+def test_access_log_one_line_per_request_without_secrets(start_server):
+    import json
+    server = start_server("--db", ":memory:")
+    httpx.get(f"{server.url}/auth/v1/verify?token=super-secret-token&type=signup", timeout=10)
+    httpx.post(f"{server.url}/token?grant_type=password", json={"email": "no@example.com", "password": "hunter22"},
+               timeout=10)
+    log = wait_for_log(server, "POST /token 400")
+    assert "GET /auth/v1/verify 303" in log
+    assert "POST /token 400 invalid_credentials " in log
+    assert "super-secret-token" not in log and "hunter22" not in log
+
+    quiet = start_server("--db", ":memory:", "--quiet")
+    httpx.get(f"{quiet.url}/health", timeout=10)
+    time.sleep(0.2)
+    assert "GET /health" not in quiet.stderr_text()
+
+    structured = start_server("--db", ":memory:", "--log-format", "json")
+    httpx.get(f"{structured.url}/health", timeout=10)
+    line = next(l for l in wait_for_log(structured, '"path":"/health"').splitlines() if '"path":"/health"' in l)
+    entry = json.loads(line)
+    assert entry["method"] == "GET" and entry["status"] == 200 and entry["ms"] >= 0 and entry["request_id"]
