@@ -18,6 +18,8 @@ public struct Project: Sendable {
     public let fixtures = FixtureMemory()
     /// The fake identity providers' in-memory state (codes, provider tokens, cached key).
     public let identityProviders = IdentityProviderStore()
+    /// The web dashboard's switches and its seam to the layers above (`/emulator`).
+    public let dashboard = Dashboard()
 
     public init(configuration: Configuration, database: Database, environment: Environment = Environment()) {
         self.settings = LiveConfiguration(configuration)
