@@ -441,11 +441,11 @@ public enum CLI {
         // The first line is a contract: scripts wait for it to learn the real port.
         context.print("listening on \(emulator.url)")
         context.print("auth url:         \(emulator.url)\(GoTrueAPI.gatewayPrefix)")
-        if let dashboard = emulator.dashboardURL { context.print("dashboard:        \(dashboard)") }
         context.print("anon key:         \(keys.anon)")
         context.print("service_role key: \(keys.serviceRole)")
         if let publishable = keys.publishable { context.print("publishable key:  \(publishable)") }
         if let secret = keys.secret { context.print("secret key:       \(secret)") }
+        if let dashboard = emulator.dashboardURL { context.print("dashboard:        \(dashboard)") }
         context.print("database:         \(options.databasePath)")
         Platform.flushStandardOutput()
         if flags.switches["open"] == true, let dashboard = emulator.dashboardURL, !Platform.openInBrowser(dashboard) {
