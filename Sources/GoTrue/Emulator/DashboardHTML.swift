@@ -127,6 +127,7 @@ enum DashboardHTML {
             <html lang="en"><head><meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <meta name="color-scheme" content="light dark">
+            <link rel="icon" href="data:,">
             <title>\(escape(title)) · auth emulator</title>
             <style>\(css)</style></head>
             <body data-view="\(escape(view))" data-stamp="\(escape(stamp))" data-live="\(escape("/emulator/live?view=" + urlEncode(view) + liveQuery))">
@@ -218,7 +219,9 @@ enum DashboardHTML {
         .otp{font-size:1.8rem;letter-spacing:.2em;font-weight:700;font-family:ui-monospace,monospace}
         .link{display:inline-block;margin:.3rem 0;overflow-wrap:anywhere;font-weight:600}
         iframe{width:100%;height:22rem;border:1px solid var(--line);border-radius:8px;background:#fff}
-        .copy{display:inline-flex;align-items:center;max-width:100%}
+        .copy{display:inline-flex;align-items:center;max-width:100%;min-width:0}.copy code{min-width:0}
+        button{white-space:nowrap;flex:none}
+        @media (max-width:520px){dl.stack{grid-template-columns:1fr;gap:.1rem}dl.stack dd{margin-bottom:.5rem}}
         .pager{display:flex;gap:1rem;align-items:center;margin:.7rem 0}
         .status-2{color:var(--accent)}.status-4,.status-5,.status-none{color:var(--danger)}
         """

@@ -488,7 +488,7 @@ extension DashboardEndpoints {
         }
         body += "</section></div>"
 
-        body += "<h2>Project</h2><div class=\"card\"><dl>"
+        body += "<h2>Project</h2><div class=\"card\"><dl class=\"stack\">"
         body += "<dt>Project URL</dt><dd>\(H.copyable("project-url", projectURL))</dd>"
         body += "<dt>Auth URL</dt><dd>\(H.copyable("auth-url", authURL))</dd>"
         body += "<dt>JWKS</dt><dd><a href=\"\(H.escape(authURL + "/.well-known/jwks.json"))\">\(H.escape(authURL + "/.well-known/jwks.json"))</a></dd>"
