@@ -130,7 +130,7 @@ public enum CLI {
                 Malformed flags exit 64; an unknown or malformed setting in the file or the
                 environment exits 78 with an error naming it.
 
-                The first line printed is `listening on http://HOST:PORT`; then the API keys and the
+                The first line printed is `listening on http://HOST:PORT`; then the API keys, the dashboard and the
                 database path. SIGINT or SIGTERM stops it cleanly (requests finish, database closed).
                 """,
             run: serve

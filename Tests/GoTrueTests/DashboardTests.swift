@@ -212,6 +212,22 @@ struct DashboardBrowser {
         #expect(api.control("GET", "/emulator/v1/outbox").json.arrayValue?.isEmpty == true)
     }
 
+    @Test func capturedMailCannotBecomeMarkupOrAScriptLink() throws {
+        let (api, _) = try makeDashboardAPI()
+        var message = OutboxRecord(id: "00000000-0000-4000-8000-000000000001", channel: "email",
+                                   recipient: "eve@example.com", type: "magiclink", sentAt: 1_767_225_600_000_000)
+        message.subject = "</h3><script>alert(1)</script>"
+        message.bodyHTML = "<p onclick=\"x\">\"quoted\" & <script>alert(2)</script></p>"
+        message.actionLink = "javascript:alert(3)"
+        try api.project.database.write { conn in try conn.insertOutboxMessage(message) }
+        var browser = DashboardBrowser(api)
+        let page = browser.get("/emulator/mailbox").text
+        #expect(!page.contains("<script>alert"))
+        #expect(!page.contains("href=\"javascript:"))
+        #expect(page.contains("javascript:alert(3)"))
+        #expect(page.contains("&lt;p onclick=&quot;x&quot;&gt;&quot;quoted&quot; &amp; &lt;script&gt;alert(2)"))
+    }
+
     @Test func clockAdvancesThroughTheClockRoute() throws {
         let (api, clock) = try makeDashboardAPI()
         var browser = DashboardBrowser(api)

@@ -293,8 +293,14 @@ extension DashboardEndpoints {
             body += "<dt>Sent</dt><dd>\(H.escape(shortTime(message["sent_at"])))</dd></dl>"
             if !otp.isEmpty { body += "<p>Code: <span class=\"otp\" id=\"otp-\(index)\">\(H.escape(otp))</span><button type=\"button\" class=\"small\" data-copy=\"otp-\(index)\">Copy</button></p>" }
             if !link.isEmpty {
-                body += "<p><a class=\"link\" href=\"\(H.escape(link))\" target=\"_blank\" rel=\"noopener noreferrer\">Open the link</a>"
-                body += "<br>\(H.copyable("link-\(index)", link))</p>"
+                // Only web links become clickable: a captured value is never trusted as a URL scheme.
+                let lower = link.lowercased()
+                if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
+                    body += "<p><a class=\"link\" href=\"\(H.escape(link))\" target=\"_blank\" rel=\"noopener noreferrer\">Open the link</a><br>"
+                } else {
+                    body += "<p>Link: "
+                }
+                body += "\(H.copyable("link-\(index)", link))</p>"
             }
             let html = message["body_html"]?.stringValue ?? ""
             let text = message["body_text"]?.stringValue ?? ""
