@@ -94,13 +94,17 @@ enum DashboardHTML {
     }
 
     /// A one-button POST form.
+    /// `accessibleLabel` names the button for screen readers when its text relies on what sits
+    /// beside it ("Turn off" next to "Email auto-confirm").
     static func button(_ action: String, _ label: String, csrf: String, style: String = "", confirm: String? = nil,
-                       fields: [(String, String)] = []) -> String {
+                       fields: [(String, String)] = [], accessibleLabel: String? = nil) -> String {
         var html = "<form method=\"post\" action=\"\(escape(action))\" class=\"inline\""
         if let confirm { html += " data-confirm=\"\(escape(confirm))\"" }
         html += ">" + csrfField(csrf)
         for (name, value) in fields { html += "<input type=\"hidden\" name=\"\(escape(name))\" value=\"\(escape(value))\">" }
-        html += "<button type=\"submit\"\(style.isEmpty ? "" : " class=\"\(style)\"")>\(escape(label))</button></form>"
+        html += "<button type=\"submit\"\(style.isEmpty ? "" : " class=\"\(style)\"")"
+        if let accessibleLabel { html += " aria-label=\"\(escape(accessibleLabel))\"" }
+        html += ">\(escape(label))</button></form>"
         return html
     }
 

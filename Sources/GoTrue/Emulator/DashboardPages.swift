@@ -163,7 +163,9 @@ extension DashboardEndpoints {
                 body += "<tr><td><code>\(H.escape(session.id))</code></td><td>\(H.escape(session.aal))</td>"
                 body += "<td>\(H.escape(shortTime(microseconds: session.createdAt)))</td><td>\(H.escape(shortTime(microseconds: session.refreshedAt)))</td>"
                 body += "<td class=\"wrap\">\(H.escape(session.userAgent ?? ""))</td><td>\(H.escape(session.ip ?? ""))</td>"
-                body += "<td>\(H.button(base + "/sessions/" + H.urlEncode(session.id) + "/revoke", "Revoke", csrf: csrf, style: "danger"))</td></tr>"
+                let revoke = H.button(base + "/sessions/" + H.urlEncode(session.id) + "/revoke", "Revoke", csrf: csrf, style: "danger",
+                                      accessibleLabel: "Revoke session " + session.id)
+                body += "<td>\(revoke)</td></tr>"
             }
             body += "</tbody></table></div>"
         }
@@ -177,7 +179,9 @@ extension DashboardEndpoints {
                 body += "<tr><td><code>\(H.escape(factorID))</code></td><td>\(H.escape(factor["factor_type"]?.stringValue ?? ""))</td>"
                 body += "<td>\(H.escape(factor["friendly_name"]?.stringValue ?? ""))</td><td>\(H.escape(factor["status"]?.stringValue ?? ""))</td>"
                 body += "<td>\(H.escape(shortTime(factor["created_at"])))</td>"
-                body += "<td>\(H.button(base + "/factors/" + H.urlEncode(factorID) + "/delete", "Delete", csrf: csrf, style: "danger", confirm: "Delete this factor?"))</td></tr>"
+                let delete = H.button(base + "/factors/" + H.urlEncode(factorID) + "/delete", "Delete", csrf: csrf, style: "danger",
+                                      confirm: "Delete this factor?", accessibleLabel: "Delete factor " + factorID)
+                body += "<td>\(delete)</td></tr>"
             }
             body += "</tbody></table></div>"
         }
@@ -395,7 +399,8 @@ extension DashboardEndpoints {
                 body += "<td class=\"wrap\"><code>\(H.escape(H.pretty(.object(shown), compact: true)))</code></td></tr>"
             }
             body += "</tbody></table></div><div class=\"actions\">"
-            body += H.button("/emulator/scenarios/" + H.urlEncode(name) + "/remove", "Remove", csrf: csrf, style: "danger")
+            body += H.button("/emulator/scenarios/" + H.urlEncode(name) + "/remove", "Remove", csrf: csrf, style: "danger",
+                             accessibleLabel: "Remove scenario " + name)
             body += "</div></section>"
         }
         let catalogue = dashboard.catalogue
@@ -478,7 +483,8 @@ extension DashboardEndpoints {
             for (setting, label, on) in toggles {
                 body += "<dt>\(H.escape(label))</dt><dd>\(on ? "on" : "off") "
                 body += H.button("/emulator/settings/config", on ? "Turn off" : "Turn on", csrf: csrf, style: "small",
-                                 fields: [("setting", setting), ("value", on ? "false" : "true")])
+                                 fields: [("setting", setting), ("value", on ? "false" : "true")],
+                                 accessibleLabel: (on ? "Turn off " : "Turn on ") + label)
                 body += "</dd>"
             }
             let preset = config.json["rate_limits"]?["preset"]?.stringValue ?? ""
