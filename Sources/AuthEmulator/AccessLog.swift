@@ -37,6 +37,10 @@ struct AccessLogMiddleware: Middleware {
     let log: AccessLog
 
     func respond(to context: RequestContext, next: (RequestContext) -> HTTPResponse) -> HTTPResponse {
+        // The dashboard's pages and its 2 s live polling would drown the app's requests.
+        let dashboard = context.path == "/emulator" || (context.path.hasPrefix("/emulator/")
+            && !context.path.hasPrefix(GoTrueAPI.emulatorPrefix + "/"))
+        if dashboard { return next(context) }
         let clock = ContinuousClock()
         let started = clock.now
         let response = next(context)

@@ -49,11 +49,11 @@ public enum CLI {
     static let serveValueOptions: Set<String> = [
         "config", "host", "port", "db", "jwt-secret", "site-url", "external-url", "workers", "password-iterations",
         "anon-key", "service-role-key", "publishable-key", "secret-key", "scenario", "rate-limits", "journal-size",
-        "seed", "export-on-exit", "signing-key", "sms", "log-format",
+        "seed", "export-on-exit", "signing-key", "sms", "log-format", "dashboard",
     ]
     static let serveSwitches: Set<String> = [
         "autoconfirm", "sms-autoconfirm", "anonymous", "signup", "phone", "idp-auto-approve", "strict-id-tokens",
-        "require-apikey", "strict-hooks", "quiet",
+        "require-apikey", "strict-hooks", "quiet", "open",
     ]
     static let keysValueOptions: Set<String> = [
         "config", "jwt-secret", "anon-key", "service-role-key", "publishable-key", "secret-key", "generate",
@@ -126,6 +126,9 @@ public enum CLI {
                                              service_role keys are signed with it, as the CLI does.
                   --export-on-exit <file>    On a clean stop (SIGINT/SIGTERM), write the state as a JSON
                                              snapshot (the GET /emulator/v1/export document) to <file>.
+                  --dashboard <on|off>       The web dashboard at /emulator (default on; env AUTH_EMULATOR_DASHBOARD).
+                                             Beyond a loopback --host it asks for the service_role key.
+                  --[no-]open                Open the dashboard in the default browser once listening (default off).
                   -h, --help                 Show this help.
 
                 Precedence, highest first: flags, GOTRUE_* environment variables (the real server's
@@ -133,7 +136,7 @@ public enum CLI {
                 Malformed flags exit 64; an unknown or malformed setting in the file or the
                 environment exits 78 with an error naming it.
 
-                The first line printed is `listening on http://HOST:PORT`; then the API keys and the
+                The first line printed is `listening on http://HOST:PORT`; then the API keys, the dashboard and the
                 database path. SIGINT or SIGTERM stops it cleanly (requests finish, database closed).
                 """,
             run: serve
@@ -355,6 +358,10 @@ public enum CLI {
         if let db = try nonEmpty(flags, "db") { options.databasePath = db }
         if let workers = try number(flags, "workers", in: 1...256) { options.workerThreads = workers }
         if let size = try number(flags, "journal-size", in: 0...1_000_000) { options.journalCapacity = size }
+        if let mode = flags.values["dashboard"] {
+            guard mode == "on" || mode == "off" else { throw UsageError(message: "--dashboard must be on or off, not '\(mode)'") }
+            options.dashboard = mode == "on"
+        }
         for path in flags.lists["scenario"] ?? [] {
             guard !path.isEmpty else { throw UsageError(message: "--scenario must not be empty") }
             do {
@@ -467,8 +474,12 @@ public enum CLI {
         context.print("service_role key: \(keys.serviceRole)")
         if let publishable = keys.publishable { context.print("publishable key:  \(publishable)") }
         if let secret = keys.secret { context.print("secret key:       \(secret)") }
+        if let dashboard = emulator.dashboardURL { context.print("dashboard:        \(dashboard)") }
         context.print("database:         \(options.databasePath)")
         Platform.flushStandardOutput()
+        if flags.switches["open"] == true, let dashboard = emulator.dashboardURL, !Platform.openInBrowser(dashboard) {
+            context.console.error("warning: could not open a browser; the dashboard is at \(dashboard)\n")
+        }
         // One line per captured email/SMS, so the code or link can be copied from the terminal.
         emulator.project.outbox.onMessage { message in
             context.print("outbox: " + Outbox.summary(message))

@@ -82,7 +82,17 @@ public final class Emulator: Sendable {
             GoTrueAPI.renderProtocolFailure(failure, headers: headers)
         }
         self.server = HTTPServer(configuration: http, responder: api)
+        project.dashboard.configure(enabled: options.dashboard, requiresKey: !Dashboard.isLoopback(host: options.host))
+        let catalogue = options.scenarioCatalogue
+        project.dashboard.setCatalogue {
+            Platform.files(in: catalogue, suffix: ".json").compactMap { name in
+                (try? Platform.readFile(catalogue + "/" + name, limit: 1 << 20)).map { Dashboard.CatalogueEntry(name: name, contents: $0) }
+            }
+        }
     }
+
+    /// The dashboard's address, or nil when it is off.
+    public var dashboardURL: String? { options.dashboard ? url + Dashboard.path : nil }
 
     /// Starts listening. After it returns, `port` and `url` are final.
     public func start() throws(EmulatorError) {

@@ -25,6 +25,11 @@ public struct EmulatorOptions: Sendable {
     /// kept in the database (so restarts on the same file keep tokens and API keys valid),
     /// instead of the configured keys.
     public var signingKeyAlgorithm: JWTAlgorithm?
+    /// The web dashboard at `/emulator` (`--dashboard off`, `AUTH_EMULATOR_DASHBOARD=off`: 404).
+    /// Beyond a loopback bind it asks for the service_role key.
+    public var dashboard: Bool = true
+    /// Where the dashboard's scenario catalogue is read from (relative to the current directory).
+    public var scenarioCatalogue: String = "scenarios"
 
     /// The default database: a file under the current directory, so each app project keeps its
     /// own users across restarts (override with `--db` or `AUTH_EMULATOR_DB`).

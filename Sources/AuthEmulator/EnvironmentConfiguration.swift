@@ -28,6 +28,7 @@ public enum EnvironmentConfiguration {
     public static let journalSizeVariable = "AUTH_EMULATOR_JOURNAL_SIZE"
     public static let idpAutoApproveVariable = "AUTH_EMULATOR_IDP_AUTO_APPROVE"
     public static let strictIDTokensVariable = "AUTH_EMULATOR_STRICT_ID_TOKENS"
+    public static let dashboardVariable = "AUTH_EMULATOR_DASHBOARD"
 
     /// The range accepted for PBKDF2 iterations: below 1000 is not a password hash any more
     /// (NIST SP 800-132 §5.2 recommends at least 1000); above 10 million one sign-in takes seconds.
@@ -64,6 +65,15 @@ public enum EnvironmentConfiguration {
         try applySecurity(&env, &config)
         try applyRateLimits(&env, &config)
         if let size = try env.integer(journalSizeVariable, in: 0...1_000_000) { options.journalCapacity = size }
+        if let mode = env.raw(dashboardVariable) {
+            switch mode {
+            case "on": options.dashboard = true
+            case "off": options.dashboard = false
+            default:
+                guard let on = try env.boolean(dashboardVariable) else { break }
+                options.dashboard = on
+            }
+        }
 
         if let iterations = try env.integer(passwordIterationsVariable, in: passwordIterationsRange) {
             config.passwordHashIterations = iterations

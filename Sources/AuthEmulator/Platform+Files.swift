@@ -45,4 +45,21 @@ extension Platform {
             throw EmulatorError("\(path): cannot write the file: \(reason)")
         }
     }
+
+    /// The names of the regular files directly in `directory` ending in `suffix`, sorted; none
+    /// when the directory cannot be read (the dashboard's scenario catalogue is optional).
+    static func files(in directory: String, suffix: String) -> [String] {
+        guard let handle = opendir(directory) else { return [] }
+        defer { closedir(handle) }
+        var names: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) { pointer in
+                pointer.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: entry.pointee.d_name)) {
+                    String(cString: $0)
+                }
+            }
+            if !name.hasPrefix("."), name.hasSuffix(suffix) { names.append(name) }
+        }
+        return names.sorted()
+    }
 }

@@ -1,5 +1,5 @@
 // The only platform-specific code of the AuthEmulator module: environment variables, directories,
-// the current directory, standard output flushing and termination signals.
+// the current directory, standard output flushing, termination signals and opening a browser.
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -51,6 +51,31 @@ enum Platform {
 
     /// Flushes every C stdio stream (`print` buffers stdout when it is a pipe).
     static func flushStandardOutput() { fflush(nil) }
+
+    /// Opens `url` in the default browser (`open` on macOS, `xdg-open` elsewhere), best-effort:
+    /// returns false when the helper could not be started. The child is reaped in the background.
+    @discardableResult
+    static func openInBrowser(_ url: String) -> Bool {
+        #if canImport(Darwin)
+        let tool = "open"
+        let environment = _NSGetEnviron().pointee
+        #else
+        let tool = "xdg-open"
+        let environment = environ
+        #endif
+        let arguments = [strdup(tool), strdup(url), nil]
+        defer { for argument in arguments { free(argument) } }
+        var pid = pid_t()
+        guard arguments.withUnsafeBufferPointer({ posix_spawnp(&pid, tool, nil, nil, $0.baseAddress!, environment) }) == 0 else {
+            return false
+        }
+        let child = pid
+        DispatchQueue.global().async {
+            var status: Int32 = 0
+            _ = waitpid(child, &status, 0)
+        }
+        return true
+    }
 
     static func writeStandardError(_ text: String) {
         var text = text

@@ -23,6 +23,8 @@ public struct JournalEntry: Sendable, Equatable {
     public var fault: String?
     /// The request's `X-Emulator-Test` id.
     public var test: String?
+    /// The `x-sb-error-code` the client received, if any.
+    public var errorCode: String? = nil
 
     public static func == (a: JournalEntry, b: JournalEntry) -> Bool { a.id == b.id }
 
@@ -51,6 +53,7 @@ public struct JournalEntry: Sendable, Equatable {
             "rule": rule.map(JSON.string) ?? .null,
             "fault": fault.map(JSON.string) ?? .null,
             "test": test.map(JSON.string) ?? .null,
+            "error_code": errorCode.map(JSON.string) ?? .null,
         ]
     }
 }

@@ -3,8 +3,9 @@ import AuthJSON
 import GoTrue
 
 /// GoTrue's middleware seam, filled: records every GoTrue request in the journal and, when a
-/// scenario rule fires, answers in its place. The emulator's own `/emulator/v1` routes pass
-/// untouched and unrecorded, so control calls never disturb counters or journal counts.
+/// scenario rule fires, answers in its place. The emulator's own routes (`/emulator/v1` and the
+/// dashboard under `/emulator`) pass untouched and unrecorded, so control calls and a dashboard
+/// left open never disturb counters or journal counts.
 ///
 /// Unless the rule says `passthrough_then`, a fault never runs the real handler, so nothing it
 /// would have written is stored: the client's view fails, the server's state is unchanged.
@@ -20,7 +21,7 @@ public struct ScenarioMiddleware: Middleware {
     }
 
     public func respond(to context: RequestContext, next: (RequestContext) -> HTTPResponse) -> HTTPResponse {
-        let prefix = GoTrueAPI.emulatorPrefix
+        let prefix = Dashboard.path
         if context.path == prefix || context.path.hasPrefix(prefix + "/") { return next(context) }
         let clock = ContinuousClock()
         let started = clock.now
@@ -56,7 +57,8 @@ public struct ScenarioMiddleware: Middleware {
             path: context.path, viaGateway: context.viaGateway,
             query: context.request.query.map { ($0.name, JournalEntry.redacted($0.name, $0.value)) },
             status: status, latencyMilliseconds: latency, rule: firing?.label, fault: fault,
-            test: context.request.headers[Match.testHeader]
+            test: context.request.headers[Match.testHeader],
+            errorCode: status == nil ? nil : response.headers["x-sb-error-code"]
         )
     }
 

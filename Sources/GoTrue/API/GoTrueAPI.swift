@@ -36,6 +36,7 @@ public final class GoTrueAPI: HTTPResponder {
         var router = Router()
         for route in GoTrueAPI.routes(project) + extensions { router.add(route) }
         self.router = router
+        project.dashboard.attach(self)
     }
 
     /// Every route group, in the order the real server's `internal/api/api.go` mounts them,
@@ -72,6 +73,7 @@ public final class GoTrueAPI: HTTPResponder {
         TestTokenEndpoints.self,
         MFATestEndpoints.self,
         ControlIdPEndpoints.self,
+        DashboardEndpoints.self,
     ]
 
     static func routes(_ project: Project) -> [Route] {

@@ -24,6 +24,8 @@ public struct Project: Sendable {
     public var hookBackoff: Double = 2
     /// The latest hook calls, newest last (bounded).
     public let hookLog = HookLog()
+    /// The web dashboard's switches and its seam to the layers above (`/emulator`).
+    public let dashboard = Dashboard()
 
     public init(configuration: Configuration, database: Database, environment: Environment = Environment()) {
         self.settings = LiveConfiguration(configuration)
