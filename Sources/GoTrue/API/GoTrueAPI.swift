@@ -65,7 +65,6 @@ public final class GoTrueAPI: HTTPResponder {
         PasskeyEndpoints.self,
         SCIMEndpoints.self,
         AdminPasskeyEndpoints.self,
-        CustomProviderEndpoints.self,
         // Emulator-only
         OutboxEndpoints.self,
         ClockEndpoints.self,

@@ -120,25 +120,3 @@ struct AdminPasskeyEndpoints: EndpointGroup {
         ]
     }
 }
-
-/// `/admin/custom-providers` (`GOTRUE_CUSTOM_OAUTH_ENABLED`, off by default): the admin check,
-/// then `requireCustomOAuthEnabled`.
-struct CustomProviderEndpoints: EndpointGroup {
-    let api: Core
-
-    static var endpoints: [Endpoint<Self>] {
-        func gated(_ method: String, _ path: String, _ operation: String) -> Endpoint<Self> {
-            Endpoint(method, path, operation: operation) { g, context in
-                _ = try g.api.requireAdmin(context)
-                throw AuthError(404, .featureDisabled, "Custom OAuth providers are disabled")
-            }
-        }
-        return [
-            gated("GET", "/admin/custom-providers", "admin.custom_providers.list"),
-            gated("POST", "/admin/custom-providers", "admin.custom_providers.create"),
-            gated("GET", "/admin/custom-providers/{identifier}", "admin.custom_providers.get"),
-            gated("PUT", "/admin/custom-providers/{identifier}", "admin.custom_providers.update"),
-            gated("DELETE", "/admin/custom-providers/{identifier}", "admin.custom_providers.delete"),
-        ]
-    }
-}
