@@ -35,6 +35,16 @@ public struct ScenarioMiddleware: Middleware {
         var latency = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         latency += Double(firing?.delayMilliseconds ?? 0)
         journal.record(entry(context, response, firing, latency: latency))
+        // Every hook call appears in the journal after the request that made it, as `hook.<name>`.
+        for call in project.hookLog.drain() {
+            var hook = JournalEntry(
+                id: 0, time: call.time, operation: "hook." + call.name, method: "POST",
+                path: call.uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? call.uri, viaGateway: false,
+                query: [], status: call.status, latencyMilliseconds: call.milliseconds, rule: nil,
+                fault: call.error == nil ? nil : "hook_failed", test: context.request.headers[Match.testHeader])
+            hook.errorCode = call.errorCode
+            journal.record(hook)
+        }
         return response
     }
 

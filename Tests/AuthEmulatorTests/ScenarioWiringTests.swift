@@ -217,8 +217,13 @@ import Testing
         #expect(signIn.status == 422)
         #expect(json(signIn)["error_code"] == "hook_timeout")
         #expect(emulator.project.hookLog.entries.last?.error == "Failed to reach hook within maximum time of 5.000000 seconds")
-        let faults = emulator.journal.entries(JournalFilter()).compactMap(\.fault)
-        #expect(faults.contains("hook_timeout"))
+        let entries = emulator.journal.entries(JournalFilter())
+        #expect(entries.compactMap(\.fault).contains("hook_timeout"))
+        // The hook call itself is journaled after the request that made it.
+        let hook = try #require(entries.first { $0.operation == "hook.customize-access-token" })
+        #expect(hook.path == "http://127.0.0.1:9/claims")
+        #expect(hook.errorCode == "hook_timeout")
+        #expect(hook.fault == "hook_failed")
     }
 
     @Test func clientsCannotScriptHookFaults() throws {

@@ -61,17 +61,27 @@ public final class LiveConfiguration: Sendable {
 
 /// The latest hook calls, for tests and the control routes.
 public final class HookLog: Sendable {
-    private let calls = Mutex<[HookCall]>([])
+    private let calls = Mutex<(all: [HookCall], pending: [HookCall])>(([], []))
     static let capacity = 200
 
     public init() {}
 
     func append(_ call: HookCall) {
-        calls.withLock { list in
-            list.append(call)
-            if list.count > HookLog.capacity { list.removeFirst(list.count - HookLog.capacity) }
+        calls.withLock { log in
+            log.all.append(call)
+            if log.all.count > HookLog.capacity { log.all.removeFirst(log.all.count - HookLog.capacity) }
+            log.pending.append(call)
+            if log.pending.count > HookLog.capacity { log.pending.removeFirst(log.pending.count - HookLog.capacity) }
         }
     }
 
-    public var entries: [HookCall] { calls.withLock { $0 } }
+    public var entries: [HookCall] { calls.withLock { $0.all } }
+
+    /// The calls made since the last drain (the request journal takes them).
+    public func drain() -> [HookCall] {
+        calls.withLock { log in
+            defer { log.pending = [] }
+            return log.pending
+        }
+    }
 }

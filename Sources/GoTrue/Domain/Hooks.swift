@@ -32,6 +32,10 @@ public struct HookCall: Sendable {
     public var uri: String
     public var status: Int?
     public var error: String?
+    /// The error code the request got from the failure, if any.
+    public var errorCode: String?
+    public var milliseconds: Double
+    public var time: Timestamp
 }
 
 /// The auth hooks (`internal/hooks`: v0hooks payloads, hookshttp dispatch, hookserrors): the
@@ -107,6 +111,7 @@ struct Hooks {
     /// `runHTTPHook`.
     private func dispatch(_ point: HookSettings.Point, _ payload: [UInt8], name: Name) throws(AuthError) -> [UInt8]? {
         let clock = SystemClock()
+        let started = clock.now().microseconds
         let deadline = clock.now().microseconds + Int64(Hooks.timeout * 1_000_000)
         let timedOut = AuthError(422, .hookTimeout,
                                  "Failed to reach hook within maximum time of \(Hooks.goFloat(Hooks.timeout)) seconds")
@@ -121,68 +126,71 @@ struct Hooks {
                 ("Accept-Encoding", "identity"),
             ]
             let remaining = Double(deadline - clock.now().microseconds) / 1_000_000
-            if remaining <= 0 { throw record(name, point, nil, timedOut) }
+            if remaining <= 0 { throw record(name, point, started, nil, timedOut) }
             let scripted = request?.headers[HookFaults.header].flatMap(HookFaults.reply)
             let reply = scripted ?? project.hookTransport.post(point.uri, headers: headers, body: payload, timeout: remaining)
             switch reply {
             case .timedOut:
-                throw record(name, point, nil, timedOut)
+                throw record(name, point, started, nil, timedOut)
             case .failed(let reason):
                 logError("hook \(point.uri): attempt \(attempt) failed: \(reason)")
                 if attempt < Hooks.attempts - 1 {
                     if scripted != nil { continue }  // a scripted failure skips the real back-off
                     if Double(deadline - clock.now().microseconds) / 1_000_000 <= project.hookBackoff {
-                        throw record(name, point, nil, timedOut)
+                        throw record(name, point, started, nil, timedOut)
                     }
                     Hooks.sleep(seconds: project.hookBackoff)
                     continue
                 }
-                throw record(name, point, nil, AuthError(422, .hookTimeoutAfterRetry, "Failed to reach hook after maximum retries"))
+                throw record(name, point, started, nil, AuthError(422, .hookTimeoutAfterRetry, "Failed to reach hook after maximum retries"))
             case .response(let status, let responseHeaders, let body):
                 func header(_ name: String) -> String? {
                     responseHeaders.first { $0.0.lowercased() == name.lowercased() }?.1
                 }
                 switch status {
                 case 204:
-                    record(name, point, status, nil)
+                    record(name, point, started, status, nil)
                     return nil
                 case 200, 202:
                     guard let contentType = header("Content-Type"), !contentType.isEmpty else {
-                        throw record(name, point, status, AuthError(400, .hookPayloadInvalidContentType,
+                        throw record(name, point, started, status, AuthError(400, .hookPayloadInvalidContentType,
                                                                     "Invalid Content-Type: Missing Content-Type header"))
                     }
                     let mediaType = contentType.split(separator: ";", maxSplits: 1).first
                         .map { String($0.filter { $0 != " " && $0 != "\t" }).lowercased() } ?? ""
                     if mediaType != "application/json" {
-                        throw record(name, point, status, AuthError(400, .hookPayloadInvalidContentType,
+                        throw record(name, point, started, status, AuthError(400, .hookPayloadInvalidContentType,
                                                                     "Invalid JSON response. Received content-type: \(contentType)"))
                     }
                     if body.count > Hooks.responseLimit {
-                        throw record(name, point, status, AuthError(422, .hookPayloadOverSizeLimit,
+                        throw record(name, point, started, status, AuthError(422, .hookPayloadOverSizeLimit,
                                                                     "Payload size exceeded size limit of \(Hooks.responseLimit) bytes"))
                     }
-                    if let error = Hooks.hookError(body) { throw record(name, point, status, error) }
-                    record(name, point, status, nil)
+                    if let error = Hooks.hookError(body) { throw record(name, point, started, status, error) }
+                    record(name, point, started, status, nil)
                     return body
                 case 429, 503:
                     if let retry = header("retry-after"), !retry.isEmpty { continue }
-                    throw record(name, point, status, AuthError(500, .unexpectedFailure, "Service currently unavailable due to hook"))
+                    throw record(name, point, started, status, AuthError(500, .unexpectedFailure, "Service currently unavailable due to hook"))
                 case 400:
-                    throw record(name, point, status, AuthError(500, .unexpectedFailure, "Invalid payload sent to hook"))
+                    throw record(name, point, started, status, AuthError(500, .unexpectedFailure, "Invalid payload sent to hook"))
                 case 401:
-                    throw record(name, point, status, AuthError(500, .unexpectedFailure, "Hook requires authorization token"))
+                    throw record(name, point, started, status, AuthError(500, .unexpectedFailure, "Hook requires authorization token"))
                 default:
-                    throw record(name, point, status, AuthError(500, .unexpectedFailure, "Unexpected status code returned from hook: \(status)"))
+                    throw record(name, point, started, status, AuthError(500, .unexpectedFailure, "Unexpected status code returned from hook: \(status)"))
                 }
             }
         }
-        throw record(name, point, nil, AuthError(500, .unexpectedFailure, "Service currently unavailable due to hook"))
+        throw record(name, point, started, nil, AuthError(500, .unexpectedFailure, "Service currently unavailable due to hook"))
     }
 
     /// Every call is remembered (the journal and tests read it); returns the error to throw.
     @discardableResult
-    private func record(_ name: Name, _ point: HookSettings.Point, _ status: Int?, _ error: AuthError?) -> AuthError {
-        project.hookLog.append(HookCall(name: name.rawValue, uri: point.uri, status: status, error: error?.message))
+    private func record(_ name: Name, _ point: HookSettings.Point, _ started: Int64, _ status: Int?, _ error: AuthError?) -> AuthError {
+        let now = SystemClock().now().microseconds
+        project.hookLog.append(HookCall(name: name.rawValue, uri: point.uri, status: status, error: error?.message,
+                                        errorCode: error.map { $0.code?.rawValue ?? ($0.status == 500 ? "unexpected_failure" : "unknown") },
+                                        milliseconds: Double(now - started) / 1000, time: project.environment.now()))
         if let error { logError("hook \(name.rawValue) (\(point.uri)): \(error.message)") }
         return error ?? AuthError.unexpected
     }
