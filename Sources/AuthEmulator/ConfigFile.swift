@@ -9,7 +9,7 @@ import GoTrue
 ///   and are skipped without looking inside.
 /// - Every key of the CLI's `[auth]` schema is known. Those with a counterpart in the emulator
 ///   are applied; the rest (captcha, SMTP, custom email bodies, third-party auth,
-///   web3, OAuth server, ...) are accepted and ignored, so an unmodified `supabase init` file
+///   web3, ...) are accepted and ignored, so an unmodified `supabase init` file
 ///   loads. A key the CLI does not know either is an error naming the key and its line,
 ///   like the CLI's own strict decoding.
 /// - `"env(NAME)"` values are replaced by the environment variable `NAME` when it is set and
@@ -277,7 +277,14 @@ public enum SupabaseConfigFile {
             },
         ])),
         "web3": .section(["solana": ignoredSection("enabled"), "ethereum": ignoredSection("enabled")]),
-        "oauth_server": ignoredSection("enabled", "allow_dynamic_registration", "authorization_url_path"),
+        // `supabase start` passes these only when `enabled` (GOTRUE_OAUTH_SERVER_*).
+        "oauth_server": .section([
+            "enabled": .setting { m, f throws(EmulatorError) in m.config.oauthServer.enabled = try f.boolean() },
+            "allow_dynamic_registration": .setting { m, f throws(EmulatorError) in
+                m.config.oauthServer.allowDynamicRegistration = try f.boolean()
+            },
+            "authorization_url_path": .setting { m, f throws(EmulatorError) in m.config.oauthServer.authorizationPath = try f.string() },
+        ]),
         "third_party": .section([
             "firebase": ignoredSection("enabled", "project_id"),
             "auth0": ignoredSection("enabled", "tenant", "tenant_region"),

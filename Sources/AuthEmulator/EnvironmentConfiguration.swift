@@ -62,6 +62,7 @@ public enum EnvironmentConfiguration {
         try applySMS(&env, &config)
         try applyMFA(&env, &config)
         try applyHooks(&env, &config)
+        try applyOAuthServer(&env, &config)
         try applySecurity(&env, &config)
         try applyRateLimits(&env, &config)
         if let size = try env.integer(journalSizeVariable, in: 0...1_000_000) { options.journalCapacity = size }
@@ -278,6 +279,15 @@ public enum EnvironmentConfiguration {
                 config.hooks[keyPath: path].secrets = secrets.split(separator: "|").map(String.init).filter { !$0.isEmpty }
             }
         }
+    }
+
+    /// `GOTRUE_OAUTH_SERVER_*`.
+    private static func applyOAuthServer(_ env: inout Reader, _ config: inout Configuration) throws(EmulatorError) {
+        if let on = try env.boolean("GOTRUE_OAUTH_SERVER_ENABLED") { config.oauthServer.enabled = on }
+        if let on = try env.boolean("GOTRUE_OAUTH_SERVER_ALLOW_DYNAMIC_REGISTRATION") { config.oauthServer.allowDynamicRegistration = on }
+        if let path = env.raw("GOTRUE_OAUTH_SERVER_AUTHORIZATION_PATH") { config.oauthServer.authorizationPath = path }
+        if let ttl = try env.duration("GOTRUE_OAUTH_SERVER_AUTHORIZATION_TTL", positive: true) { config.oauthServer.authorizationTTLSeconds = ttl }
+        if let scope = env.string("GOTRUE_OAUTH_SERVER_DEFAULT_SCOPE") { config.oauthServer.defaultScope = scope }
     }
 
     private static func applyRateLimits(_ env: inout Reader, _ config: inout Configuration) throws(EmulatorError) {

@@ -59,6 +59,9 @@ public enum Migrations {
             """),
         // Keys made by `serve --signing-key` (GoTrue reads its keys from the environment).
         Migration(id: "0007_project_signing_keys", sql: ProjectSigningKeysSchema.sql),
+        // The OAuth 2.1 server: its clients, authorization requests, consents, and the client
+        // and scopes of the sessions it issues (GoTrue's oauth_* tables and sessions columns).
+        Migration(id: "0008_oauth_server", sql: OAuthServerSchema.sql),
     ]
 }
 

@@ -11,6 +11,9 @@ public struct SessionRecord: Sendable, Equatable {
     public var userAgent: String?
     public var ip: String?
     public var tag: String?
+    /// The OAuth server client the session was issued to (`oauth_client_id`), and its scopes.
+    public var oauthClientID: String?
+    public var scopes: String?
 
     public init(id: String, userID: String, at time: Int64) {
         self.id = id
@@ -31,10 +34,12 @@ public struct SessionRecord: Sendable, Equatable {
         userAgent = row.string("user_agent")
         ip = row.string("ip")
         tag = row.string("tag")
+        oauthClientID = row.string("oauth_client_id")
+        scopes = row.string("scopes")
     }
 
     static let select =
-        "SELECT id, user_id, created_at, updated_at, factor_id, aal, not_after, refreshed_at, user_agent, ip, tag FROM sessions"
+        "SELECT id, user_id, created_at, updated_at, factor_id, aal, not_after, refreshed_at, user_agent, ip, tag, oauth_client_id, scopes FROM sessions"
     static let byID = "\(select) WHERE id = ?"
     static let byUser = "\(select) WHERE user_id = ? ORDER BY created_at"
 }
@@ -43,11 +48,12 @@ extension Connection {
     public func insertSession(_ s: SessionRecord) throws(StoreError) {
         try execute(
             """
-            INSERT INTO sessions (id, user_id, created_at, updated_at, factor_id, aal, not_after, refreshed_at, user_agent, ip, tag)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO sessions (id, user_id, created_at, updated_at, factor_id, aal, not_after, refreshed_at, user_agent, ip, tag,
+            oauth_client_id, scopes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             .text(s.id), .text(s.userID), .integer(s.createdAt), .integer(s.updatedAt), SQLValue(s.factorID), .text(s.aal),
-            SQLValue(s.notAfter), SQLValue(s.refreshedAt), SQLValue(s.userAgent), SQLValue(s.ip), SQLValue(s.tag)
+            SQLValue(s.notAfter), SQLValue(s.refreshedAt), SQLValue(s.userAgent), SQLValue(s.ip), SQLValue(s.tag),
+            SQLValue(s.oauthClientID), SQLValue(s.scopes)
         )
     }
 

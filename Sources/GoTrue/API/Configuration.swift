@@ -29,6 +29,7 @@ public struct Configuration: Sendable {
     public var sessions = SessionSettings()
     public var mfa = MFASettings()
     public var hooks = HookSettings()
+    public var oauthServer = OAuthServerSettings()
     /// `GOTRUE_RATE_LIMIT_*` per-client limits and the emulator's presets (`Domain/RateLimits.swift`).
     public var rateLimits = RateLimitSettings()
     /// The emulator's own behaviour around social sign-in (no GoTrue equivalent).
@@ -223,6 +224,22 @@ public struct MailerSettings: Sendable {
     /// template id (`confirmation`, `password_changed_notification`, ...), with the template's
     /// `{{ .Field }}` values filled in.
     public var subjects: [String: String] = [:]
+    public init() {}
+}
+
+/// `GOTRUE_OAUTH_SERVER_*` (`[auth.oauth_server]`): Supabase Auth as an OAuth 2.1 / OpenID
+/// Connect provider for third-party apps. Off by default, as the real server and the CLI.
+public struct OAuthServerSettings: Sendable, Equatable {
+    public var enabled = false
+    /// `GOTRUE_OAUTH_SERVER_ALLOW_DYNAMIC_REGISTRATION`: `POST /oauth/clients/register` (RFC 7591).
+    public var allowDynamicRegistration = false
+    /// `GOTRUE_OAUTH_SERVER_AUTHORIZATION_PATH`: the app's consent page, joined to `SITE_URL`
+    /// (`[auth.oauth_server] authorization_url_path`, `/oauth/consent` in the CLI's template).
+    public var authorizationPath = ""
+    /// `GOTRUE_OAUTH_SERVER_AUTHORIZATION_TTL` seconds (10 minutes).
+    public var authorizationTTLSeconds: Double = 600
+    /// `GOTRUE_OAUTH_SERVER_DEFAULT_SCOPE`.
+    public var defaultScope = "email"
     public init() {}
 }
 

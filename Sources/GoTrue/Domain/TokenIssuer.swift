@@ -46,7 +46,8 @@ struct Tokens {
     /// With the custom access token hook on, the hook sees these claims and its answer is what
     /// is signed (`GenerateAccessToken`), keys in Go's map order.
     func accessToken(user: UserRecord, sessionID: String, aal: String, amr: JSON, issuedAt: Int64, method: String,
-                     request: HTTPRequest?) throws(AuthError) -> (token: String, expiresAt: Int64)
+                     request: HTTPRequest?, oauthClientID: String? = nil, scopes: String? = nil)
+        throws(AuthError) -> (token: String, expiresAt: Int64)
     {
         let expiresAt = issuedAt + Int64(configuration.jwt.expirySeconds)
         var claims = JSONObject()
@@ -64,6 +65,10 @@ struct Tokens {
         claims["amr"] = amr
         claims["session_id"] = .string(sessionID)
         claims["is_anonymous"] = .bool(user.isAnonymous)
+        // An OAuth server session's tokens name their client and scopes (`client_id`, `scope`,
+        // both omitempty in the claims struct).
+        if let oauthClientID, !oauthClientID.isEmpty { claims["client_id"] = .string(oauthClientID) }
+        if let scopes, !scopes.isEmpty { claims["scope"] = .string(scopes) }
         if configuration.hooks.customAccessToken.callable {
             let custom = try Hooks(api: api, request: request).customizeAccessToken(userID: user.id, claims: claims, method: method)
             return (JWTSigner.sign(claims: custom.sortedRecursively(), key: configuration.jwt.signingKey), expiresAt)
@@ -73,7 +78,8 @@ struct Tokens {
 
     /// `IssueRefreshToken`: a new session with its first refresh token and AMR entry, the user's
     /// `last_sign_in_at` updated. Runs inside the caller's write transaction.
-    func issueSession(_ conn: Connection, user: inout UserRecord, method: String, request: HTTPRequest) throws -> Issued {
+    func issueSession(_ conn: Connection, user: inout UserRecord, method: String, request: HTTPRequest,
+                      oauthClientID: String? = nil, scopes: String? = nil) throws -> Issued {
         let now = project.environment.now().microseconds
         user.lastSignInAt = now
         user.updatedAt = now
@@ -83,11 +89,16 @@ struct Tokens {
         var session = SessionRecord(id: project.environment.uuid(), userID: user.id, at: now)
         session.userAgent = request.headers["User-Agent"]
         session.ip = request.remoteAddress
+        session.oauthClientID = oauthClientID
+        session.scopes = scopes
         try conn.insertSession(session)
         let refreshToken = newRefreshToken()
         try conn.insertRefreshToken(token: refreshToken, userID: user.id, sessionID: session.id, parent: nil, at: now)
         try conn.addAMRClaim(id: project.environment.uuid(), sessionID: session.id, method: method, at: now)
-        let (token, expiresAt) = try accessToken(conn, user: user, sessionID: session.id, method: method, request: request)
+        let (aal, amr) = try assurance(conn, sessionID: session.id)
+        let (token, expiresAt) = try accessToken(user: user, sessionID: session.id, aal: aal, amr: amr,
+                                                 issuedAt: project.environment.now().unixSeconds, method: method,
+                                                 request: request, oauthClientID: oauthClientID, scopes: scopes)
         return Issued(accessToken: token, expiresAt: expiresAt, refreshToken: refreshToken, sessionID: session.id, userID: user.id)
     }
 

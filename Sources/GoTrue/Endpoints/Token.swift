@@ -133,11 +133,21 @@ struct TokenEndpoints: EndpointGroup {
         var amr: JSON
         /// The clock when the access token was minted (Unix seconds), as read in the transaction.
         var issuedAt: Int64
+        /// The OAuth client and scopes of an OAuth server session (its tokens carry them).
+        var oauthClientID: String?
+        var scopes: String?
     }
 
     private func refresh(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let body = try RequestBody(context.request, as: "RefreshTokenGrantParams")
         let presented = try body.string("refresh_token") ?? ""
+        let (issued, user) = try refreshGrant(context, presented: presented, clientID: nil)
+        return .json(.object(issued.response(user: user, now: project.environment.now())), headers: issued.headers)
+    }
+
+    /// `RefreshTokenGrant`: the rotation shared by `/token?grant_type=refresh_token` and the OAuth
+    /// server's token endpoint (`clientID`: the authenticated OAuth client, if any).
+    func refreshGrant(_ context: RequestContext, presented: String, clientID: String?) throws(AuthError) -> (Tokens.Issued, JSON) {
         guard TokenEndpoints.isWellFormedRefreshToken(presented) else {
             throw AuthError(400, .validationFailed, "Refresh token is not valid")
         }
@@ -159,6 +169,16 @@ struct TokenEndpoints: EndpointGroup {
                 return .failed(AuthError(400, .sessionNotFound, "Invalid Refresh Token: No Valid Session Found"))
             }
             if let problem = validityProblem(session, tokenUpdatedAt: token.updatedAt, now: now) { throw problem }
+            // An OAuth server session refreshes only through its own authenticated client, and
+            // a client may refresh only its own sessions (tokens/service.go).
+            if let owner = session.oauthClientID, !owner.isEmpty {
+                guard let clientID else {
+                    throw AuthError.oauth("invalid_client", "Client authentication required for OAuth session")
+                }
+                if clientID != owner { throw AuthError.oauth("invalid_client", "Client does not match the session's OAuth client") }
+            } else if clientID != nil {
+                throw AuthError.oauth("invalid_client", "Client authentication not allowed for non-OAuth session")
+            }
             if config.sessions.singlePerUser {
                 let mine = lastRefreshed(session, tokenUpdatedAt: token.updatedAt)
                 for other in try conn.sessions(userID: user.id) where other.id != session.id {
@@ -201,7 +221,8 @@ struct TokenEndpoints: EndpointGroup {
                                           ip: context.request.remoteAddress)
             return .issued(RefreshIssue(refreshToken: issuedToken!, sessionID: session.id, user: user,
                                         identities: try conn.identities(userID: user.id),
-                                        factors: try conn.factors(userID: user.id), aal: aal, amr: amr, issuedAt: issuedAt))
+                                        factors: try conn.factors(userID: user.id), aal: aal, amr: amr, issuedAt: issuedAt,
+                                        oauthClientID: session.oauthClientID, scopes: session.scopes))
         }
         switch outcome {
         case .failed(let error):
@@ -209,11 +230,11 @@ struct TokenEndpoints: EndpointGroup {
         case .issued(let done):
             let (access, expiresAt) = try tokens.accessToken(user: done.user, sessionID: done.sessionID, aal: done.aal,
                                                          amr: done.amr, issuedAt: done.issuedAt,
-                                                         method: "token_refresh", request: context.request)
+                                                         method: "token_refresh", request: context.request,
+                                                         oauthClientID: done.oauthClientID, scopes: done.scopes)
             let issued = Tokens.Issued(accessToken: access, expiresAt: expiresAt, refreshToken: done.refreshToken,
                                        sessionID: done.sessionID, userID: done.user.id)
-            let user = Models.user(done.user, identities: done.identities, factors: done.factors)
-            return .json(.object(issued.response(user: user, now: project.environment.now())), headers: issued.headers)
+            return (issued, Models.user(done.user, identities: done.identities, factors: done.factors))
         }
     }
 

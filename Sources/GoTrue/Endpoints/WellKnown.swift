@@ -44,6 +44,9 @@ struct WellKnownEndpoints: EndpointGroup {
         body["token_endpoint"] = .string(base + "/oauth/token")
         body["jwks_uri"] = .string(base + "/.well-known/jwks.json")
         body["userinfo_endpoint"] = .string(base + "/oauth/userinfo")
+        if api.config.oauthServer.enabled && api.config.oauthServer.allowDynamicRegistration {
+            body["registration_endpoint"] = .string(base + "/oauth/clients/register")
+        }
         body["scopes_supported"] = strings(["openid", "profile", "email", "phone", "offline_access"])
         body["response_types_supported"] = strings(["code"])
         body["response_modes_supported"] = strings(["query"])

@@ -1,0 +1,298 @@
+/// GoTrue's OAuth 2.1 server tables: `oauth_clients`, `oauth_authorizations`, `oauth_consents`.
+enum OAuthServerSchema {
+    static let sql = """
+        CREATE TABLE oauth_clients (
+            id TEXT PRIMARY KEY NOT NULL,
+            client_secret_hash TEXT,
+            registration_type TEXT NOT NULL,
+            client_type TEXT NOT NULL,
+            token_endpoint_auth_method TEXT NOT NULL,
+            redirect_uris TEXT NOT NULL,
+            grant_types TEXT NOT NULL,
+            client_name TEXT,
+            client_uri TEXT,
+            logo_uri TEXT,
+            created_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL,
+            deleted_at INTEGER
+        ) STRICT;
+        CREATE TABLE oauth_authorizations (
+            id TEXT PRIMARY KEY NOT NULL,
+            authorization_id TEXT NOT NULL UNIQUE,
+            client_id TEXT NOT NULL REFERENCES oauth_clients (id) ON DELETE CASCADE,
+            user_id TEXT REFERENCES users (id) ON DELETE CASCADE,
+            redirect_uri TEXT NOT NULL,
+            scope TEXT NOT NULL,
+            state TEXT,
+            resource TEXT,
+            code_challenge TEXT,
+            code_challenge_method TEXT,
+            nonce TEXT,
+            status TEXT NOT NULL,
+            authorization_code TEXT UNIQUE,
+            created_at INTEGER NOT NULL,
+            expires_at INTEGER NOT NULL,
+            approved_at INTEGER
+        ) STRICT;
+        CREATE TABLE oauth_consents (
+            id TEXT PRIMARY KEY NOT NULL,
+            user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+            client_id TEXT NOT NULL REFERENCES oauth_clients (id) ON DELETE CASCADE,
+            scopes TEXT NOT NULL,
+            granted_at INTEGER NOT NULL,
+            revoked_at INTEGER
+        ) STRICT;
+        CREATE UNIQUE INDEX oauth_consents_user_client_idx ON oauth_consents (user_id, client_id);
+        ALTER TABLE sessions ADD COLUMN oauth_client_id TEXT;
+        ALTER TABLE sessions ADD COLUMN scopes TEXT;
+        """
+}
+
+/// A row of `oauth_clients`. List fields are stored space-separated.
+public struct OAuthClientRecord: Sendable, Equatable {
+    public var id: String
+    public var secretHash: String?
+    public var registrationType: String
+    public var clientType: String
+    public var tokenEndpointAuthMethod: String
+    public var redirectURIs: [String]
+    public var grantTypes: [String]
+    public var name: String?
+    public var uri: String?
+    public var logoURI: String?
+    public var createdAt: Int64
+    public var updatedAt: Int64
+    public var deletedAt: Int64?
+
+    public init(id: String, registrationType: String, clientType: String, tokenEndpointAuthMethod: String,
+                redirectURIs: [String], grantTypes: [String], at time: Int64) {
+        self.id = id
+        self.registrationType = registrationType
+        self.clientType = clientType
+        self.tokenEndpointAuthMethod = tokenEndpointAuthMethod
+        self.redirectURIs = redirectURIs
+        self.grantTypes = grantTypes
+        self.createdAt = time
+        self.updatedAt = time
+    }
+
+    init(row: Row) {
+        id = row.string("id") ?? ""
+        secretHash = row.string("client_secret_hash")
+        registrationType = row.string("registration_type") ?? ""
+        clientType = row.string("client_type") ?? ""
+        tokenEndpointAuthMethod = row.string("token_endpoint_auth_method") ?? ""
+        redirectURIs = (row.string("redirect_uris") ?? "").split(separator: " ").map(String.init)
+        grantTypes = (row.string("grant_types") ?? "").split(separator: " ").map(String.init)
+        name = row.string("client_name")
+        uri = row.string("client_uri")
+        logoURI = row.string("logo_uri")
+        createdAt = row.int64("created_at") ?? 0
+        updatedAt = row.int64("updated_at") ?? 0
+        deletedAt = row.int64("deleted_at")
+    }
+
+    static let select = """
+        SELECT id, client_secret_hash, registration_type, client_type, token_endpoint_auth_method, redirect_uris, grant_types,
+        client_name, client_uri, logo_uri, created_at, updated_at, deleted_at FROM oauth_clients
+        """
+}
+
+/// A row of `oauth_authorizations`: one authorization request, from `/oauth/authorize` to its
+/// code's exchange.
+public struct OAuthAuthorizationRecord: Sendable, Equatable {
+    public var id: String
+    public var authorizationID: String
+    public var clientID: String
+    public var userID: String?
+    public var redirectURI: String
+    public var scope: String
+    public var state: String?
+    public var resource: String?
+    public var codeChallenge: String?
+    public var codeChallengeMethod: String?
+    public var nonce: String?
+    /// `pending`, `approved`, `denied` or `expired`.
+    public var status: String
+    public var code: String?
+    public var createdAt: Int64
+    public var expiresAt: Int64
+    public var approvedAt: Int64?
+
+    public init(id: String, authorizationID: String, clientID: String, redirectURI: String, scope: String,
+                at time: Int64, expiresAt: Int64) {
+        self.id = id
+        self.authorizationID = authorizationID
+        self.clientID = clientID
+        self.redirectURI = redirectURI
+        self.scope = scope
+        self.status = "pending"
+        self.createdAt = time
+        self.expiresAt = expiresAt
+    }
+
+    init(row: Row) {
+        id = row.string("id") ?? ""
+        authorizationID = row.string("authorization_id") ?? ""
+        clientID = row.string("client_id") ?? ""
+        userID = row.string("user_id")
+        redirectURI = row.string("redirect_uri") ?? ""
+        scope = row.string("scope") ?? ""
+        state = row.string("state")
+        resource = row.string("resource")
+        codeChallenge = row.string("code_challenge")
+        codeChallengeMethod = row.string("code_challenge_method")
+        nonce = row.string("nonce")
+        status = row.string("status") ?? ""
+        code = row.string("authorization_code")
+        createdAt = row.int64("created_at") ?? 0
+        expiresAt = row.int64("expires_at") ?? 0
+        approvedAt = row.int64("approved_at")
+    }
+
+    static let select = """
+        SELECT id, authorization_id, client_id, user_id, redirect_uri, scope, state, resource, code_challenge,
+        code_challenge_method, nonce, status, authorization_code, created_at, expires_at, approved_at FROM oauth_authorizations
+        """
+}
+
+/// A row of `oauth_consents`: the scopes a user granted a client.
+public struct OAuthConsentRecord: Sendable, Equatable {
+    public var id: String
+    public var userID: String
+    public var clientID: String
+    public var scopes: [String]
+    public var grantedAt: Int64
+    public var revokedAt: Int64?
+
+    public init(id: String, userID: String, clientID: String, scopes: [String], at time: Int64) {
+        self.id = id
+        self.userID = userID
+        self.clientID = clientID
+        self.scopes = scopes
+        self.grantedAt = time
+    }
+
+    init(row: Row) {
+        id = row.string("id") ?? ""
+        userID = row.string("user_id") ?? ""
+        clientID = row.string("client_id") ?? ""
+        scopes = (row.string("scopes") ?? "").split(separator: " ").map(String.init)
+        grantedAt = row.int64("granted_at") ?? 0
+        revokedAt = row.int64("revoked_at")
+    }
+
+    static let select = "SELECT id, user_id, client_id, scopes, granted_at, revoked_at FROM oauth_consents"
+}
+
+extension Connection {
+    // MARK: clients
+
+    public func insertOAuthClient(_ c: OAuthClientRecord) throws(StoreError) {
+        try execute(
+            """
+            INSERT INTO oauth_clients (id, client_secret_hash, registration_type, client_type, token_endpoint_auth_method,
+            redirect_uris, grant_types, client_name, client_uri, logo_uri, created_at, updated_at, deleted_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            .text(c.id), SQLValue(c.secretHash), .text(c.registrationType), .text(c.clientType), .text(c.tokenEndpointAuthMethod),
+            .text(c.redirectURIs.joined(separator: " ")), .text(c.grantTypes.joined(separator: " ")), SQLValue(c.name),
+            SQLValue(c.uri), SQLValue(c.logoURI), .integer(c.createdAt), .integer(c.updatedAt), SQLValue(c.deletedAt)
+        )
+    }
+
+    public func updateOAuthClient(_ c: OAuthClientRecord) throws(StoreError) {
+        try execute(
+            """
+            UPDATE oauth_clients SET client_secret_hash = ?, token_endpoint_auth_method = ?, redirect_uris = ?, grant_types = ?,
+            client_name = ?, client_uri = ?, logo_uri = ?, updated_at = ?, deleted_at = ? WHERE id = ?
+            """,
+            SQLValue(c.secretHash), .text(c.tokenEndpointAuthMethod), .text(c.redirectURIs.joined(separator: " ")),
+            .text(c.grantTypes.joined(separator: " ")), SQLValue(c.name), SQLValue(c.uri), SQLValue(c.logoURI),
+            .integer(c.updatedAt), SQLValue(c.deletedAt), .text(c.id)
+        )
+    }
+
+    /// `FindOAuthServerClientByID`: deleted (soft-deleted) clients are not found.
+    public func oauthClient(id: String) throws(StoreError) -> OAuthClientRecord? {
+        try queryFirst("\(OAuthClientRecord.select) WHERE id = ? AND deleted_at IS NULL", .text(id))
+            .map(OAuthClientRecord.init(row:))
+    }
+
+    /// Newest first, deleted ones left out.
+    public func oauthClients() throws(StoreError) -> [OAuthClientRecord] {
+        try query("\(OAuthClientRecord.select) WHERE deleted_at IS NULL ORDER BY created_at DESC, rowid DESC")
+            .map(OAuthClientRecord.init(row:))
+    }
+
+    // MARK: authorizations
+
+    public func insertOAuthAuthorization(_ a: OAuthAuthorizationRecord) throws(StoreError) {
+        try execute(
+            """
+            INSERT INTO oauth_authorizations (id, authorization_id, client_id, user_id, redirect_uri, scope, state, resource,
+            code_challenge, code_challenge_method, nonce, status, authorization_code, created_at, expires_at, approved_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            .text(a.id), .text(a.authorizationID), .text(a.clientID), SQLValue(a.userID), .text(a.redirectURI), .text(a.scope),
+            SQLValue(a.state), SQLValue(a.resource), SQLValue(a.codeChallenge), SQLValue(a.codeChallengeMethod),
+            SQLValue(a.nonce), .text(a.status), SQLValue(a.code), .integer(a.createdAt), .integer(a.expiresAt),
+            SQLValue(a.approvedAt)
+        )
+    }
+
+    public func updateOAuthAuthorization(_ a: OAuthAuthorizationRecord) throws(StoreError) {
+        try execute(
+            "UPDATE oauth_authorizations SET user_id = ?, status = ?, authorization_code = ?, approved_at = ? WHERE id = ?",
+            SQLValue(a.userID), .text(a.status), SQLValue(a.code), SQLValue(a.approvedAt), .text(a.id)
+        )
+    }
+
+    public func oauthAuthorization(authorizationID: String) throws(StoreError) -> OAuthAuthorizationRecord? {
+        try queryFirst("\(OAuthAuthorizationRecord.select) WHERE authorization_id = ?", .text(authorizationID))
+            .map(OAuthAuthorizationRecord.init(row:))
+    }
+
+    public func oauthAuthorization(code: String) throws(StoreError) -> OAuthAuthorizationRecord? {
+        try queryFirst("\(OAuthAuthorizationRecord.select) WHERE authorization_code = ?", .text(code))
+            .map(OAuthAuthorizationRecord.init(row:))
+    }
+
+    public func deleteOAuthAuthorization(id: String) throws(StoreError) {
+        try execute("DELETE FROM oauth_authorizations WHERE id = ?", .text(id))
+    }
+
+    // MARK: consents
+
+    /// `UpsertOAuthServerConsent`: one consent per user and client; granting again replaces its
+    /// scopes and clears a revocation.
+    public func upsertOAuthConsent(_ c: OAuthConsentRecord) throws(StoreError) {
+        try execute(
+            """
+            INSERT INTO oauth_consents (id, user_id, client_id, scopes, granted_at, revoked_at) VALUES (?, ?, ?, ?, ?, NULL)
+            ON CONFLICT (user_id, client_id) DO UPDATE SET scopes = excluded.scopes, granted_at = excluded.granted_at,
+            revoked_at = NULL
+            """,
+            .text(c.id), .text(c.userID), .text(c.clientID), .text(c.scopes.joined(separator: " ")), .integer(c.grantedAt)
+        )
+    }
+
+    public func activeOAuthConsent(userID: String, clientID: String) throws(StoreError) -> OAuthConsentRecord? {
+        try queryFirst("\(OAuthConsentRecord.select) WHERE user_id = ? AND client_id = ? AND revoked_at IS NULL",
+                       .text(userID), .text(clientID)).map(OAuthConsentRecord.init(row:))
+    }
+
+    public func activeOAuthConsents(userID: String) throws(StoreError) -> [OAuthConsentRecord] {
+        try query("\(OAuthConsentRecord.select) WHERE user_id = ? AND revoked_at IS NULL ORDER BY granted_at DESC, rowid DESC",
+                  .text(userID)).map(OAuthConsentRecord.init(row:))
+    }
+
+    public func revokeOAuthConsent(id: String, at time: Int64) throws(StoreError) {
+        try execute("UPDATE oauth_consents SET revoked_at = ? WHERE id = ?", .integer(time), .text(id))
+    }
+
+    /// `RevokeOAuthSessions`: the user's sessions issued to the client end.
+    public func deleteOAuthSessions(userID: String, clientID: String) throws(StoreError) {
+        try execute("DELETE FROM sessions WHERE user_id = ? AND oauth_client_id = ?", .text(userID), .text(clientID))
+    }
+}
