@@ -52,7 +52,7 @@ struct SignupEndpoints: EndpointGroup {
             let issued = try Tokens(api: api).issueSession(conn, user: &user, method: "anonymous", request: context.request)
             return (issued, Models.user(user, identities: []))
         }
-        return .json(.object(issued.response(user: userJSON, now: project.environment.now())), headers: issued.headers)
+        return .json(.object(issued.response(user: userJSON)), headers: issued.headers)
     }
 
     private func signup(_ context: RequestContext, body: RequestBody, email rawEmail: String, phone rawPhone: String)
@@ -194,7 +194,7 @@ struct SignupEndpoints: EndpointGroup {
         project.outbox.delivered(sent)
         switch outcome {
         case .session(let issued, let userJSON):
-            return .json(.object(issued.response(user: userJSON, now: project.environment.now())), headers: issued.headers)
+            return .json(.object(issued.response(user: userJSON)), headers: issued.headers)
         case .pending(let userJSON):
             return .json(userJSON)
         case .exists(let existing):

@@ -92,7 +92,7 @@ struct TokenEndpoints: EndpointGroup {
         if let weakness, case .weakPassword(let reasons) = weakness.kind {
             weakJSON = ["message": .string(weakness.message), "reasons": .array(reasons.map { .string($0) })]
         }
-        let response = issued.response(user: userJSON, now: project.environment.now(), extra: ["weak_password": weakJSON])
+        let response = issued.response(user: userJSON, extra: ["weak_password": weakJSON])
         return .json(.object(response), headers: issued.headers)
     }
 
@@ -201,9 +201,9 @@ struct TokenEndpoints: EndpointGroup {
             let (access, expiresAt) = tokens.accessToken(user: done.user, sessionID: done.sessionID, aal: done.aal,
                                                          amr: done.amr, issuedAt: done.issuedAt)
             let issued = Tokens.Issued(accessToken: access, expiresAt: expiresAt, refreshToken: done.refreshToken,
-                                       sessionID: done.sessionID, userID: done.user.id)
+                                       sessionID: done.sessionID, userID: done.user.id, issuedAt: done.issuedAt)
             let user = Models.user(done.user, identities: done.identities, factors: done.factors)
-            return .json(.object(issued.response(user: user, now: project.environment.now())), headers: issued.headers)
+            return .json(.object(issued.response(user: user)), headers: issued.headers)
         }
     }
 
