@@ -19,7 +19,12 @@ extension JSON {
     /// the stack: building, destroying and writing a value recurse once per level, and a debug
     /// build's frames overflow a 512 KiB worker stack at about 200 levels (release: ~1000).
     /// Real documents (claims, metadata, config) nest a handful of levels.
-    public static let defaultMaximumDepth = 64
+    public static let defaultMaximumDepth = 100
+
+    /// How deep `goDecode` builds request bodies by default: below `defaultMaximumDepth`, so
+    /// what a body stores (metadata, then the claims and hook payloads that wrap it a level or
+    /// two deeper) always parses again.
+    public static let requestBodyMaterializedDepth = 64
 
     /// Go's `maxNestingDepth` (encoding/json scanner.go): the deepest nesting `json.Unmarshal`
     /// accepts.
@@ -49,7 +54,7 @@ extension JSON {
     /// than `materializedDepth` are checked but not built (`.null` in `value`), so a deep
     /// document cannot exhaust a worker's stack; their top-level keys are in `truncatedKeys`.
     public static func goDecode(_ bytes: some Sequence<UInt8>,
-                                materializedDepth: Int = JSON.defaultMaximumDepth) throws(JSONError) -> GoDecodedDocument {
+                                materializedDepth: Int = JSON.requestBodyMaterializedDepth) throws(JSONError) -> GoDecodedDocument {
         try JSONParser.run(Array(bytes), mode: .go(materializedDepth: materializedDepth))
     }
 }

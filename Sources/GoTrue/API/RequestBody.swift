@@ -119,10 +119,10 @@ struct RequestBody {
             }
             if truncatedKeys.contains(key) {
                 // Go decodes up to 10,000 levels into the map; the emulator builds values only
-                // to JSON.defaultMaximumDepth levels, which keeps every later step (storing,
+                // to JSON.requestBodyMaterializedDepth levels, which keeps every later step (storing,
                 // rendering, signing) within a worker thread's stack.
                 throw AuthError(400, .badJson, prefix
-                    + "\(structName).\(key) nests deeper than \(JSON.defaultMaximumDepth) levels, more than the emulator supports")
+                    + "\(structName).\(key) nests deeper than \(JSON.requestBodyMaterializedDepth) levels, more than the emulator supports")
             }
             return o
         default: throw mismatch(key, value, goType: "map[string]interface {}")
