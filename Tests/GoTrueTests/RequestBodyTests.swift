@@ -102,6 +102,16 @@ import Testing
             + String(repeating: "]", count: 9_998) + "}"
         let deepResponse = api.call("POST", "/signup", raw: deep)
         #expect(deepResponse.status == 200, "\(deepResponse.text.prefix(200))")
+        // Metadata is kept to 64 levels (Go would take 10,000): deeper is a 400 saying so.
+        let limit = JSON.requestBodyMaterializedDepth
+        let deepData = #"{"email":"m@example.com","password":"password1","data":{"a":"# + String(repeating: "[", count: limit - 1)
+            + String(repeating: "]", count: limit - 1) + "}}"
+        let deepDataResponse = api.call("POST", "/signup", raw: deepData)
+        #expect(deepDataResponse.status == 400)
+        #expect(deepDataResponse.json["msg"]?.stringValue == "Could not parse request body as JSON: SignupParams.data nests deeper than \(limit) levels, more than the emulator supports")
+        let atLimit = #"{"email":"l@example.com","password":"password1","data":{"a":"# + String(repeating: "[", count: limit - 2)
+            + String(repeating: "]", count: limit - 2) + "}}"
+        #expect(api.call("POST", "/signup", raw: atLimit).status == 200)
         let trailing = api.call("POST", "/signup", raw: #"{"email":"t@example.com","password":"password1",}"#)
         #expect(trailing.json["msg"] == "Could not parse request body as JSON: invalid character '}' looking for beginning of object key string")
     }
