@@ -46,6 +46,10 @@ public struct PasswordHasher: Sendable {
         return constantTimeEquals(derived, parsed.hash)
     }
 
+    /// True when `phc` is a hash `verify` would check: the format, a cost of 1 to
+    /// `maximumIterations`, lengths in range. Anything else could never match a password.
+    public static func isWellFormed(_ phc: String) -> Bool { Parsed(phc) != nil }
+
     /// True when `phc` is not a well-formed hash made with this hasher's cost and the standard
     /// salt/hash sizes, i.e. it should be replaced after the next successful verification.
     public func needsRehash(_ phc: String) -> Bool {

@@ -30,6 +30,10 @@ public enum EnvironmentConfiguration {
     public static let strictIDTokensVariable = "AUTH_EMULATOR_STRICT_ID_TOKENS"
     public static let dashboardVariable = "AUTH_EMULATOR_DASHBOARD"
 
+    /// Read by the project's test scripts (`scripts/test`, `Tests/python`), never by `serve`; a
+    /// server those tests start inherits them, so they are not reported as unknown settings.
+    public static let testHarnessVariables: Set<String> = ["AUTH_EMULATOR_BIN", "AUTH_EMULATOR_PYTHON", "AUTH_EMULATOR_VENV"]
+
     /// The range accepted for PBKDF2 iterations: below 1000 is not a password hash any more
     /// (NIST SP 800-132 §5.2 recommends at least 1000); above 10 million one sign-in takes seconds.
     public static let passwordIterationsRange = 1000...10_000_000
@@ -87,6 +91,7 @@ public enum EnvironmentConfiguration {
         options.configuration = config
         return environment.keys
             .filter { ($0.hasPrefix("GOTRUE_") || $0.hasPrefix("AUTH_EMULATOR_")) && !env.known.contains($0) }
+            .filter { !testHarnessVariables.contains($0) }
             .sorted()
     }
 

@@ -34,10 +34,11 @@ struct RequestFacts {
 
     var test: String? { request.headers[Match.testHeader] }
 
-    /// The JSON body, parsed on first use (most rules never look at it).
+    /// The JSON body, parsed on first use (most rules never look at it), read as GoTrue reads
+    /// request bodies (`JSON.goDecode`), so a deep or odd body cannot exhaust a worker's stack.
     mutating func body() -> JSONObject? {
         if let parsedBody { return parsedBody }
-        let object = (try? JSON(parsing: request.body))?.objectValue
+        let object = (try? JSON.goDecode(request.body))?.value.objectValue
         parsedBody = .some(object)
         return object
     }

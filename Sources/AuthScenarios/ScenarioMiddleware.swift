@@ -141,7 +141,7 @@ public struct ScenarioMiddleware: Middleware {
     /// revokes the presented token's whole session family; an expired or missing session is
     /// ended (the presented refresh token's session, else the access token's `session_id`).
     func applyConsequence(_ code: ErrorCode, _ context: RequestContext) {
-        let refreshToken = (try? JSON(parsing: context.request.body))?["refresh_token"]?.stringValue
+        let refreshToken = (try? JSON.goDecode(context.request.body))?.value["refresh_token"]?.stringValue
         let accessToken = context.request.bearerToken
         switch code {
         case .refreshTokenAlreadyUsed:

@@ -248,6 +248,10 @@ let wellKnownServiceRoleKey = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9"
             "GOTRUE_SITE_URL": "http://x",
             "AUTH_EMULATOR_TYPO": "1",
             "HOME": "/root",
+            // Set by scripts/test for the Python suite, which starts servers with its environment.
+            "AUTH_EMULATOR_BIN": ".build/debug/auth-emulator",
+            "AUTH_EMULATOR_PYTHON": ".venv/bin/python",
+            "AUTH_EMULATOR_VENV": ".venv",
         ], to: &options)
         #expect(ignored == ["AUTH_EMULATOR_TYPO", "GOTRUE_DB_DRIVER", "GOTRUE_SAML_ENABLED", "GOTRUE_SMTP_HOST"])
         #expect(options.configuration.siteURL == "http://x")

@@ -78,10 +78,10 @@ func parse(_ text: String) throws -> JSON { try JSON(parsing: text) }
     }
 
     @Test func errorsCarryPositions() {
-        #expect(throws: JSONError(offset: 3, message: "invalid character after top-level value")) {
+        #expect(throws: JSONError(offset: 3, message: "invalid character 'x' after top-level value")) {
             try JSON(parsing: "[1]x")
         }
-        #expect(throws: JSONError(offset: 1, message: "invalid character after top-level value")) {
+        #expect(throws: JSONError(offset: 1, message: "invalid character '1' after top-level value")) {
             try JSON(parsing: "01")
         }
         #expect(throws: JSONError(offset: 4, message: "unexpected end of JSON input")) {
@@ -90,11 +90,12 @@ func parse(_ text: String) throws -> JSON { try JSON(parsing: text) }
     }
 
     @Test func depthLimit() throws {
-        let ok = String(repeating: "[", count: 512) + String(repeating: "]", count: 512)
+        let limit = JSON.defaultMaximumDepth
+        let ok = String(repeating: "[", count: limit) + String(repeating: "]", count: limit)
         #expect(throws: Never.self) { try JSON(parsing: ok) }
-        let deep = String(repeating: "[", count: 513) + String(repeating: "]", count: 513)
+        let deep = String(repeating: "[", count: limit + 1) + String(repeating: "]", count: limit + 1)
         #expect(throws: JSONError.self) { try JSON(parsing: deep) }
-        let objects = String(repeating: #"{"a":"#, count: 513) + "1" + String(repeating: "}", count: 513)
+        let objects = String(repeating: #"{"a":"#, count: limit + 1) + "1" + String(repeating: "}", count: limit + 1)
         #expect(throws: JSONError.self) { try JSON(parsing: objects) }
         #expect(throws: JSONError.self) { try JSON(parsing: "[[[1]]]", maximumDepth: 2) }
         #expect(try JSON(parsing: "[[1]]", maximumDepth: 2) == [[1]])

@@ -17,13 +17,19 @@ import Testing
             case "\t": out += "\\t"
             case "\u{8}": out += "\\b"
             case "\u{c}": out += "\\f"
-            case "<", ">", "&", "\u{2028}", "\u{2029}", _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            case "<", ">", "&", "\u{2028}", "\u{2029}":
+                out += Self.unicodeEscape(scalar)
+            case _ where scalar.value < 0x20:
+                out += Self.unicodeEscape(scalar)
             default: out.unicodeScalars.append(scalar)
             }
         }
         return out + "\""
+    }
+
+    private static func unicodeEscape(_ scalar: Unicode.Scalar) -> String {
+        let hex = String(scalar.value, radix: 16)
+        return "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
     }
 
     @Test func stringsMatchTheReferenceEscaping() {

@@ -10,6 +10,10 @@ struct RequestBody {
     let structName: String
     /// What every `bad_json` message starts with.
     let prefix: String
+    /// Numbers beyond a float64 under each top-level key (`JSON.goDecode`).
+    private let overflowingNumbers: [String: String]
+    /// Top-level keys nested deeper than the emulator builds values.
+    private let truncatedKeys: Set<String>
 
     /// `retrieveRequestParams`: `json.Unmarshal` of the whole body.
     init(_ request: HTTPRequest, as structName: String) throws(AuthError) {
@@ -31,28 +35,30 @@ struct RequestBody {
         if body.isEmpty || (streaming && blank) {
             throw AuthError(400, .badJson, prefix + (streaming ? "EOF" : "unexpected end of JSON input"))
         }
-        var value: JSON
+        var document: GoDecodedDocument
         do {
-            value = try JSON(parsing: body)
+            document = try JSON.goDecode(body)
         } catch {
-            let message = RequestBody.goSyntaxError(body, error)
-            if streaming, message.hasSuffix("after top-level value"),
-               let first = try? JSON(parsing: Array(body[..<min(error.offset, body.count)])) {
-                value = first  // the decoder stops after the first value
-            } else if streaming, message == "unexpected end of JSON input" {
+            if streaming, error.message.hasSuffix("after top-level value"),
+               let first = try? JSON.goDecode(Array(body[..<min(error.offset, body.count)])) {
+                document = first  // the decoder stops after the first value
+            } else if streaming, error.offset >= body.count {
+                // `Decoder.readValue`: input that ends inside the value is io.ErrUnexpectedEOF.
                 throw AuthError(400, .badJson, prefix + "unexpected EOF")
             } else {
-                throw AuthError(400, .badJson, prefix + message)
+                throw AuthError(400, .badJson, prefix + error.message)
             }
         }
-        switch value {
+        overflowingNumbers = document.overflowingNumbers
+        truncatedKeys = document.truncatedKeys
+        switch document.value {
         case .object(let object):
             self.object = object
         case .null:
             // `json.Unmarshal([]byte("null"), &params)` leaves the struct untouched.
             self.object = JSONObject()
         default:
-            throw AuthError(400, .badJson, prefix + "json: cannot unmarshal \(RequestBody.kind(value)) into Go value of type api.\(structName)")
+            throw AuthError(400, .badJson, prefix + "json: cannot unmarshal \(RequestBody.kind(document.value)) into Go value of type api.\(structName)")
         }
     }
 
@@ -68,36 +74,10 @@ struct RequestBody {
         }
     }
 
-    /// Approximates `encoding/json`'s `SyntaxError` text from the parser's position.
+    /// The text of Go's `json.SyntaxError` for a body the parser refused (the parser words
+    /// its errors as Go's scanner does).
     static func goSyntaxError(_ body: [UInt8], _ error: JSONError) -> String {
-        let offset = error.offset
-        if offset >= body.count { return "unexpected end of JSON input" }
-        let character = RequestBody.quoted(body[offset])
-        let firstNonSpace = body.firstIndex { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
-        // A misspelt literal: Go names the literal and the byte it expected.
-        if let start = firstNonSpace, let literal = ["t": "true", "f": "false", "n": "null"][Character(UnicodeScalar(body[start]))] {
-            let expected = Array(literal.utf8)
-            var i = 1
-            while i < expected.count, start + i < body.count, body[start + i] == expected[i] { i += 1 }
-            if i < expected.count {
-                guard start + i < body.count else { return "unexpected end of JSON input" }
-                return "invalid character \(RequestBody.quoted(body[start + i])) in literal \(literal) (expecting '\(Character(UnicodeScalar(expected[i])))')"
-            }
-        }
-        if offset == firstNonSpace {
-            return "invalid character \(character) looking for beginning of value"
-        }
-        return "invalid character \(character) after top-level value"
-    }
-
-    /// Go's `quoteChar`.
-    private static func quoted(_ byte: UInt8) -> String {
-        switch byte {
-        case UInt8(ascii: "'"): return "'\\''"
-        case UInt8(ascii: "\""): return "'\"'"
-        case 0x20..<0x7F: return "'" + String(UnicodeScalar(byte)) + "'"
-        default: return "'\\x" + String(byte, radix: 16) + "'"
-        }
+        error.message
     }
 
     private func mismatch(_ key: String, _ value: JSON, goType: String) -> AuthError {
@@ -130,7 +110,21 @@ struct RequestBody {
         guard let value = object[key] else { return nil }
         switch value {
         case .null: return nil
-        case .object(let o): return o
+        case .object(let o):
+            if let literal = overflowingNumbers[key] {
+                // `convertNumber` fails when the map's interface{} values are decoded; the
+                // error names the struct field, not the map key (`addErrorContext`).
+                throw AuthError(400, .badJson, prefix
+                    + "json: cannot unmarshal number \(literal) into Go struct field \(structName).\(key) of type float64")
+            }
+            if truncatedKeys.contains(key) {
+                // Go decodes up to 10,000 levels into the map; the emulator builds values only
+                // to JSON.requestBodyMaterializedDepth levels, which keeps every later step (storing,
+                // rendering, signing) within a worker thread's stack.
+                throw AuthError(400, .badJson, prefix
+                    + "\(structName).\(key) nests deeper than \(JSON.requestBodyMaterializedDepth) levels, more than the emulator supports")
+            }
+            return o
         default: throw mismatch(key, value, goType: "map[string]interface {}")
         }
     }

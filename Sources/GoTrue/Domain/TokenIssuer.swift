@@ -32,14 +32,6 @@ struct Tokens {
         return (aal, amr)
     }
 
-    /// Mints the access token of `user` for `sessionID` (`GenerateAccessToken`).
-    func accessToken(_ conn: Connection, user: UserRecord, sessionID: String, method: String,
-                     request: HTTPRequest?) throws -> (token: String, expiresAt: Int64) {
-        let (aal, amr) = try assurance(conn, sessionID: sessionID)
-        return try accessToken(user: user, sessionID: sessionID, aal: aal, amr: amr, issuedAt: project.environment.now().unixSeconds,
-                               method: method, request: request)
-    }
-
     /// Mints an access token from values already read (`assurance` and the clock), so a caller
     /// can read them inside its write transaction and sign after the commit, keeping the
     /// claims building and the MAC out of the serialized writer.
@@ -95,11 +87,13 @@ struct Tokens {
         let refreshToken = newRefreshToken()
         try conn.insertRefreshToken(token: refreshToken, userID: user.id, sessionID: session.id, parent: nil, at: now)
         try conn.addAMRClaim(id: project.environment.uuid(), sessionID: session.id, method: method, at: now)
+        // `GenerateAccessToken`: one reading of the clock gives both `iat` and `exp`.
         let (aal, amr) = try assurance(conn, sessionID: session.id)
-        let (token, expiresAt) = try accessToken(user: user, sessionID: session.id, aal: aal, amr: amr,
-                                                 issuedAt: project.environment.now().unixSeconds, method: method,
-                                                 request: request, oauthClientID: oauthClientID, scopes: scopes)
-        return Issued(accessToken: token, expiresAt: expiresAt, refreshToken: refreshToken, sessionID: session.id, userID: user.id)
+        let issuedAt = project.environment.now().unixSeconds
+        let (token, expiresAt) = try accessToken(user: user, sessionID: session.id, aal: aal, amr: amr, issuedAt: issuedAt,
+                                                 method: method, request: request, oauthClientID: oauthClientID, scopes: scopes)
+        return Issued(accessToken: token, expiresAt: expiresAt, refreshToken: refreshToken, sessionID: session.id,
+                      userID: user.id, issuedAt: issuedAt)
     }
 
     struct Issued {
@@ -108,13 +102,22 @@ struct Tokens {
         var refreshToken: String
         var sessionID: String
         var userID: String
+        /// The token's `iat`, read from the clock once with `exp`.
+        var issuedAt: Int64
+
+        /// `expires_in`: the token's lifetime, `exp - iat`. The real server computes
+        /// `expiresAt - now` after its transaction (`IssueRefreshToken`, `RefreshTokenGrant`,
+        /// `updateMFASessionAndClaims`), which is this value unless a second boundary passes in
+        /// between; taking it from the token itself makes it the configured `GOTRUE_JWT_EXP`
+        /// every time, never 3599.
+        var expiresIn: Int64 { expiresAt - issuedAt }
 
         /// `AccessTokenResponse` (reference §3.4) around the user's JSON.
-        func response(user: JSON, now: Timestamp, extra: JSONObject = [:]) -> JSONObject {
+        func response(user: JSON, extra: JSONObject = [:]) -> JSONObject {
             var o = JSONObject()
             o["access_token"] = .string(accessToken)
             o["token_type"] = "bearer"
-            o["expires_in"] = .number(expiresAt - now.unixSeconds)
+            o["expires_in"] = .number(expiresIn)
             o["expires_at"] = .number(expiresAt)
             o["refresh_token"] = .string(refreshToken)
             o["user"] = user

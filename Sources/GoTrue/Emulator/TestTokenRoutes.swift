@@ -74,7 +74,8 @@ struct TestTokenEndpoints: EndpointGroup {
         var minted = issued
         minted.accessToken = token
         minted.expiresAt = expiresAt
-        return .json(.object(minted.response(user: userJSON, now: now)), headers: minted.headers)
+        minted.issuedAt = now.unixSeconds
+        return .json(.object(minted.response(user: userJSON)), headers: minted.headers)
     }
 }
 

@@ -197,21 +197,37 @@ struct AdminEndpoints: EndpointGroup {
     /// given or a random password hashed here, outside any database lock.
     private func storedHash(_ params: UserParams) throws(AuthError) -> String {
         if !params.passwordHash.isEmpty {
-            try AdminEndpoints.checkImportedHash(params.passwordHash)
+            do {
+                try AdminEndpoints.checkImportedHash(params.passwordHash)
+            } catch {
+                // The real server logs the internal error behind its 500; so does the emulator.
+                if let reason = AdminEndpoints.goBcryptCostError(params.passwordHash), error.status == 500 {
+                    logError("POST /admin/users: password_hash refused: \(reason)")
+                }
+                throw error
+            }
             return params.passwordHash
         }
         let password = params.password.flatMap { $0.isEmpty ? nil : $0 } ?? randomPassword()
-        // GoTrue hashes with bcrypt through a panic-on-error helper, so a password over bcrypt's
-        // 72 bytes ends in a recovered panic rather than the 400 branch written after it.
-        if password.utf8.count > Passwords.maximumLength { throw AuthError.internalServerError }
+        // GoTrue hashes with bcrypt through a panic-on-error helper (`must` in crypto/utils.go),
+        // so a password over bcrypt's 72 bytes ends in a recovered panic, a 500 "Internal Server
+        // Error", never in the 400 branch adminUserCreate has for bcrypt.ErrPasswordTooLong. The
+        // real server logs the panic's reason; so does the emulator.
+        if password.utf8.count > Passwords.maximumLength {
+            logError("POST /admin/users: bcrypt: password length exceeds \(Passwords.maximumLength) bytes (GoTrue panics here: 500)")
+            throw AuthError.internalServerError
+        }
         return Passwords(configuration: config, environment: project.environment).hash(password)
     }
 
-    /// `NewUserWithPasswordHash`'s format check (reference §13). bcrypt and this emulator's own
-    /// PBKDF2 PHC strings are accepted and verified at sign-in. Argon2 and Firebase scrypt,
-    /// which the real server also accepts, are refused with a 400 naming the format: the
-    /// emulator cannot verify them, and storing a hash no password can match would fail later
-    /// and silently. A hash of no known format is the real server's 500 "Error creating user".
+    /// `NewUserWithPasswordHash`'s format check (reference §13). Whatever `bcrypt.Cost` accepts
+    /// is stored as given, as there; bcrypt hashes sign in. This emulator's own PBKDF2 PHC
+    /// strings are accepted when its verifier would check them (a cost of at most 10,000,000,
+    /// so an imported hash cannot make a sign-in burn minutes of CPU), else a 400 naming the
+    /// limits. Argon2 and Firebase scrypt, which the real server also accepts, are refused with
+    /// a 400 naming the format: the emulator cannot verify them, and storing a hash no password
+    /// can match would fail later and silently. Any other hash is the real server's 500 "Error
+    /// creating user".
     static func checkImportedHash(_ hash: String) throws(AuthError) {
         if hash.hasPrefix("$argon2") {
             throw AuthError(400, .validationFailed,
@@ -221,31 +237,45 @@ struct AdminEndpoints: EndpointGroup {
             throw AuthError(400, .validationFailed,
                             "Firebase scrypt password hashes ($fbscrypt$) are not supported by this emulator; use bcrypt or $pbkdf2-sha256$")
         }
-        if Bcrypt.isWellFormed(hash) || isPBKDF2PHC(hash) { return }
-        throw AuthError(500, .unexpectedFailure, "Error creating user")
+        if hash.hasPrefix("$pbkdf2-sha256$") {
+            if PasswordHasher.isWellFormed(hash) { return }
+            throw AuthError(400, .validationFailed,
+                            "Invalid $pbkdf2-sha256$ password hash: the emulator accepts i=1 to \(PasswordHasher.maximumIterations), "
+                                + "l=16 to 64, a salt of 8 to 64 bytes, unpadded base64")
+        }
+        if goBcryptCostError(hash) != nil { throw AuthError(500, .unexpectedFailure, "Error creating user") }
     }
 
-    /// The shape of this emulator's own hashes (`$pbkdf2-sha256$i=<n>,l=<len>$<salt>$<hash>`, unpadded
-    /// standard base64), so exported emulator users can be imported again.
-    static func isPBKDF2PHC(_ hash: String) -> Bool {
-        let fields = hash.split(separator: "$", omittingEmptySubsequences: false)
-        guard fields.count == 5, fields[0].isEmpty, fields[1] == "pbkdf2-sha256" else { return false }
-        var length: Int?
-        var iterations: Int?
-        for parameter in fields[2].split(separator: ",") {
-            let pair = parameter.split(separator: "=", maxSplits: 1)
-            guard pair.count == 2, let value = Int(pair[1]), value > 0 else { return false }
-            switch pair[0] {
-            case "i": iterations = value
-            case "l": length = value
-            default: return false
-            }
+    /// What golang.org/x/crypto/bcrypt's `Cost` (`newFromHash`, `decodeVersion`, `decodeCost`)
+    /// says of a hash: nil when it accepts it, else its error text. It reads only the prefix:
+    /// at least 59 bytes, `$`, a major version byte not above `2`, an optional minor byte,
+    /// then two characters `strconv.Atoi` reads as a cost in 4...31.
+    static func goBcryptCostError(_ hash: String) -> String? {
+        let bytes = Array(hash.utf8)
+        guard bytes.count >= 59 else { return "crypto/bcrypt: hashedSecret too short to be a bcrypt password" }
+        guard bytes[0] == UInt8(ascii: "$") else {
+            return "crypto/bcrypt: bcrypt hashes must start with '$', but hashedSecret started with '\(Character(Unicode.Scalar(bytes[0])))'"
         }
-        guard let length, iterations != nil,
-              let salt = try? Base64.decode(fields[3], padding: false), salt.count >= 8,
-              let digest = try? Base64.decode(fields[4], padding: false)
-        else { return false }
-        return digest.count == length
+        guard bytes[1] <= UInt8(ascii: "2") else {
+            return "crypto/bcrypt: bcrypt algorithm version '\(Character(Unicode.Scalar(bytes[1])))' requested is newer than current version '2'"
+        }
+        let costStart = bytes[2] == UInt8(ascii: "$") ? 3 : 4
+        let text = String(decoding: bytes[costStart..<(costStart + 2)], as: UTF8.self)
+        // strconv.Atoi takes an optional sign and decimal digits only.
+        var digits = Substring(text)
+        var negative = false
+        if let sign = digits.first, sign == "+" || sign == "-" {
+            negative = sign == "-"
+            digits = digits.dropFirst()
+        }
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let magnitude = Int(digits) else {
+            return "strconv.Atoi: parsing \"\(text)\": invalid syntax"
+        }
+        let cost = negative ? -magnitude : magnitude
+        guard (Bcrypt.minimumCost...Bcrypt.maximumCost).contains(cost) else {
+            return "crypto/bcrypt: cost \(cost) is outside allowed inclusive range \(Bcrypt.minimumCost)..\(Bcrypt.maximumCost)"
+        }
+        return nil
     }
 
     /// `password.Generate(64, 10, 0, false, true)`: 64 characters with 10 digits, letters of both

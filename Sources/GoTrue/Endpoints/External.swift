@@ -313,11 +313,10 @@ struct ExternalEndpoints: EndpointGroup {
             if !redeemed.refreshToken.isEmpty {
                 items.append(QueryItem(name: "provider_refresh_token", value: redeemed.refreshToken))
             }
-            let now = project.environment.now().unixSeconds
             items += [
                 QueryItem(name: "access_token", value: issued.accessToken),
                 QueryItem(name: "token_type", value: "bearer"),
-                QueryItem(name: "expires_in", value: String(issued.expiresAt - now)),
+                QueryItem(name: "expires_in", value: String(issued.expiresIn)),
                 QueryItem(name: "expires_at", value: String(issued.expiresAt)),
                 QueryItem(name: "refresh_token", value: issued.refreshToken),
                 QueryItem(name: "sb", value: ""),

@@ -348,7 +348,7 @@ struct MFAEndpoints: EndpointGroup {
                                         factors: try conn.factors(userID: user.id)))
         }
         project.outbox.delivered(sent)
-        return .json(.object(issued.response(user: userJSON, now: project.environment.now())), headers: issued.headers)
+        return .json(.object(issued.response(user: userJSON)), headers: issued.headers)
     }
 
     /// `challenge_id` is a `uuid.UUID` in the real params: a string that is not one fails the
@@ -401,11 +401,11 @@ struct MFAEndpoints: EndpointGroup {
         session.factorID = factor.id
         session.updatedAt = now
         try conn.updateSession(session)
-        let (token, expiresAt) = try tokens.accessToken(user: user, sessionID: sessionID, aal: aal, amr: amr,
-                                                        issuedAt: Timestamp(microseconds: now).unixSeconds,
+        let issuedAt = Timestamp(microseconds: now).unixSeconds
+        let (token, expiresAt) = try tokens.accessToken(user: user, sessionID: sessionID, aal: aal, amr: amr, issuedAt: issuedAt,
                                                         method: factor.amrMethod, request: request)
         return Tokens.Issued(accessToken: token, expiresAt: expiresAt, refreshToken: refreshToken, sessionID: sessionID,
-                             userID: user.id)
+                             userID: user.id, issuedAt: issuedAt)
     }
 
     // MARK: DELETE /factors/{factor_id}

@@ -56,7 +56,7 @@ struct SignupEndpoints: EndpointGroup {
             return (issued, Models.user(user, identities: []))
         }
         try hooks.afterUserCreated(userJSON)
-        return .json(.object(issued.response(user: userJSON, now: project.environment.now())), headers: issued.headers)
+        return .json(.object(issued.response(user: userJSON)), headers: issued.headers)
     }
 
     private func signup(_ context: RequestContext, body: RequestBody, email rawEmail: String, phone rawPhone: String)
@@ -217,7 +217,7 @@ struct SignupEndpoints: EndpointGroup {
         }
         switch outcome {
         case .session(let issued, let userJSON):
-            return .json(.object(issued.response(user: userJSON, now: project.environment.now())), headers: issued.headers)
+            return .json(.object(issued.response(user: userJSON)), headers: issued.headers)
         case .pending(let userJSON):
             return .json(userJSON)
         case .exists(let existing):

@@ -101,7 +101,7 @@ struct TokenEndpoints: EndpointGroup {
         if let weakness, case .weakPassword(let reasons) = weakness.kind {
             weakJSON = ["message": .string(weakness.message), "reasons": .array(reasons.map { .string($0) })]
         }
-        let response = issued.response(user: userJSON, now: project.environment.now(), extra: ["weak_password": weakJSON])
+        let response = issued.response(user: userJSON, extra: ["weak_password": weakJSON])
         return .json(.object(response), headers: issued.headers)
     }
 
@@ -142,7 +142,7 @@ struct TokenEndpoints: EndpointGroup {
         let body = try RequestBody(context.request, as: "RefreshTokenGrantParams")
         let presented = try body.string("refresh_token") ?? ""
         let (issued, user) = try refreshGrant(context, presented: presented, clientID: nil)
-        return .json(.object(issued.response(user: user, now: project.environment.now())), headers: issued.headers)
+        return .json(.object(issued.response(user: user)), headers: issued.headers)
     }
 
     /// `RefreshTokenGrant`: the rotation shared by `/token?grant_type=refresh_token` and the OAuth
@@ -233,7 +233,7 @@ struct TokenEndpoints: EndpointGroup {
                                                          method: "token_refresh", request: context.request,
                                                          oauthClientID: done.oauthClientID, scopes: done.scopes)
             let issued = Tokens.Issued(accessToken: access, expiresAt: expiresAt, refreshToken: done.refreshToken,
-                                       sessionID: done.sessionID, userID: done.user.id)
+                                       sessionID: done.sessionID, userID: done.user.id, issuedAt: done.issuedAt)
             return (issued, Models.user(done.user, identities: done.identities, factors: done.factors))
         }
     }

@@ -106,7 +106,7 @@ extension TokenEndpoints {
         case .failed(let error):
             throw error
         case .issued(let issued, let user):
-            return .json(.object(issued.response(user: user, now: api.project.environment.now())), headers: issued.headers)
+            return .json(.object(issued.response(user: user)), headers: issued.headers)
         }
     }
 

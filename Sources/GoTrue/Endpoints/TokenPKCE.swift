@@ -44,6 +44,6 @@ extension TokenEndpoints {
             if let refresh = flow.providerRefreshToken, !refresh.isEmpty { extra["provider_refresh_token"] = .string(refresh) }
         }
         if extra["provider_token"]?.stringValue?.isEmpty == true { extra["provider_token"] = nil }
-        return .json(.object(issued.response(user: userJSON, now: project.environment.now(), extra: extra)), headers: issued.headers)
+        return .json(.object(issued.response(user: userJSON, extra: extra)), headers: issued.headers)
     }
 }

@@ -89,7 +89,7 @@ struct VerifyEndpoints: EndpointGroup {
             // `code` is the string "200" here (a map[string]string in the real server).
             return .json(["msg": .string(VerifyEndpoints.singleConfirmationAccepted), "code": "200"])
         case .session(let issued, let user):
-            return .json(.object(issued.response(user: user, now: project.environment.now())), headers: issued.headers)
+            return .json(.object(issued.response(user: user)), headers: issued.headers)
         }
     }
 
@@ -154,11 +154,10 @@ struct VerifyEndpoints: EndpointGroup {
             return VerifyEndpoints.redirect(to: url.string)
         case .session(let issued):
             // `AccessTokenResponse.AsRedirectURL`: appended to the redirect as it is.
-            let now = project.environment.now()
             let fragment = GoURL.encode([
                 QueryItem(name: "access_token", value: issued.accessToken),
                 QueryItem(name: "token_type", value: "bearer"),
-                QueryItem(name: "expires_in", value: String(issued.expiresAt - now.unixSeconds)),
+                QueryItem(name: "expires_in", value: String(issued.expiresIn)),
                 QueryItem(name: "expires_at", value: String(issued.expiresAt)),
                 QueryItem(name: "refresh_token", value: issued.refreshToken),
                 QueryItem(name: "sb", value: ""),

@@ -340,7 +340,7 @@ extension OAuthServerEndpoints {
     static func tokenResponse(_ issued: Tokens.Issued, idToken: String?, now: Timestamp) -> HTTPResponse {
         var o = JSONObject()
         o["access_token"] = .string(issued.accessToken)
-        o["expires_in"] = .number(issued.expiresAt - now.unixSeconds)
+        o["expires_in"] = .number(issued.expiresAt - issued.issuedAt)
         if let idToken { o["id_token"] = .string(idToken) }
         o["refresh_token"] = .string(issued.refreshToken)
         o["token_type"] = "bearer"
