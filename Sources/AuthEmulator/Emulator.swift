@@ -78,6 +78,9 @@ public final class Emulator: Sendable {
         http.host = options.host
         http.port = options.port
         if let workers = options.workerThreads { http.workerThreads = workers }
+        // Go's `http.DefaultMaxHeaderBytes` (1 MiB): an access token carrying a user's large
+        // metadata still fits. The read buffer grows only with the bytes a client really sends.
+        http.maxHeaderBytes = 1 << 20
         http.protocolErrorRenderer = { failure, headers in
             GoTrueAPI.renderProtocolFailure(failure, headers: headers)
         }

@@ -70,3 +70,18 @@ func exchange(port: Int, _ raw: String) throws -> String {
         rmdir(directory + "/a/b"); rmdir(directory + "/a"); rmdir(directory)
     }
 }
+
+@Suite struct HeaderLimitTests {
+    /// Go's 1 MiB header cap: a 200 KB bearer token is served (a user with big metadata), past
+    /// 1 MiB is 431.
+    @Test func headersUpToOneMebibyte() throws {
+        let emulator = try Emulator.start(.testing())
+        defer { emulator.stop() }
+        let big = String(repeating: "a", count: 200_000)
+        let served = try exchange(port: emulator.port, "GET /health HTTP/1.1\r\nHost: x\r\nX-Big: \(big)\r\nConnection: close\r\n\r\n")
+        #expect(served.hasPrefix("HTTP/1.1 200"))
+        let huge = String(repeating: "a", count: (1 << 20) + 10)
+        let refused = try exchange(port: emulator.port, "GET /health HTTP/1.1\r\nHost: x\r\nX-Big: \(huge)\r\nConnection: close\r\n\r\n")
+        #expect(refused.hasPrefix("HTTP/1.1 431"))
+    }
+}
