@@ -49,7 +49,7 @@ public enum CLI {
     static let serveValueOptions: Set<String> = [
         "config", "host", "port", "db", "jwt-secret", "site-url", "external-url", "workers", "password-iterations",
         "anon-key", "service-role-key", "publishable-key", "secret-key", "scenario", "rate-limits", "journal-size",
-        "seed", "export-on-exit", "signing-key", "sms", "log-format", "dashboard",
+        "seed", "export-on-exit", "signing-key", "sms", "log-format", "dashboard", "shutdown-timeout",
     ]
     static let serveSwitches: Set<String> = [
         "autoconfirm", "sms-autoconfirm", "anonymous", "signup", "phone", "idp-auto-approve", "strict-id-tokens",
@@ -113,6 +113,9 @@ public enum CLI {
                                              sent) or tiny (\(RateLimitSettings.tinyEvents) requests per bucket and window).
                                              Default: as GoTrue, limits only with a key header
                                              (env AUTH_EMULATOR_RATE_LIMITS).
+                  --shutdown-timeout <s>     On SIGINT/SIGTERM, seconds in-flight requests get to finish
+                                             (default 10); requests still unanswered then get a 503
+                                             (env AUTH_EMULATOR_SHUTDOWN_TIMEOUT).
                   --journal-size <n>         Requests kept in the journal (default \(Journal.defaultCapacity);
                                              0 turns it off; env AUTH_EMULATOR_JOURNAL_SIZE).
                   --seed <file>              Apply a fixture file ({"users": [...]}, see README) at start;
@@ -358,6 +361,7 @@ public enum CLI {
         if let db = try nonEmpty(flags, "db") { options.databasePath = db }
         if let workers = try number(flags, "workers", in: 1...256) { options.workerThreads = workers }
         if let size = try number(flags, "journal-size", in: 0...1_000_000) { options.journalCapacity = size }
+        if let seconds = try number(flags, "shutdown-timeout", in: 0...3600) { options.shutdownTimeoutSeconds = Double(seconds) }
         if let mode = flags.values["dashboard"] {
             guard mode == "on" || mode == "off" else { throw UsageError(message: "--dashboard must be on or off, not '\(mode)'") }
             options.dashboard = mode == "on"

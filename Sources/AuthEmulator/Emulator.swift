@@ -156,7 +156,8 @@ public final class Emulator: Sendable {
 
     /// Graceful stop: no new connections, in-flight requests finish, then the database is
     /// checkpointed and closed. Idempotent; callable from any thread.
-    public func stop(timeout: Duration = .seconds(10)) {
+    public func stop(timeout: Duration? = nil) {
+        let timeout = timeout ?? .milliseconds(Int64(options.shutdownTimeoutSeconds * 1000))
         let wasRunning = state.withLock { current -> Bool in
             defer { current = .stopped }
             return current != .stopped

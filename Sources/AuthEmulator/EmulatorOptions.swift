@@ -19,6 +19,9 @@ public struct EmulatorOptions: Sendable {
     public var scenarios: [Scenario] = []
     /// Requests the journal keeps (`--journal-size`, `AUTH_EMULATOR_JOURNAL_SIZE`); 0 turns it off.
     public var journalCapacity: Int = Journal.defaultCapacity
+    /// How long a graceful stop (SIGINT/SIGTERM) lets in-flight requests finish before the rest
+    /// are answered 503 and closed (`--shutdown-timeout`, `AUTH_EMULATOR_SHUTDOWN_TIMEOUT`).
+    public var shutdownTimeoutSeconds: Double = 10
     /// One line per request (`serve` sets it unless `--quiet`); nil logs nothing.
     public var accessLog: AccessLog?
     /// `serve --signing-key <alg>`: sign with a key of this algorithm, made on first start and

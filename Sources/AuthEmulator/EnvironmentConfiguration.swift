@@ -26,6 +26,7 @@ public enum EnvironmentConfiguration {
     public static let rateLimitsVariable = "AUTH_EMULATOR_RATE_LIMITS"
     public static let rateLimitPeerVariable = "AUTH_EMULATOR_RATE_LIMIT_PEER"
     public static let journalSizeVariable = "AUTH_EMULATOR_JOURNAL_SIZE"
+    public static let shutdownTimeoutVariable = "AUTH_EMULATOR_SHUTDOWN_TIMEOUT"
     public static let idpAutoApproveVariable = "AUTH_EMULATOR_IDP_AUTO_APPROVE"
     public static let strictIDTokensVariable = "AUTH_EMULATOR_STRICT_ID_TOKENS"
     public static let dashboardVariable = "AUTH_EMULATOR_DASHBOARD"
@@ -70,6 +71,9 @@ public enum EnvironmentConfiguration {
         try applySecurity(&env, &config)
         try applyRateLimits(&env, &config)
         if let size = try env.integer(journalSizeVariable, in: 0...1_000_000) { options.journalCapacity = size }
+        if let seconds = try env.integer(shutdownTimeoutVariable, in: 0...3600, unit: "seconds") {
+            options.shutdownTimeoutSeconds = Double(seconds)
+        }
         if let mode = env.raw(dashboardVariable) {
             switch mode {
             case "on": options.dashboard = true

@@ -851,7 +851,20 @@ final class EventLoop {
         }
     }
 
+    /// The drain's time is up: requests a worker has not answered yet get a 503 (best effort,
+    /// as much as the socket takes now), then every connection closes.
     private func closeAll() {
-        for case let connection? in connections { close(connection) }
+        for case let connection? in connections {
+            if connection.phase == .processing && !connection.hasPendingOutput {
+                let response = core.configuration.protocolErrorRenderer(.shuttingDown, nil)
+                let context = ResponseSerializer.Context(
+                    isHead: false, isHTTP10: false, keepAlive: false,
+                    date: core.configuration.sendsDateHeader ? dates.current() : nil,
+                    server: core.configuration.serverHeader
+                )
+                _ = enqueueOutput(connection, ResponseSerializer.serialize(response, context).bytes)
+            }
+            close(connection)
+        }
     }
 }

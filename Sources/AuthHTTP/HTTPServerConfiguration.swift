@@ -20,6 +20,9 @@ public enum HTTPProtocolFailure: Sendable, Equatable {
     case unsupportedVersion
     /// E.g. a transfer-coding other than chunked -> 501 (RFC 9112 §6.1).
     case notImplemented(String)
+    /// A request still waiting for its answer when a graceful shutdown's time ran out -> 503:
+    /// the client learns it was not served rather than seeing the connection drop.
+    case shuttingDown
 
     public var status: Int {
         switch self {
@@ -29,6 +32,7 @@ public enum HTTPProtocolFailure: Sendable, Equatable {
         case .connectionLimit: 503
         case .unsupportedVersion: 505
         case .notImplemented: 501
+        case .shuttingDown: 503
         }
     }
 
@@ -41,6 +45,7 @@ public enum HTTPProtocolFailure: Sendable, Equatable {
         case .connectionLimit: "Service Unavailable: too many connections"
         case .unsupportedVersion: "HTTP Version Not Supported"
         case .notImplemented(let detail): "Not Implemented: \(detail)"
+        case .shuttingDown: "Service Unavailable: the server is shutting down"
         }
     }
 

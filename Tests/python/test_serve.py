@@ -171,3 +171,28 @@ def test_access_log_one_line_per_request_without_secrets(start_server):
     line = next(l for l in wait_for_log(structured, '"path":"/health"').splitlines() if '"path":"/health"' in l)
     entry = json.loads(line)
     assert entry["method"] == "GET" and entry["status"] == 200 and entry["ms"] >= 0 and entry["request_id"]
+
+
+def test_shutdown_answers_unfinished_requests_with_503(start_server):
+    import threading
+    # A slow sign-up (costly hashing) is still in a worker when the drain time (0 s) runs out.
+    server = start_server("--db", ":memory:", "--shutdown-timeout", "0", "--quiet",
+                          env={"AUTH_EMULATOR_PASSWORD_ITERATIONS": "3000000"})
+    result = {}
+
+    def sign_up():
+        try:
+            result["response"] = httpx.post(f"{server.url}/signup", json={"email": "slow@example.com", "password": "password1"},
+                                            timeout=30)
+        except httpx.HTTPError as error:
+            result["error"] = error
+
+    thread = threading.Thread(target=sign_up)
+    thread.start()
+    time.sleep(0.3)
+    assert server.stop(timeout=60) == 0
+    thread.join(timeout=30)
+    response = result.get("response")
+    assert response is not None, result
+    assert response.status_code == 503
+    assert response.text == "503 Service Unavailable: the server is shutting down\n"

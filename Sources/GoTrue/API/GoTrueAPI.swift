@@ -264,6 +264,8 @@ extension GoTrueAPI {
             return .plainText(status: 505, "505 HTTP Version Not Supported")
         case .notImplemented(let reason):
             return .plainText(status: 501, "501 Not Implemented: " + reason)
+        case .shuttingDown:
+            return .plainText(status: 503, "503 Service Unavailable: the server is shutting down")
         }
     }
 }
