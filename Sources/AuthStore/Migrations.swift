@@ -59,6 +59,8 @@ public enum Migrations {
             """),
         // Keys made by `serve --signing-key` (GoTrue reads its keys from the environment).
         Migration(id: "0007_project_signing_keys", sql: ProjectSigningKeysSchema.sql),
+        // Passkeys (GoTrue's 20260302000000_add_passkeys) and the software authenticator's keys.
+        Migration(id: "0008_webauthn_credentials", sql: WebAuthnSchema.sql),
     ]
 }
 

@@ -28,6 +28,9 @@ public struct Configuration: Sendable {
     public var security = SecuritySettings()
     public var sessions = SessionSettings()
     public var mfa = MFASettings()
+    /// `GOTRUE_PASSKEY_*` and `GOTRUE_WEBAUTHN_*` (`Domain/WebAuthnSettings.swift`).
+    public var passkey = PasskeySettings()
+    public var webAuthn = WebAuthnSettings()
     public var hooks = HookSettings()
     /// `GOTRUE_RATE_LIMIT_*` per-client limits and the emulator's presets (`Domain/RateLimits.swift`).
     public var rateLimits = RateLimitSettings()
