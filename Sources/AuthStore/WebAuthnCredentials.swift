@@ -102,10 +102,14 @@ public struct SoftwareAuthenticatorKeyRecord: Sendable, Equatable {
     /// The P-256 private scalar (32 bytes).
     public var privateKey: [UInt8]
     public var signCount: Int64
+    /// A client-side discoverable (resident) credential, found without an allow list
+    /// (WebAuthn §6.2.2); MFA factors' credentials are not.
+    public var discoverable: Bool
     public var createdAt: Int64
 
     public init(credentialID: [UInt8], userID: String, rpID: String, userHandle: [UInt8], privateKey: [UInt8],
-                signCount: Int64, createdAt: Int64) {
+                signCount: Int64, discoverable: Bool, createdAt: Int64) {
+        self.discoverable = discoverable
         self.credentialID = credentialID
         self.userID = userID
         self.rpID = rpID
@@ -122,6 +126,7 @@ public struct SoftwareAuthenticatorKeyRecord: Sendable, Equatable {
         userHandle = row.blob("user_handle") ?? []
         privateKey = row.blob("private_key") ?? []
         signCount = row.int64("sign_count") ?? 0
+        discoverable = row.bool("discoverable") ?? true
         createdAt = row.int64("created_at") ?? 0
     }
 }
@@ -165,6 +170,7 @@ enum WebAuthnSchema {
             user_handle BLOB NOT NULL,
             private_key BLOB NOT NULL,
             sign_count INTEGER NOT NULL DEFAULT 0,
+            discoverable INTEGER NOT NULL DEFAULT 1,
             created_at INTEGER NOT NULL
         ) STRICT;
         CREATE INDEX emulator_authenticator_keys_user_id_idx ON emulator_authenticator_keys (user_id);
@@ -254,15 +260,15 @@ extension Connection {
     public func insertSoftwareAuthenticatorKey(_ k: SoftwareAuthenticatorKeyRecord) throws(StoreError) {
         try execute(
             """
-            INSERT INTO emulator_authenticator_keys (credential_id, user_id, rp_id, user_handle, private_key, sign_count, created_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO emulator_authenticator_keys (credential_id, user_id, rp_id, user_handle, private_key, sign_count,
+            discoverable, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """,
             .blob(k.credentialID), .text(k.userID), .text(k.rpID), .blob(k.userHandle), .blob(k.privateKey),
-            .integer(k.signCount), .integer(k.createdAt))
+            .integer(k.signCount), .integer(k.discoverable ? 1 : 0), .integer(k.createdAt))
     }
 
     public func softwareAuthenticatorKeys(userID: String? = nil, rpID: String) throws(StoreError) -> [SoftwareAuthenticatorKeyRecord] {
-        let columns = "credential_id, user_id, rp_id, user_handle, private_key, sign_count, created_at"
+        let columns = "credential_id, user_id, rp_id, user_handle, private_key, sign_count, discoverable, created_at"
         if let userID {
             return try query("SELECT \(columns) FROM emulator_authenticator_keys WHERE user_id = ? AND rp_id = ? ORDER BY created_at, rowid",
                              .text(userID), .text(rpID)).map(SoftwareAuthenticatorKeyRecord.init(row:))
@@ -275,5 +281,33 @@ extension Connection {
     public func bumpSoftwareAuthenticatorCounter(credentialID: [UInt8]) throws(StoreError) -> Int64 {
         try execute("UPDATE emulator_authenticator_keys SET sign_count = sign_count + 1 WHERE credential_id = ?", .blob(credentialID))
         return try scalar("SELECT sign_count FROM emulator_authenticator_keys WHERE credential_id = ?", .blob(credentialID)).int64Value ?? 0
+    }
+}
+
+// MARK: WebAuthn MFA factors (mfa_factors.web_authn_credential, mfa_challenges.web_authn_session_data)
+
+extension Connection {
+    /// `Factor.SaveWebAuthnCredential`: the credential JSON and the AAGUID.
+    public func saveFactorWebAuthnCredential(factorID: String, credential: String, aaguid: String?, at time: Int64) throws(StoreError) {
+        try execute("UPDATE mfa_factors SET web_authn_credential = ?, web_authn_aaguid = ?, updated_at = ? WHERE id = ?",
+                    .text(credential), SQLValue(aaguid), .integer(time), .text(factorID))
+    }
+
+    /// `User.WebAuthnCredentials`: the credentials of the user's verified WebAuthn factors, as
+    /// (factor id, credential JSON).
+    public func verifiedWebAuthnFactorCredentials(userID: String) throws(StoreError) -> [(factorID: String, credential: String)] {
+        try query("""
+            SELECT id, web_authn_credential FROM mfa_factors
+            WHERE user_id = ? AND factor_type = 'webauthn' AND status = 'verified' AND web_authn_credential IS NOT NULL
+            ORDER BY created_at, rowid
+            """, .text(userID)).map { ($0.string("id") ?? "", $0.string("web_authn_credential") ?? "{}") }
+    }
+
+    public func setChallengeWebAuthnSessionData(challengeID: String, sessionData: String) throws(StoreError) {
+        try execute("UPDATE mfa_challenges SET web_authn_session_data = ? WHERE id = ?", .text(sessionData), .text(challengeID))
+    }
+
+    public func challengeWebAuthnSessionData(challengeID: String) throws(StoreError) -> String? {
+        try scalar("SELECT web_authn_session_data FROM mfa_challenges WHERE id = ?", .text(challengeID)).stringValue
     }
 }

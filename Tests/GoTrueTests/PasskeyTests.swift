@@ -364,3 +364,105 @@ extension GoTrueAPI {
         #expect(w.relyingParty(siteURL: "http://localhost:3000") == RelyingParty(id: "example.com", name: "Ex", origins: ["https://example.com"]))
     }
 }
+
+// Expected behaviour: mfa.go's enrollWebAuthnFactor, challengeWebAuthnFactor and
+// verifyWebAuthnFactor (getWebAuthnMFA's relying party: go-webauthn defaults).
+@Suite struct WebAuthnFactorTests {
+    private func factorAPI(_ on: Bool = true) throws -> GoTrueAPI {
+        try passkeyAPI { config in
+            config.passkey.enabled = false
+            if on { config.mfa.webAuthn = MFASettings.Toggles(enroll: true, verify: true) }
+        }
+    }
+
+    @Test func offByDefault() throws {
+        let api = try factorAPI(false)
+        let token = bearer(api.signUp("off@example.com"))
+        let r = api.call("POST", "/factors", ["factor_type": "webauthn"], bearer: token)
+        #expect(r.status == 422)
+        #expect(errorCode(r) == "mfa_webauthn_enroll_not_enabled")
+    }
+
+    @Test func enrollChallengeVerifyReachesAAL2ThenSignsInAgain() throws {
+        let api = try factorAPI()
+        let session = api.signUp("factor@example.com")
+        let token = bearer(session)
+        let enrolled = api.call("POST", "/factors", ["factor_type": "webauthn", "friendly_name": "key"], bearer: token)
+        #expect(enrolled.status == 200, "\(enrolled.text)")
+        #expect(enrolled.json.objectValue?.keys == ["id", "type", "friendly_name"])
+        let factorID = enrolled.json["id"]?.stringValue ?? ""
+
+        let challenge = api.call("POST", "/factors/\(factorID)/challenge", .object([:]), bearer: token)
+        #expect(challenge.status == 200, "\(challenge.text)")
+        #expect(challenge.json.objectValue?.keys == ["id", "type", "expires_at", "webauthn"])
+        #expect(challenge.json["webauthn"]?["type"] == "create")
+        let options = try #require(challenge.json["webauthn"]?["credential_options"]?["publicKey"])
+        // No authenticator selection and no attestation preference (getWebAuthnMFA).
+        #expect(options["authenticatorSelection"] == .object([:]))
+        #expect(options["attestation"] == nil)
+        #expect(options["user"]?["displayName"] == "factor@example.com")
+
+        let credential = api.control("POST", "/emulator/v1/webauthn/attestation", ["challenge_id": challenge.json["id"] ?? .null])
+        #expect(credential.status == 200, "\(credential.text)")
+        let verified = api.call("POST", "/factors/\(factorID)/verify",
+                                ["challenge_id": challenge.json["id"] ?? .null, "webauthn": ["type": "create", "credential_response": credential.json]],
+                                bearer: token)
+        #expect(verified.status == 200, "\(verified.text)")
+        let aal2 = try #require(verified.json["access_token"]?.stringValue)
+        #expect(claims(of: aal2)["aal"] == "aal2")
+        #expect(claims(of: aal2)["amr"]?.arrayValue?.compactMap { $0["method"]?.stringValue } == ["mfa/webauthn", "password"])
+        #expect(verified.json["user"]?["factors"]?[0]?["status"] == "verified")
+
+        // A later sign-in: an assertion over the factor's credential.
+        let aal1 = bearer(api.signIn("factor@example.com").json)
+        let request = api.call("POST", "/factors/\(factorID)/challenge", .object([:]), bearer: aal1)
+        #expect(request.json["webauthn"]?["type"] == "request")
+        let requestOptions = try #require(request.json["webauthn"]?["credential_options"]?["publicKey"])
+        #expect(requestOptions["allowCredentials"]?[0]?["id"] == credential.json["id"])
+        #expect(requestOptions["userVerification"] == nil)
+        let assertion = api.control("POST", "/emulator/v1/webauthn/assertion", ["options": requestOptions])
+        #expect(assertion.status == 200, "\(assertion.text)")
+        let again = api.call("POST", "/factors/\(factorID)/verify",
+                             ["challenge_id": request.json["id"] ?? .null, "webauthn": ["type": "request", "credential_response": assertion.json]],
+                             bearer: aal1)
+        #expect(again.status == 200, "\(again.text)")
+        #expect(claims(of: again.json["access_token"]?.stringValue ?? "")["aal"] == "aal2")
+
+        // A forged assertion fails as the real server fails it (500), and the challenge stays.
+        let third = api.call("POST", "/factors/\(factorID)/challenge", .object([:]), bearer: aal1)
+        var forged = try #require(api.control("POST", "/emulator/v1/webauthn/assertion", ["challenge_id": third.json["id"] ?? .null]).json.objectValue)
+        var response = try #require(forged["response"]?.objectValue)
+        response["clientDataJSON"] = .string(Base64URL.encode(Array(#"{"type":"webauthn.get","challenge":"AAAA","origin":"http://localhost:3000"}"#.utf8)))
+        forged["response"] = .object(response)
+        let refused = api.call("POST", "/factors/\(factorID)/verify",
+                               ["challenge_id": third.json["id"] ?? .null, "webauthn": ["type": "request", "credential_response": .object(forged)]],
+                               bearer: aal1)
+        #expect(refused.status == 500)
+        #expect(refused.json["msg"] == "Failed to validate WebAuthn MFA response")
+    }
+
+    @Test func verifyParamsAreChecked() throws {
+        let api = try factorAPI()
+        let token = bearer(api.signUp("params@example.com"))
+        let factorID = api.call("POST", "/factors", ["factor_type": "webauthn"], bearer: token).json["id"]?.stringValue ?? ""
+        let challengeID = api.call("POST", "/factors/\(factorID)/challenge", .object([:]), bearer: token).json["id"] ?? .null
+        func verify(_ webauthn: JSON?) -> HTTPResponse {
+            var body: JSONObject = ["challenge_id": challengeID]
+            if let webauthn { body["webauthn"] = webauthn }
+            return api.call("POST", "/factors/\(factorID)/verify", .object(body), bearer: token)
+        }
+        #expect(verify(nil).json["msg"] == "WebAuthn config required")
+        #expect(verify(["type": "x"]).json["msg"] == "WebAuthn type must be create or request")
+        #expect(verify(["type": "create"]).json["msg"] == "credential_response required")
+        let invalid = verify(["type": "create", "credential_response": .object([:])])
+        #expect(invalid.status == 400)
+        #expect(invalid.json["msg"] == "Invalid credential_response")
+        // Verification is off: the real server's enroll code.
+        let off = try passkeyAPI { $0.mfa.webAuthn = MFASettings.Toggles(enroll: true, verify: false) }
+        let t = bearer(off.signUp("v@example.com"))
+        let f = off.call("POST", "/factors", ["factor_type": "webauthn"], bearer: t).json["id"]?.stringValue ?? ""
+        let r = off.call("POST", "/factors/\(f)/verify", ["challenge_id": challengeID], bearer: t)
+        #expect(errorCode(r) == "mfa_webauthn_enroll_not_enabled")
+        #expect(r.json["msg"] == "MFA verification is disabled for WebAuthn")
+    }
+}

@@ -279,8 +279,7 @@ public struct MFASettings: Sendable, Equatable {
     public var totp = Toggles()
     /// `GOTRUE_MFA_PHONE_ENROLL_ENABLED`, `GOTRUE_MFA_PHONE_VERIFY_ENABLED`.
     public var phone = Toggles()
-    /// `GOTRUE_MFA_WEB_AUTHN_ENROLL_ENABLED`, `..._VERIFY_ENABLED` (WebAuthn factors are not
-    /// built: enrolling one answers as the real server does with the feature off).
+    /// `GOTRUE_MFA_WEB_AUTHN_ENROLL_ENABLED`, `..._VERIFY_ENABLED` (`Endpoints/MFAWebAuthn.swift`).
     public var webAuthn = Toggles()
     /// `GOTRUE_MFA_MAX_ENROLLED_FACTORS`.
     public var maxEnrolledFactors = 10

@@ -43,6 +43,9 @@ struct SoftwareAuthenticatorEndpoints: EndpointGroup {
         var userHandle: [UInt8] = []
         var allowed: [[UInt8]] = []
         var excluded: [[UInt8]] = []
+        /// Whether the RP asked for a discoverable credential (`residentKey` required or
+        /// preferred, or `requireResidentKey`).
+        var discoverable = true
     }
 
     private static let commonKeys: Set<String> = ["challenge_id", "options", "expires_at", "origin", "user_verified", "user_present"]
@@ -62,26 +65,44 @@ struct SoftwareAuthenticatorEndpoints: EndpointGroup {
                 guard let handle = options["user"]?["id"]?.stringValue.flatMap(WebAuthn.decodeBase64URL), !handle.isEmpty else {
                     throw ControlRequest.invalid("options.user.id is required")
                 }
+                let selection = options["authenticatorSelection"]
+                let resident = ["required", "preferred"].contains(selection?["residentKey"]?.stringValue ?? "")
+                    || selection?["requireResidentKey"]?.boolValue == true
                 return Ceremony(challenge: challenge, rpID: options["rp"]?["id"]?.stringValue ?? relyingParty.id,
-                                userHandle: handle, excluded: ids("excludeCredentials"))
+                                userHandle: handle, excluded: ids("excludeCredentials"), discoverable: resident)
             }
             return Ceremony(challenge: challenge, rpID: options["rpId"]?.stringValue ?? relyingParty.id, allowed: ids("allowCredentials"))
         }
         guard let id = try fields.nonEmptyString("challenge_id") else {
             throw ControlRequest.invalid("give the options a client received (\"options\") or their \"challenge_id\"")
         }
-        guard let canonical = AdminEndpoints.canonicalUUID(id),
-              let record = try api.read({ conn in try conn.webAuthnChallenge(id: canonical) }) else {
+        guard let canonical = AdminEndpoints.canonicalUUID(id) else {
             throw AuthError(404, .webauthnChallengeNotFound, "Challenge not found or already used")
         }
-        guard let json = try? JSON(parsing: record.sessionData), let session = WebAuthnSession(json: json) else {
-            throw AuthError(500, .unexpectedFailure, "stored challenge is unreadable")
+        // A passkey ceremony's challenge, else an MFA WebAuthn factor's (`mfa_challenges`).
+        let (record, mfaSession) = try api.read { conn in
+            (try conn.webAuthnChallenge(id: canonical), try conn.challengeWebAuthnSessionData(challengeID: canonical))
         }
-        guard record.challengeType == type else {
-            throw ControlRequest.invalid("challenge \(canonical) is a \(record.challengeType) challenge")
+        if let record {
+            guard let json = try? JSON(parsing: record.sessionData), let session = WebAuthnSession(json: json) else {
+                throw AuthError(500, .unexpectedFailure, "stored challenge is unreadable")
+            }
+            guard record.challengeType == type else {
+                throw ControlRequest.invalid("challenge \(canonical) is a \(record.challengeType) challenge")
+            }
+            return Ceremony(challenge: session.challenge, rpID: session.rpID, userHandle: session.userID,
+                            allowed: session.allowedCredentialIDs)
+        }
+        guard let mfaSession, let json = try? JSON(parsing: mfaSession), let session = WebAuthnSession(json: json) else {
+            throw AuthError(404, .webauthnChallengeNotFound, "Challenge not found or already used")
+        }
+        // MFA registration sessions carry the algorithms offered; sign-in sessions do not.
+        let isRegistration = !session.credParams.isEmpty
+        guard isRegistration == (type == "registration") else {
+            throw ControlRequest.invalid("challenge \(canonical) is a WebAuthn factor \(isRegistration ? "create" : "request") challenge")
         }
         return Ceremony(challenge: session.challenge, rpID: session.rpID, userHandle: session.userID,
-                        allowed: session.allowedCredentialIDs)
+                        allowed: session.allowedCredentialIDs, discoverable: false)
     }
 
     private func clientData(_ type: String, _ ceremony: Ceremony, _ fields: ControlFields) throws(AuthError) -> [UInt8] {
@@ -130,7 +151,7 @@ struct SoftwareAuthenticatorEndpoints: EndpointGroup {
         ]).encoded
         let record = SoftwareAuthenticatorKeyRecord(
             credentialID: credentialID, userID: userID, rpID: ceremony.rpID, userHandle: ceremony.userHandle,
-            privateKey: key.scalar, signCount: 0, createdAt: environment.now().microseconds)
+            privateKey: key.scalar, signCount: 0, discoverable: ceremony.discoverable, createdAt: environment.now().microseconds)
         try api.write { conn in try conn.insertSoftwareAuthenticatorKey(record) }
         let id = Base64URL.encode(credentialID)
         return .json([
@@ -156,7 +177,8 @@ struct SoftwareAuthenticatorEndpoints: EndpointGroup {
             return bytes
         }
         var keys = try api.read { conn in try conn.softwareAuthenticatorKeys(userID: userID, rpID: ceremony.rpID) }
-        if !ceremony.allowed.isEmpty { keys = keys.filter { ceremony.allowed.contains($0.credentialID) } }
+        // With an allow list, those credentials; without one, only discoverable ones (§6.3.3 step 7).
+        keys = ceremony.allowed.isEmpty ? keys.filter(\.discoverable) : keys.filter { ceremony.allowed.contains($0.credentialID) }
         if let wanted { keys = keys.filter { $0.credentialID == wanted } }
         guard let key = keys.last else {
             throw AuthError(404, .webauthnCredentialNotFound, "The software authenticator holds no matching credential for RP \(ceremony.rpID)")

@@ -322,44 +322,63 @@ struct AdminPasskeyEndpoints: EndpointGroup {
 enum PasskeyOptions {
     static let userVerification = "preferred"
 
-    /// `BeginRegistration`: `PublicKeyCredentialCreationOptions`.
-    static func creation(user: UserRecord, rp: RelyingParty, exclude: [[UInt8]], challenge: [UInt8],
-                         userVerification: String = PasskeyOptions.userVerification,
-                         residentKey: String? = "required") -> (JSON, WebAuthnSession) {
-        let handle = Array(user.id.utf8)
+    /// `BeginRegistration`: `PublicKeyCredentialCreationOptions` for the passkey adapter
+    /// (`webAuthnUser`: name the email, else the phone; display name `user_metadata.name`, else
+    /// the name).
+    static func creation(user: UserRecord, rp: RelyingParty, exclude: [[UInt8]], challenge: [UInt8]) -> (JSON, WebAuthnSession) {
         let name = (user.email ?? "").isEmpty ? (user.phone ?? "") : (user.email ?? "")
         let metaName = (try? JSON(parsing: user.userMetadata))?["name"]?.stringValue ?? ""
+        return creation(userHandle: Array(user.id.utf8), name: name, displayName: metaName.isEmpty ? name : metaName, rp: rp,
+                        exclude: exclude.map { ($0, []) }, challenge: challenge, userVerification: userVerification,
+                        residentKey: "required", attestation: "none")
+    }
+
+    /// The general shape: `authenticatorSelection` is always present (Go's `omitempty` never
+    /// drops a struct), its members and `attestation` only when set; `excludeCredentials` only
+    /// when there is one; `timeout` 120 s when user verification is "discouraged", else 300 s.
+    static func creation(userHandle: [UInt8], name: String, displayName: String, rp: RelyingParty,
+                         exclude: [([UInt8], [String])], challenge: [UInt8], userVerification: String,
+                         residentKey: String?, attestation: String?) -> (JSON, WebAuthnSession) {
         var o = JSONObject()
         o["rp"] = ["name": .string(rp.name), "id": .string(rp.id)]
-        o["user"] = ["name": .string(name), "displayName": .string(metaName.isEmpty ? name : metaName),
-                     "id": .string(Base64URL.encode(handle))]
+        o["user"] = ["name": .string(name), "displayName": .string(displayName), "id": .string(Base64URL.encode(userHandle))]
         o["challenge"] = .string(Base64URL.encode(challenge))
         o["pubKeyCredParams"] = .array(WebAuthn.offeredAlgorithms.map { ["type": "public-key", "alg": .number(Double($0))] })
         o["timeout"] = .number(Double(userVerification == "discouraged" ? 120_000 : WebAuthn.defaultTimeoutMilliseconds))
         if !exclude.isEmpty {
-            o["excludeCredentials"] = .array(exclude.map { ["type": "public-key", "id": .string(Base64URL.encode($0))] })
+            o["excludeCredentials"] = .array(exclude.map { id, transports in
+                var d: JSONObject = ["type": "public-key", "id": .string(Base64URL.encode(id))]
+                if !transports.isEmpty { d["transports"] = .array(transports.map { .string($0) }) }
+                return .object(d)
+            })
         }
         var selection = JSONObject()
         if let residentKey { selection["residentKey"] = .string(residentKey) }
-        selection["userVerification"] = .string(userVerification)
+        if !userVerification.isEmpty { selection["userVerification"] = .string(userVerification) }
         o["authenticatorSelection"] = .object(selection)
-        o["attestation"] = "none"
-        let session = WebAuthnSession(challenge: Base64URL.encode(challenge), rpID: rp.id, userID: handle,
+        if let attestation { o["attestation"] = .string(attestation) }
+        let session = WebAuthnSession(challenge: Base64URL.encode(challenge), rpID: rp.id, userID: userHandle,
                                       userVerification: userVerification, credParams: WebAuthn.offeredAlgorithms)
         return (.object(o), session)
     }
 
     /// `BeginDiscoverableLogin` / `BeginLogin`: `PublicKeyCredentialRequestOptions`.
-    static func request(rp: RelyingParty, challenge: [UInt8], userID: [UInt8] = [], allow: [[UInt8]] = [],
+    static func request(rp: RelyingParty, challenge: [UInt8], userID: [UInt8] = [], allow: [([UInt8], [String])] = [],
                         userVerification: String = PasskeyOptions.userVerification) -> (JSON, WebAuthnSession) {
         var o = JSONObject()
         o["challenge"] = .string(Base64URL.encode(challenge))
         o["timeout"] = .number(Double(userVerification == "discouraged" ? 120_000 : WebAuthn.defaultTimeoutMilliseconds))
         o["rpId"] = .string(rp.id)
-        if !allow.isEmpty { o["allowCredentials"] = .array(allow.map { ["type": "public-key", "id": .string(Base64URL.encode($0))] }) }
-        o["userVerification"] = .string(userVerification)
+        if !allow.isEmpty {
+            o["allowCredentials"] = .array(allow.map { id, transports in
+                var d: JSONObject = ["type": "public-key", "id": .string(Base64URL.encode(id))]
+                if !transports.isEmpty { d["transports"] = .array(transports.map { .string($0) }) }
+                return .object(d)
+            })
+        }
+        if !userVerification.isEmpty { o["userVerification"] = .string(userVerification) }
         let session = WebAuthnSession(challenge: Base64URL.encode(challenge), rpID: rp.id, userID: userID,
-                                      allowedCredentialIDs: allow, userVerification: userVerification)
+                                      allowedCredentialIDs: allow.map(\.0), userVerification: userVerification)
         return (.object(o), session)
     }
 
