@@ -59,6 +59,12 @@ public struct RelyingParty: Sendable, Equatable {
     public var id: String
     public var name: String
     public var origins: [String]
+
+    public init(id: String, name: String, origins: [String]) {
+        self.id = id
+        self.name = name
+        self.origins = origins
+    }
 }
 
 extension String {
