@@ -260,3 +260,50 @@ def test_independent_credential_failures_answer_like_the_real_server(start_auth,
                      {"challenge_id": options["challenge_id"], "credential": broken}, token)
     assert unparsable.status_code == 400
     assert unparsable.json()["msg"] == "Invalid credential response"
+
+
+WEBAUTHN_MFA_ON = {"GOTRUE_MFA_WEB_AUTHN_ENROLL_ENABLED": "true", "GOTRUE_MFA_WEB_AUTHN_VERIFY_ENABLED": "true",
+                   "GOTRUE_SITE_URL": "http://localhost:3000"}
+
+
+def test_webauthn_factor_reaches_aal2_with_an_independent_credential(start_auth, make_client):
+    """mfa.go: enroll (factor_type webauthn), a "create" challenge answered by a credential built
+    here, verify to aal2; then a "request" challenge after a fresh password sign-in."""
+    server = start_auth(**WEBAUTHN_MFA_ON)
+    client = make_client(server)
+    email, session = signed_up(client)
+    token = session.access_token
+    authenticator = Authenticator()
+
+    factor = api(server, "POST", "/factors", {"factor_type": "webauthn", "friendly_name": "key"}, token).json()
+    challenge = api(server, "POST", f"/factors/{factor['id']}/challenge", {}, token).json()
+    assert challenge["webauthn"]["type"] == "create"
+    options = challenge["webauthn"]["credential_options"]["publicKey"]
+    verified = api(server, "POST", f"/factors/{factor['id']}/verify", {
+        "challenge_id": challenge["id"],
+        "webauthn": {"type": "create", "credential_response": authenticator.create(options)},
+    }, token)
+    assert verified.status_code == 200, verified.text
+    assert claims(verified.json()["access_token"])["aal"] == "aal2"
+
+    # The real client sees the aal2 session and its methods.
+    client.set_session(verified.json()["access_token"], verified.json()["refresh_token"])
+    level = client.mfa.get_authenticator_assurance_level()
+    assert (level.current_level, level.next_level) == ("aal2", "aal2")
+    assert [entry.method for entry in level.current_authentication_methods] == ["mfa/webauthn", "password"]
+
+    aal1 = make_client(server)
+    aal1.sign_in_with_password({"email": email, "password": PASSWORD})
+    level = aal1.mfa.get_authenticator_assurance_level()
+    assert (level.current_level, level.next_level) == ("aal1", "aal2")
+    token = aal1.get_session().access_token
+    challenge = api(server, "POST", f"/factors/{factor['id']}/challenge", {}, token).json()
+    assert challenge["webauthn"]["type"] == "request"
+    request = challenge["webauthn"]["credential_options"]["publicKey"]
+    assert request["allowCredentials"] == [{"type": "public-key", "id": b64url(authenticator.credential_id), "transports": ["usb"]}]
+    again = api(server, "POST", f"/factors/{factor['id']}/verify", {
+        "challenge_id": challenge["id"],
+        "webauthn": {"type": "request", "credential_response": authenticator.get(request, b"")},
+    }, token)
+    assert again.status_code == 200, again.text
+    assert claims(again.json()["access_token"])["aal"] == "aal2"
