@@ -255,6 +255,29 @@ extension GoTrueAPI {
         #expect(refused.json["msg"] == "Maximum number of passkeys reached")
     }
 
+    /// The same authenticator credential registered again (a second ceremony): the unique
+    /// credential id answers 422 `webauthn_credential_exists`.
+    @Test func aCredentialRegistersOnce() throws {
+        let api = try passkeyAPI()
+        let token = bearer(api.signUp("dup@example.com"))
+        var hand = HandAuthenticator()
+        hand.rpID = "localhost"
+        var statuses: [Int] = []
+        var last = HTTPResponse(status: 0)
+        for _ in 0..<2 {
+            let options = api.registrationOptions(token).json
+            let challenge = options["options"]?["challenge"]?.stringValue ?? ""
+            let credential = hand.registration(clientData: hand.clientData("webauthn.create", challenge: challenge),
+                                               object: hand.attestationObject(authData: hand.authData(flags: 0x05, count: 0, attested: true)))
+            last = api.call("POST", "/passkeys/registration/verify", ["challenge_id": options["challenge_id"] ?? .null, "credential": credential],
+                            bearer: token)
+            statuses.append(last.status)
+        }
+        #expect(statuses == [200, 422])
+        #expect(errorCode(last) == "webauthn_credential_exists")
+        #expect(last.json["msg"] == "This credential is already registered")
+    }
+
     @Test func excludeCredentialsListsRegisteredOnes() throws {
         let api = try passkeyAPI()
         let token = bearer(api.signUp("ex@example.com"))
