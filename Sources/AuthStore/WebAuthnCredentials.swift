@@ -40,8 +40,8 @@ public struct WebAuthnCredentialRecord: Sendable, Equatable {
     init(row: Row) {
         id = row.string("id") ?? ""
         userID = row.string("user_id") ?? ""
-        credentialID = row.blob("credential_id") ?? []
-        publicKey = row.blob("public_key") ?? []
+        credentialID = HexText.bytes(row.string("credential_id"))
+        publicKey = HexText.bytes(row.string("public_key"))
         attestationType = row.string("attestation_type") ?? ""
         aaguid = row.string("aaguid")
         signCount = row.int64("sign_count") ?? 0
@@ -120,11 +120,11 @@ public struct SoftwareAuthenticatorKeyRecord: Sendable, Equatable {
     }
 
     init(row: Row) {
-        credentialID = row.blob("credential_id") ?? []
+        credentialID = HexText.bytes(row.string("credential_id"))
         userID = row.string("user_id") ?? ""
         rpID = row.string("rp_id") ?? ""
-        userHandle = row.blob("user_handle") ?? []
-        privateKey = row.blob("private_key") ?? []
+        userHandle = HexText.bytes(row.string("user_handle"))
+        privateKey = HexText.bytes(row.string("private_key"))
         signCount = row.int64("sign_count") ?? 0
         discoverable = row.bool("discoverable") ?? true
         createdAt = row.int64("created_at") ?? 0
@@ -136,8 +136,8 @@ enum WebAuthnSchema {
         CREATE TABLE webauthn_credentials (
             id TEXT PRIMARY KEY NOT NULL,
             user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
-            credential_id BLOB NOT NULL,
-            public_key BLOB NOT NULL,
+            credential_id TEXT NOT NULL,
+            public_key TEXT NOT NULL,
             attestation_type TEXT NOT NULL DEFAULT '',
             aaguid TEXT,
             sign_count INTEGER NOT NULL DEFAULT 0,
@@ -164,11 +164,11 @@ enum WebAuthnSchema {
         CREATE INDEX webauthn_challenges_expires_at_idx ON webauthn_challenges (expires_at);
 
         CREATE TABLE emulator_authenticator_keys (
-            credential_id BLOB PRIMARY KEY NOT NULL,
+            credential_id TEXT PRIMARY KEY NOT NULL,
             user_id TEXT NOT NULL,
             rp_id TEXT NOT NULL,
-            user_handle BLOB NOT NULL,
-            private_key BLOB NOT NULL,
+            user_handle TEXT NOT NULL,
+            private_key TEXT NOT NULL,
             sign_count INTEGER NOT NULL DEFAULT 0,
             discoverable INTEGER NOT NULL DEFAULT 1,
             created_at INTEGER NOT NULL
@@ -195,7 +195,7 @@ extension Connection {
     }
 
     public func webAuthnCredential(credentialID: [UInt8]) throws(StoreError) -> WebAuthnCredentialRecord? {
-        try queryFirst("\(WebAuthnCredentialRecord.select) WHERE credential_id = ?", .blob(credentialID))
+        try queryFirst("\(WebAuthnCredentialRecord.select) WHERE credential_id = ?", .text(HexText.string(credentialID)))
             .map(WebAuthnCredentialRecord.init(row:))
     }
 
@@ -207,7 +207,7 @@ extension Connection {
             transports, backup_eligible, backed_up, friendly_name, created_at, updated_at, last_used_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
-            .text(c.id), .text(c.userID), .blob(c.credentialID), .blob(c.publicKey), .text(c.attestationType),
+            .text(c.id), .text(c.userID), .text(HexText.string(c.credentialID)), .text(HexText.string(c.publicKey)), .text(c.attestationType),
             SQLValue(c.aaguid), .integer(c.signCount), .text(c.transports), .integer(c.backupEligible ? 1 : 0),
             .integer(c.backedUp ? 1 : 0), .text(c.friendlyName), .integer(c.createdAt), .integer(c.updatedAt),
             SQLValue(c.lastUsedAt))
@@ -263,7 +263,8 @@ extension Connection {
             INSERT INTO emulator_authenticator_keys (credential_id, user_id, rp_id, user_handle, private_key, sign_count,
             discoverable, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """,
-            .blob(k.credentialID), .text(k.userID), .text(k.rpID), .blob(k.userHandle), .blob(k.privateKey),
+            .text(HexText.string(k.credentialID)), .text(k.userID), .text(k.rpID), .text(HexText.string(k.userHandle)),
+            .text(HexText.string(k.privateKey)),
             .integer(k.signCount), .integer(k.discoverable ? 1 : 0), .integer(k.createdAt))
     }
 
@@ -279,8 +280,8 @@ extension Connection {
 
     /// Advances the key's signature counter and returns the new value.
     public func bumpSoftwareAuthenticatorCounter(credentialID: [UInt8]) throws(StoreError) -> Int64 {
-        try execute("UPDATE emulator_authenticator_keys SET sign_count = sign_count + 1 WHERE credential_id = ?", .blob(credentialID))
-        return try scalar("SELECT sign_count FROM emulator_authenticator_keys WHERE credential_id = ?", .blob(credentialID)).int64Value ?? 0
+        try execute("UPDATE emulator_authenticator_keys SET sign_count = sign_count + 1 WHERE credential_id = ?", .text(HexText.string(credentialID)))
+        return try scalar("SELECT sign_count FROM emulator_authenticator_keys WHERE credential_id = ?", .text(HexText.string(credentialID))).int64Value ?? 0
     }
 }
 
@@ -309,5 +310,41 @@ extension Connection {
 
     public func challengeWebAuthnSessionData(challengeID: String) throws(StoreError) -> String? {
         try scalar("SELECT web_authn_session_data FROM mfa_challenges WHERE id = ?", .text(challengeID)).stringValue
+    }
+}
+
+/// Byte strings are stored as lowercase hex text, so every row survives the emulator's JSON
+/// export and import (which carries text, numbers and booleans) unchanged.
+enum HexText {
+    private static let digits = Array("0123456789abcdef".utf8)
+
+    static func string(_ bytes: [UInt8]) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count * 2)
+        for b in bytes { out.append(digits[Int(b >> 4)]); out.append(digits[Int(b & 0x0F)]) }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func bytes(_ text: String?) -> [UInt8] {
+        guard let text else { return [] }
+        let utf8 = Array(text.utf8)
+        guard utf8.count % 2 == 0 else { return [] }
+        func value(_ c: UInt8) -> UInt8? {
+            switch c {
+            case 0x30...0x39: c - 0x30
+            case 0x61...0x66: c - 0x57
+            case 0x41...0x46: c - 0x37
+            default: nil
+            }
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(utf8.count / 2)
+        var i = 0
+        while i < utf8.count {
+            guard let hi = value(utf8[i]), let lo = value(utf8[i + 1]) else { return [] }
+            out.append(hi << 4 | lo)
+            i += 2
+        }
+        return out
     }
 }

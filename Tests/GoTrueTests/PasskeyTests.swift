@@ -278,6 +278,19 @@ extension GoTrueAPI {
         #expect(last.json["msg"] == "This credential is already registered")
     }
 
+    /// Passkeys and the software authenticator's keys survive an export and import.
+    @Test func survivesExportAndImport() throws {
+        let api = try passkeyAPI()
+        let token = bearer(api.signUp("snap@example.com"))
+        #expect(try api.registerPasskey(token).verified.status == 200)
+        let exported = api.control("GET", "/emulator/v1/export")
+        #expect(api.control("POST", "/emulator/v1/reset").status < 300)
+        #expect(api.signInWithPasskey().verified.status == 400)
+        let imported = api.controlRaw("POST", "/emulator/v1/import", body: exported.text)
+        #expect(imported.status == 200, "\(imported.text)")
+        #expect(api.signInWithPasskey().verified.status == 200)
+    }
+
     @Test func excludeCredentialsListsRegisteredOnes() throws {
         let api = try passkeyAPI()
         let token = bearer(api.signUp("ex@example.com"))
