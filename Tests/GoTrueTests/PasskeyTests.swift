@@ -61,6 +61,17 @@ extension GoTrueAPI {
         #expect(try passkeyAPI().call("GET", "/settings").json["passkeys_enabled"] == true)
     }
 
+    /// `authentication/options` sits behind the passkey limiter (a burst of 30 per key).
+    @Test func signInOptionsAreRateLimited() throws {
+        let api = try passkeyAPI { $0.rateLimits.header = "X-Forwarded-For" }
+        let key: HTTPHeaders = ["X-Forwarded-For": "203.0.113.9"]
+        let statuses = (0..<31).map { _ in api.call("POST", "/passkeys/authentication/options", .object([:]), headers: key).status }
+        #expect(statuses.prefix(30).allSatisfy { $0 == 200 })
+        #expect(statuses.last == 429)
+        // The verify route is not limited by it.
+        #expect(api.call("POST", "/passkeys/authentication/verify", .object([:]), headers: key).status == 400)
+    }
+
     @Test func registrationNeedsAUserWhoIsNotAnonymous() throws {
         let api = try passkeyAPI { $0.external.anonymousUsersEnabled = true }
         #expect(api.registrationOptions("").status == 401)

@@ -415,6 +415,7 @@ struct RegistrationResponse: Sendable {
         var transports: [String]
         var backupEligible: Bool
         var backedUp: Bool
+        var userVerified: Bool
     }
 
     /// `ParsedCredentialCreationData.Verify` then `AttestationObject.Verify`: client data, RP id
@@ -450,7 +451,8 @@ struct RegistrationResponse: Sendable {
         return Credential(
             id: authData.credentialID, publicKey: authData.credentialPublicKey, attestationType: format,
             aaguid: authData.aaguid, signCount: authData.signCount, transports: transports,
-            backupEligible: authData.flags.contains(.backupEligible), backedUp: authData.flags.contains(.backupState))
+            backupEligible: authData.flags.contains(.backupEligible), backedUp: authData.flags.contains(.backupState),
+            userVerified: authData.flags.contains(.userVerified))
     }
 }
 

@@ -181,6 +181,7 @@ struct FactorCredential {
     var transports: [String]
     var backupEligible: Bool
     var backupState: Bool
+    var userVerified: Bool
     var aaguid: [UInt8]
     var signCount: UInt32
 
@@ -191,6 +192,7 @@ struct FactorCredential {
         transports = c.transports
         backupEligible = c.backupEligible
         backupState = c.backedUp
+        userVerified = c.userVerified
         aaguid = c.aaguid
         signCount = c.signCount
     }
@@ -204,6 +206,7 @@ struct FactorCredential {
         transports = (json["transport"]?.arrayValue ?? []).compactMap(\.stringValue)
         backupEligible = json["flags"]?["backupEligible"]?.boolValue ?? false
         backupState = json["flags"]?["backupState"]?.boolValue ?? false
+        userVerified = json["flags"]?["userVerified"]?.boolValue ?? false
         aaguid = json["authenticator"]?["AAGUID"]?.stringValue.flatMap { try? Base64.decode($0) } ?? []
         signCount = UInt32(truncatingIfNeeded: json["authenticator"]?["signCount"]?.int64Value ?? 0)
     }
@@ -214,7 +217,7 @@ struct FactorCredential {
             "publicKey": .string(Base64.encode(publicKey)),
             "attestationType": .string(attestationType),
             "transport": .array(transports.map { .string($0) }),
-            "flags": ["userPresent": true, "userVerified": false, "backupEligible": .bool(backupEligible), "backupState": .bool(backupState)],
+            "flags": ["userPresent": true, "userVerified": .bool(userVerified), "backupEligible": .bool(backupEligible), "backupState": .bool(backupState)],
             "authenticator": ["AAGUID": .string(Base64.encode(aaguid)), "signCount": .number(Double(signCount)),
                               "cloneWarning": false, "attachment": ""],
         ]
