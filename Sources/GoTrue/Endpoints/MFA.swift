@@ -3,7 +3,8 @@ import AuthHTTP
 import AuthJSON
 import AuthStore
 
-/// `/factors` (mfa.go; reference §14): enrolling TOTP and phone factors, challenging them,
+/// `/factors` (mfa.go; reference §14): enrolling TOTP, phone and WebAuthn factors (the latter in
+/// `MFAWebAuthn.swift`), challenging them,
 /// verifying a challenge (which raises the session to aal2) and unenrolling. The middleware
 /// order is the real router's: `requireAuthentication`, `requireNotAnonymous`, `loadFactor`,
 /// then the challenge/verify rate limiter.
@@ -387,7 +388,7 @@ struct MFAEndpoints: EndpointGroup {
     /// is swapped for a new one (the old aal1 token can no longer refresh into this session's
     /// aal2 state), the session records aal2 and the factor, and a new access token is minted.
     func upgradeSession(_ conn: Connection, user: UserRecord, sessionID: String, factor: FactorRecord,
-                                at now: Int64, request: HTTPRequest) throws -> Tokens.Issued {
+                        at now: Int64, request: HTTPRequest) throws -> Tokens.Issued {
         try conn.addAMRClaim(id: project.environment.uuid(), sessionID: sessionID, method: factor.amrMethod, at: now)
         guard var session = try conn.session(id: sessionID) else {
             throw AuthError(404, .sessionNotFound, "Session from session_id claim in JWT does not exist")
