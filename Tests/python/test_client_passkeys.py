@@ -13,7 +13,7 @@ import struct
 import httpx
 import pytest
 from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric import ec, ed25519, padding, rsa
 
 from conftest import ANON_KEY, SERVICE_ROLE_KEY
 from helpers_client import PASSWORD, claims, unique_email
@@ -75,14 +75,28 @@ def cbor(value):
 
 
 class Authenticator:
-    def __init__(self):
-        self.key = ec.generate_private_key(ec.SECP256R1())
+    """kind: "es256" (P-256), "rs256" (RSA 2048, PKCS #1 v1.5) or "eddsa" (Ed25519)."""
+
+    def __init__(self, kind="es256"):
+        self.kind = kind
+        if kind == "es256":
+            self.key = ec.generate_private_key(ec.SECP256R1())
+        elif kind == "rs256":
+            self.key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        else:
+            self.key = ed25519.Ed25519PrivateKey.generate()
         self.credential_id = os.urandom(20)
         self.count = 0
 
     def cose(self):
-        numbers = self.key.public_key().public_numbers()
-        return cbor({1: 2, 3: -7, -1: 1, -2: numbers.x.to_bytes(32, "big"), -3: numbers.y.to_bytes(32, "big")})
+        if self.kind == "es256":
+            numbers = self.key.public_key().public_numbers()
+            return cbor({1: 2, 3: -7, -1: 1, -2: numbers.x.to_bytes(32, "big"), -3: numbers.y.to_bytes(32, "big")})
+        if self.kind == "rs256":
+            numbers = self.key.public_key().public_numbers()
+            return cbor({1: 3, 3: -257, -1: numbers.n.to_bytes(256, "big"), -2: numbers.e.to_bytes(3, "big")})
+        raw = self.key.public_key().public_bytes_raw()
+        return cbor({1: 1, 3: -8, -1: 6, -2: raw})
 
     def auth_data(self, flags, attested, rp_id=RP_ID):
         data = hashlib.sha256(rp_id.encode()).digest() + bytes([flags | (0x40 if attested else 0)]) + struct.pack(">I", self.count)
@@ -95,15 +109,20 @@ class Authenticator:
         return json.dumps({"type": kind, "challenge": challenge, "origin": origin, "crossOrigin": False}).encode()
 
     def sign(self, auth_data, client_data):
-        # cryptography's ECDSA signatures are DER, as WebAuthn §6.5.6 wants for ES256.
-        return self.key.sign(auth_data + hashlib.sha256(client_data).digest(), ec.ECDSA(hashes.SHA256()))
+        message = auth_data + hashlib.sha256(client_data).digest()
+        if self.kind == "es256":
+            # cryptography's ECDSA signatures are DER, as WebAuthn §6.5.6 wants for ES256.
+            return self.key.sign(message, ec.ECDSA(hashes.SHA256()))
+        if self.kind == "rs256":
+            return self.key.sign(message, padding.PKCS1v15(), hashes.SHA256())
+        return self.key.sign(message)
 
     def create(self, options, origin=ORIGIN, fmt="none"):
         client_data = self.client_data("webauthn.create", options["challenge"], origin)
         auth_data = self.auth_data(0x05, attested=True, rp_id=options["rp"]["id"])
         statement = {}
         if fmt == "packed":
-            statement = {"alg": -7, "sig": self.sign(auth_data, client_data)}
+            statement = {"alg": {"es256": -7, "rs256": -257, "eddsa": -8}[self.kind], "sig": self.sign(auth_data, client_data)}
         obj = cbor({"fmt": fmt, "attStmt": statement, "authData": auth_data})
         return {
             "id": b64url(self.credential_id), "rawId": b64url(self.credential_id), "type": "public-key",
@@ -188,13 +207,14 @@ def test_software_authenticator_registration_and_sign_in(start_auth, make_client
     assert api(server, "GET", "/passkeys", None, token).json() == []
 
 
+@pytest.mark.parametrize("kind", ["es256", "rs256", "eddsa"])
 @pytest.mark.parametrize("fmt", ["none", "packed"])
-def test_independent_credential_registers_and_signs_in(start_auth, make_client, fmt):
+def test_independent_credential_registers_and_signs_in(start_auth, make_client, fmt, kind):
     server = start_auth(**PASSKEYS_ON)
     client = make_client(server)
     email, session = signed_up(client)
     token = session.access_token
-    authenticator = Authenticator()
+    authenticator = Authenticator(kind)
 
     options = api(server, "POST", "/passkeys/registration/options", {}, token).json()
     verified = api(server, "POST", "/passkeys/registration/verify",
@@ -207,6 +227,15 @@ def test_independent_credential_registers_and_signs_in(start_auth, make_client, 
                     {"challenge_id": login["challenge_id"], "credential": authenticator.get(login["options"], user_handle)})
     assert signed_in.status_code == 200, signed_in.text
     assert signed_in.json()["user"]["email"] == email
+
+    # The same credential id signed by another key of the same kind is refused.
+    impostor = Authenticator(kind)
+    impostor.credential_id = authenticator.credential_id
+    login = api(server, "POST", "/passkeys/authentication/options", {}).json()
+    forged = api(server, "POST", "/passkeys/authentication/verify",
+                 {"challenge_id": login["challenge_id"], "credential": impostor.get(login["options"], user_handle)})
+    assert forged.status_code == 400
+    assert forged.json()["error_code"] == "webauthn_verification_failed"
 
 
 def test_independent_credential_failures_answer_like_the_real_server(start_auth, make_client):
