@@ -129,8 +129,15 @@ public enum SupabaseConfigFile {
         "publishable_key": .setting { m, f throws(EmulatorError) in m.publishableKey = try f.nonEmptyString() },
         "secret_key": .setting { m, f throws(EmulatorError) in m.secretKey = try f.nonEmptyString() },
 
-        "passkey": ignoredSection("enabled"),
-        "webauthn": ignoredSection("rp_display_name", "rp_id", "rp_origins"),
+        // The CLI's appendGotruePasskeyEnv: GOTRUE_PASSKEY_ENABLED and GOTRUE_WEBAUTHN_RP_*.
+        "passkey": .section([
+            "enabled": .setting { m, f throws(EmulatorError) in m.config.passkey.enabled = try f.boolean() },
+        ]),
+        "webauthn": .section([
+            "rp_display_name": .setting { m, f throws(EmulatorError) in m.config.webAuthn.rpDisplayName = try f.string() },
+            "rp_id": .setting { m, f throws(EmulatorError) in m.config.webAuthn.rpID = try f.string() },
+            "rp_origins": .setting { m, f throws(EmulatorError) in m.config.webAuthn.rpOrigins = try f.strings() },
+        ]),
         // The CLI's start.go: anonymous_users, token_refresh, sign_in_sign_ups (GOTRUE_RATE_LIMIT_OTP),
         // token_verifications (GOTRUE_RATE_LIMIT_VERIFY) and web3 become the per-client limits.
         "rate_limit": .section([

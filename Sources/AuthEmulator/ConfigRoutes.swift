@@ -68,6 +68,18 @@ enum ConfigRoutes {
                 "phone_max_frequency_seconds": .number(config.mfa.phoneMaxFrequencySeconds),
                 "phone_template": .string(config.mfa.phoneTemplate),
             ],
+            "passkey": ["enabled": .bool(config.passkey.enabled), "max_passkeys_per_user": .number(config.passkey.maxPasskeysPerUser)],
+            // As configured, and the relying party in force (derived from site_url when unset).
+            "webauthn": [
+                "rp_id": .string(config.webAuthn.rpID),
+                "rp_display_name": .string(config.webAuthn.rpDisplayName),
+                "rp_origins": .array(config.webAuthn.rpOrigins.map(JSON.string)),
+                "challenge_expiry_seconds": .number(config.webAuthn.challengeExpirySeconds),
+                "relying_party": {
+                    let rp = config.webAuthn.relyingParty(siteURL: config.siteURL)
+                    return ["id": .string(rp.id), "name": .string(rp.name), "origins": .array(rp.origins.map(JSON.string))]
+                }(),
+            ],
             "rate_limits": [
                 "preset": .string(limits.preset.rawValue),
                 "header": .string(limits.header),
@@ -131,6 +143,28 @@ enum ConfigRoutes {
             case "refresh_token_reuse_interval": config.security.refreshTokenReuseInterval = try count(value, key)
             case "rate_limits": try applyRateLimits(value, to: &config.rateLimits)
             case "mfa": try applyMFA(value, to: &config.mfa)
+            case "passkey":
+                guard let object = value.objectValue else { throw invalid(key, "expected an object") }
+                for (field, v) in object {
+                    switch field {
+                    case "enabled": config.passkey.enabled = try bool(v, "passkey.enabled")
+                    case "max_passkeys_per_user": config.passkey.maxPasskeysPerUser = try count(v, "passkey.max_passkeys_per_user")
+                    default: throw invalid("passkey." + field, "unknown field (expected enabled, max_passkeys_per_user)")
+                    }
+                }
+            case "webauthn":
+                guard let object = value.objectValue else { throw invalid(key, "expected an object") }
+                for (field, v) in object {
+                    let name = "webauthn." + field
+                    switch field {
+                    case "rp_id", "rp_display_name":
+                        guard let text = v.stringValue else { throw invalid(name, "expected a string") }
+                        if field == "rp_id" { config.webAuthn.rpID = text } else { config.webAuthn.rpDisplayName = text }
+                    case "rp_origins": config.webAuthn.rpOrigins = try strings(v, name).filter { !$0.isEmpty }
+                    case "challenge_expiry_seconds": config.webAuthn.challengeExpirySeconds = Double(try count(v, name))
+                    default: throw invalid(name, "unknown field (expected rp_id, rp_display_name, rp_origins, challenge_expiry_seconds)")
+                    }
+                }
             case "manual_linking_enabled": config.security.manualLinkingEnabled = try bool(value, key)
             case "idp_auto_approve": config.identityProviders.autoApprove = try bool(value, key)
             case "strict_id_tokens": config.identityProviders.strictIDTokens = try bool(value, key)

@@ -66,6 +66,7 @@ public enum EnvironmentConfiguration {
         try applyMailer(&env, &config)
         try applySMS(&env, &config)
         try applyMFA(&env, &config)
+        try applyPasskeys(&env, &config)
         try applyHooks(&env, &config)
         try applyOAuthServer(&env, &config)
         try applySecurity(&env, &config)
@@ -254,6 +255,20 @@ public enum EnvironmentConfiguration {
     /// `GOTRUE_MFA_*` with GoTrue's normalisations (`conf.ApplyDefaults`): challenge and factor
     /// lifetimes of at least 300 s, a zero phone frequency meaning one minute, a phone code
     /// length outside 6-10 meaning 6.
+    /// `GOTRUE_PASSKEY_*` (conf.PasskeyConfiguration) and `GOTRUE_WEBAUTHN_*`
+    /// (conf.WebAuthnConfiguration; `RP_ORIGINS` is a comma-separated list, as envconfig reads
+    /// a `[]string`).
+    private static func applyPasskeys(_ env: inout Reader, _ config: inout Configuration) throws(EmulatorError) {
+        if let on = try env.boolean("GOTRUE_PASSKEY_ENABLED") { config.passkey.enabled = on }
+        if let count = try env.integer("GOTRUE_PASSKEY_MAX_PASSKEYS_PER_USER", in: 0...Int(Int32.max)) {
+            config.passkey.maxPasskeysPerUser = count
+        }
+        if let id = env.string("GOTRUE_WEBAUTHN_RP_ID") { config.webAuthn.rpID = id }
+        if let name = env.string("GOTRUE_WEBAUTHN_RP_DISPLAY_NAME") { config.webAuthn.rpDisplayName = name }
+        if let origins = env.list("GOTRUE_WEBAUTHN_RP_ORIGINS") { config.webAuthn.rpOrigins = origins.filter { !$0.isEmpty } }
+        if let seconds = try env.duration("GOTRUE_WEBAUTHN_CHALLENGE_EXPIRY_DURATION") { config.webAuthn.challengeExpirySeconds = seconds }
+    }
+
     private static func applyMFA(_ env: inout Reader, _ config: inout Configuration) throws(EmulatorError) {
         let toggles: [(String, WritableKeyPath<MFASettings, MFASettings.Toggles>)] = [
             ("TOTP", \.totp), ("PHONE", \.phone), ("WEB_AUTHN", \.webAuthn),

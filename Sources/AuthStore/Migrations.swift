@@ -62,6 +62,8 @@ public enum Migrations {
         // The OAuth 2.1 server: its clients, authorization requests, consents, and the client
         // and scopes of the sessions it issues (GoTrue's oauth_* tables and sessions columns).
         Migration(id: "0008_oauth_server", sql: OAuthServerSchema.sql),
+        // Passkeys (GoTrue's 20260302000000_add_passkeys) and the software authenticator's keys.
+        Migration(id: "0008_webauthn_credentials", sql: WebAuthnSchema.sql),
     ]
 }
 

@@ -28,6 +28,9 @@ public struct Configuration: Sendable {
     public var security = SecuritySettings()
     public var sessions = SessionSettings()
     public var mfa = MFASettings()
+    /// `GOTRUE_PASSKEY_*` and `GOTRUE_WEBAUTHN_*` (`Domain/WebAuthnSettings.swift`).
+    public var passkey = PasskeySettings()
+    public var webAuthn = WebAuthnSettings()
     public var hooks = HookSettings()
     public var oauthServer = OAuthServerSettings()
     /// `GOTRUE_RATE_LIMIT_*` per-client limits and the emulator's presets (`Domain/RateLimits.swift`).
@@ -293,8 +296,7 @@ public struct MFASettings: Sendable, Equatable {
     public var totp = Toggles()
     /// `GOTRUE_MFA_PHONE_ENROLL_ENABLED`, `GOTRUE_MFA_PHONE_VERIFY_ENABLED`.
     public var phone = Toggles()
-    /// `GOTRUE_MFA_WEB_AUTHN_ENROLL_ENABLED`, `..._VERIFY_ENABLED` (WebAuthn factors are not
-    /// built: enrolling one answers as the real server does with the feature off).
+    /// `GOTRUE_MFA_WEB_AUTHN_ENROLL_ENABLED`, `..._VERIFY_ENABLED` (`Endpoints/MFAWebAuthn.swift`).
     public var webAuthn = Toggles()
     /// `GOTRUE_MFA_MAX_ENROLLED_FACTORS`.
     public var maxEnrolledFactors = 10

@@ -59,7 +59,8 @@ public final class GoTrueAPI: HTTPResponder {
         ReauthenticateEndpoints.self,
         LogoutEndpoints.self,
         AdminEndpoints.self,
-        // Features off by default and not built here: their real "disabled" answers.
+        // Features off by default: their real "disabled" answers (passkeys are built, see
+        // Passkeys.swift, and answer so while GOTRUE_PASSKEY_ENABLED is off).
         SSOEndpoints.self,
         OAuthServerEndpoints.self,
         PasskeyEndpoints.self,
@@ -71,6 +72,7 @@ public final class GoTrueAPI: HTTPResponder {
         FixtureEndpoints.self,
         TestTokenEndpoints.self,
         MFATestEndpoints.self,
+        SoftwareAuthenticatorEndpoints.self,
         ControlIdPEndpoints.self,
         DashboardEndpoints.self,
     ]

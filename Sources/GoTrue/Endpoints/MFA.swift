@@ -3,7 +3,8 @@ import AuthHTTP
 import AuthJSON
 import AuthStore
 
-/// `/factors` (mfa.go; reference §14): enrolling TOTP and phone factors, challenging them,
+/// `/factors` (mfa.go; reference §14): enrolling TOTP, phone and WebAuthn factors (the latter in
+/// `MFAWebAuthn.swift`), challenging them,
 /// verifying a challenge (which raises the session to aal2) and unenrolling. The middleware
 /// order is the real router's: `requireAuthentication`, `requireNotAnonymous`, `loadFactor`,
 /// then the challenge/verify rate limiter.
@@ -21,8 +22,8 @@ struct MFAEndpoints: EndpointGroup {
         ]
     }
 
-    private var project: Project { api.project }
-    private var config: Configuration { api.config }
+    var project: Project { api.project }
+    var config: Configuration { api.config }
 
     // MARK: middleware
 
@@ -67,8 +68,8 @@ struct MFAEndpoints: EndpointGroup {
             guard config.mfa.totp.enroll else { throw AuthError(422, .mfaTotpEnrollNotEnabled, "MFA enroll is disabled for TOTP") }
             return try enrollTOTP(context, caller, params)
         case "webauthn":
-            // WebAuthn factors are not built; with them off (the default) this is the real answer.
-            throw AuthError(422, .mfaWebauthnEnrollNotEnabled, "MFA enroll is disabled for WebAuthn")
+            guard config.mfa.webAuthn.enroll else { throw AuthError(422, .mfaWebauthnEnrollNotEnabled, "MFA enroll is disabled for WebAuthn") }
+            return try enrollWebAuthn(context, caller, friendlyName: params.friendlyName)
         default:
             throw AuthError(400, .validationFailed, "factor_type needs to be totp, phone, or webauthn")
         }
@@ -84,7 +85,7 @@ struct MFAEndpoints: EndpointGroup {
     /// `validateFactors`, inside the enrolling transaction: expired unverified factors are
     /// purged first (every user's, as `DeleteExpiredFactors`), then the name, the two limits
     /// and the AAL rule are checked against the user's remaining factors.
-    private func validateFactors(_ conn: Connection, _ caller: Authenticated, name: String) throws {
+    func validateFactors(_ conn: Connection, _ caller: Authenticated, name: String) throws {
         let now = project.environment.now().microseconds
         try conn.deleteExpiredFactors(createdBefore: now - Int64(config.mfa.factorExpirySeconds * 1_000_000))
         let factors = try conn.factors(userID: caller.user.id)
@@ -104,7 +105,7 @@ struct MFAEndpoints: EndpointGroup {
         }
     }
 
-    private func newFactor(_ caller: Authenticated, type: String, name: String) -> FactorRecord {
+    func newFactor(_ caller: Authenticated, type: String, name: String) -> FactorRecord {
         var factor = FactorRecord(id: project.environment.uuid(), userID: caller.user.id, factorType: type, status: "unverified",
                                   at: project.environment.now().microseconds)
         factor.friendlyName = name
@@ -221,7 +222,8 @@ struct MFAEndpoints: EndpointGroup {
             guard config.mfa.totp.verify else { throw AuthError(422, .mfaTotpVerifyNotEnabled, "MFA verification is disabled for TOTP") }
             return try writeChallenge(context, caller, factor, code: nil, sent: [])
         case "webauthn":
-            throw AuthError(422, .mfaWebauthnVerifyNotEnabled, "MFA verification is disabled for WebAuthn")
+            guard config.mfa.webAuthn.verify else { throw AuthError(422, .mfaWebauthnVerifyNotEnabled, "MFA verification is disabled for WebAuthn") }
+            return try challengeWebAuthn(context, caller, factor)
         default:
             throw AuthError(400, .validationFailed, "factor_type needs to be totp, phone, or webauthn")
         }
@@ -289,7 +291,8 @@ struct MFAEndpoints: EndpointGroup {
             guard config.mfa.totp.verify else { throw AuthError(422, .mfaTotpVerifyNotEnabled, "MFA verification is disabled for TOTP") }
         case "webauthn":
             // The real server answers a disabled WebAuthn verify with the enroll code.
-            throw AuthError(422, .mfaWebauthnEnrollNotEnabled, "MFA verification is disabled for WebAuthn")
+            guard config.mfa.webAuthn.verify else { throw AuthError(422, .mfaWebauthnEnrollNotEnabled, "MFA verification is disabled for WebAuthn") }
+            return try verifyWebAuthn(context, caller, factor, body, challengeID: challengeID)
         default:
             throw AuthError(400, .validationFailed, "factor_type needs to be totp, phone, or webauthn")
         }
@@ -365,7 +368,7 @@ struct MFAEndpoints: EndpointGroup {
 
     /// `validateChallenge`: the factor's own challenge, made from this address and not used
     /// yet, within `GOTRUE_MFA_CHALLENGE_EXPIRY_DURATION` (an expired one is deleted).
-    private func validateChallenge(_ context: RequestContext, _ factor: FactorRecord, _ id: String) throws(AuthError) -> ChallengeRecord {
+    func validateChallenge(_ context: RequestContext, _ factor: FactorRecord, _ id: String) throws(AuthError) -> ChallengeRecord {
         guard let challenge = try api.read({ conn in try conn.challenge(id: id, factorID: factor.id) }) else {
             throw AuthError(422, .mfaFactorNotFound, "MFA factor with the provided challenge ID not found")
         }
@@ -384,8 +387,8 @@ struct MFAEndpoints: EndpointGroup {
     /// `updateMFASessionAndClaims`: the factor's AMR entry joins the session, the refresh token
     /// is swapped for a new one (the old aal1 token can no longer refresh into this session's
     /// aal2 state), the session records aal2 and the factor, and a new access token is minted.
-    private func upgradeSession(_ conn: Connection, user: UserRecord, sessionID: String, factor: FactorRecord,
-                                at now: Int64, request: HTTPRequest) throws -> Tokens.Issued {
+    func upgradeSession(_ conn: Connection, user: UserRecord, sessionID: String, factor: FactorRecord,
+                        at now: Int64, request: HTTPRequest) throws -> Tokens.Issued {
         try conn.addAMRClaim(id: project.environment.uuid(), sessionID: sessionID, method: factor.amrMethod, at: now)
         guard var session = try conn.session(id: sessionID) else {
             throw AuthError(404, .sessionNotFound, "Session from session_id claim in JWT does not exist")

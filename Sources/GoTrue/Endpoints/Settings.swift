@@ -26,7 +26,7 @@ struct SettingsEndpoints: EndpointGroup {
             "sms_provider": .string(config.sms.provider),
             "saml_enabled": false,
             "saml_private_key_next_configured": false,
-            "passkeys_enabled": false,
+            "passkeys_enabled": .bool(config.passkey.enabled),
         ]
     }
 }

@@ -1,0 +1,416 @@
+import AuthCrypto
+import AuthHTTP
+import AuthJSON
+import AuthStore
+
+/// `/passkeys/*` (passkey_registration.go, passkey_authentication.go, passkey_manage.go): the
+/// group's first middleware is `requirePasskeyEnabled` (404 `passkey_disabled` while
+/// `GOTRUE_PASSKEY_ENABLED` is off, the default); registration then runs `requireAuthentication`
+/// and `requireNotAnonymous`, the list and management routes `requireAuthentication`, and
+/// `authentication/options` the passkey rate limiter.
+struct PasskeyEndpoints: EndpointGroup {
+    let api: Core
+
+    static var endpoints: [Endpoint<Self>] {
+        [
+            Endpoint("POST", "/passkeys/authentication/options", operation: "passkeys.authentication.options") { g, c in
+                try g.gate(); return try g.authenticationOptions(c)
+            },
+            Endpoint("POST", "/passkeys/authentication/verify", operation: "passkeys.authentication.verify") { g, c in
+                try g.gate(); return try g.authenticationVerify(c)
+            },
+            Endpoint("POST", "/passkeys/registration/options", operation: "passkeys.registration.options") { g, c in
+                try g.gate(); return try g.registrationOptions(c)
+            },
+            Endpoint("POST", "/passkeys/registration/verify", operation: "passkeys.registration.verify") { g, c in
+                try g.gate(); return try g.registrationVerify(c)
+            },
+            Endpoint("GET", "/passkeys", operation: "passkeys.list") { g, c in try g.gate(); return try g.list(c) },
+            Endpoint("PATCH", "/passkeys/{passkey_id}", operation: "passkeys.update") { g, c in try g.gate(); return try g.update(c) },
+            Endpoint("DELETE", "/passkeys/{passkey_id}", operation: "passkeys.delete") { g, c in try g.gate(); return try g.delete(c) },
+        ]
+    }
+
+    private var config: Configuration { api.config }
+    private var environment: Environment { api.project.environment }
+    private var relyingParty: RelyingParty { config.webAuthn.relyingParty(siteURL: config.siteURL) }
+
+    /// `requirePasskeyEnabled`.
+    private func gate() throws(AuthError) {
+        guard config.passkey.enabled else { throw FeatureGate.passkeysDisabled }
+    }
+
+    /// `requireAuthentication` then `requireNotAnonymous` (registration).
+    private func registeringCaller(_ context: RequestContext) throws(AuthError) -> Authenticated {
+        let caller = try api.authenticate(context, loadingIdentities: true)
+        if caller.claims["is_anonymous"]?.boolValue == true {
+            throw AuthError(403, .noAuthorization, "Anonymous user not allowed to perform these actions")
+        }
+        if caller.user.isSSOUser {
+            throw AuthError(422, .validationFailed, "SSO users cannot register passkeys")
+        }
+        try Self.requireManagementAAL(caller)
+        return caller
+    }
+
+    /// `requirePasskeyManagementAAL` (passkey_webauthn.go): with a verified MFA factor, managing
+    /// passkeys needs an aal2 session.
+    static func requireManagementAAL(_ caller: Authenticated) throws(AuthError) {
+        let hasMFA = caller.factors.contains { $0.status == "verified" }
+        if hasMFA && caller.session?.aal != "aal2" {
+            throw AuthError(403, .insufficientAal, "AAL2 session is required to manage passkeys when MFA is enabled")
+        }
+    }
+
+    // MARK: registration
+
+    /// `POST /passkeys/registration/options`.
+    func registrationOptions(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+        let caller = try registeringCaller(context)
+        let existing = try api.read { conn in try conn.webAuthnCredentials(userID: caller.user.id) }
+        if existing.count >= config.passkey.maxPasskeysPerUser {
+            throw AuthError(422, .tooManyPasskeys, "Maximum number of passkeys reached")
+        }
+        let rp = relyingParty
+        let (options, session) = PasskeyOptions.creation(user: caller.user, rp: rp, exclude: existing.map(\.credentialID),
+                                                         challenge: environment.randomBytes(WebAuthn.challengeLength))
+        return try storeChallenge(userID: caller.user.id, type: "registration", session: session, options: options)
+    }
+
+    private func storeChallenge(userID: String?, type: String, session: WebAuthnSession, options: JSON) throws(AuthError) -> HTTPResponse {
+        let now = environment.now()
+        let expiresAt = now.microseconds + Int64(config.webAuthn.challengeExpirySeconds * 1_000_000)
+        let record = WebAuthnChallengeRecord(id: environment.uuid(), userID: userID, challengeType: type,
+                                             sessionData: session.json.serialized(), createdAt: now.microseconds, expiresAt: expiresAt)
+        try api.write { conn in try conn.insertWebAuthnChallenge(record) }
+        return .json([
+            "challenge_id": .string(record.id),
+            "options": options,
+            "expires_at": .number(Double(expiresAt / 1_000_000)),
+        ])
+    }
+
+    /// The `challenge_id` / `credential` body both verify routes read, with their checks.
+    private func verifyParams(_ context: RequestContext, as name: String) throws(AuthError) -> (String, JSON) {
+        let body = try RequestBody(context.request, as: name)
+        let challengeID = try body.string("challenge_id") ?? ""
+        guard !challengeID.isEmpty else { throw AuthError(400, .validationFailed, "challenge_id is required") }
+        // `json.RawMessage`: only an absent key leaves it nil (`null` is kept as the text "null").
+        guard let credential = body.object["credential"] else { throw AuthError(400, .validationFailed, "credential is required") }
+        guard let id = AdminEndpoints.canonicalUUID(challengeID) else {
+            throw AuthError(400, .validationFailed, "challenge_id must be a valid UUID")
+        }
+        return (id, credential)
+    }
+
+    /// `ConsumeWebAuthnChallengeByID` in its own transaction: the challenge is gone whatever
+    /// happens next, then `IsExpired`.
+    private func consume(_ id: String, type: String, userID: String?) throws(AuthError) -> WebAuthnSession {
+        let found = try api.write { conn in try conn.consumeWebAuthnChallenge(id: id, type: type, userID: userID) }
+        guard let challenge = found else {
+            throw AuthError(400, .webauthnChallengeNotFound, "Challenge not found or already used")
+        }
+        if environment.now().microseconds > challenge.expiresAt {
+            throw AuthError(400, .webauthnChallengeExpired, "Challenge has expired")
+        }
+        guard let json = try? JSON(parsing: challenge.sessionData), let session = WebAuthnSession(json: json) else {
+            throw AuthError(500, .unexpectedFailure, "Database error consuming challenge")
+        }
+        return session
+    }
+
+    static let invalidResponse = AuthError(400, .webauthnVerificationFailed, "Invalid credential response")
+    static let verificationFailed = AuthError(400, .webauthnVerificationFailed, "Credential verification failed")
+
+    /// `POST /passkeys/registration/verify`.
+    func registrationVerify(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+        let caller = try registeringCaller(context)
+        let (challengeID, credentialJSON) = try verifyParams(context, as: "PasskeyRegistrationVerifyParams")
+        let session = try consume(challengeID, type: "registration", userID: caller.user.id)
+        let parsed: RegistrationResponse
+        do { parsed = try RegistrationResponse(credentialJSON) } catch {
+            logError("passkey registration: \(error)")
+            throw Self.invalidResponse
+        }
+        let verified: RegistrationResponse.Credential
+        do {
+            guard session.userID == Array(caller.user.id.utf8) else { throw WebAuthnFailure.verify("ID mismatch for user and session") }
+            verified = try parsed.verify(session: session, relyingParty: relyingParty)
+        } catch {
+            logError("passkey registration: \(error)")
+            throw Self.verificationFailed
+        }
+        let now = environment.now().microseconds
+        let aaguid = PasskeyOptions.uuidString(verified.aaguid)
+        let record = WebAuthnCredentialRecord(
+            id: environment.uuid(), userID: caller.user.id, credentialID: verified.id, publicKey: verified.publicKey,
+            attestationType: verified.attestationType, aaguid: aaguid, signCount: Int64(verified.signCount),
+            transports: JSON.array(verified.transports.map { .string($0) }).serialized(),
+            backupEligible: verified.backupEligible, backedUp: verified.backedUp,
+            friendlyName: PasskeyOptions.friendlyName(aaguid: aaguid), at: now)
+        try api.write { conn in
+            if try conn.countWebAuthnCredentials(userID: caller.user.id) >= config.passkey.maxPasskeysPerUser {
+                throw AuthError(422, .tooManyPasskeys, "Maximum number of passkeys reached")
+            }
+            do {
+                try conn.insertWebAuthnCredential(record)
+            } catch let error as StoreError where error.isUniqueViolation {
+                throw AuthError(422, .webauthnCredentialExists, "This credential is already registered")
+            }
+            try api.audit(conn, context, actor: caller.user, action: "passkey_created", logType: "user",
+                          traits: ["passkey_id": .string(record.id)])
+        }
+        var o = JSONObject()
+        o["id"] = .string(record.id)
+        if !record.friendlyName.isEmpty { o["friendly_name"] = .string(record.friendlyName) }
+        o["created_at"] = .string(Timestamp(microseconds: record.createdAt).rfc3339)
+        return .json(.object(o))
+    }
+
+    // MARK: authentication
+
+    /// `POST /passkeys/authentication/options`: a discoverable-credential request (no
+    /// `allowCredentials`, no user bound to the challenge).
+    func authenticationOptions(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+        try api.rateLimit(.passkeyAuthentication, context)
+        let (options, session) = PasskeyOptions.request(rp: relyingParty, challenge: environment.randomBytes(WebAuthn.challengeLength))
+        return try storeChallenge(userID: nil, type: "authentication", session: session, options: options)
+    }
+
+    /// `POST /passkeys/authentication/verify`: `ValidatePasskeyLogin` (the user handle names
+    /// the user, who must own the asserted credential), the user's state, then a session whose
+    /// AMR entry is `passkey` (models.PasskeyLogin).
+    func authenticationVerify(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+        let (challengeID, credentialJSON) = try verifyParams(context, as: "PasskeyAuthenticationVerifyParams")
+        let session = try consume(challengeID, type: "authentication", userID: nil)
+        let parsed: AssertionResponse
+        do { parsed = try AssertionResponse(credentialJSON) } catch {
+            logError("passkey sign-in: \(error)")
+            throw Self.invalidResponse
+        }
+        let (user, credential) = try api.read { conn -> (UserRecord?, WebAuthnCredentialRecord?) in
+            guard let handle = String(validating: parsed.userHandle, as: UTF8.self),
+                  let id = AdminEndpoints.canonicalUUID(handle), let user = try conn.user(id: id) else { return (nil, nil) }
+            let owned = try conn.webAuthnCredentials(userID: user.id)
+            return (user, owned.first(where: { $0.credentialID == parsed.rawID }))
+        }
+        let outcome: AssertionResponse.Outcome
+        do {
+            guard session.userID.isEmpty else { throw WebAuthnFailure.verify("session was not a discoverable login") }
+            guard !parsed.userHandle.isEmpty else { throw WebAuthnFailure.verify("blank user handle") }
+            guard let user, parsed.userHandle == Array(user.id.utf8) else { throw WebAuthnFailure.verify("unknown user handle") }
+            guard let credential else { throw WebAuthnFailure.verify("credential not found for the user") }
+            outcome = try parsed.verify(session: session, relyingParty: relyingParty, credential: .init(
+                publicKey: credential.publicKey, signCount: UInt32(truncatingIfNeeded: credential.signCount),
+                backupEligible: credential.backupEligible))
+        } catch {
+            logError("passkey sign-in: \(error)")
+            throw Self.verificationFailed
+        }
+        guard var user, let credential else { throw Self.verificationFailed }
+        if let email = user.email, !email.isEmpty, user.emailConfirmedAt == nil {
+            throw AuthError(403, .emailNotConfirmed, "Email not confirmed")
+        }
+        if let phone = user.phone, !phone.isEmpty, user.phoneConfirmedAt == nil {
+            throw AuthError(403, .phoneNotConfirmed, "Phone not confirmed")
+        }
+        if api.isBanned(user) { throw AuthError(403, .userBanned, "User is banned") }
+        let (issued, userJSON) = try api.write { conn in
+            try conn.markWebAuthnCredentialUsed(id: credential.id, signCount: Int64(outcome.signCount), backedUp: outcome.backedUp,
+                                                at: environment.now().microseconds)
+            try api.audit(conn, context, actor: user, action: "login", logType: "account",
+                          traits: ["passkey_id": .string(credential.id)])
+            let issued = try Tokens(api: api).issueSession(conn, user: &user, method: "passkey", request: context.request)
+            return (issued, Models.user(user, identities: try conn.identities(userID: user.id), factors: try conn.factors(userID: user.id)))
+        }
+        let response = issued.response(user: userJSON)
+        return .json(.object(response), headers: issued.headers)
+    }
+
+    // MARK: management
+
+    /// `PasskeyListItem`.
+    static func item(_ c: WebAuthnCredentialRecord) -> JSON {
+        var o = JSONObject()
+        o["id"] = .string(c.id)
+        if !c.friendlyName.isEmpty { o["friendly_name"] = .string(c.friendlyName) }
+        o["created_at"] = .string(Timestamp(microseconds: c.createdAt).rfc3339)
+        if let used = c.lastUsedAt { o["last_used_at"] = .string(Timestamp(microseconds: used).rfc3339) }
+        return .object(o)
+    }
+
+    /// `GET /passkeys`.
+    func list(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+        let caller = try api.authenticate(context)
+        let credentials = try api.read { conn in try conn.webAuthnCredentials(userID: caller.user.id) }
+        return .json(.array(credentials.map(Self.item)))
+    }
+
+    static let notFound = AuthError(404, .validationFailed, "Passkey not found")
+
+    /// `PATCH /passkeys/{passkey_id}`: the id, then the body, then the name's checks, then the row.
+    func update(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+        let caller = try api.authenticate(context)
+        guard let id = AdminEndpoints.canonicalUUID(context.pathParameters["passkey_id"] ?? "") else { throw Self.notFound }
+        let body = try RequestBody(context.request, as: "PasskeyUpdateParams")
+        let name = try body.string("friendly_name") ?? ""
+        guard !name.isEmpty else { throw AuthError(400, .validationFailed, "friendly_name is required") }
+        // Go's len() counts bytes.
+        guard name.utf8.count <= 120 else { throw AuthError(400, .validationFailed, "friendly_name must be 120 characters or less") }
+        let updated = try api.write { conn -> WebAuthnCredentialRecord in
+            guard var credential = try conn.webAuthnCredential(id: id, userID: caller.user.id) else { throw Self.notFound }
+            let now = environment.now().microseconds
+            try conn.renameWebAuthnCredential(id: id, friendlyName: name, at: now)
+            try api.audit(conn, context, actor: caller.user, action: "passkey_updated", logType: "user",
+                          traits: ["passkey_id": .string(id)])
+            credential.friendlyName = name
+            credential.updatedAt = now
+            return credential
+        }
+        return .json(Self.item(updated))
+    }
+
+    /// `DELETE /passkeys/{passkey_id}`: aal2 when MFA is on, then the id and the row; 204.
+    func delete(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+        let caller = try api.authenticate(context, loadingIdentities: true)
+        try Self.requireManagementAAL(caller)
+        guard let id = AdminEndpoints.canonicalUUID(context.pathParameters["passkey_id"] ?? "") else { throw Self.notFound }
+        try api.write { conn in
+            guard try conn.webAuthnCredential(id: id, userID: caller.user.id) != nil else { throw Self.notFound }
+            try conn.deleteWebAuthnCredential(id: id)
+            try api.audit(conn, context, actor: caller.user, action: "passkey_deleted", logType: "user",
+                          traits: ["passkey_id": .string(id)])
+        }
+        return HTTPResponse(status: 204)
+    }
+}
+
+/// `/admin/users/{user_id}/passkeys` (passkey_admin.go): behind `requireAdminCredentials` and
+/// `loadUser`, not gated by the passkey setting.
+struct AdminPasskeyEndpoints: EndpointGroup {
+    let api: Core
+
+    static var endpoints: [Endpoint<Self>] {
+        [
+            Endpoint("GET", "/admin/users/{user_id}/passkeys", operation: "admin.users.passkeys.list") { g, context in
+                _ = try g.api.requireAdmin(context)
+                let user = try AdminEndpoints(api: g.api).loadUser(context)
+                let credentials = try g.api.read { conn in try conn.webAuthnCredentials(userID: user.id) }
+                return .json(.array(credentials.map(PasskeyEndpoints.item)))
+            },
+            Endpoint("DELETE", "/admin/users/{user_id}/passkeys/{passkey_id}", operation: "admin.users.passkeys.delete") { g, context in
+                let admin = try g.api.requireAdmin(context)
+                let user = try AdminEndpoints(api: g.api).loadUser(context)
+                guard let id = AdminEndpoints.canonicalUUID(context.pathParameters["passkey_id"] ?? "") else {
+                    throw PasskeyEndpoints.notFound
+                }
+                try g.api.write { conn in
+                    guard try conn.webAuthnCredential(id: id, userID: user.id) != nil else { throw PasskeyEndpoints.notFound }
+                    try conn.deleteWebAuthnCredential(id: id)
+                    try g.api.audit(conn, context, actor: admin.actor, action: "passkey_deleted", logType: "user",
+                                    traits: ["user_id": .string(user.id), "passkey_id": .string(id)])
+                }
+                return HTTPResponse(status: 204)
+            },
+        ]
+    }
+}
+
+/// The options JSON go-webauthn builds (protocol/options.go field names and `omitempty`s) with
+/// the real server's passkey configuration (`getPasskeyWebAuthn`): attestation "none",
+/// resident key required, user verification preferred, the default algorithm list and timeout.
+enum PasskeyOptions {
+    static let userVerification = "preferred"
+
+    /// `BeginRegistration`: `PublicKeyCredentialCreationOptions` for the passkey adapter
+    /// (`webAuthnUser`: name the email, else the phone; display name `user_metadata.name`, else
+    /// the name).
+    static func creation(user: UserRecord, rp: RelyingParty, exclude: [[UInt8]], challenge: [UInt8]) -> (JSON, WebAuthnSession) {
+        let name = (user.email ?? "").isEmpty ? (user.phone ?? "") : (user.email ?? "")
+        let metaName = (try? JSON(parsing: user.userMetadata))?["name"]?.stringValue ?? ""
+        return creation(userHandle: Array(user.id.utf8), name: name, displayName: metaName.isEmpty ? name : metaName, rp: rp,
+                        exclude: exclude.map { ($0, []) }, challenge: challenge, userVerification: userVerification,
+                        residentKey: "required", attestation: "none")
+    }
+
+    /// The general shape: `authenticatorSelection` is always present (Go's `omitempty` never
+    /// drops a struct), its members and `attestation` only when set; `excludeCredentials` only
+    /// when there is one; `timeout` 120 s when user verification is "discouraged", else 300 s.
+    static func creation(userHandle: [UInt8], name: String, displayName: String, rp: RelyingParty,
+                         exclude: [([UInt8], [String])], challenge: [UInt8], userVerification: String,
+                         residentKey: String?, attestation: String?) -> (JSON, WebAuthnSession) {
+        var o = JSONObject()
+        o["rp"] = ["name": .string(rp.name), "id": .string(rp.id)]
+        o["user"] = ["name": .string(name), "displayName": .string(displayName), "id": .string(Base64URL.encode(userHandle))]
+        o["challenge"] = .string(Base64URL.encode(challenge))
+        o["pubKeyCredParams"] = .array(WebAuthn.offeredAlgorithms.map { ["type": "public-key", "alg": .number(Double($0))] })
+        o["timeout"] = .number(Double(userVerification == "discouraged" ? 120_000 : WebAuthn.defaultTimeoutMilliseconds))
+        if !exclude.isEmpty {
+            o["excludeCredentials"] = .array(exclude.map { id, transports in
+                var d: JSONObject = ["type": "public-key", "id": .string(Base64URL.encode(id))]
+                if !transports.isEmpty { d["transports"] = .array(transports.map { .string($0) }) }
+                return .object(d)
+            })
+        }
+        var selection = JSONObject()
+        if let residentKey { selection["residentKey"] = .string(residentKey) }
+        if !userVerification.isEmpty { selection["userVerification"] = .string(userVerification) }
+        o["authenticatorSelection"] = .object(selection)
+        if let attestation { o["attestation"] = .string(attestation) }
+        let session = WebAuthnSession(challenge: Base64URL.encode(challenge), rpID: rp.id, userID: userHandle,
+                                      userVerification: userVerification, credParams: WebAuthn.offeredAlgorithms)
+        return (.object(o), session)
+    }
+
+    /// `BeginDiscoverableLogin` / `BeginLogin`: `PublicKeyCredentialRequestOptions`.
+    static func request(rp: RelyingParty, challenge: [UInt8], userID: [UInt8] = [], allow: [([UInt8], [String])] = [],
+                        userVerification: String = PasskeyOptions.userVerification) -> (JSON, WebAuthnSession) {
+        var o = JSONObject()
+        o["challenge"] = .string(Base64URL.encode(challenge))
+        o["timeout"] = .number(Double(userVerification == "discouraged" ? 120_000 : WebAuthn.defaultTimeoutMilliseconds))
+        o["rpId"] = .string(rp.id)
+        if !allow.isEmpty {
+            o["allowCredentials"] = .array(allow.map { id, transports in
+                var d: JSONObject = ["type": "public-key", "id": .string(Base64URL.encode(id))]
+                if !transports.isEmpty { d["transports"] = .array(transports.map { .string($0) }) }
+                return .object(d)
+            })
+        }
+        if !userVerification.isEmpty { o["userVerification"] = .string(userVerification) }
+        let session = WebAuthnSession(challenge: Base64URL.encode(challenge), rpID: rp.id, userID: userID,
+                                      allowedCredentialIDs: allow.map(\.0), userVerification: userVerification)
+        return (.object(o), session)
+    }
+
+    /// The AAGUID as a UUID string (nil when absent); the all-zero AAGUID is kept, as GoTrue does.
+    static func uuidString(_ bytes: [UInt8]) -> String? {
+        guard bytes.count == 16 else { return nil }
+        let hex = Hex.encode(bytes)
+        let h = Array(hex)
+        return String(h[0..<8]) + "-" + String(h[8..<12]) + "-" + String(h[12..<16]) + "-" + String(h[16..<20]) + "-" + String(h[20..<32])
+    }
+
+    /// `utilities.PasskeyFriendlyName`: the authenticator's name from its AAGUID, else
+    /// "Passkey". GoTrue embeds the community AAGUID list (passkey-authenticator-aaguids); the
+    /// emulator knows the most common providers only.
+    static func friendlyName(aaguid: String?) -> String {
+        guard let aaguid, aaguid != "00000000-0000-0000-0000-000000000000" else { return "Passkey" }
+        return knownAuthenticators[aaguid] ?? "Passkey"
+    }
+
+    static let knownAuthenticators: [String: String] = [
+        "ea9b8d66-4d01-1d21-3ce4-b6b48cb575d4": "Google Password Manager",
+        "adce0002-35bc-c60a-648b-0b25f1f05503": "Chrome on Mac",
+        "fbfc3007-154e-4ecc-8c0b-6e020557d7bd": "iCloud Keychain",
+        "dd4ec289-e01d-41c9-bb89-70fa845d4bf2": "iCloud Keychain (Managed)",
+        "08987058-cadc-4b81-b6e1-30de50dcbe96": "Windows Hello",
+        "9ddd1817-af5a-4672-a2b9-3e3dd95000a9": "Windows Hello",
+        "6028b017-b1d4-4c02-b4b3-afcdafc96bb2": "Windows Hello",
+        "53414d53-554e-4700-0000-000000000000": "Samsung Pass",
+        "bada5566-a7aa-401f-bd96-45619a55120d": "1Password",
+        "d548826e-79b4-db40-a3d8-11116f7e8349": "Bitwarden",
+        "531126d6-e717-415c-9320-3d9aa6981239": "Dashlane",
+        "50726f74-6f6e-5061-7373-50726f746f6e": "Proton Pass",
+        "d3452668-01fd-4c12-926c-83a4204853aa": "Microsoft Password Manager",
+    ]
+}
