@@ -62,23 +62,7 @@ enum GoURL {
     /// `url.QueryEscape`: everything but `A-Za-z0-9-_.~` percent-encoded (upper-case hex), space
     /// as `+`.
     static func queryEscape(_ text: String) -> String {
-        let hex = Array("0123456789ABCDEF".utf8)
-        var out: [UInt8] = []
-        for b in text.utf8 {
-            switch b {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."),
-                 UInt8(ascii: "~"):
-                out.append(b)
-            case UInt8(ascii: " "):
-                out.append(UInt8(ascii: "+"))
-            default:
-                out.append(UInt8(ascii: "%"))
-                out.append(hex[Int(b >> 4)])
-                out.append(hex[Int(b & 0x0F)])
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
+        escape(text, keeping: [], spaceAsPlus: true)
     }
 
     /// `url.PathEscape` (`encodePathSegment`): unreserved characters and `$&+:=@` kept, `/`, `;`,
@@ -92,7 +76,9 @@ enum GoURL {
         escape(text, keeping: Array("$&+:=@/;,".utf8))
     }
 
-    private static func escape(_ text: String, keeping kept: [UInt8]) -> String {
+    /// Go's `escape`: unreserved bytes kept, `kept` ones too, a space as `+` in query mode,
+    /// everything else `%XX` (upper-case hex).
+    private static func escape(_ text: String, keeping kept: [UInt8], spaceAsPlus: Bool = false) -> String {
         let hex = Array("0123456789ABCDEF".utf8)
         var out: [UInt8] = []
         for b in text.utf8 {
@@ -101,6 +87,8 @@ enum GoURL {
                  UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."),
                  UInt8(ascii: "~"):
                 out.append(b)
+            case UInt8(ascii: " ") where spaceAsPlus:
+                out.append(UInt8(ascii: "+"))
             case _ where kept.contains(b):
                 out.append(b)
             default:
