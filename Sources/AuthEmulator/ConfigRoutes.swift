@@ -49,6 +49,7 @@ enum ConfigRoutes {
             "require_apikey": .bool(config.requireAPIKey),
             "sms_provider": .string(config.sms.provider),
             "sms_capture": .bool(config.sms.captureOnly),
+            "oauth_auto_approve": config.oauthServer.autoApproveEmail.map(JSON.string) ?? .null,
             "mailer_notifications": .array(MailNotification.allCases.filter(config.mailer.notifications.contains)
                 .map { .string($0.rawValue) }),
             // Public facts only: never key material.
@@ -170,6 +171,14 @@ enum ConfigRoutes {
             case "strict_id_tokens": config.identityProviders.strictIDTokens = try bool(value, key)
             case "require_apikey": config.requireAPIKey = try bool(value, key)
             case "sms_capture": config.sms.captureOnly = try bool(value, key)
+            case "oauth_auto_approve":
+                if value.isNull {
+                    config.oauthServer.autoApproveEmail = nil
+                } else if let email = value.stringValue, !email.isEmpty {
+                    config.oauthServer.autoApproveEmail = email.lowercased()
+                } else {
+                    throw invalid(key, "expected a user's email or null")
+                }
             case "mailer_notifications":
                 var kinds: Set<MailNotification> = []
                 for name in try strings(value, key) {

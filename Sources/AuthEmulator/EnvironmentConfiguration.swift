@@ -312,6 +312,7 @@ public enum EnvironmentConfiguration {
         if let path = env.raw("GOTRUE_OAUTH_SERVER_AUTHORIZATION_PATH") { config.oauthServer.authorizationPath = path }
         if let ttl = try env.duration("GOTRUE_OAUTH_SERVER_AUTHORIZATION_TTL", positive: true) { config.oauthServer.authorizationTTLSeconds = ttl }
         if let scope = env.string("GOTRUE_OAUTH_SERVER_DEFAULT_SCOPE") { config.oauthServer.defaultScope = scope }
+        if let email = env.string("AUTH_EMULATOR_OAUTH_AUTO_APPROVE") { config.oauthServer.autoApproveEmail = email.lowercased() }
     }
 
     private static func applyRateLimits(_ env: inout Reader, _ config: inout Configuration) throws(EmulatorError) {

@@ -290,3 +290,23 @@ private extension GoTrueAPI {
         #expect(exchanged.json["msg"] == "Error generating ID token")
     }
 }
+
+@Suite struct OAuthAutoApproveTests {
+    @Test func aConfiguredUserApprovesWithoutAConsentPage() throws {
+        let api = try oauthAPI { $0.oauthServer.autoApproveEmail = "headless@example.com" }
+        let clientID = api.register(["redirect_uris": ["http://localhost:4000/cb"], "token_endpoint_auth_method": "none"])
+            .json["client_id"]?.stringValue ?? ""
+        let authorize = "/oauth/authorize?client_id=\(clientID)&redirect_uri=http://localhost:4000/cb&scope=email&state=s9&code_challenge=\(challenge)&code_challenge_method=S256"
+        // No such user yet: the client hears why.
+        #expect(api.call("GET", authorize).headers["Location"]?.contains("error=server_error") == true)
+        _ = api.signUp("headless@example.com")
+        let location = try #require(api.call("GET", authorize).headers["Location"])
+        #expect(location.hasPrefix("http://localhost:4000/cb?code="))
+        #expect(location.hasSuffix("&state=s9"))
+        let code = String(RedirectURL(location).query.first { $0.name == "code" }?.value ?? "")
+        let exchanged = api.form("/oauth/token", [("grant_type", "authorization_code"), ("code", code), ("client_id", clientID),
+                                                  ("code_verifier", verifier)])
+        #expect(exchanged.status == 200)
+        #expect(claims(of: exchanged.json["access_token"]?.stringValue ?? "")["email"] == "headless@example.com")
+    }
+}

@@ -243,6 +243,10 @@ public struct OAuthServerSettings: Sendable, Equatable {
     public var authorizationTTLSeconds: Double = 600
     /// `GOTRUE_OAUTH_SERVER_DEFAULT_SCOPE`.
     public var defaultScope = "email"
+    /// Emulator-only (`AUTH_EMULATOR_OAUTH_AUTO_APPROVE`, `"oauth_auto_approve"` at runtime): the
+    /// email of a user on whose behalf `/oauth/authorize` approves at once, redirecting straight
+    /// back to the client with a code, so a headless test needs no consent page.
+    public var autoApproveEmail: String?
     public init() {}
 }
 

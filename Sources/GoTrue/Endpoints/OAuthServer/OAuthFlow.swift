@@ -107,6 +107,25 @@ extension OAuthServerEndpoints {
             return OAuthServerEndpoints.found(OAuthServerEndpoints.errorRedirect(redirectURI, "server_error", "error creating authorization",
                                                                                  state: state))
         }
+        // Emulator-only auto-approval: the configured user consents at once (as the consent API
+        // would record it) and the client gets its code without a consent page.
+        if let email = config.oauthServer.autoApproveEmail {
+            let approved: OAuthAuthorizationRecord? = try api.write { conn in
+                guard let user = try conn.user(email: email, aud: config.jwt.audience) else { return nil }
+                var authorization = record
+                authorization.userID = user.id
+                try approve(conn, &authorization)
+                try conn.upsertOAuthConsent(OAuthConsentRecord(
+                    id: environment.uuid(), userID: user.id, clientID: client.id,
+                    scopes: OAuthServerEndpoints.scopes(scope), at: environment.now().microseconds))
+                return authorization
+            }
+            guard let approved else {
+                return OAuthServerEndpoints.found(OAuthServerEndpoints.errorRedirect(
+                    redirectURI, "server_error", "auto-approve user \(email) not found", state: state))
+            }
+            return OAuthServerEndpoints.found(OAuthServerEndpoints.successRedirect(approved))
+        }
         let path = config.oauthServer.authorizationPath
         if path.isEmpty {
             return OAuthServerEndpoints.found(OAuthServerEndpoints.errorRedirect(
