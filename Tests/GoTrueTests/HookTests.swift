@@ -213,6 +213,31 @@ private func hookAPI(_ server: FakeHookServer, _ hook: WritableKeyPath<HookSetti
         #expect(users == 0)
         #expect(server.received.count == 2)
     }
+
+    @Test func inviteAsksTheHookOnlyForANewAddress() throws {
+        let server = FakeHookServer { request in
+            if request.json["user"]?["email"]?.stringValue == "refused@example.com" {
+                return FakeHookServer.json(["error": ["http_code": 403, "message": "No invitations there"]])
+            }
+            return .response(status: 204, headers: [], body: [])
+        }
+        let api = try hookAPI(server, \.beforeUserCreated) { _ in }
+        let service = api.project.configuration.apiKeys.serviceRole
+        let refused = api.call("POST", "/invite", ["email": "refused@example.com"], bearer: service)
+        #expect(refused.status == 403)
+        #expect(refused.json["msg"] == "No invitations there")
+        #expect(try api.storedUser(email: "refused@example.com") == nil)
+
+        let invited = api.call("POST", "/invite", ["email": "new@example.com", "data": ["team": "a"]], bearer: service)
+        #expect(invited.status == 200)
+        // The hook saw the user that was then stored.
+        #expect(server.received.last?.json["user"]?["id"] == invited.json["id"])
+        #expect(server.received.last?.json["user"]?["user_metadata"]?["team"] == "a")
+        // Inviting the same address again creates nobody: no call.
+        let calls = server.received.count
+        #expect(api.call("POST", "/invite", ["email": "new@example.com"], bearer: service).status == 200)
+        #expect(server.received.count == calls)
+    }
 }
 
 @Suite struct SenderHookTests {

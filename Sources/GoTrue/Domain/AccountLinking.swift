@@ -83,6 +83,27 @@ struct ExternalAccounts {
         return try conn.user(email: email, aud: aud) != nil
     }
 
+    /// `triggerBeforeUserCreatedExternal`: before any transaction (a hook call never holds the
+    /// writer), the linking decision is taken in a read; when it would create an account, the
+    /// before-user-created hook sees that account and may refuse it.
+    func beforeUserCreated(data: ProviderUserData, provider: String) throws(AuthError) {
+        let hooks = Hooks(api: api, request: context.request)
+        guard hooks.enabled(.beforeUserCreated) else { return }
+        let aud = api.requestAudience(context)
+        let (decision, candidate) = try api.read { conn in
+            try decide(conn, emails: data.emails, aud: aud, provider: provider, subject: data.metadata.subject)
+        }
+        guard case .createAccount = decision else { return }
+        if config.disableSignup { throw AuthError(422, .signupDisabled, "Signups not allowed for this instance") }
+        var user = UserRecord(id: project.environment.uuid(), createdAt: project.environment.now().microseconds)
+        user.aud = aud
+        user.role = config.jwt.defaultGroupName
+        user.email = candidate.email.isEmpty ? nil : candidate.email
+        user.appMetadata = Models.text(["provider": .string(provider), "providers": [.string(provider)]])
+        user.userMetadata = Models.text(data.metadata.identityData)
+        try hooks.beforeUserCreated(Models.user(user, identities: []))
+    }
+
     /// `createAccountFromExternalIdentity`.
     func signIn(_ conn: Connection, data: ProviderUserData, provider: String, emailOptional: Bool,
                 sent: inout [OutboxRecord]) throws -> Outcome {
@@ -112,9 +133,6 @@ struct ExternalAccounts {
             user.email = candidate.email.isEmpty ? nil : candidate.email
             user.appMetadata = Models.text(["provider": .string(provider), "providers": [.string(provider)]])
             user.userMetadata = Models.text(identityData)
-            // `triggerBeforeUserCreatedExternal`: the hook may refuse the new account (the
-            // transaction then stores nothing).
-            try Hooks(api: api, request: context.request).beforeUserCreated(Models.user(user, identities: []))
             try conn.insertUser(user)
             identity = try createIdentity(conn, user: user, provider: provider, data: identityData)
             created = true

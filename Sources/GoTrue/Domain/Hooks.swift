@@ -41,6 +41,12 @@ public struct HookCall: Sendable {
 /// The auth hooks (`internal/hooks`: v0hooks payloads, hookshttp dispatch, hookserrors): the
 /// input signed with Standard Webhooks, POSTed with the real dispatcher's deadline, retries and
 /// response checks, and the real errors when the hook fails.
+///
+/// Where they run follows the real server. The user-creation and verification-attempt hooks run
+/// before any transaction (GoTrue's `checkTX` refuses them inside one). The custom-access-token,
+/// send-email and send-SMS hooks run inside the caller's write, as GoTrue runs them inside its
+/// transaction, so a refusal rolls the change back; the price is that a slow hook holds the
+/// single writer and other writes queue behind it, for at most the 5 s deadline.
 struct Hooks {
     let api: Core
     /// The request that caused the call (its client address goes into the metadata).

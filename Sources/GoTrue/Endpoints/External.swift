@@ -268,6 +268,9 @@ struct ExternalEndpoints: EndpointGroup {
             case failed(AuthError)
         }
         let accounts = ExternalAccounts(api: api, context: context)
+        if flow.linkingTargetID == nil && (flow.inviteToken ?? "").isEmpty {
+            try accounts.beforeUserCreated(data: data, provider: provider)
+        }
         let result: Result = try api.write { conn in
             let outcome: ExternalAccounts.Outcome
             if let targetID = flow.linkingTargetID {

@@ -21,6 +21,19 @@ struct InviteEndpoints: EndpointGroup {
         let aud = api.requestAudience(context, claims: caller.claims)
         let config = api.config
 
+        // The invited user (`ToUserModel`), shown to the before-user-created hook outside any
+        // transaction when the address is new (invite.go).
+        var prospect = UserRecord(id: project.environment.uuid(), createdAt: project.environment.now().microseconds)
+        prospect.aud = aud
+        prospect.role = config.jwt.defaultGroupName
+        prospect.email = email
+        prospect.appMetadata = Models.text(["provider": "email", "providers": ["email"]])
+        prospect.userMetadata = Models.text(data)
+        let hooks = Hooks(api: api, request: context.request)
+        if hooks.enabled(.beforeUserCreated), try api.read({ conn in try conn.user(email: email, aud: aud) }) == nil {
+            try hooks.beforeUserCreated(Models.user(prospect, identities: []))
+        }
+
         var sent: [OutboxRecord] = []
         let mailer = Mailer(api: api, context: context)
         let (user, identities) = try api.write { conn in
@@ -33,14 +46,9 @@ struct InviteEndpoints: EndpointGroup {
                 user = existing
             } else {
                 // `signupNewUser` without a password, plus its email identity.
-                user = UserRecord(id: project.environment.uuid(), createdAt: now)
-                user.aud = aud
-                user.role = config.jwt.defaultGroupName
-                user.email = email
-                user.appMetadata = Models.text(["provider": "email", "providers": ["email"]])
-                user.userMetadata = Models.text(data)
-                // invite.go: the before-user-created hook may refuse the invited user.
-                try Hooks(api: api, request: context.request).beforeUserCreated(Models.user(user, identities: []))
+                user = prospect
+                user.createdAt = now
+                user.updatedAt = now
                 try conn.insertUser(user)
                 let identityData: JSONObject = ["sub": .string(user.id), "email": .string(email),
                                                 "email_verified": false, "phone_verified": false]

@@ -85,6 +85,7 @@ extension TokenEndpoints {
             case failed(AuthError)
         }
         let accounts = ExternalAccounts(api: api, context: context)
+        if target == nil { try accounts.beforeUserCreated(data: data, provider: provider.type) }
         let result: Result = try api.write { conn in
             let outcome: ExternalAccounts.Outcome
             if let target {
