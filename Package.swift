@@ -54,6 +54,8 @@ let package = Package(
 
         // Shared by the test targets that cross-check against Python; never part of a product.
         .target(name: "PythonTestSupport", path: "Tests/Support/PythonTestSupport", swiftSettings: strict),
+        // Go's encoding/json error texts, shared by the parser's and the request bodies' tests.
+        .target(name: "GoJSONFixtures", path: "Tests/Support/GoJSONFixtures", swiftSettings: strict),
         // Shared by the test targets that serve requests: a hand-moved clock, an in-process
         // GoTrue harness with request helpers, and a loopback client; never part of a product.
         .target(
@@ -63,7 +65,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "AuthCryptoTests", dependencies: ["AuthCrypto", "PythonTestSupport"], swiftSettings: strict),
-        .testTarget(name: "AuthJSONTests", dependencies: ["AuthJSON"], swiftSettings: strict),
+        .testTarget(name: "AuthJSONTests", dependencies: ["AuthJSON", "GoJSONFixtures"], swiftSettings: strict),
         .testTarget(
             name: "AuthJWTTests",
             dependencies: ["AuthJWT", "AuthJSON", "AuthCrypto", "PythonTestSupport"],
@@ -73,7 +75,7 @@ let package = Package(
         .testTarget(name: "AuthStoreTests", dependencies: ["AuthStore"], swiftSettings: strict),
         .testTarget(
             name: "GoTrueTests",
-            dependencies: ["GoTrue", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto", "AuthTestSupport"],
+            dependencies: ["GoTrue", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto", "AuthTestSupport", "GoJSONFixtures"],
             swiftSettings: strict
         ),
         .testTarget(

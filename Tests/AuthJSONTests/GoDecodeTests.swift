@@ -1,4 +1,5 @@
 import AuthJSON
+import GoJSONFixtures
 import Testing
 
 /// `JSON.goDecode` and the parser's errors against Go's `encoding/json` (scanner.go, decode.go).
@@ -6,61 +7,10 @@ import Testing
 /// for the same inputs (a struct with `email string` and `data map[string]interface{}`).
 @Suite struct GoDecodeTests {
     /// (input, json.Unmarshal's error, Decoder.Decode's error): the second column is what
-    /// `JSON.goDecode` and the strict parser must say.
-    static let syntaxErrors: [(String, String, String)] = [
-        ("{\"email\":\"a@b.co\",}", "invalid character '}' looking for beginning of object key string", "invalid character '}' looking for beginning of object key string"),
-        ("[1,]", "invalid character ']' looking for beginning of value", "invalid character ']' looking for beginning of value"),
-        ("{\"a\":1,}", "invalid character '}' looking for beginning of object key string", "invalid character '}' looking for beginning of object key string"),
-        ("{\"a\":\"\\x\"}", "invalid character 'x' in string escape code", "invalid character 'x' in string escape code"),
-        ("{\"a\":\"\\u12G4\"}", "invalid character 'G' in \\u hexadecimal character escape", "invalid character 'G' in \\u hexadecimal character escape"),
-        ("{\"a\":\"\\u12", "invalid character ' ' in \\u hexadecimal character escape", "unexpected EOF"),
-        ("\"\\", "invalid character ' ' in string escape code", "unexpected EOF"),
-        ("{\"a\":\"x\u{0}\"}", "invalid character '\\x00' in string literal", "invalid character '\\x00' in string literal"),
-        ("\u{0}", "invalid character '\\x00' looking for beginning of value", "invalid character '\\x00' looking for beginning of value"),
-        ("{\"a\":\u{7f}}", "invalid character '\\x7f' looking for beginning of value", "invalid character '\\x7f' looking for beginning of value"),
-        ("{\"a\":\u{e9}}", "invalid character '\u{c3}' looking for beginning of value", "invalid character '\u{c3}' looking for beginning of value"),
-        ("{\"a\":\u{85}}", "invalid character '\u{c2}' looking for beginning of value", "invalid character '\u{c2}' looking for beginning of value"),
-        ("{\"a\":\u{a0}}", "invalid character '\u{c2}' looking for beginning of value", "invalid character '\u{c2}' looking for beginning of value"),
-        ("\u{feff}{}", "invalid character '\u{ef}' looking for beginning of value", "invalid character '\u{ef}' looking for beginning of value"),
-        ("{\"a\":tru}", "invalid character '}' in literal true (expecting 'e')", "invalid character '}' in literal true (expecting 'e')"),
-        ("{\"a\":trux}", "invalid character 'x' in literal true (expecting 'e')", "invalid character 'x' in literal true (expecting 'e')"),
-        ("nul", "invalid character ' ' in literal null (expecting 'l')", "unexpected EOF"),
-        ("tr", "invalid character ' ' in literal true (expecting 'u')", "unexpected EOF"),
-        ("-", "invalid character ' ' in numeric literal", "unexpected EOF"),
-        ("1.", "invalid character ' ' after decimal point in numeric literal", "unexpected EOF"),
-        ("1e", "invalid character ' ' in exponent of numeric literal", "unexpected EOF"),
-        ("1e+", "invalid character ' ' in exponent of numeric literal", "unexpected EOF"),
-        ("-x", "invalid character 'x' in numeric literal", "invalid character 'x' in numeric literal"),
+    /// `JSON.goDecode` and the strict parser must say. "01" is only here: the decoder's
+    /// message names the Go type, which differs between the probe and GoTrue.
+    static let syntaxErrors: [(String, String, String)] = GoJSONSyntaxErrors.cases + [
         ("01", "invalid character '1' after top-level value", "json: cannot unmarshal number into Go value of type main.SignupParams"),
-        ("[01]", "invalid character '1' after array element", "invalid character '1' after array element"),
-        ("{\"a\":01}", "invalid character '1' after object key:value pair", "invalid character '1' after object key:value pair"),
-        ("{a:1}", "invalid character 'a' looking for beginning of object key string", "invalid character 'a' looking for beginning of object key string"),
-        ("{'a':1}", "invalid character '\\'' looking for beginning of object key string", "invalid character '\\'' looking for beginning of object key string"),
-        ("{\"a\" 1}", "invalid character '1' after object key", "invalid character '1' after object key"),
-        ("{\"a\":1 \"b\":2}", "invalid character '\"' after object key:value pair", "invalid character '\"' after object key:value pair"),
-        ("[1 2]", "invalid character '2' after array element", "invalid character '2' after array element"),
-        ("{\"a\":[1,2}", "invalid character '}' after array element", "invalid character '}' after array element"),
-        ("{\"a\":\\}", "invalid character '\\\\' looking for beginning of value", "invalid character '\\\\' looking for beginning of value"),
-        ("{\"a\":\"\\\\\"}x", "invalid character 'x' after top-level value", "<nil>"),
-        ("{\"a\":1}\\", "invalid character '\\\\' after top-level value", "<nil>"),
-        ("{\"a\":\"\u{9}\"}", "invalid character '\\t' in string literal", "invalid character '\\t' in string literal"),
-        ("{\"a\":\"\u{a}\"}", "invalid character '\\n' in string literal", "invalid character '\\n' in string literal"),
-        ("{\"a\":1.5.2}", "invalid character '.' after object key:value pair", "invalid character '.' after object key:value pair"),
-        ("{\"a\":+1}", "invalid character '+' looking for beginning of value", "invalid character '+' looking for beginning of value"),
-        ("{\"a\":.5}", "invalid character '.' looking for beginning of value", "invalid character '.' looking for beginning of value"),
-        ("{\"a\":NaN}", "invalid character 'N' looking for beginning of value", "invalid character 'N' looking for beginning of value"),
-        ("\"abc", "unexpected end of JSON input", "unexpected EOF"),
-        ("{\"a\"", "unexpected end of JSON input", "unexpected EOF"),
-        ("{\"a\":", "unexpected end of JSON input", "unexpected EOF"),
-        ("{", "unexpected end of JSON input", "unexpected EOF"),
-        ("[", "unexpected end of JSON input", "unexpected EOF"),
-        (" ", "unexpected end of JSON input", "EOF"),
-        ("{\"a\":1}x", "invalid character 'x' after top-level value", "<nil>"),
-        ("{\"a\":1} {\"b\":2}", "invalid character '{' after top-level value", "<nil>"),
-        ("{\"a\":\u{1b}}", "invalid character '\\x1b' looking for beginning of value", "invalid character '\\x1b' looking for beginning of value"),
-        ("{\"a\":\u{b}}", "invalid character '\\v' looking for beginning of value", "invalid character '\\v' looking for beginning of value"),
-        ("{\"a\":\u{7}}", "invalid character '\\a' looking for beginning of value", "invalid character '\\a' looking for beginning of value"),
-        ("{\"a\":'}", "invalid character '\\'' looking for beginning of value", "invalid character '\\'' looking for beginning of value"),
     ]
 
     @Test(arguments: GoDecodeTests.syntaxErrors.indices)
