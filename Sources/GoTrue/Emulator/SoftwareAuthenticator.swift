@@ -119,6 +119,16 @@ struct SoftwareAuthenticatorEndpoints: EndpointGroup {
         return flags
     }
 
+    /// A `PublicKeyCredential` as `toJSON()` gives it (WebAuthn L3 §5.1.8), the shape browsers'
+    /// and supabase-js's helpers send back; `response` is the attestation or assertion.
+    private static func credential(_ credentialID: [UInt8], response: JSONObject) -> HTTPResponse {
+        let id = Base64URL.encode(credentialID)
+        return .json([
+            "id": .string(id), "rawId": .string(id), "type": "public-key", "authenticatorAttachment": "platform",
+            "clientExtensionResults": .object([:]), "response": .object(response),
+        ])
+    }
+
     private static func counterBytes(_ n: UInt32) -> [UInt8] { [UInt8(n >> 24), UInt8((n >> 16) & 0xFF), UInt8((n >> 8) & 0xFF), UInt8(n & 0xFF)] }
 
     func attestation(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
@@ -153,18 +163,10 @@ struct SoftwareAuthenticatorEndpoints: EndpointGroup {
             credentialID: credentialID, userID: userID, rpID: ceremony.rpID, userHandle: ceremony.userHandle,
             privateKey: key.scalar, signCount: 0, discoverable: ceremony.discoverable, createdAt: environment.now().microseconds)
         try api.write { conn in try conn.insertSoftwareAuthenticatorKey(record) }
-        let id = Base64URL.encode(credentialID)
-        return .json([
-            "id": .string(id),
-            "rawId": .string(id),
-            "type": "public-key",
-            "authenticatorAttachment": "platform",
-            "clientExtensionResults": .object([:]),
-            "response": [
-                "clientDataJSON": .string(Base64URL.encode(clientDataJSON)),
-                "attestationObject": .string(Base64URL.encode(object)),
-                "transports": ["internal"],
-            ],
+        return Self.credential(credentialID, response: [
+            "clientDataJSON": .string(Base64URL.encode(clientDataJSON)),
+            "attestationObject": .string(Base64URL.encode(object)),
+            "transports": ["internal"],
         ])
     }
 
@@ -200,19 +202,11 @@ struct SoftwareAuthenticatorEndpoints: EndpointGroup {
             throw AuthError(500, .unexpectedFailure, "stored authenticator key is invalid")
         }
         let signature = DERSignature.encode(raw: privateKey.signature(for: authData + WebAuthn.sha256(clientDataJSON)))
-        let id = Base64URL.encode(key.credentialID)
-        return .json([
-            "id": .string(id),
-            "rawId": .string(id),
-            "type": "public-key",
-            "authenticatorAttachment": "platform",
-            "clientExtensionResults": .object([:]),
-            "response": [
-                "clientDataJSON": .string(Base64URL.encode(clientDataJSON)),
-                "authenticatorData": .string(Base64URL.encode(authData)),
-                "signature": .string(Base64URL.encode(signature)),
-                "userHandle": .string(Base64URL.encode(key.userHandle)),
-            ],
+        return Self.credential(key.credentialID, response: [
+            "clientDataJSON": .string(Base64URL.encode(clientDataJSON)),
+            "authenticatorData": .string(Base64URL.encode(authData)),
+            "signature": .string(Base64URL.encode(signature)),
+            "userHandle": .string(Base64URL.encode(key.userHandle)),
         ])
     }
 }
