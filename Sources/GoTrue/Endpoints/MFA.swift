@@ -319,9 +319,30 @@ struct MFAEndpoints: EndpointGroup {
                             factor.factorType == "totp" ? "Invalid TOTP code entered" : "Invalid MFA Phone code entered")
         }
 
-        guard let sessionID = caller.session?.id else {
-            throw AuthError(500, .unexpectedFailure, "Cannot read SessionId claim as UUID")
+        return try completeVerification(context, caller, factor, challenge: challenge,
+                                        sessionID: try verifiedSessionID(caller)) { conn, now, updated in
+            try conn.markChallengeVerified(id: challenge.id, at: now)
+            guard factor.status != "verified" else { return false }
+            updated.status = "verified"
+            try conn.updateFactor(updated)
+            return true
         }
+    }
+
+    /// The session a verification upgrades (the access token's `session_id`).
+    func verifiedSessionID(_ caller: Authenticated) throws(AuthError) -> String {
+        guard let id = caller.session?.id else { throw AuthError(500, .unexpectedFailure, "Cannot read SessionId claim as UUID") }
+        return id
+    }
+
+    /// The tail every successful verification shares (`verifyTOTPFactor`, `verifyPhoneFactor`,
+    /// `verifyWebAuthnFactor`): in one transaction, the attempt is audited, the factor-specific
+    /// writes run (`promote` returns whether the factor has just become verified), the session
+    /// becomes aal2, lower sessions and the type's unverified factors go, and a first
+    /// verification sends the factor-enrolled notice.
+    func completeVerification(_ context: RequestContext, _ caller: Authenticated, _ factor: FactorRecord,
+                              challenge: ChallengeRecord, sessionID: String,
+                              promote: (Connection, Int64, inout FactorRecord) throws -> Bool) throws(AuthError) -> HTTPResponse {
         var sent: [OutboxRecord] = []
         let mailer = Mailer(api: api, context: context)
         let (issued, userJSON) = try api.write { conn in
@@ -329,15 +350,9 @@ struct MFAEndpoints: EndpointGroup {
             try api.audit(conn, context, actor: caller.user, action: "verification_attempted", logType: "factor",
                           traits: ["factor_id": .string(factor.id), "challenge_id": .string(challenge.id),
                                    "factor_type": .string(factor.factorType)], ipAddress: api.clientIP(context))
-            try conn.markChallengeVerified(id: challenge.id, at: now)
-            var newlyVerified = false
-            if factor.status != "verified" {
-                var updated = factor
-                updated.status = "verified"
-                updated.updatedAt = now
-                try conn.updateFactor(updated)
-                newlyVerified = true
-            }
+            var updated = factor
+            updated.updatedAt = now
+            let newlyVerified = try promote(conn, now, &updated)
             guard let user = try conn.user(id: caller.user.id) else { throw AuthError(404, .userNotFound, "User not found") }
             let issued = try upgradeSession(conn, user: user, sessionID: sessionID, factor: factor, at: now,
                                             request: context.request)

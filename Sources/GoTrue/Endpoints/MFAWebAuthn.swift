@@ -135,40 +135,18 @@ extension MFAEndpoints {
                 throw AuthError(500, .unexpectedFailure, "Failed to validate WebAuthn MFA response")
             }
         }
-        guard let sessionID = caller.session?.id else {
-            throw AuthError(500, .unexpectedFailure, "Cannot read SessionId claim as UUID")
-        }
+        let sessionID = try verifiedSessionID(caller)
         // The challenge is consumed once the ceremony passed, before the transaction.
         try api.write { conn in try conn.deleteChallenge(id: challenge.id) }
-        var sent: [OutboxRecord] = []
-        let mailer = Mailer(api: api, context: context)
-        let (issued, userJSON) = try api.write { conn in
-            let now = project.environment.now().microseconds
-            try api.audit(conn, context, actor: caller.user, action: "verification_attempted", logType: "factor",
-                          traits: ["factor_id": .string(factor.id), "challenge_id": .string(challenge.id),
-                                   "factor_type": "webauthn"], ipAddress: api.clientIP(context))
-            var newlyVerified = false
-            if factor.status != "verified", let credential = newCredential {
-                var updated = factor
-                updated.status = "verified"
-                updated.updatedAt = now
-                updated.webAuthnAAGUID = PasskeyOptions.uuidString(credential.aaguid)
-                try conn.updateFactor(updated)
-                try conn.saveFactorWebAuthnCredential(factorID: factor.id, credential: FactorCredential(credential).json.serialized(),
-                                                      aaguid: updated.webAuthnAAGUID, at: now)
-                newlyVerified = true
-            }
-            guard let user = try conn.user(id: caller.user.id) else { throw AuthError(404, .userNotFound, "User not found") }
-            let issued = try upgradeSession(conn, user: user, sessionID: sessionID, factor: factor, at: now, request: context.request)
-            try conn.deleteSessionsBelowAAL2(userID: user.id)
-            try conn.deleteUnverifiedFactors(userID: user.id, factorType: "webauthn")
-            if newlyVerified {
-                mailer.notify(conn, .mfaFactorEnrolled, user: user, to: user.email ?? "", values: ["FactorType": "webauthn"], sent: &sent)
-            }
-            return (issued, Models.user(user, identities: try conn.identities(userID: user.id), factors: try conn.factors(userID: user.id)))
+        return try completeVerification(context, caller, factor, challenge: challenge, sessionID: sessionID) { conn, now, updated in
+            guard factor.status != "verified", let credential = newCredential else { return false }
+            updated.status = "verified"
+            updated.webAuthnAAGUID = PasskeyOptions.uuidString(credential.aaguid)
+            try conn.updateFactor(updated)
+            try conn.saveFactorWebAuthnCredential(factorID: factor.id, credential: FactorCredential(credential).json.serialized(),
+                                                  aaguid: updated.webAuthnAAGUID, at: now)
+            return true
         }
-        project.outbox.delivered(sent)
-        return .json(.object(issued.response(user: userJSON)), headers: issued.headers)
     }
 }
 
