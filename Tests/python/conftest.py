@@ -123,12 +123,16 @@ def make_client():
 
     clients = []
 
-    def make(server, persist_session=True):
+    def make(server, persist_session=True, timeout=None):
+        """`timeout` (seconds) replaces the client's own HTTP timeout, for hang scenarios."""
+        import httpx
+
         client = SyncGoTrueClient(
             url=f"{server.url}/auth/v1",
             headers={"apikey": ANON_KEY},
             auto_refresh_token=False,
             persist_session=persist_session,
+            http_client=httpx.Client(timeout=timeout) if timeout is not None else None,
         )
         clients.append(client)
         return client

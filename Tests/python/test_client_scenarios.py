@@ -120,22 +120,14 @@ def test_malformed_json_is_a_parse_failure_without_a_session(start_with, make_cl
     assert client.sign_in_with_password({"email": email, "password": PASSWORD}).session is not None
 
 
-def test_hang_ends_in_the_clients_timeout(start_with):
+def test_hang_ends_in_the_clients_timeout(start_with, make_client):
     server = start_with("sign-in-timeout")
-    client = SyncGoTrueClient(
-        url=f"{server.url}/auth/v1",
-        headers={"apikey": ANON_KEY},
-        auto_refresh_token=False,
-        http_client=httpx.Client(timeout=1.0),
-    )
-    try:
-        email, _ = sign_up(client)
-        with pytest.raises(AuthRetryableError) as raised:
-            client.sign_in_with_password({"email": email, "password": PASSWORD})
-        assert raised.value.status == 0
-        assert client.sign_in_with_password({"email": email, "password": PASSWORD}).session is not None
-    finally:
-        client.close()
+    client = make_client(server, timeout=1.0)
+    email, _ = sign_up(client)
+    with pytest.raises(AuthRetryableError) as raised:
+        client.sign_in_with_password({"email": email, "password": PASSWORD})
+    assert raised.value.status == 0
+    assert client.sign_in_with_password({"email": email, "password": PASSWORD}).session is not None
     entries = control(server, "GET", "/journal", params={"op": "token.password"}).json()["entries"]
     assert [(e["status"], e["fault"]) for e in entries] == [(None, "hang"), (200, None)]
 
@@ -359,23 +351,15 @@ def test_proxy_html_502_twice_reaches_the_python_client(start_with, make_client)
     sign_up(client)
 
 
-def test_sign_in_timeout_twice_reaches_the_python_client(start_with):
+def test_sign_in_timeout_twice_reaches_the_python_client(start_with, make_client):
     server = start_with("sign-in-timeout-twice")
-    client = SyncGoTrueClient(
-        url=f"{server.url}/auth/v1",
-        headers={"apikey": ANON_KEY},
-        auto_refresh_token=False,
-        http_client=httpx.Client(timeout=1.0),
-    )
-    try:
-        email, _ = sign_up(client)
-        for _ in range(2):
-            with pytest.raises(AuthRetryableError) as raised:
-                client.sign_in_with_password({"email": email, "password": PASSWORD})
-            assert raised.value.status == 0
-        assert client.sign_in_with_password({"email": email, "password": PASSWORD}).session is not None
-    finally:
-        client.close()
+    client = make_client(server, timeout=1.0)
+    email, _ = sign_up(client)
+    for _ in range(2):
+        with pytest.raises(AuthRetryableError) as raised:
+            client.sign_in_with_password({"email": email, "password": PASSWORD})
+        assert raised.value.status == 0
+    assert client.sign_in_with_password({"email": email, "password": PASSWORD}).session is not None
     entries = control(server, "GET", "/journal", params={"op": "token.password"}).json()["entries"]
     assert [e["fault"] for e in entries] == ["hang", "hang", None]
 
