@@ -45,6 +45,7 @@ public final class Emulator: Sendable {
                 let directory = String(options.databasePath[..<slash])
                 if !directory.isEmpty { try Platform.makeDirectories(directory) }
             }
+            if let trace = options.statementTracePath { try StatementTrace.start(path: trace) }
             database = try Database(path: options.databasePath)
         } catch let error as EmulatorError {
             throw error

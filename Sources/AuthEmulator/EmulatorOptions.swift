@@ -33,6 +33,10 @@ public struct EmulatorOptions: Sendable {
     public var dashboard: Bool = true
     /// Where the dashboard's scenario catalogue is read from (relative to the current directory).
     public var scenarioCatalogue: String = "scenarios"
+    /// `AUTH_EMULATOR_SQL_TRACE`: record every SQL statement and its arguments to this file, for
+    /// `bench/cost.sh`'s SQLite floor (`StatementTrace`). A benchmark instrument: the file holds
+    /// the stored values, secrets included.
+    public var statementTracePath: String?
 
     /// The default database: a file under the current directory, so each app project keeps its
     /// own users across restarts (override with `--db` or `AUTH_EMULATOR_DB`).

@@ -30,6 +30,8 @@ public enum EnvironmentConfiguration {
     public static let idpAutoApproveVariable = "AUTH_EMULATOR_IDP_AUTO_APPROVE"
     public static let strictIDTokensVariable = "AUTH_EMULATOR_STRICT_ID_TOKENS"
     public static let dashboardVariable = "AUTH_EMULATOR_DASHBOARD"
+    /// Benchmark instrument (bench/cost.sh): trace every SQL statement to this file.
+    public static let statementTraceVariable = "AUTH_EMULATOR_SQL_TRACE"
 
     /// Read by the project's test scripts (`scripts/test`, `Tests/python`), never by `serve`; a
     /// server those tests start inherits them, so they are not reported as unknown settings.
@@ -85,6 +87,7 @@ public enum EnvironmentConfiguration {
             }
         }
 
+        if let path = env.string(statementTraceVariable) { options.statementTracePath = path }
         if let iterations = try env.integer(passwordIterationsVariable, in: passwordIterationsRange) {
             config.passwordHashIterations = iterations
         }

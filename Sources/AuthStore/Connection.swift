@@ -12,6 +12,8 @@ public final class Connection {
     let handle: OpaquePointer
     private var statements: [String: CachedStatement] = [:]
     private var isClosed = false
+    /// This connection's number in the statement trace (`StatementTrace`), 0 when not tracing.
+    private let traceNumber: Int
 
     /// Set while the connection serves `Database.read`: statements that would write are refused
     /// (checked with `sqlite3_stmt_readonly`, so it also holds for the single `:memory:`
@@ -36,6 +38,7 @@ public final class Connection {
         }
         handle = db
         sqlite3_extended_result_codes(db, 1)
+        traceNumber = StatementTrace.enabled.load(ordering: .relaxed) ? StatementTrace.connectionNumber() : 0
     }
 
     deinit {
@@ -148,6 +151,7 @@ public final class Connection {
             throw Self.writeInReadError
         }
         try bind(arguments, to: statement)
+        if traceNumber != 0 { StatementTrace.record(connection: traceNumber, sql: sql, arguments: arguments) }
 
         var rows: [Row] = []
         var names: ColumnNames?

@@ -1,0 +1,110 @@
+import CSQLite
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Records every statement `Connection` runs, with its arguments, so `bench/cost` can replay
+/// exactly the same SQL in a tight loop and measure the SQLite floor of an operation (what the
+/// statements cost on their own, against the server's CPU per operation).
+///
+/// A benchmark instrument, off unless `start(path:)` was called (`AUTH_EMULATOR_SQL_TRACE`): the
+/// disabled check is one relaxed atomic load per statement. The file holds argument values, so it
+/// carries secrets (password hashes, token hashes): it is written with mode 0600 and meant for
+/// throwaway benchmark databases only.
+///
+/// Format, one record per line, fields separated by a tab:
+/// - `P <conn> <stmt> <hex SQL>`: the first time a statement text is seen;
+/// - `X <conn> <stmt> <arg>...`: one execution, each argument as `n` (NULL), `i<decimal>`,
+///   `d<16 hex digits of the IEEE-754 bits>`, `t<hex UTF-8>` or `b<hex bytes>`.
+/// `conn` numbers connections in the order they were opened, so a replay can give each traced
+/// connection its own SQLite connection (a reader's BEGIN may interleave with the writer's).
+public enum StatementTrace {
+    static let enabled = Atomic<Bool>(false)
+    private static let nextConnection = Atomic<Int>(0)
+    private static let sink = Mutex(Sink())
+
+    private struct Sink {
+        var fd: Int32 = -1
+        var statementIDs: [String: Int] = [:]
+    }
+
+    /// Starts tracing into `path` (created or truncated). Throws when the file cannot be opened.
+    public static func start(path: String) throws(StoreError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0o600)
+        guard fd >= 0 else {
+            throw StoreError(code: SQLITE_CANTOPEN, message: "statement trace \"\(path)\": cannot open (errno \(errno))")
+        }
+        sink.withLock { state in
+            if state.fd >= 0 { _ = close(state.fd) }
+            state = Sink(fd: fd)
+        }
+        enabled.store(true, ordering: .releasing)
+    }
+
+    /// Stops tracing and closes the file; connections opened while it ran record nothing more.
+    public static func stop() {
+        enabled.store(false, ordering: .releasing)
+        sink.withLock { state in
+            if state.fd >= 0 { _ = close(state.fd) }
+            state = Sink()
+        }
+    }
+
+    static func connectionNumber() -> Int {
+        nextConnection.add(1, ordering: .relaxed).newValue
+    }
+
+    static func record(connection: Int, sql: String, arguments: [SQLValue]) {
+        var line = ""
+        sink.withLock { state in
+            guard state.fd >= 0 else { return }
+            let id: Int
+            if let known = state.statementIDs[sql] {
+                id = known
+            } else {
+                id = state.statementIDs.count + 1
+                state.statementIDs[sql] = id
+                line = "P\t\(connection)\t\(id)\t\(hex(Array(sql.utf8)))\n"
+            }
+            line += "X\t\(connection)\t\(id)"
+            for argument in arguments {
+                line += "\t"
+                switch argument {
+                case .null: line += "n"
+                case .integer(let value): line += "i\(value)"
+                case .real(let value): line += "d" + String(value.bitPattern, radix: 16)
+                case .text(let value): line += "t" + hex(Array(value.utf8))
+                case .blob(let value): line += "b" + hex(value)
+                }
+            }
+            line += "\n"
+            // One write per record under the lock: records from concurrent connections never
+            // interleave, and the file is in execution order.
+            let utf8 = Array(line.utf8)
+            var offset = 0
+            while offset < utf8.count {
+                let written = utf8.withUnsafeBytes { write(state.fd, $0.baseAddress! + offset, $0.count - offset) }
+                if written <= 0 { break }
+                offset += written
+            }
+        }
+    }
+
+    private static let digits = Array("0123456789abcdef".utf8)
+
+    private static func hex(_ bytes: [UInt8]) -> String {
+        var out = [UInt8]()
+        out.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
