@@ -67,7 +67,20 @@ enum Base64Core {
     /// unused low bits of the last symbol must be zero (RFC 4648 section 3.5, canonical
     /// encoding), so every byte string has exactly one accepted encoding.
     static func decode(_ string: some StringProtocol, table: [UInt8], padded: Bool) throws(DecodingError) -> [UInt8] {
-        var utf8 = Array(string.utf8)
+        // One copy into contiguous UTF-8, then a loop over raw bytes: iterating `string.utf8`
+        // through the generic protocol was most of a JWT segment's decoding cost.
+        var text = String(string)
+        let result: Result<[UInt8], DecodingError> = text.withUTF8 { bytes in
+            do throws(DecodingError) {
+                return .success(try decode(bytes: bytes, table: table, padded: padded))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    static func decode(bytes utf8: UnsafeBufferPointer<UInt8>, table: [UInt8], padded: Bool) throws(DecodingError) -> [UInt8] {
         var dataLength = utf8.count
         if padded {
             guard utf8.count % 4 == 0 else { throw DecodingError(offset: utf8.count - utf8.count % 4) }
@@ -76,14 +89,13 @@ enum Base64Core {
                 dataLength -= 1
             }
         }
-        utf8.removeLast(utf8.count - dataLength)
 
         var out = [UInt8]()
         out.reserveCapacity(dataLength / 4 * 3 + 2)
         var accumulator: UInt32 = 0
         var symbols = 0
-        for (offset, symbol) in utf8.enumerated() {
-            let value = table[Int(symbol)]
+        for offset in 0..<dataLength {
+            let value = table[Int(utf8[offset])]
             if value == invalid { throw DecodingError(offset: offset) }
             accumulator = accumulator << 6 | UInt32(value)
             symbols += 1
@@ -124,6 +136,11 @@ public enum Base64URL {
     /// `/`, whitespace), a dangling single symbol, and non-zero unused trailing bits.
     public static func decode(_ string: some StringProtocol) throws(DecodingError) -> [UInt8] {
         try Base64Core.decode(string, table: Base64Core.urlTable, padded: false)
+    }
+
+    /// The same over raw bytes (a JWT segment sliced out of the token's UTF-8).
+    public static func decode(bytes: UnsafeBufferPointer<UInt8>) throws(DecodingError) -> [UInt8] {
+        try Base64Core.decode(bytes: bytes, table: Base64Core.urlTable, padded: false)
     }
 }
 

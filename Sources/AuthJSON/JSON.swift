@@ -131,12 +131,30 @@ public struct JSONObject: Sendable, Equatable, Sequence, ExpressibleByDictionary
     /// The position of `key`, comparing UTF-8 bytes.
     private func position(of key: String) -> Int? {
         if let index { return index[ByteKey(key)] }
-        let length = key.utf8.count
-        for i in storage.indices {
-            let candidate = storage[i].key
-            if candidate.utf8.count == length && candidate.utf8.elementsEqual(key.utf8) { return i }
+        // Byte equality (not String's canonical equivalence): keys are compared as Go compares
+        // them. Over contiguous UTF-8, since the generic `elementsEqual` walk showed in profiles.
+        var key = key
+        return key.withUTF8 { wanted -> Int? in
+            for i in storage.indices {
+                var candidate = storage[i].key
+                let equal = candidate.withUTF8 { bytes -> Bool in
+                    guard bytes.count == wanted.count else { return false }
+                    for j in 0..<bytes.count where bytes[j] != wanted[j] { return false }
+                    return true
+                }
+                if equal { return i }
+            }
+            return nil
         }
-        return nil
+    }
+
+    /// Appends a key the caller knows is absent: for objects built field by field in a fixed
+    /// order (the models' JSON), without the lookup `updateValue` makes. Lookups stay correct
+    /// (past `indexThreshold` they scan until the next `updateValue` builds the index).
+    public mutating func append(_ key: String, _ value: JSON) {
+        assert(position(of: key) == nil, "JSONObject.append: duplicate key \(key)")
+        storage.append((key, value))
+        if index != nil { index![ByteKey(key)] = storage.count - 1 }
     }
 
     public subscript(key: String) -> JSON? {

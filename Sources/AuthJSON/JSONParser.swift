@@ -42,8 +42,14 @@ extension JSON {
         self = try JSONParser.run(Array(bytes), mode: .strict(maximumDepth: maximumDepth)).value
     }
 
+    /// The common case without the generic copy: an unspecialized `Array(some Sequence)` walks
+    /// the bytes one by one through witness tables.
+    public init(parsing bytes: [UInt8], maximumDepth: Int = JSON.defaultMaximumDepth) throws(JSONError) {
+        self = try JSONParser.run(bytes, mode: .strict(maximumDepth: maximumDepth)).value
+    }
+
     public init(parsing text: String, maximumDepth: Int = JSON.defaultMaximumDepth) throws(JSONError) {
-        try self.init(parsing: text.utf8, maximumDepth: maximumDepth)
+        try self.init(parsing: Array(text.utf8), maximumDepth: maximumDepth)
     }
 
     /// Reads a request body as Go's `json.Unmarshal` does before it fills a struct: the whole
@@ -56,6 +62,11 @@ extension JSON {
     public static func goDecode(_ bytes: some Sequence<UInt8>,
                                 materializedDepth: Int = JSON.requestBodyMaterializedDepth) throws(JSONError) -> GoDecodedDocument {
         try JSONParser.run(Array(bytes), mode: .go(materializedDepth: materializedDepth))
+    }
+
+    public static func goDecode(_ bytes: [UInt8],
+                                materializedDepth: Int = JSON.requestBodyMaterializedDepth) throws(JSONError) -> GoDecodedDocument {
+        try JSONParser.run(bytes, mode: .go(materializedDepth: materializedDepth))
     }
 }
 

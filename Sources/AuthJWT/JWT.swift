@@ -275,13 +275,34 @@ extension JWT {
     /// The checks golang-jwt v5 runs before looking at a key, in its order: segments, header,
     /// claims, `alg` present and registered, signature encoding.
     static func parse(_ token: String) throws(JWTError) -> Parsed {
-        let parts = token.utf8.split(separator: UInt8(ascii: "."), maxSplits: 3, omittingEmptySubsequences: false)
-        guard parts.count == 3 else { throw .malformed(.segmentCount) }
-        let headerText = Substring(parts[0]), claimsText = Substring(parts[1]), signatureText = Substring(parts[2])
+        // Works on the token's contiguous UTF-8: the segments are byte ranges, decoded without
+        // the per-character generic walks of `split` and `Substring.utf8`.
+        var text = token
+        let result: Result<Parsed, JWTError> = text.withUTF8 { bytes in
+            do throws(JWTError) {
+                return .success(try parse(bytes: bytes))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    private static func parse(bytes: UnsafeBufferPointer<UInt8>) throws(JWTError) -> Parsed {
+        // Like `split(separator: ".", maxSplits: 3)`: exactly three segments, so exactly two dots.
+        var dots: [Int] = []
+        for index in 0..<bytes.count where bytes[index] == UInt8(ascii: ".") {
+            dots.append(index)
+            if dots.count == 3 { break }
+        }
+        guard dots.count == 2 else { throw .malformed(.segmentCount) }
+        let headerBytes = UnsafeBufferPointer(rebasing: bytes[0..<dots[0]])
+        let claimsBytes = UnsafeBufferPointer(rebasing: bytes[(dots[0] + 1)..<dots[1]])
+        let signatureBytes = UnsafeBufferPointer(rebasing: bytes[(dots[1] + 1)...])
 
         let header: JSONObject
         do throws(SegmentError) {
-            header = try decodeObject(headerText)
+            header = try decodeObject(headerBytes)
         } catch .base64(let offset) {
             throw .malformed(.headerBase64(offset: offset))
         } catch {
@@ -291,7 +312,7 @@ extension JWT {
         let claims: JSONObject
         let times: TimeClaims
         do throws(SegmentError) {
-            claims = try decodeObject(claimsText)
+            claims = try decodeObject(claimsBytes)
             times = try TimeClaims(claims)
         } catch .base64(let offset) {
             throw .malformed(.claimsBase64(offset: offset))
@@ -304,12 +325,12 @@ extension JWT {
 
         let signature: [UInt8]
         do throws(DecodingError) {
-            signature = try Base64URL.decode(signatureText)
+            signature = try Base64URL.decode(bytes: signatureBytes)
         } catch {
             throw .malformed(.signatureBase64(offset: error.offset))
         }
 
-        let signingInput = String(headerText) + "." + String(claimsText)
+        let signingInput = String(decoding: UnsafeBufferPointer(rebasing: bytes[0..<dots[1]]), as: UTF8.self)
         return Parsed(
             token: JWT(header: header, claims: claims, signingInput: signingInput, signature: signature),
             times: times, algorithm: alg)
@@ -320,10 +341,10 @@ extension JWT {
         case json
     }
 
-    static func decodeObject(_ segment: Substring) throws(SegmentError) -> JSONObject {
+    static func decodeObject(_ segment: UnsafeBufferPointer<UInt8>) throws(SegmentError) -> JSONObject {
         let bytes: [UInt8]
         do throws(DecodingError) {
-            bytes = try Base64URL.decode(segment)
+            bytes = try Base64URL.decode(bytes: segment)
         } catch {
             throw .base64(offset: error.offset)
         }

@@ -7,18 +7,20 @@ extension HTTPRequest {
     /// gateway's key check, the fake providers' userinfo, scenario consequences) uses this.
     public var bearerToken: String? {
         guard let header = headers["Authorization"] else { return nil }
-        // Byte-wise: this runs on every authenticated request.
-        let bytes = header.utf8
-        guard bytes.count > 7 else { return nil }
-        let scheme = "bearer ".utf8
-        for (byte, expected) in zip(bytes.prefix(7), scheme) where byte | 0x20 != expected {  // ASCII case folding
-            return nil
+        // Over the contiguous UTF-8 bytes: this runs on every authenticated request.
+        var text = header
+        return text.withUTF8 { bytes -> String? in
+            guard bytes.count > 7 else { return nil }
+            let scheme: StaticString = "bearer "
+            for index in 0..<7 where bytes[index] | 0x20 != scheme.utf8Start[index] {  // ASCII case folding
+                return nil
+            }
+            let token = UnsafeBufferPointer(rebasing: bytes[7...])
+            // `\S+`: no whitespace at all in the token.
+            for byte in token where byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) {
+                return nil
+            }
+            return String(decoding: token, as: UTF8.self)
         }
-        let token = bytes.dropFirst(7)
-        // `\S+`: no whitespace at all in the token.
-        guard !token.contains(where: { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0x0B || $0 == 0x0C }) else {
-            return nil
-        }
-        return String(decoding: token, as: UTF8.self)
     }
 }

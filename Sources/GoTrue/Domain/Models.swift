@@ -7,7 +7,9 @@ import AuthStore
 enum Models {
     /// Parses a stored JSON object column; a corrupt value reads as `{}`.
     static func object(_ text: String) -> JSONObject {
-        (try? JSON(parsing: text))?.objectValue ?? JSONObject()
+        // Most metadata columns hold exactly this; it is read on every sign-in and refresh.
+        if text == "{}" { return JSONObject() }
+        return (try? JSON(parsing: text))?.objectValue ?? JSONObject()
     }
 
     static func text(_ object: JSONObject) -> String { object.serialized() }
@@ -20,67 +22,67 @@ enum Models {
     /// carries them.
     static func user(_ u: UserRecord, identities: [IdentityRecord]?, factors: [FactorRecord] = []) -> JSON {
         var o = JSONObject()
-        o["id"] = .string(u.id)
-        o["aud"] = .string(u.aud)
-        o["role"] = .string(u.role)
-        o["email"] = .string(u.email ?? "")
-        if let t = u.emailConfirmedAt { o["email_confirmed_at"] = time(t) }
-        if let t = u.invitedAt { o["invited_at"] = time(t) }
-        o["phone"] = .string(u.phone ?? "")
-        if let t = u.phoneConfirmedAt { o["phone_confirmed_at"] = time(t) }
-        if let t = u.confirmationSentAt { o["confirmation_sent_at"] = time(t) }
-        if let t = u.confirmedAt { o["confirmed_at"] = time(t) }
-        if let t = u.recoverySentAt { o["recovery_sent_at"] = time(t) }
-        if let e = u.emailChange, !e.isEmpty { o["new_email"] = .string(e) }
-        if let t = u.emailChangeSentAt { o["email_change_sent_at"] = time(t) }
-        if let p = u.phoneChange, !p.isEmpty { o["new_phone"] = .string(p) }
-        if let t = u.phoneChangeSentAt { o["phone_change_sent_at"] = time(t) }
-        if let t = u.reauthenticationSentAt { o["reauthentication_sent_at"] = time(t) }
-        if let t = u.lastSignInAt { o["last_sign_in_at"] = time(t) }
-        o["app_metadata"] = .object(object(u.appMetadata).sortedRecursively())
-        o["user_metadata"] = .object(object(u.userMetadata).sortedRecursively())
-        if !factors.isEmpty { o["factors"] = .array(factors.map(factor)) }
+        o.append("id", .string(u.id))
+        o.append("aud", .string(u.aud))
+        o.append("role", .string(u.role))
+        o.append("email", .string(u.email ?? ""))
+        if let t = u.emailConfirmedAt { o.append("email_confirmed_at", time(t)) }
+        if let t = u.invitedAt { o.append("invited_at", time(t)) }
+        o.append("phone", .string(u.phone ?? ""))
+        if let t = u.phoneConfirmedAt { o.append("phone_confirmed_at", time(t)) }
+        if let t = u.confirmationSentAt { o.append("confirmation_sent_at", time(t)) }
+        if let t = u.confirmedAt { o.append("confirmed_at", time(t)) }
+        if let t = u.recoverySentAt { o.append("recovery_sent_at", time(t)) }
+        if let e = u.emailChange, !e.isEmpty { o.append("new_email", .string(e)) }
+        if let t = u.emailChangeSentAt { o.append("email_change_sent_at", time(t)) }
+        if let p = u.phoneChange, !p.isEmpty { o.append("new_phone", .string(p)) }
+        if let t = u.phoneChangeSentAt { o.append("phone_change_sent_at", time(t)) }
+        if let t = u.reauthenticationSentAt { o.append("reauthentication_sent_at", time(t)) }
+        if let t = u.lastSignInAt { o.append("last_sign_in_at", time(t)) }
+        o.append("app_metadata", .object(object(u.appMetadata).sortedRecursively()))
+        o.append("user_metadata", .object(object(u.userMetadata).sortedRecursively()))
+        if !factors.isEmpty { o.append("factors", .array(factors.map(factor))) }
         if let identities {
-            o["identities"] = .array(identities.map(identity))
+            o.append("identities", .array(identities.map(identity)))
         } else {
-            o["identities"] = .null
+            o.append("identities", .null)
         }
-        o["created_at"] = time(u.createdAt)
-        o["updated_at"] = time(u.updatedAt)
-        if let t = u.bannedUntil { o["banned_until"] = time(t) }
-        if let t = u.deletedAt { o["deleted_at"] = time(t) }
-        o["is_anonymous"] = .bool(u.isAnonymous)
+        o.append("created_at", time(u.createdAt))
+        o.append("updated_at", time(u.updatedAt))
+        if let t = u.bannedUntil { o.append("banned_until", time(t)) }
+        if let t = u.deletedAt { o.append("deleted_at", time(t)) }
+        o.append("is_anonymous", .bool(u.isAnonymous))
         return .object(o)
     }
 
     /// `models.Factor` as JSON (reference §3.3).
     static func factor(_ f: FactorRecord) -> JSON {
         var o = JSONObject()
-        o["id"] = .string(f.id)
-        o["created_at"] = time(f.createdAt)
-        o["updated_at"] = time(f.updatedAt)
-        o["status"] = .string(f.status)
-        if let name = f.friendlyName, !name.isEmpty { o["friendly_name"] = .string(name) }
-        o["factor_type"] = .string(f.factorType)
-        o["phone"] = .string(f.phone ?? "")
-        o["last_challenged_at"] = f.lastChallengedAt.map(time) ?? .null
-        if let aaguid = f.webAuthnAAGUID, !aaguid.isEmpty { o["web_authn_aaguid"] = .string(aaguid) }
+        o.append("id", .string(f.id))
+        o.append("created_at", time(f.createdAt))
+        o.append("updated_at", time(f.updatedAt))
+        o.append("status", .string(f.status))
+        if let name = f.friendlyName, !name.isEmpty { o.append("friendly_name", .string(name)) }
+        o.append("factor_type", .string(f.factorType))
+        o.append("phone", .string(f.phone ?? ""))
+        o.append("last_challenged_at", f.lastChallengedAt.map(time) ?? .null)
+        if let aaguid = f.webAuthnAAGUID, !aaguid.isEmpty { o.append("web_authn_aaguid", .string(aaguid)) }
         return .object(o)
     }
 
     /// `models.Identity` as JSON.
     static func identity(_ i: IdentityRecord) -> JSON {
         var o = JSONObject()
-        o["identity_id"] = .string(i.id)
-        o["id"] = .string(i.providerID)
-        o["user_id"] = .string(i.userID)
+        o.append("identity_id", .string(i.id))
+        o.append("id", .string(i.providerID))
+        o.append("user_id", .string(i.userID))
         let data = object(i.identityData)
-        if !data.isEmpty { o["identity_data"] = .object(data.sortedRecursively()) }
-        o["provider"] = .string(i.provider)
-        if let t = i.lastSignInAt { o["last_sign_in_at"] = time(t) }
-        o["created_at"] = time(i.createdAt)
-        o["updated_at"] = time(i.updatedAt)
-        if let e = i.email ?? (data["email"]?.stringValue?.lowercased()), !e.isEmpty { o["email"] = .string(e) }
+        if !data.isEmpty { o.append("identity_data", .object(data.sortedRecursively())) }
+        o.append("provider", .string(i.provider))
+        if let t = i.lastSignInAt { o.append("last_sign_in_at", time(t)) }
+        o.append("created_at", time(i.createdAt))
+        o.append("updated_at", time(i.updatedAt))
+        if let e = i.email ?? (data["email"]?.stringValue?.lowercased()), !e.isEmpty { o.append("email", .string(e)) }
         return .object(o)
     }
 
