@@ -228,6 +228,9 @@ final class EventLoop {
     private var generation: UInt32 = 0
     private var timers = TimerHeap()
     private var pendingJobs: [Job] = []
+    /// Requests the responder answers inline (`HTTPResponder.respondsInline`), run by this loop
+    /// once the parse that produced them has settled.
+    private var inlineJobs: [Job] = []
     private var inboxCompletions: [Completion] = []
     private var inboxSockets: [AcceptedSocket] = []
     private var now: UInt64 = 0
@@ -304,7 +307,18 @@ final class EventLoop {
         return timeout
     }
 
+    /// Answers the inline requests. Not from inside `drive`: completing one writes the response
+    /// and may parse the connection's next pipelined request out of the buffer being driven.
+    private func runInline() {
+        while !inlineJobs.isEmpty {
+            let jobs = inlineJobs
+            inlineJobs.removeAll(keepingCapacity: true)
+            for job in jobs { complete(Worker.serve(job, core, &dates)) }
+        }
+    }
+
     private func flushJobs() {
+        runInline()
         guard !pendingJobs.isEmpty else { return }
         core.queue.submit(&pendingJobs)
         if queueCheckAt == 0 { queueCheckAt = now + Self.queuePatienceNanoseconds }
@@ -514,9 +528,12 @@ final class EventLoop {
                 connection.phase = .processing
                 connection.headStartedAt = 0
                 connection.bodyStartedAt = 0
-                pendingJobs.append(Job(
-                    request: request, token: connection.token, loop: index, keepAlive: keepAlive, enqueuedAt: now
-                ))
+                let job = Job(request: request, token: connection.token, loop: index, keepAlive: keepAlive, enqueuedAt: now)
+                if core.responder.respondsInline(to: job.request) {
+                    inlineJobs.append(job)
+                } else {
+                    pendingJobs.append(job)
+                }
                 return (position, .dispatched)
             case .failure(let failure, let headers):
                 return (position, .failed(failure, headers))

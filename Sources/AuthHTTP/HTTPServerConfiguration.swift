@@ -2,6 +2,16 @@
 public protocol HTTPResponder: Sendable {
     /// Runs on a worker thread of the server's bounded pool; may block (SQLite, PBKDF2).
     func respond(to request: HTTPRequest) -> HTTPResponse
+
+    /// True when `respond(to:)` is quick for this request and never blocks (no database, no
+    /// password hashing, no outbound call). The event loop then answers it itself: for a tiny
+    /// response the hand-off to a worker and back (two thread wake-ups) costs more than the
+    /// response. Asked on the loop for every request, so it must be cheap. Default: false.
+    func respondsInline(to request: HTTPRequest) -> Bool
+}
+
+extension HTTPResponder {
+    public func respondsInline(to request: HTTPRequest) -> Bool { false }
 }
 
 /// A request the transport refuses before any responder sees it. Each is answered once and the

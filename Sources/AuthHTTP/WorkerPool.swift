@@ -157,24 +157,27 @@ enum Worker {
     /// connection's loop. Serializing here keeps that work off the loops.
     static func run(_ core: ServerCore) {
         var dates = DateCache()
-        let sendsDate = core.configuration.sendsDateHeader
-        let server = core.configuration.serverHeader
         while let job = core.queue.take() {
             let started = Clock.monotonicNanoseconds()
-            let response = core.responder.respond(to: job.request)
-            let context = ResponseSerializer.Context(
-                isHead: job.request.method == "HEAD",
-                isHTTP10: job.request.version == "HTTP/1.0",
-                keepAlive: job.keepAlive && !core.draining.load(ordering: .relaxed),
-                date: sendsDate ? dates.current() : nil,
-                server: server
-            )
-            let (bytes, keepAlive) = ResponseSerializer.serialize(response, context)
+            let completion = serve(job, core, &dates)
             let elapsed = Clock.monotonicNanoseconds() &- started
             core.queue.record(serviceNanoseconds: Int(min(elapsed, 10_000_000_000)))
-            core.loops[job.loop].deliver(Completion(
-                token: job.token, bytes: bytes, directive: response.directive, keepAlive: keepAlive
-            ))
+            core.loops[job.loop].deliver(completion)
         }
+    }
+
+    /// Runs the responder for one job and serializes its response; also what a loop does for
+    /// requests the responder answers inline.
+    static func serve(_ job: Job, _ core: ServerCore, _ dates: inout DateCache) -> Completion {
+        let response = core.responder.respond(to: job.request)
+        let context = ResponseSerializer.Context(
+            isHead: job.request.method == "HEAD",
+            isHTTP10: job.request.version == "HTTP/1.0",
+            keepAlive: job.keepAlive && !core.draining.load(ordering: .relaxed),
+            date: core.configuration.sendsDateHeader ? dates.current() : nil,
+            server: core.configuration.serverHeader
+        )
+        let (bytes, keepAlive) = ResponseSerializer.serialize(response, context)
+        return Completion(token: job.token, bytes: bytes, directive: response.directive, keepAlive: keepAlive)
     }
 }

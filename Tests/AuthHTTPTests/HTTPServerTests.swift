@@ -86,6 +86,36 @@ struct HTTPServerTests {
         }
     }
 
+    @Test func inlineRequestsAreAnsweredByTheLoopInOrderWithTheOthers() throws {
+        try withServer { server in
+            // Every worker blocked: only the loop itself can answer what follows.
+            var blocked: [TestClient] = []
+            for _ in 0..<4 {
+                let client = try TestClient(port: server.port)
+                try client.send("GET /block HTTP/1.1\r\nHost: h\r\n\r\n")
+                blocked.append(client)
+            }
+            let client = try TestClient(port: server.port)
+            try client.send("GET /inline?n=1 HTTP/1.1\r\nHost: h\r\n\r\nGET /inline?n=2 HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(try client.readResponse().text == "inline 1")
+            #expect(try client.readResponse().text == "inline 2")
+            // Directives apply as for worker responses.
+            try client.send("GET /inline-delay?ms=20 HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(try client.readResponse().text == "inline delayed")
+            for _ in blocked { workerGate.signal() }
+            for other in blocked { #expect(try other.readResponse().text == "unblocked") }
+            // Pipelined inline and worker requests keep their order.
+            try client.send(
+                "GET /inline?n=3 HTTP/1.1\r\nHost: h\r\n\r\n"
+                + "GET /slow?ms=30 HTTP/1.1\r\nHost: h\r\n\r\n"
+                + "GET /inline?n=4 HTTP/1.1\r\nHost: h\r\n\r\n"
+            )
+            #expect(try client.readResponse().text == "inline 3")
+            #expect(try client.readResponse().text == "slow")
+            #expect(try client.readResponse().text == "inline 4")
+        }
+    }
+
     @Test func keepAliveReusesTheConnection() throws {
         try withServer { server in
             let client = try TestClient(port: server.port)

@@ -6,11 +6,24 @@ import Foundation
 import Testing
 @testable import AuthHTTP
 
+/// Holds `/block` requests (on worker threads) until the test signals it once per request.
+let workerGate = DispatchSemaphore(value: 0)
+
 /// One route per behaviour under test.
 struct TestResponder: HTTPResponder {
+    /// `/inline…` paths are answered by the event loop itself.
+    func respondsInline(to request: HTTPRequest) -> Bool { request.path.hasPrefix("/inline") }
+
     func respond(to request: HTTPRequest) -> HTTPResponse {
         let milliseconds = Int(request.queryValue("ms") ?? "") ?? 0
         switch request.path {
+        case "/inline":
+            return HTTPResponse(status: 200, body: Array("inline \(request.queryValue("n") ?? "")".utf8))
+        case "/inline-delay":
+            return HTTPResponse(status: 200, body: Array("inline delayed".utf8), directive: ResponseDirective(delay: .milliseconds(milliseconds)))
+        case "/block":
+            workerGate.wait()
+            return HTTPResponse(status: 200, body: Array("unblocked".utf8))
         case "/health":
             return HTTPResponse(status: 200, headers: ["Content-Type": "text/plain"], body: Array("ok".utf8))
         case "/delay":

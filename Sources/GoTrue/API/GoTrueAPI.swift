@@ -94,6 +94,18 @@ public final class GoTrueAPI: HTTPResponder {
         return names
     }()
 
+    /// Routes answered from the configuration alone, at the root and through the gateway: the
+    /// event loop may run them itself (`HTTPResponder.respondsInline`). Every middleware still
+    /// applies (scenarios, journal, access log); none of them blocks.
+    static let inlinePaths: Set<String> = {
+        let paths = ["/health", "/settings", "/.well-known/jwks.json"]
+        return Set(paths + paths.map { gatewayPrefix + $0 })
+    }()
+
+    public func respondsInline(to request: HTTPRequest) -> Bool {
+        (request.method == "GET" || request.method == "HEAD") && GoTrueAPI.inlinePaths.contains(request.path)
+    }
+
     public func respond(to request: HTTPRequest) -> HTTPResponse {
         var path = request.path
         var viaGateway = false
