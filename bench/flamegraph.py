@@ -442,9 +442,9 @@ def write_svg(stacks, path, title, min_percent):
         w('<text x="%d" y="45">%s</text>\n' % (x + 16, esc(label)))
         x += 16 + int(len(label) * CHAR_W) + 18
     w('<text x="%d" y="45" text-anchor="end">%d samples</text>\n'
-      % (WIDTH - PAD - 150, total))
+      % (WIDTH - PAD - 205, total))
     w('<text id="reset" class="ctl" x="%d" y="45" text-anchor="end" style="display:none">'
-      'Reset zoom</text>\n' % (WIDTH - PAD - 70))
+      'Reset zoom</text>\n' % (WIDTH - PAD - 105))
     w('<text id="search" class="ctl" x="%d" y="45" text-anchor="end">Search</text>\n'
       % (WIDTH - PAD))
     w('<text id="details" x="%d" y="%d"> </text>\n' % (PAD, height - 10))
