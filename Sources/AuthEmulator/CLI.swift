@@ -50,6 +50,7 @@ public enum CLI {
         "config", "host", "port", "db", "jwt-secret", "site-url", "external-url", "workers", "password-iterations",
         "anon-key", "service-role-key", "publishable-key", "secret-key", "scenario", "rate-limits", "journal-size",
         "seed", "export-on-exit", "signing-key", "sms", "log-format", "dashboard", "shutdown-timeout",
+        "max-connections", "header-timeout", "body-timeout",
     ]
     static let serveSwitches: Set<String> = [
         "autoconfirm", "sms-autoconfirm", "anonymous", "signup", "phone", "idp-auto-approve", "strict-id-tokens",
@@ -106,6 +107,11 @@ public enum CLI {
                   --password-iterations <n>  PBKDF2 iterations for new password hashes, \(EnvironmentConfiguration.passwordIterationsRange.lowerBound)-\(EnvironmentConfiguration.passwordIterationsRange.upperBound)
                                              (default \(Configuration().passwordHashIterations); env AUTH_EMULATOR_PASSWORD_ITERATIONS).
                   --workers <n>              Request worker threads.
+                  --max-connections <n>      Open connections at most (default 10000); one more is answered
+                                             503 and closed (env AUTH_EMULATOR_MAX_CONNECTIONS).
+                  --header-timeout <s>       Seconds a request head may take from its first byte (default 10);
+                                             a slower client is disconnected.
+                  --body-timeout <s>         Seconds a request body may take after its head (default 30).
                   --scenario <file>          Activate a failure scenario (JSON, see scenarios/README.md);
                                              repeatable. Invalid files stop the start with their errors.
                   --rate-limits <preset>     off (nothing limited), real (GoTrue's limits, keyed on the
@@ -360,6 +366,9 @@ public enum CLI {
         if let port = try number(flags, "port", in: 0...65535) { options.port = port }
         if let db = try nonEmpty(flags, "db") { options.databasePath = db }
         if let workers = try number(flags, "workers", in: 1...256) { options.workerThreads = workers }
+        if let cap = try number(flags, "max-connections", in: EnvironmentConfiguration.maxConnectionsRange) { options.maxConnections = cap }
+        if let seconds = try number(flags, "header-timeout", in: 1...3600) { options.headerTimeoutSeconds = seconds }
+        if let seconds = try number(flags, "body-timeout", in: 1...3600) { options.bodyTimeoutSeconds = seconds }
         if let size = try number(flags, "journal-size", in: 0...1_000_000) { options.journalCapacity = size }
         if let seconds = try number(flags, "shutdown-timeout", in: 0...3600) { options.shutdownTimeoutSeconds = Double(seconds) }
         if let mode = flags.values["dashboard"] {

@@ -79,6 +79,9 @@ public final class Emulator: Sendable {
         http.host = options.host
         http.port = options.port
         if let workers = options.workerThreads { http.workerThreads = workers }
+        if let cap = options.maxConnections { http.maxConnections = cap }
+        if let seconds = options.headerTimeoutSeconds { http.headerTimeout = .seconds(seconds) }
+        if let seconds = options.bodyTimeoutSeconds { http.bodyTimeout = .seconds(seconds) }
         // Go's `http.DefaultMaxHeaderBytes` (1 MiB): an access token carrying a user's large
         // metadata still fits. The read buffer grows only with the bytes a client really sends.
         http.maxHeaderBytes = 1 << 20

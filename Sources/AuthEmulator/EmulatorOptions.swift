@@ -15,6 +15,14 @@ public struct EmulatorOptions: Sendable {
     public var configuration = Configuration()
     /// Worker threads for request handling (SQLite, password hashing); nil = the server default.
     public var workerThreads: Int?
+    /// Open client connections at most (`--max-connections`, `AUTH_EMULATOR_MAX_CONNECTIONS`);
+    /// one more is answered 503 and closed. nil = the server default (10,000).
+    public var maxConnections: Int?
+    /// Seconds a request head may take from its first byte (`--header-timeout`; slowloris
+    /// defence) and a body from the end of its head (`--body-timeout`); nil = the server's
+    /// defaults, 10 and 30.
+    public var headerTimeoutSeconds: Int?
+    public var bodyTimeoutSeconds: Int?
     /// Failure scenarios active from the start (`serve --scenario FILE`).
     public var scenarios: [Scenario] = []
     /// Requests the journal keeps (`--journal-size`, `AUTH_EMULATOR_JOURNAL_SIZE`); 0 turns it off.

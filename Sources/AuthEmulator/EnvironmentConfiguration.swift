@@ -27,6 +27,9 @@ public enum EnvironmentConfiguration {
     public static let rateLimitPeerVariable = "AUTH_EMULATOR_RATE_LIMIT_PEER"
     public static let journalSizeVariable = "AUTH_EMULATOR_JOURNAL_SIZE"
     public static let shutdownTimeoutVariable = "AUTH_EMULATOR_SHUTDOWN_TIMEOUT"
+    public static let maxConnectionsVariable = "AUTH_EMULATOR_MAX_CONNECTIONS"
+    /// `--max-connections`: at least one; a million is far beyond any descriptor limit.
+    public static let maxConnectionsRange = 1...1_000_000
     public static let idpAutoApproveVariable = "AUTH_EMULATOR_IDP_AUTO_APPROVE"
     public static let strictIDTokensVariable = "AUTH_EMULATOR_STRICT_ID_TOKENS"
     public static let dashboardVariable = "AUTH_EMULATOR_DASHBOARD"
@@ -77,6 +80,7 @@ public enum EnvironmentConfiguration {
         if let seconds = try env.integer(shutdownTimeoutVariable, in: 0...3600, unit: "seconds") {
             options.shutdownTimeoutSeconds = Double(seconds)
         }
+        if let cap = try env.integer(maxConnectionsVariable, in: maxConnectionsRange) { options.maxConnections = cap }
         if let mode = env.raw(dashboardVariable) {
             switch mode {
             case "on": options.dashboard = true

@@ -201,7 +201,8 @@ final class EventLoop {
     /// Bytes read per recv; also the largest chunk parsed without copying.
     private static let scratchSize = 64 * 1024
     /// While a request is in flight, pipelined input is buffered up to this much, then reading
-    /// pauses until the response is out.
+    /// pauses until the response is out (the next request is parsed only then, which together
+    /// with the capped send queue is the output backpressure; see `sendBufferBytes`).
     private static let pipelineBufferLimit = 64 * 1024
     /// How long a closing connection may take to send its FIN after ours.
     private static let lingerNanoseconds: UInt64 = 2_000_000_000
@@ -452,19 +453,24 @@ final class EventLoop {
     private func readAvailable(_ connection: Connection) {
         let buffer = scratch.baseAddress!
         while connection.readReady {
+            var wanted = Self.scratchSize
             switch connection.phase {
             case .closed:
                 return
             case .processing, .delayed, .writing, .dripping:
-                if connection.input.count >= Self.pipelineBufferLimit { return }
+                // Read ahead no further than the limit: the rest waits in the kernel's receive
+                // queue (bounded by `receiveBufferBytes`), and TCP flow control stops the peer.
+                let room = Self.pipelineBufferLimit - connection.input.count
+                if room <= 0 { return }
+                wanted = min(wanted, room)
             case .reading, .stalled, .lingering:
                 break
             }
-            switch SocketOps.receive(connection.fd, into: buffer, count: Self.scratchSize) {
+            switch SocketOps.receive(connection.fd, into: buffer, count: wanted) {
             case .transferred(let count):
                 // A short read drained the socket: with edge-triggered readiness, more data would
                 // raise a new event. Unless the peer already hung up, whose EOF raises none.
-                if count < Self.scratchSize && !connection.hungUp { connection.readReady = false }
+                if count < wanted && !connection.hungUp { connection.readReady = false }
                 ingest(connection, UnsafeBufferPointer(start: buffer.assumingMemoryBound(to: UInt8.self), count: count))
             case .wouldBlock:
                 connection.readReady = false

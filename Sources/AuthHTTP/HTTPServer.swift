@@ -61,7 +61,10 @@ public final class HTTPServer: Sendable {
 
     private func launch() throws(SocketError) -> Runtime {
         SocketOps.raiseOpenFileLimit()
-        let listener = try SocketOps.listen(host: configuration.host, port: configuration.port, backlog: configuration.backlog)
+        let listener = try SocketOps.listen(
+            host: configuration.host, port: configuration.port, backlog: configuration.backlog,
+            sendBuffer: configuration.sendBufferBytes, receiveBuffer: configuration.receiveBufferBytes
+        )
         var handles: [LoopHandle] = []
         do throws(SocketError) {
             for index in 0..<max(1, configuration.loopThreads) {

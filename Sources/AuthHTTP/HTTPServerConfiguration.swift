@@ -92,6 +92,26 @@ public struct HTTPServerConfiguration: Sendable {
     public var headerTimeout: Duration = .seconds(10)
     /// A request body must be complete within this after the head.
     public var bodyTimeout: Duration = .seconds(30)
+    /// Cap on the response bytes one connection may have queued in the kernel (SO_SNDBUF of every
+    /// accepted socket); nil leaves the kernel's autotuning (Linux: up to tcp_wmem's 4 MiB).
+    ///
+    /// This is the output backpressure. A connection is answered one request at a time, and its
+    /// next pipelined request is parsed only once the previous response is entirely in the
+    /// kernel. When a peer stops reading, its queue fills to this cap, a send returns EAGAIN,
+    /// the rest of that one response waits in user space for writability, and the peer's
+    /// further requests stay unparsed (at most 64 KiB read ahead, the rest in the receive queue
+    /// below) until it reads again. A large response still goes out completely, in steps, on
+    /// writability; only a long fat link notices (one connection's rate is bounded by cap / RTT).
+    ///
+    /// Keep it at 64 KiB or more: Linux's loopback MTU is 64 KiB, and a smaller queue stalls
+    /// there (a 3.8 MB response took 2.4 s at 32 KiB, 60 ms at 64 KiB).
+    public var sendBufferBytes: Int? = 64 * 1024
+    /// Cap on the request bytes one connection may have queued in the kernel (SO_RCVBUF); nil
+    /// leaves the kernel's autotuning (Linux: up to tcp_rmem's maximum, 6 MiB or more). Bounds
+    /// what a client pipelining requests the server is not parsing yet can park in the kernel;
+    /// TCP flow control then stops the client. A 1 MiB body still uploads in about a millisecond
+    /// on loopback.
+    public var receiveBufferBytes: Int? = 32 * 1024
     /// Lets the layer above shape protocol-error bodies (e.g. GoTrue's 413 JSON). The headers
     /// parsed so far, if any, are passed. Default: short text/plain bodies.
     public var protocolErrorRenderer: @Sendable (HTTPProtocolFailure, HTTPHeaders?) -> HTTPResponse =

@@ -38,7 +38,16 @@ enum SocketOps {
     /// Creates a non-blocking listening socket. SO_REUSEADDR lets a restarted emulator rebind
     /// while old connections sit in TIME_WAIT; port 0 asks the kernel for an ephemeral port,
     /// read back with getsockname.
-    static func listen(host: String, port: Int, backlog: Int32) throws(SocketError) -> (fd: Int32, port: Int) {
+    ///
+    /// `sendBuffer` and `receiveBuffer` (bytes, nil = the kernel's autotuning) are set on the
+    /// listener before `listen`: accepted sockets inherit both (Linux copies the listener's
+    /// socket in `sk_clone_lock`; Darwin's `sonewconn` reserves the listener's high-water marks
+    /// and keeps `SB_USRSIZE`, which turns off its auto-sizing), so it costs no call per accept,
+    /// and tcp(7) asks for the receive buffer to be set before `listen` so the window scale
+    /// offered in the SYN-ACK matches it.
+    static func listen(
+        host: String, port: Int, backlog: Int32, sendBuffer: Int? = nil, receiveBuffer: Int? = nil
+    ) throws(SocketError) -> (fd: Int32, port: Int) {
         guard (0...65535).contains(port) else { throw SocketError(operation: "listen", errno: EINVAL) }
         var hints = addrinfo()
         hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
@@ -60,6 +69,8 @@ enum SocketOps {
             var one: Int32 = 1
             setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
             setCloseOnExec(fd)
+            if let sendBuffer { setBufferSize(fd, SO_SNDBUF, sendBuffer) }
+            if let receiveBuffer { setBufferSize(fd, SO_RCVBUF, receiveBuffer) }
             if bind(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) != 0 {
                 lastError = SocketError(operation: "bind", errno: errno)
                 _ = systemClose(fd)
@@ -199,6 +210,15 @@ enum SocketOps {
             limits.rlim_cur = target
             _ = setrlimit(resource, &limits)
         }
+    }
+
+    /// Linux doubles the value for its bookkeeping (socket(7)) and clamps it to
+    /// `net.core.wmem_max`/`rmem_max`; Darwin takes it as the high-water mark. Either way setting
+    /// it pins the size: the kernel no longer grows the buffer (Linux: tcp_wmem/tcp_rmem
+    /// autotuning, up to 4 and 6 MiB by default).
+    private static func setBufferSize(_ fd: Int32, _ option: Int32, _ bytes: Int) {
+        var value = Int32(clamping: bytes)
+        setsockopt(fd, SOL_SOCKET, option, &value, socklen_t(MemoryLayout<Int32>.size))
     }
 
     // MARK: - internals

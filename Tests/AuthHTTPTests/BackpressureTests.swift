@@ -1,0 +1,142 @@
+// Output backpressure: a client that pipelines requests and never reads must stop being served
+// once its unsent responses reach the per-connection cap, and be served again when it reads.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import Synchronization
+import Testing
+@testable import AuthHTTP
+
+/// Answers `/seq?i=N&pad=P` with "N\n" and P filler bytes, counting the requests it served.
+private final class CountingResponder: HTTPResponder, Sendable {
+    let served = Atomic<Int>(0)
+
+    func respond(to request: HTTPRequest) -> HTTPResponse {
+        served.add(1, ordering: .relaxed)
+        let index = request.queryValue("i") ?? "?"
+        let pad = Int(request.queryValue("pad") ?? "") ?? 0
+        return HTTPResponse(status: 200, body: Array("\(index)\n".utf8) + [UInt8](repeating: 0x2E, count: pad))
+    }
+}
+
+@Suite("Output backpressure")
+struct BackpressureTests {
+    /// Waits until `value` has not changed for `quiet` seconds (or `limit` passed); returns it.
+    private func settled(_ value: () -> Int, quiet: Double = 1, limit: Double = 15) -> Int {
+        let start = monotonicSeconds()
+        var last = value()
+        var since = monotonicSeconds()
+        while monotonicSeconds() - start < limit {
+            usleep(50_000)
+            let now = value()
+            if now != last {
+                last = now
+                since = monotonicSeconds()
+            } else if monotonicSeconds() - since >= quiet {
+                break
+            }
+        }
+        return last
+    }
+
+    @Test func neverReadingPipelinerIsPausedThenAnsweredInOrder() throws {
+        let responder = CountingResponder()
+        var configuration = HTTPServerConfiguration(port: 0, loopThreads: 1, workerThreads: 2)
+        configuration.sendBufferBytes = 64 * 1024
+        let server = HTTPServer(configuration: configuration, responder: responder)
+        try server.start()
+        defer { server.shutdown(timeout: .seconds(2)) }
+
+        // 2,000 requests whose answers total ~8 MiB: without a cap, Linux's send-buffer
+        // autotuning (tcp_wmem, up to 4 MiB) would take about half of them unread.
+        let count = 2000
+        let pad = 4096
+        let client = try TestClient(port: server.port, receiveTimeout: 10)
+        // The client's own receive queue takes answers too; pin its size (setting it turns off
+        // the kernel's receive autotuning on Linux and Darwin) so the count below is the
+        // server's doing. Not smaller: below the 64 KiB loopback MTU, reading back crawls.
+        var small: Int32 = 64 * 1024
+        setsockopt(client.fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+        var requests: [UInt8] = []
+        for index in 0..<count {
+            requests += Array("GET /seq?i=\(index)&pad=\(pad) HTTP/1.1\r\nHost: h\r\n\r\n".utf8)
+        }
+        // Sent from another thread: once the server stops reading, TCP flow control blocks the
+        // sender too, until this test starts reading below.
+        let fd = client.fd
+        let sent = DispatchSemaphore(value: 0)
+        let payload = requests
+        Thread.detachNewThread {
+            var offset = 0
+            while offset < payload.count {
+                #if canImport(Darwin)
+                let n = payload.withUnsafeBytes { Darwin.send(fd, $0.baseAddress! + offset, $0.count - offset, 0) }
+                #else
+                let n = payload.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+                #endif
+                if n <= 0 { break }
+                offset += n
+            }
+            sent.signal()
+        }
+
+        // The server answers what fits in the capped queues, then stops parsing.
+        let paused = settled { responder.served.load(ordering: .relaxed) }
+        #expect(paused > 0)
+        // Send queue (64 KiB, doubled by Linux for bookkeeping) + the client's receive queue +
+        // one response waiting in user space: about 60 answers of 4 KiB on Linux, against ~930
+        // with the kernel's autotuning. 256 leaves room for other kernels' accounting.
+        #expect(paused <= 256, "served \(paused) of \(count) requests nobody read")
+        usleep(300_000)
+        #expect(responder.served.load(ordering: .relaxed) == paused, "the server kept parsing")
+
+        // Reading resumes service: every request answered, in order.
+        for index in 0..<count {
+            let response = try client.readResponse()
+            #expect(response.status == 200)
+            let line = response.body.prefix { $0 != 0x0A }
+            guard String(decoding: line, as: UTF8.self) == String(index), response.body.count == line.count + 1 + pad else {
+                Issue.record("response \(index) is \(String(decoding: line, as: UTF8.self)), \(response.body.count) bytes")
+                return
+            }
+        }
+        #expect(sent.wait(timeout: .now() + 5) == .success)
+        #expect(responder.served.load(ordering: .relaxed) == count)
+    }
+
+    @Test func largeResponseArrivesCompleteThroughTheCap() throws {
+        try withServer { server in
+            let client = try TestClient(port: server.port, receiveTimeout: 10)
+            let size = 8 * 1024 * 1024
+            try client.send("GET /big?n=\(size) HTTP/1.1\r\nHost: h\r\n\r\n")
+            // A late reader: the capped queue fills and the server waits for writability.
+            usleep(200_000)
+            let response = try client.readResponse()
+            #expect(response.body.count == size)
+            #expect(response.body.enumerated().allSatisfy { $0.element == UInt8(truncatingIfNeeded: $0.offset % 251) })
+            // The connection is still good for the next request.
+            try client.send("GET /health HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(try client.readResponse().text == "ok")
+        }
+    }
+
+    @Test func pipelinedLargeResponsesAllArrive() throws {
+        // Several big answers queued behind each other: each waits for the one before to be in
+        // the kernel, none is cut short.
+        try withServer { server in
+            let client = try TestClient(port: server.port, receiveTimeout: 10)
+            let size = 1024 * 1024
+            var requests = ""
+            for _ in 0..<4 { requests += "GET /big?n=\(size) HTTP/1.1\r\nHost: h\r\n\r\n" }
+            try client.send(requests)
+            for _ in 0..<4 {
+                let response = try client.readResponse()
+                #expect(response.status == 200)
+                #expect(response.body.count == size)
+            }
+        }
+    }
+}
