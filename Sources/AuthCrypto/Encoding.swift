@@ -132,6 +132,12 @@ public enum Base64URL {
         Base64Core.encode(bytes, alphabet: Base64Core.urlAlphabet, padding: false)
     }
 
+    /// Byte arrays (JWT segments, signatures) without the generic element-by-element copy an
+    /// unspecialized `some Sequence` call makes from another module.
+    public static func encode(_ bytes: [UInt8]) -> String {
+        Base64Core.encode(bytes, alphabet: Base64Core.urlAlphabet, padding: false)
+    }
+
     /// Strict: rejects `=` padding, characters outside the URL-safe alphabet (including `+`,
     /// `/`, whitespace), a dangling single symbol, and non-zero unused trailing bits.
     public static func decode(_ string: some StringProtocol) throws(DecodingError) -> [UInt8] {

@@ -1,5 +1,6 @@
 import AuthJSON
 import AuthStore
+import Synchronization
 
 /// JSON shapes of the real server's models (reference §3.1-3.2, `internal/models`). Go writes
 /// struct fields in declaration order, `omitempty` fields only when set, and `map` values
@@ -7,9 +8,39 @@ import AuthStore
 enum Models {
     /// Parses a stored JSON object column; a corrupt value reads as `{}`.
     static func object(_ text: String) -> JSONObject {
-        // Most metadata columns hold exactly this; it is read on every sign-in and refresh.
-        if text == "{}" { return JSONObject() }
-        return (try? JSON(parsing: text))?.objectValue ?? JSONObject()
+        parsed(text).object
+    }
+
+    /// `object(text).sortedRecursively()`: how metadata goes into user JSON and token claims.
+    static func sortedObject(_ text: String) -> JSONObject {
+        parsed(text).sorted
+    }
+
+    /// Metadata texts repeat across users and requests (`{}`, `{"provider":"email",...}`), and a
+    /// refresh reads the same ones up to three times (claims, user JSON, audit entry): short
+    /// texts are parsed once and kept, a few dozen at most.
+    private static let cache = Mutex<[String: ParsedObject]>([:])
+    private static let cacheEntries = 64
+    private static let cacheableLength = 256
+
+    private struct ParsedObject {
+        let object: JSONObject
+        let sorted: JSONObject
+    }
+
+    private static func parsed(_ text: String) -> ParsedObject {
+        if text == "{}" { return ParsedObject(object: JSONObject(), sorted: JSONObject()) }
+        let cacheable = text.utf8.count <= cacheableLength
+        if cacheable, let hit = cache.withLock({ $0[text] }) { return hit }
+        let object = (try? JSON(parsing: text))?.objectValue ?? JSONObject()
+        let entry = ParsedObject(object: object, sorted: object.sortedRecursively())
+        if cacheable {
+            cache.withLock { entries in
+                if entries.count >= cacheEntries { entries.removeAll(keepingCapacity: true) }
+                entries[text] = entry
+            }
+        }
+        return entry
     }
 
     static func text(_ object: JSONObject) -> String { object.serialized() }
@@ -39,8 +70,8 @@ enum Models {
         if let t = u.phoneChangeSentAt { o.append("phone_change_sent_at", time(t)) }
         if let t = u.reauthenticationSentAt { o.append("reauthentication_sent_at", time(t)) }
         if let t = u.lastSignInAt { o.append("last_sign_in_at", time(t)) }
-        o.append("app_metadata", .object(object(u.appMetadata).sortedRecursively()))
-        o.append("user_metadata", .object(object(u.userMetadata).sortedRecursively()))
+        o.append("app_metadata", .object(sortedObject(u.appMetadata)))
+        o.append("user_metadata", .object(sortedObject(u.userMetadata)))
         if !factors.isEmpty { o.append("factors", .array(factors.map(factor))) }
         if let identities {
             o.append("identities", .array(identities.map(identity)))
@@ -76,8 +107,8 @@ enum Models {
         o.append("identity_id", .string(i.id))
         o.append("id", .string(i.providerID))
         o.append("user_id", .string(i.userID))
-        let data = object(i.identityData)
-        if !data.isEmpty { o.append("identity_data", .object(data.sortedRecursively())) }
+        let data = sortedObject(i.identityData)
+        if !data.isEmpty { o.append("identity_data", .object(data)) }
         o.append("provider", .string(i.provider))
         if let t = i.lastSignInAt { o.append("last_sign_in_at", time(t)) }
         o.append("created_at", time(i.createdAt))

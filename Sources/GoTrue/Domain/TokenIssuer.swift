@@ -50,8 +50,8 @@ struct Tokens {
         claims["iat"] = .number(issuedAt)
         claims["email"] = .string(user.email ?? "")
         claims["phone"] = .string(user.phone ?? "")
-        claims["app_metadata"] = .object(Models.object(user.appMetadata).sortedRecursively())
-        claims["user_metadata"] = .object(Models.object(user.userMetadata).sortedRecursively())
+        claims["app_metadata"] = .object(Models.sortedObject(user.appMetadata))
+        claims["user_metadata"] = .object(Models.sortedObject(user.userMetadata))
         claims["role"] = .string(user.role)
         claims["aal"] = .string(aal)
         claims["amr"] = amr

@@ -105,8 +105,8 @@ public enum TestTokens {
         claims["iat"] = .number(issuedAt.unixSeconds)
         claims["email"] = .string(user.email ?? "")
         claims["phone"] = .string(user.phone ?? "")
-        claims["app_metadata"] = .object(Models.object(user.appMetadata).sortedRecursively())
-        claims["user_metadata"] = .object(Models.object(user.userMetadata).sortedRecursively())
+        claims["app_metadata"] = .object(Models.sortedObject(user.appMetadata))
+        claims["user_metadata"] = .object(Models.sortedObject(user.userMetadata))
         claims["role"] = .string(role)
         return claims
     }
