@@ -19,6 +19,8 @@ usage: bench/cost.sh [options]
   --no-floor          skip the SQLite floor
   --no-python         skip the runs driven by bench/authload.py
   --no-nginx          skip the nginx comparison of GET /health
+  --seed-users N      store N more users first, through the fixture path (serve --seed), and
+                      measure every operation on a copy of that database (default 0)
   --bin PATH          server binary (default: release build of auth-emulator)
   --no-build          do not build
 EOF
@@ -36,6 +38,7 @@ PYTHON_DRIVER=1
 NGINX=1
 BIN=""
 BUILD=1
+SEED_USERS=0
 while (($#)); do
     case $1 in
         --ops) OPS=$2; shift ;;
@@ -49,6 +52,7 @@ while (($#)); do
         --no-python) PYTHON_DRIVER=0 ;;
         --no-nginx) NGINX=0 ;;
         --bin) BIN=$2; shift ;;
+        --seed-users) SEED_USERS=$2; shift ;;
         --no-build) BUILD=0 ;;
         -h|--help) usage; exit 0 ;;
         *) usage >&2; exit 64 ;;
@@ -99,9 +103,11 @@ EOF
 # Sum of every thread's CPU time (ns) of a process: user + system, as the scheduler accounts it.
 cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f\n", s }'; }
 
-# start_server NAME DB [ENV...]: starts the emulator; sets SERVER_PID and URL.
+# start_server NAME DB [ENV...]: starts the emulator; sets SERVER_PID and URL. With
+# --seed-users, a new database starts as a copy of the seeded template.
 start_server() {
     local name=$1 db=$2; shift 2
+    if [[ -n ${TEMPLATE:-} && ! -e $db ]]; then cp "$TEMPLATE" "$db"; fi
     env AUTH_EMULATOR_PASSWORD_ITERATIONS=1000 "$@" "$BIN" serve --host 127.0.0.1 --port 0 --db "$db" --quiet \
         >"$TMP/$name.out" 2>"$TMP/$name.err" &
     SERVER_PID=$!
@@ -154,6 +160,35 @@ median() { sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) print "n/a"; else pr
 
 declare -A RESULT
 log "load average at start: $(loadavg)"
+
+# --- the bulk path: N users through a fixture file, timed from start to the listening line ---------
+TEMPLATE=""
+if ((SEED_USERS > 0)); then
+    "$PY" -c 'import sys
+count, path = int(sys.argv[1]), sys.argv[2]
+with open(path, "w") as out:
+    out.write("{\"users\":[")
+    out.write(",".join("{\"email\":\"bulk%d@example.com\",\"password\":\"bulk-Passw0rd!\",\"email_confirm\":true}" % i
+                       for i in range(count)))
+    out.write("]}")' "$SEED_USERS" "$TMP/seed.json"
+    seeded_db=$TMP/seeded.db
+    started=$(date +%s.%N)
+    AUTH_EMULATOR_PASSWORD_ITERATIONS=1000 bounded 1800 "$BIN" serve --host 127.0.0.1 --port 0 --db "$seeded_db" --quiet \
+        --seed "$TMP/seed.json" >"$TMP/seed.out" 2>"$TMP/seed.err" &
+    seed_pid=$!
+    SERVER_PIDS+=("$seed_pid")
+    while ! grep -q '^listening on' "$TMP/seed.out" 2>/dev/null; do
+        kill -0 "$seed_pid" 2>/dev/null || die "seeding failed: $(tail -n 3 "$TMP/seed.err")"
+        sleep 0.1
+    done
+    seconds=$(awk -v a="$started" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+    seed_hwm=$(awk '/^VmHWM/ { printf "%.0f", $2 / 1024 }' /proc/"$seed_pid"/status)
+    stop_server "$seed_pid" >/dev/null
+    RESULT[seed.seconds]=$seconds
+    log "seeded $SEED_USERS users through serve --seed in $seconds s ($(awk -v n="$SEED_USERS" -v s="$seconds" 'BEGIN { printf "%.0f", n / s }') users/s, peak RSS $seed_hwm MiB, database $(du -m "$seeded_db" | cut -f1) MiB)"
+    TEMPLATE=$seeded_db
+    rm -f "$TMP/seed.json"
+fi
 IFS=, read -r -a OP_LIST <<<"$OPS"
 
 for op in "${OP_LIST[@]}"; do
@@ -166,6 +201,9 @@ for op in "${OP_LIST[@]}"; do
     wrk_run "$op.warm" "$op" "$CONC" 1 "$TMP/$op.records"
     cpus=() rates=() p99s=()
     for ((r = 1; r <= REPEAT; r++)); do
+        # Each refresh run starts from sessions of its own: a token the previous run already
+        # rotated would be a reuse, which revokes the whole session after the reuse interval.
+        if [[ $op == refresh ]]; then prepare "$op" "$op-r$r"; fi
         before=$(cpu_ns "$PID")
         wrk_run "$op.r$r" "$op" "$CONC" "$DURATION" "$TMP/$op.records"
         after=$(cpu_ns "$PID")
@@ -185,6 +223,7 @@ for op in "${OP_LIST[@]}"; do
 
     # --- the same with the Python driver --------------------------------------------------------
     if ((PYTHON_DRIVER)) && [[ $op =~ ^(signin|refresh|user|signup)$ ]]; then
+        if [[ $op == refresh ]]; then prepare "$op" "$op-py"; fi
         before=$(cpu_ns "$PID")
         in=()
         [[ $op == signup ]] || in=(--in "$TMP/$op.jsonl")
@@ -203,6 +242,7 @@ for op in "${OP_LIST[@]}"; do
         if (($(wc -l <"$TMP/$op.records") < P99_CONC)); then
             log "$op: fewer sessions than $P99_CONC connections; raise --users"
         else
+            if [[ $op == refresh ]]; then prepare "$op" "$op-p99"; fi
             wrk_run "$op.p99" "$op" "$P99_CONC" "$DURATION" "$TMP/$op.records"
             RESULT[$op.p99_many]=$(kv "$TMP/$op.p99.kv" p99_ms)
             RESULT[$op.rate_many]=$(kv "$TMP/$op.p99.kv" ops_per_s)
@@ -306,4 +346,5 @@ echo "Targets"
 [[ -n ${RESULT[nginx.ratio]:-} ]] && echo "GET /health >= 0.9x nginx: ${RESULT[nginx.ratio]}x $(verdict "${RESULT[nginx.ratio]}" 0.9 ge)"
 [[ -n ${RESULT[refresh.p99_many]:-} ]] && echo "refresh p99 at $P99_CONC clients <= 5 ms: ${RESULT[refresh.p99_many]} ms $(verdict "${RESULT[refresh.p99_many]}" 5 le)"
 [[ -n ${RESULT[user.p99_many]:-} ]] && echo "GET /user p99 at $P99_CONC clients <= 5 ms: ${RESULT[user.p99_many]} ms $(verdict "${RESULT[user.p99_many]}" 5 le)"
+[[ -n ${RESULT[seed.seconds]:-} ]] && echo "seeding $SEED_USERS users <= 60 s: ${RESULT[seed.seconds]} s $(verdict "${RESULT[seed.seconds]}" 60 le)"
 echo "load average at end: $(loadavg)"
