@@ -8,7 +8,8 @@ import FuzzSupport
 // The first input byte picks a mode:
 // - even: the rest is a compact token, decoded unverified and verified against a single HS256
 //   secret and against a JWKS-like set (HS256 by kid, ES256, EdDSA, legacy HS256 fallback);
-//   the rest may also be a JWK or key set, read with `JWK.init`;
+//   the rest may also be a JWK or key set, read with `JWK.init`; RS256 tokens are also checked
+//   with `JWT.verify(_:rsaKeys:)`, the provider id_token path;
 // - odd: the next byte picks a signer, the rest is header JSON, a NUL, claims JSON; the
 //   harness signs those bytes itself (the fuzzer cannot forge a MAC, so acceptance paths would
 //   otherwise never be reached) and verifies the token.
@@ -25,6 +26,20 @@ let ecKey = try! P256PrivateKey(scalar: Array(repeating: 0x35, count: 32))
 let edKey = try! Ed25519PrivateKey(seed: Array(repeating: 0x07, count: 32))
 let foreignECKey = try! P256PrivateKey(scalar: Array(repeating: 0x11, count: 32))
 let foreignEdKey = try! Ed25519PrivateKey(seed: Array(repeating: 0x09, count: 32))
+// Generating an RSA key takes too long per process start; the repository's test key is read
+// instead, found from this file's path (the fuzz binaries run in the checkout they were built from).
+let rsaKey: RSAPrivateKey = {
+    let path = String(describing: #filePath).split(separator: "/", omittingEmptySubsequences: false)
+        .dropLast(3).joined(separator: "/") + "/Fixtures/signing_keys/rsa.json"
+    guard let bytes = fuzzReadFile(path), case .array(let keys)? = try? JSON(parsing: bytes),
+          case .object(let object)? = keys.first, let jwk = try? JWK(object),
+          case .rsa(_, let privateKey?) = jwk.key.material
+    else {
+        fuzzCheck(false, "cannot read the RSA test key at \(path)")
+        fatalError()
+    }
+    return privateKey
+}()
 
 let singleSet = JWTKeySet(secret: legacySecret)
 
@@ -34,6 +49,7 @@ func keySet(unknownKidUsesFallback: Bool) -> JWTKeySet {
             JWTKey(kid: "hs-kid", secret: kidSecretBytes),
             JWTKey(kid: "ec-kid", p256: ecKey).publicOnly,
             JWTKey(kid: "ed-kid", ed25519: edKey).publicOnly,
+            JWTKey(kid: "rs-kid", rsa: rsaKey).publicOnly,
         ],
         fallback: JWTKey(secret: legacySecret),
         unknownKidUsesFallback: unknownKidUsesFallback)
@@ -48,8 +64,9 @@ func hmac(_ message: [UInt8], _ secret: [UInt8]) -> [UInt8] {
 enum Signer: CaseIterable {
     case legacy, kidSecret, ec, ed
     case foreignSecret, foreignEC, foreignEd, ecPublicAsSecret, edPublicAsSecret, emptySecret, unsigned
+    case rsa, rsaModulusAsSecret
 
-    var inSet: Bool { [.legacy, .kidSecret, .ec, .ed].contains(self) }
+    var inSet: Bool { [.legacy, .kidSecret, .ec, .ed, .rsa].contains(self) }
 
     func sign(_ message: [UInt8]) -> [UInt8] {
         switch self {
@@ -64,6 +81,8 @@ enum Signer: CaseIterable {
         case .edPublicAsSecret: hmac(message, edKey.publicKey.rawRepresentation)
         case .emptySecret: hmac(message, [])
         case .unsigned: []
+        case .rsa: RSA.signPKCS1v15SHA256(message, key: rsaKey)
+        case .rsaModulusAsSecret: hmac(message, rsaKey.publicKey.modulus)
         }
     }
 }
@@ -75,6 +94,7 @@ func signedBySet(_ signingInput: [UInt8], _ signature: [UInt8], single: Bool) ->
     return hmac(signingInput, kidSecretBytes) == signature
         || ecKey.publicKey.isValidSignature(signature, for: signingInput)
         || edKey.publicKey.isValidSignature(signature, for: signingInput)
+        || RSA.verifyPKCS1v15SHA256(signingInput, signature: signature, key: rsaKey.publicKey)
 }
 
 /// Splits a compact token into its signing input and decoded signature, without the library.
@@ -86,11 +106,17 @@ func split(_ token: String) -> (signingInput: [UInt8], signature: [UInt8])? {
     return (Array(bytes[..<dots[1]]), signature)
 }
 
-/// Verifies against both sets; returns which accepted, checking every acceptance.
+/// Verifies against both sets (and the RS256-only provider path); returns which accepted,
+/// checking every acceptance.
 @discardableResult
 func verifyAll(_ token: String, unknownKidUsesFallback: Bool) -> (single: JWT?, set: JWT?) {
     let single = try? JWTVerifier.verify(token: token, keys: singleSet, now: now)
     let set = try? JWTVerifier.verify(token: token, keys: keySet(unknownKidUsesFallback: unknownKidUsesFallback), now: now)
+    if (try? JWT.verify(token, rsaKeys: ["rs-kid": rsaKey.publicKey], now: now)) != nil {
+        let parts = split(token)
+        fuzzCheck(parts.map { RSA.verifyPKCS1v15SHA256($0.signingInput, signature: $0.signature, key: rsaKey.publicKey) } ?? false,
+                  "RS256 path accepted a token the RSA key did not sign: \(fuzzExcerpt(Array(token.utf8)))")
+    }
     for (jwt, isSingle) in [(single, true), (set, false)] {
         guard let jwt else { continue }
         guard let parts = split(token) else {

@@ -64,7 +64,7 @@ public enum FuzzReplay {
         var count = 0
         for argument in arguments {
             for path in files(at: argument) {
-                guard let bytes = read(path) else {
+                guard let bytes = fuzzReadFile(path) else {
                     writeError("\(target): cannot read \(path)\n")
                     exit(1)
                 }
@@ -90,18 +90,20 @@ public enum FuzzReplay {
         return names.sorted().map { path + "/" + $0 }
     }
 
-    static func read(_ path: String) -> [UInt8]? {
-        guard let file = fopen(path, "rb") else { return nil }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = fread(&chunk, 1, chunk.count, file)
-            if n > 0 { bytes.append(contentsOf: chunk[0..<n]) }
-            if n < chunk.count { break }
-        }
-        return ferror(file) == 0 ? bytes : nil
+}
+
+/// A whole file, or nil when it cannot be read.
+public func fuzzReadFile(_ path: String) -> [UInt8]? {
+    guard let file = fopen(path, "rb") else { return nil }
+    defer { fclose(file) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let n = fread(&chunk, 1, chunk.count, file)
+        if n > 0 { bytes.append(contentsOf: chunk[0..<n]) }
+        if n < chunk.count { break }
     }
+    return ferror(file) == 0 ? bytes : nil
 }
 
 #if FUZZING
