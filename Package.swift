@@ -64,6 +64,22 @@ let package = Package(
             path: "Tests/Support/AuthTestSupport",
             swiftSettings: strict
         ),
+        // Fuzz targets (Tests/Fuzz/README.md). Built normally they replay a corpus directory
+        // (`fuzz-json Tests/Fuzz/corpus/json`); Tests/Fuzz/run.sh builds them with
+        // -sanitize=fuzzer,address -DFUZZING into .build-fuzz, where libFuzzer drives them.
+        .target(name: "CFuzzDriver", path: "Tests/Fuzz/CFuzzDriver"),
+        .target(name: "FuzzSupport", dependencies: ["CFuzzDriver"], path: "Tests/Fuzz/Support", swiftSettings: strict),
+        .executableTarget(
+            name: "fuzz-http", dependencies: ["AuthHTTP", "FuzzSupport"], path: "Tests/Fuzz/HTTPParser",
+            swiftSettings: strict
+        ),
+        .executableTarget(name: "fuzz-json", dependencies: ["AuthJSON", "FuzzSupport"], path: "Tests/Fuzz/JSON", swiftSettings: strict),
+        .executableTarget(name: "fuzz-toml", dependencies: ["AuthEmulator", "FuzzSupport"], path: "Tests/Fuzz/TOML", swiftSettings: strict),
+        .executableTarget(
+            name: "fuzz-jwt", dependencies: ["AuthJWT", "AuthJSON", "AuthCrypto", "FuzzSupport"], path: "Tests/Fuzz/JWT",
+            swiftSettings: strict
+        ),
+
         .testTarget(name: "AuthCryptoTests", dependencies: ["AuthCrypto", "PythonTestSupport"], swiftSettings: strict),
         .testTarget(name: "AuthJSONTests", dependencies: ["AuthJSON", "GoJSONFixtures"], swiftSettings: strict),
         .testTarget(

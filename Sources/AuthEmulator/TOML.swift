@@ -7,12 +7,13 @@
 ///
 /// Errors carry the line number (`config.toml:12: expected '=' after the key`), because the
 /// person reading them fixes the file in an editor.
-enum TOML {
-    static func parse(_ text: String, file: String = "config.toml") throws(TOMLError) -> TOMLTable {
+/// `package`: the fuzz target (Tests/Fuzz/TOML) reads documents through it too.
+package enum TOML {
+    package static func parse(_ text: String, file: String = "config.toml") throws(TOMLError) -> TOMLTable {
         try parse(Array(text.utf8), file: file)
     }
 
-    static func parse(_ bytes: [UInt8], file: String = "config.toml") throws(TOMLError) -> TOMLTable {
+    package static func parse(_ bytes: [UInt8], file: String = "config.toml") throws(TOMLError) -> TOMLTable {
         // TOML documents must be valid UTF-8 (spec: "A TOML file must be a valid UTF-8 encoded
         // Unicode document").
         guard String(validating: bytes, as: UTF8.self) != nil else {
@@ -23,11 +24,11 @@ enum TOML {
     }
 }
 
-struct TOMLError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct TOMLError: Error, Sendable, Equatable, CustomStringConvertible {
     let file: String
     let line: Int
     let message: String
-    var description: String { "\(file):\(line): \(message)" }
+    package var description: String { "\(file):\(line): \(message)" }
 }
 
 indirect enum TOMLValue: Sendable, Equatable {
@@ -55,7 +56,7 @@ indirect enum TOMLValue: Sendable, Equatable {
 }
 
 /// A TOML table: keys in the order they were written, each with the line that defined it.
-struct TOMLTable: Sendable, Equatable {
+package struct TOMLTable: Sendable, Equatable {
     struct Entry: Sendable, Equatable {
         var value: TOMLValue
         var line: Int
@@ -101,7 +102,7 @@ struct TOMLTable: Sendable, Equatable {
         return try body(&entry)
     }
 
-    static func == (lhs: TOMLTable, rhs: TOMLTable) -> Bool {
+    package static func == (lhs: TOMLTable, rhs: TOMLTable) -> Bool {
         // Equality is structural (values by key), independent of lines and origins.
         guard lhs.keys.count == rhs.keys.count else { return false }
         for key in lhs.keys where lhs[key] != rhs[key] { return false }

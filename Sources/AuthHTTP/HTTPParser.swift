@@ -180,10 +180,12 @@ public struct HTTPParser: Sendable {
             case .chunkSize(let scanned):
                 var index = position + scanned
                 while index < count, buffer[index] != ASCII.lf { index += 1 }
+                // Capped whether or not the line is complete, so how the bytes were split into
+                // reads cannot decide whether a request is accepted.
+                if index - position > Self.maxChunkLineBytes {
+                    return fail(.badRequest("chunk size line too long"), head?.headers, position)
+                }
                 if index == count {
-                    if index - position > Self.maxChunkLineBytes {
-                        return fail(.badRequest("chunk size line too long"), head?.headers, position)
-                    }
                     state = .chunkSize(scanned: index - position)
                     return (position, .needMore)
                 }

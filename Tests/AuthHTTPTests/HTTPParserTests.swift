@@ -109,6 +109,19 @@ struct HTTPParserTests {
         #expect(failure(feed(text).events) == .badRequest("chunk size overflow"))
     }
 
+    /// Found by the fuzz target (Tests/Fuzz/HTTPParser): the cap on a chunk-size line was only
+    /// applied while the line was incomplete, so a long extension was accepted when the whole
+    /// line arrived in one read and refused when it arrived in two.
+    @Test(arguments: [Int.max, 1000, 1])
+    func chunkSizeLineCapHoldsHoweverTheBytesArrive(step: Int) {
+        let extensionText = ";" + String(repeating: "x", count: HTTPParser.maxChunkLineBytes)
+        let text = "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n1\(extensionText)\r\na\r\n0\r\n\r\n"
+        #expect(failure(feed(text, step: step).events) == .badRequest("chunk size line too long"))
+        // One byte under the cap is still a valid chunk, whole or split.
+        let shorter = "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n1\(extensionText.dropLast(3))\r\na\r\n0\r\n\r\n"
+        #expect(requests(feed(shorter, step: step).events).map(\.0.body) == [Array("a".utf8)])
+    }
+
     @Test func chunkedBodyOverTheCapIs413() {
         let limits = HTTPParser.Limits(maxHeaderBytes: 1024, maxBodyBytes: 8)
         let text = "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n5\r\nworld\r\n0\r\n\r\n"

@@ -1,0 +1,44 @@
+import AuthEmulator
+import FuzzSupport
+
+// Fuzz target for the TOML reader that loads `supabase/config.toml`. There is no TOML writer
+// to round-trip through, so the properties are: no crash, trap or sanitizer report on any
+// input; parsing is deterministic; the text entry point agrees with the byte one on valid UTF-8.
+
+/// `==`, except that a document holding `nan` is (correctly) never equal to itself; such
+/// documents only have to agree on succeeding.
+func same(_ a: Result<TOMLTable, TOMLError>, _ b: Result<TOMLTable, TOMLError>) -> Bool {
+    if a == b { return true }
+    guard case .success = a, case .success = b else { return false }
+    return String(reflecting: a).contains(".float(nan)")
+}
+
+func fuzzOne(_ input: [UInt8]) {
+    let first = Result { () throws(TOMLError) in try TOML.parse(input) }
+    let second = Result { () throws(TOMLError) in try TOML.parse(input) }
+    fuzzCheck(same(first, second), "two parses of the same bytes differ: \(fuzzExcerpt(input))")
+    if let text = String(validating: input, as: UTF8.self) {
+        let fromText = Result { () throws(TOMLError) in try TOML.parse(text) }
+        fuzzCheck(same(fromText, first), "text and bytes parse differently: \(fuzzExcerpt(input))")
+    } else {
+        fuzzCheck((try? first.get()) == nil, "invalid UTF-8 accepted: \(fuzzExcerpt(input))")
+    }
+}
+
+/// libFuzzer's entry point, exported under its C name so any libFuzzer-style driver can link it.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    fuzzOne(data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? [])
+    return 0
+}
+
+@main
+enum Main {
+    static func main() {
+        #if FUZZING
+        FuzzDriver.main(fuzzerTestOneInput)
+        #else
+        FuzzReplay.main(target: "fuzz-toml", fuzzOne)
+        #endif
+    }
+}
