@@ -173,12 +173,14 @@ with open(path, "w") as out:
     out.write("]}")' "$SEED_USERS" "$TMP/seed.json"
     seeded_db=$TMP/seeded.db
     started=$(date +%s.%N)
-    AUTH_EMULATOR_PASSWORD_ITERATIONS=1000 bounded 1800 "$BIN" serve --host 127.0.0.1 --port 0 --db "$seeded_db" --quiet \
+    AUTH_EMULATOR_PASSWORD_ITERATIONS=1000 "$BIN" serve --host 127.0.0.1 --port 0 --db "$seeded_db" --quiet \
         --seed "$TMP/seed.json" >"$TMP/seed.out" 2>"$TMP/seed.err" &
     seed_pid=$!
     SERVER_PIDS+=("$seed_pid")
+    deadline=$((SECONDS + 1800))
     while ! grep -q '^listening on' "$TMP/seed.out" 2>/dev/null; do
         kill -0 "$seed_pid" 2>/dev/null || die "seeding failed: $(tail -n 3 "$TMP/seed.err")"
+        ((SECONDS < deadline)) || die "seeding took over 30 minutes"
         sleep 0.1
     done
     seconds=$(awk -v a="$started" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
