@@ -197,20 +197,7 @@ func fuzzOne(_ input: [UInt8]) {
     }
 }
 
-/// libFuzzer's entry point, exported under its C name so any libFuzzer-style driver can link it.
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
-    fuzzOne(data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? [])
-    return 0
-}
-
 @main
 enum Main {
-    static func main() {
-        #if FUZZING
-        FuzzDriver.main(fuzzerTestOneInput)
-        #else
-        FuzzReplay.main(target: "fuzz-jwt", fuzzOne)
-        #endif
-    }
+    static func main() { FuzzTarget.main(name: "fuzz-jwt", fuzzOne) }
 }

@@ -49,6 +49,30 @@ public func fuzzHash(_ bytes: some Sequence<UInt8>) -> UInt64 {
     return hash
 }
 
+/// The running target's property check, set by `FuzzTarget.main` before any input runs.
+nonisolated(unsafe) private var registeredTarget: (([UInt8]) -> Void)?
+
+/// libFuzzer's entry point, exported under its C name. Every target links this module once, so
+/// each binary has exactly one; it runs the check its `main` registered.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    registeredTarget?(data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? [])
+    return 0
+}
+
+/// A target's `main`: libFuzzer drives `body` in a fuzzing build (`-DFUZZING`), the replay
+/// driver runs it over corpus files otherwise.
+public enum FuzzTarget {
+    public static func main(name: String, _ body: @escaping ([UInt8]) -> Void) {
+        registeredTarget = body
+        #if FUZZING
+        FuzzDriver.main(fuzzerTestOneInput)
+        #else
+        FuzzReplay.main(target: name, body)
+        #endif
+    }
+}
+
 /// The replay driver used when a target is built without libFuzzer (no `-DFUZZING`): every
 /// regular file of every directory named on the command line (or a file named directly) is
 /// run once through `body`. A normal `swift build` compiles the targets this way, so the
