@@ -188,9 +188,10 @@ struct TimerHeap {
     }
 }
 
-/// One event-loop thread: non-blocking sockets, edge-triggered readiness, timers. It never runs
-/// the responder: complete requests go to the worker pool and their responses come back
-/// through the inbox. Everything here is confined to the loop's own thread.
+/// One event-loop thread: non-blocking sockets, edge-triggered readiness, timers. Complete
+/// requests go to the worker pool and their responses come back through the inbox; only those
+/// the responder declares non-blocking (`HTTPResponder.respondsInline`: no SQLite, no hashing)
+/// are answered by the loop itself. Everything here is confined to the loop's own thread.
 final class EventLoop {
     private enum DriveOutcome {
         case needMore
