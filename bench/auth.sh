@@ -234,80 +234,18 @@ check() {
 # wrk drives refresh and GET /user of ours when available: the Python driver's own cost per
 # request would otherwise cap GET /user. Tokens are split over wrk's threads; for refresh each
 # thread keeps a queue of refresh tokens and puts back the rotated token of every response, so
-# each in-flight request holds the only live token of its chain.
-cat >"$TMP/auth.lua" <<'EOF'
-local threads, counter = {}, 0
-function setup(thread)
-    thread:set("tid", counter)
-    counter = counter + 1
-end
-function init(args)
-    mode, limit, nthreads = args[1], tonumber(args[3]), tonumber(args[4])
-    queue, first, last, reqs, seen = {}, 1, 0, {}, 0
-    local i = 0
-    for line in io.lines(args[2]) do
-        if i % nthreads == tid then
-            local access, refresh = line:match("^(%S+) (%S+)$")
-            if mode == "user" then
-                reqs[#reqs + 1] = wrk.format("GET", "/user", { ["Authorization"] = "Bearer " .. access })
-            else
-                last = last + 1; queue[last] = refresh
-            end
-        end
-        i = i + 1
-    end
-    nreq = #reqs
-end
-function request()
-    if mode == "user" then
-        seen = seen % nreq + 1
-        return reqs[seen]
-    end
-    local token = "emptyqueue00"
-    if first <= last then token = queue[first]; queue[first] = nil; first = first + 1 end
-    return wrk.format("POST", "/token?grant_type=refresh_token",
-        { ["Content-Type"] = "application/json" }, '{"refresh_token":"' .. token .. '"}')
-end
-function response(status, headers, body)
-    if mode == "refresh" and status == 200 then
-        local token = body:match('"refresh_token":"([^"]+)"')
-        if token then last = last + 1; queue[last] = token end
-    end
-    limit = limit - 1
-    if limit <= 0 then wrk.thread:stop() end
-end
-EOF
-
-parse_wrk() {
-    awk '
-    function ms(v) {
-        if (v ~ /us$/) return v / 1000
-        if (v ~ /ms$/) return v + 0
-        if (v ~ /m$/)  return v * 60000
-        if (v ~ /s$/)  return v * 1000
-        return v + 0
-    }
-    /^ *Latency  / { max = ms($4) }
-    /^ *50% / { p50 = ms($2) } /^ *90% / { p90 = ms($2) } /^ *99% / { p99 = ms($2) }
-    / requests in / { requests = $1; d = $4; sub(/,$/, "", d); dur = ms(d) / 1000 }
-    /Socket errors:/ { gsub(/,/, ""); errors = $4 + $6 + $8; timeouts = $10 }
-    /Non-2xx or 3xx responses:/ { non2xx = $NF }
-    END {
-        ok = requests - non2xx
-        printf "ops=%d\nfailed=%d\ntimeouts=%d\nduration_s=%.3f\nops_per_s=%.1f\n", ok, errors + non2xx, timeouts, dur, ok / dur
-        printf "p50_ms=%.3f\np90_ms=%.3f\np99_ms=%.3f\nmax_ms=%.3f\nclient_cpu_pct=n/a\nfirst_failure=\n", p50, p90, p99, max
-    }'
-}
+# each in-flight request holds the only live token of its chain (bench/auth.lua, shared with
+# bench/cost.sh).
 # drive_wrk KEY URL OP C SESSIONS: one measured wrk run (refresh or user) over the sessions file.
 drive_wrk() {
     local key=$1 url=$2 op=$3 c=$4 sessions=$5 t
     t=$(( c < WORKERS ? c : WORKERS ))
     "$PY" -c 'import json, sys
 for line in open(sys.argv[1]):
-    r = json.loads(line); print(r["access"], r["refresh"])' "$sessions" >"$TMP/$key.tokens"
+    r = json.loads(line); print(r["email"], r["access"], r["refresh"])' "$sessions" >"$TMP/$key.tokens"
     (($(wc -l <"$TMP/$key.tokens") >= c)) || die "$key: fewer sessions than connections"
     bounded $((DURATION + 60)) wrk -t"$t" -c"$c" -d"${DURATION}s" --latency --timeout 10s \
-        -s "$TMP/auth.lua" "$url" -- "$op" "$TMP/$key.tokens" $(( (REQUESTS + t - 1) / t )) "$t" \
+        -s bench/auth.lua "$url" -- "$op" "$TMP/$key.tokens" "$t" "" "${key//./-}" $(( (REQUESTS + t - 1) / t )) \
         >"$TMP/$key.raw" 2>&1 || die "$key: wrk failed: $(tail -n 3 "$TMP/$key.raw")"
     parse_wrk <"$TMP/$key.raw" >"$TMP/$key.kv"
     echo "tool=wrk" >>"$TMP/$key.kv"

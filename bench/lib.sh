@@ -38,3 +38,27 @@ stop_server() {
     wait "$pid" 2>/dev/null && code=0 || code=$?
     echo "$code"
 }
+
+# Reads wrk's --latency report on stdin; prints key=value lines: requests (all completed),
+# ops (2xx/3xx), failed (socket errors + non-2xx/3xx), timeouts, duration_s, ops_per_s,
+# p50_ms/p90_ms/p99_ms/max_ms.
+parse_wrk() {
+    awk '
+    function ms(v) {
+        if (v ~ /us$/) return v / 1000
+        if (v ~ /ms$/) return v + 0
+        if (v ~ /m$/)  return v * 60000
+        if (v ~ /s$/)  return v * 1000
+        return v + 0
+    }
+    /^ *Latency  / { max = ms($4) }
+    /^ *50% / { p50 = ms($2) } /^ *90% / { p90 = ms($2) } /^ *99% / { p99 = ms($2) }
+    / requests in / { requests = $1; d = $4; sub(/,$/, "", d); dur = ms(d) / 1000 }
+    /Socket errors:/ { gsub(/,/, ""); errors = $4 + $6 + $8; timeouts = $10 }
+    /Non-2xx or 3xx responses:/ { non2xx = $NF }
+    END {
+        ok = requests - non2xx
+        printf "requests=%d\nops=%d\nfailed=%d\ntimeouts=%d\nduration_s=%.3f\nops_per_s=%.1f\n", requests, ok, errors + non2xx, timeouts, dur, ok / dur
+        printf "p50_ms=%.3f\np90_ms=%.3f\np99_ms=%.3f\nmax_ms=%.3f\nclient_cpu_pct=n/a\nfirst_failure=\n", p50, p90, p99, max
+    }'
+}

@@ -290,15 +290,14 @@ extension JWT {
 
     private static func parse(bytes: UnsafeBufferPointer<UInt8>) throws(JWTError) -> Parsed {
         // Like `split(separator: ".", maxSplits: 3)`: exactly three segments, so exactly two dots.
-        var dots: [Int] = []
+        var first = -1, second = -1
         for index in 0..<bytes.count where bytes[index] == UInt8(ascii: ".") {
-            dots.append(index)
-            if dots.count == 3 { break }
+            if first < 0 { first = index } else if second < 0 { second = index } else { throw .malformed(.segmentCount) }
         }
-        guard dots.count == 2 else { throw .malformed(.segmentCount) }
-        let headerBytes = UnsafeBufferPointer(rebasing: bytes[0..<dots[0]])
-        let claimsBytes = UnsafeBufferPointer(rebasing: bytes[(dots[0] + 1)..<dots[1]])
-        let signatureBytes = UnsafeBufferPointer(rebasing: bytes[(dots[1] + 1)...])
+        guard second >= 0 else { throw .malformed(.segmentCount) }
+        let headerBytes = UnsafeBufferPointer(rebasing: bytes[0..<first])
+        let claimsBytes = UnsafeBufferPointer(rebasing: bytes[(first + 1)..<second])
+        let signatureBytes = UnsafeBufferPointer(rebasing: bytes[(second + 1)...])
 
         let header: JSONObject
         do throws(SegmentError) {
@@ -330,7 +329,7 @@ extension JWT {
             throw .malformed(.signatureBase64(offset: error.offset))
         }
 
-        let signingInput = String(decoding: UnsafeBufferPointer(rebasing: bytes[0..<dots[1]]), as: UTF8.self)
+        let signingInput = String(decoding: UnsafeBufferPointer(rebasing: bytes[0..<second]), as: UTF8.self)
         return Parsed(
             token: JWT(header: header, claims: claims, signingInput: signingInput, signature: signature),
             times: times, algorithm: alg)

@@ -11,6 +11,7 @@ end
 
 function init(args)
     mode, nthreads, service, run = args[1], tonumber(args[3]), args[4], args[5]
+    limit = tonumber(args[6] or "")
     queue, first, last, reqs, emails, seen = {}, 1, 0, {}, {}, 0
     local i = 0
     for line in io.lines(args[2]) do
@@ -54,5 +55,9 @@ function response(status, headers, body)
     if mode == "refresh" and status == 200 then
         local token = body:match('"refresh_token":"([^"]+)"')
         if token then last = last + 1; queue[last] = token end
+    end
+    if limit then
+        limit = limit - 1
+        if limit <= 0 then wrk.thread:stop() end
     end
 end
