@@ -33,8 +33,21 @@ public struct PasswordHasher: Sendable {
         let salt = random.bytes(count: Self.saltLength)
         let derived = PBKDF2.deriveKey(password: Array(password.utf8), salt: salt,
                                        iterations: iterations, keyLength: Self.hashLength)
-        return "$\(Self.identifier)$i=\(iterations),l=\(Self.hashLength)$"
-            + "\(Base64.encode(salt, padding: false))$\(Base64.encode(derived, padding: false))"
+        return phc(salt: salt, key: derived)
+    }
+
+    /// `hash(password:)` for each password, each with its own fresh salt; the passwords are
+    /// derived two at a time (`PBKDF2.deriveKeys`), for seeding many users at once.
+    public func hash(passwords: [String]) -> [String] {
+        let salts = passwords.map { _ in random.bytes(count: Self.saltLength) }
+        let derived = PBKDF2.deriveKeys(passwords: passwords.map { Array($0.utf8) }, salts: salts,
+                                        iterations: iterations, keyLength: Self.hashLength)
+        return zip(salts, derived).map { salt, key in phc(salt: salt, key: key) }
+    }
+
+    private func phc(salt: [UInt8], key: [UInt8]) -> String {
+        "$\(Self.identifier)$i=\(iterations),l=\(Self.hashLength)$"
+            + "\(Base64.encode(salt, padding: false))$\(Base64.encode(key, padding: false))"
     }
 
     /// True when `phc` is a well-formed hash of `password`. Malformed strings, other schemes

@@ -64,4 +64,32 @@ let kdfVectors: [KDFVector] = [
         #expect(PBKDF2.deriveKey(password: password, salt: utf8("s"), iterations: 3, keyLength: 33)
             == Array(a.prefix(33)))
     }
+
+    /// Two chains interleaved give each pair the bytes of two separate derivations: every known
+    /// answer (one block and several, one iteration and thousands) in every position of a
+    /// batch, with an odd count so the last password takes the single path.
+    @Test(arguments: implementations)
+    func batchesDeriveWhatSingleCallsDerive(_ implementation: SHA256Implementation) {
+        for length in [16, 32, 40, 64] {
+            for iterations in [1, 2, 4096] {
+                let vectors = kdfVectors
+                let batch = PBKDF2.deriveKeys(passwords: vectors.map(\.password), salts: vectors.map(\.salt),
+                                              iterations: iterations, keyLength: length, implementation: implementation)
+                #expect(batch.count == vectors.count)
+                for (v, key) in zip(vectors, batch) {
+                    #expect(key == PBKDF2.deriveKey(password: v.password, salt: v.salt, iterations: iterations,
+                                                    keyLength: length, implementation: .portable),
+                            "\(v.testDescription) at c=\(iterations) dkLen=\(length)")
+                }
+            }
+        }
+        // The published answers through the batch path.
+        for v in kdfVectors {
+            let pair = PBKDF2.deriveKeys(passwords: [v.password, utf8("other")], salts: [v.salt, v.salt],
+                                         iterations: v.iterations, keyLength: v.expected.count / 2,
+                                         implementation: implementation)
+            #expect(pair[0].hexString == v.expected)
+        }
+        #expect(PBKDF2.deriveKeys(passwords: [], salts: [], iterations: 10, keyLength: 32).isEmpty)
+    }
 }

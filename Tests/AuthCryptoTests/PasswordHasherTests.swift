@@ -39,6 +39,22 @@ import Testing
         #expect(PasswordHasher.verify(password: "pw", against: a) && PasswordHasher.verify(password: "pw", against: b))
     }
 
+    /// The batch path draws the same salts in the same order as one call per password, so with
+    /// the same seeded source it must produce exactly the same strings, and each verifies only
+    /// its own password.
+    @Test func batchHashesEqualOneCallPerPassword() {
+        let passwords = ["a", "correct horse", "pässwörd 🔑", "", "a", String(repeating: "x", count: 100), "last"]
+        let batch = PasswordHasher(iterations: 50, random: SeededRandom(seed: 11)).hash(passwords: passwords)
+        let single = PasswordHasher(iterations: 50, random: SeededRandom(seed: 11))
+        #expect(batch == passwords.map { single.hash(password: $0) })
+        #expect(Set(batch).count == passwords.count)
+        for (i, phc) in batch.enumerated() {
+            #expect(PasswordHasher.verify(password: passwords[i], against: phc))
+            #expect(!PasswordHasher.verify(password: passwords[i] + "!", against: phc))
+        }
+        #expect(hasher.hash(passwords: []).isEmpty)
+    }
+
     @Test func unicodePasswordsUseTheirUTF8Bytes() {
         let phc = hasher.hash(password: "pässwörd 🔑")
         #expect(PasswordHasher.verify(password: "pässwörd 🔑", against: phc))

@@ -45,6 +45,19 @@ void cauth_pbkdf2_sha256_hw(const uint32_t inner[8], const uint32_t outer[8],
                             uint32_t u[8], uint32_t t[8], uint64_t rounds);
 
 /*
+ * Two independent runs of cauth_pbkdf2_sha256_hw (chain a and chain b, `rounds` each), with
+ * the same results as two calls. Each chain is strictly serial (every compression needs the
+ * previous one's output), so one chain leaves the SHA unit waiting on instruction latency;
+ * interleaving a second chain fills those slots: on x86-64 two hashes cost ~0.62x of two
+ * single runs (bench/README.md). Used to hash many passwords at once (fixtures).
+ * Only call when cauth_sha256_hw_available() returned 1.
+ */
+void cauth_pbkdf2_sha256_hw_x2(const uint32_t inner_a[8], const uint32_t outer_a[8],
+                               uint32_t u_a[8], uint32_t t_a[8],
+                               const uint32_t inner_b[8], const uint32_t outer_b[8],
+                               uint32_t u_b[8], uint32_t t_b[8], uint64_t rounds);
+
+/*
  * Fills `buffer` with `length` bytes from the operating system's CSPRNG
  * (getrandom(2) on Linux, arc4random_buf(3) on Apple platforms).
  * Returns 0 on success, -1 if the OS source failed.
