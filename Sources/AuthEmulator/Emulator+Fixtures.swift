@@ -27,7 +27,7 @@ extension Emulator {
     /// Applies a parsed fixture.
     public func seed(_ fixture: Fixture) throws(EmulatorError) {
         do {
-            try Seeder(project: project).seed(fixture)
+            try Seeder(project: project).seed(fixture, collect: false)
         } catch {
             throw EmulatorError(error.message)
         }

@@ -53,6 +53,12 @@ public struct UserRecord: Sendable, Equatable {
         reauthentication_sent_at, is_sso_user, deleted_at, is_anonymous
         """
 
+    private static let columnNames = columns.split(separator: ",").map { $0.trimmingCharacters() }
+    /// Built once: a bulk insert (a large fixture) otherwise spends more on the SQL text than
+    /// on the cached statement it names.
+    static let insertSQL = "INSERT INTO users (\(columns)) VALUES (\(columnNames.map { _ in "?" }.joined(separator: ", ")))"
+    static let updateSQL = "UPDATE users SET \(columnNames.dropFirst().map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?"
+
     /// Values in `columns` order (without the generated `confirmed_at`).
     var values: [SQLValue] {
         [
@@ -119,17 +125,14 @@ extension Connection {
     private static let userSelect = "SELECT \(UserRecord.columns), confirmed_at FROM users"
 
     public func insertUser(_ user: UserRecord) throws(StoreError) {
-        let placeholders = Array(repeating: "?", count: user.values.count).joined(separator: ", ")
-        try execute("INSERT INTO users (\(UserRecord.columns)) VALUES (\(placeholders))", user.values)
+        try execute(UserRecord.insertSQL, user.values)
     }
 
     /// Writes every column of the row (the record is the unit of change, as GoTrue's models).
     public func updateUser(_ user: UserRecord) throws(StoreError) {
-        let names = UserRecord.columns.split(separator: ",").map { $0.trimmingCharacters() }
-        let assignments = names.dropFirst().map { "\($0) = ?" }.joined(separator: ", ")
         var values = Array(user.values.dropFirst())
         values.append(.text(user.id))
-        try execute("UPDATE users SET \(assignments) WHERE id = ?", values)
+        try execute(UserRecord.updateSQL, values)
     }
 
     /// GoTrue's `UpdateLastSignInAt` (`UpdateOnly` of one column, plus `updated_at`): writing the

@@ -55,6 +55,26 @@ import Testing
         }
     }
 
+    /// A bulk write's larger page cache holds for its body only, even when the body throws.
+    @Test func pageCacheIsRaisedForTheBodyOnly() throws {
+        let dir = try TemporaryDirectory()
+        let db = try Database(path: dir.path("auth.db"))
+        defer { db.close() }
+        let inside = try db.write { c in
+            try c.withPageCache(kibibytes: 65536) { () throws(StoreError) -> SQLValue in try c.scalar("PRAGMA cache_size") }
+        }
+        #expect(inside == .integer(-65536))
+        #expect(try db.write { c in try c.scalar("PRAGMA cache_size") } == .integer(-1024))
+        struct Boom: Error {}
+        #expect(throws: Boom.self) {
+            try db.write { c in try c.withPageCache(kibibytes: 4096) { () throws -> Void in throw Boom() } }
+        }
+        #expect(try db.write { c in try c.scalar("PRAGMA cache_size") } == .integer(-1024))
+        // Never below the default.
+        #expect(try db.write { c in try c.withPageCache(kibibytes: 16) { () throws(StoreError) -> SQLValue in try c.scalar("PRAGMA cache_size") } }
+            == .integer(-1024))
+    }
+
     @Test func openFailsClearlyWhenDirectoryIsMissing() throws {
         let dir = try TemporaryDirectory()
         let path = dir.path("missing/sub/auth.db")

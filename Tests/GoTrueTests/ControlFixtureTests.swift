@@ -118,6 +118,42 @@ import Testing
         #expect(api.project.fixtures.lastApplied == nil)
     }
 
+    /// New users skip the lookups a stored user needs (tokens, identities, factors to replace):
+    /// what the response reports must still be exactly what was stored, and a second seed of
+    /// the same document must find and keep every row.
+    @Test func newUsersAreStoredAsReported() throws {
+        let (api, _) = try makeControlAPI { $0.external.phoneEnabled = true }
+        let fixture: JSON = ["users": [
+            ["email": "one@example.com", "password": "password-one", "email_confirm": true],
+            ["email": "two@example.com", "phone": "15555550101", "password": "password-two", "phone_confirm": true],
+            ["email": "three@example.com", "identities": [["provider": "github", "id": "77"]],
+             "factors": [["factor_type": "totp", "friendly_name": "phone app"]]],
+        ]]
+        let response = api.control("POST", "/emulator/v1/seed", fixture)
+        #expect(response.status == 200)
+        let users = try #require(response.json["users"]?.arrayValue)
+        let stored = try table(api, "identities")
+        let idColumn = try #require(stored.columns.firstIndex(of: "id"))
+        let storedIDs = Set(stored.rows.compactMap { row -> String? in
+            if case .text(let id) = row[idColumn] { return id }
+            return nil
+        })
+        var reported: [String] = []
+        for user in users {
+            for identity in user["identities"]?.arrayValue ?? [] { reported.append(identity["identity_id"]?.stringValue ?? "") }
+        }
+        #expect(reported.count == 5)
+        #expect(Set(reported) == storedIDs)
+        #expect(users[1]["identities"]?.arrayValue?.map { $0["provider"]?.stringValue } == ["email", "phone"])
+        #expect(users[2]["factors"]?.arrayValue?.count == 1)
+        #expect(api.signIn("one@example.com", "password-one").status == 200)
+
+        let usersTable = try table(api, "users")
+        #expect(api.control("POST", "/emulator/v1/seed", fixture).status == 200)
+        #expect(try table(api, "users") == usersTable)
+        #expect(try table(api, "identities") == stored)
+    }
+
     @Test func aConflictFoundInTheTransactionRollsEverythingBack() throws {
         let (api, _) = try makeControlAPI()
         _ = api.signUp("taken@example.com")

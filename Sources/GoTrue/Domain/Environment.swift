@@ -32,11 +32,35 @@ public struct Environment: Sendable {
 
     /// A random (version 4, RFC 9562 §5.4) UUID in the lowercase hyphenated form GoTrue emits.
     public func uuid() -> String {
-        var b = randomBytes(16)
-        b[6] = (b[6] & 0x0F) | 0x40
-        b[8] = (b[8] & 0x3F) | 0x80
-        return formatUUID(b)
+        versionFourUUID(randomBytes(16)[...])
     }
+}
+
+/// Version 4 UUIDs for bulk inserts (fixtures), drawn from the environment's source 256 at a
+/// time: one read instead of one per id, which with the system source is a getrandom(2) call.
+struct UUIDBatch {
+    let environment: Environment
+    private var bytes: [UInt8] = []
+    private var offset = 0
+
+    init(environment: Environment) { self.environment = environment }
+
+    mutating func next() -> String {
+        if offset == bytes.count {
+            bytes = environment.randomBytes(16 * 256)
+            offset = 0
+        }
+        defer { offset += 16 }
+        return versionFourUUID(bytes[offset..<offset + 16])
+    }
+}
+
+/// 16 random bytes with the version and variant bits of RFC 9562 §5.4 set, formatted.
+private func versionFourUUID(_ random: ArraySlice<UInt8>) -> String {
+    var b = Array(random)
+    b[6] = (b[6] & 0x0F) | 0x40
+    b[8] = (b[8] & 0x3F) | 0x80
+    return formatUUID(b)
 }
 
 /// 16 bytes as `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` (lowercase).

@@ -38,7 +38,16 @@ struct Passwords {
     }
 
     func hash(_ password: String) -> String {
-        PasswordHasher(iterations: configuration.passwordHashIterations, random: environment.random).hash(password: password)
+        hasher.hash(password: password)
+    }
+
+    /// One hash per password, two derived at a time (fixtures).
+    func hash(_ passwords: [String]) -> [String] {
+        hasher.hash(passwords: passwords)
+    }
+
+    private var hasher: PasswordHasher {
+        PasswordHasher(iterations: configuration.passwordHashIterations, random: environment.random)
     }
 
     /// Whether `password` matches a stored hash; unknown hash formats never match. bcrypt

@@ -83,7 +83,8 @@ public struct Reset: Sendable {
         return try Core(project: project).write { conn in
             try conn.deleteAllData()
             guard let fixture else { return 0 }
-            return try seeder.apply(fixture, conn).1.count
+            _ = try seeder.apply(fixture, conn, collect: false)
+            return fixture.users.count
         }
     }
 }

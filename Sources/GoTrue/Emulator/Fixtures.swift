@@ -81,8 +81,11 @@ public struct Fixture: Sendable {
         guard let list = root["users"] else { throw Fixture.invalid("missing \"users\" (an array of users)") }
         guard let entries = list.arrayValue else { throw Fixture.invalid("\"users\" must be an array") }
         var users: [User] = []
+        users.reserveCapacity(entries.count)
         var seenIDs: [String: Int] = [:]
-        var seenEmails: [String: Int] = [:]
+        // Most entries have an email: sized once, not regrown (and rehashed) ~20 times for a
+        // million users.
+        var seenEmails: [String: Int] = Dictionary(minimumCapacity: entries.count)
         var seenPhones: [String: Int] = [:]
         var seenIdentities: [String: Int] = [:]
         for (index, entry) in entries.enumerated() {
@@ -342,14 +345,25 @@ public struct Seeder: Sendable {
 
     /// Hashes the passwords (outside any lock), then upserts every user in one write
     /// transaction and remembers the fixture (ids and hashes resolved) for `reset?keep_seed`.
-    /// Returns the seeded users with their identities.
+    /// Returns the seeded users with their identities when `collect` (the default) asks for them.
     @discardableResult
-    public func seed(_ fixture: Fixture) throws(AuthError) -> [(UserRecord, [IdentityRecord])] {
+    public func seed(_ fixture: Fixture, collect: Bool = true) throws(AuthError) -> [(UserRecord, [IdentityRecord])] {
         let prepared = try prepare(fixture)
-        let (resolved, users) = try Core(project: project).write { conn in try apply(prepared, conn) }
+        // About 1 KiB of table and index pages per user (a million users make a 963 MiB file):
+        // a cache of that size, up to 256 MiB, keeps the transaction's pages in memory.
+        let cache = min(prepared.users.count, Self.bulkCacheLimitKiB)
+        let (resolved, users) = try Core(project: project).write { conn in
+            try conn.withPageCache(kibibytes: cache) { () throws -> (Fixture, [(UserRecord, [IdentityRecord])]) in
+                try apply(prepared, conn, collect: collect)
+            }
+        }
         project.fixtures.remember(resolved)
         return users
     }
+
+    /// Measured with a million users (bench/README.md): 256 MiB seeds as fast as 512 MiB or
+    /// 1 GiB, and the cache is freed when the transaction ends.
+    static let bulkCacheLimitKiB = 256 << 10
 
     /// Replaces every password with its hash. A password the stored user's hash already
     /// verifies keeps that hash (an idempotent re-seed rewrites nothing and hashes nothing new).
@@ -378,13 +392,17 @@ public struct Seeder: Sendable {
             let chunk = 256
             let chunks = (plaintexts.count + chunk - 1) / chunk
             DispatchQueue.concurrentPerform(iterations: chunks) { c in
+                // Passwords the stored hash no longer verifies are hashed together, two at a
+                // time (`PasswordHasher.hash(passwords:)`).
+                var fresh: [Int] = []
                 for k in (c * chunk)..<min(plaintexts.count, (c + 1) * chunk) {
                     if let hash = previous[k], Passwords.verify(plaintexts[k], against: hash) {
                         out[k] = hash
                     } else {
-                        out[k] = passwords.hash(plaintexts[k])
+                        fresh.append(k)
                     }
                 }
+                for (k, hash) in zip(fresh, passwords.hash(fresh.map { plaintexts[$0] })) { out[k] = hash }
             }
         }
         for (k, i) in withPasswords.enumerated() {
@@ -405,16 +423,27 @@ public struct Seeder: Sendable {
 
     /// Upserts the (prepared) fixture's users inside the caller's write transaction. Returns the
     /// fixture with every id filled in, and the users as stored.
-    func apply(_ fixture: Fixture, _ conn: Connection) throws -> (Fixture, [(UserRecord, [IdentityRecord])]) {
+    ///
+    /// - Parameter collect: whether to return the stored users (only `POST /emulator/v1/seed`
+    ///   answers with them); without it nothing is read back.
+    func apply(_ fixture: Fixture, _ conn: Connection, collect: Bool) throws -> (Fixture, [(UserRecord, [IdentityRecord])]) {
         var resolved = fixture
         var out: [(UserRecord, [IdentityRecord])] = []
         let now = project.environment.now().microseconds
+        var ids = UUIDBatch(environment: project.environment)
+        // Metadata most entries share (no custom keys), rendered once per distinct shape.
+        var appMetadataTexts: [[String]: String] = [:]
+        var userMetadataTexts: [Bool: String] = [:]
         for (position, entry) in fixture.users.enumerated() {
-            let at = "users[\(entry.index)]"
+            var at: String { "users[\(entry.index)]" }
             let aud = entry.aud ?? config.jwt.audience
             let found = try existing(entry, conn, audience: config.jwt.audience)
-            let userID = found?.id ?? entry.id ?? project.environment.uuid()
-            if let email = entry.email, try conn.userExists(email: email, aud: aud, excluding: userID) {
+            let userID = found?.id ?? entry.id ?? ids.next()
+            // A new user without a declared id was just looked up by this email and audience
+            // (`existing`), so nobody holds the email: the second query is skipped, which is
+            // most of a large fixture.
+            let emailChecked = found == nil && entry.id == nil && aud == config.jwt.audience
+            if let email = entry.email, !emailChecked, try conn.userExists(email: email, aud: aud, excluding: userID) {
                 throw Fixture.invalid("\(at).email: \(email) already belongs to another user")
             }
             if let phone = entry.phone, try conn.userExists(phone: phone, aud: aud, excluding: userID) {
@@ -431,14 +460,24 @@ public struct Seeder: Sendable {
             if entry.email != nil { providers.append("email") }
             if entry.phone != nil { providers.append("phone") }
             for identity in entry.identities where !providers.contains(identity.provider) { providers.append(identity.provider) }
-            var appMetadata: JSONObject = ["provider": .string(providers[0]), "providers": .array(providers.map { .string($0) })]
-            for (key, value) in entry.appMetadata ?? [:] { appMetadata[key] = value }
-            user.appMetadata = Models.text(appMetadata)
-            var userMetadata = entry.userMetadata
-            // `User.Confirm` records the verification in user_metadata, as the admin API's
-            // `email_confirm` does.
-            if entry.emailConfirm { userMetadata["email_verified"] = true }
-            user.userMetadata = Models.text(userMetadata)
+            if entry.appMetadata == nil, let text = appMetadataTexts[providers] {
+                user.appMetadata = text
+            } else {
+                var appMetadata: JSONObject = ["provider": .string(providers[0]), "providers": .array(providers.map { .string($0) })]
+                for (key, value) in entry.appMetadata ?? [:] { appMetadata[key] = value }
+                user.appMetadata = Models.text(appMetadata)
+                if entry.appMetadata == nil { appMetadataTexts[providers] = user.appMetadata }
+            }
+            if entry.userMetadata.isEmpty, let text = userMetadataTexts[entry.emailConfirm] {
+                user.userMetadata = text
+            } else {
+                var userMetadata = entry.userMetadata
+                // `User.Confirm` records the verification in user_metadata, as the admin API's
+                // `email_confirm` does.
+                if entry.emailConfirm { userMetadata["email_verified"] = true }
+                user.userMetadata = Models.text(userMetadata)
+                if entry.userMetadata.isEmpty { userMetadataTexts[entry.emailConfirm] = user.userMetadata }
+            }
             // A confirmation already on record keeps its time, so a re-seed changes nothing.
             user.emailConfirmedAt = entry.emailConfirm ? (found?.emailConfirmedAt ?? now) : nil
             user.phoneConfirmedAt = entry.phoneConfirm ? (found?.phoneConfirmedAt ?? now) : nil
@@ -459,7 +498,10 @@ public struct Seeder: Sendable {
                     throw Fixture.invalid("\(at): cannot create the user (\(error))")
                 }
             }
-            if entry.emailConfirm || entry.phoneConfirm { try OneTimeTokens.clearAll(conn, userID: user.id) }
+            // A new user has no tokens, identities or factors yet (foreign keys with ON DELETE
+            // CASCADE leave no orphans behind), so only a stored user's are looked up.
+            let isNew = found == nil
+            if !isNew && (entry.emailConfirm || entry.phoneConfirm) { try OneTimeTokens.clearAll(conn, userID: user.id) }
 
             // Identities: email/phone ones keyed by the user id (as GoTrue's), then the declared
             // social ones; anything else the user had is removed.
@@ -481,8 +523,12 @@ public struct Seeder: Sendable {
                 wanted.append(Fixture.Identity(provider: identity.provider, providerID: identity.providerID, data: data, id: identity.id))
             }
             var kept: Set<String> = []
+            var inserted: [IdentityRecord] = []
             for (j, identity) in wanted.enumerated() {
-                if var stored = try conn.identity(providerID: identity.providerID, provider: identity.provider) {
+                // The email and phone identities of a new user are keyed by its new id; only a
+                // declared id (`entry.id`) could already name another user's identity.
+                let fresh = isNew && entry.id == nil && (identity.provider == "email" || identity.provider == "phone")
+                if !fresh, var stored = try conn.identity(providerID: identity.providerID, provider: identity.provider) {
                     guard stored.userID == user.id else {
                         throw Fixture.invalid("\(at).identities: \(identity.provider) id \"\(identity.providerID)\" is already linked to another user")
                     }
@@ -495,10 +541,12 @@ public struct Seeder: Sendable {
                     kept.insert(stored.id)
                     wanted[j].id = stored.id
                 } else {
-                    let id = identity.id ?? project.environment.uuid()
+                    let id = identity.id ?? ids.next()
+                    let record = IdentityRecord(id: id, providerID: identity.providerID, userID: user.id,
+                                                identityData: Models.text(identity.data), provider: identity.provider, at: now)
                     do {
-                        try conn.insertIdentity(IdentityRecord(id: id, providerID: identity.providerID, userID: user.id,
-                                                               identityData: Models.text(identity.data), provider: identity.provider, at: now))
+                        try conn.insertIdentity(record)
+                        inserted.append(record)
                     } catch {
                         throw Fixture.invalid("\(at).identities: cannot create the \(identity.provider) identity (\(error))")
                     }
@@ -506,16 +554,18 @@ public struct Seeder: Sendable {
                     wanted[j].id = id
                 }
             }
-            for identity in try conn.identities(userID: user.id) where !kept.contains(identity.id) {
-                try conn.execute("DELETE FROM identities WHERE id = ?", .text(identity.id))
+            if !isNew {
+                for identity in try conn.identities(userID: user.id) where !kept.contains(identity.id) {
+                    try conn.execute("DELETE FROM identities WHERE id = ?", .text(identity.id))
+                }
             }
             // Declared factors replace the stored ones; ids (and generated secrets) are kept in
             // the resolved fixture so a re-seed or `reset?keep_seed` recreates the same factors.
             if var factors = entry.factors {
                 // A declared factor without an id is the stored one with its name, else its
                 // phone number, else its secret: seeding the same document twice keeps the ids.
-                var stored = try conn.factors(userID: user.id)
-                try conn.deleteFactors(userID: user.id)
+                var stored = isNew ? [] : try conn.factors(userID: user.id)
+                if !isNew { try conn.deleteFactors(userID: user.id) }
                 for (j, declared) in factors.enumerated() {
                     let match = stored.firstIndex { old in
                         guard old.factorType == declared.type else { return false }
@@ -549,8 +599,9 @@ public struct Seeder: Sendable {
             resolved.users[position].aud = aud
             resolved.users[position].identities = entry.identities.filter { $0.provider == "email" || $0.provider == "phone" }
                 + wanted.filter { $0.provider != "email" && $0.provider != "phone" }
+            guard collect else { continue }
             let stored = try conn.user(id: user.id) ?? user
-            out.append((stored, try conn.identities(userID: user.id)))
+            out.append((stored, isNew ? inserted : try conn.identities(userID: user.id)))
         }
         return (resolved, out)
     }
