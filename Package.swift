@@ -34,7 +34,7 @@ let package = Package(
         .target(name: "AuthStore", dependencies: ["CSQLite", "AuthPlatform"], swiftSettings: strict),
         .target(
             name: "GoTrue",
-            dependencies: ["AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto"],
+            dependencies: ["AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto", "AuthPlatform"],
             swiftSettings: strict
         ),
         .target(name: "AuthScenarios", dependencies: ["GoTrue", "AuthHTTP", "AuthJSON", "AuthCrypto"], swiftSettings: strict),
@@ -87,7 +87,7 @@ let package = Package(
             dependencies: ["AuthJWT", "AuthJSON", "AuthCrypto", "PythonTestSupport"],
             swiftSettings: strict
         ),
-        .testTarget(name: "AuthHTTPTests", dependencies: ["AuthHTTP", "AuthTestSupport"], swiftSettings: strict),
+        .testTarget(name: "AuthHTTPTests", dependencies: ["AuthHTTP", "AuthPlatform", "AuthTestSupport"], swiftSettings: strict),
         .testTarget(name: "AuthStoreTests", dependencies: ["AuthStore"], swiftSettings: strict),
         .testTarget(
             name: "GoTrueTests",

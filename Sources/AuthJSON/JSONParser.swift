@@ -441,6 +441,10 @@ struct JSONParser {
                     // Common case: no escapes and no repairs; still validated below.
                     let raw = UnsafeBufferPointer(rebasing: bytes[runStart..<position])
                     position += 1
+                    // ASCII is valid UTF-8 as it stands, and most strings are ASCII: this skips
+                    // `String(validating:)`, whose unspecialized generic validation instantiated
+                    // type metadata on every call (~2.5 % of a `GET /user`).
+                    if raw.allSatisfy({ $0 < 0x80 }) { return String(decoding: raw, as: UTF8.self) }
                     return String(validating: raw, as: UTF8.self) ?? repairUTF8(Array(raw))
                 }
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<position]))

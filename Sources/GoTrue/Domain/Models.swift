@@ -1,6 +1,6 @@
 import AuthJSON
+import AuthPlatform
 import AuthStore
-import Synchronization
 
 /// JSON shapes of the real server's models (reference §3.1-3.2, `internal/models`). Go writes
 /// struct fields in declaration order, `omitempty` fields only when set, and `map` values
@@ -19,7 +19,9 @@ enum Models {
     /// Metadata texts repeat across users and requests (`{}`, `{"provider":"email",...}`), and a
     /// refresh reads the same ones up to three times (claims, user JSON, audit entry): short
     /// texts are parsed once and kept, a few dozen at most.
-    private static let cache = Mutex<[String: ParsedObject]>([:])
+    /// One cache per thread (`ThreadLocal`): every worker reads it several times per request,
+    /// and behind one lock they queued on it.
+    private static let cache = ThreadLocal<[String: ParsedObject]> { [:] }
     private static let cacheEntries = 64
     private static let cacheableLength = 256
 
@@ -31,11 +33,11 @@ enum Models {
     private static func parsed(_ text: String) -> ParsedObject {
         if text == "{}" { return ParsedObject(object: JSONObject(), sorted: JSONObject()) }
         let cacheable = text.utf8.count <= cacheableLength
-        if cacheable, let hit = cache.withLock({ $0[text] }) { return hit }
+        if cacheable, let hit = cache.withValue({ $0[text] }) { return hit }
         let object = (try? JSON(parsing: text))?.objectValue ?? JSONObject()
         let entry = ParsedObject(object: object, sorted: object.sortedRecursively())
         if cacheable {
-            cache.withLock { entries in
+            cache.withValue { entries in
                 if entries.count >= cacheEntries { entries.removeAll(keepingCapacity: true) }
                 entries[text] = entry
             }
