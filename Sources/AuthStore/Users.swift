@@ -176,6 +176,12 @@ extension Connection {
         ).int64Value ?? 0 > 0
     }
 
+    /// Whether any user is stored at all (a fixture loading into a fresh database can skip its
+    /// per-user lookups).
+    public func hasUsers() throws(StoreError) -> Bool {
+        try scalar("SELECT EXISTS (SELECT 1 FROM users)").int64Value == 1
+    }
+
     public func userExists(phone: String, aud: String, excluding id: String?) throws(StoreError) -> Bool {
         try scalar(
             "SELECT count(*) FROM users WHERE phone = ? AND aud = ? AND id <> ?",

@@ -154,6 +154,31 @@ import Testing
         #expect(try table(api, "identities") == stored)
     }
 
+    /// Into an empty database the seeder skips lookups for keys it has not inserted itself; a
+    /// later entry that names an earlier one (here the same email, with the default audience
+    /// spelled out) must still find it and update it, as it would in a non-empty database.
+    @Test func aLaterEntryFindsAnEarlierOneInAFreshDatabase() throws {
+        let (api, _) = try makeControlAPI()
+        let response = api.control("POST", "/emulator/v1/seed", ["users": [
+            ["email": "same@example.com", "password": "first-password"],
+            ["email": "other@example.com"],
+            ["email": "SAME@example.com", "aud": "authenticated", "password": "second-password", "email_confirm": true,
+             "user_metadata": ["n": 2]],
+        ]])
+        #expect(response.status == 200)
+        let users = try #require(response.json["users"]?.arrayValue)
+        #expect(users[0]["id"] == users[2]["id"])
+        #expect(try table(api, "users").rows.count == 2)
+        #expect(try table(api, "identities").rows.count == 2)
+        #expect(api.signIn("same@example.com", "second-password").status == 200)
+        // And in a database that already holds users, the same document changes nothing more.
+        let before = try table(api, "users")
+        #expect(api.control("POST", "/emulator/v1/seed", ["users": [
+            ["email": "same@example.com", "password": "second-password", "email_confirm": true, "user_metadata": ["n": 2]],
+        ]]).status == 200)
+        #expect(try table(api, "users").rows.count == before.rows.count)
+    }
+
     @Test func aConflictFoundInTheTransactionRollsEverythingBack() throws {
         let (api, _) = try makeControlAPI()
         _ = api.signUp("taken@example.com")

@@ -375,6 +375,7 @@ public struct Seeder: Sendable {
         let entries = fixture.users
         let stored: [Int: String] = try Core(project: project).read { conn in
             var found: [Int: String] = [:]
+            guard try conn.hasUsers() else { return found }
             for i in withPasswords {
                 if let hash = try existing(entries[i], conn, audience: audience)?.encryptedPassword { found[i] = hash }
             }
@@ -412,6 +413,37 @@ public struct Seeder: Sendable {
         return fixture
     }
 
+    /// The users a transaction inserted into a table that was empty when it began, as hashes of
+    /// their keys: a fixture entry none of whose keys is here designates nobody, and can hold no
+    /// email or phone another user holds, so its lookups are skipped (a million users loaded
+    /// into a fresh database do no lookups at all). A hash collision, or an email that differs
+    /// only in case, just means the lookups run. Emails are folded with `lowercased()`, which
+    /// folds everything SQLite's `lower()` folds (ASCII), so "not here" is never wrong.
+    private struct InsertedKeys {
+        private var keys: Set<Int>
+
+        init(capacity: Int) { keys = Set(minimumCapacity: 3 * capacity) }
+
+        func mayHold(_ entry: Fixture.User, aud: String) -> Bool {
+            if let id = entry.id, keys.contains(Self.key("id", id)) { return true }
+            if let email = entry.email, keys.contains(Self.key(aud, "email", email.lowercased())) { return true }
+            if let phone = entry.phone, keys.contains(Self.key(aud, "phone", phone)) { return true }
+            return false
+        }
+
+        mutating func insert(_ user: UserRecord) {
+            keys.insert(Self.key("id", user.id))
+            if let email = user.email { keys.insert(Self.key(user.aud, "email", email.lowercased())) }
+            if let phone = user.phone { keys.insert(Self.key(user.aud, "phone", phone)) }
+        }
+
+        private static func key(_ parts: String...) -> Int {
+            var hasher = Hasher()
+            for part in parts { hasher.combine(part) }
+            return hasher.finalize()
+        }
+    }
+
     /// The stored user an entry designates: by id when it has one, else by email, else phone.
     private func existing(_ entry: Fixture.User, _ conn: Connection, audience: String) throws -> UserRecord? {
         if let id = entry.id { return try conn.user(id: id) }
@@ -434,19 +466,21 @@ public struct Seeder: Sendable {
         // Metadata most entries share (no custom keys), rendered once per distinct shape.
         var appMetadataTexts: [[String]: String] = [:]
         var userMetadataTexts: [Bool: String] = [:]
+        var inserted = try conn.hasUsers() ? nil : InsertedKeys(capacity: fixture.users.count)
         for (position, entry) in fixture.users.enumerated() {
             var at: String { "users[\(entry.index)]" }
             let aud = entry.aud ?? config.jwt.audience
-            let found = try existing(entry, conn, audience: config.jwt.audience)
+            let mayBeStored = inserted?.mayHold(entry, aud: aud) ?? true
+            let found = mayBeStored ? try existing(entry, conn, audience: config.jwt.audience) : nil
             let userID = found?.id ?? entry.id ?? ids.next()
             // A new user without a declared id was just looked up by this email and audience
             // (`existing`), so nobody holds the email: the second query is skipped, which is
             // most of a large fixture.
-            let emailChecked = found == nil && entry.id == nil && aud == config.jwt.audience
+            let emailChecked = !mayBeStored || (found == nil && entry.id == nil && aud == config.jwt.audience)
             if let email = entry.email, !emailChecked, try conn.userExists(email: email, aud: aud, excluding: userID) {
                 throw Fixture.invalid("\(at).email: \(email) already belongs to another user")
             }
-            if let phone = entry.phone, try conn.userExists(phone: phone, aud: aud, excluding: userID) {
+            if let phone = entry.phone, mayBeStored, try conn.userExists(phone: phone, aud: aud, excluding: userID) {
                 throw Fixture.invalid("\(at).phone: \(phone) already belongs to another user")
             }
 
@@ -490,10 +524,12 @@ public struct Seeder: Sendable {
                 if user != found {
                     user.updatedAt = now
                     try conn.updateUser(user)
+                    inserted?.insert(user)
                 }
             } else {
                 do {
                     try conn.insertUser(user)
+                    inserted?.insert(user)
                 } catch {
                     throw Fixture.invalid("\(at): cannot create the user (\(error))")
                 }
