@@ -1,6 +1,8 @@
 // Times PBKDF2-HMAC-SHA256 for bench/pbkdf2.
 //
 //   auth-crypto-bench pbkdf2 <iterations> [--repeat N] [--portable]
+//   auth-crypto-bench pbkdf2-pair <iterations> [--repeat N] [--portable]   (two keys at once,
+//                     PBKDF2.deriveKeys: the fixture path; the rate counts both keys)
 //   auth-crypto-bench sha256 <megabytes> [--repeat N] [--portable]
 //   auth-crypto-bench sha512 <megabytes> [--repeat N]              (pure Swift only)
 //   auth-crypto-bench es256 | eddsa | rs256 ...   (signature benchmarks, see their files)
@@ -43,6 +45,10 @@ for _ in 0..<repeats {
     case "pbkdf2":
         output = PBKDF2.deriveKey(password: Array("password".utf8), salt: Array("saltsaltsaltsalt".utf8),
                                   iterations: amount, keyLength: 32, implementation: implementation)
+    case "pbkdf2-pair":
+        output = PBKDF2.deriveKeys(passwords: [Array("password".utf8), Array("another password".utf8)],
+                                   salts: [Array("saltsaltsaltsalt".utf8), Array("saltsaltsaltsalt".utf8)],
+                                   iterations: amount, keyLength: 32, implementation: implementation)[0]
     case "sha256":
         let data = [UInt8](repeating: 0x61, count: amount << 20)
         output = SHA256.hash(data: data, implementation: implementation)
@@ -56,4 +62,5 @@ for _ in 0..<repeats {
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     best = min(best, seconds)
 }
-print("\(name) \(amount) \(best) \(Double(amount) / best) \(output.hexString)")
+let work = arguments[0] == "pbkdf2-pair" ? 2 * amount : amount
+print("\(name) \(amount) \(best) \(Double(work) / best) \(output.hexString)")
