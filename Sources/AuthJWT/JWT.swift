@@ -218,22 +218,33 @@ extension JWT {
         _ token: String, keys: JWTKeySet, now: Int64, leeway: Int64 = 0,
         options: JWTValidationOptions = JWTValidationOptions()
     ) throws(JWTError) -> JWT {
+        try verifiedWithKey(token, keys: keys, now: now, leeway: leeway, options: options).parsed.token
+    }
+
+    /// `verify`, also returning what `JWTVerificationCache` keeps: the parsed token and the key
+    /// that verified it.
+    static func verifiedWithKey(
+        _ token: String, keys: JWTKeySet, now: Int64, leeway: Int64, options: JWTValidationOptions
+    ) throws(JWTError) -> (parsed: Parsed, key: JWTKey) {
         let parsed = try parse(token)
+        let (algorithm, key) = try verificationKey(parsed, keys)
+        try checkSignature(parsed.token, algorithm: algorithm, key: key)
+        try parsed.times.check(now: now, leeway: leeway, options: options)
+        return (parsed, key)
+    }
+
+    /// The accepted-algorithm check, then GoTrue's key function: a string `kid` picks from the
+    /// set; a missing or unknown one falls back to the secret for HS256 tokens only.
+    static func verificationKey(_ parsed: Parsed, _ keys: JWTKeySet) throws(JWTError) -> (JWTAlgorithm, JWTKey) {
         let alg = parsed.algorithm
         guard keys.acceptedMethods.contains(alg), let algorithm = JWTAlgorithm(rawValue: alg) else {
             throw .signatureInvalid(.algorithmNotAccepted(alg))
         }
-
-        // GoTrue's key function: a string `kid` picks from the set; a missing or unknown one
-        // falls back to the secret for HS256 tokens only.
         let kid = parsed.header["kid"]?.stringValue
         var key = kid.flatMap { keys.key(forKid: $0) }
         if key == nil, kid == nil || keys.unknownKidUsesFallback, algorithm == .hs256 { key = keys.fallback }
         guard let key else { throw .unverifiable(.unknownKey(kid: kid, algorithm: alg)) }
-
-        try checkSignature(parsed.token, algorithm: algorithm, key: key)
-        try parsed.times.check(now: now, leeway: leeway, options: options)
-        return parsed.token
+        return (algorithm, key)
     }
 
     /// golang-jwt's `SigningMethod.Verify` for `algorithm`, with its errors.
@@ -366,6 +377,62 @@ public enum JWTVerifier {
         options: JWTValidationOptions = JWTValidationOptions()
     ) throws(JWTError) -> JWT {
         try JWT.verify(token, keys: keys, now: now, leeway: leeway, options: options)
+    }
+}
+
+/// Tokens verified recently, so that presenting the same token again (a client calling
+/// `GET /user` after each navigation, an ES256 signature that costs ~55 µs to check) skips the
+/// signature check and the decoding.
+///
+/// A hit is the exact token text seen before; it still answers exactly as `JWT.verify` would
+/// now: the algorithm must still be accepted by `keys` and the key `keys` selects for it must
+/// still be the one that verified it (same kid, algorithm and public material), or the token
+/// is verified again from scratch; the time claims are checked against `now` on every call.
+/// Not thread-safe: keep one per thread. Bounded: when full it starts over.
+public struct JWTVerificationCache {
+    private struct Entry {
+        let parsed: JWT.Parsed
+        let key: JWTKey
+    }
+
+    private var entries: [String: Entry] = [:]
+    public let capacity: Int
+
+    public init(capacity: Int = 256) {
+        self.capacity = capacity
+    }
+
+    public var count: Int { entries.count }
+
+    /// `JWT.verify`, answered from the cache when `token` was verified before with the key
+    /// `keys` still selects for it.
+    public mutating func verify(
+        _ token: String, keys: JWTKeySet, now: Int64, leeway: Int64 = 0,
+        options: JWTValidationOptions = JWTValidationOptions()
+    ) throws(JWTError) -> JWT {
+        if let entry = entries[token], let (_, key) = try? JWT.verificationKey(entry.parsed, keys),
+           key.verifiesLike(entry.key) {
+            try entry.parsed.times.check(now: now, leeway: leeway, options: options)
+            return entry.parsed.token
+        }
+        let (parsed, key) = try JWT.verifiedWithKey(token, keys: keys, now: now, leeway: leeway, options: options)
+        if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
+        entries[token] = Entry(parsed: parsed, key: key)
+        return parsed.token
+    }
+}
+
+extension JWTKey {
+    /// Same kid, algorithm and verifying material (the secret, or the public key).
+    func verifiesLike(_ other: JWTKey) -> Bool {
+        guard kid == other.kid, algorithm == other.algorithm else { return false }
+        switch (material, other.material) {
+        case (.secret(let a), .secret(let b)): return a == b
+        case (.rsa(let a, _), .rsa(let b, _)): return a == b
+        case (.p256(let a, _), .p256(let b, _)): return a == b
+        case (.ed25519(let a, _), .ed25519(let b, _)): return a == b
+        default: return false
+        }
     }
 }
 

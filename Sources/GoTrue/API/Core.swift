@@ -1,6 +1,7 @@
 import AuthHTTP
 import AuthJSON
 import AuthJWT
+import AuthPlatform
 import AuthStore
 
 /// The caller of a user-authenticated endpoint (`requireAuthentication`, reference §1.3).
@@ -41,10 +42,16 @@ struct Core: Sendable {
     }
 
     /// `parseJWTClaims`: verified against the project's keys and the (virtual) clock.
+    /// Access tokens each worker thread verified recently (`JWTVerificationCache`): a client
+    /// presents the same token on every call until it refreshes. Shared by every project in
+    /// the process; a hit still needs the same key in the project's current key set.
+    static let verifiedTokens = ThreadLocal { JWTVerificationCache() }
+
     func verifiedClaims(_ token: String) throws(AuthError) -> JSONObject {
         do {
-            let jwt = try JWT.verify(token, keys: config.jwt.verificationKeys, now: project.environment.now().unixSeconds)
-            return jwt.claims
+            let keys = config.jwt.verificationKeys
+            let now = project.environment.now().unixSeconds
+            return try Core.verifiedTokens.withValue { cache in try cache.verify(token, keys: keys, now: now) }.claims
         } catch {
             throw AuthError(403, .badJwt, "invalid JWT: unable to parse or verify signature, \(error)")
         }

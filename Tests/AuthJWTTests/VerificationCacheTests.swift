@@ -1,0 +1,85 @@
+import AuthCrypto
+import AuthJSON
+import Testing
+@testable import AuthJWT
+
+/// `JWTVerificationCache` must answer every call exactly as `JWT.verify` would at that moment:
+/// the same claims or the same error, whatever changed since the token was first verified.
+@Suite struct VerificationCacheTests {
+    typealias Outcome = Result<JSONObject, JWTError>
+
+    static func direct(_ token: String, _ keys: JWTKeySet, _ now: Int64) -> Outcome {
+        do { return .success(try JWT.verify(token, keys: keys, now: now).claims) } catch { return .failure(error) }
+    }
+
+    static func cached(_ cache: inout JWTVerificationCache, _ token: String, _ keys: JWTKeySet, _ now: Int64) -> Outcome {
+        do { return .success(try cache.verify(token, keys: keys, now: now).claims) } catch { return .failure(error) }
+    }
+
+    static let other = JWK(generating: .es256, kid: "kid-ES256", random: SeededRandom(seed: 99))
+
+    /// Every token against every key set and time, in two orders (so each answer is also
+    /// checked after the cache was filled under a different key set or time).
+    @Test func answersAsVerifyWouldWhateverChanged() {
+        let secret = JWTKey(secret: Array("a-secret-of-at-least-thirty-two-bytes!!".utf8))
+        let rotated = JWTKey(secret: Array("another-secret-of-thirty-two-bytes-or-more".utf8))
+        let es = JWKTypeTests.generated[.es256]!.key
+        let ed = JWKTypeTests.generated[.edDSA]!.key
+        let tokens = [
+            JWT.sign(claims: ["sub": "a", "exp": 1_000], key: secret),
+            JWT.sign(claims: ["sub": "b", "exp": 2_000, "nbf": 500], key: secret),
+            JWT.sign(claims: ["sub": "c", "exp": 1_000], key: es),
+            JWT.sign(claims: ["sub": "d", "exp": 1_000], key: ed),
+            JWT.sign(claims: ["sub": "e", "exp": 1_000], key: Self.other.key),  // same kid as `es`, other key
+            JWT.sign(claims: ["sub": "f"], key: rotated),
+            "not.a.token",
+        ]
+        let keySets = [
+            JWTKeySet(keys: [es.publicOnly, ed.publicOnly], fallback: secret, unknownKidUsesFallback: true),
+            JWTKeySet(keys: [es.publicOnly], fallback: rotated, unknownKidUsesFallback: true),
+            JWTKeySet(keys: [Self.other.key.publicOnly, ed.publicOnly], fallback: secret, unknownKidUsesFallback: true),
+            JWTKeySet(keys: [es.publicOnly, ed.publicOnly], fallback: secret, unknownKidUsesFallback: true, validMethods: ["HS256"]),
+            JWTKeySet(keys: [], fallback: nil),
+        ]
+        let times: [Int64] = [100, 600, 999, 1_000, 1_500, 2_000]
+        var cases: [(String, JWTKeySet, Int64)] = []
+        for token in tokens { for keys in keySets { for now in times { cases.append((token, keys, now)) } } }
+        for order in [cases, cases.reversed()] {
+            var cache = JWTVerificationCache()
+            var successes = 0
+            for _ in 0..<2 {
+                for (token, keys, now) in order {
+                    let expected = Self.direct(token, keys, now)
+                    #expect(Self.cached(&cache, token, keys, now) == expected, "\(token.prefix(20)) at \(now)")
+                    if case .success = expected { successes += 1 }
+                }
+            }
+            #expect(successes > 20)  // the matrix exercises hits, not only failures
+        }
+    }
+
+    /// A verified token is not verified again while the key set keeps its key.
+    @Test func aHitSkipsTheSignatureCheck() throws {
+        let key = JWTKey(secret: Array("a-secret-of-at-least-thirty-two-bytes!!".utf8))
+        let token = JWT.sign(claims: ["sub": "a"], key: key)
+        var cache = JWTVerificationCache()
+        _ = try cache.verify(token, keys: JWTKeySet(fallback: key), now: 0)
+        #expect(cache.count == 1)
+        // A key set whose fallback has the same secret but nothing else in common still hits
+        // (same kid, algorithm and material), and the answer is the same token.
+        #expect(try cache.verify(token, keys: JWTKeySet(keys: [], fallback: key, unknownKidUsesFallback: true), now: 5)
+            .claims["sub"] == "a")
+        #expect(cache.count == 1)
+    }
+
+    @Test func startsOverWhenFull() throws {
+        let key = JWTKey(secret: Array("a-secret-of-at-least-thirty-two-bytes!!".utf8))
+        let keys = JWTKeySet(fallback: key)
+        var cache = JWTVerificationCache(capacity: 4)
+        for i in 0..<4 { _ = try cache.verify(JWT.sign(claims: ["n": .number(Double(i))], key: key), keys: keys, now: 0) }
+        #expect(cache.count == 4)
+        _ = try cache.verify(JWT.sign(claims: ["n": 4], key: key), keys: keys, now: 0)
+        #expect(cache.count == 1)
+    }
+}
+
