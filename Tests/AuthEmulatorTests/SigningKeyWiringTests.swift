@@ -99,5 +99,15 @@ import Testing
         #expect(refused.json["msg"]?.stringValue?.contains("multiple signing keys detected") == true)
         #expect(emulator.project.configuration.jwt.keys.count == 2)
         #expect(emulator.project.configuration.jwt.signingKey.algorithm == .es256)
+
+        // The old token was verified (and cached) above; once its key is gone it is refused at
+        // once, and the new one still works.
+        #expect(emulator.api.call("GET", "/user", bearer: oldToken).status == 200)
+        let dropped = emulator.api.call("PATCH", "/emulator/v1/config", ["jwt_keys": [.object(ec)]], bearer: admin)
+        #expect(dropped.status == 200, "\(dropped.text)")
+        let stale = emulator.api.call("GET", "/user", bearer: oldToken)
+        #expect(stale.status == 403)
+        #expect(stale.json["error_code"] == "bad_jwt")
+        #expect(emulator.api.call("GET", "/user", bearer: newToken).status == 200)
     }
 }
