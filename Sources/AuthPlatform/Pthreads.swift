@@ -53,7 +53,10 @@ public final class ConditionLock<State>: @unchecked Sendable {
     public func signal() { pthread_cond_signal(condition) }
     public func broadcast() { pthread_cond_broadcast(condition) }
 
-    /// Runs `body` with the lock held. `body` may call `wait()`, `signal()` and `broadcast()`.
+    /// Runs `body` with the lock held. `body` may call `signal()` and `broadcast()`, but must not
+    /// `wait()` for a change to its `inout` value: during the access the optimizer may keep that
+    /// value in registers, so changes other threads make while it sleeps go unseen. Wait in a
+    /// `lock()` / `while !predicate(state) { wait() }` / `unlock()` loop instead.
     public func withLock<R, E: Error>(_ body: (inout State) throws(E) -> R) throws(E) -> R {
         lock()
         defer { unlock() }
@@ -119,4 +122,9 @@ private enum ThreadLocalRelease {
         if let pointer { Unmanaged<AnyObject>.fromOpaque(pointer).release() }
     }
     #endif
+}
+
+/// Processors currently online (`sysconf(_SC_NPROCESSORS_ONLN)`), at least 1.
+public var onlineProcessorCount: Int {
+    max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
 }

@@ -1,3 +1,4 @@
+import AuthCrypto
 import AuthHTTP
 import AuthJSON
 import AuthStore
@@ -177,6 +178,70 @@ import Testing
             ["email": "same@example.com", "password": "second-password", "email_confirm": true, "user_metadata": ["n": 2]],
         ]]).status == 200)
         #expect(try table(api, "users").rows.count == before.rows.count)
+    }
+
+    /// A fixture of `FixturePasswords.overlapThreshold` chunks or more is written while its
+    /// last passwords are still hashing: every user still gets the hash of its own password,
+    /// a re-seed keeps them, and a conflict found late rolls everything back.
+    @Test func largeFixturesAreWrittenWhileHashing() throws {
+        let (api, _) = try makeControlAPI { $0.passwordHashIterations = 10 }
+        let count = FixturePasswords.chunkSize * FixturePasswords.overlapThreshold + 37
+        var users: [JSON] = []
+        for i in 0..<count {
+            var user: JSONObject = ["email": .string("bulk\(i)@example.com"), "email_confirm": true]
+            // Every seventh entry has no password, so chunk slots and entry positions differ.
+            if i % 7 != 3 { user["password"] = .string("password-\(i)") }
+            users.append(.object(user))
+        }
+        let response = api.control("POST", "/emulator/v1/seed", ["users": .array(users)])
+        #expect(response.status == 200)
+        for i in [0, 1, 255, 256, 1024, count / 2, count - 2, count - 1] where i % 7 != 3 {
+            #expect(api.signIn("bulk\(i)@example.com", "password-\(i)").status == 200, "user \(i)")
+            #expect(api.signIn("bulk\(i)@example.com", "password-\(i + 1)").status == 400, "user \(i)")
+        }
+        let stored = try table(api, "users")
+        let hashColumn = try #require(stored.columns.firstIndex(of: "encrypted_password"))
+        #expect(stored.rows.filter { $0[hashColumn] != .null && $0[hashColumn] != .text("") }.count
+            == (0..<count).filter { $0 % 7 != 3 }.count)
+        // The remembered fixture holds the hashes, so reset?keep_seed needs no hashing.
+        let remembered = try #require(api.project.fixtures.lastApplied)
+        #expect(remembered.users.allSatisfy { $0.password == nil })
+        #expect(remembered.users.filter { $0.passwordHash != nil }.count == (0..<count).filter { $0 % 7 != 3 }.count)
+
+        // The same document again: every stored hash still verifies, nothing is rewritten.
+        #expect(api.control("POST", "/emulator/v1/seed", ["users": .array(users)]).status == 200)
+        #expect(try table(api, "users") == stored)
+
+        // A conflict in the last entry: nothing of the new document stays.
+        _ = api.signUp("taken@example.com")
+        var conflicting = users.map { entry -> JSON in
+            var object = entry.objectValue ?? [:]
+            object["email"] = .string("new-" + (object["email"]?.stringValue ?? ""))
+            return .object(object)
+        }
+        conflicting.append(["id": "22222222-2222-4222-8222-222222222222", "email": "taken@example.com", "password": "x-password"])
+        let refused = api.control("POST", "/emulator/v1/seed", ["users": .array(conflicting)])
+        #expect(refused.status == 400)
+        #expect(try table(api, "users").rows.count == stored.rows.count + 1)
+    }
+
+    /// `hash(forEntry:)` waits for its own chunk: asked for the last entries first, straight
+    /// after hashing started, every answer is still the hash of that entry's password.
+    @Test func passwordHashesWaitForTheirChunk() {
+        var configuration = Configuration()
+        configuration.passwordHashIterations = 50
+        let count = FixturePasswords.chunkSize * 10
+        let entries = (0..<count).map { 2 * $0 + 1 }  // every other entry has a password
+        let plaintexts = (0..<count).map { "password-\($0)" }
+        let stored: [String?] = (0..<count).map { _ in nil }
+        let passwords = FixturePasswords(entries: entries, count: 2 * count + 1, plaintexts: plaintexts, stored: stored,
+                                         passwords: Passwords(configuration: configuration, environment: Environment()))
+        defer { passwords.stop() }
+        for (slot, entry) in entries.enumerated().reversed() {
+            let hash = passwords.hash(forEntry: entry)
+            #expect(hash.map { PasswordHasher.verify(password: plaintexts[slot], against: $0) } == true, "entry \(entry)")
+            #expect(passwords.hash(forEntry: entry - 1) == nil)
+        }
     }
 
     @Test func aConflictFoundInTheTransactionRollsEverythingBack() throws {

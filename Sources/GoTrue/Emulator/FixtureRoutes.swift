@@ -83,7 +83,7 @@ public struct Reset: Sendable {
         return try Core(project: project).write { conn in
             try conn.deleteAllData()
             guard let fixture else { return 0 }
-            _ = try seeder.apply(fixture, conn, collect: false)
+            _ = try seeder.apply(fixture, conn, collect: false, passwords: nil)
             return fixture.users.count
         }
     }
