@@ -161,6 +161,9 @@ final class ConnectionPool: @unchecked Sendable {
         _ = auth_sqlite3_config_memstatus(0)
     }()
 
+    /// `PRAGMA mmap_size` of reader connections: 1 GiB, a million users and more.
+    static let readerMapBytes = 1 << 30
+
     private static func open(path: String, options: DatabaseOptions, role: Role) throws(StoreError) -> Connection {
         Self.libraryConfigured
         var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
@@ -195,6 +198,12 @@ final class ConnectionPool: @unchecked Sendable {
             try connection.execute("PRAGMA wal_autocheckpoint = 4000")
         } else {
             try connection.execute("PRAGMA query_only = ON")
+            // Readers map the file (https://sqlite.org/mmap.html): with the small page cache
+            // below, a lookup in a large database (a million users) otherwise reads its B-tree
+            // pages with one pread each, ~+40 % on `GET /user`; mapped, it touches them in the
+            // OS page cache. Resident memory grows only by the pages actually read. WAL frames
+            // are still read from the WAL.
+            try connection.execute("PRAGMA mmap_size = \(Self.readerMapBytes)")
         }
         try connection.execute("PRAGMA cache_size = -\(Connection.pageCacheKiB)")
         // In WAL mode NORMAL is durable against application crashes and consistent across power
