@@ -197,33 +197,8 @@ start_server() {
 # ---------------------------------------------------------------------------------------------
 # Load
 # ---------------------------------------------------------------------------------------------
-# wrk's text output -> the key=value shape loadgen.py prints. Latencies converted to ms.
-parse_wrk() {
-    awk '
-    function ms(v) {
-        if (v ~ /us$/) return v / 1000
-        if (v ~ /ms$/) return v + 0
-        if (v ~ /m$/)  return v * 60000
-        if (v ~ /s$/)  return v * 1000
-        return v + 0
-    }
-    /^ *Latency  / { max = ms($4) }
-    /^ *50% / { p50 = ms($2) } /^ *75% / { p75 = ms($2) }
-    /^ *90% / { p90 = ms($2) } /^ *99% / { p99 = ms($2) }
-    # "N requests in 10.00s, 12.3MB read": the duration is the fourth field.
-    / requests in / { requests = $1; d = $4; sub(/,$/, "", d); dur = ms(d) / 1000 }
-    /Socket errors:/ {
-        gsub(/,/, "")
-        errors = $4 + $6 + $8; timeouts = $10
-    }
-    /Non-2xx or 3xx responses:/ { non2xx = $NF }
-    /^Requests\/sec:/ { rps = $2 }
-    END {
-        printf "tool=wrk\nrequests=%d\nerrors=%d\ntimeouts=%d\nnon2xx=%d\n", requests, errors, timeouts, non2xx
-        printf "duration_s=%.3f\nrps=%.1f\n", dur, rps
-        printf "p50_ms=%.3f\np75_ms=%.3f\np90_ms=%.3f\np99_ms=%.3f\nmax_ms=%.3f\n", p50, p75, p90, p99, max
-    }'
-}
+# wrk's text output is parsed by `parse_wrk` (bench/lib.sh) into the key=value shape loadgen.py
+# prints, latencies in ms.
 
 # load URL SECONDS OUTFILE: one load run with the selected tool, key=value results in OUTFILE.
 load() {

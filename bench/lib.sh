@@ -39,9 +39,11 @@ stop_server() {
     echo "$code"
 }
 
-# Reads wrk's --latency report on stdin; prints key=value lines: requests (all completed),
-# ops (2xx/3xx), failed (socket errors + non-2xx/3xx), timeouts, duration_s, ops_per_s,
-# p50_ms/p90_ms/p99_ms/max_ms.
+# Reads wrk's --latency report on stdin; prints key=value lines (read them with `kv`):
+#   tool=wrk, requests (all completed), ops (2xx/3xx), failed (socket errors + non-2xx/3xx),
+#   errors (socket errors), non2xx, timeouts, duration_s, ops_per_s (ops / duration),
+#   rps (wrk's Requests/sec: every completed request), p50_ms/p75_ms/p90_ms/p99_ms/max_ms,
+#   and client_cpu_pct=n/a, first_failure= for the shape bench/authload.py prints.
 parse_wrk() {
     awk '
     function ms(v) {
@@ -52,13 +54,18 @@ parse_wrk() {
         return v + 0
     }
     /^ *Latency  / { max = ms($4) }
-    /^ *50% / { p50 = ms($2) } /^ *90% / { p90 = ms($2) } /^ *99% / { p99 = ms($2) }
+    /^ *50% / { p50 = ms($2) } /^ *75% / { p75 = ms($2) }
+    /^ *90% / { p90 = ms($2) } /^ *99% / { p99 = ms($2) }
+    # "N requests in 10.00s, 12.3MB read": the duration is the fourth field.
     / requests in / { requests = $1; d = $4; sub(/,$/, "", d); dur = ms(d) / 1000 }
     /Socket errors:/ { gsub(/,/, ""); errors = $4 + $6 + $8; timeouts = $10 }
     /Non-2xx or 3xx responses:/ { non2xx = $NF }
+    /^Requests\/sec:/ { rps = $2 }
     END {
         ok = requests - non2xx
-        printf "requests=%d\nops=%d\nfailed=%d\ntimeouts=%d\nduration_s=%.3f\nops_per_s=%.1f\n", requests, ok, errors + non2xx, timeouts, dur, ok / dur
-        printf "p50_ms=%.3f\np90_ms=%.3f\np99_ms=%.3f\nmax_ms=%.3f\nclient_cpu_pct=n/a\nfirst_failure=\n", p50, p90, p99, max
+        printf "tool=wrk\nrequests=%d\nops=%d\nfailed=%d\nerrors=%d\nnon2xx=%d\ntimeouts=%d\n", requests, ok, errors + non2xx, errors, non2xx, timeouts
+        printf "duration_s=%.3f\nops_per_s=%.1f\nrps=%.1f\n", dur, (dur > 0 ? ok / dur : 0), rps
+        printf "p50_ms=%.3f\np75_ms=%.3f\np90_ms=%.3f\np99_ms=%.3f\nmax_ms=%.3f\n", p50, p75, p90, p99, max
+        printf "client_cpu_pct=n/a\nfirst_failure=\n"
     }'
 }
