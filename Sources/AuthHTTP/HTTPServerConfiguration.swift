@@ -1,3 +1,5 @@
+import AuthPlatform
+
 /// The application side of the server.
 public protocol HTTPResponder: Sendable {
     /// Runs on a worker thread of the server's bounded pool; may block (SQLite, PBKDF2).
@@ -76,9 +78,9 @@ public struct HTTPServerConfiguration: Sendable {
     /// Listen backlog; raised to at least 512 so connection bursts are not refused.
     public var backlog: Int32 = 1024
     /// Event-loop threads; one per online processor by default.
-    public var loopThreads: Int = Threads.activeProcessorCount
+    public var loopThreads: Int = onlineProcessorCount
     /// Worker threads running the responder (blocking work: SQLite, PBKDF2).
-    public var workerThreads: Int = max(4, 2 * Threads.activeProcessorCount)
+    public var workerThreads: Int = max(4, 2 * onlineProcessorCount)
     /// Stack size of each worker thread: below the 8 MiB default to keep RSS small, large enough
     /// for SQLite and PBKDF2.
     public var workerStackSize: Int = 512 * 1024

@@ -83,10 +83,4 @@ enum Threads {
         return ThreadHandle(thread: thread)
         #endif
     }
-
-    /// Processors currently online: the default number of event loops.
-    static var activeProcessorCount: Int {
-        let count = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
-        return max(1, count)
-    }
 }

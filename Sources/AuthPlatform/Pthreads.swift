@@ -124,7 +124,8 @@ private enum ThreadLocalRelease {
     #endif
 }
 
-/// Processors currently online (`sysconf(_SC_NPROCESSORS_ONLN)`), at least 1.
+/// Processors currently online (`sysconf(_SC_NPROCESSORS_ONLN)`), at least 1: the default number of
+/// event loops, and of threads hashing a fixture's passwords.
 public var onlineProcessorCount: Int {
     max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
 }

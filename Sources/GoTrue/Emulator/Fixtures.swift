@@ -448,9 +448,6 @@ public struct Seeder: Sendable {
         var out: [(UserRecord, [IdentityRecord])] = []
         let now = project.environment.now().microseconds
         var ids = UUIDBatch(environment: project.environment)
-        // Metadata most entries share (no custom keys), rendered once per distinct shape.
-        var appMetadataTexts: [[String]: String] = [:]
-        var userMetadataTexts: [Bool: String] = [:]
         var inserted = try conn.hasUsers() ? nil : InsertedKeys(capacity: fixture.users.count)
         for (position, entry) in fixture.users.enumerated() {
             var at: String { "users[\(entry.index)]" }
@@ -459,9 +456,8 @@ public struct Seeder: Sendable {
             let found = mayBeStored ? try existing(entry, conn, audience: config.jwt.audience) : nil
             let userID = found?.id ?? entry.id ?? ids.next()
             // A new user without a declared id was just looked up by this email and audience
-            // (`existing`), so nobody holds the email: the second query is skipped, which is
-            // most of a large fixture.
-            let emailChecked = !mayBeStored || (found == nil && entry.id == nil && aud == config.jwt.audience)
+            // (`existing`), so nobody holds the email: the second query is skipped.
+            let emailChecked = !mayBeStored || (found == nil && entry.id == nil)
             if let email = entry.email, !emailChecked, try conn.userExists(email: email, aud: aud, excluding: userID) {
                 throw Fixture.invalid("\(at).email: \(email) already belongs to another user")
             }
@@ -487,24 +483,14 @@ public struct Seeder: Sendable {
             if entry.email != nil { providers.append("email") }
             if entry.phone != nil { providers.append("phone") }
             for identity in entry.identities where !providers.contains(identity.provider) { providers.append(identity.provider) }
-            if entry.appMetadata == nil, let text = appMetadataTexts[providers] {
-                user.appMetadata = text
-            } else {
-                var appMetadata: JSONObject = ["provider": .string(providers[0]), "providers": .array(providers.map { .string($0) })]
-                for (key, value) in entry.appMetadata ?? [:] { appMetadata[key] = value }
-                user.appMetadata = Models.text(appMetadata)
-                if entry.appMetadata == nil { appMetadataTexts[providers] = user.appMetadata }
-            }
-            if entry.userMetadata.isEmpty, let text = userMetadataTexts[entry.emailConfirm] {
-                user.userMetadata = text
-            } else {
-                var userMetadata = entry.userMetadata
-                // `User.Confirm` records the verification in user_metadata, as the admin API's
-                // `email_confirm` does.
-                if entry.emailConfirm { userMetadata["email_verified"] = true }
-                user.userMetadata = Models.text(userMetadata)
-                if entry.userMetadata.isEmpty { userMetadataTexts[entry.emailConfirm] = user.userMetadata }
-            }
+            var appMetadata: JSONObject = ["provider": .string(providers[0]), "providers": .array(providers.map { .string($0) })]
+            for (key, value) in entry.appMetadata ?? [:] { appMetadata[key] = value }
+            user.appMetadata = Models.text(appMetadata)
+            var userMetadata = entry.userMetadata
+            // `User.Confirm` records the verification in user_metadata, as the admin API's
+            // `email_confirm` does.
+            if entry.emailConfirm { userMetadata["email_verified"] = true }
+            user.userMetadata = Models.text(userMetadata)
             // A confirmation already on record keeps its time, so a re-seed changes nothing.
             user.emailConfirmedAt = entry.emailConfirm ? (found?.emailConfirmedAt ?? now) : nil
             user.phoneConfirmedAt = entry.phoneConfirm ? (found?.phoneConfirmedAt ?? now) : nil
@@ -552,7 +538,7 @@ public struct Seeder: Sendable {
                 wanted.append(Fixture.Identity(provider: identity.provider, providerID: identity.providerID, data: data, id: identity.id))
             }
             var kept: Set<String> = []
-            var inserted: [IdentityRecord] = []
+            var newIdentities: [IdentityRecord] = []
             for (j, identity) in wanted.enumerated() {
                 // The email and phone identities of a new user are keyed by its new id; only a
                 // declared id (`entry.id`) could already name another user's identity.
@@ -575,7 +561,7 @@ public struct Seeder: Sendable {
                                                 identityData: Models.text(identity.data), provider: identity.provider, at: now)
                     do {
                         try conn.insertIdentity(record)
-                        inserted.append(record)
+                        newIdentities.append(record)
                     } catch {
                         throw Fixture.invalid("\(at).identities: cannot create the \(identity.provider) identity (\(error))")
                     }
@@ -630,7 +616,7 @@ public struct Seeder: Sendable {
                 + wanted.filter { $0.provider != "email" && $0.provider != "phone" }
             guard collect else { continue }
             let stored = try conn.user(id: user.id) ?? user
-            out.append((stored, isNew ? inserted : try conn.identities(userID: user.id)))
+            out.append((stored, isNew ? newIdentities : try conn.identities(userID: user.id)))
         }
         return (resolved, out)
     }
