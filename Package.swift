@@ -23,7 +23,7 @@ let package = Package(
         // bignum core and the OS's secure random source, so AuthCrypto imports no platform module.
         .target(name: "CAuthCrypto"),
         // <sys/epoll.h> and <sys/eventfd.h>, which the Glibc module leaves out (Linux only).
-        .target(name: "CAuthPlatform"),
+        .target(name: "CAuthPlatform", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         // The pthread lock with a condition variable that AuthHTTP and AuthStore both need.
         .target(name: "AuthPlatform", swiftSettings: strict),
         .target(name: "AuthCrypto", dependencies: ["CAuthCrypto"], swiftSettings: strict),
@@ -40,7 +40,7 @@ let package = Package(
         .target(name: "AuthScenarios", dependencies: ["GoTrue", "AuthHTTP", "AuthJSON", "AuthCrypto"], swiftSettings: strict),
         .target(
             name: "AuthEmulator",
-            dependencies: ["AuthScenarios", "GoTrue", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto"],
+            dependencies: ["AuthScenarios", "GoTrue", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto", "CAuthPlatform"],
             swiftSettings: strict
         ),
         .executableTarget(name: "auth-emulator", dependencies: ["AuthEmulator"], swiftSettings: strict),

@@ -61,7 +61,7 @@ public final class Emulator: Sendable {
         // until a test moves it.
         var project = Project(configuration: configuration, database: database,
                               environment: Environment(clock: VirtualClock()))
-        project.hookTransport = URLSessionHookTransport()
+        project.hookTransport = CurlHookTransport(environment: Platform.environment())
         self.project = project
         let scenarios = ScenarioEngine(environment: project.environment)
         for scenario in options.scenarios { scenarios.add(scenario) }

@@ -1,11 +1,16 @@
 """Auth hooks over HTTP, driven through the real supabase-auth client: a hook server in this
 process adds a `user_role` claim (custom_access_token), refuses sign-ups from a blocked domain
 (before_user_created) and receives the emails itself (send_email). Every request's Standard
-Webhooks signature is checked here with a hand-written HMAC, as a hook would check it."""
+Webhooks signature is checked here with a hand-written HMAC, as a hook would check it. The same
+server also answers over HTTPS, with a certificate from a throwaway authority that the emulator
+trusts only through `SSL_CERT_FILE`."""
 import base64
+import datetime
 import hashlib
 import hmac
+import ipaddress
 import json
+import ssl
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -20,9 +25,10 @@ SECRET = "v1,whsec_" + base64.b64encode(KEY).decode()
 
 
 class HookServer:
-    """A loopback HTTP server answering the three hooks; stopped at the end of the test."""
+    """A loopback HTTP server answering the three hooks; stopped at the end of the test. With
+    `tls` (a certificate and key file pair) it answers over HTTPS."""
 
-    def __init__(self):
+    def __init__(self, tls=None):
         self.calls = []
         outer = self
 
@@ -60,7 +66,13 @@ class HookServer:
                 self.wfile.write(data)
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        scheme = "http"
+        if tls is not None:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(*tls)
+            self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
+            scheme = "https"
+        self.url = f"{scheme}://127.0.0.1:{self.server.server_address[1]}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 
@@ -72,6 +84,49 @@ class HookServer:
 @pytest.fixture
 def hooks():
     server = HookServer()
+    yield server
+    server.close()
+
+
+def throwaway_authority(directory):
+    """Writes ca.pem (a one-day authority) and a leaf certificate for 127.0.0.1 it signed;
+    returns (ca path, (leaf certificate path, leaf key path))."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    now = datetime.datetime.now(datetime.timezone.utc)
+    ca_key = ec.generate_private_key(ec.SECP256R1())
+    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "hook test authority")])
+    ca = (x509.CertificateBuilder().subject_name(ca_name).issuer_name(ca_name).public_key(ca_key.public_key())
+          .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(minutes=5))
+          .not_valid_after(now + datetime.timedelta(days=1))
+          .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+          .add_extension(x509.KeyUsage(digital_signature=True, key_cert_sign=True, crl_sign=True, content_commitment=False,
+                                       key_encipherment=False, data_encipherment=False, key_agreement=False,
+                                       encipher_only=False, decipher_only=False), critical=True)
+          .sign(ca_key, hashes.SHA256()))
+    leaf_key = ec.generate_private_key(ec.SECP256R1())
+    leaf = (x509.CertificateBuilder()
+            .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])).issuer_name(ca_name)
+            .public_key(leaf_key.public_key()).serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False)
+            .sign(ca_key, hashes.SHA256()))
+    paths = {name: directory / name for name in ("ca.pem", "leaf.pem", "leaf.key")}
+    paths["ca.pem"].write_bytes(ca.public_bytes(serialization.Encoding.PEM))
+    paths["leaf.pem"].write_bytes(leaf.public_bytes(serialization.Encoding.PEM))
+    paths["leaf.key"].write_bytes(leaf_key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                                         serialization.NoEncryption()))
+    return str(paths["ca.pem"]), (str(paths["leaf.pem"]), str(paths["leaf.key"]))
+
+
+@pytest.fixture
+def tls_hooks(tmp_path):
+    ca, leaf = throwaway_authority(tmp_path)
+    server = HookServer(tls=leaf)
+    server.ca = ca
     yield server
     server.close()
 
@@ -131,3 +186,23 @@ def test_send_email_hook_receives_the_code(start_auth, make_client, hooks):
     token = payload["email_data"]["token"]
     session = client.verify_otp({"email": email, "token": token, "type": "signup"}).session
     assert session is not None
+
+
+def test_an_https_hook_is_called_with_the_configured_trust_roots(start_auth, make_client, tls_hooks):
+    server = start_auth(SSL_CERT_FILE=tls_hooks.ca, **hook_env(tls_hooks, "CUSTOM_ACCESS_TOKEN"))
+    session = make_client(server).sign_up({"email": "admin-" + unique_email("tls"), "password": PASSWORD}).session
+    assert claims(session.access_token)["user_role"] == "admin"
+    path, _, valid, _ = tls_hooks.calls[-1]
+    assert path == "/claims" and valid
+
+
+def test_an_untrusted_https_hook_is_unreachable(start_auth, make_client, tls_hooks):
+    # Without the authority the certificate does not verify: every attempt fails as an
+    # unreachable hook would, and the sign-up is refused with nothing stored.
+    server = start_auth(**hook_env(tls_hooks, "BEFORE_USER_CREATED"))
+    client = make_client(server)
+    email = unique_email("untrusted")
+    with pytest.raises(AuthApiError) as excinfo:
+        client.sign_up({"email": email, "password": PASSWORD})
+    api_error(excinfo, AuthApiError, "hook_timeout_after_retry", 422, "Failed to reach hook after maximum retries")
+    assert tls_hooks.calls == []

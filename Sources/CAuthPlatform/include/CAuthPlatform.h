@@ -1,6 +1,7 @@
 // The Linux event-notification headers the Swift toolchain's Glibc module leaves out, so
 // AuthHTTP's epoll poller calls epoll_create1/epoll_ctl/epoll_wait/eventfd through their real
-// declarations (and uses the real `struct epoll_event` layout, packed on x86-64).
+// declarations (and uses the real `struct epoll_event` layout, packed on x86-64); and the
+// outbound HTTP(S) call of auth hooks (http_client.c).
 #ifndef C_AUTH_PLATFORM_H
 #define C_AUTH_PLATFORM_H
 
@@ -8,5 +9,39 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #endif
+
+#include <stddef.h>
+#include <stdint.h>
+
+// An HTTP(S) POST through the system's libcurl, loaded on first use (http_client.c says why).
+enum {
+    CAUTH_HTTP_RESPONSE = 0,
+    CAUTH_HTTP_TIMED_OUT = 1,
+    CAUTH_HTTP_FAILED = 2,
+};
+
+typedef struct {
+    int status;
+    // The last response's header block, status line first, as received (CRLF-separated).
+    uint8_t *headers;
+    size_t headers_count;
+    uint8_t *body;
+    size_t body_count;
+    // Why there is no response (CAUTH_HTTP_TIMED_OUT, CAUTH_HTTP_FAILED).
+    char error[256];
+} cauth_http_reply;
+
+// 1 when libcurl could be loaded; otherwise 0 and the reason in `problem`.
+int cauth_http_available(char *problem, size_t problem_size);
+
+// POSTs `body` with `headers` ("Name: value" strings) to `url`, following redirects as Go's
+// client does, within `timeout_ms` for the whole exchange. Reads at most `body_limit` bytes of
+// the answer's body. `ca_file` / `ca_directory` (may be NULL) replace the default trust roots.
+// Returns CAUTH_HTTP_*; on CAUTH_HTTP_RESPONSE release the reply with cauth_http_reply_free.
+int cauth_http_post(const char *url, const char *const *headers, size_t header_count,
+                    const uint8_t *body, size_t body_count, long timeout_ms, size_t body_limit,
+                    const char *ca_file, const char *ca_directory, cauth_http_reply *reply);
+
+void cauth_http_reply_free(cauth_http_reply *reply);
 
 #endif

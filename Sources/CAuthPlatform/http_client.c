@@ -1,0 +1,234 @@
+// One HTTP(S) POST through the system's libcurl, loaded with dlopen on first use.
+//
+// Why dlopen rather than linking: the emulator calls out over HTTP only for auth hooks, which most
+// projects never configure. Linking an HTTP stack (libcurl and its TLS, IDN, Kerberos, LDAP...
+// dependencies, or Foundation's URLSession, which links libcurl plus ICU) costs every start-up its
+// load and relocation time and about 14 MiB of resident pages, whether a hook ever runs or not.
+// Loaded on demand, that cost is paid by the first hook call only.
+//
+// libcurl's ABI is stable across 7.x and 8.x (https://curl.se/libcurl/abi.html); the option and
+// info numbers below are its documented values (curl/curl.h), spelled out because the headers
+// (libcurl-dev) need not be installed where this builds.
+
+#include "CAuthPlatform.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    OPT_WRITEDATA = 10001,
+    OPT_URL = 10002,
+    OPT_ERRORBUFFER = 10010,
+    OPT_WRITEFUNCTION = 20011,
+    OPT_POSTFIELDS = 10015,
+    OPT_HTTPHEADER = 10023,
+    OPT_HEADERDATA = 10029,
+    OPT_POST = 47,
+    OPT_FOLLOWLOCATION = 52,
+    OPT_CAINFO = 10065,
+    OPT_MAXREDIRS = 68,
+    OPT_HEADERFUNCTION = 20079,
+    OPT_CAPATH = 10097,
+    OPT_NOSIGNAL = 99,
+    OPT_POSTFIELDSIZE_LARGE = 30120,
+    OPT_TIMEOUT_MS = 155,
+    OPT_REDIR_PROTOCOLS = 182,
+    INFO_RESPONSE_CODE = 0x200002,
+    CODE_OK = 0,
+    CODE_WRITE_ERROR = 23,
+    CODE_OPERATION_TIMEDOUT = 28,
+    PROTO_HTTP_HTTPS = (1 << 0) | (1 << 1),
+    GLOBAL_ALL = 3,
+    ERROR_SIZE = 256,
+};
+
+struct slist;
+
+static struct {
+    int (*global_init)(long);
+    void *(*easy_init)(void);
+    int (*easy_setopt)(void *, int, ...);
+    int (*easy_perform)(void *);
+    int (*easy_getinfo)(void *, int, ...);
+    void (*easy_cleanup)(void *);
+    const char *(*easy_strerror)(int);
+    struct slist *(*slist_append)(struct slist *, const char *);
+    void (*slist_free_all)(struct slist *);
+    int loaded;
+    char problem[256];
+} curl;
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+
+static void load(void) {
+    static const char *const names[] = {
+#if defined(__APPLE__)
+        "/usr/lib/libcurl.4.dylib", "libcurl.4.dylib", "libcurl.dylib",
+#else
+        "libcurl.so.4", "libcurl-gnutls.so.4", "libcurl-nss.so.4", "libcurl.so",
+#endif
+    };
+    void *library = NULL;
+    for (size_t i = 0; i < sizeof names / sizeof names[0] && library == NULL; i++) {
+        library = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    }
+    if (library == NULL) {
+        snprintf(curl.problem, sizeof curl.problem, "libcurl is not installed (dlopen: %s)", dlerror());
+        return;
+    }
+#define BIND(field, symbol)                                                                        \
+    do {                                                                                           \
+        *(void **)&curl.field = dlsym(library, symbol);                                            \
+        if (curl.field == NULL) {                                                                  \
+            snprintf(curl.problem, sizeof curl.problem, "libcurl lacks %s", symbol);               \
+            return;                                                                                \
+        }                                                                                          \
+    } while (0)
+    BIND(global_init, "curl_global_init");
+    BIND(easy_init, "curl_easy_init");
+    BIND(easy_setopt, "curl_easy_setopt");
+    BIND(easy_perform, "curl_easy_perform");
+    BIND(easy_getinfo, "curl_easy_getinfo");
+    BIND(easy_cleanup, "curl_easy_cleanup");
+    BIND(easy_strerror, "curl_easy_strerror");
+    BIND(slist_append, "curl_slist_append");
+    BIND(slist_free_all, "curl_slist_free_all");
+#undef BIND
+    // Not thread-safe before 7.84, hence once, before any handle exists.
+    if (curl.global_init(GLOBAL_ALL) != CODE_OK) {
+        snprintf(curl.problem, sizeof curl.problem, "curl_global_init failed");
+        return;
+    }
+    curl.loaded = 1;
+}
+
+int cauth_http_available(char *problem, size_t problem_size) {
+    pthread_once(&load_once, load);
+    if (!curl.loaded && problem != NULL && problem_size > 0) {
+        snprintf(problem, problem_size, "%s", curl.problem);
+    }
+    return curl.loaded;
+}
+
+/// A growable byte buffer that stops accepting bytes past `limit`.
+struct sink {
+    uint8_t *bytes;
+    size_t count;
+    size_t capacity;
+    size_t limit;
+    int truncated;
+};
+
+static int sink_append(struct sink *sink, const void *data, size_t count) {
+    if (count > sink->limit - sink->count) {
+        count = sink->limit - sink->count;
+        sink->truncated = 1;
+    }
+    if (sink->count + count > sink->capacity) {
+        size_t capacity = sink->capacity ? sink->capacity : 1024;
+        while (capacity < sink->count + count) capacity *= 2;
+        uint8_t *grown = realloc(sink->bytes, capacity);
+        if (grown == NULL) return 0;
+        sink->bytes = grown;
+        sink->capacity = capacity;
+    }
+    memcpy(sink->bytes + sink->count, data, count);
+    sink->count += count;
+    return !sink->truncated;
+}
+
+static size_t on_body(char *data, size_t size, size_t count, void *context) {
+    // Returning less than was offered ends the transfer (CURLE_WRITE_ERROR): past the limit
+    // nothing more is read, as a limited reader would stop.
+    return sink_append(context, data, size * count) ? size * count : 0;
+}
+
+static size_t on_header(char *data, size_t size, size_t count, void *context) {
+    struct sink *sink = context;
+    size_t length = size * count;
+    // Each response of a redirect chain (and any 1xx) starts with its status line: keep only
+    // the headers of the last one, the response the caller gets.
+    if (length >= 5 && memcmp(data, "HTTP/", 5) == 0) {
+        sink->count = 0;
+        sink->truncated = 0;
+    }
+    return sink_append(sink, data, length) ? length : 0;
+}
+
+int cauth_http_post(const char *url, const char *const *headers, size_t header_count,
+                    const uint8_t *body, size_t body_count, long timeout_ms, size_t body_limit,
+                    const char *ca_file, const char *ca_directory, cauth_http_reply *reply) {
+    memset(reply, 0, sizeof *reply);
+    if (!cauth_http_available(reply->error, sizeof reply->error)) return CAUTH_HTTP_FAILED;
+    void *easy = curl.easy_init();
+    if (easy == NULL) {
+        snprintf(reply->error, sizeof reply->error, "curl_easy_init failed");
+        return CAUTH_HTTP_FAILED;
+    }
+    struct slist *list = NULL;
+    for (size_t i = 0; i < header_count; i++) {
+        struct slist *grown = curl.slist_append(list, headers[i]);
+        if (grown == NULL) break;
+        list = grown;
+    }
+    // libcurl would add `Expect: 100-continue` to larger bodies; Go's client never sends it.
+    struct slist *grown = curl.slist_append(list, "Expect:");
+    if (grown != NULL) list = grown;
+
+    char error[ERROR_SIZE] = {0};
+    struct sink head = {.limit = 64 * 1024};
+    struct sink content = {.limit = body_limit};
+    curl.easy_setopt(easy, OPT_URL, url);
+    curl.easy_setopt(easy, OPT_POST, 1L);
+    // Never NULL: with no POSTFIELDS data libcurl would read the body from stdin.
+    curl.easy_setopt(easy, OPT_POSTFIELDS, body != NULL ? (const void *)body : (const void *)"");
+    curl.easy_setopt(easy, OPT_POSTFIELDSIZE_LARGE, (int64_t)body_count);
+    curl.easy_setopt(easy, OPT_HTTPHEADER, list);
+    curl.easy_setopt(easy, OPT_WRITEFUNCTION, on_body);
+    curl.easy_setopt(easy, OPT_WRITEDATA, (void *)&content);
+    curl.easy_setopt(easy, OPT_HEADERFUNCTION, on_header);
+    curl.easy_setopt(easy, OPT_HEADERDATA, (void *)&head);
+    curl.easy_setopt(easy, OPT_ERRORBUFFER, error);
+    curl.easy_setopt(easy, OPT_TIMEOUT_MS, timeout_ms > 0 ? timeout_ms : 1L);
+    // Worker threads: no SIGALRM-based resolver timeouts.
+    curl.easy_setopt(easy, OPT_NOSIGNAL, 1L);
+    // Go's http.Client follows up to 10 redirects: 301/302/303 as GET, 307/308 re-posting the
+    // body, which is libcurl's own rule for a POST.
+    curl.easy_setopt(easy, OPT_FOLLOWLOCATION, 1L);
+    curl.easy_setopt(easy, OPT_MAXREDIRS, 10L);
+    curl.easy_setopt(easy, OPT_REDIR_PROTOCOLS, (long)PROTO_HTTP_HTTPS);
+    if (ca_file != NULL) curl.easy_setopt(easy, OPT_CAINFO, ca_file);
+    if (ca_directory != NULL) curl.easy_setopt(easy, OPT_CAPATH, ca_directory);
+
+    int code = curl.easy_perform(easy);
+    long status = 0;
+    curl.easy_getinfo(easy, INFO_RESPONSE_CODE, &status);
+    curl.easy_cleanup(easy);
+    curl.slist_free_all(list);
+
+    if (code == CODE_OK || (code == CODE_WRITE_ERROR && content.truncated && status > 0)) {
+        reply->status = (int)status;
+        reply->headers = head.bytes;
+        reply->headers_count = head.count;
+        reply->body = content.bytes;
+        reply->body_count = content.count;
+        return CAUTH_HTTP_RESPONSE;
+    }
+    int outcome = code == CODE_OPERATION_TIMEDOUT ? CAUTH_HTTP_TIMED_OUT : CAUTH_HTTP_FAILED;
+    snprintf(reply->error, sizeof reply->error, "%s", error[0] ? error : curl.easy_strerror(code));
+    free(head.bytes);
+    free(content.bytes);
+    return outcome;
+}
+
+void cauth_http_reply_free(cauth_http_reply *reply) {
+    free(reply->headers);
+    free(reply->body);
+    reply->headers = NULL;
+    reply->body = NULL;
+}
