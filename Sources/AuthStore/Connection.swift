@@ -10,7 +10,7 @@ import CSQLite
 /// share one database file without serving stale data.
 public final class Connection {
     let handle: OpaquePointer
-    private var statements: [String: CachedStatement] = [:]
+    private var statements = StringTable<CachedStatement>(capacity: 64)
     private var isClosed = false
     /// This connection's number in the statement trace (`StatementTrace`), 0 when not tracing.
     private let traceNumber: Int
@@ -49,7 +49,7 @@ public final class Connection {
     func close() {
         guard !isClosed else { return }
         isClosed = true
-        for cached in statements.values {
+        for cached in statements.allValues {
             sqlite3_finalize(cached.statement)
         }
         statements.removeAll()
@@ -202,12 +202,7 @@ public final class Connection {
         let columns = (0..<count).map { index in
             sqlite3_column_name(statement, index).map { String(cString: $0) } ?? ""
         }
-        var positions: [String: Int] = [:]
-        positions.reserveCapacity(columns.count)
-        for (index, name) in columns.enumerated() where positions[name] == nil {
-            positions[name] = index  // the first of duplicated names wins, as in SQLite's own lookup
-        }
-        let names = ColumnNames(columns: columns, positions: positions, reprepares: reprepares)
+        let names = ColumnNames(columns: columns, positions: ColumnPositions(columns), reprepares: reprepares)
         statements[sql]?.names = names
         return names
     }
@@ -222,8 +217,8 @@ public final class Connection {
     private func cachedStatement(_ sql: String) throws(StoreError) -> (OpaquePointer, ColumnNames?) {
         if let cached = statements[sql] { return (cached.statement, cached.names) }
         if statements.count >= Self.statementCacheLimit {
-            for cached in statements.values { sqlite3_finalize(cached.statement) }
-            statements.removeAll(keepingCapacity: true)
+            for cached in statements.allValues { sqlite3_finalize(cached.statement) }
+            statements.removeAll()
         }
         let prepared: Result<OpaquePointer, StoreError> = sql.withCString { text in
             var statement: OpaquePointer?
@@ -335,7 +330,7 @@ private struct CachedStatement {
 
 private struct ColumnNames {
     let columns: [String]
-    let positions: [String: Int]
+    let positions: ColumnPositions
     /// SQLITE_STMTSTATUS_REPREPARE when the names were read.
     let reprepares: Int32
 }

@@ -96,27 +96,32 @@ public struct Row: Sendable, Hashable {
     /// Column names in result order (as SQLite reports them: the `AS` alias when given).
     public let columns: [String]
     private let values: [SQLValue]
-    private let positions: [String: Int]
+    private let positions: ColumnPositions
 
     public init(columns: [String], values: [SQLValue]) {
-        precondition(columns.count == values.count, "Row needs one value per column")
-        var positions: [String: Int] = [:]
-        positions.reserveCapacity(columns.count)
-        for (position, name) in columns.enumerated() where positions[name] == nil {
-            positions[name] = position  // the first of duplicated names wins, as in SQLite's own lookup
-        }
-        self.init(columns: columns, positions: positions, values: values)
+        self.init(columns: columns, positions: ColumnPositions(columns), values: values)
     }
 
-    init(columns: [String], positions: [String: Int], values: [SQLValue]) {
+    init(columns: [String], positions: ColumnPositions, values: [SQLValue]) {
+        precondition(columns.count == values.count, "Row needs one value per column")
         self.columns = columns
         self.positions = positions
         self.values = values
     }
 
+    /// Rows are equal when their columns and values are (the index derives from the columns).
+    public static func == (lhs: Row, rhs: Row) -> Bool {
+        lhs.columns == rhs.columns && lhs.values == rhs.values
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(columns)
+        hasher.combine(values)
+    }
+
     /// The value of `column`, or `.null` when the row has no such column.
     public subscript(_ column: String) -> SQLValue {
-        guard let position = positions[column] else { return .null }
+        guard let position = positions.table[column] else { return .null }
         return values[position]
     }
 
@@ -132,4 +137,18 @@ public struct Row: Sendable, Hashable {
     /// INTEGER 0/1 columns (GoTrue booleans); any non-zero integer is `true`.
     public func bool(_ column: String) -> Bool? { int64(column).map { $0 != 0 } }
     public func blob(_ column: String) -> [UInt8]? { self[column].blobValue }
+}
+
+/// Result column name → first position, built once per prepared statement and shared by its
+/// rows (a `StringTable`: column lookups are the bulk of turning rows into records).
+final class ColumnPositions: Sendable {
+    let table: StringTable<Int>
+
+    init(_ columns: [String]) {
+        var table = StringTable<Int>(capacity: columns.count)
+        for (index, name) in columns.enumerated() where table[name] == nil {
+            table[name] = index  // the first of duplicated names wins, as in SQLite's own lookup
+        }
+        self.table = table
+    }
 }
