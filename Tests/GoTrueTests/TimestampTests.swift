@@ -17,6 +17,12 @@ import Testing
         #expect(Timestamp(rfc3339: text)?.microseconds == micros)
     }
 
+    /// The end of the range, the longest text the formatter writes (RFC 3339 itself stops at
+    /// year 9999, so this one does not parse back).
+    @Test func theLastRepresentableTime() {
+        #expect(Timestamp(microseconds: .max).rfc3339 == "294247-01-10T04:00:54.775807Z")
+    }
+
     @Test func parsingOffsetsAndRejects() {
         #expect(Timestamp(rfc3339: "2024-05-01T12:11:12+02:00") == Timestamp(rfc3339: "2024-05-01T10:11:12Z"))
         #expect(Timestamp(rfc3339: "2024-05-01T10:11:12.123456789Z")?.microseconds == 1_714_558_272_123_456)
