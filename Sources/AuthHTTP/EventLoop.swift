@@ -1,3 +1,4 @@
+import AuthPlatform
 import Synchronization
 
 /// A connection accepted by the accepting loop and handed to another one.
@@ -41,7 +42,7 @@ final class LoopHandle: Sendable {
 
     let index: Int
     let poller: Poller
-    private let inbox = Mutex(Inbox())
+    private let inbox = Lock(Inbox())
 
     init(index: Int, poller: Poller) {
         self.index = index

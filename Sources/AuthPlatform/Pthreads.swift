@@ -1,6 +1,7 @@
 // The package's pthread primitives: the one blocking lock, shared by AuthHTTP (worker pool, server
-// stop) and AuthStore (connection pool, group commit), which must not import each other, and
-// per-thread values for caches GoTrue's workers read on every request.
+// stop) and AuthStore (connection pool, group commit), which must not import each other; the
+// plain lock of state every request touches; and per-thread values for caches GoTrue's workers
+// read on every request.
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -72,6 +73,40 @@ extension ConditionLock where State == Void {
         lock()
         defer { unlock() }
         return try body()
+    }
+}
+
+/// A plain pthread mutex guarding one value: for state that every request touches (the
+/// journal, the loops' inboxes, the live configuration, rate limits, scenarios).
+///
+/// Why not `Mutex` from Synchronization: on Linux it is a priority-inheritance futex
+/// (FUTEX_LOCK_PI) that spins before sleeping. With more worker threads than cores (the default
+/// is two per core) a holder is often preempted, and then waiters spin and enter the kernel's
+/// rt-mutex path: with 8 workers on 2 cores, `GET /user` spent 20-30 % of its CPU in
+/// `Mutex._lockSlow` and took 80-130 µs instead of 42 (perf, bench/cost.sh). A default pthread
+/// mutex sleeps at once on a plain futex and costs the same when uncontended.
+public final class Lock<State>: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    /// Only touched inside `withLock`.
+    private var state: State
+
+    public init(_ initial: State) {
+        state = initial
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        precondition(pthread_mutex_init(mutex, nil) == 0, "pthread initialisation failed")
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deinitialize(count: 1)
+        mutex.deallocate()
+    }
+
+    public func withLock<R, E: Error>(_ body: (inout State) throws(E) -> R) throws(E) -> R {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&state)
     }
 }
 

@@ -1,6 +1,6 @@
 import AuthJSON
+import AuthPlatform
 import GoTrue
-import Synchronization
 
 /// One recorded request. Only what a test asserts on: never bodies, never headers, and query
 /// values that could carry a secret are redacted.
@@ -117,7 +117,7 @@ public final class Journal: Sendable {
     }
 
     public let capacity: Int
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     public static let defaultCapacity = 1000
 
@@ -129,18 +129,24 @@ public final class Journal: Sendable {
     @discardableResult
     public func record(_ entry: JournalEntry) -> Int {
         guard capacity > 0 else { return 0 }
-        return state.withLock { state in
-            var entry = entry
+        var entry = entry
+        // The entry a full ring drops is released after the lock (every request records one,
+        // so the lock must stay short).
+        var dropped: JournalEntry?
+        let id = state.withLock { state in
             entry.id = state.nextID
             state.nextID += 1
             if state.entries.count < capacity {
                 state.entries.append(entry)
             } else {
+                dropped = state.entries[state.head]
                 state.entries[state.head] = entry
                 state.head = (state.head + 1) % capacity
             }
             return entry.id
         }
+        _ = dropped
+        return id
     }
 
     /// Matching entries, oldest first.

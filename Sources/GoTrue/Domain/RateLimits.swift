@@ -1,5 +1,5 @@
 import AuthHTTP
-import Synchronization
+import AuthPlatform
 
 /// The per-client request limits of reference §6.1: one token bucket per endpoint group and
 /// client key, as GoTrue builds them with tollbooth over `golang.org/x/time/rate`.
@@ -190,7 +190,7 @@ public final class RateLimiter: Sendable {
     /// Past this many client buckets, expired ones are dropped.
     private static let pruneThreshold = 4096
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     public init() {}
 

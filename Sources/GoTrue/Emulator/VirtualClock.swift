@@ -6,7 +6,9 @@ import Synchronization
 /// and rate limits) reads `Environment.now()`, so moving this clock moves them all together:
 /// a test checks "token expired → refresh" or "session timed out" without waiting.
 ///
-/// A class because the state is shared by every copy of the project and guarded by a `Mutex`.
+/// A class because the state is shared by every copy of the project. Changes are serialized by
+/// a `Mutex`; `now()`, read several times by every request, takes no lock: it reads the two
+/// published atomics (contended, the lock took 11 % of `GET /user` with 8 workers on 2 cores).
 public final class VirtualClock: AuthClock {
     /// What `GET /emulator/v1/clock` reports.
     public struct Reading: Sendable, Equatable {
@@ -26,6 +28,12 @@ public final class VirtualClock: AuthClock {
 
     private let base: any AuthClock
     private let state = Mutex(State())
+    /// `State` as readers see it, stored under `state`'s lock after each change: the offset
+    /// first, then the frozen instant (`notFrozen` when running) with release ordering, so a
+    /// reader that acquires the instant also sees the offset that goes with it.
+    private let publishedOffset = Atomic<Int64>(0)
+    private let publishedFrozenAt = Atomic<Int64>(VirtualClock.notFrozen)
+    private static let notFrozen = Int64.min
 
     /// - Parameter base: the clock the offset applies to (the host's wall clock by default; a
     ///   test may pass its own).
@@ -34,9 +42,17 @@ public final class VirtualClock: AuthClock {
     }
 
     public func now() -> Timestamp {
+        let frozenAt = publishedFrozenAt.load(ordering: .acquiring)
+        if frozenAt != Self.notFrozen { return Timestamp(microseconds: frozenAt) }
+        return base.now().adding(microseconds: publishedOffset.load(ordering: .relaxed))
+    }
+
+    /// Every change goes through here: applies it and publishes the result.
+    private func change(_ body: (inout State) -> Void) {
         state.withLock { s in
-            if let frozenAt = s.frozenAt { return Timestamp(microseconds: frozenAt) }
-            return base.now().adding(microseconds: s.offset)
+            body(&s)
+            publishedOffset.store(s.offset, ordering: .relaxed)
+            publishedFrozenAt.store(s.frozenAt ?? Self.notFrozen, ordering: .releasing)
         }
     }
 
@@ -52,7 +68,7 @@ public final class VirtualClock: AuthClock {
 
     /// Moves the clock by `microseconds` (negative moves it back), frozen or not.
     public func advance(microseconds delta: Int64) {
-        state.withLock { s in
+        change { s in
             s.offset += delta
             if let frozenAt = s.frozenAt { s.frozenAt = frozenAt + delta }
         }
@@ -60,7 +76,7 @@ public final class VirtualClock: AuthClock {
 
     /// Jumps to `instant`; a frozen clock stays frozen there, a running one runs on from it.
     public func set(_ instant: Timestamp) {
-        state.withLock { s in
+        change { s in
             s.offset = instant.microseconds - base.now().microseconds
             if s.frozenAt != nil { s.frozenAt = instant.microseconds }
         }
@@ -68,7 +84,7 @@ public final class VirtualClock: AuthClock {
 
     /// Stops time at the current instant. Idempotent.
     public func freeze() {
-        state.withLock { s in
+        change { s in
             guard s.frozenAt == nil else { return }
             s.frozenAt = base.now().microseconds + s.offset
         }
@@ -76,7 +92,7 @@ public final class VirtualClock: AuthClock {
 
     /// Lets time run again from the instant it was frozen at (no jump forward). Idempotent.
     public func unfreeze() {
-        state.withLock { s in
+        change { s in
             guard let frozenAt = s.frozenAt else { return }
             s.offset = frozenAt - base.now().microseconds
             s.frozenAt = nil
@@ -85,6 +101,6 @@ public final class VirtualClock: AuthClock {
 
     /// Back to the wall clock, running.
     public func reset() {
-        state.withLock { $0 = State() }
+        change { $0 = State() }
     }
 }
