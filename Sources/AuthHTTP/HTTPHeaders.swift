@@ -90,6 +90,23 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, E
 
 @usableFromInline
 enum ASCII {
+    /// The index of the first LF at or after `start`, or `buffer.count` when there is none;
+    /// eight bytes per step (a byte of `x ^ 0x0a..` is zero exactly when
+    /// `(y - 0x01..) & ~y & 0x80..` has its top bit), since heads are scanned twice.
+    static func firstLF(in buffer: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        var index = start
+        if let base = buffer.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while index + 8 <= buffer.count {
+                let y = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self) ^ 0x0a0a_0a0a_0a0a_0a0a
+                if (y &- 0x0101_0101_0101_0101) & ~y & 0x8080_8080_8080_8080 != 0 { break }
+                index += 8
+            }
+        }
+        while index < buffer.count, buffer[index] != lf { index += 1 }
+        return index
+    }
+
     @inlinable
     static func lower(_ byte: UInt8) -> UInt8 {
         byte &- 0x41 < 26 ? byte | 0x20 : byte

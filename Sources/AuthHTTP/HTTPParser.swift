@@ -109,6 +109,8 @@ public struct HTTPParser: Sendable {
                 var lineStart = position + relativeLineStart
                 var headEnd = -1
                 while index < count {
+                    index = ASCII.firstLF(in: buffer, from: index)
+                    guard index < count else { break }
                     if buffer[index] == ASCII.lf {
                         if index == position || buffer[index - 1] != ASCII.cr {
                             return fail(.badRequest("bare LF line terminator"), nil, position)
@@ -305,8 +307,8 @@ public struct HTTPParser: Sendable {
         // Request line (RFC 9112 §3): method SP request-target SP HTTP-version.
         // Lines are split at LF (each is known to follow a CR), so a stray CR inside a line stays
         // in it and fails validation below (RFC 9112 §2.2).
-        var lineEnd = 0
-        while bytes[lineEnd] != ASCII.lf { lineEnd += 1 }
+        // The head was checked to end in CRLF CRLF: every search below finds its LF.
+        let lineEnd = ASCII.firstLF(in: bytes, from: 0)
         let line = UnsafeBufferPointer(rebasing: bytes[0..<(lineEnd - 1)])
         guard let firstSpace = line.firstIndex(of: ASCII.space), firstSpace > 0 else {
             return .failed(.badRequest("malformed request line"), nil)
@@ -365,8 +367,7 @@ public struct HTTPParser: Sendable {
 
         var start = lineEnd + 1
         while start < bytes.count {
-            var end = start
-            while bytes[end] != ASCII.lf { end += 1 }
+            let end = ASCII.firstLF(in: bytes, from: start)
             if end == start + 1 { break }  // the empty line ending the head
             let field = UnsafeBufferPointer(rebasing: bytes[start..<(end - 1)])
             start = end + 1

@@ -91,15 +91,42 @@ enum JSONWriter {
         // Fast path for the usual case (ids, emails, timestamps, tokens): contiguous UTF-8 with
         // nothing to escape is copied in one piece.
         var string = string
-        let plain = Self.plain
         let copied = string.withUTF8 { bytes -> Bool in
-            for byte in bytes where !plain[Int(byte)] { return false }
+            guard isPlain(bytes) else { return false }
             out.append(UInt8(ascii: "\""))
             out.append(contentsOf: bytes)
             out.append(UInt8(ascii: "\""))
             return true
         }
         if !copied { writeEscaped(string, to: &out) }
+    }
+
+    /// Whether no byte needs escaping, eight bytes per step (SWAR: a byte of a word is zero
+    /// exactly when `(x - 0x01..) & ~x & 0x80..` has its top bit; a byte is below 0x20 exactly
+    /// when `(x - 0x20..) & ~x & 0x80..` has it), the tail through the table.
+    static func isPlain(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZeroByte(_ x: UInt64) -> Bool { (x &- ones) & ~x & highs != 0 }
+        var index = 0
+        if let base = bytes.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while index + 8 <= bytes.count {
+                let x = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                if (x &- ones &* 0x20) & ~x & highs != 0
+                    || hasZeroByte(x ^ (ones &* 0x22)) || hasZeroByte(x ^ (ones &* 0x5c))
+                    || hasZeroByte(x ^ (ones &* 0x3c)) || hasZeroByte(x ^ (ones &* 0x3e))
+                    || hasZeroByte(x ^ (ones &* 0x26)) || hasZeroByte(x ^ (ones &* 0xe2)) {
+                    return false
+                }
+                index += 8
+            }
+        }
+        let plain = Self.plain
+        while index < bytes.count {
+            if !plain[Int(bytes[index])] { return false }
+            index += 1
+        }
+        return true
     }
 
     private static func writeEscaped(_ string: String, to out: inout [UInt8]) {

@@ -238,3 +238,25 @@ struct HTTPParserTests {
         #expect(old.isEmpty)
     }
 }
+
+@Suite struct LineFeedSearchTests {
+    /// The word-at-a-time search finds the first LF wherever it sits, next to the bytes most
+    /// likely to fool it (0x0b, 0x09, 0x8a, 0xff, 0x00), and reports none when there is none.
+    @Test func findsTheFirstLineFeedAtEveryPosition() {
+        for length in [0, 1, 7, 8, 9, 17, 24] {
+            for filler: UInt8 in [0x0b, 0x09, 0x8a, 0xff, 0x00, 0x41] {
+                var bytes = [UInt8](repeating: filler, count: length)
+                #expect(bytes.withUnsafeBufferPointer { ASCII.firstLF(in: $0, from: 0) } == length)
+                for position in 0..<length {
+                    bytes = [UInt8](repeating: filler, count: length)
+                    bytes[position] = 0x0a
+                    if position + 1 < length { bytes[length - 1] = 0x0a }
+                    for start in 0...position {
+                        let found = bytes.withUnsafeBufferPointer { ASCII.firstLF(in: $0, from: start) }
+                        #expect(found == position, "LF at \(position) of \(length), from \(start), filler \(filler)")
+                    }
+                }
+            }
+        }
+    }
+}

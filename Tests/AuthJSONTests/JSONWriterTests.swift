@@ -77,3 +77,30 @@ import Testing
         #expect(JSONObject().serialized() == "{}")
     }
 }
+
+@Suite struct JSONPlainScanTests {
+    /// The word-at-a-time scan agrees with a byte-by-byte one for every byte value at every
+    /// position of the words and of the tail (an escaped byte missed would be written raw).
+    @Test func everyByteAtEveryPositionIsClassifiedAsByteByByte() {
+        let special: Set<UInt8> = [0x22, 0x5c, 0x3c, 0x3e, 0x26, 0xe2]
+        for length in [1, 7, 8, 9, 16, 21] {
+            for position in 0..<length {
+                for value in 0...255 {
+                    var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length)
+                    bytes[position] = UInt8(value)
+                    let expected = !(value < 0x20 || special.contains(UInt8(value)))
+                    let actual = bytes.withUnsafeBufferPointer { JSONWriter.isPlain($0) }
+                    if actual != expected {
+                        Issue.record("byte \(value) at \(position) of \(length): \(actual)")
+                        return
+                    }
+                }
+            }
+        }
+        // High bytes next to a special one: a borrow must not hide it.
+        let mixed: [UInt8] = [0xff, 0x80, 0x1f, 0xff, 0x00, 0x7f, 0x20, 0x21]
+        #expect(!mixed.withUnsafeBufferPointer { JSONWriter.isPlain($0) })
+        let clean: [UInt8] = [0xff, 0x80, 0x7f, 0x20, 0x21, 0xc3, 0xa9, 0x41]
+        #expect(clean.withUnsafeBufferPointer { JSONWriter.isPlain($0) })
+    }
+}

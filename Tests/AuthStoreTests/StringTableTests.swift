@@ -2,13 +2,13 @@ import Testing
 @testable import AuthStore
 
 @Suite struct StringTableTests {
-    /// Keys of one length that differ only between the sampled bytes share a hash, so they
+    /// Keys of one length that differ only outside the sampled words share a hash, so they
     /// exercise probing and deletion inside one run.
     func collidingKeys(_ count: Int) -> [String] {
         (0..<count).map { i in
             var bytes = [UInt8](repeating: UInt8(ascii: "s"), count: 160)
-            bytes[1] = UInt8(ascii: "a") + UInt8(i % 26)
-            bytes[2] = UInt8(ascii: "a") + UInt8(i / 26)
+            bytes[20] = UInt8(ascii: "a") + UInt8(i % 26)
+            bytes[21] = UInt8(ascii: "a") + UInt8(i / 26)
             return String(decoding: bytes, as: UTF8.self)
         }
     }
