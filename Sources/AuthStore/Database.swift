@@ -141,6 +141,8 @@ final class ConnectionPool: @unchecked Sendable {
     /// Writes waiting for a leader, oldest first.
     private var pendingWrites: [WriteRequest] = []
     private var openedReaders = 0
+    /// Threads sleeping in `read` until a reader connection is free.
+    private var readerWaiters = 0
     private var closed = false
 
     init(path: String, options: DatabaseOptions) throws(StoreError) {
@@ -453,7 +455,9 @@ final class ConnectionPool: @unchecked Sendable {
                     busyReaders[me] = reader
                     return .pooled(reader)
                 }
+                readerWaiters += 1
                 monitor.wait()
+                readerWaiters -= 1
             }
         }
 
@@ -467,7 +471,10 @@ final class ConnectionPool: @unchecked Sendable {
                 monitor.withLock {
                     busyReaders[me] = nil
                     idleReaders.append(connection)
-                    monitor.broadcast()
+                    // Wake only for someone who waits for this: a reader, or `close()`. The
+                    // monitor is shared with the group commit, whose followers would all wake
+                    // for nothing on every read (with a reader per worker, nobody waits).
+                    if readerWaiters > 0 || closed { monitor.broadcast() }
                 }
             }
             connection.readOnly = true
