@@ -28,22 +28,17 @@ public final class ConditionLock<State>: @unchecked Sendable {
 
     public init(_ initial: State) {
         state = initial
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
+        mutex = makeMutex()
         condition = .allocate(capacity: 1)
         condition.initialize(to: pthread_cond_t())
-        let mutexStatus = pthread_mutex_init(mutex, nil)
-        let conditionStatus = pthread_cond_init(condition, nil)
-        precondition(mutexStatus == 0 && conditionStatus == 0, "pthread initialisation failed")
+        precondition(pthread_cond_init(condition, nil) == 0, "pthread initialisation failed")
     }
 
     deinit {
         pthread_cond_destroy(condition)
-        pthread_mutex_destroy(mutex)
         condition.deinitialize(count: 1)
         condition.deallocate()
-        mutex.deinitialize(count: 1)
-        mutex.deallocate()
+        destroyMutex(mutex)
     }
 
     public func lock() { pthread_mutex_lock(mutex) }
@@ -76,15 +71,29 @@ extension ConditionLock where State == Void {
     }
 }
 
+/// A default pthread mutex, in memory that never moves (see `ConditionLock`).
+private func makeMutex() -> UnsafeMutablePointer<pthread_mutex_t> {
+    let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    mutex.initialize(to: pthread_mutex_t())
+    precondition(pthread_mutex_init(mutex, nil) == 0, "pthread initialisation failed")
+    return mutex
+}
+
+private func destroyMutex(_ mutex: UnsafeMutablePointer<pthread_mutex_t>) {
+    pthread_mutex_destroy(mutex)
+    mutex.deinitialize(count: 1)
+    mutex.deallocate()
+}
+
 /// A plain pthread mutex guarding one value: for state that every request touches (the
-/// journal, the loops' inboxes, the live configuration, rate limits, scenarios).
+/// request journal, the loops' inboxes, the live configuration, rate limits, the hook log).
 ///
 /// Why not `Mutex` from Synchronization: on Linux it is a priority-inheritance futex
-/// (FUTEX_LOCK_PI) that spins before sleeping. With more worker threads than cores (the default
-/// is two per core) a holder is often preempted, and then waiters spin and enter the kernel's
-/// rt-mutex path: with 8 workers on 2 cores, `GET /user` spent 20-30 % of its CPU in
-/// `Mutex._lockSlow` and took 80-130 µs instead of 42 (perf, bench/cost.sh). A default pthread
-/// mutex sleeps at once on a plain futex and costs the same when uncontended.
+/// (FUTEX_LOCK_PI) that spins before sleeping. With more worker threads than cores (there are
+/// two per core by default) a holder is often preempted, and then waiters spin and enter the
+/// kernel's rt-mutex path: with 8 workers on 2 cores, `GET /user` spent 20-30 % of its CPU in
+/// `Mutex._lockSlow` and took 104-130 µs instead of 50-54 (perf, bench/cost.sh). A default
+/// pthread mutex sleeps at once on a plain futex and costs the same when uncontended.
 public final class Lock<State>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     /// Only touched inside `withLock`.
@@ -92,15 +101,11 @@ public final class Lock<State>: @unchecked Sendable {
 
     public init(_ initial: State) {
         state = initial
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        precondition(pthread_mutex_init(mutex, nil) == 0, "pthread initialisation failed")
+        mutex = makeMutex()
     }
 
     deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deinitialize(count: 1)
-        mutex.deallocate()
+        destroyMutex(mutex)
     }
 
     public func withLock<R, E: Error>(_ body: (inout State) throws(E) -> R) throws(E) -> R {

@@ -107,12 +107,18 @@ import Testing
         }
     }
 
+    /// The status and body of an empty POST to `url`; nil (and a recorded issue) without one.
+    func answer(_ url: String) -> (status: Int, body: [UInt8])? {
+        guard case .response(let status, _, let body) = transport.post(url, headers: headers, body: [], timeout: 5) else {
+            Issue.record("no response from \(url)")
+            return nil
+        }
+        return (status, body)
+    }
+
     @Test func anErrorStatusIsAnAnswerNotAFailure() throws {
         try withEndpoint { base in
-            guard case .response(let status, _, let body) = transport.post(base + "/missing", headers: headers, body: [], timeout: 5) else {
-                Issue.record("no response")
-                return
-            }
+            guard let (status, body) = answer(base + "/missing") else { return }
             #expect(status == 404)
             #expect(String(decoding: body, as: UTF8.self) == #"{"error":"no such hook"}"#)
         }
@@ -121,10 +127,7 @@ import Testing
     /// Only the first MiB is read: enough for GoTrue's 200 KiB check to say "too large".
     @Test func theAnswerIsReadUpToTheLimit() throws {
         try withEndpoint { base in
-            guard case .response(let status, _, let body) = transport.post(base + "/large", headers: headers, body: [], timeout: 5) else {
-                Issue.record("no response")
-                return
-            }
+            guard let (status, body) = answer(base + "/large") else { return }
             #expect(status == 200)
             #expect(body.count == CurlHookTransport.bodyLimit)
         }
