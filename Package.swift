@@ -22,9 +22,11 @@ let package = Package(
         // Hardware SHA-256 (x86 SHA-NI / ARMv8 SHA2) behind runtime detection, the Montgomery
         // bignum core and the OS's secure random source, so AuthCrypto imports no platform module.
         .target(name: "CAuthCrypto"),
-        // <sys/epoll.h> and <sys/eventfd.h>, which the Glibc module leaves out (Linux only).
+        // <sys/epoll.h> and <sys/eventfd.h>, which the Glibc module leaves out (Linux only), and
+        // the hooks' HTTP(S) call through libcurl, loaded with dlopen on first use.
         .target(name: "CAuthPlatform", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
-        // The pthread lock with a condition variable that AuthHTTP and AuthStore both need.
+        // The pthread locks, per-thread values and processor count that AuthHTTP, AuthStore and
+        // GoTrue share.
         .target(name: "AuthPlatform", swiftSettings: strict),
         .target(name: "AuthCrypto", dependencies: ["CAuthCrypto"], swiftSettings: strict),
         // Go-compatible JSON value, parser and writer: request/response bodies and JWT claims.

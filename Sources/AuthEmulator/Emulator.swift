@@ -46,9 +46,9 @@ public final class Emulator: Sendable {
                 if !directory.isEmpty { try Platform.makeDirectories(directory) }
             }
             if let trace = options.statementTracePath { try StatementTrace.start(path: trace) }
-            // A reader connection per worker thread: with fewer, workers queue for readers under
-            // load, and each release wakes every waiter (8 workers on 4 readers took `GET /user`
-            // from 43 to 115 µs of CPU, bench/cost.sh). Readers open on first use.
+            // A reader connection per worker thread, so `--workers` above the default never
+            // queue for one (it was 4 readers whatever the worker count). Readers open on
+            // first use.
             let workers = options.workerThreads ?? HTTPServerConfiguration().workerThreads
             database = try Database(path: options.databasePath, options: DatabaseOptions(readerCount: workers))
         } catch let error as EmulatorError {

@@ -109,27 +109,26 @@ public struct HTTPParser: Sendable {
                 var lineStart = position + relativeLineStart
                 var headEnd = -1
                 while index < count {
+                    // Straight to the next LF: the only byte the head's framing turns on.
                     index = ASCII.firstLF(in: buffer, from: index)
                     guard index < count else { break }
-                    if buffer[index] == ASCII.lf {
-                        if index == position || buffer[index - 1] != ASCII.cr {
-                            return fail(.badRequest("bare LF line terminator"), nil, position)
+                    if index == position || buffer[index - 1] != ASCII.cr {
+                        return fail(.badRequest("bare LF line terminator"), nil, position)
+                    }
+                    if index - 1 == lineStart {
+                        if lineStart == position {
+                            // RFC 9112 §2.2: ignore empty lines received before the request-line.
+                            position = index + 1
+                            lineStart = position
+                            index = position
+                            continue
                         }
-                        if index - 1 == lineStart {
-                            if lineStart == position {
-                                // RFC 9112 §2.2: ignore empty lines received before the request-line.
-                                position = index + 1
-                                lineStart = position
-                                index = position
-                                continue
-                            }
-                            headEnd = index + 1
-                            break
-                        }
-                        lineStart = index + 1
-                        if index + 1 - position > limits.maxHeaderBytes {
-                            return fail(.headersTooLarge, nil, position)
-                        }
+                        headEnd = index + 1
+                        break
+                    }
+                    lineStart = index + 1
+                    if index + 1 - position > limits.maxHeaderBytes {
+                        return fail(.headersTooLarge, nil, position)
                     }
                     index += 1
                 }

@@ -129,24 +129,18 @@ public final class Journal: Sendable {
     @discardableResult
     public func record(_ entry: JournalEntry) -> Int {
         guard capacity > 0 else { return 0 }
-        var entry = entry
-        // The entry a full ring drops is released after the lock (every request records one,
-        // so the lock must stay short).
-        var dropped: JournalEntry?
-        let id = state.withLock { state in
+        return state.withLock { state in
+            var entry = entry
             entry.id = state.nextID
             state.nextID += 1
             if state.entries.count < capacity {
                 state.entries.append(entry)
             } else {
-                dropped = state.entries[state.head]
                 state.entries[state.head] = entry
                 state.head = (state.head + 1) % capacity
             }
             return entry.id
         }
-        _ = dropped
-        return id
     }
 
     /// Matching entries, oldest first.

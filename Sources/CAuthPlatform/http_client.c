@@ -78,7 +78,8 @@ static void load(void) {
         library = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
     }
     if (library == NULL) {
-        snprintf(curl.problem, sizeof curl.problem, "libcurl is not installed (dlopen: %s)", dlerror());
+        const char *reason = dlerror();
+        snprintf(curl.problem, sizeof curl.problem, "libcurl is not installed (dlopen: %s)", reason ? reason : "not found");
         return;
     }
 #define BIND(field, symbol)                                                                        \
