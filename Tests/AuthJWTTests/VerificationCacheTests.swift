@@ -81,5 +81,20 @@ import Testing
         _ = try cache.verify(JWT.sign(claims: ["n": 4], key: key), keys: keys, now: 0)
         #expect(cache.count == 1)
     }
-}
 
+    /// The cache hashes only a token's length and last bytes: a token that shares them with a
+    /// cached one (same signature, another payload of the same length) is still refused.
+    @Test func aTokenSharingTheCachedSignatureIsVerifiedAfresh() throws {
+        let key = JWTKey(secret: Array("a-secret-of-at-least-thirty-two-bytes!!".utf8))
+        let keys = JWTKeySet(fallback: key)
+        let token = JWT.sign(claims: ["sub": "alice"], key: key)
+        var cache = JWTVerificationCache()
+        #expect(try cache.verify(token, keys: keys, now: 0).claims["sub"] == "alice")
+        let parts = token.split(separator: ".").map(String.init)
+        let forged = [parts[0], Base64URL.encode(Array(#"{"sub":"malle"}"#.utf8)), parts[2]].joined(separator: ".")
+        #expect(forged.utf8.count == token.utf8.count)
+        #expect(forged.utf8.suffix(16).elementsEqual(token.utf8.suffix(16)))
+        #expect(throws: JWTError.self) { try cache.verify(forged, keys: keys, now: 0) }
+        #expect(try cache.verify(token, keys: keys, now: 0).claims["sub"] == "alice")
+    }
+}

@@ -34,6 +34,18 @@ import Testing
         #expect(forged.json["msg"] == "invalid JWT: unable to parse or verify signature, token signature is invalid: signature is invalid")
     }
 
+    /// Requests verify with the keys of the configuration they arrived under: a secret changed
+    /// at runtime refuses tokens signed with the old one from the next request on.
+    @Test func liveSecretChangeAppliesToTheNextRequest() throws {
+        let api = try makeAPI()
+        let token = api.signUp("live@example.com")["access_token"]!.stringValue!
+        #expect(api.call("GET", "/user", bearer: token).status == 200)
+        api.project.settings.update { $0.jwt.secret = "another-secret-another-secret-another-secret" }
+        let refused = api.call("GET", "/user", bearer: token)
+        #expect(refused.status == 403)
+        #expect(refused.json["msg"] == "invalid JWT: unable to parse or verify signature, token signature is invalid: signature is invalid")
+    }
+
     @Test func deletedUserAndSession() throws {
         let api = try makeAPI()
         let session = api.signUp("d@example.com")

@@ -6,7 +6,8 @@ import AuthHTTP
 /// Under `/auth/v1` the Supabase gateway's CORS plugin answers first and allows what the browser
 /// asks for (supabase-js sends `apikey`, which GoTrue's own list lacks).
 struct CORS {
-    let configuration: Configuration
+    /// `GOTRUE_CORS_ALLOWED_HEADERS`.
+    let allowedHeaders: [String]
 
     static let allowedMethods: Set<String> = ["GET", "POST", "PUT", "PATCH", "DELETE"]
     static let builtInHeaders = [
@@ -57,7 +58,7 @@ struct CORS {
     }
 
     private func headersAllowed(_ requested: String) -> Bool {
-        let allowed = Set((CORS.builtInHeaders + configuration.corsAllowedHeaders + ["Origin"]).map { $0.lowercased() })
+        let allowed = Set((CORS.builtInHeaders + allowedHeaders + ["Origin"]).map { $0.lowercased() })
         for name in requested.split(separator: ",") {
             let trimmed = name.trimmingCharacters(in: " \t").lowercased()
             if !trimmed.isEmpty && !allowed.contains(trimmed) { return false }

@@ -21,16 +21,21 @@ struct Authenticated {
 struct Core: Sendable {
     let project: Project
     /// The configuration snapshot `GoTrueAPI.respond` took for this request.
-    let config: Configuration
+    let snapshot: ConfigurationSnapshot
+    var config: Configuration { _read { yield snapshot.configuration } }
+
+    init(project: Project, snapshot: ConfigurationSnapshot) {
+        self.project = project
+        self.snapshot = snapshot
+    }
 
     init(project: Project, config: Configuration) {
-        self.project = project
-        self.config = config
+        self.init(project: project, snapshot: ConfigurationSnapshot(config))
     }
 
     /// Outside a request (the embedding API, start-up, fixtures): one snapshot taken now.
     init(project: Project) {
-        self.init(project: project, config: project.configuration)
+        self.init(project: project, snapshot: project.settings.snapshot)
     }
 
     /// `extractBearerToken`: 401 `no_authorization` without a well-formed bearer token.
@@ -49,7 +54,7 @@ struct Core: Sendable {
 
     func verifiedClaims(_ token: String) throws(AuthError) -> JSONObject {
         do {
-            let keys = config.jwt.verificationKeys
+            let keys = snapshot.verificationKeys
             let now = project.environment.now().unixSeconds
             return try Core.verifiedTokens.withValue { cache in try cache.verify(token, keys: keys, now: now) }.claims
         } catch {
@@ -72,11 +77,12 @@ struct Core: Sendable {
         }
         let loaded: (UserRecord?, SessionRecord?, [IdentityRecord]?, [FactorRecord])
         do {
+            let userID = sub.lowercased()
             loaded = try project.database.read { conn in
-                let user = try conn.user(id: sub.lowercased())
+                let user = try conn.user(id: userID)
                 let session = sessionID.isEmpty || sessionID == Validation.nilUUID ? nil : try conn.session(id: sessionID.lowercased())
-                let identities = loadingIdentities && user != nil ? try conn.identities(userID: sub.lowercased()) : nil
-                let factors = loadingIdentities && user != nil ? try conn.factors(userID: sub.lowercased()) : []
+                let identities = loadingIdentities && user != nil ? try conn.identities(userID: userID) : nil
+                let factors = loadingIdentities && user != nil ? try conn.factors(userID: userID) : []
                 return (user, session, identities, factors)
             }
         } catch {

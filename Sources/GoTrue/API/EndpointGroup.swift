@@ -35,12 +35,12 @@ extension EndpointGroup {
     static var operations: [String] { endpoints.map(\.operation) }
 
     /// The group's routes for `project`: each request builds the group anew around its own
-    /// configuration snapshot (a few words copied; no lock).
+    /// configuration snapshot (a reference; no lock).
     static func routes(_ project: Project) -> [Route] {
         endpoints.map { endpoint in
             let handler = endpoint.handler
             return Route(endpoint.method, endpoint.pattern, operation: endpoint.operation) { context in
-                try handler(Self(api: Core(project: project, config: context.configuration)), context)
+                try handler(Self(api: Core(project: project, snapshot: context.snapshot)), context)
             }
         }
     }

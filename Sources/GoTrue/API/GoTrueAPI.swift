@@ -124,10 +124,10 @@ public final class GoTrueAPI: HTTPResponder {
             path: path,
             viaGateway: viaGateway,
             // The one lock taken on the live configuration for this request.
-            configuration: project.settings.current
+            snapshot: project.settings.snapshot
         )
         GoTrueAPI.applyExternalHost(&context)
-        let cors = CORS(configuration: context.configuration)
+        let cors = CORS(allowedHeaders: context.configuration.corsAllowedHeaders)
         if let preflight = cors.preflight(request, viaGateway: viaGateway) { return preflight }
         if viaGateway {
             let keys = context.configuration.apiKeys
@@ -139,7 +139,7 @@ public final class GoTrueAPI: HTTPResponder {
         if path == GoTrueAPI.emulatorPrefix || path.hasPrefix(GoTrueAPI.emulatorPrefix + "/"),
            !ControlIdPEndpoints.isPublic(path: path) {
             do {
-                try Core(project: project, config: context.configuration).requireServiceRole(context)
+                try Core(project: project, snapshot: context.snapshot).requireServiceRole(context)
             } catch {
                 return GoTrueAPI.render(error, context)
             }

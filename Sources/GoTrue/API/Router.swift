@@ -18,11 +18,22 @@ public struct RequestContext: Sendable {
     public var pathParameters: [String: String] = [:]
     /// The project's configuration as it was when the request arrived: taken once, so a
     /// concurrent `PATCH /emulator/v1/config` never hands one request two configurations.
-    public var configuration: Configuration
+    public var configuration: Configuration {
+        _read { yield snapshot.configuration }
+        set { snapshot = ConfigurationSnapshot(newValue) }
+    }
+    /// `configuration` by reference, with what is derived from it.
+    public private(set) var snapshot: ConfigurationSnapshot
 
     public init(request: HTTPRequest, requestID: RequestID, apiVersion: APIVersion, path: String, viaGateway: Bool,
                 configuration: Configuration) {
-        self.configuration = configuration
+        self.init(request: request, requestID: requestID, apiVersion: apiVersion, path: path, viaGateway: viaGateway,
+                  snapshot: ConfigurationSnapshot(configuration))
+    }
+
+    public init(request: HTTPRequest, requestID: RequestID, apiVersion: APIVersion, path: String, viaGateway: Bool,
+                snapshot: ConfigurationSnapshot) {
+        self.snapshot = snapshot
         self.request = request
         self.requestIDSource = requestID
         self.apiVersion = apiVersion
