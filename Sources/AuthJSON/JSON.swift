@@ -157,6 +157,11 @@ public struct JSONObject: Sendable, Equatable, Sequence, ExpressibleByDictionary
         if index != nil { index![ByteKey(key)] = storage.count - 1 }
     }
 
+    /// Room for `count` members without growing the storage as they are appended.
+    public mutating func reserveCapacity(_ count: Int) {
+        storage.reserveCapacity(count)
+    }
+
     public subscript(key: String) -> JSON? {
         get { position(of: key).map { storage[$0].value } }
         set {

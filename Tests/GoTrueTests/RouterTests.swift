@@ -43,4 +43,41 @@ import Testing
             return
         }
     }
+
+    static func describe(_ match: Router.Match) -> String {
+        switch match {
+        case .found(let route, let parameters):
+            "found \(route.method) \(route.operation) \(parameters.sorted { $0.key < $1.key })"
+        case .methodNotAllowed(let allowed): "405 \(allowed)"
+        case .notFound: "404"
+        }
+    }
+
+    /// The literal-path table answers exactly as the scan over every route would, for every
+    /// literal path of the server's real route table and any method, including a literal path
+    /// that a parameter route of another method also matches.
+    @Test func literalPathTableAnswersAsTheScan() throws {
+        let overlapping = Router([
+            Route("GET", "/admin/users/{user_id}", operation: "get") { _ in HTTPResponse(status: 200) },
+            Route("POST", "/admin/users/bulk", operation: "bulk") { _ in HTTPResponse(status: 200) },
+            Route("GET", "/admin/users/bulk", operation: "shadowed") { _ in HTTPResponse(status: 200) },
+        ])
+        #expect(Self.describe(overlapping.match(method: "GET", path: "/admin/users/bulk")) == #"found GET get [(key: "user_id", value: "bulk")]"#)
+        #expect(Self.describe(overlapping.match(method: "POST", path: "/admin/users/bulk")) == "found POST bulk []")
+        #expect(Self.describe(overlapping.match(method: "PUT", path: "/admin/users/bulk")) == #"405 ["GET", "POST"]"#)
+
+        let api = try makeAPI()
+        var literalPaths = 0
+        for router in [api.router, overlapping] {
+            for route in router.routes where !route.segments.contains(where: { if case .parameter = $0 { true } else { false } }) {
+                let path = "/" + route.segments.map { if case .literal(let text) = $0 { text } else { "" } }.joined(separator: "/")
+                literalPaths += 1
+                for method in ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "TRACE", "get", ""] {
+                    #expect(Self.describe(router.match(method: method, path: path)) == Self.describe(router.scan(method: method, path: path)),
+                            "\(method) \(path)")
+                }
+            }
+        }
+        #expect(literalPaths > 40)
+    }
 }

@@ -33,9 +33,7 @@ public final class GoTrueAPI: HTTPResponder {
         self.project = project
         self.middleware = middleware
         self.requestIDPrefix = project.environment.randomBytes(8)
-        var router = Router()
-        for route in GoTrueAPI.routes(project) + extensions { router.add(route) }
-        self.router = router
+        self.router = Router(GoTrueAPI.routes(project) + extensions)
         project.dashboard.attach(self)
     }
 

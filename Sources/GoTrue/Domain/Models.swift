@@ -55,6 +55,7 @@ enum Models {
     /// carries them.
     static func user(_ u: UserRecord, identities: [IdentityRecord]?, factors: [FactorRecord] = []) -> JSON {
         var o = JSONObject()
+        o.reserveCapacity(26)  // every field below: the storage is allocated once
         o.append("id", .string(u.id))
         o.append("aud", .string(u.aud))
         o.append("role", .string(u.role))
@@ -91,6 +92,7 @@ enum Models {
     /// `models.Factor` as JSON (reference §3.3).
     static func factor(_ f: FactorRecord) -> JSON {
         var o = JSONObject()
+        o.reserveCapacity(9)
         o.append("id", .string(f.id))
         o.append("created_at", time(f.createdAt))
         o.append("updated_at", time(f.updatedAt))
@@ -106,6 +108,7 @@ enum Models {
     /// `models.Identity` as JSON.
     static func identity(_ i: IdentityRecord) -> JSON {
         var o = JSONObject()
+        o.reserveCapacity(9)
         o.append("identity_id", .string(i.id))
         o.append("id", .string(i.providerID))
         o.append("user_id", .string(i.userID))

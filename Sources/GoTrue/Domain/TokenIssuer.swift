@@ -42,25 +42,27 @@ struct Tokens {
         throws(AuthError) -> (token: String, expiresAt: Int64)
     {
         let expiresAt = issuedAt + Int64(configuration.jwt.expirySeconds)
+        // Appended in `AccessTokenClaims`' field order; every key is distinct, so no lookups.
         var claims = JSONObject()
-        if !configuration.jwt.issuer.isEmpty { claims["iss"] = .string(configuration.jwt.issuer) }
-        claims["sub"] = .string(user.id)
-        claims["aud"] = .string(user.aud)
-        claims["exp"] = .number(expiresAt)
-        claims["iat"] = .number(issuedAt)
-        claims["email"] = .string(user.email ?? "")
-        claims["phone"] = .string(user.phone ?? "")
-        claims["app_metadata"] = .object(Models.sortedObject(user.appMetadata))
-        claims["user_metadata"] = .object(Models.sortedObject(user.userMetadata))
-        claims["role"] = .string(user.role)
-        claims["aal"] = .string(aal)
-        claims["amr"] = amr
-        claims["session_id"] = .string(sessionID)
-        claims["is_anonymous"] = .bool(user.isAnonymous)
+        claims.reserveCapacity(16)
+        if !configuration.jwt.issuer.isEmpty { claims.append("iss", .string(configuration.jwt.issuer)) }
+        claims.append("sub", .string(user.id))
+        claims.append("aud", .string(user.aud))
+        claims.append("exp", .number(expiresAt))
+        claims.append("iat", .number(issuedAt))
+        claims.append("email", .string(user.email ?? ""))
+        claims.append("phone", .string(user.phone ?? ""))
+        claims.append("app_metadata", .object(Models.sortedObject(user.appMetadata)))
+        claims.append("user_metadata", .object(Models.sortedObject(user.userMetadata)))
+        claims.append("role", .string(user.role))
+        claims.append("aal", .string(aal))
+        claims.append("amr", amr)
+        claims.append("session_id", .string(sessionID))
+        claims.append("is_anonymous", .bool(user.isAnonymous))
         // An OAuth server session's tokens name their client and scopes (`client_id`, `scope`,
         // both omitempty in the claims struct).
-        if let oauthClientID, !oauthClientID.isEmpty { claims["client_id"] = .string(oauthClientID) }
-        if let scopes, !scopes.isEmpty { claims["scope"] = .string(scopes) }
+        if let oauthClientID, !oauthClientID.isEmpty { claims.append("client_id", .string(oauthClientID)) }
+        if let scopes, !scopes.isEmpty { claims.append("scope", .string(scopes)) }
         if configuration.hooks.customAccessToken.callable {
             let custom = try Hooks(api: api, request: request).customizeAccessToken(userID: user.id, claims: claims, method: method)
             return (JWTSigner.sign(claims: custom.sortedRecursively(), key: configuration.jwt.signingKey), expiresAt)
@@ -115,12 +117,13 @@ struct Tokens {
         /// `AccessTokenResponse` (reference §3.4) around the user's JSON.
         func response(user: JSON, extra: JSONObject = [:]) -> JSONObject {
             var o = JSONObject()
-            o["access_token"] = .string(accessToken)
-            o["token_type"] = "bearer"
-            o["expires_in"] = .number(expiresIn)
-            o["expires_at"] = .number(expiresAt)
-            o["refresh_token"] = .string(refreshToken)
-            o["user"] = user
+            o.reserveCapacity(6 + extra.count)
+            o.append("access_token", .string(accessToken))
+            o.append("token_type", "bearer")
+            o.append("expires_in", .number(expiresIn))
+            o.append("expires_at", .number(expiresAt))
+            o.append("refresh_token", .string(refreshToken))
+            o.append("user", user)
             for (key, value) in extra { o[key] = value }
             return o
         }
