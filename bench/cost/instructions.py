@@ -7,7 +7,7 @@ code can be judged on a busy machine. Counts cover user space only (the kernel's
 request -- socket calls, wake-ups -- is not in them).
 
     python3 bench/cost/instructions.py BIN [--ops health,user,refresh,signin,signup,admin_list]
-                                           [-n 2000] [--annotate DIR]
+                                           [-n 2000] [--users 8] [--annotate DIR]
 
 For each operation: start BIN under callgrind with a fresh file database, prepare (sign up the
 users the operation needs), zero the counters, run N operations one after another on one
@@ -76,12 +76,12 @@ def total_instructions(out_file):
     return total
 
 
-def run_op(binary, op, n, work, keep):
+def run_op(binary, op, n, work, keep, user_count=8):
     db = os.path.join(work, f"{op}.db")
     process, port, out_file = start(binary, db, work, op)
     try:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-        users = max(8, n if op == "signin" else 8)
+        users = max(user_count, n if op == "signin" else user_count)
         sessions = []
         if op not in ("health", "signup"):
             for i in range(users):
@@ -170,6 +170,8 @@ def main():
     parser.add_argument("--ops", default="health,user,refresh,signin,signup,admin_list")
     parser.add_argument("-n", type=int, default=2000)
     parser.add_argument("--annotate", default=None)
+    parser.add_argument("--users", type=int, default=8,
+                        help="users signed up first and taken in turn (bench/cost.sh uses 256)")
     args = parser.parse_args()
     if not shutil.which("valgrind") or not shutil.which("callgrind_control"):
         raise SystemExit("valgrind is not installed (Debian/Ubuntu: apt-get install -y valgrind)")
@@ -180,7 +182,7 @@ def main():
         binary = os.path.join(work, "auth-emulator")
         subprocess.run(["objcopy", "--strip-debug", args.binary, binary], check=True, timeout=120)
         for op in args.ops.split(","):
-            instructions = run_op(binary, op, args.n, work, args.annotate)
+            instructions = run_op(binary, op, args.n, work, args.annotate, args.users)
             print(f"{op}.instructions_per_op={instructions / args.n:.0f}", flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
