@@ -16,14 +16,6 @@ enum Models {
         parsed(text).sorted
     }
 
-    /// The same for texts that are each one user's own (identity data: `sub`, `email`), parsed
-    /// without the cache: they would never hit, and with more users than entries they emptied
-    /// it for the shared ones (3 % of a refresh's CPU in `perf` with 256 users).
-    static func sortedObjectOnce(_ text: String) -> JSONObject {
-        if text == "{}" { return JSONObject() }
-        return ((try? JSON(parsing: text))?.objectValue ?? JSONObject()).sortedRecursively()
-    }
-
     /// Metadata texts repeat across users and requests (`{}`, `{"provider":"email",...}`), and a
     /// refresh reads the same ones up to three times (claims, user JSON, audit entry): short
     /// texts are parsed once and kept, a few dozen at most.
@@ -120,7 +112,7 @@ enum Models {
         o.append("identity_id", .string(i.id))
         o.append("id", .string(i.providerID))
         o.append("user_id", .string(i.userID))
-        let data = sortedObjectOnce(i.identityData)
+        let data = sortedObject(i.identityData)
         if !data.isEmpty { o.append("identity_data", .object(data)) }
         o.append("provider", .string(i.provider))
         if let t = i.lastSignInAt { o.append("last_sign_in_at", time(t)) }
