@@ -22,7 +22,7 @@ struct Core: Sendable {
     let project: Project
     /// The configuration snapshot `GoTrueAPI.respond` took for this request.
     let snapshot: ConfigurationSnapshot
-    var config: Configuration { _read { yield snapshot.configuration } }
+    var config: Configuration { snapshot.configuration }
 
     init(project: Project, snapshot: ConfigurationSnapshot) {
         self.project = project

@@ -19,7 +19,7 @@ public struct RequestContext: Sendable {
     /// The project's configuration as it was when the request arrived: taken once, so a
     /// concurrent `PATCH /emulator/v1/config` never hands one request two configurations.
     public var configuration: Configuration {
-        _read { yield snapshot.configuration }
+        get { snapshot.configuration }
         set { snapshot = ConfigurationSnapshot(newValue) }
     }
     /// `configuration` by reference, with what is derived from it.
