@@ -29,10 +29,6 @@ struct Core: Sendable {
         self.snapshot = snapshot
     }
 
-    init(project: Project, config: Configuration) {
-        self.init(project: project, snapshot: ConfigurationSnapshot(config))
-    }
-
     /// Outside a request (the embedding API, start-up, fixtures): one snapshot taken now.
     init(project: Project) {
         self.init(project: project, snapshot: project.settings.snapshot)

@@ -11,7 +11,7 @@ struct HealthEndpoints: EndpointGroup {
     /// The body never changes for a running project (the version is no runtime setting), so it
     /// is rendered once: health checks are the most frequent request of all.
     static func routes(_ project: Project) -> [Route] {
-        let response = HealthEndpoints(api: Core(project: project, config: project.configuration)).health
+        let response = HealthEndpoints(api: Core(project: project)).health
         return endpoints.map { endpoint in
             Route(endpoint.method, endpoint.pattern, operation: endpoint.operation) { _ in response }
         }
