@@ -203,7 +203,10 @@ public final class Connection {
             sqlite3_column_name(statement, index).map { String(cString: $0) } ?? ""
         }
         let names = ColumnNames(columns: columns, positions: ColumnPositions(columns), reprepares: reprepares)
-        statements[sql]?.names = names
+        if var cached = statements[sql] {
+            cached.names = names
+            statements.set(cached, for: sql)
+        }
         return names
     }
 
@@ -246,7 +249,7 @@ public final class Connection {
             return .success(statement)
         }
         let statement = try prepared.get()
-        statements[sql] = CachedStatement(statement: statement)
+        statements.set(CachedStatement(statement: statement), for: sql)
         return (statement, nil)
     }
 

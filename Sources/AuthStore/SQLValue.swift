@@ -147,7 +147,7 @@ final class ColumnPositions: Sendable {
     init(_ columns: [String]) {
         var table = StringTable<Int>(capacity: columns.count)
         for (index, name) in columns.enumerated() where table[name] == nil {
-            table[name] = index  // the first of duplicated names wins, as in SQLite's own lookup
+            table.set(index, for: name)  // the first of duplicated names wins, as in SQLite's own lookup
         }
         self.table = table
     }

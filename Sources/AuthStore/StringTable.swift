@@ -59,24 +59,21 @@ struct StringTable<Value> {
     }
 
     subscript(key: String) -> Value? {
-        get {
-            let (slot, found) = slot(of: key)
-            return found ? values[slot] : nil
+        let (slot, found) = slot(of: key)
+        return found ? values[slot] : nil
+    }
+
+    /// Stores `value` for `key`, replacing any value it had. Keys stay until `removeAll`: the
+    /// caches built on this only ever empty themselves whole.
+    mutating func set(_ value: Value, for key: String) {
+        let (slot, found) = slot(of: key)
+        if !found {
+            keys[slot] = key
+            count += 1
         }
-        set {
-            let (slot, found) = slot(of: key)
-            if let newValue {
-                if !found {
-                    keys[slot] = key
-                    count += 1
-                }
-                values[slot] = newValue
-                // At most half full, so probes stay short and an empty slot always exists.
-                if count * 2 > keys.count { grow() }
-            } else if found {
-                remove(at: slot)
-            }
-        }
+        values[slot] = value
+        // At most half full, so probes stay short and an empty slot always exists.
+        if count * 2 > keys.count { grow() }
     }
 
     /// Every stored value, in no particular order.
@@ -97,30 +94,7 @@ struct StringTable<Value> {
         mask = keys.count - 1
         count = 0
         for (key, value) in zip(oldKeys, oldValues) {
-            if let key, let value { self[key] = value }
-        }
-    }
-
-    /// Linear-probing deletion (Knuth, TAOCP vol. 3, 6.4 Algorithm R): later entries of the
-    /// same run move up so every key stays reachable from its home slot.
-    private mutating func remove(at start: Int) {
-        keys[start] = nil
-        values[start] = nil
-        count -= 1
-        var hole = start
-        var slot = (start + 1) & mask
-        while let key = keys[slot] {
-            let home = Self.hash(key) & mask
-            // Move the entry into the hole unless its home lies cyclically in (hole, slot].
-            let stays = hole <= slot ? (hole < home && home <= slot) : (hole < home || home <= slot)
-            if !stays {
-                keys[hole] = key
-                values[hole] = values[slot]
-                keys[slot] = nil
-                values[slot] = nil
-                hole = slot
-            }
-            slot = (slot + 1) & mask
+            if let key, let value { set(value, for: key) }
         }
     }
 }

@@ -108,7 +108,8 @@ static void load(void) {
     curl.loaded = 1;
 }
 
-int cauth_http_available(char *problem, size_t problem_size) {
+// 1 when libcurl could be loaded; otherwise 0 and the reason in `problem`.
+static int available(char *problem, size_t problem_size) {
     pthread_once(&load_once, load);
     if (!curl.loaded && problem != NULL && problem_size > 0) {
         snprintf(problem, problem_size, "%s", curl.problem);
@@ -165,7 +166,7 @@ int cauth_http_post(const char *url, const char *const *headers, size_t header_c
                     const uint8_t *body, size_t body_count, long timeout_ms, size_t body_limit,
                     const char *ca_file, const char *ca_directory, cauth_http_reply *reply) {
     memset(reply, 0, sizeof *reply);
-    if (!cauth_http_available(reply->error, sizeof reply->error)) return CAUTH_HTTP_FAILED;
+    if (!available(reply->error, sizeof reply->error)) return CAUTH_HTTP_FAILED;
     void *easy = curl.easy_init();
     if (easy == NULL) {
         snprintf(reply->error, sizeof reply->error, "curl_easy_init failed");

@@ -31,9 +31,6 @@ typedef struct {
     char error[256];
 } cauth_http_reply;
 
-// 1 when libcurl could be loaded; otherwise 0 and the reason in `problem`.
-int cauth_http_available(char *problem, size_t problem_size);
-
 // POSTs `body` with `headers` ("Name: value" strings) to `url`, following redirects as Go's
 // client does, within `timeout_ms` for the whole exchange. Reads at most `body_limit` bytes of
 // the answer's body. `ca_file` / `ca_directory` (may be NULL) replace the default trust roots.

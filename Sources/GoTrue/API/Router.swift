@@ -113,33 +113,28 @@ public struct Router: Sendable {
         case notFound
     }
 
-    public private(set) var routes: [Route] = []
+    public let routes: [Route]
     /// What `scan` answers for each path that is a parameterless pattern, by method, and for
     /// any other method: most requests name such a path (`/token`, `/user`, `/health`), and
     /// splitting the path and comparing it with every route cost ~7,000 instructions each.
-    /// Rebuilt by `add`, so it is always the scan's answer for the routes as they are.
-    private var literalPaths: [String: (byMethod: [String: Match], otherwise: Match)] = [:]
+    /// Built with the routes, which never change after, so it is always the scan's answer.
+    private let literalPaths: [String: (byMethod: [String: Match], otherwise: Match)]
 
     public init(_ routes: [Route] = []) {
         self.routes = routes
-        indexLiteralPaths()
-    }
-
-    public mutating func add(_ route: Route) {
-        routes.append(route)
-        indexLiteralPaths()
+        literalPaths = Router.literalPaths(routes)
     }
 
     /// One pass over the routes per literal path gives the scan's answer for every method: the
     /// first matching route of that method, else 405 naming the matching routes' methods.
-    private mutating func indexLiteralPaths() {
+    private static func literalPaths(_ routes: [Route]) -> [String: (byMethod: [String: Match], otherwise: Match)] {
         var table: [String: (byMethod: [String: Match], otherwise: Match)] = [:]
-        for literal in routes where !literal.segments.contains(where: { if case .parameter = $0 { true } else { false } }) {
-            let path = "/" + literal.segments.map { if case .literal(let text) = $0 { text } else { "" } }.joined(separator: "/")
+        for literal in routes {
+            let texts = literal.segments.compactMap { if case .literal(let text) = $0 { text } else { nil } }
+            guard texts.count == literal.segments.count else { continue }  // has a parameter
+            let path = "/" + texts.joined(separator: "/")
             guard table[path] == nil else { continue }
-            let segments = literal.segments.map { (segment: Route.Segment) -> Substring in
-                if case .literal(let text) = segment { Substring(text) } else { "" }
-            }
+            let segments = texts.map { Substring($0) }
             var byMethod: [String: Match] = [:]
             var allowed: [String] = []
             for route in routes {
@@ -149,7 +144,7 @@ public struct Router: Sendable {
             }
             table[path] = (byMethod, allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: allowed))
         }
-        literalPaths = table
+        return table
     }
 
     public func match(method: String, path: String) -> Match {
