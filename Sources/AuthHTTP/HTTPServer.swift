@@ -82,12 +82,12 @@ public final class HTTPServer: Sendable {
         var loops: [ThreadHandle] = []
         do throws(SocketError) {
             for number in 0..<max(1, configuration.workerThreads) {
-                workers.append(try Threads.spawn(name: "http-worker-\(number)", stackSize: configuration.workerStackSize) {
+                workers.append(try spawn(name: "http-worker-\(number)", stackSize: configuration.workerStackSize) {
                     Worker.run(core)
                 })
             }
             for handle in handles {
-                loops.append(try Threads.spawn(name: "http-loop-\(handle.index)", stackSize: 256 * 1024) {
+                loops.append(try spawn(name: "http-loop-\(handle.index)", stackSize: 256 * 1024) {
                     EventLoop(core: core, handle: handle).run()
                 })
             }
@@ -183,5 +183,14 @@ public final class HTTPServer: Sendable {
         core.queue.stop()
         for thread in runtime.workerThreads { thread.join() }
         SocketOps.close(core.listenerFD)
+    }
+}
+
+/// `Threads.spawn`, with its failure reported as the server's other start-up failures are.
+private func spawn(name: String, stackSize: Int, _ body: @escaping @Sendable () -> Void) throws(SocketError) -> ThreadHandle {
+    do {
+        return try Threads.spawn(name: name, stackSize: stackSize, body)
+    } catch {
+        throw SocketError(operation: "pthread_create", errno: error.code)
     }
 }

@@ -5,6 +5,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import AuthPlatform
 
 enum Clock {
     /// Nanoseconds on a monotonic clock with an arbitrary origin.

@@ -144,16 +144,33 @@ final class ConnectionPool: @unchecked Sendable {
     /// Threads sleeping in `read` until a reader connection is free.
     private var readerWaiters = 0
     private var closed = false
+    /// Checkpoints a file database's WAL off the write path; nil for `:memory:`.
+    private let checkpointer: Checkpointer?
 
     init(path: String, options: DatabaseOptions) throws(StoreError) {
         self.path = path
         self.options = options
         let isMemory = path == Self.memoryPath
         sharesWriter = isMemory || options.readerCount < 1
-        writer = try Self.open(path: path, options: options, role: isMemory ? .memory : .writer)
+        let writer = try Self.open(path: path, options: options, role: isMemory ? .memory : .writer)
+        if isMemory {
+            checkpointer = nil
+        } else {
+            let checkpointer = Checkpointer { () throws(StoreError) in
+                try Self.open(path: path, options: options, role: .checkpointer)
+            }
+            checkpointer.install(on: writer)
+            self.checkpointer = checkpointer
+        }
+        self.writer = writer
     }
 
-    private enum Role { case memory, writer, reader }
+    /// Background and writer checkpoint passes so far (tests).
+    var checkpointPasses: (background: Int, writer: Int)? {
+        checkpointer?.passCounts
+    }
+
+    private enum Role { case memory, writer, reader, checkpointer }
 
     /// Process-wide SQLite settings, applied once before the first connection initializes the
     /// library. Memory statistics are off: with them on (the default) every allocation and
@@ -169,7 +186,7 @@ final class ConnectionPool: @unchecked Sendable {
     private static func open(path: String, options: DatabaseOptions, role: Role) throws(StoreError) -> Connection {
         Self.libraryConfigured
         var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
-        if role != .reader { flags |= SQLITE_OPEN_CREATE }
+        if role == .writer || role == .memory { flags |= SQLITE_OPEN_CREATE }
         let connection = try Connection(path: path, flags: flags)
         // SQLite's built-in busy handler, installed by busy_timeout, is also consulted while
         // BEGIN IMMEDIATE waits for the write lock, and while a reader waits out a WAL recovery.
@@ -177,7 +194,7 @@ final class ConnectionPool: @unchecked Sendable {
         // Per-connection settings: SQLite enforces foreign keys only on connections that ask
         // (https://sqlite.org/foreignkeys.html §2), and GoTrue's ON DELETE CASCADE relies on it.
         try connection.execute("PRAGMA foreign_keys = ON")
-        if role != .reader {
+        if role == .writer || role == .memory {
             // Group commit and nested writes use SAVEPOINTs, whose undo records ("statement
             // journal") spill to a temporary file past 64 KiB by default: one create, ~12
             // writes and an unlink per group for a sign-in, measured with strace. In memory they
@@ -191,13 +208,10 @@ final class ConnectionPool: @unchecked Sendable {
             guard mode == "wal" else {
                 throw StoreError(code: SQLITE_CANTOPEN, message: "open \"\(path)\": WAL journal mode unavailable (got \(mode ?? "nothing"))")
             }
-            // The checkpoint runs inside the COMMIT that crosses the threshold, with the write
-            // lock held, and ends in two fsyncs. Every 4,000 pages (16 MiB of WAL at 4 KiB pages)
-            // instead of SQLite's 1,000 it runs a quarter as often and copies each hot page
-            // (index roots, the right edge of append-only tables) once for more commits:
-            // ~10-15 % less CPU per COMMIT for sign-ins (bench/README.md). `close()` still
-            // truncates the WAL to zero.
-            try connection.execute("PRAGMA wal_autocheckpoint = 4000")
+            // Checkpoints are the `Checkpointer`'s (installed by the pool, replacing SQLite's
+            // automatic one). `close()` still truncates the WAL to zero.
+        } else if role == .checkpointer {
+            // Its only statement is the checkpoint, whose syncs follow `synchronous` below.
         } else {
             try connection.execute("PRAGMA query_only = ON")
             // Readers map the file (https://sqlite.org/mmap.html): with the small page cache
@@ -534,6 +548,10 @@ final class ConnectionPool: @unchecked Sendable {
             reader.close()
         }
         guard let writer else { return }
+        if let checkpointer {
+            checkpointer.uninstall(from: writer)
+            checkpointer.stop()
+        }
         if path != Self.memoryPath {
             // Readers of other processes may still pin the WAL; the checkpoint is then partial
             // and SQLite finishes it later, so its result is deliberately not an error.

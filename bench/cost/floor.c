@@ -227,6 +227,11 @@ int main(int argc, char **argv) {
             if (sqlite3_open_v2(work, &conns[c], SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
                 die("cannot open work copy", sqlite3_errmsg(conns[c]));
             sqlite3_busy_timeout(conns[c], 5000);
+            /* The server checkpoints at 4,000 WAL pages, partly on a thread of its own
+             * (Sources/AuthStore/Checkpointer.swift), with no PRAGMA to trace. The floor does what
+             * SQLite alone does at that threshold: one automatic checkpoint inside the COMMIT that
+             * crosses it, which copies each page once per 4,000 frames. */
+            sqlite3_exec(conns[c], "PRAGMA wal_autocheckpoint = 4000", NULL, NULL, NULL);
             for (long i = 0; i < pragma_count; i++) {
                 if (pragmas[i].conn != c) continue;
                 sqlite3_exec(conns[c], statements[pragmas[i].stmt].sql, NULL, NULL, NULL);

@@ -1,27 +1,29 @@
-// Threads. Every pthread call of AuthHTTP lives here (the lock is AuthPlatform's
-// `ConditionLock`), so the Linux/macOS differences in `pthread_t` and the thread entry
-// signature stay in one place.
+// Threads: the HTTP server's loops and workers, and AuthStore's checkpoint thread. Every
+// pthread_create of the package lives here, so the Linux/macOS differences in `pthread_t` and
+// the thread entry signature stay in one place.
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
 
 /// A joinable OS thread. `pthread_t` is an opaque identifier (an integer on Linux, a pointer on
 /// Darwin); passing it between threads is what pthreads is designed for.
-struct ThreadHandle: @unchecked Sendable {
+public struct ThreadHandle: @unchecked Sendable {
     fileprivate let thread: pthread_t
 
-    func join() {
+    public func join() {
         pthread_join(thread, nil)
     }
 
-    func detach() {
+    public func detach() {
         pthread_detach(thread)
     }
 
     /// True when called on this very thread (joining oneself would deadlock).
-    var isCurrent: Bool {
+    public var isCurrent: Bool {
         pthread_equal(thread, pthread_self()) != 0
     }
 }
@@ -45,12 +47,17 @@ private func runThreadStart(_ raw: UnsafeMutableRawPointer) {
     start.body()
 }
 
-enum Threads {
+/// `pthread_create` failed with `code` (an errno value such as EAGAIN).
+public struct ThreadStartError: Error {
+    public let code: Int32
+}
+
+public enum Threads {
     /// Starts a joinable thread with an explicit stack size. Worker stacks are smaller than the
     /// 8 MiB default to keep RSS low, yet large enough for SQLite and PBKDF2 running on them.
-    static func spawn(
+    public static func spawn(
         name: String, stackSize: Int, _ body: @escaping @Sendable () -> Void
-    ) throws(SocketError) -> ThreadHandle {
+    ) throws(ThreadStartError) -> ThreadHandle {
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
         defer { pthread_attr_destroy(&attributes) }
@@ -67,7 +74,7 @@ enum Threads {
         }, start)
         guard result == 0, let created = thread else {
             Unmanaged<ThreadStart>.fromOpaque(start).release()
-            throw SocketError(operation: "pthread_create", errno: result)
+            throw ThreadStartError(code: result)
         }
         return ThreadHandle(thread: created)
         #else
@@ -78,7 +85,7 @@ enum Threads {
         }, start)
         guard result == 0 else {
             Unmanaged<ThreadStart>.fromOpaque(start).release()
-            throw SocketError(operation: "pthread_create", errno: result)
+            throw ThreadStartError(code: result)
         }
         return ThreadHandle(thread: thread)
         #endif
