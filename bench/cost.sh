@@ -174,9 +174,18 @@ with open(path, "w") as out:
     done
     seconds=$(awk -v a="$started" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
     seed_hwm=$(awk '/^VmHWM/ { printf "%.0f", $2 / 1024 }' /proc/"$seed_pid"/status)
-    stop_server "$seed_pid" >/dev/null
+    # The WAL the seeding wrote is checkpointed into the database file in the background once
+    # the server listens; a clean stop waits for that pass and truncates the WAL. Only the
+    # database file is copied for each server, so the stop must be clean: no SIGKILL here.
+    stopping=$(date +%s.%N)
+    kill -TERM "$seed_pid"
+    wait "$seed_pid" || die "the seeding server exited with status $? on SIGTERM"
+    keep=(); for p in ${SERVER_PIDS[@]+"${SERVER_PIDS[@]}"}; do [[ $p == "$seed_pid" ]] || keep+=("$p"); done
+    SERVER_PIDS=(${keep[@]+"${keep[@]}"})
+    stop_seconds=$(awk -v a="$stopping" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+    [[ ! -s $seeded_db-wal ]] || die "the seeding server left a non-empty WAL"
     RESULT[seed.seconds]=$seconds
-    log "seeded $SEED_USERS users through serve --seed in $seconds s ($(awk -v n="$SEED_USERS" -v s="$seconds" 'BEGIN { printf "%.0f", n / s }') users/s, peak RSS $seed_hwm MiB, database $(du -m "$seeded_db" | cut -f1) MiB)"
+    log "seeded $SEED_USERS users through serve --seed in $seconds s ($(awk -v n="$SEED_USERS" -v s="$seconds" 'BEGIN { printf "%.0f", n / s }') users/s, peak RSS $seed_hwm MiB, database $(du -m "$seeded_db" | cut -f1) MiB); a stop at once took $stop_seconds s more (the rest of the WAL's checkpoint)"
     TEMPLATE=$seeded_db
     rm -f "$TMP/seed.json"
 fi
