@@ -54,7 +54,6 @@ final class Checkpointer: @unchecked Sendable {
     private var lastSeen: Int32 = 0
     /// Counts WAL rewinds, so a pass that straddled one does not count for the new WAL.
     private var generation = 0
-    /// Passes run by the thread and by the writer.
     private var passes = 0
     private var writerPasses = 0
 
@@ -62,8 +61,9 @@ final class Checkpointer: @unchecked Sendable {
         self.open = open
     }
 
-    var passCounts: (background: Int, writer: Int) {
-        monitor.withLock { (passes, writerPasses) }
+    /// Passes run by the thread and by the writer, and the WAL rewinds the hook saw.
+    var passCounts: (background: Int, writer: Int, rewinds: Int) {
+        monitor.withLock { (passes, writerPasses, generation) }
     }
 
     /// Installs the hook on `writer`; from then on this object decides when it checkpoints.

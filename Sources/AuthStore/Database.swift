@@ -165,8 +165,8 @@ final class ConnectionPool: @unchecked Sendable {
         self.writer = writer
     }
 
-    /// Background and writer checkpoint passes so far (tests).
-    var checkpointPasses: (background: Int, writer: Int)? {
+    /// Background and writer checkpoint passes so far, and WAL rewinds (tests).
+    var checkpointPasses: (background: Int, writer: Int, rewinds: Int)? {
         checkpointer?.passCounts
     }
 
