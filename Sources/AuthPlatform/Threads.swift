@@ -3,8 +3,6 @@
 // the thread entry signature stay in one place.
 #if canImport(Glibc)
 import Glibc
-#elseif canImport(Musl)
-import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
