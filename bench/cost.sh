@@ -176,12 +176,10 @@ with open(path, "w") as out:
     seed_hwm=$(awk '/^VmHWM/ { printf "%.0f", $2 / 1024 }' /proc/"$seed_pid"/status)
     # The WAL the seeding wrote is checkpointed into the database file in the background once
     # the server listens; a clean stop waits for that pass and truncates the WAL. Only the
-    # database file is copied for each server, so the stop must be clean: no SIGKILL here.
+    # database file is copied for each server, so the stop must be clean: up to 5 minutes.
     stopping=$(date +%s.%N)
-    kill -TERM "$seed_pid"
-    wait "$seed_pid" || die "the seeding server exited with status $? on SIGTERM"
-    keep=(); for p in ${SERVER_PIDS[@]+"${SERVER_PIDS[@]}"}; do [[ $p == "$seed_pid" ]] || keep+=("$p"); done
-    SERVER_PIDS=(${keep[@]+"${keep[@]}"})
+    stop_server "$seed_pid" 300 >"$TMP/seed.exit"
+    [[ $(<"$TMP/seed.exit") == 0 ]] || die "the seeding server did not stop cleanly: $(<"$TMP/seed.exit")"
     stop_seconds=$(awk -v a="$stopping" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
     [[ ! -s $seeded_db-wal ]] || die "the seeding server left a non-empty WAL"
     RESULT[seed.seconds]=$seconds

@@ -16,16 +16,16 @@ loadavg() {
     else sysctl -n vm.loadavg 2>/dev/null | awk '{ print $2 }' || echo "?"; fi
 }
 
-# Stops one server: SIGTERM, up to 5 s grace, then SIGKILL. Prints its exit status (or
-# "killed") and drops it from SERVER_PIDS. Call it with a redirect, never in $(...): only the
-# shell that started the server can wait for it.
+# Stops one server: SIGTERM, up to GRACE seconds (default 5), then SIGKILL. Prints its exit
+# status (or "killed") and drops it from SERVER_PIDS. Call it with a redirect, never in $(...):
+# only the shell that started the server can wait for it.
 stop_server() {
-    local pid=$1 i code keep=() p
+    local pid=$1 grace=${2:-5} i code keep=() p
     for p in ${SERVER_PIDS[@]+"${SERVER_PIDS[@]}"}; do [[ $p == "$pid" ]] || keep+=("$p"); done
     SERVER_PIDS=(${keep[@]+"${keep[@]}"})
     if kill -0 "$pid" 2>/dev/null; then
         kill -TERM "$pid" 2>/dev/null || true
-        for ((i = 0; i < 50; i++)); do
+        for ((i = 0; i < grace * 10; i++)); do
             kill -0 "$pid" 2>/dev/null || break
             sleep 0.1
         done

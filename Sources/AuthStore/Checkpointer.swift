@@ -77,7 +77,6 @@ final class Checkpointer: @unchecked Sendable {
                 // checkpoint never waits); the next commit then asks again. Other failures
                 // leave the WAL as it is, as a failed automatic checkpoint does.
                 sqlite3_wal_checkpoint_v2(database, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
-                checkpointer.monitor.withLock { checkpointer.writerPasses += 1 }
             }
             return SQLITE_OK
         }, Unmanaged.passUnretained(self).toOpaque())
@@ -97,20 +96,27 @@ final class Checkpointer: @unchecked Sendable {
                 lastFinished = 0
             }
             lastSeen = frames
-            if unavailable || stopped { return frames >= Self.threshold }
-            if requested != nil || running {
-                // A pass is under way. Past twice the threshold (passes that keep failing, say
-                // on I/O errors), the writer checkpoints as SQLite alone would.
-                return frames >= 2 * Self.threshold
-            }
-            if frames >= Self.threshold {
-                if lastFinished >= Self.threshold { return true }
-                ask(frames)
-                return unavailable && frames >= Self.threshold
-            }
-            if frames >= lastRequested + Self.step { ask(frames) }
-            return false
+            let writerCheckpoints = decide(frames)
+            if writerCheckpoints { writerPasses += 1 }
+            return writerCheckpoints
         }
+    }
+
+    /// Called with `monitor` held.
+    private func decide(_ frames: Int32) -> Bool {
+        if unavailable || stopped { return frames >= Self.threshold }
+        // Past twice the threshold (passes that keep failing, say on I/O errors, or a load
+        // that outruns them), the writer checkpoints as SQLite alone would; while a pass holds
+        // the checkpoint lock its attempt returns at once, and the next commit tries again.
+        if frames >= 2 * Self.threshold { return true }
+        if requested != nil || running { return false }
+        if frames >= Self.threshold {
+            if lastFinished >= Self.threshold { return true }
+            ask(frames)
+            return unavailable  // no thread to ask
+        }
+        if frames >= lastRequested + Self.step { ask(frames) }
+        return false
     }
 
     /// Called with `monitor` held.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CSQLite
 @testable import AuthStore
 
 @Suite struct CheckpointerTests {
@@ -44,6 +45,60 @@ import Testing
         defer { reopened.close() }
         #expect(try reopened.read { try $0.scalar("SELECT count(*) FROM blobs").int64Value } == Int64(commits))
         #expect(try reopened.read { try $0.scalar("PRAGMA integrity_check").stringValue } == "ok")
+    }
+
+    /// Waits until `condition` holds (at most 10 s) and says whether it did.
+    private static func eventually(_ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(10)
+        while !condition() {
+            if Date() > deadline { return false }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        return true
+    }
+
+    @Test func theWriterTakesOverWhenPassesFail() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.path("auth.db")
+        let db = try Database(path: path)
+        defer { db.close() }
+        // Every pass fails: a connection inside a transaction cannot checkpoint (SQLITE_LOCKED).
+        let checkpointer = Checkpointer { () throws(StoreError) -> Connection in
+            let connection = try Connection(path: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX)
+            try connection.execute("BEGIN")
+            _ = try connection.scalar("SELECT count(*) FROM sqlite_master")
+            return connection
+        }
+        defer { checkpointer.stop() }
+        let threshold = Checkpointer.threshold
+        #expect(!checkpointer.committed(frames: Checkpointer.step))  // asks for a pass
+        #expect(Self.eventually { checkpointer.passCounts.background == 1 })
+        // Past the threshold with no pass finished: one more pass, not the writer…
+        #expect(!checkpointer.committed(frames: threshold))
+        #expect(Self.eventually { checkpointer.passCounts.background == 2 })
+        #expect(!checkpointer.committed(frames: 2 * threshold - 1))
+        // …until twice the threshold, where it checkpoints as SQLite's automatic one would.
+        #expect(checkpointer.committed(frames: 2 * threshold))
+        #expect(checkpointer.passCounts.writer == 1)
+    }
+
+    @Test func theWriterCheckpointsAloneWhenTheThreadCannotOpenItsConnection() throws {
+        let release = DispatchSemaphore(value: 0)
+        let checkpointer = Checkpointer { () throws(StoreError) -> Connection in
+            release.wait()
+            throw StoreError(code: SQLITE_CANTOPEN, message: "unable to open database file")
+        }
+        let threshold = Checkpointer.threshold
+        #expect(!checkpointer.committed(frames: Checkpointer.step))  // starts the thread
+        // While the pass counts as asked for, the writer leaves it be below twice the threshold.
+        #expect(!checkpointer.committed(frames: threshold))
+        release.signal()
+        // Once the thread gave up: the writer's own checkpoint at the threshold, as in SQLite.
+        #expect(Self.eventually { checkpointer.committed(frames: threshold) })
+        #expect(!checkpointer.committed(frames: threshold - 1))
+        #expect(checkpointer.committed(frames: threshold))
+        checkpointer.stop()
+        #expect(checkpointer.passCounts.background == 0)
     }
 
     @Test func aBarelyWrittenDatabaseRunsNoPass() throws {
