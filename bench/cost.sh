@@ -103,6 +103,29 @@ EOF
 # Sum of every thread's CPU time (ns) of a process: user + system, as the scheduler accounts it.
 cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f\n", s }'; }
 
+# Per-thread CPU time (ns) and context switches (voluntary and not) of a process, summed by the
+# thread's role: its name without the trailing number (http-worker, http-loop, db-checkpoint; the
+# main thread keeps the program's name). One line per role: ROLE CPU_NS SWITCHES.
+threads_ns() {
+    local t
+    for t in /proc/"$1"/task/*; do
+        printf '%s %s %s\n' "$(cat "$t/comm")" "$(awk '{ print $1 }' "$t/schedstat")" \
+            "$(awk '/^(non)?voluntary_ctxt_switches/ { s += $2 } END { print s }' "$t/status")"
+    done 2>/dev/null | awk '{ sub(/-[0-9]+$/, "", $1); cpu[$1] += $2; cs[$1] += $3 }
+        END { for (r in cpu) print r, cpu[r], cs[r] }'
+}
+
+# thread_split N FILES...: the *.threads0 (before) and *.threads1 (after) snapshots of threads_ns,
+# as "role us, role us, ... per op; S context switches/op" over N requests, busiest role first.
+thread_split() {
+    local n=$1; shift
+    awk -v n="$n" 'FNR == 1 { sign = FILENAME ~ /threads1$/ ? 1 : -1 }
+        { cpu[$1] += sign * $2; cs += sign * $3 }
+        END { for (r in cpu) if (cpu[r] / 1000 / n >= 0.05) printf "%s %.1f\n", r, cpu[r] / 1000 / n; printf "~switches %.2f\n", cs / n }' "$@" |
+        sort -k2,2nr | awk '$1 == "~switches" { s = $2; next } { out = out (out == "" ? "" : ", ") $1 " " $2 }
+            END { printf "%s us/op; %s context switches/op\n", out, s }'
+}
+
 # start_server NAME DB [ENV...]: starts the emulator; sets SERVER_PID and URL. With
 # --seed-users, a new database starts as a copy of the seeded template.
 start_server() {
@@ -197,15 +220,18 @@ for op in "${OP_LIST[@]}"; do
     # GET /health needs no users; the script still reads a records file.
     [[ $op == health ]] && for ((i = 0; i < CONC; i++)); do echo "x@example.com x x"; done >"$TMP/$op.records"
     wrk_run "$op.warm" "$op" "$CONC" 1 "$TMP/$op.records"
-    cpus=() rates=() p99s=()
+    cpus=() rates=() p99s=() total=0
     for ((r = 1; r <= REPEAT; r++)); do
         # Each refresh run starts from sessions of its own: a token the previous run already
         # rotated would be a reuse, which revokes the whole session after the reuse interval.
         if [[ $op == refresh ]]; then prepare "$op" "$op-r$r"; fi
+        threads_ns "$PID" >"$TMP/$op.r$r.threads0"
         before=$(cpu_ns "$PID")
         wrk_run "$op.r$r" "$op" "$CONC" "$DURATION" "$TMP/$op.records"
         after=$(cpu_ns "$PID")
+        threads_ns "$PID" >"$TMP/$op.r$r.threads1"
         requests=$(kv "$TMP/$op.r$r.kv" requests)
+        total=$((total + requests))
         failed=$(kv "$TMP/$op.r$r.kv" failed)
         ((requests > 0)) || die "$op: no request completed"
         ((failed * 100 <= requests)) || die "$op: $failed of $requests requests failed (see $TMP/$op.r$r.raw)"
@@ -218,6 +244,8 @@ for op in "${OP_LIST[@]}"; do
     RESULT[$op.rate]=$(printf '%s\n' "${rates[@]}" | median)
     RESULT[$op.p99]=$(printf '%s\n' "${p99s[@]}" | median)
     log "$op (wrk, $CONC connections): server CPU ${RESULT[$op.cpu]} us/op (runs: ${cpus[*]}), ${RESULT[$op.rate]} ops/s, p99 ${RESULT[$op.p99]} ms"
+    RESULT[$op.threads]=$(thread_split "$total" "$TMP/$op".r*.threads[01])
+    log "$op by thread, over the $REPEAT runs: ${RESULT[$op.threads]}"
 
     # --- the same with the Python driver --------------------------------------------------------
     if ((PYTHON_DRIVER)) && [[ $op =~ ^(signin|refresh|user|signup)$ ]]; then
@@ -335,6 +363,11 @@ for op in "${OP_LIST[@]}"; do
     printf '| %-10s | %10s | %9s | %7s | %10s | %9s | %11s | %12s | %8s |\n' "$op" "${RESULT[$op.cpu]:-}" "${RESULT[$op.rate]:-}" \
         "${RESULT[$op.p99]:-}" "${RESULT[$op.floor]:--}" "${RESULT[$op.statements]:--}" "${RESULT[$op.ratio]:--}" \
         "${RESULT[$op.py_cpu]:--}" "${RESULT[$op.py_rate]:--}"
+done
+echo
+echo "Server CPU by thread (all runs of each operation)"
+for op in "${OP_LIST[@]}"; do
+    [[ -n ${RESULT[$op.threads]:-} ]] && printf '%-10s %s\n' "$op" "${RESULT[$op.threads]}"
 done
 echo
 echo "Targets"

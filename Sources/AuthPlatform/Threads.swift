@@ -37,10 +37,12 @@ private final class ThreadStart {
 
 private func runThreadStart(_ raw: UnsafeMutableRawPointer) {
     let start = Unmanaged<ThreadStart>.fromOpaque(raw).takeRetainedValue()
-    // Names show up in debuggers and crash logs. (The Glibc module does not export
-    // pthread_setname_np, so Linux threads keep the process name.)
+    // Names show up in debuggers, crash logs, `top -H`, `perf --sort comm` and the per-thread CPU
+    // split of bench/cost.sh.
     #if canImport(Darwin)
     pthread_setname_np(start.name)
+    #else
+    Threads.setCurrentName(start.name)
     #endif
     start.body()
 }
@@ -51,6 +53,39 @@ public struct ThreadStartError: Error {
 }
 
 public enum Threads {
+    #if !canImport(Darwin)
+    /// The Glibc module exports neither `pthread_setname_np` nor `prctl`; the calling thread's
+    /// own `/proc/thread-self/comm` (Linux 3.17+) is writable by it and is what both set. The
+    /// kernel keeps 15 bytes (TASK_COMM_LEN 16 with the NUL), so longer names are cut to that.
+    /// Best effort: without /proc mounted the thread keeps the process name.
+    static func setCurrentName(_ name: String) {
+        let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        let bytes = Array(name.utf8.prefix(15))
+        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+    }
+    #endif
+
+    /// The calling thread's name as the OS reports it (15 bytes at most on Linux).
+    public static func currentName() -> String {
+        #if canImport(Darwin)
+        var buffer = [CChar](repeating: 0, count: 64)
+        pthread_getname_np(pthread_self(), &buffer, buffer.count)
+        return String(cString: buffer)
+        #else
+        let fd = open("/proc/thread-self/comm", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return "" }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 32)
+        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard count > 0 else { return "" }
+        var name = Array(buffer.prefix(count))
+        if name.last == UInt8(ascii: "\n") { name.removeLast() }
+        return String(decoding: name, as: UTF8.self)
+        #endif
+    }
+
     /// Starts a joinable thread with an explicit stack size. Worker stacks are smaller than the
     /// 8 MiB default to keep RSS low, yet large enough for SQLite and PBKDF2 running on them.
     public static func spawn(

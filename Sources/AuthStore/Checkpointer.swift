@@ -125,7 +125,7 @@ final class Checkpointer: @unchecked Sendable {
         lastRequested = frames
         if thread == nil {
             do {
-                thread = try Threads.spawn(name: "sqlite-checkpoint", stackSize: 256 * 1024) { [self] in run() }
+                thread = try Threads.spawn(name: "db-checkpoint", stackSize: 256 * 1024) { [self] in run() }
             } catch {
                 requested = nil
                 unavailable = true
