@@ -70,10 +70,16 @@ command -v sqlite3 >/dev/null 2>&1 || die "the sqlite3 shell is required (apt-ge
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/auth-cost.XXXXXX")
 SERVER_PIDS=()
 NGINX_PID=""
+PERF_PID=""
+# `perf stat` as a second reading of the same CPU time, where it may attach to our processes
+# (software events: a VM often has no hardware counters, so no cycles or instructions).
+PERF_STAT=0
+if command -v perf >/dev/null 2>&1 && perf stat -e task-clock -o /dev/null -- true >/dev/null 2>&1; then PERF_STAT=1; fi
 cleanup() {
     local p
     for p in ${SERVER_PIDS[@]+"${SERVER_PIDS[@]}"}; do kill -TERM "$p" 2>/dev/null || true; done
     [[ -n $NGINX_PID ]] && kill -TERM "$NGINX_PID" 2>/dev/null || true
+    [[ -n $PERF_PID ]] && kill -INT "$PERF_PID" 2>/dev/null || true
     sleep 0.3
     for p in ${SERVER_PIDS[@]+"${SERVER_PIDS[@]}"}; do kill -KILL "$p" 2>/dev/null || true; done
     rm -rf "$TMP"
@@ -226,9 +232,19 @@ for op in "${OP_LIST[@]}"; do
         # rotated would be a reuse, which revokes the whole session after the reuse interval.
         if [[ $op == refresh ]]; then prepare "$op" "$op-r$r"; fi
         threads_ns "$PID" >"$TMP/$op.r$r.threads0"
+        if ((PERF_STAT)); then
+            perf stat -x, -e task-clock,context-switches -p "$PID" -o "$TMP/$op.r$r.perf" &
+            PERF_PID=$!
+            sleep 0.2
+        fi
         before=$(cpu_ns "$PID")
         wrk_run "$op.r$r" "$op" "$CONC" "$DURATION" "$TMP/$op.records"
         after=$(cpu_ns "$PID")
+        if [[ -n $PERF_PID ]]; then
+            kill -INT "$PERF_PID" 2>/dev/null || true
+            wait "$PERF_PID" 2>/dev/null || true
+            PERF_PID=""
+        fi
         threads_ns "$PID" >"$TMP/$op.r$r.threads1"
         requests=$(kv "$TMP/$op.r$r.kv" requests)
         total=$((total + requests))
@@ -246,6 +262,13 @@ for op in "${OP_LIST[@]}"; do
     log "$op (wrk, $CONC connections): server CPU ${RESULT[$op.cpu]} us/op (runs: ${cpus[*]}), ${RESULT[$op.rate]} ops/s, p99 ${RESULT[$op.p99]} ms"
     RESULT[$op.threads]=$(thread_split "$total" "$TMP/$op".r*.threads[01])
     log "$op by thread, over the $REPEAT runs: ${RESULT[$op.threads]}"
+    if ((PERF_STAT)); then
+        # perf stat's CSV: "value,unit,event,...": task-clock in ms, context switches counted.
+        RESULT[$op.perf]=$(cat "$TMP/$op".r*.perf 2>/dev/null | awk -F, -v n="$total" \
+            '$3 == "task-clock" { ms += $1 } $3 == "context-switches" { cs += $1 }
+             END { if (ms > 0) printf "%.1f us/op, %.2f context switches/op", ms * 1000 / n, cs / n }')
+        [[ -n ${RESULT[$op.perf]} ]] && log "$op by perf stat (task-clock over slightly more than the runs): ${RESULT[$op.perf]}"
+    fi
 
     # --- the same with the Python driver --------------------------------------------------------
     if ((PYTHON_DRIVER)) && [[ $op =~ ^(signin|refresh|user|signup)$ ]]; then
@@ -368,6 +391,7 @@ echo
 echo "Server CPU by thread (all runs of each operation)"
 for op in "${OP_LIST[@]}"; do
     [[ -n ${RESULT[$op.threads]:-} ]] && printf '%-10s %s\n' "$op" "${RESULT[$op.threads]}"
+    [[ -n ${RESULT[$op.perf]:-} ]] && printf '%-10s perf stat: %s\n' "" "${RESULT[$op.perf]}"
 done
 echo
 echo "Targets"
