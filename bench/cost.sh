@@ -19,6 +19,7 @@ usage: bench/cost.sh [options]
   --no-floor          skip the SQLite floor
   --no-python         skip the runs driven by bench/authload.py
   --no-nginx          skip the nginx comparison of GET /health
+  --no-perf           skip the extra run read by perf stat
   --seed-users N      store N more users first, through the fixture path (serve --seed), and
                       measure every operation on a copy of that database (default 0)
   --bin PATH          server binary (default: release build of auth-emulator)
@@ -36,6 +37,7 @@ FLOOR_SECONDS=2
 FLOOR=1
 PYTHON_DRIVER=1
 NGINX=1
+PERF=1
 BIN=""
 BUILD=1
 SEED_USERS=0
@@ -51,6 +53,7 @@ while (($#)); do
         --no-floor) FLOOR=0 ;;
         --no-python) PYTHON_DRIVER=0 ;;
         --no-nginx) NGINX=0 ;;
+        --no-perf) PERF=0 ;;
         --bin) BIN=$2; shift ;;
         --seed-users) SEED_USERS=$2; shift ;;
         --no-build) BUILD=0 ;;
@@ -71,10 +74,10 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/auth-cost.XXXXXX")
 SERVER_PIDS=()
 NGINX_PID=""
 PERF_PID=""
-# `perf stat` as a second reading of the same CPU time, where it may attach to our processes
-# (software events: a VM often has no hardware counters, so no cycles or instructions).
+# `perf stat` as a second reading of the server's CPU time, in a run of its own, where perf may
+# attach to our processes (software events: a VM often has no hardware counters).
 PERF_STAT=0
-if command -v perf >/dev/null 2>&1 && perf stat -e task-clock -o /dev/null -- true >/dev/null 2>&1; then PERF_STAT=1; fi
+if ((PERF)) && command -v perf >/dev/null 2>&1 && perf stat -e task-clock -o /dev/null -- true >/dev/null 2>&1; then PERF_STAT=1; fi
 cleanup() {
     local p
     for p in ${SERVER_PIDS[@]+"${SERVER_PIDS[@]}"}; do kill -TERM "$p" 2>/dev/null || true; done
@@ -232,19 +235,9 @@ for op in "${OP_LIST[@]}"; do
         # rotated would be a reuse, which revokes the whole session after the reuse interval.
         if [[ $op == refresh ]]; then prepare "$op" "$op-r$r"; fi
         threads_ns "$PID" >"$TMP/$op.r$r.threads0"
-        if ((PERF_STAT)); then
-            perf stat -x, -e task-clock,context-switches -p "$PID" -o "$TMP/$op.r$r.perf" &
-            PERF_PID=$!
-            sleep 0.2
-        fi
         before=$(cpu_ns "$PID")
         wrk_run "$op.r$r" "$op" "$CONC" "$DURATION" "$TMP/$op.records"
         after=$(cpu_ns "$PID")
-        if [[ -n $PERF_PID ]]; then
-            kill -INT "$PERF_PID" 2>/dev/null || true
-            wait "$PERF_PID" 2>/dev/null || true
-            PERF_PID=""
-        fi
         threads_ns "$PID" >"$TMP/$op.r$r.threads1"
         requests=$(kv "$TMP/$op.r$r.kv" requests)
         total=$((total + requests))
@@ -262,12 +255,27 @@ for op in "${OP_LIST[@]}"; do
     log "$op (wrk, $CONC connections): server CPU ${RESULT[$op.cpu]} us/op (runs: ${cpus[*]}), ${RESULT[$op.rate]} ops/s, p99 ${RESULT[$op.p99]} ms"
     RESULT[$op.threads]=$(thread_split "$total" "$TMP/$op".r*.threads[01])
     log "$op by thread, over the $REPEAT runs: ${RESULT[$op.threads]}"
+    # --- one more run under perf stat ------------------------------------------------------------
+    # Its own run: perf's hooks run on every context switch of the server, so the measured runs
+    # above stay without them. The threads' own CPU time of this run is read too, to compare.
     if ((PERF_STAT)); then
+        if [[ $op == refresh ]]; then prepare "$op" "$op-perf"; fi
+        perf stat -x, -e task-clock,context-switches -p "$PID" -o "$TMP/$op.perf" &
+        PERF_PID=$!
+        sleep 0.2
+        before=$(cpu_ns "$PID")
+        wrk_run "$op.perf" "$op" "$CONC" "$DURATION" "$TMP/$op.records"
+        after=$(cpu_ns "$PID")
+        kill -INT "$PERF_PID" 2>/dev/null || true
+        wait "$PERF_PID" 2>/dev/null || true
+        PERF_PID=""
+        requests=$(kv "$TMP/$op.perf.kv" requests)
         # perf stat's CSV: "value,unit,event,...": task-clock in ms, context switches counted.
-        RESULT[$op.perf]=$(cat "$TMP/$op".r*.perf 2>/dev/null | awk -F, -v n="$total" \
+        RESULT[$op.perf]=$(awk -F, -v n="$requests" -v a="$before" -v b="$after" \
             '$3 == "task-clock" { ms += $1 } $3 == "context-switches" { cs += $1 }
-             END { if (ms > 0) printf "%.1f us/op, %.2f context switches/op", ms * 1000 / n, cs / n }')
-        [[ -n ${RESULT[$op.perf]} ]] && log "$op by perf stat (task-clock over slightly more than the runs): ${RESULT[$op.perf]}"
+             END { if (ms > 0 && n > 0) printf "task-clock %.1f us/op (%.1f from /proc), %.2f context switches/op", ms * 1000 / n, (b - a) / 1000 / n, cs / n }' \
+            "$TMP/$op.perf" 2>/dev/null)
+        [[ -n ${RESULT[$op.perf]} ]] && log "$op under perf stat (one more run): ${RESULT[$op.perf]}"
     fi
 
     # --- the same with the Python driver --------------------------------------------------------
@@ -391,7 +399,7 @@ echo
 echo "Server CPU by thread (all runs of each operation)"
 for op in "${OP_LIST[@]}"; do
     [[ -n ${RESULT[$op.threads]:-} ]] && printf '%-10s %s\n' "$op" "${RESULT[$op.threads]}"
-    [[ -n ${RESULT[$op.perf]:-} ]] && printf '%-10s perf stat: %s\n' "" "${RESULT[$op.perf]}"
+    [[ -n ${RESULT[$op.perf]:-} ]] && printf '%-10s under perf stat: %s\n' "" "${RESULT[$op.perf]}"
 done
 echo
 echo "Targets"
