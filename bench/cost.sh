@@ -124,15 +124,20 @@ threads_ns() {
         END { for (r in cpu) print r, cpu[r], cs[r] }'
 }
 
-# thread_split N FILES...: the *.threads0 (before) and *.threads1 (after) snapshots of threads_ns,
-# as "role us, role us, ... per op; S context switches/op" over N requests, busiest role first.
+# snapshot_cpu BEFORE AFTER: the CPU time (ns) of every thread between two threads_ns snapshots.
+snapshot_cpu() { awk 'FNR == 1 { sign = FILENAME == ARGV[1] ? -1 : 1 } { s += sign * $2 } END { printf "%.0f\n", s }' "$1" "$2"; }
+
+# thread_split N FILES...: over N requests and the runs whose threads_ns snapshots are FILES
+# (*.threads0 before, *.threads1 after): "role us, role us, ... us/op; S context switches/op",
+# busiest role first.
 thread_split() {
-    local n=$1; shift
-    awk -v n="$n" 'FNR == 1 { sign = FILENAME ~ /threads1$/ ? 1 : -1 }
-        { cpu[$1] += sign * $2; cs += sign * $3 }
-        END { for (r in cpu) if (cpu[r] / 1000 / n >= 0.05) printf "%s %.1f\n", r, cpu[r] / 1000 / n; printf "~switches %.2f\n", cs / n }' "$@" |
-        sort -k2,2nr | awk '$1 == "~switches" { s = $2; next } { out = out (out == "" ? "" : ", ") $1 " " $2 }
-            END { printf "%s us/op; %s context switches/op\n", out, s }'
+    local n=$1 roles switches; shift
+    roles=$(awk -v n="$n" 'FNR == 1 { sign = FILENAME ~ /threads1$/ ? 1 : -1 } { cpu[$1] += sign * $2 }
+        END { for (r in cpu) if (cpu[r] / 1000 / n >= 0.05) printf "%s %.1f\n", r, cpu[r] / 1000 / n }' "$@" |
+        sort -k2,2nr | awk '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $1, $2 }')
+    switches=$(awk -v n="$n" 'FNR == 1 { sign = FILENAME ~ /threads1$/ ? 1 : -1 } { cs += sign * $3 }
+        END { printf "%.2f", cs / n }' "$@")
+    echo "$roles us/op; $switches context switches/op"
 }
 
 # start_server NAME DB [ENV...]: starts the emulator; sets SERVER_PID and URL. With
@@ -235,16 +240,15 @@ for op in "${OP_LIST[@]}"; do
         # rotated would be a reuse, which revokes the whole session after the reuse interval.
         if [[ $op == refresh ]]; then prepare "$op" "$op-r$r"; fi
         threads_ns "$PID" >"$TMP/$op.r$r.threads0"
-        before=$(cpu_ns "$PID")
         wrk_run "$op.r$r" "$op" "$CONC" "$DURATION" "$TMP/$op.records"
-        after=$(cpu_ns "$PID")
         threads_ns "$PID" >"$TMP/$op.r$r.threads1"
         requests=$(kv "$TMP/$op.r$r.kv" requests)
         total=$((total + requests))
         failed=$(kv "$TMP/$op.r$r.kv" failed)
         ((requests > 0)) || die "$op: no request completed"
         ((failed * 100 <= requests)) || die "$op: $failed of $requests requests failed (see $TMP/$op.r$r.raw)"
-        cpus+=("$(awk -v a="$before" -v b="$after" -v n="$requests" 'BEGIN { printf "%.1f", (b - a) / 1000 / n }')")
+        cpu=$(snapshot_cpu "$TMP/$op.r$r.threads0" "$TMP/$op.r$r.threads1")
+        cpus+=("$(awk -v c="$cpu" -v n="$requests" 'BEGIN { printf "%.1f", c / 1000 / n }')")
         rates+=("$(kv "$TMP/$op.r$r.kv" ops_per_s)")
         p99s+=("$(kv "$TMP/$op.r$r.kv" p99_ms)")
     done
