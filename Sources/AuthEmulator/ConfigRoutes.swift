@@ -43,6 +43,9 @@ enum ConfigRoutes {
             "jwt_expiry": .number(config.jwt.expirySeconds),
             "refresh_token_rotation_enabled": .bool(config.security.refreshTokenRotationEnabled),
             "refresh_token_reuse_interval": .number(config.security.refreshTokenReuseInterval),
+            "refresh_token_algorithm_version": .number(config.security.refreshTokenAlgorithmVersion),
+            "refresh_token_upgrade_percentage": .number(config.security.refreshTokenUpgradePercentage),
+            "refresh_token_allow_reuse": .bool(config.security.refreshTokenAllowReuse),
             "manual_linking_enabled": .bool(config.security.manualLinkingEnabled),
             "idp_auto_approve": .bool(config.identityProviders.autoApprove),
             "strict_id_tokens": .bool(config.identityProviders.strictIDTokens),
@@ -110,7 +113,9 @@ enum ConfigRoutes {
     }
 
     private static func count(_ value: JSON, _ field: String, max: Double = Double(Int32.max)) throws(AuthError) -> Int {
-        guard let n = value.doubleValue, n == n.rounded(), n >= 0, n <= max else { throw invalid(field, "expected a whole number (0 or more)") }
+        guard let n = value.doubleValue, n == n.rounded(), n >= 0, n <= max else {
+            throw invalid(field, max < Double(Int32.max) ? "expected a whole number in 0...\(Int(max))" : "expected a whole number (0 or more)")
+        }
         return Int(n)
     }
 
@@ -142,6 +147,9 @@ enum ConfigRoutes {
                 config.jwt.expirySeconds = Configuration.jwtExpiry(seconds)
             case "refresh_token_rotation_enabled": config.security.refreshTokenRotationEnabled = try bool(value, key)
             case "refresh_token_reuse_interval": config.security.refreshTokenReuseInterval = try count(value, key)
+            case "refresh_token_algorithm_version": config.security.refreshTokenAlgorithmVersion = try count(value, key, max: 2)
+            case "refresh_token_upgrade_percentage": config.security.refreshTokenUpgradePercentage = try count(value, key, max: 100)
+            case "refresh_token_allow_reuse": config.security.refreshTokenAllowReuse = try bool(value, key)
             case "rate_limits": try applyRateLimits(value, to: &config.rateLimits)
             case "mfa": try applyMFA(value, to: &config.mfa)
             case "passkey":

@@ -247,6 +247,9 @@ public enum EnvironmentConfiguration {
         if let required = env.raw("GOTRUE_PASSWORD_REQUIRED_CHARACTERS") { config.password.requiredCharacters = GoValue.requiredCharacters(required) }
         if let on = try env.boolean("GOTRUE_SECURITY_REFRESH_TOKEN_ROTATION_ENABLED") { config.security.refreshTokenRotationEnabled = on }
         if let interval = try env.integer("GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL", in: 0...Int(Int32.max), unit: "seconds") { config.security.refreshTokenReuseInterval = interval }
+        if let version = try env.integer("GOTRUE_SECURITY_REFRESH_TOKEN_ALGORITHM_VERSION", in: 0...2) { config.security.refreshTokenAlgorithmVersion = version }
+        if let share = try env.integer("GOTRUE_SECURITY_REFRESH_TOKEN_UPGRADE_PERCENTAGE", in: 0...100) { config.security.refreshTokenUpgradePercentage = share }
+        if let on = try env.boolean("GOTRUE_SECURITY_REFRESH_TOKEN_ALLOW_REUSE") { config.security.refreshTokenAllowReuse = on }
         if let on = try env.boolean("GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION") { config.security.updatePasswordRequireReauthentication = on }
         if let on = try env.boolean("GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_CURRENT_PASSWORD") { config.security.updatePasswordRequireCurrentPassword = on }
         if let on = try env.boolean("GOTRUE_SECURITY_MANUAL_LINKING_ENABLED") { config.security.manualLinkingEnabled = on }

@@ -64,6 +64,12 @@ public enum Migrations {
         Migration(id: "0008_oauth_server", sql: OAuthServerSchema.sql),
         // Passkeys (GoTrue's 20260302000000_add_passkeys) and the software authenticator's keys.
         Migration(id: "0008_webauthn_credentials", sql: WebAuthnSchema.sql),
+        // GoTrue's 20251007112900_add_session_refresh_token_columns: the key that signs a
+        // session's refresh tokens of the second format, and the counter of its newest one.
+        Migration(id: "0009_session_refresh_token_columns", sql: """
+            ALTER TABLE sessions ADD COLUMN refresh_token_hmac_key TEXT;
+            ALTER TABLE sessions ADD COLUMN refresh_token_counter INTEGER;
+            """),
     ]
 }
 

@@ -14,6 +14,10 @@ public struct SessionRecord: Sendable, Equatable {
     /// The OAuth server client the session was issued to (`oauth_client_id`), and its scopes.
     public var oauthClientID: String?
     public var scopes: String?
+    /// The second refresh-token format's per-session state (`refresh_token_hmac_key`, base64url
+    /// text, and `refresh_token_counter`); both nil for a session of 12-character tokens.
+    public var refreshTokenHMACKey: String?
+    public var refreshTokenCounter: Int64?
 
     public init(id: String, userID: String, at time: Int64) {
         self.id = id
@@ -36,10 +40,14 @@ public struct SessionRecord: Sendable, Equatable {
         tag = row.string("tag")
         oauthClientID = row.string("oauth_client_id")
         scopes = row.string("scopes")
+        refreshTokenHMACKey = row.string("refresh_token_hmac_key")
+        refreshTokenCounter = row.int64("refresh_token_counter")
     }
 
-    static let select =
-        "SELECT id, user_id, created_at, updated_at, factor_id, aal, not_after, refreshed_at, user_agent, ip, tag, oauth_client_id, scopes FROM sessions"
+    static let select = """
+        SELECT id, user_id, created_at, updated_at, factor_id, aal, not_after, refreshed_at, user_agent, ip, tag, oauth_client_id, scopes,
+        refresh_token_hmac_key, refresh_token_counter FROM sessions
+        """
     static let byID = "\(select) WHERE id = ?"
     static let byUser = "\(select) WHERE user_id = ? ORDER BY created_at"
 }
@@ -49,11 +57,32 @@ extension Connection {
         try execute(
             """
             INSERT INTO sessions (id, user_id, created_at, updated_at, factor_id, aal, not_after, refreshed_at, user_agent, ip, tag,
-            oauth_client_id, scopes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            oauth_client_id, scopes, refresh_token_hmac_key, refresh_token_counter) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             .text(s.id), .text(s.userID), .integer(s.createdAt), .integer(s.updatedAt), SQLValue(s.factorID), .text(s.aal),
             SQLValue(s.notAfter), SQLValue(s.refreshedAt), SQLValue(s.userAgent), SQLValue(s.ip), SQLValue(s.tag),
-            SQLValue(s.oauthClientID), SQLValue(s.scopes)
+            SQLValue(s.oauthClientID), SQLValue(s.scopes), SQLValue(s.refreshTokenHMACKey), SQLValue(s.refreshTokenCounter)
+        )
+    }
+
+    /// Sets a session's second-format refresh-token state (`UpdateRefreshTokenCounterAndHmacKey`,
+    /// `UpdateOnlyRefreshToken`): the key when a session moves to the format, the counter on
+    /// every token issued after that.
+    public func updateSessionRefreshTokenState(id: String, hmacKey: String, counter: Int64) throws(StoreError) {
+        try execute(
+            "UPDATE sessions SET refresh_token_hmac_key = ?, refresh_token_counter = ? WHERE id = ?",
+            .text(hmacKey), .integer(counter), .text(id)
+        )
+    }
+
+    /// A refresh of a second-format session: its counter and GoTrue's `UpdateOnlyRefreshInfo`
+    /// columns in one statement (the row's page is written once either way).
+    public func updateSessionRefresh(id: String, counter: Int64, refreshedAt: Int64, userAgent: String?, ip: String?)
+        throws(StoreError)
+    {
+        try execute(
+            "UPDATE sessions SET refresh_token_counter = ?, updated_at = ?, refreshed_at = ?, user_agent = ?, ip = ? WHERE id = ?",
+            .integer(counter), .integer(refreshedAt), .integer(refreshedAt), SQLValue(userAgent), SQLValue(ip), .text(id)
         )
     }
 

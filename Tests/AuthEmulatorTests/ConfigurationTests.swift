@@ -39,6 +39,9 @@ let wellKnownServiceRoleKey = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9"
         #expect(config.password.minLength == 6)
         #expect(config.security.refreshTokenRotationEnabled == true)
         #expect(config.security.refreshTokenReuseInterval == 10)
+        // GoTrue's default: 12-character tokens, no upgrade.
+        #expect(config.security.refreshTokenAlgorithmVersion == 0)
+        #expect(config.security.refreshTokenUpgradePercentage == 0)
         // The well-known local keys `supabase start` prints.
         #expect(config.apiKeys.anon == wellKnownAnonKey)
         #expect(config.apiKeys.serviceRole == wellKnownServiceRoleKey)
@@ -195,6 +198,9 @@ let wellKnownServiceRoleKey = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9"
             "GOTRUE_PASSWORD_REQUIRED_CHARACTERS": "abcdefghijklmnopqrstuvwxyz:ABCDEFGHIJKLMNOPQRSTUVWXYZ:0123456789",
             "GOTRUE_SECURITY_REFRESH_TOKEN_ROTATION_ENABLED": "false",
             "GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL": "30",
+            "GOTRUE_SECURITY_REFRESH_TOKEN_ALGORITHM_VERSION": "2",
+            "GOTRUE_SECURITY_REFRESH_TOKEN_UPGRADE_PERCENTAGE": "25",
+            "GOTRUE_SECURITY_REFRESH_TOKEN_ALLOW_REUSE": "true",
             "GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION": "true",
             "GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_CURRENT_PASSWORD": "true",
             "GOTRUE_SECURITY_MANUAL_LINKING_ENABLED": "true",
@@ -209,6 +215,9 @@ let wellKnownServiceRoleKey = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9"
         #expect(config.password.requiredCharacters == ["abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "0123456789"])
         #expect(!config.security.refreshTokenRotationEnabled)
         #expect(config.security.refreshTokenReuseInterval == 30)
+        #expect(config.security.refreshTokenAlgorithmVersion == 2)
+        #expect(config.security.refreshTokenUpgradePercentage == 25)
+        #expect(config.security.refreshTokenAllowReuse)
         #expect(config.security.updatePasswordRequireReauthentication)
         #expect(config.security.updatePasswordRequireCurrentPassword)
         #expect(config.security.manualLinkingEnabled)
@@ -264,6 +273,8 @@ let wellKnownServiceRoleKey = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9"
         ["GOTRUE_SESSIONS_TIMEBOX": "0"], ["GOTRUE_SESSIONS_INACTIVITY_TIMEOUT": "-1h"],
         ["GOTRUE_SMS_TEST_OTP": "4152127777=123456"], ["GOTRUE_MAILER_OTP_EXP": "1h"],
         ["GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL": "10s"],
+        // GoTrue: "refresh token algorithm version must be 0, 1 or 2", "... percentage must be between 0 and 100".
+        ["GOTRUE_SECURITY_REFRESH_TOKEN_ALGORITHM_VERSION": "3"], ["GOTRUE_SECURITY_REFRESH_TOKEN_UPGRADE_PERCENTAGE": "101"],
         ["GOTRUE_EXTERNAL_GITHUB_ENABLED": "maybe"], ["GOTRUE_EXTERNAL_APPLE_SKIP_NONCE_CHECK": "2"],
         ["AUTH_EMULATOR_PASSWORD_ITERATIONS": "999"], ["AUTH_EMULATOR_PASSWORD_ITERATIONS": "20000000"],
         ["GOTRUE_JWT_KEYS": "not json"],

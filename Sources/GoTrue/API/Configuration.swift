@@ -435,6 +435,16 @@ public struct SecuritySettings: Sendable {
     public var refreshTokenRotationEnabled = true
     /// `GOTRUE_SECURITY_REFRESH_TOKEN_REUSE_INTERVAL` seconds (`supabase start`: 10).
     public var refreshTokenReuseInterval = 10
+    /// `GOTRUE_SECURITY_REFRESH_TOKEN_ALGORITHM_VERSION` (0, 1 or 2; reference §7.5): 2 issues
+    /// new sessions the signed, session-counter format; 0 and 1 the 12-character one.
+    public var refreshTokenAlgorithmVersion = 0
+    /// `GOTRUE_SECURITY_REFRESH_TOKEN_UPGRADE_PERCENTAGE` (0-100): with version 2, the share of
+    /// sessions (chosen by session id, not per request) whose legacy token is swapped for the
+    /// new format on their next refresh.
+    public var refreshTokenUpgradePercentage = 0
+    /// `GOTRUE_SECURITY_REFRESH_TOKEN_ALLOW_REUSE`: an old new-format token is always answered
+    /// with the session's current one instead of ending the session.
+    public var refreshTokenAllowReuse = false
     /// `GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_REAUTHENTICATION` (`secure_password_change`).
     public var updatePasswordRequireReauthentication = false
     /// `GOTRUE_SECURITY_UPDATE_PASSWORD_REQUIRE_CURRENT_PASSWORD`.

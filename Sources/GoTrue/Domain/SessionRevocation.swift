@@ -5,15 +5,28 @@ import AuthStore
 extension Project {
     /// What GoTrue does when a revoked refresh token comes back after the reuse interval
     /// (reference §7.6): every refresh token of that token's session is revoked, so the whole
-    /// family is dead. Returns false when the token is unknown.
+    /// family is dead. A token of the second format has no rows to revoke: its session is
+    /// deleted, as GoTrue does on reuse with rotation on. Returns false when the token is unknown.
     @discardableResult
     public func revokeRefreshTokenFamily(of refreshToken: String) throws -> Bool {
         let now = environment.now().microseconds
         return try database.write { conn in
+            if let sessionID = try signedSessionID(conn, refreshToken) {
+                try conn.deleteSession(id: sessionID)
+                return true
+            }
             guard let token = try conn.refreshToken(refreshToken), let sessionID = token.sessionID else { return false }
             try conn.revokeRefreshTokens(sessionID: sessionID, at: now)
             return true
         }
+    }
+
+    /// The session a second-format refresh token names, if it exists and its key signed it.
+    private func signedSessionID(_ conn: Connection, _ refreshToken: String) throws -> String? {
+        guard refreshToken.utf8.count > 12, let token = SessionRefreshToken.parse(refreshToken),
+              let session = try conn.session(id: token.sessionID), let stored = session.refreshTokenHMACKey,
+              let key = SessionRefreshToken.keyBytes(stored), token.isSigned(with: key) else { return nil }
+        return session.id
     }
 
     /// Ends a session, as an expired or revoked session ends (reference §7.7): the session row
@@ -29,8 +42,8 @@ extension Project {
         }
         return try database.write { conn in
             var target = sessionID
-            if target == nil, let refreshToken, let token = try conn.refreshToken(refreshToken) {
-                target = token.sessionID
+            if target == nil, let refreshToken {
+                target = try signedSessionID(conn, refreshToken) ?? conn.refreshToken(refreshToken)?.sessionID
             }
             guard let target, try conn.session(id: target) != nil else { return false }
             try conn.deleteSession(id: target)

@@ -85,17 +85,31 @@ struct Tokens {
         session.ip = request.remoteAddress
         session.oauthClientID = oauthClientID
         session.scopes = scopes
-        try conn.insertSession(session)
-        let refreshToken = newRefreshToken()
-        try conn.insertRefreshToken(token: refreshToken, userID: user.id, sessionID: session.id, parent: nil, at: now)
+        let refreshToken: String
+        var counter: Int64?
+        if configuration.security.refreshTokenAlgorithmVersion == 2 {
+            // `SetupRefreshTokenData`: the session's own key and counter 0; no token row.
+            let key = SessionRefreshToken.newKey(project.environment)
+            session.refreshTokenHMACKey = key
+            session.refreshTokenCounter = 0
+            try conn.insertSession(session)
+            refreshToken = SessionRefreshToken(sessionID: session.id, counter: 0).encoded(key: SessionRefreshToken.keyBytes(key)!)
+            counter = 0
+        } else {
+            try conn.insertSession(session)
+            refreshToken = newRefreshToken()
+            try conn.insertRefreshToken(token: refreshToken, userID: user.id, sessionID: session.id, parent: nil, at: now)
+        }
         try conn.addAMRClaim(id: project.environment.uuid(), sessionID: session.id, method: method, at: now)
         // `GenerateAccessToken`: one reading of the clock gives both `iat` and `exp`.
         let (aal, amr) = try assurance(conn, sessionID: session.id)
         let issuedAt = project.environment.now().unixSeconds
         let (token, expiresAt) = try accessToken(user: user, sessionID: session.id, aal: aal, amr: amr, issuedAt: issuedAt,
                                                  method: method, request: request, oauthClientID: oauthClientID, scopes: scopes)
-        return Issued(accessToken: token, expiresAt: expiresAt, refreshToken: refreshToken, sessionID: session.id,
-                      userID: user.id, issuedAt: issuedAt)
+        var issued = Issued(accessToken: token, expiresAt: expiresAt, refreshToken: refreshToken, sessionID: session.id,
+                            userID: user.id, issuedAt: issuedAt)
+        issued.refreshTokenCounter = counter
+        return issued
     }
 
     struct Issued {
@@ -106,6 +120,15 @@ struct Tokens {
         var userID: String
         /// The token's `iat`, read from the clock once with `exp`.
         var issuedAt: Int64
+        /// The counter of a second-format refresh token (`sb-auth-refresh-token-counter`), which
+        /// replaces the 12-character format's prefix header.
+        var refreshTokenCounter: Int64?
+        /// `sb-auth-refresh-token-reuse` and `-reuse-cause`, set by a refresh (§7.6).
+        var reuse: Bool?
+        var reuseCause: String?
+        /// A 12-character token just swapped for the second format: GoTrue sends the new
+        /// token's prefix as well as its counter.
+        var upgraded = false
 
         /// `expires_in`: the token's lifetime, `exp - iat`. The real server computes
         /// `expiresAt - now` after its transaction (`IssueRefreshToken`, `RefreshTokenGrant`,
@@ -133,7 +156,10 @@ struct Tokens {
             var h = HTTPHeaders()
             h["sb-auth-user-id"] = userID
             h["sb-auth-session-id"] = sessionID
-            h["sb-auth-refresh-token-prefix"] = String(refreshToken.prefix(5))
+            if let refreshTokenCounter { h["sb-auth-refresh-token-counter"] = String(refreshTokenCounter) }
+            if refreshTokenCounter == nil || upgraded { h["sb-auth-refresh-token-prefix"] = String(refreshToken.prefix(5)) }
+            if let reuse { h["sb-auth-refresh-token-reuse"] = reuse ? "true" : "false" }
+            if let reuseCause { h["sb-auth-refresh-token-reuse-cause"] = reuseCause }
             return h
         }
     }

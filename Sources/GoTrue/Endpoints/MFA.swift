@@ -409,11 +409,21 @@ struct MFAEndpoints: EndpointGroup {
             throw AuthError(404, .sessionNotFound, "Session from session_id claim in JWT does not exist")
         }
         let tokens = Tokens(api: api)
-        // `GrantRefreshTokenSwap`: the session's current token is revoked, its child issued.
-        let current = try conn.activeRefreshToken(sessionID: sessionID)
-        if let current { try conn.revokeRefreshToken(id: current.id, at: now) }
-        let refreshToken = tokens.newRefreshToken()
-        try conn.insertRefreshToken(token: refreshToken, userID: user.id, sessionID: sessionID, parent: current?.token, at: now)
+        let refreshToken: String
+        if let stored = session.refreshTokenHMACKey, let counter = session.refreshTokenCounter,
+           let key = SessionRefreshToken.keyBytes(stored) {
+            // The second format moves the counter by 2, not 1: the aal1 token the client held
+            // is then two behind, outside the one-behind allowance, so it cannot refresh into
+            // this session's aal2 state (`updateMFASessionAndClaims`).
+            try conn.updateSessionRefreshTokenState(id: sessionID, hmacKey: stored, counter: counter + 2)
+            refreshToken = SessionRefreshToken(sessionID: sessionID, counter: counter + 2).encoded(key: key)
+        } else {
+            // `GrantRefreshTokenSwap`: the session's current token is revoked, its child issued.
+            let current = try conn.activeRefreshToken(sessionID: sessionID)
+            if let current { try conn.revokeRefreshToken(id: current.id, at: now) }
+            refreshToken = tokens.newRefreshToken()
+            try conn.insertRefreshToken(token: refreshToken, userID: user.id, sessionID: sessionID, parent: current?.token, at: now)
+        }
         let (aal, amr) = try tokens.assurance(conn, sessionID: sessionID)
         session.aal = aal
         session.factorID = factor.id

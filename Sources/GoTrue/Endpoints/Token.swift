@@ -107,16 +107,30 @@ struct TokenEndpoints: EndpointGroup {
 
     // MARK: refresh_token grant (`RefreshTokenGrant`)
 
-    /// `RefreshTokenGrantParams.Validate`: legacy tokens are exactly 12 `[a-z0-9]`; longer tokens
-    /// would be the v2 format, which this emulator does not issue.
-    static func isWellFormedRefreshToken(_ token: String) -> Bool {
-        let bytes = Array(token.utf8)
-        return bytes.count == 12 && bytes.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) }
+    /// A presented refresh token that passed `RefreshTokenGrantParams.Validate`.
+    enum PresentedRefreshToken {
+        /// 12 characters of `[a-z0-9]`: a row of `refresh_tokens`.
+        case legacy(String)
+        /// The second format, parsed (its signature is checked once its session is read).
+        case session(SessionRefreshToken)
+    }
+
+    /// `RefreshTokenGrantParams.Validate`: under 12 characters, 12 that are not `[a-z0-9]`, or a
+    /// longer string that does not parse as the second format is refused before any lookup,
+    /// whatever format the server issues.
+    static func presentedRefreshToken(_ token: String) -> PresentedRefreshToken? {
+        let bytes = token.utf8
+        if bytes.count < 12 { return nil }
+        if bytes.count == 12 {
+            return bytes.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) } ? .legacy(token) : nil
+        }
+        return SessionRefreshToken.parse(token).map(PresentedRefreshToken.session)
     }
 
     private enum RefreshOutcome {
         case issued(RefreshIssue)
-        /// Errors that still commit what was done (family revocation, orphan token cleanup).
+        /// Errors that still commit what was done (family revocation, a session ended for reuse,
+        /// orphan token cleanup).
         case failed(AuthError)
     }
 
@@ -136,6 +150,11 @@ struct TokenEndpoints: EndpointGroup {
         /// The OAuth client and scopes of an OAuth server session (its tokens carry them).
         var oauthClientID: String?
         var scopes: String?
+        /// The informational headers that depend on the path taken (§7.6).
+        var counter: Int64?
+        var reuse: Bool?
+        var reuseCause: String?
+        var upgraded = false
     }
 
     private func refresh(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
@@ -148,94 +167,210 @@ struct TokenEndpoints: EndpointGroup {
     /// `RefreshTokenGrant`: the rotation shared by `/token?grant_type=refresh_token` and the OAuth
     /// server's token endpoint (`clientID`: the authenticated OAuth client, if any).
     func refreshGrant(_ context: RequestContext, presented: String, clientID: String?) throws(AuthError) -> (Tokens.Issued, JSON) {
-        guard TokenEndpoints.isWellFormedRefreshToken(presented) else {
+        guard let token = TokenEndpoints.presentedRefreshToken(presented) else {
             throw AuthError(400, .validationFailed, "Refresh token is not valid")
         }
-        let tokens = Tokens(api: api)
         // One write transaction serializes concurrent refreshes of the same token (SQLite's
-        // single writer, across processes too): the second sees the first's rotation and gets
-        // the same child back, as GoTrue's row lock + "lost response" rule give.
+        // single writer, across processes too): the second sees the first's rotation, as
+        // GoTrue's row locks give.
         let outcome: RefreshOutcome = try api.write { conn in
-            let now = project.environment.now()
-            guard let token = try conn.refreshToken(presented) else {
-                throw AuthError(400, .refreshTokenNotFound, "Invalid Refresh Token: Refresh Token Not Found")
+            switch token {
+            case .legacy(let presented): return try rotateLegacy(conn, context, presented: presented, clientID: clientID)
+            case .session(let presented): return try rotateSession(conn, context, presented: presented, clientID: clientID)
             }
-            guard let user = try conn.user(id: token.userID) else {
-                throw AuthError(400, .refreshTokenNotFound, "Invalid Refresh Token: Refresh Token Not Found")
-            }
-            if api.isBanned(user) { throw AuthError(400, .userBanned, "Invalid Refresh Token: User Banned") }
-            guard let sessionID = token.sessionID, let session = try conn.session(id: sessionID) else {
-                try conn.deleteRefreshToken(id: token.id)
-                return .failed(AuthError(400, .sessionNotFound, "Invalid Refresh Token: No Valid Session Found"))
-            }
-            if let problem = validityProblem(session, tokenUpdatedAt: token.updatedAt, now: now) { throw problem }
-            // An OAuth server session refreshes only through its own authenticated client, and
-            // a client may refresh only its own sessions (tokens/service.go).
-            if let owner = session.oauthClientID, !owner.isEmpty {
-                guard let clientID else {
-                    throw AuthError.oauth("invalid_client", "Client authentication required for OAuth session")
-                }
-                if clientID != owner { throw AuthError.oauth("invalid_client", "Client does not match the session's OAuth client") }
-            } else if clientID != nil {
-                throw AuthError.oauth("invalid_client", "Client authentication not allowed for non-OAuth session")
-            }
-            if config.sessions.singlePerUser {
-                let mine = lastRefreshed(session, tokenUpdatedAt: token.updatedAt)
-                for other in try conn.sessions(userID: user.id) where other.id != session.id {
-                    if validityProblem(other, tokenUpdatedAt: nil, now: now) != nil { continue }
-                    if tag(other) != tag(session) { continue }
-                    if lastRefreshed(other, tokenUpdatedAt: nil) > mine {
-                        throw AuthError(400, .sessionExpired, "Invalid Refresh Token: Session Expired (Revoked by Newer Login)")
-                    }
-                }
-            }
-
-            var issuedToken: String?
-            if token.revoked {
-                if let active = try conn.activeRefreshToken(sessionID: session.id), active.parent == token.token {
-                    // The client lost the previous response: hand the same child out again.
-                    issuedToken = active.token
-                } else {
-                    let reuseUntil = token.updatedAt + Int64(config.security.refreshTokenReuseInterval) * 1_000_000
-                    if now.microseconds > reuseUntil {
-                        if config.security.refreshTokenRotationEnabled {
-                            try conn.revokeRefreshTokens(sessionID: session.id, at: now.microseconds)
-                        }
-                        return .failed(AuthError(400, .refreshTokenAlreadyUsed, "Invalid Refresh Token: Already Used"))
-                    }
-                }
-            }
-            try api.audit(conn, context, actor: user, action: "token_refreshed", logType: "token")
-            if issuedToken == nil {
-                // GrantRefreshTokenSwap: revoke the presented token, issue its child.
-                let child = tokens.newRefreshToken()
-                if !token.revoked { try conn.revokeRefreshToken(id: token.id, at: now.microseconds) }
-                try conn.insertRefreshToken(token: child, userID: user.id, sessionID: session.id, parent: token.token,
-                                            at: now.microseconds)
-                issuedToken = child
-            }
-            let (aal, amr) = try tokens.assurance(conn, sessionID: session.id)
-            let issuedAt = project.environment.now().unixSeconds
-            try conn.updateSessionRefresh(id: session.id, refreshedAt: now.microseconds, updatedAt: now.microseconds,
-                                          userAgent: context.request.headers["User-Agent"],
-                                          ip: context.request.remoteAddress)
-            return .issued(RefreshIssue(refreshToken: issuedToken!, sessionID: session.id, user: user,
-                                        identities: try conn.identities(userID: user.id),
-                                        factors: try conn.factors(userID: user.id), aal: aal, amr: amr, issuedAt: issuedAt,
-                                        oauthClientID: session.oauthClientID, scopes: session.scopes))
         }
         switch outcome {
         case .failed(let error):
             throw error
         case .issued(let done):
+            let tokens = Tokens(api: api)
             let (access, expiresAt) = try tokens.accessToken(user: done.user, sessionID: done.sessionID, aal: done.aal,
                                                          amr: done.amr, issuedAt: done.issuedAt,
                                                          method: "token_refresh", request: context.request,
                                                          oauthClientID: done.oauthClientID, scopes: done.scopes)
-            let issued = Tokens.Issued(accessToken: access, expiresAt: expiresAt, refreshToken: done.refreshToken,
+            var issued = Tokens.Issued(accessToken: access, expiresAt: expiresAt, refreshToken: done.refreshToken,
                                        sessionID: done.sessionID, userID: done.user.id, issuedAt: done.issuedAt)
+            issued.refreshTokenCounter = done.counter
+            issued.reuse = done.reuse
+            issued.reuseCause = done.reuseCause
+            issued.upgraded = done.upgraded
             return (issued, Models.user(done.user, identities: done.identities, factors: done.factors))
         }
+    }
+
+    /// The checks both formats make once the user and session are known, in GoTrue's order:
+    /// banned user, session validity, the OAuth client, one session per user.
+    private func admit(_ conn: Connection, user: UserRecord, session: SessionRecord, tokenUpdatedAt: Int64?,
+                       clientID: String?, now: Timestamp) throws {
+        if api.isBanned(user) { throw AuthError(400, .userBanned, "Invalid Refresh Token: User Banned") }
+        if let problem = validityProblem(session, tokenUpdatedAt: tokenUpdatedAt, now: now) { throw problem }
+        // An OAuth server session refreshes only through its own authenticated client, and
+        // a client may refresh only its own sessions (tokens/service.go).
+        if let owner = session.oauthClientID, !owner.isEmpty {
+            guard let clientID else {
+                throw AuthError.oauth("invalid_client", "Client authentication required for OAuth session")
+            }
+            if clientID != owner { throw AuthError.oauth("invalid_client", "Client does not match the session's OAuth client") }
+        } else if clientID != nil {
+            throw AuthError.oauth("invalid_client", "Client authentication not allowed for non-OAuth session")
+        }
+        if config.sessions.singlePerUser {
+            let mine = lastRefreshed(session, tokenUpdatedAt: tokenUpdatedAt)
+            for other in try conn.sessions(userID: user.id) where other.id != session.id {
+                if validityProblem(other, tokenUpdatedAt: nil, now: now) != nil { continue }
+                if tag(other) != tag(session) { continue }
+                if lastRefreshed(other, tokenUpdatedAt: nil) > mine {
+                    throw AuthError(400, .sessionExpired, "Invalid Refresh Token: Session Expired (Revoked by Newer Login)")
+                }
+            }
+        }
+    }
+
+    /// The 12-character format: the presented row is revoked and a child row issued, unless the
+    /// client lost the last answer (its child comes back) or the reuse rules refuse it.
+    private func rotateLegacy(_ conn: Connection, _ context: RequestContext, presented: String, clientID: String?) throws -> RefreshOutcome {
+        let now = project.environment.now()
+        guard let token = try conn.refreshToken(presented) else {
+            throw AuthError(400, .refreshTokenNotFound, "Invalid Refresh Token: Refresh Token Not Found")
+        }
+        guard let user = try conn.user(id: token.userID) else {
+            throw AuthError(400, .refreshTokenNotFound, "Invalid Refresh Token: Refresh Token Not Found")
+        }
+        if api.isBanned(user) { throw AuthError(400, .userBanned, "Invalid Refresh Token: User Banned") }
+        guard let sessionID = token.sessionID, let session = try conn.session(id: sessionID) else {
+            try conn.deleteRefreshToken(id: token.id)
+            return .failed(AuthError(400, .sessionNotFound, "Invalid Refresh Token: No Valid Session Found"))
+        }
+        try admit(conn, user: user, session: session, tokenUpdatedAt: token.updatedAt, clientID: clientID, now: now)
+
+        var issuedToken: String?
+        if token.revoked {
+            if let active = try conn.activeRefreshToken(sessionID: session.id), active.parent == token.token {
+                // The client lost the previous response: hand the same child out again.
+                issuedToken = active.token
+            } else {
+                let reuseUntil = token.updatedAt + Int64(config.security.refreshTokenReuseInterval) * 1_000_000
+                if now.microseconds > reuseUntil {
+                    if config.security.refreshTokenRotationEnabled {
+                        try conn.revokeRefreshTokens(sessionID: session.id, at: now.microseconds)
+                    }
+                    return .failed(AuthError(400, .refreshTokenAlreadyUsed, "Invalid Refresh Token: Already Used"))
+                }
+            }
+        }
+        try api.audit(conn, context, actor: user, action: "token_refreshed", logType: "token")
+        var counter: Int64?
+        var reuse: Bool?
+        if issuedToken == nil {
+            // GrantRefreshTokenSwap: revoke the presented token, issue its child.
+            let child = Tokens(api: api).newRefreshToken()
+            if !token.revoked { try conn.revokeRefreshToken(id: token.id, at: now.microseconds) }
+            let childID = try conn.insertRefreshToken(token: child, userID: user.id, sessionID: session.id, parent: token.token,
+                                                      at: now.microseconds)
+            issuedToken = child
+            reuse = false
+            if shouldUpgrade(session.id) {
+                // Version 2 with an upgrade share: this session moves to the second format. The
+                // child just written is revoked and a signed token of the session issued instead.
+                let key = session.refreshTokenHMACKey ?? SessionRefreshToken.newKey(project.environment)
+                let next = session.refreshTokenCounter.map { $0 + 1 } ?? 0
+                guard let keyBytes = SessionRefreshToken.keyBytes(key) else {
+                    throw AuthError(500, .unexpectedFailure, "failed to load session signing key from database")
+                }
+                try conn.updateSessionRefreshTokenState(id: session.id, hmacKey: key, counter: next)
+                try conn.revokeRefreshToken(id: childID, at: now.microseconds)
+                issuedToken = SessionRefreshToken(sessionID: session.id, counter: next).encoded(key: keyBytes)
+                counter = next
+            }
+        }
+        try conn.updateSessionRefresh(id: session.id, refreshedAt: now.microseconds, updatedAt: now.microseconds,
+                                      userAgent: context.request.headers["User-Agent"], ip: context.request.remoteAddress)
+        var issue = try issue(conn, user: user, session: session, refreshToken: issuedToken!)
+        issue.counter = counter
+        issue.reuse = reuse
+        issue.upgraded = counter != nil
+        return .issued(issue)
+    }
+
+    /// `GOTRUE_SECURITY_REFRESH_TOKEN_UPGRADE_PERCENTAGE`: a share of sessions, not of requests,
+    /// so a session chosen once stays chosen. GoTrue draws from Go's `math/rand` seeded with the
+    /// session id's CRC-32; here the first four bytes of its SHA-256 decide, so the share is the
+    /// same but not necessarily the same sessions.
+    private func shouldUpgrade(_ sessionID: String) -> Bool {
+        let share = config.security.refreshTokenUpgradePercentage
+        guard config.security.refreshTokenAlgorithmVersion == 2, share > 0 else { return false }
+        if share >= 100 { return true }
+        return SessionRefreshToken.upgradeDraw(sessionID) < share
+    }
+
+    /// The second format (reference §7.6, `RefreshTokenGrant`'s `crypto.RefreshToken` branch):
+    /// the session's counter says whether the token is its newest (rotate: counter + 1), one
+    /// behind or within the reuse interval (answer the current token again), or older (the
+    /// session ends when rotation is on).
+    private func rotateSession(_ conn: Connection, _ context: RequestContext, presented: SessionRefreshToken,
+                               clientID: String?) throws -> RefreshOutcome {
+        let now = project.environment.now()
+        let notFound = AuthError(400, .refreshTokenNotFound, "Invalid Refresh Token: Refresh Token Not Found")
+        // `findUserWithRefreshToken`: a session without the format's state, or a signature that
+        // its key does not give, is a token that does not exist.
+        guard let session = try conn.session(id: presented.sessionID), let stored = session.refreshTokenHMACKey,
+              let current = session.refreshTokenCounter, let key = SessionRefreshToken.keyBytes(stored),
+              presented.isSigned(with: key) else { throw notFound }
+        guard let user = try conn.user(id: session.userID) else { throw notFound }
+        try admit(conn, user: user, session: session, tokenUpdatedAt: nil, clientID: clientID, now: now)
+
+        let behind = current - presented.counter
+        var counter = current
+        var reuse: Bool?
+        var reuseCause: String?
+        if behind < 0 {
+            throw AuthError(400, .validationFailed, "Invalid Refresh Token: Not Issued By This Server")
+        } else if behind == 0 {
+            counter = current + 1
+            reuse = false
+        } else {
+            // The client did not store the last answer (one behind), or several tabs refreshed
+            // at once (within the reuse interval of the session's last refresh).
+            let notSaved = behind == 1
+            let interval = Int64(config.security.refreshTokenReuseInterval) * 1_000_000
+            let concurrent = abs(now.microseconds - lastRefreshed(session, tokenUpdatedAt: nil)) < interval
+            var causes: [String] = []
+            if concurrent { causes.append("concurrent-refresh") }
+            if notSaved { causes.append("fail-to-save") }
+            if config.security.refreshTokenAllowReuse { causes.append("always-allow") }
+            if !causes.isEmpty { reuseCause = causes.joined(separator: ",") }
+            if causes.isEmpty {
+                var headers = HTTPHeaders()
+                headers["sb-auth-user-id"] = user.id
+                headers["sb-auth-session-id"] = session.id
+                if let reuseCause { headers["sb-auth-refresh-token-reuse-cause"] = reuseCause }
+                if config.security.refreshTokenRotationEnabled {
+                    // The whole session goes, so no token of it, old or new, refreshes again.
+                    try conn.deleteSession(id: session.id)
+                    headers["sb-auth-refresh-token-rotated"] = "true"
+                }
+                return .failed(AuthError(400, .refreshTokenAlreadyUsed, "Invalid Refresh Token: Already Used", headers: headers))
+            }
+        }
+        try conn.updateSessionRefresh(id: session.id, counter: counter, refreshedAt: now.microseconds,
+                                      userAgent: context.request.headers["User-Agent"], ip: context.request.remoteAddress)
+        try api.audit(conn, context, actor: user, action: "token_refreshed", logType: "token")
+        var issue = try issue(conn, user: user, session: session,
+                              refreshToken: SessionRefreshToken(sessionID: session.id, counter: counter).encoded(key: key))
+        issue.counter = counter
+        issue.reuse = reuse
+        issue.reuseCause = reuseCause
+        return .issued(issue)
+    }
+
+    /// What the access token and the response need, read inside the transaction.
+    private func issue(_ conn: Connection, user: UserRecord, session: SessionRecord, refreshToken: String) throws -> RefreshIssue {
+        let (aal, amr) = try Tokens(api: api).assurance(conn, sessionID: session.id)
+        let issuedAt = project.environment.now().unixSeconds
+        return RefreshIssue(refreshToken: refreshToken, sessionID: session.id, user: user,
+                            identities: try conn.identities(userID: user.id),
+                            factors: try conn.factors(userID: user.id), aal: aal, amr: amr, issuedAt: issuedAt,
+                            oauthClientID: session.oauthClientID, scopes: session.scopes)
     }
 
     /// `Session.LastRefreshedAt`: the last refresh, else the refresh token's time, else creation.
