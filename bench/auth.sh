@@ -34,6 +34,8 @@ usage: bench/auth.sh [options]
   --bin PATH         our server binary (implies no build of it)
   --signing-key ALG  ours signs with an rs256, es256 or eddsa key (serve --signing-key) instead of
                      HS256 and the JWT secret
+  --token-version V  ours issues refresh tokens of format V (GOTRUE_SECURITY_REFRESH_TOKEN_ALGORITHM_VERSION):
+                     0 (GoTrue's default, 12 characters) or 2 (signed, counter on the session row)
   --quick            shorthand for --duration 2 --seed-users 20000
   -h, --help
 EOF
@@ -73,6 +75,9 @@ while [[ $# -gt 0 ]]; do
         --scratch-path) need_value "$@"; SCRATCH=$2; shift 2 ;;
         --bin) need_value "$@"; OUR_BIN=$2; shift 2 ;;
         --signing-key) need_value "$@"; SIGNING_KEY=$2; shift 2 ;;
+        --token-version) need_value "$@"
+            [[ $2 =~ ^[012]$ ]] || { echo "auth.sh: --token-version takes 0, 1 or 2" >&2; exit 64; }
+            export GOTRUE_SECURITY_REFRESH_TOKEN_ALGORITHM_VERSION=$2; shift 2 ;;
         --quick) DURATION=2; SEED_USERS=20000; shift ;;
         -h|--help) usage; exit 0 ;;
         *) echo "auth.sh: unknown option $1" >&2; usage >&2; exit 64 ;;
@@ -364,7 +369,8 @@ cell() {  # "ops/s (p50/p99 ms)"
 echo
 echo "== Auth operations benchmark ($(date -u +%Y-%m-%dT%H:%M:%SZ), $(uname -sm), $CORES cores, $((SECONDS - STARTED)) s) =="
 echo "load average before: $LOADAVG_BEFORE; after: $(loadavg)"
-echo "ours: $OUR_BIN, file database, PBKDF2 $ITERATIONS iterations (insecure test setting);" \
+echo "ours: $OUR_BIN, file database, PBKDF2 $ITERATIONS iterations (insecure test setting)," \
+    "refresh tokens version ${GOTRUE_SECURITY_REFRESH_TOKEN_ALGORITHM_VERSION:-0};" \
     "moto: $([[ $MOTO == 1 ]] && echo "moto_server $MOTO_VERSION" || echo "not measured")"
 echo "drivers: bench/authload.py ($WORKERS processes at >1 client); ours' refresh and GET /user: $CLIENT;" \
     "${DURATION}s and at most $REQUESTS operations per run"

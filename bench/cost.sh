@@ -24,6 +24,9 @@ usage: bench/cost.sh [options]
                       measure every operation on a copy of that database (default 0)
   --bin PATH          server binary (default: release build of auth-emulator)
   --no-build          do not build
+  --token-version V   refresh token format of the server (GOTRUE_SECURITY_REFRESH_TOKEN_ALGORITHM_VERSION):
+                      0 (GoTrue's default, 12 characters, a row per token) or 2 (signed, counter
+                      kept on the session row); default: the environment's, else 0
 EOF
 }
 
@@ -57,6 +60,8 @@ while (($#)); do
         --bin) BIN=$2; shift ;;
         --seed-users) SEED_USERS=$2; shift ;;
         --no-build) BUILD=0 ;;
+        --token-version) [[ $2 =~ ^[012]$ ]] || { echo "cost.sh: --token-version takes 0, 1 or 2" >&2; exit 64; }
+            export GOTRUE_SECURITY_REFRESH_TOKEN_ALGORITHM_VERSION=$2; shift ;;
         -h|--help) usage; exit 0 ;;
         *) usage >&2; exit 64 ;;
     esac
@@ -186,6 +191,7 @@ median() { sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) print "n/a"; else pr
 
 declare -A RESULT
 log "load average at start: $(loadavg)"
+log "refresh token format: version ${GOTRUE_SECURITY_REFRESH_TOKEN_ALGORITHM_VERSION:-0}"
 
 # --- the bulk path: N users through a fixture file, timed from start to the listening line ---------
 TEMPLATE=""
@@ -391,7 +397,7 @@ fi
 # --- summary ---------------------------------------------------------------------------------------
 verdict() { awk -v v="$1" -v t="$2" -v dir="$3" 'BEGIN { if (v == "" || v == "n/a") print "n/a"; else if ((dir == "le" && v + 0 <= t + 0) || (dir == "ge" && v + 0 >= t + 0)) print "PASS"; else print "MISS" }'; }
 echo
-echo "Server CPU per operation ($CONC keep-alive connections, wrk; median of $REPEAT runs of ${DURATION} s; load $(loadavg))"
+echo "Server CPU per operation ($CONC keep-alive connections, wrk; median of $REPEAT runs of ${DURATION} s; load $(loadavg); refresh tokens version ${GOTRUE_SECURITY_REFRESH_TOKEN_ALGORITHM_VERSION:-0})"
 printf '| %-10s | %10s | %9s | %7s | %10s | %9s | %11s | %12s | %8s |\n' operation "CPU us/op" "ops/s" "p99 ms" "floor us" "stmts/op" "server/floor" "py CPU us/op" "py ops/s"
 printf '|%s|\n' "------------|------------|-----------|---------|------------|-----------|-------------|--------------|----------"
 for op in "${OP_LIST[@]}"; do
