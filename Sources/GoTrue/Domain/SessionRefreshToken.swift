@@ -31,8 +31,9 @@ struct SessionRefreshToken: Equatable {
 
     /// A session's new signing key: 32 random bytes, stored as base64url text
     /// (`Session.SetupRefreshTokenData`).
-    static func newKey(_ environment: Environment) -> String {
-        Base64URL.encode(environment.randomBytes(32))
+    static func newKey(_ environment: Environment) -> (stored: String, bytes: [UInt8]) {
+        let bytes = environment.randomBytes(32)
+        return (Base64URL.encode(bytes), bytes)
     }
 
     /// The stored key's bytes, or nil when it is not base64url (a row written by hand).

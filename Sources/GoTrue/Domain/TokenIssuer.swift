@@ -90,10 +90,10 @@ struct Tokens {
         if configuration.security.refreshTokenAlgorithmVersion == 2 {
             // `SetupRefreshTokenData`: the session's own key and counter 0; no token row.
             let key = SessionRefreshToken.newKey(project.environment)
-            session.refreshTokenHMACKey = key
+            session.refreshTokenHMACKey = key.stored
             session.refreshTokenCounter = 0
             try conn.insertSession(session)
-            refreshToken = SessionRefreshToken(sessionID: session.id, counter: 0).encoded(key: SessionRefreshToken.keyBytes(key)!)
+            refreshToken = SessionRefreshToken(sessionID: session.id, counter: 0).encoded(key: key.bytes)
             counter = 0
         } else {
             try conn.insertSession(session)

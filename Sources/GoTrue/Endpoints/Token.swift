@@ -272,14 +272,20 @@ struct TokenEndpoints: EndpointGroup {
             if shouldUpgrade(session.id) {
                 // Version 2 with an upgrade share: this session moves to the second format. The
                 // child just written is revoked and a signed token of the session issued instead.
-                let key = session.refreshTokenHMACKey ?? SessionRefreshToken.newKey(project.environment)
-                let next = session.refreshTokenCounter.map { $0 + 1 } ?? 0
-                guard let keyBytes = SessionRefreshToken.keyBytes(key) else {
-                    throw AuthError(500, .unexpectedFailure, "failed to load session signing key from database")
+                // A session without both key and counter is set up afresh (`SetupRefreshTokenData`);
+                // one that has them moves its counter on.
+                var key = SessionRefreshToken.newKey(project.environment)
+                var next: Int64 = 0
+                if let stored = session.refreshTokenHMACKey, let current = session.refreshTokenCounter {
+                    guard let bytes = SessionRefreshToken.keyBytes(stored) else {
+                        throw AuthError(500, .unexpectedFailure, "failed to load session signing key from database")
+                    }
+                    key = (stored, bytes)
+                    next = current + 1
                 }
-                try conn.updateSessionRefreshTokenState(id: session.id, hmacKey: key, counter: next)
+                try conn.updateSessionRefreshTokenState(id: session.id, hmacKey: key.stored, counter: next)
                 try conn.revokeRefreshToken(id: childID, at: now.microseconds)
-                issuedToken = SessionRefreshToken(sessionID: session.id, counter: next).encoded(key: keyBytes)
+                issuedToken = SessionRefreshToken(sessionID: session.id, counter: next).encoded(key: key.bytes)
                 counter = next
             }
         }
