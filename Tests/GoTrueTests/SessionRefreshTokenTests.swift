@@ -107,6 +107,16 @@ import Testing
         try api.project.database.read { try $0.session(id: sessionID) }
     }
 
+    /// Signs up and refreshes twice, `apart` seconds before each refresh: the three tokens.
+    func generations(_ api: GoTrueAPI, _ clock: ManualClock, _ email: String, apart: Double) -> [String] {
+        var tokens = [signUp(api, email).json["refresh_token"]!.stringValue!]
+        for _ in 0..<2 {
+            clock.advance(seconds: apart)
+            tokens.append(api.refresh(tokens.last!).json["refresh_token"]!.stringValue!)
+        }
+        return tokens
+    }
+
     func tokenRows(_ api: GoTrueAPI) throws -> Int64 {
         try api.project.database.read { try $0.scalar("SELECT count(*) FROM refresh_tokens").int64Value ?? -1 }
     }
@@ -178,12 +188,9 @@ import Testing
     @Test func olderReuseEndsTheSession() throws {
         let clock = ManualClock()
         let api = try v2API(clock: clock) { $0.security.refreshTokenReuseInterval = 10 }
-        let t0 = signUp(api, "reuse@example.com").json["refresh_token"]!.stringValue!
+        let t = generations(api, clock, "reuse@example.com", apart: 60)
+        let (t0, t2) = (t[0], t[2])
         let sessionID = try #require(SessionRefreshToken.parse(t0)).sessionID
-        clock.advance(seconds: 60)
-        let t1 = api.refresh(t0).json["refresh_token"]!.stringValue!
-        clock.advance(seconds: 60)
-        let t2 = api.refresh(t1).json["refresh_token"]!.stringValue!
         // Two behind and outside the interval: reuse; the session goes (committed with the error).
         clock.advance(seconds: 60)
         let reused = api.refresh(t0)
@@ -201,11 +208,8 @@ import Testing
     @Test func reuseWithinTheIntervalIsAllowed() throws {
         let clock = ManualClock()
         let api = try v2API(clock: clock) { $0.security.refreshTokenReuseInterval = 10 }
-        let t0 = signUp(api, "tabs@example.com").json["refresh_token"]!.stringValue!
-        clock.advance(seconds: 60)
-        let t1 = api.refresh(t0).json["refresh_token"]!.stringValue!
-        clock.advance(seconds: 60)
-        let t2 = api.refresh(t1).json["refresh_token"]!.stringValue!
+        let t = generations(api, clock, "tabs@example.com", apart: 60)
+        let (t0, t2) = (t[0], t[2])
         clock.advance(seconds: 3)
         let concurrent = api.refresh(t0)
         #expect(concurrent.status == 200)
@@ -219,11 +223,8 @@ import Testing
             $0.security.refreshTokenReuseInterval = 0
             $0.security.refreshTokenRotationEnabled = false
         }
-        let t0 = signUp(api, "norot@example.com").json["refresh_token"]!.stringValue!
-        clock.advance(seconds: 5)
-        let t1 = api.refresh(t0).json["refresh_token"]!.stringValue!
-        clock.advance(seconds: 5)
-        let t2 = api.refresh(t1).json["refresh_token"]!.stringValue!
+        let t = generations(api, clock, "norot@example.com", apart: 5)
+        let (t0, t2) = (t[0], t[2])
         let reused = api.refresh(t0)
         #expect(errorCode(reused) == "refresh_token_already_used")
         #expect(reused.headers["sb-auth-refresh-token-rotated"] == nil)
@@ -236,11 +237,8 @@ import Testing
             $0.security.refreshTokenReuseInterval = 0
             $0.security.refreshTokenAllowReuse = true
         }
-        let t0 = signUp(api, "allow@example.com").json["refresh_token"]!.stringValue!
-        clock.advance(seconds: 5)
-        let t1 = api.refresh(t0).json["refresh_token"]!.stringValue!
-        clock.advance(seconds: 5)
-        let t2 = api.refresh(t1).json["refresh_token"]!.stringValue!
+        let t = generations(api, clock, "allow@example.com", apart: 5)
+        let (t0, t2) = (t[0], t[2])
         clock.advance(seconds: 5)
         let old = api.refresh(t0)
         #expect(old.status == 200)

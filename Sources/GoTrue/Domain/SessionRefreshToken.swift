@@ -105,39 +105,14 @@ struct SessionRefreshToken: Equatable {
         return constantTimeEquals(expected.prefix(Self.signatureLength), raw[signed..<(signed + Self.signatureLength)])
     }
 
-    /// The 16 bytes of a UUID string (hex digits, hyphens skipped); zeros for anything else,
+    /// The 16 bytes of a session id (a UUID string, hyphens skipped); zeros for anything else,
     /// which names no session (gofrs' `uuid.FromBytesOrNil` gives the nil UUID the same way).
     static func uuidBytes(_ id: String) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(16)
-        var high: UInt8?
-        for c in id.utf8 where c != UInt8(ascii: "-") {
-            let nibble: UInt8
-            switch c {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = c - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = c - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = c - UInt8(ascii: "A") + 10
-            default: return [UInt8](repeating: 0, count: 16)
-            }
-            if let h = high {
-                out.append(h << 4 | nibble)
-                high = nil
-            } else {
-                high = nibble
-            }
-        }
-        return out.count == 16 && high == nil ? out : [UInt8](repeating: 0, count: 16)
+        let bytes = (try? Hex.decode(id.filter { $0 != "-" })) ?? []
+        return bytes.count == 16 ? bytes : [UInt8](repeating: 0, count: 16)
     }
 
     static func uuidString(_ bytes: ArraySlice<UInt8>) -> String {
-        let hex = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(36)
-        for (i, byte) in bytes.enumerated() {
-            if i == 4 || i == 6 || i == 8 || i == 10 { out.append(UInt8(ascii: "-")) }
-            out.append(hex[Int(byte >> 4)])
-            out.append(hex[Int(byte & 15)])
-        }
-        return String(decoding: out, as: UTF8.self)
+        formatUUID(Array(bytes))
     }
 }
