@@ -42,7 +42,7 @@ let package = Package(
         .target(name: "AuthScenarios", dependencies: ["GoTrue", "AuthHTTP", "AuthJSON", "AuthCrypto", "AuthPlatform"], swiftSettings: strict),
         .target(
             name: "AuthEmulator",
-            dependencies: ["AuthScenarios", "GoTrue", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto", "CAuthPlatform"],
+            dependencies: ["AuthScenarios", "GoTrue", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto", "AuthPlatform", "CAuthPlatform"],
             swiftSettings: strict
         ),
         .executableTarget(name: "auth-emulator", dependencies: ["AuthEmulator"], swiftSettings: strict),

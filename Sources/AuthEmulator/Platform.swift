@@ -7,6 +7,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import AuthPlatform
 import Dispatch
 
 /// Written only by `onTerminationSignal` before the handlers are installed, then only read, from
@@ -93,7 +94,8 @@ enum Platform {
     /// finish in-flight requests and close the database cleanly. The C handler is installed before
     /// this returns (a Dispatch signal source registers asynchronously, and a signal arriving in
     /// that gap would be lost): it only writes the signal number to a pipe (async-signal-safe),
-    /// and a waiting thread calls `handler`.
+    /// and a waiting thread calls `handler`. That thread is one of the program's own, named
+    /// `signal-reader`, rather than a libdispatch worker held for the process's life.
     static func onTerminationSignal(_ handler: @escaping @Sendable (Int32) -> Void) -> [AnyObject] {
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else { return [] }
@@ -105,7 +107,7 @@ enum Platform {
                 _ = write(signalPipeWriteEnd, &byte, 1)
             }
         }
-        DispatchQueue.global().async {
+        let reader: @Sendable () -> Void = {
             var byte: UInt8 = 0
             while true {
                 let n = read(readEnd, &byte, 1)
@@ -117,6 +119,12 @@ enum Platform {
                     return
                 }
             }
+        }
+        // Never joined: it waits for a signal until the process exits.
+        guard (try? Threads.spawn(name: "signal-reader", stackSize: 64 * 1024, reader)) != nil else {
+            // No thread to be had: restore the default actions rather than swallow the signals.
+            for signalNumber in [SIGINT, SIGTERM] { signal(signalNumber, SIG_DFL) }
+            return []
         }
         return []
     }

@@ -1,5 +1,6 @@
 """The binary end to end over loopback: start-up contract, health, gateway key check, clean
 shutdown on SIGTERM/SIGINT with the database left consistent."""
+import pathlib
 import signal
 import sqlite3
 import time
@@ -95,6 +96,12 @@ def test_sigterm_and_sigint_stop_cleanly_and_keep_the_database(start_server, tmp
         assert server.banner[-1] == f"database:         {db}"
         with httpx.Client(timeout=5) as client:
             assert client.get(f"{server.url}/health").status_code == 200
+        # The signals reach the server through a thread of its own, not a libdispatch worker.
+        tasks = pathlib.Path(f"/proc/{server.process.pid}/task")
+        if tasks.exists():
+            names = [(task / "comm").read_text().strip() for task in tasks.iterdir()]
+            assert "signal-reader" in names, names
+            assert not any("qos" in name for name in names), names
         started = time.monotonic()
         assert server.stop(sig) == 0
         assert time.monotonic() - started < 5
