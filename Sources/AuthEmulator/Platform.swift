@@ -120,11 +120,10 @@ enum Platform {
                 }
             }
         }
-        // Never joined: it waits for a signal until the process exits.
-        guard (try? Threads.spawn(name: "signal-reader", stackSize: 64 * 1024, reader)) != nil else {
-            // No thread to be had: restore the default actions rather than swallow the signals.
+        // Never joined: it waits for a signal until the process exits. Without it, the default
+        // actions come back rather than the signals being swallowed.
+        if (try? Threads.spawn(name: "signal-reader", stackSize: 64 * 1024, reader)) == nil {
             for signalNumber in [SIGINT, SIGTERM] { signal(signalNumber, SIG_DFL) }
-            return []
         }
         return []
     }

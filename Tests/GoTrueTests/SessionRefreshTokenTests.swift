@@ -30,7 +30,17 @@ import Testing
             #expect(parsed?.counter == counter)
             #expect(parsed?.isSigned(with: Self.key) == true)
         }
-        #expect(SessionRefreshToken.keyBytes("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8") == Self.key)
+        // A session row holding that key as GoTrue stores it (base64url text).
+        var session = SessionRecord(id: Self.session, userID: "u", at: 0)
+        session.refreshTokenHMACKey = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8"
+        session.refreshTokenCounter = 7
+        #expect(SessionRefreshToken.state(of: session)?.key == Self.key)
+        #expect(SessionRefreshToken.state(of: session)?.counter == 7)
+        session.refreshTokenCounter = nil
+        #expect(SessionRefreshToken.state(of: session) == nil, "a key without a counter is no state")
+        session.refreshTokenCounter = 7
+        session.refreshTokenHMACKey = "not base64url!"
+        #expect(SessionRefreshToken.state(of: session) == nil)
     }
 
     @Test func lengthsSpanTheCounterRange() {
@@ -137,8 +147,9 @@ import Testing
         #expect(try tokenRows(api) == 0)
         let session = try #require(try stored(api, sessionID))
         #expect(session.refreshTokenCounter == 0)
-        #expect(SessionRefreshToken.keyBytes(session.refreshTokenHMACKey ?? "")?.count == 32)
-        #expect(parsed.isSigned(with: SessionRefreshToken.keyBytes(session.refreshTokenHMACKey!)!))
+        let state = try #require(SessionRefreshToken.state(of: session))
+        #expect(state.key.count == 32)
+        #expect(parsed.isSigned(with: state.key))
     }
 
     @Test func refreshAdvancesTheCounter() throws {
@@ -250,8 +261,8 @@ import Testing
         let api = try v2API()
         let t0 = signUp(api, "forge@example.com").json["refresh_token"]!.stringValue!
         let parsed = try #require(SessionRefreshToken.parse(t0))
-        let storedKey = try #require(try stored(api, parsed.sessionID)?.refreshTokenHMACKey)
-        let key = try #require(SessionRefreshToken.keyBytes(storedKey))
+        let session = try #require(try stored(api, parsed.sessionID))
+        let key = try #require(SessionRefreshToken.state(of: session)).key
         // Signed with the session's key but ahead of its counter.
         let ahead = api.refresh(SessionRefreshToken(sessionID: parsed.sessionID, counter: 5).encoded(key: key))
         #expect(ahead.status == 400)
@@ -269,6 +280,21 @@ import Testing
         #expect(bad.json["msg"] == "Refresh token is not valid")
         // None of that moved the counter: the real token still rotates from 0.
         #expect(try stored(api, parsed.sessionID)?.refreshTokenCounter == 0)
+        #expect(SessionRefreshToken.parse(api.refresh(t0).json["refresh_token"]!.stringValue!)?.counter == 1)
+    }
+
+    @Test func aBannedUserCannotRefresh() throws {
+        let clock = ManualClock()
+        let api = try v2API(clock: clock)
+        let t0 = signUp(api, "banned@example.com").json["refresh_token"]!.stringValue!
+        try api.project.database.write {
+            try $0.execute("UPDATE users SET banned_until = ?", .integer(clock.now().microseconds + 60_000_000))
+        }
+        let refused = api.refresh(t0)
+        #expect(refused.status == 400)
+        #expect(errorCode(refused) == "user_banned")
+        #expect(refused.json["msg"] == "Invalid Refresh Token: User Banned")
+        clock.advance(seconds: 61)
         #expect(SessionRefreshToken.parse(api.refresh(t0).json["refresh_token"]!.stringValue!)?.counter == 1)
     }
 

@@ -1,4 +1,5 @@
 import AuthCrypto
+import AuthStore
 
 /// GoTrue's second refresh-token format (`GOTRUE_SECURITY_REFRESH_TOKEN_ALGORITHM_VERSION=2`,
 /// reference §7.5; `internal/crypto/refresh_tokens.go`): nothing is stored per token. The token
@@ -36,9 +37,13 @@ struct SessionRefreshToken: Equatable {
         return (Base64URL.encode(bytes), bytes)
     }
 
-    /// The stored key's bytes, or nil when it is not base64url (a row written by hand).
-    static func keyBytes(_ stored: String) -> [UInt8]? {
-        try? Base64URL.decode(stored)
+    /// A session's state in this format: its stored key, the key's bytes and its counter; nil
+    /// for a session of 12-character tokens (`GetRefreshTokenHmacKey` finds no key) or a key
+    /// that is not base64url (a row written by hand).
+    static func state(of session: SessionRecord) -> (stored: String, key: [UInt8], counter: Int64)? {
+        guard let stored = session.refreshTokenHMACKey, let counter = session.refreshTokenCounter,
+              let key = try? Base64URL.decode(stored) else { return nil }
+        return (stored, key, counter)
     }
 
     /// `RefreshToken.Encode`.
@@ -83,7 +88,7 @@ struct SessionRefreshToken: Equatable {
             shift += 7
         }
         guard ended, body - index == signatureLength else { return nil }
-        var token = SessionRefreshToken(sessionID: uuidString(bytes[1..<17]), counter: Int64(clamping: counter))
+        var token = SessionRefreshToken(sessionID: formatUUID(Array(bytes[1..<17])), counter: Int64(clamping: counter))
         token.raw = bytes
         return token
     }
@@ -110,9 +115,5 @@ struct SessionRefreshToken: Equatable {
     static func uuidBytes(_ id: String) -> [UInt8] {
         let bytes = (try? Hex.decode(id.filter { $0 != "-" })) ?? []
         return bytes.count == 16 ? bytes : [UInt8](repeating: 0, count: 16)
-    }
-
-    static func uuidString(_ bytes: ArraySlice<UInt8>) -> String {
-        formatUUID(Array(bytes))
     }
 }

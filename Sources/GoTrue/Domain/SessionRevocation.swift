@@ -24,8 +24,8 @@ extension Project {
     /// The session a second-format refresh token names, if it exists and its key signed it.
     private func signedSessionID(_ conn: Connection, _ refreshToken: String) throws -> String? {
         guard refreshToken.utf8.count > 12, let token = SessionRefreshToken.parse(refreshToken),
-              let session = try conn.session(id: token.sessionID), let stored = session.refreshTokenHMACKey,
-              let key = SessionRefreshToken.keyBytes(stored), token.isSigned(with: key) else { return nil }
+              let session = try conn.session(id: token.sessionID), let state = SessionRefreshToken.state(of: session),
+              token.isSigned(with: state.key) else { return nil }
         return session.id
     }
 

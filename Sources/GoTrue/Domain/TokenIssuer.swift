@@ -108,7 +108,7 @@ struct Tokens {
                                                  method: method, request: request, oauthClientID: oauthClientID, scopes: scopes)
         var issued = Issued(accessToken: token, expiresAt: expiresAt, refreshToken: refreshToken, sessionID: session.id,
                             userID: user.id, issuedAt: issuedAt)
-        issued.refreshTokenCounter = counter
+        issued.refreshTokenHeaders.counter = counter
         return issued
     }
 
@@ -120,15 +120,7 @@ struct Tokens {
         var userID: String
         /// The token's `iat`, read from the clock once with `exp`.
         var issuedAt: Int64
-        /// The counter of a second-format refresh token (`sb-auth-refresh-token-counter`), which
-        /// replaces the 12-character format's prefix header.
-        var refreshTokenCounter: Int64?
-        /// `sb-auth-refresh-token-reuse` and `-reuse-cause`, set by a refresh (§7.6).
-        var reuse: Bool?
-        var reuseCause: String?
-        /// A 12-character token just swapped for the second format: GoTrue sends the new
-        /// token's prefix as well as its counter.
-        var upgraded = false
+        var refreshTokenHeaders = RefreshTokenHeaders()
 
         /// `expires_in`: the token's lifetime, `exp - iat`. The real server computes
         /// `expiresAt - now` after its transaction (`IssueRefreshToken`, `RefreshTokenGrant`,
@@ -156,11 +148,26 @@ struct Tokens {
             var h = HTTPHeaders()
             h["sb-auth-user-id"] = userID
             h["sb-auth-session-id"] = sessionID
-            if let refreshTokenCounter { h["sb-auth-refresh-token-counter"] = String(refreshTokenCounter) }
-            if refreshTokenCounter == nil || upgraded { h["sb-auth-refresh-token-prefix"] = String(refreshToken.prefix(5)) }
-            if let reuse { h["sb-auth-refresh-token-reuse"] = reuse ? "true" : "false" }
-            if let reuseCause { h["sb-auth-refresh-token-reuse-cause"] = reuseCause }
+            let notes = refreshTokenHeaders
+            if let counter = notes.counter { h["sb-auth-refresh-token-counter"] = String(counter) }
+            if notes.counter == nil || notes.upgraded { h["sb-auth-refresh-token-prefix"] = String(refreshToken.prefix(5)) }
+            if notes.notReused { h["sb-auth-refresh-token-reuse"] = "false" }
+            if let cause = notes.reuseCause { h["sb-auth-refresh-token-reuse-cause"] = cause }
             return h
         }
+    }
+
+    /// What the informational headers say about the refresh token handed out (§7.6).
+    struct RefreshTokenHeaders {
+        /// The counter of a second-format token (`sb-auth-refresh-token-counter`), which
+        /// replaces the 12-character format's prefix header.
+        var counter: Int64?
+        /// A new token was minted (`sb-auth-refresh-token-reuse: false`; GoTrue never sends true).
+        var notReused = false
+        /// Why an older token was answered with the current one (`-reuse-cause`).
+        var reuseCause: String?
+        /// A 12-character token just swapped for the second format: GoTrue sends the new
+        /// token's prefix as well as its counter.
+        var upgraded = false
     }
 }

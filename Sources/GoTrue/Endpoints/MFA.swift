@@ -410,13 +410,12 @@ struct MFAEndpoints: EndpointGroup {
         }
         let tokens = Tokens(api: api)
         let refreshToken: String
-        if let stored = session.refreshTokenHMACKey, let counter = session.refreshTokenCounter,
-           let key = SessionRefreshToken.keyBytes(stored) {
+        if let state = SessionRefreshToken.state(of: session) {
             // The second format moves the counter by 2, not 1: the aal1 token the client held
             // is then two behind, outside the one-behind allowance, so it cannot refresh into
             // this session's aal2 state (`updateMFASessionAndClaims`).
-            try conn.updateSessionRefreshTokenState(id: sessionID, hmacKey: stored, counter: counter + 2)
-            refreshToken = SessionRefreshToken(sessionID: sessionID, counter: counter + 2).encoded(key: key)
+            try conn.updateSessionRefreshTokenState(id: sessionID, hmacKey: state.stored, counter: state.counter + 2)
+            refreshToken = SessionRefreshToken(sessionID: sessionID, counter: state.counter + 2).encoded(key: state.key)
         } else {
             // `GrantRefreshTokenSwap`: the session's current token is revoked, its child issued.
             let current = try conn.activeRefreshToken(sessionID: sessionID)

@@ -151,10 +151,7 @@ struct TokenEndpoints: EndpointGroup {
         var oauthClientID: String?
         var scopes: String?
         /// The informational headers that depend on the path taken (§7.6).
-        var counter: Int64?
-        var reuse: Bool?
-        var reuseCause: String?
-        var upgraded = false
+        var headers = Tokens.RefreshTokenHeaders()
     }
 
     private func refresh(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
@@ -190,19 +187,15 @@ struct TokenEndpoints: EndpointGroup {
                                                          oauthClientID: done.oauthClientID, scopes: done.scopes)
             var issued = Tokens.Issued(accessToken: access, expiresAt: expiresAt, refreshToken: done.refreshToken,
                                        sessionID: done.sessionID, userID: done.user.id, issuedAt: done.issuedAt)
-            issued.refreshTokenCounter = done.counter
-            issued.reuse = done.reuse
-            issued.reuseCause = done.reuseCause
-            issued.upgraded = done.upgraded
+            issued.refreshTokenHeaders = done.headers
             return (issued, Models.user(done.user, identities: done.identities, factors: done.factors))
         }
     }
 
-    /// The checks both formats make once the user and session are known, in GoTrue's order:
-    /// banned user, session validity, the OAuth client, one session per user.
+    /// The checks both formats make once the session is known and the user found not banned, in
+    /// GoTrue's order: session validity, the OAuth client, one session per user.
     private func admit(_ conn: Connection, user: UserRecord, session: SessionRecord, tokenUpdatedAt: Int64?,
                        clientID: String?, now: Timestamp) throws {
-        if api.isBanned(user) { throw AuthError(400, .userBanned, "Invalid Refresh Token: User Banned") }
         if let problem = validityProblem(session, tokenUpdatedAt: tokenUpdatedAt, now: now) { throw problem }
         // An OAuth server session refreshes only through its own authenticated client, and
         // a client may refresh only its own sessions (tokens/service.go).
@@ -259,8 +252,7 @@ struct TokenEndpoints: EndpointGroup {
             }
         }
         try api.audit(conn, context, actor: user, action: "token_refreshed", logType: "token")
-        var counter: Int64?
-        var reuse: Bool?
+        var headers = Tokens.RefreshTokenHeaders()
         if issuedToken == nil {
             // GrantRefreshTokenSwap: revoke the presented token, issue its child.
             let child = Tokens(api: api).newRefreshToken()
@@ -268,7 +260,7 @@ struct TokenEndpoints: EndpointGroup {
             let childID = try conn.insertRefreshToken(token: child, userID: user.id, sessionID: session.id, parent: token.token,
                                                       at: now.microseconds)
             issuedToken = child
-            reuse = false
+            headers.notReused = true
             if shouldUpgrade(session.id) {
                 // Version 2 with an upgrade share: this session moves to the second format. The
                 // child just written is revoked and a signed token of the session issued instead.
@@ -276,25 +268,21 @@ struct TokenEndpoints: EndpointGroup {
                 // one that has them moves its counter on.
                 var key = SessionRefreshToken.newKey(project.environment)
                 var next: Int64 = 0
-                if let stored = session.refreshTokenHMACKey, let current = session.refreshTokenCounter {
-                    guard let bytes = SessionRefreshToken.keyBytes(stored) else {
-                        throw AuthError(500, .unexpectedFailure, "failed to load session signing key from database")
-                    }
-                    key = (stored, bytes)
-                    next = current + 1
+                if let state = SessionRefreshToken.state(of: session) {
+                    key = (state.stored, state.key)
+                    next = state.counter + 1
                 }
                 try conn.updateSessionRefreshTokenState(id: session.id, hmacKey: key.stored, counter: next)
                 try conn.revokeRefreshToken(id: childID, at: now.microseconds)
                 issuedToken = SessionRefreshToken(sessionID: session.id, counter: next).encoded(key: key.bytes)
-                counter = next
+                headers.counter = next
+                headers.upgraded = true
             }
         }
         try conn.updateSessionRefresh(id: session.id, refreshedAt: now.microseconds, updatedAt: now.microseconds,
                                       userAgent: context.request.headers["User-Agent"], ip: context.request.remoteAddress)
         var issue = try issue(conn, user: user, session: session, refreshToken: issuedToken!)
-        issue.counter = counter
-        issue.reuse = reuse
-        issue.upgraded = counter != nil
+        issue.headers = headers
         return .issued(issue)
     }
 
@@ -319,21 +307,21 @@ struct TokenEndpoints: EndpointGroup {
         let notFound = AuthError(400, .refreshTokenNotFound, "Invalid Refresh Token: Refresh Token Not Found")
         // `findUserWithRefreshToken`: a session without the format's state, or a signature that
         // its key does not give, is a token that does not exist.
-        guard let session = try conn.session(id: presented.sessionID), let stored = session.refreshTokenHMACKey,
-              let current = session.refreshTokenCounter, let key = SessionRefreshToken.keyBytes(stored),
-              presented.isSigned(with: key) else { throw notFound }
+        guard let session = try conn.session(id: presented.sessionID), let state = SessionRefreshToken.state(of: session),
+              presented.isSigned(with: state.key) else { throw notFound }
         guard let user = try conn.user(id: session.userID) else { throw notFound }
+        if api.isBanned(user) { throw AuthError(400, .userBanned, "Invalid Refresh Token: User Banned") }
         try admit(conn, user: user, session: session, tokenUpdatedAt: nil, clientID: clientID, now: now)
 
+        let current = state.counter
         let behind = current - presented.counter
         var counter = current
-        var reuse: Bool?
-        var reuseCause: String?
+        var headers = Tokens.RefreshTokenHeaders()
         if behind < 0 {
             throw AuthError(400, .validationFailed, "Invalid Refresh Token: Not Issued By This Server")
         } else if behind == 0 {
             counter = current + 1
-            reuse = false
+            headers.notReused = true
         } else {
             // The client did not store the last answer (one behind), or several tabs refreshed
             // at once (within the reuse interval of the session's last refresh).
@@ -344,28 +332,26 @@ struct TokenEndpoints: EndpointGroup {
             if concurrent { causes.append("concurrent-refresh") }
             if notSaved { causes.append("fail-to-save") }
             if config.security.refreshTokenAllowReuse { causes.append("always-allow") }
-            if !causes.isEmpty { reuseCause = causes.joined(separator: ",") }
             if causes.isEmpty {
-                var headers = HTTPHeaders()
-                headers["sb-auth-user-id"] = user.id
-                headers["sb-auth-session-id"] = session.id
-                if let reuseCause { headers["sb-auth-refresh-token-reuse-cause"] = reuseCause }
+                var failure = HTTPHeaders()
+                failure["sb-auth-user-id"] = user.id
+                failure["sb-auth-session-id"] = session.id
                 if config.security.refreshTokenRotationEnabled {
                     // The whole session goes, so no token of it, old or new, refreshes again.
                     try conn.deleteSession(id: session.id)
-                    headers["sb-auth-refresh-token-rotated"] = "true"
+                    failure["sb-auth-refresh-token-rotated"] = "true"
                 }
-                return .failed(AuthError(400, .refreshTokenAlreadyUsed, "Invalid Refresh Token: Already Used", headers: headers))
+                return .failed(AuthError(400, .refreshTokenAlreadyUsed, "Invalid Refresh Token: Already Used", headers: failure))
             }
+            headers.reuseCause = causes.joined(separator: ",")
         }
         try conn.updateSessionRefresh(id: session.id, counter: counter, refreshedAt: now.microseconds,
                                       userAgent: context.request.headers["User-Agent"], ip: context.request.remoteAddress)
         try api.audit(conn, context, actor: user, action: "token_refreshed", logType: "token")
         var issue = try issue(conn, user: user, session: session,
-                              refreshToken: SessionRefreshToken(sessionID: session.id, counter: counter).encoded(key: key))
-        issue.counter = counter
-        issue.reuse = reuse
-        issue.reuseCause = reuseCause
+                              refreshToken: SessionRefreshToken(sessionID: session.id, counter: counter).encoded(key: state.key))
+        headers.counter = counter
+        issue.headers = headers
         return .issued(issue)
     }
 
