@@ -179,12 +179,32 @@ for line in open(sys.argv[1]):
 
 # wrk_run KEY OP C SECONDS RECORDS: one wrk run; prints its key=value summary into $TMP/KEY.kv.
 wrk_run() {
-    local key=$1 op=$2 c=$3 seconds=$4 records=$5 t
+    local key=$1 op=$2 c=$3 seconds=$4 records=$5 t before after
     t=$(( c < 2 ? c : 2 ))
+    before=$(children_ticks)
     bounded $((seconds + 60)) wrk -t"$t" -c"$c" -d"${seconds}s" --latency --timeout 10s \
         -s bench/auth.lua "$URL" -- "$op" "$records" "$t" "$SERVICE_KEY" "${key//./-}" >"$TMP/$key.raw" 2>&1 \
         || die "$key: wrk failed: $(tail -n 3 "$TMP/$key.raw")"
+    after=$(children_ticks)
     parse_wrk <"$TMP/$key.raw" >"$TMP/$key.kv"
+    # The driver's own CPU per request, read as the server's is: it shares the same cores, so
+    # server + driver CPU per request bounds the requests per second a closed loop can reach.
+    awk -v a="$before" -v b="$after" -v hz="$CLK_TCK" -v n="$(kv "$TMP/$key.kv" requests)" \
+        'BEGIN { if (n > 0) printf "driver_cpu_us=%.1f\n", (b - a) * 1000000 / hz / n }' >>"$TMP/$key.kv"
+}
+
+# The CPU time (user + system, clock ticks) of this shell's children that have been waited for:
+# fields 16 and 17 of /proc/PID/stat. wrk runs under `timeout`, whose own children count too.
+CLK_TCK=$(getconf CLK_TCK)
+children_ticks() { awk '{ print $16 + $17 }' /proc/$$/stat; }
+
+# closed_loop_bound SERVER_US DRIVER_US CLIENTS: the least mean latency (ms) CLIENTS closed-loop
+# clients can see when the server and the driver share this machine's cores, each request
+# costing SERVER_US + DRIVER_US of CPU (Little's law at 100 % of every core).
+CORES=$(getconf _NPROCESSORS_ONLN)
+closed_loop_bound() {
+    awk -v s="$1" -v d="$2" -v c="$3" -v n="$CORES" \
+        'BEGIN { if (s + d > 0) printf "%.0f ops/s at most on %d cores, a mean of at least %.1f ms", n * 1000000 / (s + d), n, c * (s + d) / (n * 1000) }'
 }
 
 median() { sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) print "n/a"; else print v[int((NR + 1) / 2)] }'; }
@@ -240,7 +260,7 @@ for op in "${OP_LIST[@]}"; do
     # GET /health needs no users; the script still reads a records file.
     [[ $op == health ]] && for ((i = 0; i < CONC; i++)); do echo "x@example.com x x"; done >"$TMP/$op.records"
     wrk_run "$op.warm" "$op" "$CONC" 1 "$TMP/$op.records"
-    cpus=() rates=() p99s=() total=0
+    cpus=() rates=() p99s=() drivers=() total=0
     for ((r = 1; r <= REPEAT; r++)); do
         # Each refresh run starts from sessions of its own: a token the previous run already
         # rotated would be a reuse, which revokes the whole session after the reuse interval.
@@ -257,12 +277,14 @@ for op in "${OP_LIST[@]}"; do
         cpus+=("$(awk -v c="$cpu" -v n="$requests" 'BEGIN { printf "%.1f", c / 1000 / n }')")
         rates+=("$(kv "$TMP/$op.r$r.kv" ops_per_s)")
         p99s+=("$(kv "$TMP/$op.r$r.kv" p99_ms)")
+        drivers+=("$(kv "$TMP/$op.r$r.kv" driver_cpu_us)")
     done
     RESULT[$op.cpu]=$(printf '%s\n' "${cpus[@]}" | median)
     RESULT[$op.cpu_all]="${cpus[*]}"
     RESULT[$op.rate]=$(printf '%s\n' "${rates[@]}" | median)
     RESULT[$op.p99]=$(printf '%s\n' "${p99s[@]}" | median)
-    log "$op (wrk, $CONC connections): server CPU ${RESULT[$op.cpu]} us/op (runs: ${cpus[*]}), ${RESULT[$op.rate]} ops/s, p99 ${RESULT[$op.p99]} ms"
+    RESULT[$op.driver]=$(printf '%s\n' "${drivers[@]}" | median)
+    log "$op (wrk, $CONC connections): server CPU ${RESULT[$op.cpu]} us/op (runs: ${cpus[*]}), ${RESULT[$op.rate]} ops/s, p99 ${RESULT[$op.p99]} ms; wrk's own CPU ${RESULT[$op.driver]} us/op"
     RESULT[$op.threads]=$(thread_split "$total" "$TMP/$op".r*.threads[01])
     log "$op by thread, over the $REPEAT runs: ${RESULT[$op.threads]}"
     # --- one more run under perf stat ------------------------------------------------------------
@@ -310,10 +332,15 @@ for op in "${OP_LIST[@]}"; do
             log "$op: fewer sessions than $P99_CONC connections; raise --users"
         else
             if [[ $op == refresh ]]; then prepare "$op" "$op-p99"; fi
+            before=$(cpu_ns "$PID")
             wrk_run "$op.p99" "$op" "$P99_CONC" "$DURATION" "$TMP/$op.records"
+            after=$(cpu_ns "$PID")
             RESULT[$op.p99_many]=$(kv "$TMP/$op.p99.kv" p99_ms)
             RESULT[$op.rate_many]=$(kv "$TMP/$op.p99.kv" ops_per_s)
-            log "$op ($P99_CONC connections): p99 ${RESULT[$op.p99_many]} ms, ${RESULT[$op.rate_many]} ops/s"
+            server_us=$(awk -v a="$before" -v b="$after" -v n="$(kv "$TMP/$op.p99.kv" requests)" 'BEGIN { printf "%.1f", (b - a) / 1000 / n }')
+            driver_us=$(kv "$TMP/$op.p99.kv" driver_cpu_us)
+            RESULT[$op.bound_many]=$(closed_loop_bound "$server_us" "$driver_us" "$P99_CONC")
+            log "$op ($P99_CONC connections): p99 ${RESULT[$op.p99_many]} ms, ${RESULT[$op.rate_many]} ops/s; server CPU $server_us us/op and wrk's $driver_us allow ${RESULT[$op.bound_many]}"
         fi
     fi
     stop_server "$PID" >/dev/null
@@ -398,12 +425,12 @@ fi
 verdict() { awk -v v="$1" -v t="$2" -v dir="$3" 'BEGIN { if (v == "" || v == "n/a") print "n/a"; else if ((dir == "le" && v + 0 <= t + 0) || (dir == "ge" && v + 0 >= t + 0)) print "PASS"; else print "MISS" }'; }
 echo
 echo "Server CPU per operation ($CONC keep-alive connections, wrk; median of $REPEAT runs of ${DURATION} s; load $(loadavg); refresh tokens version ${GOTRUE_SECURITY_REFRESH_TOKEN_ALGORITHM_VERSION:-0})"
-printf '| %-10s | %10s | %9s | %7s | %10s | %9s | %11s | %12s | %8s |\n' operation "CPU us/op" "ops/s" "p99 ms" "floor us" "stmts/op" "server/floor" "py CPU us/op" "py ops/s"
-printf '|%s|\n' "------------|------------|-----------|---------|------------|-----------|-------------|--------------|----------"
+printf '| %-10s | %10s | %9s | %7s | %10s | %9s | %11s | %12s | %8s | %12s |\n' operation "CPU us/op" "ops/s" "p99 ms" "floor us" "stmts/op" "server/floor" "py CPU us/op" "py ops/s" "wrk CPU us/op"
+printf '|%s|\n' "------------|------------|-----------|---------|------------|-----------|-------------|--------------|----------|--------------"
 for op in "${OP_LIST[@]}"; do
-    printf '| %-10s | %10s | %9s | %7s | %10s | %9s | %11s | %12s | %8s |\n' "$op" "${RESULT[$op.cpu]:-}" "${RESULT[$op.rate]:-}" \
+    printf '| %-10s | %10s | %9s | %7s | %10s | %9s | %11s | %12s | %8s | %12s |\n' "$op" "${RESULT[$op.cpu]:-}" "${RESULT[$op.rate]:-}" \
         "${RESULT[$op.p99]:-}" "${RESULT[$op.floor]:--}" "${RESULT[$op.statements]:--}" "${RESULT[$op.ratio]:--}" \
-        "${RESULT[$op.py_cpu]:--}" "${RESULT[$op.py_rate]:--}"
+        "${RESULT[$op.py_cpu]:--}" "${RESULT[$op.py_rate]:--}" "${RESULT[$op.driver]:--}"
 done
 echo
 echo "Server CPU by thread (all runs of each operation)"
@@ -417,7 +444,7 @@ echo "Targets"
 [[ -n ${RESULT[user.cpu]:-} ]] && echo "GET /user <= 40 us: ${RESULT[user.cpu]} us $(verdict "${RESULT[user.cpu]}" 40 le)"
 [[ -n ${RESULT[health.cpu]:-} ]] && echo "GET /health <= 10 us: ${RESULT[health.cpu]} us $(verdict "${RESULT[health.cpu]}" 10 le)"
 [[ -n ${RESULT[nginx.ratio]:-} ]] && echo "GET /health >= 0.9x nginx: ${RESULT[nginx.ratio]}x $(verdict "${RESULT[nginx.ratio]}" 0.9 ge)"
-[[ -n ${RESULT[refresh.p99_many]:-} ]] && echo "refresh p99 at $P99_CONC clients <= 5 ms: ${RESULT[refresh.p99_many]} ms $(verdict "${RESULT[refresh.p99_many]}" 5 le)"
-[[ -n ${RESULT[user.p99_many]:-} ]] && echo "GET /user p99 at $P99_CONC clients <= 5 ms: ${RESULT[user.p99_many]} ms $(verdict "${RESULT[user.p99_many]}" 5 le)"
+[[ -n ${RESULT[refresh.p99_many]:-} ]] && echo "refresh p99 at $P99_CONC clients <= 5 ms: ${RESULT[refresh.p99_many]} ms $(verdict "${RESULT[refresh.p99_many]}" 5 le) (CPU per request allows ${RESULT[refresh.bound_many]})"
+[[ -n ${RESULT[user.p99_many]:-} ]] && echo "GET /user p99 at $P99_CONC clients <= 5 ms: ${RESULT[user.p99_many]} ms $(verdict "${RESULT[user.p99_many]}" 5 le) (CPU per request allows ${RESULT[user.bound_many]})"
 [[ -n ${RESULT[seed.seconds]:-} ]] && echo "seeding $SEED_USERS users <= 60 s: ${RESULT[seed.seconds]} s $(verdict "${RESULT[seed.seconds]}" 60 le)"
 echo "load average at end: $(loadavg)"
