@@ -198,9 +198,10 @@ wrk_run() {
 CLK_TCK=$(getconf CLK_TCK)
 children_ticks() { awk '{ print $16 + $17 }' /proc/$$/stat; }
 
-# closed_loop_bound SERVER_US DRIVER_US CLIENTS: the least mean latency (ms) CLIENTS closed-loop
-# clients can see when the server and the driver share this machine's cores, each request
-# costing SERVER_US + DRIVER_US of CPU (Little's law at 100 % of every core).
+# closed_loop_bound SERVER_US DRIVER_US CLIENTS: when the server and the driver share this
+# machine's cores and each request costs SERVER_US + DRIVER_US of CPU, the most requests per
+# second the cores allow, and the least mean latency (ms) CLIENTS closed-loop clients can then
+# see (Little's law at 100 % of every core).
 CORES=$(getconf _NPROCESSORS_ONLN)
 closed_loop_bound() {
     awk -v s="$1" -v d="$2" -v c="$3" -v n="$CORES" \
@@ -385,7 +386,7 @@ if ((NGINX)) && [[ ",$OPS," == *,health,* ]]; then
         # Two workers on two cores, keep-alive, access log off: nginx at its most direct, answering
         # the emulator's own /health body from configuration.
         cat >"$TMP/nginx/nginx.conf" <<EOF
-worker_processes $(nproc);
+worker_processes $CORES;
 error_log $TMP/nginx/logs/error.log;
 pid $TMP/nginx/nginx.pid;
 events { worker_connections 4096; }

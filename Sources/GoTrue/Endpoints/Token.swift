@@ -266,11 +266,12 @@ struct TokenEndpoints: EndpointGroup {
                 // child just written is revoked and a signed token of the session issued instead.
                 // A session without both key and counter is set up afresh (`SetupRefreshTokenData`);
                 // one that has them moves its counter on.
-                var key = SessionRefreshToken.newKey(project.environment)
-                var next: Int64 = 0
+                let key: (stored: String, bytes: [UInt8])
+                let next: Int64
                 if let state = SessionRefreshToken.state(of: session) {
-                    key = (state.stored, state.key)
-                    next = state.counter + 1
+                    (key, next) = ((state.stored, state.key), state.counter + 1)
+                } else {
+                    (key, next) = (SessionRefreshToken.newKey(project.environment), 0)
                 }
                 try conn.updateSessionRefreshTokenState(id: session.id, hmacKey: key.stored, counter: next)
                 try conn.revokeRefreshToken(id: childID, at: now.microseconds)
