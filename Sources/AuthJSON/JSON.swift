@@ -207,9 +207,30 @@ public struct JSONObject: Sendable, Equatable, Sequence, ExpressibleByDictionary
     /// A copy whose keys, and those of every nested object, are sorted by UTF-8 bytes: the
     /// order Go's `encoding/json` gives a `map[string]any` (e.g. user_metadata).
     public func sortedRecursively() -> JSONObject {
+        // Stored metadata is usually in order already (it was written sorted) and flat: then
+        // the object is its own sorted copy, and nothing is allocated.
+        var inOrder = true
+        var nested = false
+        for i in storage.indices {
+            if i > 0, !storage[i - 1].key.utf8.lexicographicallyPrecedes(storage[i].key.utf8) { inOrder = false }
+            switch storage[i].value {
+            case .object, .array: nested = true
+            default: break
+            }
+        }
+        if inOrder, !nested { return self }
+        // Keys are unique (every insertion goes through `updateValue` or a checked `append`), so
+        // the sorted pairs are stored as they are, without a lookup per key.
+        var elements = inOrder ? storage : storage.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) })
+        if nested {
+            for i in elements.indices { elements[i].value = elements[i].value.sortedRecursively() }
+        }
         var sorted = JSONObject()
-        for (key, value) in storage.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
-            sorted[key] = value.sortedRecursively()
+        sorted.storage = elements
+        if elements.count > JSONObject.indexThreshold {
+            var built: [ByteKey: Int] = [:]
+            for (i, element) in elements.enumerated() { built[ByteKey(element.key)] = i }
+            sorted.index = built
         }
         return sorted
     }

@@ -20,9 +20,11 @@ extension JSON {
         String(decoding: serializedBytes(sortedKeys: sortedKeys), as: UTF8.self)
     }
 
-    public func serializedBytes(sortedKeys: Bool = false) -> [UInt8] {
+    /// `reservingCapacity`: room for what the caller expects, e.g. ~2 KB for a session response,
+    /// so the buffer is not reallocated and copied on its way up from the default.
+    public func serializedBytes(sortedKeys: Bool = false, reservingCapacity capacity: Int = 256) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(256)
+        out.reserveCapacity(capacity)
         JSONWriter.write(self, sortedKeys: sortedKeys, to: &out)
         return out
     }
@@ -81,12 +83,6 @@ enum JSONWriter {
 
     static let hexDigits = Array("0123456789abcdef".utf8)
 
-    /// Whether a byte can be copied as is: everything but control characters, `"`, `\`, the
-    /// HTML-escaped `<`, `>`, `&`, and 0xE2, which may start U+2028 / U+2029.
-    private static let plain: [Bool] = (0...255).map { byte in
-        !(byte < 0x20 || byte == 0x22 || byte == 0x5c || byte == 0x3c || byte == 0x3e || byte == 0x26 || byte == 0xe2)
-    }
-
     static func writeString(_ string: String, to out: inout [UInt8]) {
         // Fast path for the usual case (ids, emails, timestamps, tokens): contiguous UTF-8 with
         // nothing to escape is copied in one piece.
@@ -101,9 +97,10 @@ enum JSONWriter {
         if !copied { writeEscaped(string, to: &out) }
     }
 
-    /// Whether no byte needs escaping, eight bytes per step (SWAR: a byte of a word is zero
-    /// exactly when `(x - 0x01..) & ~x & 0x80..` has its top bit; a byte is below 0x20 exactly
-    /// when `(x - 0x20..) & ~x & 0x80..` has it), the tail through the table.
+    /// Whether no byte needs escaping: control characters, `"`, `\`, the HTML-escaped `<`, `>`,
+    /// `&`, and 0xE2, which may start U+2028 / U+2029. Eight bytes per step (SWAR: a byte of a
+    /// word is zero exactly when `(x - 0x01..) & ~x & 0x80..` has its top bit; a byte is below
+    /// 0x20 exactly when `(x - 0x20..) & ~x & 0x80..` has it), the tail byte by byte.
     static func isPlain(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
         func hasZeroByte(_ x: UInt64) -> Bool { (x &- ones) & ~x & highs != 0 }
@@ -121,10 +118,11 @@ enum JSONWriter {
                 index += 8
             }
         }
-        let plain = Self.plain
         while index < bytes.count {
-            if !plain[Int(bytes[index])] { return false }
-            index += 1
+            switch bytes[index] {
+            case 0x00..<0x20, 0x22, 0x5c, 0x3c, 0x3e, 0x26, 0xe2: return false
+            default: index += 1
+            }
         }
         return true
     }

@@ -142,6 +142,28 @@ func parse(_ text: String) throws -> JSON { try JSON(parsing: text) }
         #expect(value.serialized(sortedKeys: true) == #"{"B":0,"a":[{"c":2,"d":1}],"b":{"x":2,"y":1}}"#)
         #expect(value.serialized() == #"{"b":{"y":1,"x":2},"a":[{"d":1,"c":2}],"B":0}"#)
     }
+
+    /// In-order keys are not re-sorted, but what they hold still is; an object sorted past the
+    /// size at which lookups use a hash index still finds every key.
+    @Test func sortedRecursivelyInOrderAndLarge() throws {
+        let flat = try parse(#"{"a":1,"b":"x","c":null}"#)
+        #expect(flat.sortedRecursively().serialized() == #"{"a":1,"b":"x","c":null}"#)
+        let inOrder = try parse(#"{"a":{"z":1,"y":2},"b":[{"q":1,"p":2}]}"#)
+        #expect(inOrder.sortedRecursively().serialized() == #"{"a":{"y":2,"z":1},"b":[{"p":2,"q":1}]}"#)
+        let keys: [String] = (0..<40).map { (i: Int) -> String in
+            let n = 39 - i
+            return n < 10 ? "k0\(n)" : "k\(n)"
+        }
+        var large = JSONObject()
+        for (i, key) in keys.enumerated() { large[key] = .number(Double(i)) }
+        let sorted = large.sortedRecursively()
+        #expect(sorted.keys == keys.sorted())
+        for (i, key) in keys.enumerated() { #expect(sorted[key] == .number(Double(i))) }
+        var grown = sorted
+        grown["k99"] = .bool(true)
+        grown["k00"] = .null
+        #expect(grown["k99"] == .bool(true) && grown["k00"] == .null && grown.count == 41)
+    }
 }
 
 @Suite struct JSONSerializationTests {

@@ -83,7 +83,7 @@ import Testing
     /// position of the words and of the tail (an escaped byte missed would be written raw).
     @Test func everyByteAtEveryPositionIsClassifiedAsByteByByte() {
         let special: Set<UInt8> = [0x22, 0x5c, 0x3c, 0x3e, 0x26, 0xe2]
-        for length in [1, 7, 8, 9, 16, 21] {
+        for length in [1, 7, 8, 9, 15, 16, 17, 21, 24, 31, 32, 33, 47] {
             for position in 0..<length {
                 for value in 0...255 {
                     var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length)

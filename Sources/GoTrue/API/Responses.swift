@@ -20,6 +20,7 @@ extension HTTPResponse {
 }
 
 extension JSON {
-    /// The bytes Go's `encoding/json` would write for this value.
-    public var goJSONBytes: [UInt8] { serializedBytes() }
+    /// The bytes Go's `encoding/json` would write for this value. Response bodies are mostly
+    /// users (~1 KB) and sessions (~2 KB): the buffer starts at that size.
+    public var goJSONBytes: [UInt8] { serializedBytes(reservingCapacity: 2048) }
 }

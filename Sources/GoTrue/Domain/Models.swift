@@ -45,7 +45,9 @@ enum Models {
         return entry
     }
 
-    static func text(_ object: JSONObject) -> String { object.serialized() }
+    /// A JSON object column as stored: keys sorted, as every reader renders them (Go's maps), so
+    /// a read finds them in order and `sortedRecursively` has nothing to do.
+    static func text(_ object: JSONObject) -> String { object.serialized(sortedKeys: true) }
 
     private static func time(_ micros: Int64) -> JSON { .string(Timestamp(microseconds: micros).rfc3339) }
 

@@ -24,8 +24,15 @@ struct Tokens {
     /// AAL and AMR of a session from its recorded authentication methods, most recent first.
     func assurance(_ conn: Connection, sessionID: String) throws -> (aal: String, amr: JSON) {
         let claims = try conn.amrClaims(sessionID: sessionID)
-        let secondFactors: Set<String> = ["totp", "mfa/phone", "mfa/webauthn"]
-        let aal = claims.contains { secondFactors.contains($0.method) } ? "aal2" : "aal1"
+        // The second factors, by comparison rather than a Set built (and hashed into) on every
+        // refresh.
+        let secondFactor = claims.contains { claim in
+            switch claim.method {
+            case "totp", "mfa/phone", "mfa/webauthn": return true
+            default: return false
+            }
+        }
+        let aal = secondFactor ? "aal2" : "aal1"
         let amr = JSON.array(claims.map { claim in
             ["method": .string(claim.method), "timestamp": .number(Timestamp(microseconds: claim.updatedAt).unixSeconds)]
         })
