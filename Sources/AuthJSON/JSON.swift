@@ -183,9 +183,7 @@ public struct JSONObject: Sendable, Equatable, Sequence, ExpressibleByDictionary
         if index != nil {
             index![ByteKey(key)] = storage.count - 1
         } else if storage.count > JSONObject.indexThreshold {
-            var built: [ByteKey: Int] = [:]
-            for (i, element) in storage.enumerated() { built[ByteKey(element.key)] = i }
-            index = built
+            index = Self.positions(of: storage)
         }
         return nil
     }
@@ -227,12 +225,15 @@ public struct JSONObject: Sendable, Equatable, Sequence, ExpressibleByDictionary
         }
         var sorted = JSONObject()
         sorted.storage = elements
-        if elements.count > JSONObject.indexThreshold {
-            var built: [ByteKey: Int] = [:]
-            for (i, element) in elements.enumerated() { built[ByteKey(element.key)] = i }
-            sorted.index = built
-        }
+        if elements.count > JSONObject.indexThreshold { sorted.index = Self.positions(of: elements) }
         return sorted
+    }
+
+    /// The hash index of `storage`'s keys, for objects past `indexThreshold`.
+    private static func positions(of storage: [Element]) -> [ByteKey: Int] {
+        var built: [ByteKey: Int] = [:]
+        for (i, element) in storage.enumerated() { built[ByteKey(element.key)] = i }
+        return built
     }
 
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
