@@ -132,20 +132,27 @@ public struct JSONObject: Sendable, Equatable, Sequence, ExpressibleByDictionary
     private func position(of key: String) -> Int? {
         if let index { return index[ByteKey(key)] }
         // Byte equality (not String's canonical equivalence): keys are compared as Go compares
-        // them. Over contiguous UTF-8, since the generic `elementsEqual` walk showed in profiles.
-        var key = key
-        return key.withUTF8 { wanted -> Int? in
-            for i in storage.indices {
-                var candidate = storage[i].key
-                let equal = candidate.withUTF8 { bytes -> Bool in
-                    guard bytes.count == wanted.count else { return false }
-                    for j in 0..<bytes.count where bytes[j] != wanted[j] { return false }
-                    return true
-                }
-                if equal { return i }
-            }
-            return nil
+        // them. Lengths first (stored for native strings): most keys of an object differ in
+        // length, and those are passed over without touching their bytes or their storage's
+        // reference count.
+        let length = key.utf8.count
+        for i in storage.indices where storage[i].key.utf8.count == length {
+            if Self.sameBytes(storage[i].key, key) { return i }
         }
+        return nil
+    }
+
+    /// Whether two strings of equal UTF-8 length hold the same bytes.
+    private static func sameBytes(_ a: String, _ b: String) -> Bool {
+        let compared = a.utf8.withContiguousStorageIfAvailable { left in
+            b.utf8.withContiguousStorageIfAvailable { right -> Bool in
+                guard left.count == right.count else { return false }
+                for i in 0..<left.count where left[i] != right[i] { return false }
+                return true
+            }
+        }
+        if let compared, let compared { return compared }
+        return a.utf8.elementsEqual(b.utf8)  // bridged or otherwise non-contiguous storage
     }
 
     /// Appends a key the caller knows is absent: for objects built field by field in a fixed

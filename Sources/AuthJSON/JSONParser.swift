@@ -236,6 +236,9 @@ struct JSONParser {
             position += 1
             return .object(object)
         }
+        // Room for a typical object (metadata, a request body) at once, instead of growing
+        // 1 -> 2 -> 4 -> 8 members with a copy each time.
+        object.reserveCapacity(8)
         while true {
             skipWhitespace()
             guard !atEnd else { throw unexpectedEnd }
