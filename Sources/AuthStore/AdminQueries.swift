@@ -52,7 +52,7 @@ extension Connection {
         let total = try scalar("SELECT count(*) FROM users WHERE \(condition)", arguments).int64Value ?? 0
         let direction = ascending ? "ASC" : "DESC"
         let rows = try query(
-            "SELECT \(UserRecord.columns), confirmed_at FROM users WHERE \(condition) ORDER BY created_at \(direction), rowid \(direction) LIMIT ? OFFSET ?",
+            "SELECT \(UserRecord.layout.list) FROM users WHERE \(condition) ORDER BY created_at \(direction), rowid \(direction) LIMIT ? OFFSET ?",
             arguments + [.integer(paging.limit), .integer(paging.offset)]
         )
         return Page(items: rows.map(UserRecord.init(row:)), total: Int(total))

@@ -24,24 +24,28 @@ public struct FactorRecord: Sendable, Equatable {
         self.updatedAt = time
     }
 
+    static let layout = RowLayout("""
+        id, user_id, friendly_name, factor_type, status, created_at, updated_at, secret, phone,
+        last_challenged_at, web_authn_aaguid
+        """)
+
     init(row: Row) {
-        id = row.string("id") ?? ""
-        userID = row.string("user_id") ?? ""
-        friendlyName = row.string("friendly_name")
-        factorType = row.string("factor_type") ?? ""
-        status = row.string("status") ?? ""
-        createdAt = row.int64("created_at") ?? 0
-        updatedAt = row.int64("updated_at") ?? 0
-        secret = row.string("secret")
-        phone = row.string("phone")
-        lastChallengedAt = row.int64("last_challenged_at")
-        webAuthnAAGUID = row.string("web_authn_aaguid")
+        var r = RowReader(row, Self.layout)
+        id = r.string("id") ?? ""
+        userID = r.string("user_id") ?? ""
+        friendlyName = r.string("friendly_name")
+        factorType = r.string("factor_type") ?? ""
+        status = r.string("status") ?? ""
+        createdAt = r.int64("created_at") ?? 0
+        updatedAt = r.int64("updated_at") ?? 0
+        secret = r.string("secret")
+        phone = r.string("phone")
+        lastChallengedAt = r.int64("last_challenged_at")
+        webAuthnAAGUID = r.string("web_authn_aaguid")
+        assert(r.isComplete, "FactorRecord: a column of the layout was not read")
     }
 
-    static let select = """
-        SELECT id, user_id, friendly_name, factor_type, status, created_at, updated_at, secret, phone,
-        last_challenged_at, web_authn_aaguid FROM mfa_factors
-        """
+    static let select = "SELECT \(layout.list) FROM mfa_factors"
 
     /// The AMR method a verified factor of this type adds to a session (`amrMethodForFactorType`).
     public var amrMethod: String {

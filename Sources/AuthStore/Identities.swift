@@ -24,20 +24,23 @@ public struct IdentityRecord: Sendable, Equatable {
         self.updatedAt = time
     }
 
+    static let layout = RowLayout("id, provider_id, user_id, identity_data, provider, last_sign_in_at, created_at, updated_at, email")
+
     init(row: Row) {
-        id = row.string("id") ?? ""
-        providerID = row.string("provider_id") ?? ""
-        userID = row.string("user_id") ?? ""
-        identityData = row.string("identity_data") ?? "{}"
-        provider = row.string("provider") ?? ""
-        lastSignInAt = row.int64("last_sign_in_at")
-        createdAt = row.int64("created_at") ?? 0
-        updatedAt = row.int64("updated_at") ?? 0
-        email = row.string("email")
+        var r = RowReader(row, Self.layout)
+        id = r.string("id") ?? ""
+        providerID = r.string("provider_id") ?? ""
+        userID = r.string("user_id") ?? ""
+        identityData = r.string("identity_data") ?? "{}"
+        provider = r.string("provider") ?? ""
+        lastSignInAt = r.int64("last_sign_in_at")
+        createdAt = r.int64("created_at") ?? 0
+        updatedAt = r.int64("updated_at") ?? 0
+        email = r.string("email")
+        assert(r.isComplete, "IdentityRecord: a column of the layout was not read")
     }
 
-    static let select =
-        "SELECT id, provider_id, user_id, identity_data, provider, last_sign_in_at, created_at, updated_at, email FROM identities"
+    static let select = "SELECT \(layout.list) FROM identities"
 }
 
 extension Connection {

@@ -10,18 +10,22 @@ public struct RefreshTokenRecord: Sendable, Equatable {
     public var parent: String?
     public var sessionID: String?
 
+    static let layout = RowLayout("id, token, user_id, revoked, created_at, updated_at, parent, session_id")
+
     init(row: Row) {
-        id = row.int64("id") ?? 0
-        token = row.string("token") ?? ""
-        userID = row.string("user_id") ?? ""
-        revoked = row.bool("revoked") ?? false
-        createdAt = row.int64("created_at") ?? 0
-        updatedAt = row.int64("updated_at") ?? 0
-        parent = row.string("parent")
-        sessionID = row.string("session_id")
+        var r = RowReader(row, Self.layout)
+        id = r.int64("id") ?? 0
+        token = r.string("token") ?? ""
+        userID = r.string("user_id") ?? ""
+        revoked = r.bool("revoked") ?? false
+        createdAt = r.int64("created_at") ?? 0
+        updatedAt = r.int64("updated_at") ?? 0
+        parent = r.string("parent")
+        sessionID = r.string("session_id")
+        assert(r.isComplete, "RefreshTokenRecord: a column of the layout was not read")
     }
 
-    static let select = "SELECT id, token, user_id, revoked, created_at, updated_at, parent, session_id FROM refresh_tokens"
+    static let select = "SELECT \(layout.list) FROM refresh_tokens"
     // Built once: every refresh runs these, and the statement cache is keyed by the SQL text.
     static let byToken = "\(select) WHERE token = ?"
     static let activeBySession = "\(select) WHERE session_id = ? AND revoked = 0 ORDER BY id DESC LIMIT 1"

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A value bound to a `?` placeholder or read from a result column, mirroring SQLite's five
 /// storage classes (https://sqlite.org/datatype3.html §2).
 ///
@@ -130,6 +132,9 @@ public struct Row: Sendable, Hashable {
         values[position]
     }
 
+    /// Whether this row's columns are exactly `layout`'s, in order.
+    func matches(_ layout: RowLayout) -> Bool { positions.match(layout, columns) }
+
     public func string(_ column: String) -> String? { self[column].stringValue }
     public func int64(_ column: String) -> Int64? { self[column].int64Value }
     public func int(_ column: String) -> Int? { int64(column).flatMap { Int(exactly: $0) } }
@@ -143,6 +148,10 @@ public struct Row: Sendable, Hashable {
 /// rows (a `StringTable`: column lookups are the bulk of turning rows into records).
 final class ColumnPositions: Sendable {
     let table: StringTable<Int>
+    /// The `RowLayout` these columns were last found to equal, and the last found to differ, by
+    /// `RowLayout.id` (0: none yet). Relaxed atomics: a lost store only repeats a comparison.
+    private let matched = Atomic<Int>(0)
+    private let mismatched = Atomic<Int>(0)
 
     init(_ columns: [String]) {
         var table = StringTable<Int>(capacity: columns.count)
@@ -151,4 +160,74 @@ final class ColumnPositions: Sendable {
         }
         self.table = table
     }
+
+    /// Whether `columns` (the names these positions were built from) are exactly `layout`'s,
+    /// compared once per statement preparation and layout.
+    func match(_ layout: RowLayout, _ columns: [String]) -> Bool {
+        if matched.load(ordering: .relaxed) == layout.id { return true }
+        if mismatched.load(ordering: .relaxed) == layout.id { return false }
+        let equal = columns == layout.names
+        if equal {
+            matched.store(layout.id, ordering: .relaxed)
+        } else {
+            mismatched.store(layout.id, ordering: .relaxed)
+        }
+        return equal
+    }
+}
+
+/// The columns a record type selects, in order: the source of its SELECT list
+/// (`RowLayout.list`) and of the order its `init(row:)` reads them (`RowReader`).
+///
+/// Looking a column up by name costs a hash and a string comparison, ~200 instructions; a
+/// `users` row has 33 columns, and a `GET /user` reads ~57 columns. A row whose columns are
+/// exactly a layout's (checked once per prepared statement, `ColumnPositions.match`) is read by
+/// position instead; any other row (another query's column order, a hand-built row) by name, as
+/// before.
+final class RowLayout: Sendable {
+    let names: [String]
+    /// `names` joined for a SELECT list.
+    let list: String
+    /// Unique per layout for the life of the process (never reused, unlike an address).
+    let id: Int
+
+    private static let lastID = Atomic<Int>(0)
+
+    /// `columns`: a comma-separated list, as written in the SELECT.
+    init(_ columns: String) {
+        names = columns.split(separator: ",").map { $0.trimmingCharacters() }
+        list = names.joined(separator: ", ")
+        id = Self.lastID.add(1, ordering: .relaxed).newValue
+    }
+}
+
+/// Reads a row's columns in its layout's order: by position when the row's columns are the
+/// layout's, by name otherwise. Each read names its column; debug builds (every test) check the
+/// name against the layout, so a record's reads cannot drift out of its SELECT's order.
+struct RowReader {
+    private let row: Row
+    private let layout: RowLayout
+    private let positional: Bool
+    private var next = 0
+
+    init(_ row: Row, _ layout: RowLayout) {
+        self.row = row
+        self.layout = layout
+        positional = row.matches(layout)
+    }
+
+    mutating func value(_ column: String) -> SQLValue {
+        assert(next < layout.names.count && layout.names[next] == column,
+               "RowReader: read \(column) where the layout has \(next < layout.names.count ? layout.names[next] : "no more columns")")
+        defer { next += 1 }
+        return positional ? row[position: next] : row[column]
+    }
+
+    mutating func string(_ column: String) -> String? { value(column).stringValue }
+    mutating func int64(_ column: String) -> Int64? { value(column).int64Value }
+    mutating func int(_ column: String) -> Int? { int64(column).flatMap { Int(exactly: $0) } }
+    mutating func bool(_ column: String) -> Bool? { int64(column).map { $0 != 0 } }
+
+    /// Whether every column of the layout was read: records check it in debug builds.
+    var isComplete: Bool { next == layout.names.count }
 }

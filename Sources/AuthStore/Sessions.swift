@@ -26,28 +26,32 @@ public struct SessionRecord: Sendable, Equatable {
         self.updatedAt = time
     }
 
+    static let layout = RowLayout("""
+        id, user_id, created_at, updated_at, factor_id, aal, not_after, refreshed_at, user_agent, ip, tag, oauth_client_id, scopes,
+        refresh_token_hmac_key, refresh_token_counter
+        """)
+
     init(row: Row) {
-        id = row.string("id") ?? ""
-        userID = row.string("user_id") ?? ""
-        createdAt = row.int64("created_at") ?? 0
-        updatedAt = row.int64("updated_at") ?? 0
-        factorID = row.string("factor_id")
-        aal = row.string("aal") ?? "aal1"
-        notAfter = row.int64("not_after")
-        refreshedAt = row.int64("refreshed_at")
-        userAgent = row.string("user_agent")
-        ip = row.string("ip")
-        tag = row.string("tag")
-        oauthClientID = row.string("oauth_client_id")
-        scopes = row.string("scopes")
-        refreshTokenHMACKey = row.string("refresh_token_hmac_key")
-        refreshTokenCounter = row.int64("refresh_token_counter")
+        var r = RowReader(row, Self.layout)
+        id = r.string("id") ?? ""
+        userID = r.string("user_id") ?? ""
+        createdAt = r.int64("created_at") ?? 0
+        updatedAt = r.int64("updated_at") ?? 0
+        factorID = r.string("factor_id")
+        aal = r.string("aal") ?? "aal1"
+        notAfter = r.int64("not_after")
+        refreshedAt = r.int64("refreshed_at")
+        userAgent = r.string("user_agent")
+        ip = r.string("ip")
+        tag = r.string("tag")
+        oauthClientID = r.string("oauth_client_id")
+        scopes = r.string("scopes")
+        refreshTokenHMACKey = r.string("refresh_token_hmac_key")
+        refreshTokenCounter = r.int64("refresh_token_counter")
+        assert(r.isComplete, "SessionRecord: a column of the layout was not read")
     }
 
-    static let select = """
-        SELECT id, user_id, created_at, updated_at, factor_id, aal, not_after, refreshed_at, user_agent, ip, tag, oauth_client_id, scopes,
-        refresh_token_hmac_key, refresh_token_counter FROM sessions
-        """
+    static let select = "SELECT \(layout.list) FROM sessions"
     static let byID = "\(select) WHERE id = ?"
     static let byUser = "\(select) WHERE user_id = ? ORDER BY created_at"
 }

@@ -74,40 +74,45 @@ public struct UserRecord: Sendable, Equatable {
         ]
     }
 
+    /// What every user query selects: the stored columns, then the generated `confirmed_at`.
+    static let layout = RowLayout("\(columns), confirmed_at")
+
     init(row: Row) {
-        id = row.string("id") ?? ""
-        createdAt = row.int64("created_at") ?? 0
-        updatedAt = row.int64("updated_at") ?? 0
-        aud = row.string("aud") ?? ""
-        role = row.string("role") ?? ""
-        email = row.string("email")
-        encryptedPassword = row.string("encrypted_password")
-        emailConfirmedAt = row.int64("email_confirmed_at")
-        invitedAt = row.int64("invited_at")
-        confirmationToken = row.string("confirmation_token")
-        confirmationSentAt = row.int64("confirmation_sent_at")
-        recoveryToken = row.string("recovery_token")
-        recoverySentAt = row.int64("recovery_sent_at")
-        emailChangeTokenNew = row.string("email_change_token_new")
-        emailChange = row.string("email_change")
-        emailChangeSentAt = row.int64("email_change_sent_at")
-        emailChangeTokenCurrent = row.string("email_change_token_current")
-        emailChangeConfirmStatus = row.int("email_change_confirm_status") ?? 0
-        lastSignInAt = row.int64("last_sign_in_at")
-        appMetadata = row.string("raw_app_meta_data") ?? "{}"
-        userMetadata = row.string("raw_user_meta_data") ?? "{}"
-        phone = row.string("phone")
-        phoneConfirmedAt = row.int64("phone_confirmed_at")
-        phoneChange = row.string("phone_change")
-        phoneChangeToken = row.string("phone_change_token")
-        phoneChangeSentAt = row.int64("phone_change_sent_at")
-        confirmedAt = row.int64("confirmed_at")
-        bannedUntil = row.int64("banned_until")
-        reauthenticationToken = row.string("reauthentication_token")
-        reauthenticationSentAt = row.int64("reauthentication_sent_at")
-        isSSOUser = row.bool("is_sso_user") ?? false
-        deletedAt = row.int64("deleted_at")
-        isAnonymous = row.bool("is_anonymous") ?? false
+        var r = RowReader(row, Self.layout)
+        id = r.string("id") ?? ""
+        aud = r.string("aud") ?? ""
+        role = r.string("role") ?? ""
+        email = r.string("email")
+        encryptedPassword = r.string("encrypted_password")
+        emailConfirmedAt = r.int64("email_confirmed_at")
+        invitedAt = r.int64("invited_at")
+        confirmationToken = r.string("confirmation_token")
+        confirmationSentAt = r.int64("confirmation_sent_at")
+        recoveryToken = r.string("recovery_token")
+        recoverySentAt = r.int64("recovery_sent_at")
+        emailChangeTokenNew = r.string("email_change_token_new")
+        emailChange = r.string("email_change")
+        emailChangeSentAt = r.int64("email_change_sent_at")
+        emailChangeTokenCurrent = r.string("email_change_token_current")
+        emailChangeConfirmStatus = r.int("email_change_confirm_status") ?? 0
+        lastSignInAt = r.int64("last_sign_in_at")
+        appMetadata = r.string("raw_app_meta_data") ?? "{}"
+        userMetadata = r.string("raw_user_meta_data") ?? "{}"
+        createdAt = r.int64("created_at") ?? 0
+        updatedAt = r.int64("updated_at") ?? 0
+        phone = r.string("phone")
+        phoneConfirmedAt = r.int64("phone_confirmed_at")
+        phoneChange = r.string("phone_change")
+        phoneChangeToken = r.string("phone_change_token")
+        phoneChangeSentAt = r.int64("phone_change_sent_at")
+        bannedUntil = r.int64("banned_until")
+        reauthenticationToken = r.string("reauthentication_token")
+        reauthenticationSentAt = r.int64("reauthentication_sent_at")
+        isSSOUser = r.bool("is_sso_user") ?? false
+        deletedAt = r.int64("deleted_at")
+        isAnonymous = r.bool("is_anonymous") ?? false
+        confirmedAt = r.int64("confirmed_at")
+        assert(r.isComplete, "UserRecord: a column of the layout was not read")
     }
 
     /// Recomputes the generated column after a local change (the database does the same).
@@ -122,7 +127,7 @@ public struct UserRecord: Sendable, Equatable {
 }
 
 extension Connection {
-    private static let userSelect = "SELECT \(UserRecord.columns), confirmed_at FROM users"
+    private static let userSelect = "SELECT \(UserRecord.layout.list) FROM users"
 
     public func insertUser(_ user: UserRecord) throws(StoreError) {
         try execute(UserRecord.insertSQL, user.values)

@@ -71,3 +71,90 @@ struct SplitMix {
         return z ^ (z >> 31)
     }
 }
+
+@Suite struct RowLayoutTests {
+    static let layout = RowLayout("a, b,\n c")
+
+    @Test func layoutNamesAndList() {
+        #expect(Self.layout.names == ["a", "b", "c"])
+        #expect(Self.layout.list == "a, b, c")
+        #expect(RowLayout("a").id != RowLayout("a").id)
+    }
+
+    /// The same reads give the same values whether the row is read by position (its columns
+    /// are the layout's) or by name (any other order, extra columns, a missing one).
+    @Test func readsByPositionOrByNameAlike() {
+        let ordered = Row(columns: ["a", "b", "c"], values: [.text("x"), .integer(2), .null])
+        let shuffled = Row(columns: ["c", "extra", "a", "b"], values: [.null, .text("?"), .text("x"), .integer(2)])
+        let missing = Row(columns: ["b", "a"], values: [.integer(2), .text("x")])
+        #expect(ordered.matches(Self.layout))
+        #expect(!shuffled.matches(Self.layout))
+        #expect(!missing.matches(Self.layout))
+        for row in [ordered, shuffled, missing] {
+            var reader = RowReader(row, Self.layout)
+            #expect(reader.string("a") == "x")
+            #expect(reader.int64("b") == 2)
+            #expect(reader.value("c") == .null)
+            #expect(reader.isComplete)
+        }
+    }
+
+    /// Rows of one statement share their positions, which remember the answer per layout.
+    @Test func matchIsRememberedPerLayout() {
+        let other = RowLayout("c, b, a")
+        let positions = ColumnPositions(["a", "b", "c"])
+        for _ in 0..<3 {
+            #expect(positions.match(Self.layout, ["a", "b", "c"]))
+            #expect(!positions.match(other, ["a", "b", "c"]))
+        }
+    }
+}
+
+@Suite struct RecordLayoutTests {
+    /// Every record read from a row whose columns are in another order (read by name) equals
+    /// the one read from its own SELECT's order (read by position): the reads follow the layout.
+    @Test func recordsReadTheSameInAnyColumnOrder() throws {
+        let database = try Database(path: ":memory:")
+        try database.write { connection in
+            var user = UserRecord(id: "u1", createdAt: 1_000)
+            user.aud = "authenticated"
+            user.role = "authenticated"
+            user.email = "a@example.com"
+            user.emailConfirmedAt = 1_001
+            user.phone = "15550001"
+            user.lastSignInAt = 1_002
+            user.appMetadata = #"{"provider":"email"}"#
+            user.userMetadata = #"{"k":1}"#
+            user.isAnonymous = true
+            try connection.insertUser(user)
+            var identity = IdentityRecord(id: "i1", providerID: "u1", userID: "u1",
+                                          identityData: #"{"email":"a@example.com"}"#, provider: "email", at: 1_003)
+            identity.lastSignInAt = 1_004
+            try connection.insertIdentity(identity)
+            var session = SessionRecord(id: "s1", userID: "u1", at: 1_005)
+            session.aal = "aal2"
+            session.userAgent = "agent"
+            session.refreshTokenCounter = 7
+            try connection.insertSession(session)
+            _ = try connection.insertRefreshToken(token: "tok", userID: "u1", sessionID: "s1", parent: "p", at: 1_006)
+        }
+        try database.read { connection in
+            func check<R: Equatable>(_ layout: RowLayout, _ table: String, _ make: (Row) -> R) throws {
+                let ordered = try connection.query("SELECT \(layout.list) FROM \(table)")
+                let reversed = try connection.query("SELECT \(layout.names.reversed().joined(separator: ", ")) FROM \(table)")
+                #expect(ordered.count == 1 && reversed.count == 1)
+                #expect(ordered[0].matches(layout) && !reversed[0].matches(layout))
+                #expect(make(ordered[0]) == make(reversed[0]), "\(table)")
+            }
+            try check(UserRecord.layout, "users", UserRecord.init(row:))
+            try check(IdentityRecord.layout, "identities", IdentityRecord.init(row:))
+            try check(SessionRecord.layout, "sessions", SessionRecord.init(row:))
+            try check(RefreshTokenRecord.layout, "refresh_tokens", RefreshTokenRecord.init(row:))
+            let user = try #require(try connection.user(id: "u1"))
+            #expect(user.email == "a@example.com" && user.emailConfirmedAt == 1_001 && user.confirmedAt == 1_001)
+            #expect(user.lastSignInAt == 1_002 && user.isAnonymous && user.userMetadata == #"{"k":1}"#)
+            let session = try #require(try connection.session(id: "s1"))
+            #expect(session.aal == "aal2" && session.userAgent == "agent" && session.refreshTokenCounter == 7)
+        }
+    }
+}
