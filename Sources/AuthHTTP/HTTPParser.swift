@@ -390,7 +390,7 @@ public struct HTTPParser: Sendable {
             let nameBytes = UnsafeBufferPointer(rebasing: field[0..<colon])
             let valueBytes = UnsafeBufferPointer(rebasing: field[valueStart..<valueEnd])
             // field-value: visible characters, SP, HTAB, obs-text; never NUL, CR or LF (RFC 9110 §5.5).
-            for byte in valueBytes where (byte < 0x20 && byte != ASCII.tab) || byte == 0x7F {
+            guard ASCII.isFieldValue(valueBytes) else {
                 return .failed(.badRequest("invalid header field value"), headers)
             }
             headers.fields.append(HTTPHeaders.Field(

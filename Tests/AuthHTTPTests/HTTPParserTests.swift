@@ -259,4 +259,28 @@ struct HTTPParserTests {
             }
         }
     }
+
+    /// The word-at-a-time field-value check agrees with the byte rule of RFC 9110 §5.5 for every
+    /// byte value at every position of values from 0 to 24 bytes, over fillers of each kind
+    /// (visible, SP, HTAB, obs-text).
+    @Test func fieldValueCheckMatchesTheByteRule() {
+        func rule(_ byte: UInt8) -> Bool { (byte >= 0x20 || byte == 0x09) && byte != 0x7F }
+        for length in [0, 1, 7, 8, 9, 15, 16, 17, 24] {
+            for filler: UInt8 in [0x41, 0x20, 0x09, 0x80, 0xff, 0x7e, 0x21] {
+                let plain = [UInt8](repeating: filler, count: length)
+                #expect(plain.withUnsafeBufferPointer { ASCII.isFieldValue($0) })
+                for position in 0..<length {
+                    for byte in UInt8.min...UInt8.max {
+                        var bytes = plain
+                        bytes[position] = byte
+                        let checked = bytes.withUnsafeBufferPointer { ASCII.isFieldValue($0) }
+                        if checked != rule(byte) {
+                            Issue.record("byte \(byte) at \(position) of \(length), filler \(filler): \(checked)")
+                            return
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
