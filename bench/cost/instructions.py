@@ -7,11 +7,14 @@ code can be judged on a busy machine. Counts cover user space only (the kernel's
 request -- socket calls, wake-ups -- is not in them).
 
     python3 bench/cost/instructions.py BIN [--ops health,user,refresh,signin,signup,admin_list]
-                                           [-n 2000] [--users 8] [--annotate DIR]
+                                           [-n 2000] [--users 8] [--workers 1] [--annotate DIR]
 
 For each operation: start BIN under callgrind with a fresh file database, prepare (sign up the
 users the operation needs), zero the counters, run N operations one after another on one
-keep-alive connection, dump, and report instructions per operation. With --annotate the dump
+keep-alive connection, dump, and report instructions per operation. The server runs one worker
+thread (--workers to change it): with several, which worker answers a request, and so whether
+its per-thread caches already hold that user's token and texts, depends on timing, and with
+256 users the same binary counted 333k or 392k instructions per GET /user. With --annotate the dump
 files are kept in DIR (read them with callgrind_annotate). Stops the server by its PID; loopback
 only; every wait is bounded.
 """
@@ -41,12 +44,12 @@ def request(conn, method, path, body=None, headers=None):
     return response.status, data
 
 
-def start(binary, db, out_dir, name):
+def start(binary, db, out_dir, name, workers):
     out_file = os.path.join(out_dir, f"callgrind.{name}.out")
     env = dict(os.environ, AUTH_EMULATOR_PASSWORD_ITERATIONS="1000")
     process = subprocess.Popen(
         ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out_file}", "--collect-atstart=yes",
-         binary, "serve", "--host", "127.0.0.1", "--port", "0", "--db", db, "--quiet"],
+         binary, "serve", "--workers", str(workers), "--host", "127.0.0.1", "--port", "0", "--db", db, "--quiet"],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True)
     deadline = time.time() + 120
     line = ""
@@ -76,9 +79,9 @@ def total_instructions(out_file):
     return total
 
 
-def run_op(binary, op, n, work, keep, user_count=8):
+def run_op(binary, op, n, work, keep, user_count=8, workers=1):
     db = os.path.join(work, f"{op}.db")
-    process, port, out_file = start(binary, db, work, op)
+    process, port, out_file = start(binary, db, work, op, workers)
     try:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
         users = max(user_count, n if op == "signin" else user_count)
@@ -172,6 +175,8 @@ def main():
     parser.add_argument("--annotate", default=None)
     parser.add_argument("--users", type=int, default=8,
                         help="users signed up first and taken in turn (bench/cost.sh uses 256)")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="the server's worker threads; more than one makes counts depend on timing")
     args = parser.parse_args()
     if not shutil.which("valgrind") or not shutil.which("callgrind_control"):
         raise SystemExit("valgrind is not installed (Debian/Ubuntu: apt-get install -y valgrind)")
@@ -182,7 +187,7 @@ def main():
         binary = os.path.join(work, "auth-emulator")
         subprocess.run(["objcopy", "--strip-debug", args.binary, binary], check=True, timeout=120)
         for op in args.ops.split(","):
-            instructions = run_op(binary, op, args.n, work, args.annotate, args.users)
+            instructions = run_op(binary, op, args.n, work, args.annotate, args.users, args.workers)
             print(f"{op}.instructions_per_op={instructions / args.n:.0f}", flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
