@@ -90,6 +90,26 @@ import Testing
         }
     }
 
+    /// Canonically equivalent texts (equal to Swift's `==`) are different texts here: each
+    /// reads back in its own bytes, as the real server returns what it stored.
+    @Test func equivalentSpellingsAreDifferentTexts() {
+        let composedFirst = "{\"name\":\"\u{E9}e\u{301}" + String(repeating: "x", count: 40) + "\"}"
+        let decomposedFirst = "{\"name\":\"e\u{301}\u{E9}" + String(repeating: "x", count: 40) + "\"}"
+        #expect(composedFirst == decomposedFirst)  // Swift's String equality
+        #expect(!UTF8Bytes.equal(composedFirst, decomposedFirst))
+        #expect(UTF8Bytes.equal(composedFirst, String(decoding: Array(composedFirst.utf8), as: UTF8.self)))
+        #expect(SampledHash.of(composedFirst) == SampledHash.of(decomposedFirst))  // one slot
+
+        var cache = Cache()
+        cache.offer(composedFirst, entry("composed"), slot: cache.find(composedFirst).slot)
+        #expect(marker(cache.find(composedFirst).entry) == "composed")
+        #expect(cache.find(decomposedFirst).entry == nil)
+
+        for text in [composedFirst, decomposedFirst, composedFirst] {
+            #expect(Array(JSON.object(Models.object(text)).serialized().utf8) == Array(text.utf8))
+        }
+    }
+
     /// Through the cache, the same text parses to the same objects, and one stored in any
     /// key order comes out sorted.
     @Test func modelsReadTheSameObjectsThroughTheCache() {

@@ -55,7 +55,8 @@ enum Models {
             // low bits vary little when texts differ only in a few digits near their end.
             let hash = UInt64(truncatingIfNeeded: SampledHash.of(text))
             let slot = Int(truncatingIfNeeded: (hash &* 0x9e37_79b9_7f4a_7c15) >> (64 - Self.slotBits))
-            guard slots[slot]?.text == text else { return (slot, nil) }
+            // Byte equality: `==` would take a text for a canonically equivalent one.
+            guard let occupant = slots[slot], UTF8Bytes.equal(occupant.text, text) else { return (slot, nil) }
             slots[slot]!.read = true
             return (slot, slots[slot]!.entry)
         }

@@ -1,0 +1,35 @@
+/// Byte equality of strings, for caches keyed by stored text. Swift's `String ==` compares by
+/// canonical equivalence (Unicode), so a text with "é" as one code point and one with "e" plus a
+/// combining accent are equal to it, while the real server stores and returns each byte for
+/// byte: a cache keyed by `==` would hand one user's spelling to another.
+public enum UTF8Bytes {
+    @inlinable
+    public static func equal(_ a: String, _ b: String) -> Bool {
+        guard a.utf8.count == b.utf8.count else { return false }
+        let compared = a.utf8.withContiguousStorageIfAvailable { left in
+            b.utf8.withContiguousStorageIfAvailable { right in equal(left, right) }
+        }
+        if let compared, let compared { return compared }
+        return a.utf8.elementsEqual(b.utf8)  // bridged or otherwise non-contiguous storage
+    }
+
+    /// Eight bytes per step, then the tail.
+    @inlinable
+    public static func equal(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard left.count == right.count else { return false }
+        guard let l = left.baseAddress, let r = right.baseAddress else { return true }  // both empty
+        let a = UnsafeRawPointer(l), b = UnsafeRawPointer(r)
+        var index = 0
+        while index + 8 <= left.count {
+            if a.loadUnaligned(fromByteOffset: index, as: UInt64.self) != b.loadUnaligned(fromByteOffset: index, as: UInt64.self) {
+                return false
+            }
+            index += 8
+        }
+        while index < left.count {
+            if left[index] != right[index] { return false }
+            index += 1
+        }
+        return true
+    }
+}
