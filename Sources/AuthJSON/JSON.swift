@@ -137,22 +137,9 @@ public struct JSONObject: Sendable, Equatable, Sequence, ExpressibleByDictionary
         // reference count.
         let length = key.utf8.count
         for i in storage.indices where storage[i].key.utf8.count == length {
-            if Self.sameBytes(storage[i].key, key) { return i }
+            if UTF8Bytes.equal(storage[i].key, key) { return i }
         }
         return nil
-    }
-
-    /// Whether two strings of equal UTF-8 length hold the same bytes.
-    private static func sameBytes(_ a: String, _ b: String) -> Bool {
-        let compared = a.utf8.withContiguousStorageIfAvailable { left in
-            b.utf8.withContiguousStorageIfAvailable { right -> Bool in
-                guard left.count == right.count else { return false }
-                for i in 0..<left.count where left[i] != right[i] { return false }
-                return true
-            }
-        }
-        if let compared, let compared { return compared }
-        return a.utf8.elementsEqual(b.utf8)  // bridged or otherwise non-contiguous storage
     }
 
     /// Appends a key the caller knows is absent: for objects built field by field in a fixed
@@ -272,7 +259,7 @@ struct ByteKey: Hashable, Sendable {
     }
 
     static func == (lhs: ByteKey, rhs: ByteKey) -> Bool {
-        lhs.string.utf8.elementsEqual(rhs.string.utf8)
+        UTF8Bytes.equal(lhs.string, rhs.string)
     }
 
     func hash(into hasher: inout Hasher) {

@@ -398,8 +398,14 @@ public struct JWTVerificationCache {
     /// A token as a key: hashed by its length and its last 16 bytes, which lie in the signature.
     /// SipHash over a whole token (~800 bytes) cost ~4,000 instructions per lookup. Only tokens
     /// whose signature verified are stored, and nobody without the key chooses their tails.
-    private struct Key: Hashable {
+    struct Key: Hashable {
         let token: String
+
+        /// The same bytes. A synthesized `==` would compare the strings by canonical
+        /// equivalence, under which U+212A KELVIN SIGN equals "K": a token with one in place of
+        /// a "K" of a cached token, which GoTrue rejects as malformed, would have been answered
+        /// from the cache whenever its hash led the lookup to that token's bucket.
+        static func == (lhs: Key, rhs: Key) -> Bool { UTF8Bytes.equal(lhs.token, rhs.token) }
 
         func hash(into hasher: inout Hasher) {
             var token = token

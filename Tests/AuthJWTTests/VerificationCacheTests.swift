@@ -98,3 +98,13 @@ import Testing
         #expect(try cache.verify(token, keys: keys, now: 0).claims["sub"] == "alice")
     }
 }
+
+@Suite struct VerificationCacheKeyTests {
+    /// Keys are equal only byte for byte (U+212A KELVIN SIGN is "K" to String's `==`).
+    @Test func keysCompareBytes() {
+        let token = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJLIn0.Ksig"
+        let kelvin = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ\u{212A}In0.\u{212A}sig"
+        #expect(JWTVerificationCache.Key(token: token) != JWTVerificationCache.Key(token: kelvin))
+        #expect(JWTVerificationCache.Key(token: token) == JWTVerificationCache.Key(token: String(decoding: Array(token.utf8), as: UTF8.self)))
+    }
+}

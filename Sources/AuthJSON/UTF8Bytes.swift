@@ -1,7 +1,7 @@
-/// Byte equality of strings, for caches keyed by stored text. Swift's `String ==` compares by
-/// canonical equivalence (Unicode), so a text with "é" as one code point and one with "e" plus a
-/// combining accent are equal to it, while the real server stores and returns each byte for
-/// byte: a cache keyed by `==` would hand one user's spelling to another.
+/// Byte equality of strings, as Go compares them (object keys, cached texts and tokens). Swift's
+/// `String ==` compares by canonical equivalence (Unicode): a text with "é" as one code point
+/// and one with "e" plus a combining accent are equal to it, and so are U+212A KELVIN SIGN and
+/// "K", while the real server stores, returns and checks each string byte for byte.
 public enum UTF8Bytes {
     @inlinable
     public static func equal(_ a: String, _ b: String) -> Bool {
