@@ -103,8 +103,38 @@ import Testing
     /// Keys are equal only byte for byte (U+212A KELVIN SIGN is "K" to String's `==`).
     @Test func keysCompareBytes() {
         let token = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJLIn0.Ksig"
-        let kelvin = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ\u{212A}In0.\u{212A}sig"
+        let kelvin = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJLIn0.\u{212A}sig"
+        #expect(token == kelvin)  // String's canonical equivalence
         #expect(JWTVerificationCache.Key(token: token) != JWTVerificationCache.Key(token: kelvin))
         #expect(JWTVerificationCache.Key(token: token) == JWTVerificationCache.Key(token: String(decoding: Array(token.utf8), as: UTF8.self)))
+    }
+
+    /// A cached token spelled with U+212A KELVIN SIGN for one of its K is refused as JWT.verify
+    /// refuses it, whichever bucket its hash leads to (a small cache: two buckets per entry).
+    @Test func aKelvinSpellingOfACachedTokenIsNoHit() {
+        let key = JWTKey(secret: Array("a-secret-of-at-least-thirty-two-bytes!!".utf8))
+        let keys = JWTKeySet(fallback: key)
+        var token = ""
+        for n in 0..<10_000 {
+            token = JWT.sign(claims: ["sub": .string("user-\(n)")], key: key)
+            if token.utf8.filter({ $0 == UInt8(ascii: "K") }).count >= 4 { break }
+        }
+        var cache = JWTVerificationCache(capacity: 1)
+        var variants = 0
+        for (index, scalar) in token.unicodeScalars.enumerated() where scalar == "K" {
+            var scalars = Array(token.unicodeScalars)
+            scalars[index] = "\u{212A}"
+            var view = String.UnicodeScalarView()
+            view.append(contentsOf: scalars)
+            let variant = String(view)
+            #expect(variant == token)  // to String's ==
+            #expect(throws: JWTError.self) { try JWT.verify(variant, keys: keys, now: 0) }
+            #expect(throws: JWTError.self) {
+                _ = try cache.verify(token, keys: keys, now: 0)  // cached again after each refusal
+                return try cache.verify(variant, keys: keys, now: 0)
+            }
+            variants += 1
+        }
+        #expect(variants >= 4)
     }
 }
