@@ -132,14 +132,9 @@ public struct JSONObject: Sendable, Equatable, Sequence, ExpressibleByDictionary
     private func position(of key: String) -> Int? {
         if let index { return index[ByteKey(key)] }
         // Byte equality (not String's canonical equivalence): keys are compared as Go compares
-        // them. Lengths first (stored for native strings): most keys of an object differ in
-        // length, and those are passed over without touching their bytes or their storage's
-        // reference count.
-        let length = key.utf8.count
-        for i in storage.indices where storage[i].key.utf8.count == length {
-            if UTF8Bytes.equal(storage[i].key, key) { return i }
-        }
-        return nil
+        // them. `UTF8Bytes.equal` compares lengths first (stored for native strings), so most
+        // keys are passed over without touching their bytes.
+        return storage.indices.first { UTF8Bytes.equal(storage[$0].key, key) }
     }
 
     /// Appends a key the caller knows is absent: for objects built field by field in a fixed

@@ -5,8 +5,8 @@
 ///
 /// `Dictionary<String, _>` hashes the whole key with SipHash on every lookup: about 400
 /// instructions for a column name, 1,400 for a 200-byte statement. Every user of this hash
-/// confirms a hit with `String ==`, so keys that share length and sampled words only cost a
-/// comparison; nothing relies on the hash to tell keys apart.
+/// confirms a hit by comparing the keys themselves, so keys that share length and sampled words
+/// only cost a comparison; nothing relies on the hash to tell keys apart.
 ///
 /// `@inlinable` so the callers in other modules get it specialized in place, as when it was
 /// private to AuthStore: a cross-module call cost ~80 instructions per column lookup.

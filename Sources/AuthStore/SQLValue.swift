@@ -186,17 +186,17 @@ final class ColumnPositions: Sendable {
 /// before.
 final class RowLayout: Sendable {
     let names: [String]
-    /// `names` joined for a SELECT list.
-    let list: String
     /// Unique per layout for the life of the process (never reused, unlike an address).
     let id: Int
 
     private static let lastID = Atomic<Int>(0)
 
+    /// `names` joined for a SELECT list.
+    var list: String { names.joined(separator: ", ") }
+
     /// `columns`: a comma-separated list, as written in the SELECT.
     init(_ columns: String) {
         names = columns.split(separator: ",").map { $0.trimmingCharacters() }
-        list = names.joined(separator: ", ")
         id = Self.lastID.add(1, ordering: .relaxed).newValue
     }
 }

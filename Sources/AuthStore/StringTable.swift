@@ -6,9 +6,9 @@ import AuthPlatform
 ///
 /// `Dictionary<String, _>` hashes the whole key with SipHash on every lookup, 15 % of a
 /// `GET /user` (bench/cost/instructions.py). Here the hash is `SampledHash` (the length and three
-/// 8-byte words of the key), and a hit is confirmed by `String ==`, which compares the bytes (or
-/// nothing at all for the same literal). Keys that share length and sampled words only probe
-/// further.
+/// 8-byte words of the key), and a hit is confirmed by `String ==`: the keys are the program's
+/// own ASCII (SQL text, column names), for which that is a byte comparison (or nothing at all for
+/// the same literal). Keys that share length and sampled words only probe further.
 struct StringTable<Value> {
     private var keys: [String?]
     private var values: [Value?]
