@@ -31,7 +31,15 @@ public final class ConditionLock<State>: @unchecked Sendable {
         mutex = makeMutex()
         condition = .allocate(capacity: 1)
         condition.initialize(to: pthread_cond_t())
-        precondition(pthread_cond_init(condition, nil) == 0, "pthread initialisation failed")
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        #if !canImport(Darwin)
+        // Timed waits measure on the monotonic clock, so a wall-clock step cannot stretch or cut
+        // them short. Darwin has no pthread_condattr_setclock; its waits below are relative.
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        #endif
+        precondition(pthread_cond_init(condition, &attributes) == 0, "pthread initialisation failed")
+        pthread_condattr_destroy(&attributes)
     }
 
     deinit {
@@ -46,6 +54,24 @@ public final class ConditionLock<State>: @unchecked Sendable {
     /// Atomically releases the lock and sleeps until signalled; holds the lock again on return.
     /// Callers re-check their predicate in a loop because POSIX allows spurious wake-ups.
     public func wait() { pthread_cond_wait(condition, mutex) }
+    /// `wait()` for at most `nanoseconds`; false when that time ran out without a signal. A true
+    /// result may still be spurious, as with `wait()`.
+    @discardableResult
+    public func wait(nanoseconds: UInt64) -> Bool {
+        let billion: UInt64 = 1_000_000_000
+        #if canImport(Darwin)
+        var relative = timespec(tv_sec: Int(nanoseconds / billion), tv_nsec: Int(nanoseconds % billion))
+        return pthread_cond_timedwait_relative_np(condition, mutex, &relative) != ETIMEDOUT
+        #else
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let nanos = UInt64(now.tv_nsec) + nanoseconds % billion
+        var deadline = timespec(
+            tv_sec: now.tv_sec + Int(nanoseconds / billion) + Int(nanos / billion),
+            tv_nsec: Int(nanos % billion))
+        return pthread_cond_timedwait(condition, mutex, &deadline) != ETIMEDOUT
+        #endif
+    }
     public func signal() { pthread_cond_signal(condition) }
     public func broadcast() { pthread_cond_broadcast(condition) }
 

@@ -24,6 +24,13 @@ import CSQLite
 /// WAL's length in frames (https://sqlite.org/c3ref/wal_hook.html). Installing the hook replaces
 /// `wal_autocheckpoint`, whose role this takes over at the same threshold. The thread and its
 /// connection start with the first pass, so a database that is barely written costs nothing.
+///
+/// When writes pause, the frames written since the last pass would stay in the WAL until the
+/// next load, and every page a reader fetched would first be looked up in the WAL index
+/// (`sqlite3WalFindFrame`, ~3 % of a `GET /user`). So once started, the thread also runs one
+/// pass after `idleNanoseconds` without a commit, if frames are left. When that pass copies every
+/// frame, readers skip the WAL entirely (SQLite reads through read-mark 0 then), and the next
+/// write rewinds it.
 final class Checkpointer: @unchecked Sendable {
     /// The WAL length (frames) at which the writer finishes a checkpoint itself: 16 MiB of WAL at
     /// 4 KiB pages. SQLite's default is 1,000; at 4,000 each hot page (index roots, the right
@@ -35,6 +42,8 @@ final class Checkpointer: @unchecked Sendable {
 
     /// Opens the thread's connection, on the thread, at its first pass.
     private let open: @Sendable () throws(StoreError) -> Connection
+    /// How long without a commit before the thread copies the frames left; nil: never.
+    private let idleNanoseconds: UInt64?
 
     private let monitor = Monitor()
     // Guarded by `monitor`.
@@ -56,14 +65,34 @@ final class Checkpointer: @unchecked Sendable {
     private var generation = 0
     private var passes = 0
     private var writerPasses = 0
+    private var idlePasses = 0
+    /// Commits seen by the hook; a timed wait that finds it unchanged saw no commit. Counted,
+    /// not told apart by WAL length: a WAL that rewound may reach the same length again.
+    private var commits = 0
+    /// The commits whose frames a pass reported all copied (`pnCkpt == pnLog`, no commit
+    /// during the pass).
+    private var copiedThrough = 0
+    /// `commits` at the last idle pass: one per pause, not one per delay while a reader pins
+    /// frames that no pass can copy yet.
+    private var idleTriedAt: Int?
+    /// The thread sleeps without a time limit (nothing was left to copy); the next commit
+    /// wakes it so it can time the pause after it.
+    private var dozing = false
 
-    init(open: @escaping @Sendable () throws(StoreError) -> Connection) {
+    init(idleNanoseconds: UInt64? = nil, open: @escaping @Sendable () throws(StoreError) -> Connection) {
+        self.idleNanoseconds = idleNanoseconds
         self.open = open
     }
 
-    /// Passes run by the thread and by the writer, and the WAL rewinds the hook saw.
-    var passCounts: (background: Int, writer: Int, rewinds: Int) {
-        monitor.withLock { (passes, writerPasses, generation) }
+    /// Passes asked for by commits and run by the thread, run by the writer, run by the thread
+    /// when writes paused, and the WAL rewinds the hook saw.
+    var passCounts: (background: Int, writer: Int, idle: Int, rewinds: Int) {
+        monitor.withLock { (passes, writerPasses, idlePasses, generation) }
+    }
+
+    /// Commits so far, and those whose frames a pass copied in full (tests).
+    var copyProgress: (commits: Int, copiedThrough: Int) {
+        monitor.withLock { (commits, copiedThrough) }
     }
 
     /// Installs the hook on `writer`; from then on this object decides when it checkpoints.
@@ -96,6 +125,11 @@ final class Checkpointer: @unchecked Sendable {
                 lastFinished = 0
             }
             lastSeen = frames
+            commits &+= 1
+            if dozing {
+                dozing = false
+                monitor.signal()
+            }
             let writerCheckpoints = decide(frames)
             if writerCheckpoints { writerPasses += 1 }
             return writerCheckpoints
@@ -147,27 +181,52 @@ final class Checkpointer: @unchecked Sendable {
             return
         }
         defer { connection.close() }
-        while true {
-            monitor.lock()
-            while !stopped && requested == nil { monitor.wait() }
-            guard !stopped, let frames = requested else {
-                monitor.unlock()
-                return
+        monitor.lock()
+        defer { monitor.unlock() }
+        var idle = false
+        while !stopped {
+            guard let frames = requested else {
+                guard let idleNanoseconds, framesLeft else {
+                    dozing = true
+                    monitor.wait()
+                    dozing = false
+                    continue
+                }
+                let seen = commits
+                if !monitor.wait(nanoseconds: idleNanoseconds), !stopped, requested == nil,
+                   commits == seen, framesLeft {
+                    idleTriedAt = commits
+                    requested = lastSeen
+                    idle = true
+                }
+                continue
             }
             requested = nil
             running = true
             let passGeneration = generation
+            let passCommits = commits
             monitor.unlock()
 
-            let result = sqlite3_wal_checkpoint_v2(connection.handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+            var walFrames: Int32 = 0, copiedFrames: Int32 = 0
+            let result = sqlite3_wal_checkpoint_v2(
+                connection.handle, nil, SQLITE_CHECKPOINT_PASSIVE, &walFrames, &copiedFrames)
 
-            monitor.withLock {
-                running = false
-                passes += 1
-                // SQLITE_BUSY: the writer was checkpointing; the next commit asks again.
-                if result == SQLITE_OK && passGeneration == generation { lastFinished = frames }
+            monitor.lock()
+            running = false
+            if idle { idlePasses += 1 } else { passes += 1 }
+            idle = false
+            // SQLITE_BUSY: the writer was checkpointing; the next commit asks again.
+            if result == SQLITE_OK && passGeneration == generation { lastFinished = frames }
+            if result == SQLITE_OK && walFrames == copiedFrames && commits == passCommits {
+                copiedThrough = passCommits
             }
         }
+    }
+
+    /// Called with `monitor` held: commits whose frames no pass copied in full, and no idle
+    /// pass tried since the last of them.
+    private var framesLeft: Bool {
+        commits > copiedThrough && idleTriedAt != commits
     }
 
     /// Lets the pass under way finish, then stops the thread, which closes its connection.

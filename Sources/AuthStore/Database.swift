@@ -7,10 +7,15 @@ public struct DatabaseOptions: Sendable {
     /// How long a connection waits for a lock held by another connection or process before the
     /// call fails with `StoreError.isBusy`.
     public var busyTimeoutMilliseconds: Int32
+    /// After this long without a commit, a file database's checkpoint thread (once started by a
+    /// WAL of 1,000 frames) copies the frames left in the WAL, so reads stop looking pages up
+    /// in it; nil leaves them for the next pass under load (`Checkpointer`).
+    public var idleCheckpointMilliseconds: Int?
 
-    public init(readerCount: Int = 4, busyTimeoutMilliseconds: Int32 = 5000) {
+    public init(readerCount: Int = 4, busyTimeoutMilliseconds: Int32 = 5000, idleCheckpointMilliseconds: Int? = 1000) {
         self.readerCount = readerCount
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
+        self.idleCheckpointMilliseconds = idleCheckpointMilliseconds
     }
 }
 
@@ -156,7 +161,8 @@ final class ConnectionPool: @unchecked Sendable {
         if isMemory {
             checkpointer = nil
         } else {
-            let checkpointer = Checkpointer { () throws(StoreError) in
+            let idle = options.idleCheckpointMilliseconds.map { UInt64(max(1, $0)) * 1_000_000 }
+            let checkpointer = Checkpointer(idleNanoseconds: idle) { () throws(StoreError) in
                 try Self.open(path: path, options: options, role: .checkpointer)
             }
             checkpointer.install(on: writer)
@@ -165,9 +171,14 @@ final class ConnectionPool: @unchecked Sendable {
         self.writer = writer
     }
 
-    /// Background and writer checkpoint passes so far, and WAL rewinds (tests).
-    var checkpointPasses: (background: Int, writer: Int, rewinds: Int)? {
+    /// Background, writer and idle checkpoint passes so far, and WAL rewinds (tests).
+    var checkpointPasses: (background: Int, writer: Int, idle: Int, rewinds: Int)? {
         checkpointer?.passCounts
+    }
+
+    /// Commits so far and those whose frames a checkpoint pass copied in full (tests).
+    var copyProgress: (commits: Int, copiedThrough: Int)? {
+        checkpointer?.copyProgress
     }
 
     private enum Role { case memory, writer, reader, checkpointer }

@@ -30,4 +30,33 @@ import Testing
         #expect(throws: Refused.self) { try lock.withLock { (_: inout Int) throws(Refused) in throw Refused() } }
         #expect(lock.withLock { $0 } == 1)
     }
+
+    /// A timed wait without a signal returns false after about its time; one signalled from
+    /// another thread returns true long before its (much longer) time is up.
+    @Test func aTimedWaitEndsOnItsTimeOrOnASignal() {
+        let monitor = ConditionLock(false)
+        let start = DispatchTime.now().uptimeNanoseconds
+        monitor.lock()
+        let signalled = monitor.wait(nanoseconds: 30_000_000)
+        monitor.unlock()
+        let waited = DispatchTime.now().uptimeNanoseconds - start
+        #expect(!signalled)
+        #expect(waited >= 30_000_000)
+
+        Thread.detachNewThread {
+            Thread.sleep(forTimeInterval: 0.02)
+            monitor.withLock { ready in
+                ready = true
+                monitor.signal()
+            }
+        }
+        let before = DispatchTime.now().uptimeNanoseconds
+        monitor.lock()
+        var woken = true
+        while !monitor.state && woken { woken = monitor.wait(nanoseconds: 60_000_000_000) }
+        let ready = monitor.state
+        monitor.unlock()
+        #expect(woken && ready)
+        #expect(DispatchTime.now().uptimeNanoseconds - before < 30_000_000_000)
+    }
 }

@@ -108,8 +108,80 @@ import CSQLite
         for index in 0..<20 {
             try db.write { try $0.insertUser(id: "u\(index)") }
         }
-        #expect(db.pool.checkpointPasses.map { [$0.background, $0.writer] } == [0, 0])
+        #expect(db.pool.checkpointPasses.map { [$0.background, $0.writer, $0.idle] } == [0, 0, 0])
         #expect(try Database(path: ":memory:").pool.checkpointPasses == nil)
+    }
+
+    /// Writes ~4 frames per commit until the checkpoint thread ran a pass (1,000 frames).
+    private static func burst(_ db: Database) throws -> Int {
+        try db.write { try $0.execute("CREATE TABLE blobs (id INTEGER PRIMARY KEY, data BLOB)") }
+        var commits = 0
+        while (db.pool.checkpointPasses?.background ?? 0) < 1 && commits < 5000 {
+            try db.write { try $0.execute("INSERT INTO blobs (data) VALUES (randomblob(12000))") }
+            commits += 1
+        }
+        #expect(commits < 5000)
+        return commits
+    }
+
+    private static func allCopied(_ db: Database) -> Bool {
+        db.pool.copyProgress.map { $0.commits == $0.copiedThrough } ?? false
+    }
+
+    /// A write small enough that it cannot ask for a pass right after a rewind, nor (checked
+    /// by the callers through the WAL's progress) leave one running.
+    private static func small(_ db: Database) throws {
+        try db.write { try $0.execute("INSERT INTO blobs (data) VALUES (randomblob(100))") }
+    }
+
+    /// After a burst of writes, a pause lets the thread copy what is left in the WAL: one idle
+    /// pass per pause. The next write then rewinds the WAL, which SQLite does only when every
+    /// frame was copied.
+    @Test func aPauseAfterABurstCopiesTheRestOfTheWAL() throws {
+        let dir = try TemporaryDirectory()
+        let db = try Database(path: dir.path("auth.db"), options: DatabaseOptions(idleCheckpointMilliseconds: 100))
+        defer { db.close() }
+        let commits = try Self.burst(db)
+        // Whatever the burst's passes left, the pause after it copies.
+        #expect(Self.eventually { Self.allCopied(db) })
+        // So this write starts a new WAL, with frames no pass copied and none asked for.
+        var counts = try #require(db.pool.checkpointPasses)
+        try Self.small(db)
+        #expect(db.pool.checkpointPasses?.rewinds == counts.rewinds + 1)
+        counts = try #require(db.pool.checkpointPasses)
+        #expect(!Self.allCopied(db))
+
+        #expect(Self.eventually { db.pool.checkpointPasses?.idle == counts.idle + 1 })
+        #expect(Self.allCopied(db))
+        // One pass per pause: nothing new to copy, so no second one.
+        Thread.sleep(forTimeInterval: 0.35)
+        #expect(db.pool.checkpointPasses?.idle == counts.idle + 1)
+        try Self.small(db)
+        #expect(!Self.allCopied(db))
+        #expect(Self.eventually { db.pool.checkpointPasses?.idle == counts.idle + 2 && Self.allCopied(db) })
+        #expect(try db.read { try $0.scalar("SELECT count(*) FROM blobs").int64Value } == Int64(commits + 2))
+        #expect(try db.read { try $0.scalar("PRAGMA integrity_check").stringValue } == "ok")
+    }
+
+    /// Without idle passes (nil), a pause leaves the frames in the WAL: the next write appends.
+    @Test func withoutIdlePassesAPauseLeavesTheWAL() throws {
+        let dir = try TemporaryDirectory()
+        let db = try Database(path: dir.path("auth.db"), options: DatabaseOptions(idleCheckpointMilliseconds: nil))
+        defer { db.close() }
+        _ = try Self.burst(db)
+        Thread.sleep(forTimeInterval: 0.3)
+        try Self.small(db)
+        Thread.sleep(forTimeInterval: 0.3)
+        if Self.allCopied(db) {
+            // A pass asked for during the burst copied everything: start a new WAL.
+            try Self.small(db)
+            Thread.sleep(forTimeInterval: 0.3)
+        }
+        #expect(!Self.allCopied(db))
+        let counts = try #require(db.pool.checkpointPasses)
+        try Self.small(db)
+        #expect(db.pool.checkpointPasses?.rewinds == counts.rewinds)
+        #expect(db.pool.checkpointPasses?.idle == 0)
     }
 
     @Test func closeDuringBackgroundPassesLosesNothing() throws {
