@@ -402,6 +402,7 @@ struct JSONParser {
     private mutating func skipString() throws(JSONError) {
         position += 1  // opening quote
         while true {
+            position = ByteScan.skipStringRun(bytes, from: position)
             guard !atEnd else { throw unexpectedEnd }
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
@@ -437,6 +438,7 @@ struct JSONParser {
         var out: [UInt8] = []
         var runStart = position
         while true {
+            position = ByteScan.skipStringRun(bytes, from: position)
             guard !atEnd else { throw unexpectedEnd }
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
@@ -447,7 +449,7 @@ struct JSONParser {
                     // ASCII is valid UTF-8 as it stands, and most strings are ASCII: this skips
                     // `String(validating:)`, whose unspecialized generic validation instantiated
                     // type metadata on every call (~2.5 % of a `GET /user`).
-                    if raw.allSatisfy({ $0 < 0x80 }) { return String(decoding: raw, as: UTF8.self) }
+                    if ByteScan.isASCII(raw) { return String(decoding: raw, as: UTF8.self) }
                     return String(validating: raw, as: UTF8.self) ?? repairUTF8(Array(raw))
                 }
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<position]))

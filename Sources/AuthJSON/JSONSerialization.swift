@@ -98,33 +98,33 @@ enum JSONWriter {
     }
 
     /// Whether no byte needs escaping: control characters, `"`, `\`, the HTML-escaped `<`, `>`,
-    /// `&`, and 0xE2, which may start U+2028 / U+2029. Eight bytes per step (SWAR: a byte of a
-    /// word is zero exactly when `(x - 0x01..) & ~x & 0x80..` has its top bit; a byte is below
-    /// 0x20 exactly when `(x - 0x20..) & ~x & 0x80..` has it), the tail byte by byte.
+    /// `&`, and 0xE2, which may start U+2028 / U+2029. Sixteen bytes per step; the last step
+    /// overlaps bytes already checked rather than going byte by byte, and fewer than sixteen
+    /// bytes are gathered into one vector padded with a plain byte (`ByteScan`).
     static func isPlain(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
-        func hasZeroByte(_ x: UInt64) -> Bool { (x &- ones) & ~x & highs != 0 }
-        var index = 0
-        if let base = bytes.baseAddress {
-            let raw = UnsafeRawPointer(base)
-            while index + 8 <= bytes.count {
-                let x = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                if (x &- ones &* 0x20) & ~x & highs != 0
-                    || hasZeroByte(x ^ (ones &* 0x22)) || hasZeroByte(x ^ (ones &* 0x5c))
-                    || hasZeroByte(x ^ (ones &* 0x3c)) || hasZeroByte(x ^ (ones &* 0x3e))
-                    || hasZeroByte(x ^ (ones &* 0x26)) || hasZeroByte(x ^ (ones &* 0xe2)) {
-                    return false
-                }
-                index += 8
+        let count = bytes.count
+        guard let base = bytes.baseAddress, count > 0 else { return true }
+        let raw = UnsafeRawPointer(base)
+        let vector: ByteScan.Bytes
+        if count >= 16 {
+            var index = 0
+            while index + 16 < count {
+                if needsEscape(raw.loadUnaligned(fromByteOffset: index, as: ByteScan.Bytes.self)) { return false }
+                index += 16
             }
+            vector = raw.loadUnaligned(fromByteOffset: count - 16, as: ByteScan.Bytes.self)
+        } else {
+            vector = ByteScan.gather(base, count: count, filler: UInt8(ascii: "a"))
         }
-        while index < bytes.count {
-            switch bytes[index] {
-            case 0x00..<0x20, 0x22, 0x5c, 0x3c, 0x3e, 0x26, 0xe2: return false
-            default: index += 1
-            }
-        }
-        return true
+        return !needsEscape(vector)
+    }
+
+    @inline(__always)
+    private static func needsEscape(_ v: ByteScan.Bytes) -> Bool {
+        typealias Bytes = ByteScan.Bytes
+        return ByteScan.any((v .< Bytes(repeating: 0x20)) .| (v .== Bytes(repeating: 0x22)) .| (v .== Bytes(repeating: 0x5c))
+            .| (v .== Bytes(repeating: 0x3c)) .| (v .== Bytes(repeating: 0x3e)) .| (v .== Bytes(repeating: 0x26))
+            .| (v .== Bytes(repeating: 0xe2)))
     }
 
     private static func writeEscaped(_ string: String, to out: inout [UInt8]) {

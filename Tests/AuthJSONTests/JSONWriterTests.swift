@@ -79,24 +79,31 @@ import Testing
 }
 
 @Suite struct JSONPlainScanTests {
-    /// The word-at-a-time scan agrees with a byte-by-byte one for every byte value at every
-    /// position of the words and of the tail (an escaped byte missed would be written raw).
+    /// The vector scan agrees with a byte-by-byte one for every byte value at every position
+    /// of every length up to three vectors, whatever plain byte fills the rest (an escaped byte
+    /// missed would be written raw; a plain one flagged would only cost the slow path).
     @Test func everyByteAtEveryPositionIsClassifiedAsByteByByte() {
         let special: Set<UInt8> = [0x22, 0x5c, 0x3c, 0x3e, 0x26, 0xe2]
-        for length in [1, 7, 8, 9, 15, 16, 17, 21, 24, 31, 32, 33, 47] {
-            for position in 0..<length {
-                for value in 0...255 {
-                    var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length)
-                    bytes[position] = UInt8(value)
-                    let expected = !(value < 0x20 || special.contains(UInt8(value)))
-                    let actual = bytes.withUnsafeBufferPointer { JSONWriter.isPlain($0) }
-                    if actual != expected {
-                        Issue.record("byte \(value) at \(position) of \(length): \(actual)")
-                        return
+        for filler: UInt8 in [UInt8(ascii: "a"), 0x20, 0x7f, 0xff, 0xe3] {
+            #expect([UInt8](repeating: filler, count: 49).withUnsafeBufferPointer { JSONWriter.isPlain($0) })
+            // Every length with the usual filler; the short paths and the vector seams with the rest.
+            let lengths = filler == UInt8(ascii: "a") ? Array(1...48) : [1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33]
+            for length in lengths {
+                for position in 0..<length {
+                    for value in 0...255 {
+                        var bytes = [UInt8](repeating: filler, count: length)
+                        bytes[position] = UInt8(value)
+                        let expected = !(value < 0x20 || special.contains(UInt8(value)))
+                        let actual = bytes.withUnsafeBufferPointer { JSONWriter.isPlain($0) }
+                        if actual != expected {
+                            Issue.record("byte \(value) at \(position) of \(length) among \(filler): \(actual)")
+                            return
+                        }
                     }
                 }
             }
         }
+        #expect([UInt8]().withUnsafeBufferPointer { JSONWriter.isPlain($0) })
         // High bytes next to a special one: a borrow must not hide it.
         let mixed: [UInt8] = [0xff, 0x80, 0x1f, 0xff, 0x00, 0x7f, 0x20, 0x21]
         #expect(!mixed.withUnsafeBufferPointer { JSONWriter.isPlain($0) })
