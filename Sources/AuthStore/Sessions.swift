@@ -157,10 +157,20 @@ extension Connection {
         )
     }
 
+    /// Newest first: `ORDER BY updated_at DESC, rowid DESC`, with a NULL time last as SQLite puts
+    /// it. A session has one claim or a few, so they are ordered here: no index gives that order,
+    /// and SQLite would set up a sorter on every token grant for it.
     public func amrClaims(sessionID: String) throws(StoreError) -> [AMRClaimRecord] {
-        try query(
-            "SELECT authentication_method, updated_at FROM mfa_amr_claims WHERE session_id = ? ORDER BY updated_at DESC, rowid DESC",
-            .text(sessionID)
-        ).map { AMRClaimRecord(method: $0.string("authentication_method") ?? "", updatedAt: $0.int64("updated_at") ?? 0) }
+        let rows = try query(
+            "SELECT authentication_method, updated_at, rowid FROM mfa_amr_claims WHERE session_id = ?", .text(sessionID)
+        ).map { (method: $0.string("authentication_method") ?? "", updatedAt: $0.int64("updated_at"), rowid: $0.int64("rowid") ?? 0) }
+        return rows.sorted { a, b in
+            switch (a.updatedAt, b.updatedAt) {
+            case let (x?, y?) where x != y: return x > y
+            case (.some, .none): return true
+            case (.none, .some): return false
+            default: return a.rowid > b.rowid
+            }
+        }.map { AMRClaimRecord(method: $0.method, updatedAt: $0.updatedAt ?? 0) }
     }
 }

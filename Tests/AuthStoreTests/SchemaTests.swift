@@ -154,6 +154,34 @@ import Testing
         }
     }
 
+    /// The claims come back in the order `ORDER BY updated_at DESC, rowid DESC` gives, NULL
+    /// times and ties included, for random sets of claims.
+    @Test func amrClaimsAreOrderedAsSQLiteWould() throws {
+        let db = try Database(path: ":memory:")
+        defer { db.close() }
+        var generator = SystemRandomNumberGenerator()
+        try db.write { conn in
+            try conn.insertUser(id: "u1")
+            for round in 0..<200 {
+                let sessionID = "s\(round)"
+                try conn.insertSession(SessionRecord(id: sessionID, userID: "u1", at: 1))
+                let methods = ["password", "otp", "totp", "oauth", "magiclink", "anonymous"].shuffled(using: &generator)
+                for (index, method) in methods.prefix(Int.random(in: 1...6, using: &generator)).enumerated() {
+                    try conn.addAMRClaim(id: "\(sessionID)-\(index)", sessionID: sessionID, method: method,
+                                         at: Int64.random(in: 1...3, using: &generator))
+                    if Int.random(in: 0..<5, using: &generator) == 0 {
+                        try conn.execute("UPDATE mfa_amr_claims SET updated_at = NULL WHERE id = ?", .text("\(sessionID)-\(index)"))
+                    }
+                }
+                let expected = try conn.query(
+                    "SELECT authentication_method FROM mfa_amr_claims WHERE session_id = ? ORDER BY updated_at DESC, rowid DESC",
+                    .text(sessionID)
+                ).map { $0.string("authentication_method") ?? "" }
+                #expect(try conn.amrClaims(sessionID: sessionID).map(\.method) == expected)
+            }
+        }
+    }
+
     @Test func strictTablesRejectWrongTypes() throws {
         let db = try Database(path: ":memory:")
         do {
