@@ -70,33 +70,13 @@ public enum Migrations {
             ALTER TABLE sessions ADD COLUMN refresh_token_hmac_key TEXT;
             ALTER TABLE sessions ADD COLUMN refresh_token_counter INTEGER;
             """),
-        // Every GET /user and token grant reads the user's identities. Their `email` was a
-        // VIRTUAL column, so each read ran json_extract over identity_data, and the rows were
-        // sorted for ORDER BY created_at. Now `email` is STORED, as GoTrue's is (computed once
-        // per write, as its index already was), and the user_id index carries created_at, whose
-        // entries come in (created_at, rowid) order: the read neither parses nor sorts. Rowids
-        // are kept, so the order of identities created in the same microsecond stays.
-        Migration(id: "0010_identities_stored_email", sql: """
-            CREATE TABLE identities_new (
-                id TEXT PRIMARY KEY NOT NULL,
-                provider_id TEXT NOT NULL,
-                user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
-                identity_data TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(identity_data)),
-                provider TEXT NOT NULL,
-                last_sign_in_at INTEGER,
-                created_at INTEGER,
-                updated_at INTEGER,
-                email TEXT GENERATED ALWAYS AS (lower(json_extract(identity_data, '$.email'))) STORED,
-                UNIQUE (provider_id, provider)
-            ) STRICT;
-            INSERT INTO identities_new (rowid, id, provider_id, user_id, identity_data, provider, last_sign_in_at,
-                                        created_at, updated_at)
-                SELECT rowid, id, provider_id, user_id, identity_data, provider, last_sign_in_at, created_at, updated_at
-                FROM identities ORDER BY rowid;
-            DROP TABLE identities;
-            ALTER TABLE identities_new RENAME TO identities;
+        // Every GET /user and token grant reads the user's identities, oldest first. On the
+        // user_id index alone SQLite sorted them for ORDER BY created_at, rowid on each read; an
+        // index on (user_id, created_at) holds its entries in that order (the rowid last), so
+        // the read no longer sorts. It serves every lookup the old index did.
+        Migration(id: "0010_identities_user_id_created_at_idx", sql: """
             CREATE INDEX identities_user_id_created_at_idx ON identities (user_id, created_at);
-            CREATE INDEX identities_email_idx ON identities (email);
+            DROP INDEX identities_user_id_idx;
             """),
     ]
 }
