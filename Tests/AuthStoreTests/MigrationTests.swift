@@ -37,13 +37,17 @@ import Testing
         #expect(try db.read { try $0.count("b") } == 1)
     }
 
+    /// A database at `path` with every migration but `id` applied: what a build before it left.
+    private static func database(without id: String, at path: String) throws -> Database {
+        try Database(path: path, migrations: Migrations.all.filter { $0.id != id })
+    }
+
     /// 0005 rebuilds `audit_log_entries` without the index on `id`: a database written before
     /// it keeps every entry, its ids and its order.
     @Test func auditRebuildKeepsEntriesAndOrder() throws {
         let dir = try TemporaryDirectory()
         let path = dir.path("auth.db")
-        let before = Migrations.all.filter { $0.id != "0005_audit_log_entries_without_id_index" }
-        let old = try Database(path: path, migrations: before)
+        let old = try Self.database(without: "0005_audit_log_entries_without_id_index", at: path)
         try old.write { conn in
             for (i, id) in ["c", "a", "b"].enumerated() {
                 try conn.insertAuditLogEntry(id: id, payload: #"{"action":"login"}"#, ipAddress: "", at: Int64(10 - i))
@@ -71,8 +75,7 @@ import Testing
     @Test func identitiesIndexKeepsTheirOrder() throws {
         let dir = try TemporaryDirectory()
         let path = dir.path("auth.db")
-        let before = Migrations.all.filter { $0.id != "0010_identities_user_id_created_at_idx" }
-        let old = try Database(path: path, migrations: before)
+        let old = try Self.database(without: "0010_identities_user_id_created_at_idx", at: path)
         try old.write { conn in
             try conn.insertUser(id: "u1")
             try conn.insertUser(id: "u2")
