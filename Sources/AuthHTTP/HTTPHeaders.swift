@@ -1,3 +1,5 @@
+import AuthPlatform
+
 /// An ordered list of header fields.
 ///
 /// Field names compare case-insensitively (RFC 9110 §5.1) while iteration keeps the order and
@@ -80,11 +82,9 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, E
     /// ASCII case-insensitive comparison; field names are tokens, so ASCII folding is exact.
     @inlinable
     static func namesEqual(_ a: String, _ b: String) -> Bool {
-        var a = a
-        var b = b
-        return a.withUTF8 { left in
-            b.withUTF8 { right in ASCII.equalsIgnoringCase(left, right) }
-        }
+        // Lengths first: a lookup compares the name with every field's.
+        guard a.utf8.count == b.utf8.count else { return false }
+        return a.withUTF8Bytes { left in b.withUTF8Bytes { right in ASCII.equalsIgnoringCase(left, right) } }
     }
 }
 
@@ -153,8 +153,7 @@ enum ASCII {
     }
 
     static func equalsIgnoringCase(_ string: String, lowercase: StaticString) -> Bool {
-        var string = string
-        return string.withUTF8 { equalsIgnoringCase($0, lowercase: lowercase) }
+        string.withUTF8Bytes { equalsIgnoringCase($0, lowercase: lowercase) }
     }
 
     /// tchar from RFC 9110 §5.6.2: the characters of tokens (methods, field names, codings).

@@ -1,3 +1,5 @@
+import AuthPlatform
+
 /// One decoded `name=value` pair of a query string.
 public struct QueryItem: Sendable, Equatable {
     public var name: String
@@ -51,8 +53,7 @@ public struct HTTPRequest: Sendable {
 /// Splitting and decoding of a request-target (RFC 9112 §3.2).
 enum RequestTarget {
     static func split(_ target: String) -> (path: String, query: [QueryItem]) {
-        var target = target
-        return target.withUTF8 { bytes in
+        target.withUTF8Bytes { bytes in
             var start = 0
             var end = bytes.count
             // A fragment never belongs to a request-target; drop one if a client sent it anyway.

@@ -1,3 +1,5 @@
+import AuthPlatform
+
 /// How the transport delivers a response; the seam that fault injection drives.
 public struct ResponseDirective: Sendable, Equatable {
     /// Hold the response this long before writing it. A loop timer does the waiting, so no
@@ -206,8 +208,7 @@ enum ResponseSerializer {
     /// Copies a field name, value or reason, turning CR, LF and NUL into spaces so a value built
     /// from client input can never split the response (RFC 9110 §5.5).
     static func appendSanitized(_ text: String, to bytes: inout [UInt8]) {
-        var text = text
-        text.withUTF8 { source in
+        text.withUTF8Bytes { source in
             var clean = true
             for byte in source where byte == 0x0D || byte == 0x0A || byte == 0 {
                 clean = false
@@ -247,8 +248,7 @@ enum ResponseSerializer {
 /// Comma-separated token lists such as `Connection: keep-alive, Upgrade` (RFC 9110 §5.6.1).
 enum HeaderTokens {
     static func contains(_ value: String, lowercase token: StaticString) -> Bool {
-        var value = value
-        return value.withUTF8 { contains($0, lowercase: token) }
+        value.withUTF8Bytes { contains($0, lowercase: token) }
     }
 
     static func contains(_ bytes: UnsafeBufferPointer<UInt8>, lowercase token: StaticString) -> Bool {

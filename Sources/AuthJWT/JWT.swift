@@ -408,11 +408,12 @@ public struct JWTVerificationCache {
         static func == (lhs: Key, rhs: Key) -> Bool { UTF8Bytes.equal(lhs.token, rhs.token) }
 
         func hash(into hasher: inout Hasher) {
-            var token = token
-            token.withUTF8 { bytes in
+            // The UTF-8 view in place: a `var` copy for `withUTF8` cost a retain and a release.
+            func combine(_ bytes: UnsafeBufferPointer<UInt8>) {
                 hasher.combine(bytes.count)
                 hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[max(0, bytes.count - 16)...])))
             }
+            if token.utf8.withContiguousStorageIfAvailable(combine) == nil { Array(token.utf8).withUnsafeBufferPointer(combine) }
         }
     }
 

@@ -1,3 +1,4 @@
+import AuthPlatform
 import CSQLite
 
 /// One SQLite connection. Reachable only inside `Database.read` / `Database.write` closures and
@@ -268,10 +269,10 @@ public final class Connection {
                 status = sqlite3_bind_int64(statement, index, value)
             case .real(let value):
                 status = sqlite3_bind_double(statement, index, value)
-            case .text(var value):
+            case .text(let value):
                 // Explicit length, so text containing NUL survives; an empty buffer may have no
                 // base address, and binding a null pointer would store NULL instead of ''.
-                status = value.withUTF8 { bytes in
+                status = value.withUTF8Bytes { bytes in
                     if let base = bytes.baseAddress, bytes.count > 0 {
                         return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
                             sqlite3_bind_text64(statement, index, $0, UInt64(bytes.count), sqliteTransient, UInt8(SQLITE_UTF8))

@@ -1,4 +1,5 @@
 import AuthHTTP
+import AuthPlatform
 
 extension HTTPRequest {
     /// The token of `Authorization: Bearer <token>`, matched as the real server's
@@ -8,8 +9,7 @@ extension HTTPRequest {
     public var bearerToken: String? {
         guard let header = headers["Authorization"] else { return nil }
         // Over the contiguous UTF-8 bytes: this runs on every authenticated request.
-        var text = header
-        return text.withUTF8 { bytes -> String? in
+        return header.withUTF8Bytes { bytes -> String? in
             guard bytes.count > 7 else { return nil }
             let scheme: StaticString = "bearer "
             for index in 0..<7 where bytes[index] | 0x20 != scheme.utf8Start[index] {  // ASCII case folding
