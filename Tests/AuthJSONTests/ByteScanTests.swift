@@ -66,4 +66,28 @@ import Testing
             }
         }
     }
+
+    /// Strings nested past the materialized depth are only checked (`skipString`), through the
+    /// same scan: escapes and non-ASCII at every position pass, a raw control character, a bad
+    /// escape or a missing closing quote fails, wherever it is.
+    @Test func skippedStringsAreCheckedAtEveryPosition() throws {
+        func decode(_ string: String) throws(JSONError) -> GoDecodedDocument {
+            try JSON.goDecode(Array("{\"a\":[[\"\(string)\"]],\"b\":1}".utf8), materializedDepth: 1)
+        }
+        for length in 0...40 {
+            for position in 0...length {
+                let before = String(repeating: "a", count: position)
+                let after = String(repeating: "b", count: length - position)
+                for insertion in [#"\""#, #"\\"#, #"\u00e9"#, "é", "\u{2028}", "😀"] {
+                    let document = try decode(before + insertion + after)
+                    #expect(document.truncatedKeys == ["a"] && document.value["b"] == 1)
+                }
+                #expect(throws: JSONError.self) { try decode(before + "\u{1}" + after) }
+                #expect(throws: JSONError.self) { try decode(before + #"\x"# + after) }
+                #expect(throws: JSONError.self) {
+                    try JSON.goDecode(Array("{\"a\":[[\"\(before)\(after)".utf8), materializedDepth: 1)
+                }
+            }
+        }
+    }
 }
