@@ -13,10 +13,7 @@
 public enum SampledHash {
     @inlinable
     public static func of(_ key: String) -> Int {
-        if let hashed = key.utf8.withContiguousStorageIfAvailable({ of(UnsafeRawBufferPointer($0)) }) {
-            return hashed
-        }
-        return Array(key.utf8).withUnsafeBytes { of($0) }
+        key.withUTF8Bytes { of(UnsafeRawBufferPointer($0)) }
     }
 
     @inlinable
