@@ -10,6 +10,14 @@ extension HTTPResponse {
         return HTTPResponse(status: status, headers: headers, body: value.goJSONBytes)
     }
 
+    /// The same response around bytes already written (`JSONByteWriter`), for the hot answers
+    /// that skip the `JSON` tree.
+    static func json(status: Int = 200, writer: JSONByteWriter, headers: HTTPHeaders = [:]) -> HTTPResponse {
+        var headers = headers
+        headers["Content-Type"] = "application/json"
+        return HTTPResponse(status: status, headers: headers, body: writer.bytes)
+    }
+
     /// Go's `http.Error`, used by the router for unknown paths (`404 page not found`).
     static func plainText(status: Int, _ text: String) -> HTTPResponse {
         var headers = HTTPHeaders()
@@ -22,5 +30,7 @@ extension HTTPResponse {
 extension JSON {
     /// The bytes Go's `encoding/json` would write for this value. Response bodies are mostly
     /// users (~1 KB) and sessions (~2 KB): the buffer starts at that size.
-    public var goJSONBytes: [UInt8] { serializedBytes(reservingCapacity: 2048) }
+    public var goJSONBytes: [UInt8] { serializedBytes(reservingCapacity: Self.goJSONCapacity) }
+
+    static let goJSONCapacity = 2048
 }

@@ -91,79 +91,117 @@ enum Models {
     /// a read finds them in order and `sortedRecursively` has nothing to do.
     static func text(_ object: JSONObject) -> String { object.serialized(sortedKeys: true) }
 
-    private static func time(_ micros: Int64) -> JSON { .string(Timestamp(microseconds: micros).rfc3339) }
+    /// A timestamp member, rendered on the stack: no `String` is made for the bytes path.
+    private static func time<Output: JSONOutput>(_ name: String, _ micros: Int64, _ o: inout Output) {
+        o.key(name)
+        Timestamp(microseconds: micros).withRFC3339UTF8 { o.string(utf8: $0) }
+    }
 
     /// `models.User` as JSON. `identities` nil renders `null` (not loaded), as Go's nil slice;
     /// `factors` (omitted when none) sit where Go declares them, after
     /// `user_metadata` and before `identities`, as every eager-loaded user of the real server
     /// carries them.
     static func user(_ u: UserRecord, identities: [IdentityRecord]?, factors: [FactorRecord] = []) -> JSON {
-        var o = JSONObject()
-        o.reserveCapacity(26)  // every field below: the storage is allocated once
-        o.append("id", .string(u.id))
-        o.append("aud", .string(u.aud))
-        o.append("role", .string(u.role))
-        o.append("email", .string(u.email ?? ""))
-        if let t = u.emailConfirmedAt { o.append("email_confirmed_at", time(t)) }
-        if let t = u.invitedAt { o.append("invited_at", time(t)) }
-        o.append("phone", .string(u.phone ?? ""))
-        if let t = u.phoneConfirmedAt { o.append("phone_confirmed_at", time(t)) }
-        if let t = u.confirmationSentAt { o.append("confirmation_sent_at", time(t)) }
-        if let t = u.confirmedAt { o.append("confirmed_at", time(t)) }
-        if let t = u.recoverySentAt { o.append("recovery_sent_at", time(t)) }
-        if let e = u.emailChange, !e.isEmpty { o.append("new_email", .string(e)) }
-        if let t = u.emailChangeSentAt { o.append("email_change_sent_at", time(t)) }
-        if let p = u.phoneChange, !p.isEmpty { o.append("new_phone", .string(p)) }
-        if let t = u.phoneChangeSentAt { o.append("phone_change_sent_at", time(t)) }
-        if let t = u.reauthenticationSentAt { o.append("reauthentication_sent_at", time(t)) }
-        if let t = u.lastSignInAt { o.append("last_sign_in_at", time(t)) }
-        o.append("app_metadata", .object(sortedObject(u.appMetadata)))
-        o.append("user_metadata", .object(sortedObject(u.userMetadata)))
-        if !factors.isEmpty { o.append("factors", .array(factors.map(factor))) }
-        if let identities {
-            o.append("identities", .array(identities.map(identity)))
-        } else {
-            o.append("identities", .null)
+        var tree = JSONTreeBuilder()
+        writeUser(u, identities: identities, factors: factors, to: &tree)
+        return tree.result!
+    }
+
+    /// `user(...)` written to any output: the one description of the user's JSON, which
+    /// `GET /user` and the refresh grant send as bytes without building the tree.
+    static func writeUser<Output: JSONOutput>(_ u: UserRecord, identities: [IdentityRecord]?, factors: [FactorRecord],
+                                              to o: inout Output) {
+        o.beginObject()
+        o.member("id", u.id)
+        o.member("aud", u.aud)
+        o.member("role", u.role)
+        o.member("email", u.email ?? "")
+        if let t = u.emailConfirmedAt { time("email_confirmed_at", t, &o) }
+        if let t = u.invitedAt { time("invited_at", t, &o) }
+        o.member("phone", u.phone ?? "")
+        if let t = u.phoneConfirmedAt { time("phone_confirmed_at", t, &o) }
+        if let t = u.confirmationSentAt { time("confirmation_sent_at", t, &o) }
+        if let t = u.confirmedAt { time("confirmed_at", t, &o) }
+        if let t = u.recoverySentAt { time("recovery_sent_at", t, &o) }
+        if let e = u.emailChange, !e.isEmpty { o.member("new_email", e) }
+        if let t = u.emailChangeSentAt { time("email_change_sent_at", t, &o) }
+        if let p = u.phoneChange, !p.isEmpty { o.member("new_phone", p) }
+        if let t = u.phoneChangeSentAt { time("phone_change_sent_at", t, &o) }
+        if let t = u.reauthenticationSentAt { time("reauthentication_sent_at", t, &o) }
+        if let t = u.lastSignInAt { time("last_sign_in_at", t, &o) }
+        o.member("app_metadata", .object(sortedObject(u.appMetadata)))
+        o.member("user_metadata", .object(sortedObject(u.userMetadata)))
+        if !factors.isEmpty {
+            o.key("factors")
+            o.beginArray()
+            for f in factors { writeFactor(f, to: &o) }
+            o.endArray()
         }
-        o.append("created_at", time(u.createdAt))
-        o.append("updated_at", time(u.updatedAt))
-        if let t = u.bannedUntil { o.append("banned_until", time(t)) }
-        if let t = u.deletedAt { o.append("deleted_at", time(t)) }
-        o.append("is_anonymous", .bool(u.isAnonymous))
-        return .object(o)
+        o.key("identities")
+        if let identities {
+            o.beginArray()
+            for i in identities { writeIdentity(i, to: &o) }
+            o.endArray()
+        } else {
+            o.null()
+        }
+        time("created_at", u.createdAt, &o)
+        time("updated_at", u.updatedAt, &o)
+        if let t = u.bannedUntil { time("banned_until", t, &o) }
+        if let t = u.deletedAt { time("deleted_at", t, &o) }
+        o.member("is_anonymous", u.isAnonymous)
+        o.endObject()
+    }
+
+    /// A user with the identities and factors its JSON shows: read inside a transaction and
+    /// rendered after it, as a tree (`json`) or straight to bytes (`write`).
+    struct UserView {
+        let user: UserRecord
+        let identities: [IdentityRecord]?
+        let factors: [FactorRecord]
+
+        var json: JSON { Models.user(user, identities: identities, factors: factors) }
+
+        func write<Output: JSONOutput>(to o: inout Output) {
+            Models.writeUser(user, identities: identities, factors: factors, to: &o)
+        }
     }
 
     /// `models.Factor` as JSON (reference §3.3).
     static func factor(_ f: FactorRecord) -> JSON {
-        var o = JSONObject()
-        o.reserveCapacity(9)
-        o.append("id", .string(f.id))
-        o.append("created_at", time(f.createdAt))
-        o.append("updated_at", time(f.updatedAt))
-        o.append("status", .string(f.status))
-        if let name = f.friendlyName, !name.isEmpty { o.append("friendly_name", .string(name)) }
-        o.append("factor_type", .string(f.factorType))
-        o.append("phone", .string(f.phone ?? ""))
-        o.append("last_challenged_at", f.lastChallengedAt.map(time) ?? .null)
-        if let aaguid = f.webAuthnAAGUID, !aaguid.isEmpty { o.append("web_authn_aaguid", .string(aaguid)) }
-        return .object(o)
+        var tree = JSONTreeBuilder()
+        writeFactor(f, to: &tree)
+        return tree.result!
     }
 
-    /// `models.Identity` as JSON.
-    static func identity(_ i: IdentityRecord) -> JSON {
-        var o = JSONObject()
-        o.reserveCapacity(9)
-        o.append("identity_id", .string(i.id))
-        o.append("id", .string(i.providerID))
-        o.append("user_id", .string(i.userID))
+    static func writeFactor<Output: JSONOutput>(_ f: FactorRecord, to o: inout Output) {
+        o.beginObject()
+        o.member("id", f.id)
+        time("created_at", f.createdAt, &o)
+        time("updated_at", f.updatedAt, &o)
+        o.member("status", f.status)
+        if let name = f.friendlyName, !name.isEmpty { o.member("friendly_name", name) }
+        o.member("factor_type", f.factorType)
+        o.member("phone", f.phone ?? "")
+        if let t = f.lastChallengedAt { time("last_challenged_at", t, &o) } else { o.member("last_challenged_at", JSON.null) }
+        if let aaguid = f.webAuthnAAGUID, !aaguid.isEmpty { o.member("web_authn_aaguid", aaguid) }
+        o.endObject()
+    }
+
+    /// `models.Identity` as JSON, inside a user's.
+    static func writeIdentity<Output: JSONOutput>(_ i: IdentityRecord, to o: inout Output) {
+        o.beginObject()
+        o.member("identity_id", i.id)
+        o.member("id", i.providerID)
+        o.member("user_id", i.userID)
         let data = sortedObject(i.identityData)
-        if !data.isEmpty { o.append("identity_data", .object(data)) }
-        o.append("provider", .string(i.provider))
-        if let t = i.lastSignInAt { o.append("last_sign_in_at", time(t)) }
-        o.append("created_at", time(i.createdAt))
-        o.append("updated_at", time(i.updatedAt))
-        if let e = i.email ?? (data["email"]?.stringValue?.lowercased()), !e.isEmpty { o.append("email", .string(e)) }
-        return .object(o)
+        if !data.isEmpty { o.member("identity_data", .object(data)) }
+        o.member("provider", i.provider)
+        if let t = i.lastSignInAt { time("last_sign_in_at", t, &o) }
+        time("created_at", i.createdAt, &o)
+        time("updated_at", i.updatedAt, &o)
+        if let e = i.email ?? (data["email"]?.stringValue?.lowercased()), !e.isEmpty { o.member("email", e) }
+        o.endObject()
     }
 
     /// `user.UpdateUserMetaData` / `UpdateAppMetaData`: keys with null values are deleted, the

@@ -19,54 +19,68 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     /// Go's `time.Time` JSON form (`RFC3339Nano`): `2024-05-01T10:11:12.345678Z`, trailing zeros of
     /// the fraction trimmed and the fraction omitted when zero.
     public var rfc3339: String {
+        String(unsafeUninitializedCapacity: Self.rfc3339Capacity) { writeRFC3339(into: $0) }
+    }
+
+    /// At most 30 bytes: a sign and 6 year digits (Int64 microseconds reach the year 294,247),
+    /// 14 for the rest of the date and the time, 8 for the fraction and `Z`.
+    static let rfc3339Capacity = 40
+
+    /// `rfc3339`'s UTF-8 in a buffer on the stack, for writers that copy it on (`JSONOutput`):
+    /// no `String` is made. `body` must not keep the buffer.
+    func withRFC3339UTF8<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.rfc3339Capacity) { buffer in
+            let count = writeRFC3339(into: buffer)
+            return body(UnsafeBufferPointer(rebasing: buffer[..<count]))
+        }
+    }
+
+    /// Writes `rfc3339` into `bytes` (at least `rfc3339Capacity` long); returns its length.
+    private func writeRFC3339(into bytes: UnsafeMutableBufferPointer<UInt8>) -> Int {
         let seconds = unixSeconds
         let micros = Int(microseconds - seconds * 1_000_000)
         var days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = Int(seconds - days * 86_400)
         let (y, m, d) = Timestamp.civil(fromDays: &days)
-        // Written byte by byte straight into the string's storage: every user and session JSON
-        // carries several timestamps, and building this from padded substrings was ~8 % of a
-        // `GET /user` (bench/cost). At most 30 bytes: a sign and 6 year digits (Int64
-        // microseconds reach the year 294,247), 14 for the rest of the date and the time, 8
-        // for the fraction and `Z`.
-        return String(unsafeUninitializedCapacity: 40) { bytes in
-            var count = 0
-            func append(_ byte: UInt8) {
-                bytes[count] = byte
-                count += 1
-            }
-            func digits(_ value: Int, _ width: Int) {
-                if value < 0 { append(UInt8(ascii: "-")) }
-                let magnitude = value.magnitude
-                var divisor: UInt = 1
-                var length = 1
-                while magnitude / divisor >= 10 { divisor *= 10; length += 1 }
-                for _ in length..<max(width, length) { append(UInt8(ascii: "0")) }
-                while divisor > 0 {
-                    append(UInt8(ascii: "0") + UInt8(magnitude / divisor % 10))
-                    divisor /= 10
-                }
-            }
-            /// Two digits, 0...99: the common fields, without the general loop's divisions.
-            func pair(_ value: Int) {
-                append(UInt8(ascii: "0") + UInt8(value / 10))
-                append(UInt8(ascii: "0") + UInt8(value % 10))
-            }
-            digits(y, 4); append(UInt8(ascii: "-")); pair(m); append(UInt8(ascii: "-")); pair(d)
-            append(UInt8(ascii: "T"))
-            pair(secondOfDay / 3600); append(UInt8(ascii: ":"))
-            pair(secondOfDay / 60 % 60); append(UInt8(ascii: ":"))
-            pair(secondOfDay % 60)
-            if micros != 0 {
-                append(UInt8(ascii: "."))
-                var fraction = micros
-                var width = 6
-                while fraction % 10 == 0 { fraction /= 10; width -= 1 }
-                digits(fraction, width)
-            }
-            append(UInt8(ascii: "Z"))
-            return count
+        // Written byte by byte straight into the output: every user and session JSON carries
+        // several timestamps, and building this from padded substrings was ~8 % of a
+        // `GET /user` (bench/cost).
+        var count = 0
+        func append(_ byte: UInt8) {
+            bytes[count] = byte
+            count += 1
         }
+        func digits(_ value: Int, _ width: Int) {
+            if value < 0 { append(UInt8(ascii: "-")) }
+            let magnitude = value.magnitude
+            var divisor: UInt = 1
+            var length = 1
+            while magnitude / divisor >= 10 { divisor *= 10; length += 1 }
+            for _ in length..<max(width, length) { append(UInt8(ascii: "0")) }
+            while divisor > 0 {
+                append(UInt8(ascii: "0") + UInt8(magnitude / divisor % 10))
+                divisor /= 10
+            }
+        }
+        /// Two digits, 0...99: the common fields, without the general loop's divisions.
+        func pair(_ value: Int) {
+            append(UInt8(ascii: "0") + UInt8(value / 10))
+            append(UInt8(ascii: "0") + UInt8(value % 10))
+        }
+        digits(y, 4); append(UInt8(ascii: "-")); pair(m); append(UInt8(ascii: "-")); pair(d)
+        append(UInt8(ascii: "T"))
+        pair(secondOfDay / 3600); append(UInt8(ascii: ":"))
+        pair(secondOfDay / 60 % 60); append(UInt8(ascii: ":"))
+        pair(secondOfDay % 60)
+        if micros != 0 {
+            append(UInt8(ascii: "."))
+            var fraction = micros
+            var width = 6
+            while fraction % 10 == 0 { fraction /= 10; width -= 1 }
+            digits(fraction, width)
+        }
+        append(UInt8(ascii: "Z"))
+        return count
     }
 
     public var description: String { rfc3339 }

@@ -138,16 +138,33 @@ struct Tokens {
 
         /// `AccessTokenResponse` (reference §3.4) around the user's JSON.
         func response(user: JSON, extra: JSONObject = [:]) -> JSONObject {
-            var o = JSONObject()
-            o.reserveCapacity(6 + extra.count)
-            o.append("access_token", .string(accessToken))
-            o.append("token_type", "bearer")
-            o.append("expires_in", .number(expiresIn))
-            o.append("expires_at", .number(expiresAt))
-            o.append("refresh_token", .string(refreshToken))
-            o.append("user", user)
-            for (key, value) in extra { o[key] = value }
-            return o
+            var tree = JSONTreeBuilder()
+            write(to: &tree, extra: extra) { $0.value(user) }
+            return tree.result!.objectValue!
+        }
+
+        /// `response` as bytes, the user written in place: the refresh grant's answer, without
+        /// building the tree.
+        func responseWriter(user: Models.UserView) -> JSONByteWriter {
+            var writer = JSONByteWriter(reservingCapacity: JSON.goJSONCapacity)
+            write(to: &writer, extra: [:]) { user.write(to: &$0) }
+            return writer
+        }
+
+        /// The one description of the response's members. `extra` holds what GoTrue's handlers
+        /// add after `user` (`weak_password`, `provider_token`, `provider_refresh_token`), never
+        /// one of the keys above.
+        private func write<Output: JSONOutput>(to o: inout Output, extra: JSONObject, user: (inout Output) -> Void) {
+            o.beginObject()
+            o.member("access_token", accessToken)
+            o.member("token_type", "bearer")
+            o.member("expires_in", .number(expiresIn))
+            o.member("expires_at", .number(expiresAt))
+            o.member("refresh_token", refreshToken)
+            o.key("user")
+            user(&o)
+            for (key, value) in extra { o.member(key, value) }
+            o.endObject()
         }
 
         /// The informational headers the real server adds on issuance (§7.6).

@@ -158,12 +158,12 @@ struct TokenEndpoints: EndpointGroup {
         let body = try RequestBody(context.request, as: "RefreshTokenGrantParams")
         let presented = try body.string("refresh_token") ?? ""
         let (issued, user) = try refreshGrant(context, presented: presented, clientID: nil)
-        return .json(.object(issued.response(user: user)), headers: issued.headers)
+        return .json(writer: issued.responseWriter(user: user), headers: issued.headers)
     }
 
     /// `RefreshTokenGrant`: the rotation shared by `/token?grant_type=refresh_token` and the OAuth
     /// server's token endpoint (`clientID`: the authenticated OAuth client, if any).
-    func refreshGrant(_ context: RequestContext, presented: String, clientID: String?) throws(AuthError) -> (Tokens.Issued, JSON) {
+    func refreshGrant(_ context: RequestContext, presented: String, clientID: String?) throws(AuthError) -> (Tokens.Issued, Models.UserView) {
         guard let token = TokenEndpoints.presentedRefreshToken(presented) else {
             throw AuthError(400, .validationFailed, "Refresh token is not valid")
         }
@@ -188,7 +188,7 @@ struct TokenEndpoints: EndpointGroup {
             var issued = Tokens.Issued(accessToken: access, expiresAt: expiresAt, refreshToken: done.refreshToken,
                                        sessionID: done.sessionID, userID: done.user.id, issuedAt: done.issuedAt)
             issued.refreshTokenHeaders = done.headers
-            return (issued, Models.user(done.user, identities: done.identities, factors: done.factors))
+            return (issued, Models.UserView(user: done.user, identities: done.identities, factors: done.factors))
         }
     }
 

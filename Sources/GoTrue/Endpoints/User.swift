@@ -23,7 +23,9 @@ struct UserEndpoints: EndpointGroup {
         guard let tokenAud, aud == tokenAud else {
             throw AuthError(400, .validationFailed, "Token audience doesn't match request audience")
         }
-        return .json(Models.user(caller.user, identities: caller.identities ?? [], factors: caller.factors))
+        var writer = JSONByteWriter(reservingCapacity: JSON.goJSONCapacity)
+        Models.writeUser(caller.user, identities: caller.identities ?? [], factors: caller.factors, to: &writer)
+        return .json(writer: writer)
     }
 
     func update(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
