@@ -24,6 +24,12 @@ public protocol JSONOutput {
     mutating func null()
     /// Any value, written as `JSONWriter` writes it with `sortedKeys` false.
     mutating func value(_ value: JSON)
+    /// The member `name` with a stored JSON object text as its value, exactly as
+    /// `member(name, .object(parsed.sortedRecursively()))` would write it, copied as it is
+    /// when the output writes bytes and the text is already in that form
+    /// (`CanonicalJSON.isSortedObject`). Returns false, having written nothing, otherwise:
+    /// the caller then parses the text.
+    mutating func member(_ name: String, sortedObjectText text: String) -> Bool
 }
 
 extension JSONOutput {
@@ -123,6 +129,17 @@ public struct JSONByteWriter: JSONOutput {
         JSONWriter.write(value, sortedKeys: false, to: &bytes)
         needsComma = true
     }
+
+    public mutating func member(_ name: String, sortedObjectText text: String) -> Bool {
+        let copied = text.utf8.withContiguousStorageIfAvailable { stored -> Bool in
+            guard CanonicalJSON.isSortedObject(stored) else { return false }
+            key(name)
+            bytes.append(contentsOf: stored)
+            needsComma = true
+            return true
+        }
+        return copied == true
+    }
 }
 
 /// Builds the `JSON` tree of what is written. `result` is the finished top-level value.
@@ -178,4 +195,6 @@ public struct JSONTreeBuilder: JSONOutput {
     public mutating func bool(_ value: Bool) { add(.bool(value)) }
     public mutating func null() { add(.null) }
     public mutating func value(_ value: JSON) { add(value) }
+    /// A tree needs the parse.
+    public mutating func member(_ name: String, sortedObjectText text: String) -> Bool { false }
 }

@@ -1,5 +1,6 @@
 import AuthJSON
 import AuthStore
+import AuthTestSupport
 import Testing
 @testable import GoTrue
 
@@ -22,6 +23,8 @@ import Testing
     static let metadata = [
         "{}", #"{"b":1,"a":"x"}"#, #"{ "sub": "u1", "email": "Up@Example.com", "n": {"z": [1.5, null, true]} }"#,
         "not json", #"{"a":"<&>","a":2}"#, #"{"email_verified":false,"provider":"email","providers":["email","phone"]}"#,
+        #"{"email":"up@example.com","sub":"u1"}"#, #"{"a":[1,-2,0,{"b":null}],"b":{"c":true},"n":999999999999999}"#,
+        #"{"a":1.5}"#, #"{"b":{"z":1,"a":2}}"#,
     ]
     static let times: [Int64] = [0, 1_714_558_272_345_678, 1_714_558_272_300_000, -1, 253_402_300_799_000_000]
 
@@ -139,6 +142,34 @@ import Testing
             let issued = Tokens.Issued(accessToken: "eyJ.\(g.next(1000)).sig", expiresAt: 1_714_561_872, refreshToken: "r\(g.next(99))",
                                        sessionID: "s", userID: u.id, issuedAt: 1_714_558_272)
             #expect(issued.responseWriter(user: view).bytes == JSON.object(issued.response(user: view.json)).goJSONBytes)
+        }
+    }
+
+    /// Through the API: `GET /user` copies stored metadata that is already canonical and parses
+    /// the rest (spacing, key order, escapes, non-ASCII written by something else into the
+    /// database); either way its bytes are the tree path's for the same stored rows.
+    @Test func getUserMatchesTheTreeOfTheStoredRows() throws {
+        let api = try makeAPI()
+        let session = api.signUp("meta@example.com", data: ["b": [1, true, nil], "a": "x"])
+        let token = session["access_token"]!.stringValue!
+        let id = session["user"]!["id"]!.stringValue!
+        let texts = [
+            (nil, nil),
+            (#"{ "b": 1, "a": "é" }"#, #"{"sub":"s","email":"Meta@Example.com","z":{"y":1,"x":"<"}}"#),
+            (#"{"a":1.50,"b":"A"}"#, #"{"email":"meta@example.com","sub":"s"}"#),
+            ("[1,2]", "{}"),
+        ]
+        for (userMetadata, identityData) in texts {
+            try api.project.database.write { conn in
+                if let userMetadata { try conn.execute("UPDATE users SET raw_user_meta_data = ? WHERE id = ?", .text(userMetadata), .text(id)) }
+                if let identityData { try conn.execute("UPDATE identities SET identity_data = ? WHERE user_id = ?", .text(identityData), .text(id)) }
+            }
+            let response = api.call("GET", "/user", bearer: token)
+            #expect(response.status == 200)
+            let expected = try api.project.database.read { conn in
+                Models.user(try conn.user(id: id)!, identities: try conn.identities(userID: id), factors: try conn.factors(userID: id))
+            }
+            #expect(response.text == expected.serialized(), "\(userMetadata ?? "as signed up")")
         }
     }
 

@@ -91,6 +91,13 @@ enum Models {
     /// a read finds them in order and `sortedRecursively` has nothing to do.
     static func text(_ object: JSONObject) -> String { object.serialized(sortedKeys: true) }
 
+    /// A stored metadata object as a member: copied as stored when the output writes bytes and
+    /// the text is already sorted and written as the parse path would write it, parsed
+    /// (through the cache) otherwise.
+    private static func metadata<Output: JSONOutput>(_ name: String, _ text: String, _ o: inout Output) {
+        if !o.member(name, sortedObjectText: text) { o.member(name, .object(sortedObject(text))) }
+    }
+
     /// A timestamp member, rendered on the stack: no `String` is made for the bytes path.
     private static func time<Output: JSONOutput>(_ name: String, _ micros: Int64, _ o: inout Output) {
         o.key(name)
@@ -129,8 +136,8 @@ enum Models {
         if let t = u.phoneChangeSentAt { time("phone_change_sent_at", t, &o) }
         if let t = u.reauthenticationSentAt { time("reauthentication_sent_at", t, &o) }
         if let t = u.lastSignInAt { time("last_sign_in_at", t, &o) }
-        o.member("app_metadata", .object(sortedObject(u.appMetadata)))
-        o.member("user_metadata", .object(sortedObject(u.userMetadata)))
+        metadata("app_metadata", u.appMetadata, &o)
+        metadata("user_metadata", u.userMetadata, &o)
         if !factors.isEmpty {
             o.key("factors")
             o.beginArray()
@@ -194,13 +201,19 @@ enum Models {
         o.member("identity_id", i.id)
         o.member("id", i.providerID)
         o.member("user_id", i.userID)
-        let data = sortedObject(i.identityData)
-        if !data.isEmpty { o.member("identity_data", .object(data)) }
+        // The email comes from the generated column when the record was read from the store;
+        // then the data itself is needed only as JSON, which can be copied as stored.
+        var email = i.email
+        if email == nil || i.identityData == "{}" || !o.member("identity_data", sortedObjectText: i.identityData) {
+            let data = sortedObject(i.identityData)
+            if !data.isEmpty { o.member("identity_data", .object(data)) }
+            if email == nil { email = data["email"]?.stringValue?.lowercased() }
+        }
         o.member("provider", i.provider)
         if let t = i.lastSignInAt { time("last_sign_in_at", t, &o) }
         time("created_at", i.createdAt, &o)
         time("updated_at", i.updatedAt, &o)
-        if let e = i.email ?? (data["email"]?.stringValue?.lowercased()), !e.isEmpty { o.member("email", e) }
+        if let email, !email.isEmpty { o.member("email", email) }
         o.endObject()
     }
 
