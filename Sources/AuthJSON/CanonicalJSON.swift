@@ -102,6 +102,22 @@ public enum CanonicalJSON {
         mutating func string() -> Range<Int>? {
             position += 1
             let start = position
+            // Sixteen bytes at a time while sixteen remain (`ByteScan`), up to the first byte
+            // that ends the string or leaves the subset; the loop below decides which it is.
+            typealias Bytes = ByteScan.Bytes
+            let raw = UnsafeRawPointer(base)
+            while position + 16 <= end {
+                let v = raw.loadUnaligned(fromByteOffset: position, as: Bytes.self)
+                let stop = (v .< Bytes(repeating: 0x20)) .| (v .>= Bytes(repeating: 0x7f))
+                    .| (v .== Bytes(repeating: UInt8(ascii: "\""))) .| (v .== Bytes(repeating: UInt8(ascii: "\\")))
+                    .| (v .== Bytes(repeating: UInt8(ascii: "<"))) .| (v .== Bytes(repeating: UInt8(ascii: ">")))
+                    .| (v .== Bytes(repeating: UInt8(ascii: "&")))
+                if ByteScan.any(stop) {
+                    position += ByteScan.firstSet(stop)
+                    break
+                }
+                position += 16
+            }
             while position < end {
                 let byte = base[position]
                 if byte == UInt8(ascii: "\"") {

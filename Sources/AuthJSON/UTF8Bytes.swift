@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Byte equality of strings, as Go compares them (object keys, cached texts and tokens). Swift's
 /// `String ==` compares by canonical equivalence (Unicode): a text with "é" as one code point
 /// and one with "e" plus a combining accent are equal to it, and so are U+212A KELVIN SIGN and
@@ -13,23 +21,12 @@ public enum UTF8Bytes {
         return a.utf8.elementsEqual(b.utf8)  // bridged or otherwise non-contiguous storage
     }
 
-    /// Eight bytes per step, then the tail.
+    /// The C library's `memcmp`: vectorized, where a Swift loop of eight bytes per step cost
+    /// ~1,000 instructions for the ~800-byte tokens the verified-token cache compares.
     @inlinable
     public static func equal(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> Bool {
         guard left.count == right.count else { return false }
         guard let l = left.baseAddress, let r = right.baseAddress else { return true }  // both empty
-        let a = UnsafeRawPointer(l), b = UnsafeRawPointer(r)
-        var index = 0
-        while index + 8 <= left.count {
-            if a.loadUnaligned(fromByteOffset: index, as: UInt64.self) != b.loadUnaligned(fromByteOffset: index, as: UInt64.self) {
-                return false
-            }
-            index += 8
-        }
-        while index < left.count {
-            if left[index] != right[index] { return false }
-            index += 1
-        }
-        return true
+        return memcmp(l, r, left.count) == 0
     }
 }

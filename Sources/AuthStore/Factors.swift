@@ -46,6 +46,8 @@ public struct FactorRecord: Sendable, Equatable {
     }
 
     static let select = "SELECT \(layout.list) FROM mfa_factors"
+    /// Built once, as `IdentityRecord.byUser`.
+    static let byUser = "\(select) WHERE user_id = ? ORDER BY created_at, rowid"
 
     /// The AMR method a verified factor of this type adds to a session (`amrMethodForFactorType`).
     public var amrMethod: String {
@@ -83,7 +85,7 @@ extension Connection {
 
     /// A user's factors, oldest first (GoTrue's eager load order).
     public func factors(userID: String) throws(StoreError) -> [FactorRecord] {
-        try query("\(FactorRecord.select) WHERE user_id = ? ORDER BY created_at, rowid", .text(userID)).map(FactorRecord.init(row:))
+        try query(FactorRecord.byUser, .text(userID)).map(FactorRecord.init(row:))
     }
 
     /// `FindOwnedFactorByID`: the factor only when it belongs to the user.

@@ -41,6 +41,9 @@ public struct IdentityRecord: Sendable, Equatable {
     }
 
     static let select = "SELECT \(layout.list) FROM identities"
+    /// Built once: the lookups of every authenticated request and token grant (an interpolated
+    /// text per call cost an allocation and a fresh hash for the statement cache).
+    static let byUser = "\(select) WHERE user_id = ? ORDER BY created_at, rowid"
 }
 
 extension Connection {
@@ -64,7 +67,7 @@ extension Connection {
 
     /// A user's identities, oldest first (GoTrue loads them in insertion order).
     public func identities(userID: String) throws(StoreError) -> [IdentityRecord] {
-        try query("\(IdentityRecord.select) WHERE user_id = ? ORDER BY created_at, rowid", .text(userID))
+        try query(IdentityRecord.byUser, .text(userID))
             .map(IdentityRecord.init(row:))
     }
 

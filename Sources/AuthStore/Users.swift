@@ -128,6 +128,8 @@ public struct UserRecord: Sendable, Equatable {
 
 extension Connection {
     private static let userSelect = "SELECT \(UserRecord.layout.list) FROM users"
+    /// Built once, as `IdentityRecord.byUser`.
+    private static let userByID = "\(userSelect) WHERE id = ?"
 
     public func insertUser(_ user: UserRecord) throws(StoreError) {
         try execute(UserRecord.insertSQL, user.values)
@@ -148,7 +150,7 @@ extension Connection {
     }
 
     public func user(id: String) throws(StoreError) -> UserRecord? {
-        try queryFirst("\(Connection.userSelect) WHERE id = ?", .text(id)).map(UserRecord.init(row:))
+        try queryFirst(Connection.userByID, .text(id)).map(UserRecord.init(row:))
     }
 
     /// GoTrue's `FindUserByEmailAndAudience`: case-insensitive, non-SSO accounts only.

@@ -47,6 +47,27 @@ import Testing
         #expect(Self.accepts(String(repeating: #"{"a":"#, count: 15) + "{}" + String(repeating: "}", count: 15)))
     }
 
+    /// Strings of every length up to 48, as values and as keys, with one byte outside the subset
+    /// at every position: the sixteen-byte steps, the byte-by-byte tail and the boundary
+    /// between them all refuse it.
+    @Test func longStringsAreCheckedAtEveryPosition() {
+        let specials: [UInt8] = [0x00, 0x1f, 0x7f, 0x80, 0xc3, 0xe2, 0xff] + Array(#""\<>&"#.utf8)
+        func accepts(_ bytes: [UInt8]) -> Bool { bytes.withUnsafeBufferPointer { CanonicalJSON.isSortedObject($0) } }
+        for length in 1...48 {
+            let plain = [UInt8](repeating: UInt8(ascii: "a"), count: length)
+            let asValue = { (content: [UInt8]) in Array(#"{"k":""#.utf8) + content + Array(#""}"#.utf8) }
+            let asKey = { (content: [UInt8]) in Array(#"{""#.utf8) + content + Array(#"":0}"#.utf8) }
+            #expect(accepts(asValue(plain)) && accepts(asKey(plain)), "\(length)")
+            for at in 0..<length {
+                for special in specials {
+                    var content = plain
+                    content[at] = special
+                    #expect(!accepts(asValue(content)) && !accepts(asKey(content)), "\(length) \(at) \(special)")
+                }
+            }
+        }
+    }
+
     struct Generator {
         var state: UInt64
         mutating func next(_ bound: Int) -> Int {

@@ -23,6 +23,15 @@ import Testing
         #expect(Timestamp(microseconds: .max).rfc3339 == "294247-01-10T04:00:54.775807Z")
     }
 
+    /// Years outside 0...9999 as Go's `appendInt(b, year, 4)` writes them: a sign, then at
+    /// least four digits.
+    @Test func yearsBeyondFourDigits() {
+        #expect(Timestamp(seconds: -62_167_219_200).rfc3339 == "0000-01-01T00:00:00Z")
+        #expect(Timestamp(seconds: -62_167_219_201).rfc3339 == "-0001-12-31T23:59:59Z")
+        #expect(Timestamp(seconds: 253_402_300_800).rfc3339 == "10000-01-01T00:00:00Z")
+        #expect(Timestamp(microseconds: 253_402_300_800_000_010).rfc3339 == "10000-01-01T00:00:00.00001Z")
+    }
+
     @Test func parsingOffsetsAndRejects() {
         #expect(Timestamp(rfc3339: "2024-05-01T12:11:12+02:00") == Timestamp(rfc3339: "2024-05-01T10:11:12Z"))
         #expect(Timestamp(rfc3339: "2024-05-01T10:11:12.123456789Z")?.microseconds == 1_714_558_272_123_456)
