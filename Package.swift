@@ -25,12 +25,12 @@ let package = Package(
         // <sys/epoll.h> and <sys/eventfd.h>, which the Glibc module leaves out (Linux only), and
         // the hooks' HTTP(S) call through libcurl, loaded with dlopen on first use.
         .target(name: "CAuthPlatform", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
-        // The pthread locks, per-thread values and processor count that AuthHTTP, AuthStore and
-        // GoTrue share.
+        // The pthread locks, per-thread values, processor count and byte scans that AuthHTTP,
+        // AuthStore, AuthJSON and GoTrue share.
         .target(name: "AuthPlatform", swiftSettings: strict),
         .target(name: "AuthCrypto", dependencies: ["CAuthCrypto"], swiftSettings: strict),
         // Go-compatible JSON value, parser and writer: request/response bodies and JWT claims.
-        .target(name: "AuthJSON", swiftSettings: strict),
+        .target(name: "AuthJSON", dependencies: ["AuthPlatform"], swiftSettings: strict),
         .target(name: "AuthJWT", dependencies: ["AuthJSON", "AuthCrypto"], swiftSettings: strict),
         .target(name: "AuthHTTP", dependencies: ["AuthPlatform", "CAuthPlatform"], swiftSettings: strict),
         .target(name: "AuthStore", dependencies: ["CSQLite", "AuthPlatform"], swiftSettings: strict),
@@ -83,7 +83,7 @@ let package = Package(
         ),
 
         .testTarget(name: "AuthCryptoTests", dependencies: ["AuthCrypto", "PythonTestSupport"], swiftSettings: strict),
-        .testTarget(name: "AuthJSONTests", dependencies: ["AuthJSON", "GoJSONFixtures"], swiftSettings: strict),
+        .testTarget(name: "AuthJSONTests", dependencies: ["AuthJSON", "AuthPlatform", "GoJSONFixtures"], swiftSettings: strict),
         .testTarget(
             name: "AuthJWTTests",
             dependencies: ["AuthJWT", "AuthJSON", "AuthCrypto", "PythonTestSupport"],

@@ -1,3 +1,5 @@
+import AuthPlatform
+
 /// Recognizes JSON text that is already in the form this module writes for it: an object whose
 /// parse, sorted recursively (`sortedRecursively()`) and written (`JSONWriter`, Go's rules),
 /// gives the same bytes back.

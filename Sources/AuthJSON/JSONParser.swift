@@ -1,3 +1,5 @@
+import AuthPlatform
+
 /// Why a document was rejected, and where (byte offset into the UTF-8 input; the input's length
 /// when it ended too soon). `message` is the text of Go's `json.SyntaxError` for the same input
 /// (`invalid character '}' looking for beginning of object key string`, `unexpected end of JSON

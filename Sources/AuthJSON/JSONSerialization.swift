@@ -1,3 +1,5 @@
+import AuthPlatform
+
 /// Serialization that reproduces Go's `encoding/json` (`json.Marshal`, Go 1.22 and later)
 /// byte for byte, so responses match the real server's:
 ///
@@ -103,29 +105,15 @@ enum JSONWriter {
     /// overlaps bytes already checked rather than going byte by byte, and fewer than sixteen
     /// bytes are gathered into one vector padded with a plain byte (`ByteScan`).
     static func isPlain(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        let count = bytes.count
-        guard let base = bytes.baseAddress, count > 0 else { return true }
-        let raw = UnsafeRawPointer(base)
-        let vector: ByteScan.Bytes
-        if count >= 16 {
-            var index = 0
-            while index + 16 < count {
-                if needsEscape(raw.loadUnaligned(fromByteOffset: index, as: ByteScan.Bytes.self)) { return false }
-                index += 16
-            }
-            vector = raw.loadUnaligned(fromByteOffset: count - 16, as: ByteScan.Bytes.self)
-        } else {
-            vector = ByteScan.gather(base, count: count, filler: UInt8(ascii: "a"))
-        }
-        return !needsEscape(vector)
+        !ByteScan.anyLane(bytes, filler: UInt8(ascii: "a"), needsEscape)
     }
 
     @inline(__always)
-    private static func needsEscape(_ v: ByteScan.Bytes) -> Bool {
+    private static func needsEscape(_ v: ByteScan.Bytes) -> SIMDMask<SIMD16<Int8>> {
         typealias Bytes = ByteScan.Bytes
-        return ByteScan.any((v .< Bytes(repeating: 0x20)) .| (v .== Bytes(repeating: 0x22)) .| (v .== Bytes(repeating: 0x5c))
+        return (v .< Bytes(repeating: 0x20)) .| (v .== Bytes(repeating: 0x22)) .| (v .== Bytes(repeating: 0x5c))
             .| (v .== Bytes(repeating: 0x3c)) .| (v .== Bytes(repeating: 0x3e)) .| (v .== Bytes(repeating: 0x26))
-            .| (v .== Bytes(repeating: 0xe2)))
+            .| (v .== Bytes(repeating: 0xe2))
     }
 
     private static func writeEscaped(_ string: String, to out: inout [UInt8]) {

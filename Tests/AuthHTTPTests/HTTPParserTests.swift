@@ -240,10 +240,11 @@ struct HTTPParserTests {
 }
 
 @Suite struct LineFeedSearchTests {
-    /// The word-at-a-time search finds the first LF wherever it sits, next to the bytes most
-    /// likely to fool it (0x0b, 0x09, 0x8a, 0xff, 0x00), and reports none when there is none.
+    /// The sixteen-byte search finds the first LF wherever it sits (in a step, at a step's edge,
+    /// in the byte-by-byte tail), next to the bytes most likely to fool it (0x0b, 0x09, 0x8a,
+    /// 0xff, 0x00), and reports none when there is none.
     @Test func findsTheFirstLineFeedAtEveryPosition() {
-        for length in [0, 1, 7, 8, 9, 17, 24] {
+        for length in [0, 1, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 48] {
             for filler: UInt8 in [0x0b, 0x09, 0x8a, 0xff, 0x00, 0x41] {
                 var bytes = [UInt8](repeating: filler, count: length)
                 #expect(bytes.withUnsafeBufferPointer { ASCII.firstLF(in: $0, from: 0) } == length)
@@ -260,12 +261,12 @@ struct HTTPParserTests {
         }
     }
 
-    /// The word-at-a-time field-value check agrees with the byte rule of RFC 9110 §5.5 for every
-    /// byte value at every position of values from 0 to 24 bytes, over fillers of each kind
-    /// (visible, SP, HTAB, obs-text).
+    /// The sixteen-byte field-value check agrees with the byte rule of RFC 9110 §5.5 for every
+    /// byte value at every position of values from 0 to 48 bytes (gathered short values, whole
+    /// steps, the overlapping last step), over fillers of each kind (visible, SP, HTAB, obs-text).
     @Test func fieldValueCheckMatchesTheByteRule() {
         func rule(_ byte: UInt8) -> Bool { (byte >= 0x20 || byte == 0x09) && byte != 0x7F }
-        for length in [0, 1, 7, 8, 9, 15, 16, 17, 24] {
+        for length in [0, 1, 2, 3, 4, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 48] {
             for filler: UInt8 in [0x41, 0x20, 0x09, 0x80, 0xff, 0x7e, 0x21] {
                 let plain = [UInt8](repeating: filler, count: length)
                 #expect(plain.withUnsafeBufferPointer { ASCII.isFieldValue($0) })

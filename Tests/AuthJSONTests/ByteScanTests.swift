@@ -1,4 +1,5 @@
 import Testing
+import AuthPlatform
 @testable import AuthJSON
 
 /// The sixteen-byte scans agree with byte loops at every position of every length up to three

@@ -43,10 +43,10 @@ import Testing
         }
     }
 
-    /// The word test's bounds (bytes up to 0x20 and at or above 0x80 only look suspicious) on
-    /// raw bytes, non-UTF-8 included.
+    /// Every byte value at every position of tokens up to three sixteen-byte steps long (short
+    /// ones gathered into one vector, the last step overlapping), non-UTF-8 included.
     @Test func containsSpaceOnRawBytes() {
-        for length in [0, 1, 8, 15, 16, 17] {
+        for length in [0, 1, 2, 3, 4, 8, 15, 16, 17, 31, 32, 33, 48] {
             for position in 0..<max(length, 1) where length > 0 {
                 for byte in UInt8.min...UInt8.max {
                     var bytes = Array(repeating: UInt8(0x7A), count: length)

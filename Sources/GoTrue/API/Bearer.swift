@@ -21,25 +21,14 @@ extension HTTPRequest {
         }
     }
 
-    /// Whether `bytes` holds any of RE2's `\s` (`[\t\n\f\r ]`), which `\S+` refuses.
-    ///
-    /// Eight bytes at a time: a word with no byte below 0x21 (the SWAR test of Hacker's
-    /// Delight, 6-1) has none; only a word that fails it is looked at byte by byte. A token is
-    /// ~800 bytes of base64url, and a byte-wise scan cost ~4,000 instructions per request.
+    /// Whether `bytes` holds any of RE2's `\s` (`[\t\n\f\r ]`), which `\S+` refuses. Sixteen
+    /// bytes per step (`ByteScan`): a token is ~800 bytes of base64url, and a byte-wise scan
+    /// cost ~4,000 instructions per request.
     static func containsSpace(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        func isSpace(_ byte: UInt8) -> Bool {
-            byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0C || byte == 0x0D
+        typealias Bytes = ByteScan.Bytes
+        return ByteScan.anyLane(bytes, filler: UInt8(ascii: "a")) { v in
+            (v .== Bytes(repeating: 0x20)) .| (v .== Bytes(repeating: 0x09)) .| (v .== Bytes(repeating: 0x0a))
+                .| (v .== Bytes(repeating: 0x0c)) .| (v .== Bytes(repeating: 0x0d))
         }
-        let raw = UnsafeRawBufferPointer(bytes)
-        var offset = 0
-        while offset + 8 <= raw.count {
-            let word = raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-            if (word &- 0x2121_2121_2121_2121) & ~word & 0x8080_8080_8080_8080 != 0,
-               bytes[offset..<offset + 8].contains(where: isSpace) {
-                return true
-            }
-            offset += 8
-        }
-        return bytes[offset...].contains(where: isSpace)
     }
 }
