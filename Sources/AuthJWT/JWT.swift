@@ -158,18 +158,40 @@ extension JWT {
     /// golang-jwt writes, sorted as Go sorts its header map, `kid` only when set.
     /// - Precondition: `key.canSign`.
     public static func sign(claims: JSONObject, key: JWTKey) -> String {
-        var header: JSONObject = ["alg": .string(key.algorithm.rawValue)]
-        if let kid = key.kid { header["kid"] = .string(kid) }
-        header["typ"] = "JWT"
-        let signingInput = Base64URL.encode(header.serializedBytes(sortedKeys: true)) + "."
-            + Base64URL.encode(claims.serializedBytes())
-        return signingInput + "." + Base64URL.encode(signature(signingInput, key))
+        sign(payload: claims.serializedBytes(), key: key)
+    }
+
+    /// `sign(claims:key:)` for claims already written as JSON (`JSONByteWriter`). The token is
+    /// assembled in one byte buffer: the signing input (RFC 7515 section 7.1) is signed where it
+    /// lies, and no segment becomes a `String` of its own.
+    public static func sign(payload: [UInt8], key: JWTKey) -> String {
+        // Written in Go's sorted map order (alg, kid, typ) without a tree to sort.
+        var header = JSONByteWriter(reservingCapacity: 64)
+        header.beginObject()
+        header.member("alg", key.algorithm.rawValue)
+        if let kid = key.kid { header.member("kid", kid) }
+        header.member("typ", "JWT")
+        header.endObject()
+        let headerBytes = header.bytes
+        var token: [UInt8] = []
+        // The segments grow by a third; the signature's segment is at most 342 bytes (RS256).
+        token.reserveCapacity((headerBytes.count + payload.count) / 3 * 4 + 360)
+        headerBytes.withUnsafeBufferPointer { Base64URL.encode($0, appendingTo: &token) }
+        token.append(UInt8(ascii: "."))
+        payload.withUnsafeBufferPointer { Base64URL.encode($0, appendingTo: &token) }
+        let signed = signature(message: token, key)
+        token.append(UInt8(ascii: "."))
+        signed.withUnsafeBufferPointer { Base64URL.encode($0, appendingTo: &token) }
+        return String(decoding: token, as: UTF8.self)
     }
 
     /// The JWS signature of `signingInput` (RFC 7515 section 5.1): an HMAC, a PKCS #1 v1.5
     /// signature, ECDSA's `r || s` (RFC 7518 section 3.4) or Ed25519's 64 bytes (RFC 8037).
     static func signature(_ signingInput: String, _ key: JWTKey) -> [UInt8] {
-        let message = Array(signingInput.utf8)
+        signature(message: Array(signingInput.utf8), key)
+    }
+
+    static func signature(message: [UInt8], _ key: JWTKey) -> [UInt8] {
         switch key.material {
         case .secret(let secret):
             return HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: secret))
@@ -367,6 +389,10 @@ extension JWT {
 public enum JWTSigner {
     public static func sign(claims: JSONObject, key: JWTKey) -> String {
         JWT.sign(claims: claims, key: key)
+    }
+
+    public static func sign(payload: [UInt8], key: JWTKey) -> String {
+        JWT.sign(payload: payload, key: key)
     }
 }
 

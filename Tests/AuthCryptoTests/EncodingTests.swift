@@ -70,6 +70,19 @@ let rfc4648: [(String, String, String)] = [
         #expect([0x00, 0xff, 0x10].hexString == "00ff10")
     }
 
+    /// The appending form writes after what the buffer holds the same symbols the `String`
+    /// form returns, for every remainder of three and past a reallocation.
+    @Test func appendingEncoderMatchesTheStringForm() {
+        for length in 0..<70 {
+            let data = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 91 &+ 250) }
+            for prefix in [[], Array("ab.".utf8)] {
+                var out = prefix
+                data.withUnsafeBufferPointer { Base64URL.encode($0, appendingTo: &out) }
+                #expect(out == prefix + Array(Base64URL.encode(data).utf8), "\(length)")
+            }
+        }
+    }
+
     @Test func roundTripsAllLengths() throws {
         for length in 0..<70 {
             let data = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }

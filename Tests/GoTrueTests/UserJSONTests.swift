@@ -173,6 +173,31 @@ import Testing
         }
     }
 
+    /// The access token's claims: written as bytes when no hook sees them, as a tree for the
+    /// custom access token hook; the same JSON either way, in `AccessTokenClaims`' order.
+    @Test func claimsBytesMatchTheTree() {
+        var g = Generator(state: 0xc1a1_5eed)
+        for round in 0..<1_000 {
+            let u = Self.user(&g)
+            let claims = Tokens.Claims(user: u, sessionID: "s\(round)", aal: ["aal1", "aal2"][g.next(2)],
+                                       amr: [["method": "password", "timestamp": 1_714_558_272]], issuedAt: 1_714_558_272,
+                                       expiresAt: 1_714_561_872, issuer: ["", "http://127.0.0.1:9999/auth/v1"][g.next(2)],
+                                       oauthClientID: g.maybe(["", "c1"][g.next(2)]), scopes: g.maybe(["", "openid email"][g.next(2)]))
+            var writer = JSONByteWriter()
+            claims.write(to: &writer)
+            var tree = JSONTreeBuilder()
+            claims.write(to: &tree)
+            #expect(writer.bytes == tree.result!.goJSONBytes)
+        }
+        let u = UserRecord(id: "u", createdAt: 0)
+        var writer = JSONByteWriter()
+        Tokens.Claims(user: u, sessionID: "s", aal: "aal1", amr: [], issuedAt: 1, expiresAt: 2, issuer: "i", oauthClientID: "c",
+                      scopes: "openid").write(to: &writer)
+        #expect(String(decoding: writer.bytes, as: UTF8.self) == #"{"iss":"i","sub":"u","aud":"","exp":2,"iat":1,"email":"","#
+            + #""phone":"","app_metadata":{},"user_metadata":{},"role":"","aal":"aal1","amr":[],"session_id":"s","#
+            + #""is_anonymous":false,"client_id":"c","scope":"openid"}"#)
+    }
+
     @Test func responseExtrasFollowTheUser() {
         let issued = Tokens.Issued(accessToken: "a", expiresAt: 3_600, refreshToken: "r", sessionID: "s", userID: "u", issuedAt: 0)
         let response = issued.response(user: ["id": "u"], extra: ["weak_password": .null, "provider_token": "p"])

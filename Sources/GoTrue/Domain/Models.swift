@@ -91,10 +91,10 @@ enum Models {
     /// a read finds them in order and `sortedRecursively` has nothing to do.
     static func text(_ object: JSONObject) -> String { object.serialized(sortedKeys: true) }
 
-    /// A stored metadata object as a member: copied as stored when the output writes bytes and
-    /// the text is already sorted and written as the parse path would write it, parsed
-    /// (through the cache) otherwise.
-    private static func metadata<Output: JSONOutput>(_ name: String, _ text: String, _ o: inout Output) {
+    /// A stored metadata object as a member (user JSON, access token claims): copied as stored
+    /// when the output writes bytes and the text is already sorted and written as the parse
+    /// path would write it, parsed (through the cache) otherwise.
+    static func metadata<Output: JSONOutput>(_ name: String, _ text: String, _ o: inout Output) {
         if !o.member(name, sortedObjectText: text) { o.member(name, .object(sortedObject(text))) }
     }
 

@@ -49,32 +49,55 @@ struct Tokens {
         throws(AuthError) -> (token: String, expiresAt: Int64)
     {
         let expiresAt = issuedAt + Int64(configuration.jwt.expirySeconds)
-        // Appended in `AccessTokenClaims`' field order; every key is distinct, so no lookups.
-        var claims = JSONObject()
-        claims.reserveCapacity(16)
-        if !configuration.jwt.issuer.isEmpty { claims.append("iss", .string(configuration.jwt.issuer)) }
-        claims.append("sub", .string(user.id))
-        claims.append("aud", .string(user.aud))
-        claims.append("exp", .number(expiresAt))
-        claims.append("iat", .number(issuedAt))
-        claims.append("email", .string(user.email ?? ""))
-        claims.append("phone", .string(user.phone ?? ""))
-        claims.append("app_metadata", .object(Models.sortedObject(user.appMetadata)))
-        claims.append("user_metadata", .object(Models.sortedObject(user.userMetadata)))
-        claims.append("role", .string(user.role))
-        claims.append("aal", .string(aal))
-        claims.append("amr", amr)
-        claims.append("session_id", .string(sessionID))
-        claims.append("is_anonymous", .bool(user.isAnonymous))
-        // An OAuth server session's tokens name their client and scopes (`client_id`, `scope`,
-        // both omitempty in the claims struct).
-        if let oauthClientID, !oauthClientID.isEmpty { claims.append("client_id", .string(oauthClientID)) }
-        if let scopes, !scopes.isEmpty { claims.append("scope", .string(scopes)) }
+        let claims = Claims(user: user, sessionID: sessionID, aal: aal, amr: amr, issuedAt: issuedAt, expiresAt: expiresAt,
+                            issuer: configuration.jwt.issuer, oauthClientID: oauthClientID, scopes: scopes)
         if configuration.hooks.customAccessToken.callable {
-            let custom = try Hooks(api: api, request: request).customizeAccessToken(userID: user.id, claims: claims, method: method)
+            var tree = JSONTreeBuilder()
+            claims.write(to: &tree)
+            let custom = try Hooks(api: api, request: request).customizeAccessToken(userID: user.id, claims: tree.result!.objectValue!,
+                                                                                    method: method)
             return (JWTSigner.sign(claims: custom.sortedRecursively(), key: configuration.jwt.signingKey), expiresAt)
         }
-        return (JWTSigner.sign(claims: claims, key: configuration.jwt.signingKey), expiresAt)
+        // Without a hook to show them to, the claims go straight to bytes.
+        var writer = JSONByteWriter(reservingCapacity: 1024)
+        claims.write(to: &writer)
+        return (JWTSigner.sign(payload: writer.bytes, key: configuration.jwt.signingKey), expiresAt)
+    }
+
+    /// `AccessTokenClaims`, in its field order.
+    struct Claims {
+        let user: UserRecord
+        let sessionID: String
+        let aal: String
+        let amr: JSON
+        let issuedAt: Int64
+        let expiresAt: Int64
+        let issuer: String
+        let oauthClientID: String?
+        let scopes: String?
+
+        func write<Output: JSONOutput>(to o: inout Output) {
+            o.beginObject()
+            if !issuer.isEmpty { o.member("iss", issuer) }
+            o.member("sub", user.id)
+            o.member("aud", user.aud)
+            o.member("exp", .number(expiresAt))
+            o.member("iat", .number(issuedAt))
+            o.member("email", user.email ?? "")
+            o.member("phone", user.phone ?? "")
+            Models.metadata("app_metadata", user.appMetadata, &o)
+            Models.metadata("user_metadata", user.userMetadata, &o)
+            o.member("role", user.role)
+            o.member("aal", aal)
+            o.member("amr", amr)
+            o.member("session_id", sessionID)
+            o.member("is_anonymous", user.isAnonymous)
+            // An OAuth server session's tokens name their client and scopes (`client_id`,
+            // `scope`, both omitempty in the claims struct).
+            if let oauthClientID, !oauthClientID.isEmpty { o.member("client_id", oauthClientID) }
+            if let scopes, !scopes.isEmpty { o.member("scope", scopes) }
+            o.endObject()
+        }
     }
 
     /// `IssueRefreshToken`: a new session with its first refresh token and AMR entry, the user's
