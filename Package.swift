@@ -56,7 +56,8 @@ let package = Package(
 
         // Shared by the test targets that cross-check against Python; never part of a product.
         .target(name: "PythonTestSupport", path: "Tests/Support/PythonTestSupport", swiftSettings: strict),
-        // Go's encoding/json error texts, shared by the parser's and the request bodies' tests.
+        // Go's encoding/json error texts and a seeded generator, shared by the parser's, the
+        // writers' and the request bodies' tests.
         .target(name: "GoJSONFixtures", path: "Tests/Support/GoJSONFixtures", swiftSettings: strict),
         // Shared by the test targets that serve requests: a hand-moved clock, an in-process
         // GoTrue harness with request helpers, and a loopback client; never part of a product.

@@ -1,3 +1,4 @@
+import GoJSONFixtures
 import Testing
 @testable import AuthJSON
 
@@ -68,21 +69,11 @@ import Testing
         }
     }
 
-    struct Generator {
-        var state: UInt64
-        mutating func next(_ bound: Int) -> Int {
-            state ^= state >> 12
-            state ^= state << 25
-            state ^= state >> 27
-            return Int((state &* 0x2545_f491_4f6c_dd1d) >> 33) % bound
-        }
-    }
-
     static let keys = ["", "a", "b", "ab", "B", "email", "sub", "é", "a b", "<", "z\"", "\\"]
     static let numbers: [Double] = [0, -0.0, 1, -1, 7, 3600, 999_999_999_999_999, 1e15, 1.5, 1e21, 1e-7, 0.1]
     static let strings = ["", "x", "Renée", "a<b", "line\nbreak", "\u{2028}", "tab\t", "quote\"", "/", "😀", "\u{7f}"]
 
-    static func tree(_ g: inout Generator, depth: Int) -> JSON {
+    static func tree(_ g: inout SeededGenerator, depth: Int) -> JSON {
         switch g.next(depth > 4 ? 5 : 7) {
         case 0: return .null
         case 1: return .bool(g.next(2) == 0)
@@ -93,7 +84,7 @@ import Testing
         }
     }
 
-    static func object(_ g: inout Generator, depth: Int) -> JSONObject {
+    static func object(_ g: inout SeededGenerator, depth: Int) -> JSONObject {
         var object = JSONObject()
         for _ in 0..<g.next(4) {
             let key = keys[g.next(keys.count)]
@@ -106,7 +97,7 @@ import Testing
     /// Texts as the store writes them (sorted keys) and as others might (object order), then
     /// damaged one byte at a time: whatever the check accepts, the parse path gives back.
     @Test func everyAcceptedTextSurvivesTheParsePath() {
-        var g = Generator(state: 0x0123_4567_89ab_cdef)
+        var g = SeededGenerator(state: 0x0123_4567_89ab_cdef)
         let noise: [UInt8] = Array(" {}[]:,\"\\-01.e9an<é".utf8)
         var acceptedCount = 0
         var total = 0

@@ -1,27 +1,18 @@
+import GoJSONFixtures
 import Testing
 @testable import AuthJSON
 
 /// Both outputs of `JSONOutput` must give what the tree path gives: the byte writer the same
 /// bytes as `serializedBytes()`, the tree builder the same tree in the same key order.
 @Suite struct JSONOutputTests {
-    /// xorshift64*: the same trees on every run.
-    struct Generator {
-        var state: UInt64
-        mutating func next(_ bound: Int) -> Int {
-            state ^= state >> 12
-            state ^= state << 25
-            state ^= state >> 27
-            return Int((state &* 0x2545_f491_4f6c_dd1d) >> 33) % bound
-        }
-    }
 
     static let pieces = ["a", "id", "é", "\"", "\\", "<", "&", "\n", "\u{0}", "\u{1f}", "\u{2028}", "😀", "2024-05-01T10:11:12Z", " "]
 
-    static func string(_ g: inout Generator) -> String {
+    static func string(_ g: inout SeededGenerator) -> String {
         (0..<g.next(6)).map { _ in pieces[g.next(pieces.count)] }.joined()
     }
 
-    static func tree(_ g: inout Generator, depth: Int) -> JSON {
+    static func tree(_ g: inout SeededGenerator, depth: Int) -> JSON {
         switch g.next(depth > 3 ? 5 : 7) {
         case 0: return .null
         case 1: return .bool(g.next(2) == 0)
@@ -41,7 +32,7 @@ import Testing
 
     /// Writes `value` through the protocol's calls, choosing among the ways each part can be
     /// written (containers opened and closed or handed over whole, strings as `String` or bytes).
-    static func replay<Output: JSONOutput>(_ value: JSON, _ g: inout Generator, to o: inout Output) {
+    static func replay<Output: JSONOutput>(_ value: JSON, _ g: inout SeededGenerator, to o: inout Output) {
         switch value {
         case .array(let elements) where g.next(4) != 0:
             o.beginArray()
@@ -69,7 +60,7 @@ import Testing
     }
 
     @Test func bothOutputsMatchTheTreePath() {
-        var g = Generator(state: 0x9e37_79b9_7f4a_7c15)
+        var g = SeededGenerator(state: 0x9e37_79b9_7f4a_7c15)
         for _ in 0..<3_000 {
             let value = Self.tree(&g, depth: 0)
             var writer = JSONByteWriter()

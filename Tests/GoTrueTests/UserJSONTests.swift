@@ -1,23 +1,13 @@
 import AuthJSON
 import AuthStore
 import AuthTestSupport
+import GoJSONFixtures
 import Testing
 @testable import GoTrue
 
 /// The user's JSON is written once (`Models.writeUser`) and comes out as a tree for most callers
 /// and as bytes for `GET /user` and the refresh grant: both must be the bytes GoTrue sends.
 @Suite struct UserJSONTests {
-    struct Generator {
-        var state: UInt64
-        mutating func next(_ bound: Int) -> Int {
-            state ^= state >> 12
-            state ^= state << 25
-            state ^= state >> 27
-            return Int((state &* 0x2545_f491_4f6c_dd1d) >> 33) % bound
-        }
-
-        mutating func maybe<T>(_ value: T) -> T? { next(2) == 0 ? value : nil }
-    }
 
     static let texts = ["", "a@example.com", "Renée <r@x>", "+15550001", "\u{2028}", "\"q\"", "x\ny"]
     static let metadata = [
@@ -28,7 +18,7 @@ import Testing
     ]
     static let times: [Int64] = [0, 1_714_558_272_345_678, 1_714_558_272_300_000, -1, 253_402_300_799_000_000]
 
-    static func user(_ g: inout Generator) -> UserRecord {
+    static func user(_ g: inout SeededGenerator) -> UserRecord {
         func text() -> String { texts[g.next(texts.count)] }
         func time() -> Int64 { times[g.next(times.count)] }
         var u = UserRecord(id: "8d1f3c6e-3f0e-4a43-9e3a-0b4f2f1d8c7a", createdAt: time())
@@ -57,7 +47,7 @@ import Testing
         return u
     }
 
-    static func identity(_ g: inout Generator, userID: String) -> IdentityRecord {
+    static func identity(_ g: inout SeededGenerator, userID: String) -> IdentityRecord {
         var i = IdentityRecord(id: "i\(g.next(100))", providerID: texts[g.next(texts.count)], userID: userID,
                                identityData: metadata[g.next(metadata.count)], provider: ["email", "phone", "google"][g.next(3)],
                                at: times[g.next(times.count)])
@@ -65,7 +55,7 @@ import Testing
         return i
     }
 
-    static func factor(_ g: inout Generator, userID: String) -> FactorRecord {
+    static func factor(_ g: inout SeededGenerator, userID: String) -> FactorRecord {
         var f = FactorRecord(id: "f\(g.next(100))", userID: userID, factorType: ["totp", "phone", "webauthn"][g.next(3)],
                              status: ["verified", "unverified"][g.next(2)], at: times[g.next(times.count)])
         f.friendlyName = g.maybe(texts[g.next(texts.count)])
@@ -126,7 +116,7 @@ import Testing
     }
 
     @Test func bytesMatchTheTreeForRandomUsers() {
-        var g = Generator(state: 0x51a7_e5ee_d00d_f00d)
+        var g = SeededGenerator(state: 0x51a7_e5ee_d00d_f00d)
         for _ in 0..<2_000 {
             let u = Self.user(&g)
             let identities: [IdentityRecord]? = g.next(4) == 0 ? nil : (0..<g.next(3)).map { _ in Self.identity(&g, userID: u.id) }
@@ -176,7 +166,7 @@ import Testing
     /// The access token's claims: written as bytes when no hook sees them, as a tree for the
     /// custom access token hook; the same JSON either way, in `AccessTokenClaims`' order.
     @Test func claimsBytesMatchTheTree() {
-        var g = Generator(state: 0xc1a1_5eed)
+        var g = SeededGenerator(state: 0xc1a1_5eed)
         for round in 0..<1_000 {
             let u = Self.user(&g)
             let claims = Tokens.Claims(user: u, sessionID: "s\(round)", aal: ["aal1", "aal2"][g.next(2)],
@@ -206,7 +196,7 @@ import Testing
     }
 
     @Test func timestampBytesMatchTheString() {
-        var g = Generator(state: 42)
+        var g = SeededGenerator(state: 42)
         var values: [Int64] = [.max, .min + 1_000_000, 0, -1, 1, 999_999, -86_400_000_000, 253_402_300_799_999_999]
         for _ in 0..<5_000 { values.append(Int64(g.next(1 << 30)) * Int64(g.next(1 << 30)) * (g.next(2) == 0 ? 1 : -1)) }
         for micros in values {
