@@ -188,6 +188,24 @@ import Testing
             + #""is_anonymous":false,"client_id":"c","scope":"openid"}"#)
     }
 
+    /// The admin listing writes its page as bytes too: the same as the tree of the stored rows.
+    @Test func adminListMatchesTheTreeOfTheStoredRows() throws {
+        let api = try makeAPI()
+        for (index, data) in [JSON.null, ["b": 1, "a": "x"], ["name": "Renée"]].enumerated() {
+            _ = api.signUp("list\(index)@example.com", data: data == .null ? nil : data)
+        }
+        try api.project.database.write { conn in
+            try conn.execute("UPDATE users SET raw_app_meta_data = ? WHERE email = ?", .text(#"{ "z": 1, "a": [2] }"#),
+                             .text("list0@example.com"))
+        }
+        let response = api.admin("GET", "/admin/users")
+        #expect(response.status == 200)
+        let ids = response.json["users"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? []
+        #expect(ids.count == 3)
+        let users = try api.project.database.read { conn in try ids.map { Models.user(try conn.user(id: $0)!, identities: nil) } }
+        #expect(response.text == JSON.object(["users": .array(users), "aud": "authenticated"]).serialized())
+    }
+
     @Test func responseExtrasFollowTheUser() {
         let issued = Tokens.Issued(accessToken: "a", expiresAt: 3_600, refreshToken: "r", sessionID: "s", userID: "u", issuedAt: 0)
         let response = issued.response(user: ["id": "u"], extra: ["weak_password": .null, "provider_token": "p"])

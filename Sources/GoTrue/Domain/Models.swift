@@ -118,7 +118,7 @@ enum Models {
     /// `GET /user` and the refresh grant send as bytes without building the tree.
     static func writeUser<Output: JSONOutput>(_ u: UserRecord, identities: [IdentityRecord]?, factors: [FactorRecord],
                                               to o: inout Output) {
-        o.beginObject()
+        o.beginObject(reservingCapacity: 26)  // every field below
         o.member("id", u.id)
         o.member("aud", u.aud)
         o.member("role", u.role)
@@ -182,7 +182,7 @@ enum Models {
     }
 
     static func writeFactor<Output: JSONOutput>(_ f: FactorRecord, to o: inout Output) {
-        o.beginObject()
+        o.beginObject(reservingCapacity: 9)
         o.member("id", f.id)
         time("created_at", f.createdAt, &o)
         time("updated_at", f.updatedAt, &o)
@@ -197,7 +197,7 @@ enum Models {
 
     /// `models.Identity` as JSON, inside a user's.
     static func writeIdentity<Output: JSONOutput>(_ i: IdentityRecord, to o: inout Output) {
-        o.beginObject()
+        o.beginObject(reservingCapacity: 9)
         o.member("identity_id", i.id)
         o.member("id", i.providerID)
         o.member("user_id", i.userID)

@@ -77,7 +77,7 @@ struct Tokens {
         let scopes: String?
 
         func write<Output: JSONOutput>(to o: inout Output) {
-            o.beginObject()
+            o.beginObject(reservingCapacity: 16)
             if !issuer.isEmpty { o.member("iss", issuer) }
             o.member("sub", user.id)
             o.member("aud", user.aud)
@@ -178,7 +178,7 @@ struct Tokens {
         /// add after `user` (`weak_password`, `provider_token`, `provider_refresh_token`), never
         /// one of the keys above.
         private func write<Output: JSONOutput>(to o: inout Output, extra: JSONObject, user: (inout Output) -> Void) {
-            o.beginObject()
+            o.beginObject(reservingCapacity: 6 + extra.count)
             o.member("access_token", accessToken)
             o.member("token_type", "bearer")
             o.member("expires_in", .number(expiresIn))
