@@ -107,13 +107,7 @@ public struct JSONByteWriter: JSONOutput {
 
     public mutating func string(utf8 value: UnsafeBufferPointer<UInt8>) {
         separate()
-        if JSONWriter.isPlain(value) {
-            bytes.append(UInt8(ascii: "\""))
-            bytes.append(contentsOf: value)
-            bytes.append(UInt8(ascii: "\""))
-        } else {
-            JSONWriter.writeString(String(decoding: value, as: UTF8.self), to: &bytes)
-        }
+        JSONWriter.writeString(utf8: value, to: &bytes)
         needsComma = true
     }
 

@@ -92,12 +92,27 @@ enum JSONWriter {
         // release of the string's storage per string written (~57 per `GET /user`).
         let copied = string.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
             guard isPlain(bytes) else { return false }
-            out.append(UInt8(ascii: "\""))
-            out.append(contentsOf: bytes)
-            out.append(UInt8(ascii: "\""))
+            appendQuoted(bytes, to: &out)
             return true
         }
         if copied != true { writeEscaped(string, to: &out) }
+    }
+
+    /// A string given as UTF-8 bytes (`JSONByteWriter.string(utf8:)`): plain ASCII is copied in
+    /// one piece; anything else goes through a `String`, which repairs invalid UTF-8 as
+    /// `String(decoding:)` does for the tree path (`isPlain` alone lets invalid bytes through).
+    static func writeString(utf8 bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        if isPlain(bytes) && ByteScan.isASCII(bytes) {
+            appendQuoted(bytes, to: &out)
+        } else {
+            writeString(String(decoding: bytes, as: UTF8.self), to: &out)
+        }
+    }
+
+    private static func appendQuoted(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        out.append(contentsOf: bytes)
+        out.append(UInt8(ascii: "\""))
     }
 
     /// Whether no byte needs escaping: control characters, `"`, `\`, the HTML-escaped `<`, `>`,

@@ -1,3 +1,5 @@
+import AuthPlatform
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -14,11 +16,7 @@ public enum UTF8Bytes {
     @inlinable
     public static func equal(_ a: String, _ b: String) -> Bool {
         guard a.utf8.count == b.utf8.count else { return false }
-        let compared = a.utf8.withContiguousStorageIfAvailable { left in
-            b.utf8.withContiguousStorageIfAvailable { right in equal(left, right) }
-        }
-        if let compared, let compared { return compared }
-        return a.utf8.elementsEqual(b.utf8)  // bridged or otherwise non-contiguous storage
+        return a.withUTF8Bytes { left in b.withUTF8Bytes { right in equal(left, right) } }
     }
 
     /// The C library's `memcmp`: vectorized, where a Swift loop of eight bytes per step cost

@@ -95,16 +95,21 @@ import Testing
         #expect(String(decoding: writer.bytes, as: UTF8.self) == #"{"a":[{},[],null],"b":true,"c":{"d":"x","e":1}}"#)
     }
 
-    /// Bytes that are not UTF-8 read as `String(decoding:)` repairs them, on both outputs.
+    /// Bytes that are not UTF-8 read as `String(decoding:)` repairs them, on both outputs:
+    /// with something to escape, with nothing to escape (a lone 0xFF, a cut sequence), and
+    /// valid non-ASCII beside them.
     @Test func invalidUTF8IsRepairedAlike() {
-        let bytes: [UInt8] = [0x61, 0xff, 0x3c, 0xe2, 0x80]
-        var writer = JSONByteWriter()
-        var builder = JSONTreeBuilder()
-        bytes.withUnsafeBufferPointer {
-            writer.string(utf8: $0)
-            builder.string(utf8: $0)
+        let inputs: [[UInt8]] = [[0x61, 0xff, 0x3c, 0xe2, 0x80], [0x61, 0xff], [0xc3], Array("é".utf8) + [0x80],
+                                 Array("Renée".utf8), Array(repeating: 0xfe, count: 20)]
+        for bytes in inputs {
+            var writer = JSONByteWriter()
+            var builder = JSONTreeBuilder()
+            bytes.withUnsafeBufferPointer {
+                writer.string(utf8: $0)
+                builder.string(utf8: $0)
+            }
+            #expect(builder.result == .string(String(decoding: bytes, as: UTF8.self)))
+            #expect(writer.bytes == builder.result!.serializedBytes(), "\(bytes)")
         }
-        #expect(builder.result == .string(String(decoding: bytes, as: UTF8.self)))
-        #expect(writer.bytes == builder.result!.serializedBytes())
     }
 }

@@ -131,7 +131,7 @@ import Testing
             let view = Models.UserView(user: u, identities: identities, factors: factors)
             let issued = Tokens.Issued(accessToken: "eyJ.\(g.next(1000)).sig", expiresAt: 1_714_561_872, refreshToken: "r\(g.next(99))",
                                        sessionID: "s", userID: u.id, issuedAt: 1_714_558_272)
-            #expect(issued.responseWriter(user: view).bytes == JSON.object(issued.response(user: view.json)).goJSONBytes)
+            #expect(issued.responseWriter(user: view).bytes == JSON.object(issued.response(user: tree)).goJSONBytes)
         }
     }
 

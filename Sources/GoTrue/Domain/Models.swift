@@ -161,13 +161,11 @@ enum Models {
     }
 
     /// A user with the identities and factors its JSON shows: read inside a transaction and
-    /// rendered after it, as a tree (`json`) or straight to bytes (`write`).
+    /// written after it (the refresh grant's response).
     struct UserView {
         let user: UserRecord
         let identities: [IdentityRecord]?
         let factors: [FactorRecord]
-
-        var json: JSON { Models.user(user, identities: identities, factors: factors) }
 
         func write<Output: JSONOutput>(to o: inout Output) {
             Models.writeUser(user, identities: identities, factors: factors, to: &o)
