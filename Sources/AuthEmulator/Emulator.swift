@@ -46,11 +46,13 @@ public final class Emulator: Sendable {
                 if !directory.isEmpty { try Platform.makeDirectories(directory) }
             }
             if let trace = options.statementTracePath { try StatementTrace.start(path: trace) }
-            // A reader connection per worker thread, so `--workers` above the default never
-            // queue for one (it was 4 readers whatever the worker count). Readers open on
-            // first use.
-            let workers = options.workerThreads ?? HTTPServerConfiguration().workerThreads
-            database = try Database(path: options.databasePath, options: DatabaseOptions(readerCount: workers))
+            // A reader connection per worker thread and per event loop (which answers quick
+            // reads itself: `GoTrueAPI.respondsInline`), so no thread ever queues for one: a loop
+            // that did would hold up every connection it serves. Readers open on first use.
+            let defaults = HTTPServerConfiguration()
+            let workers = options.workerThreads ?? defaults.workerThreads
+            database = try Database(path: options.databasePath,
+                                    options: DatabaseOptions(readerCount: workers + max(1, defaults.loopThreads)))
         } catch let error as EmulatorError {
             throw error
         } catch {

@@ -235,6 +235,7 @@ final class EventLoop {
     /// once the parse that produced them has settled.
     private var inlineJobs: [Job] = []
     private var inboxCompletions: [Completion] = []
+    private var inlineCompletions: [Completion] = []
     private var inboxSockets: [AcceptedSocket] = []
     private var now: UInt64 = 0
     private var draining = false
@@ -316,7 +317,11 @@ final class EventLoop {
         while !inlineJobs.isEmpty {
             let jobs = inlineJobs
             inlineJobs.removeAll(keepingCapacity: true)
-            for job in jobs { complete(Worker.serve(job, core, &dates)) }
+            // All answered first, then all sent: the peer, often asleep waiting for them, is
+            // woken once for the batch instead of once per response.
+            inlineCompletions.removeAll(keepingCapacity: true)
+            for job in jobs { inlineCompletions.append(Worker.serve(job, core, &dates)) }
+            for completion in inlineCompletions { complete(completion) }
         }
     }
 

@@ -5,10 +5,12 @@ public protocol HTTPResponder: Sendable {
     /// Runs on a worker thread of the server's bounded pool; may block (SQLite, PBKDF2).
     func respond(to request: HTTPRequest) -> HTTPResponse
 
-    /// True when `respond(to:)` is quick for this request and never blocks (no database, no
-    /// password hashing, no outbound call). The event loop then answers it itself: for a tiny
-    /// response the hand-off to a worker and back (two thread wake-ups) costs more than the
-    /// response. Asked on the loop for every request, so it must be cheap. Default: false.
+    /// True when `respond(to:)` is quick for this request and never waits for another thread:
+    /// no password hashing, no outbound call, no lock held across slow work; at most an indexed
+    /// read on a database connection of its own. The event loop then answers it itself: for a
+    /// small response the hand-off to a worker and back (two thread wake-ups) costs more than
+    /// the response, but every other connection of that loop waits while it runs. Asked on the
+    /// loop for every request, so it must be cheap. Default: false.
     func respondsInline(to request: HTTPRequest) -> Bool
 }
 
