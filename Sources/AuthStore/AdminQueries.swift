@@ -116,6 +116,14 @@ extension Connection {
         return Page(items: items, total: Int(total))
     }
 
+    /// The newest audit entry's rowid and id (nil when there is none): a change detector that
+    /// costs one step down the table's B-tree, where counting or ordering by time would read
+    /// every entry. Rowids only grow while entries are appended; `deleteAllData` restarts them.
+    public func newestAuditLogEntry() throws(StoreError) -> (rowid: Int64, id: String)? {
+        guard let row = try queryFirst("SELECT rowid, id FROM audit_log_entries ORDER BY rowid DESC LIMIT 1") else { return nil }
+        return (row.int64("rowid") ?? 0, row.string("id") ?? "")
+    }
+
     /// Rewrites an identity's provider subject (soft deletion obfuscates it so the provider
     /// account can sign up again).
     public func setIdentityProviderID(id: String, providerID: String, identityData: String, at time: Int64) throws(StoreError) {

@@ -63,10 +63,76 @@ import Testing
             try $0.query("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'audit_log_entries'")
                 .compactMap { $0.string("name") }
         }
-        #expect(indexes == ["audit_log_entries_created_at_idx"])
+        // 0011 later dropped the index on created_at too (GoTrue's table has none).
+        #expect(!indexes.contains { $0.hasPrefix("sqlite_autoindex") })
         // New entries still go in.
         try db.write { try $0.insertAuditLogEntry(id: "d", payload: "{}", ipAddress: "", at: 11) }
         #expect(try db.read { try $0.count("audit_log_entries") } == 4)
+    }
+
+    /// 0011 rebuilds `refresh_tokens` without AUTOINCREMENT and drops the audit log's index on
+    /// created_at: a database written before it keeps every token with its id, new tokens are
+    /// numbered above them without touching `sqlite_sequence`, the session cascade still holds,
+    /// and the audit listing still runs newest first by time, not by insertion.
+    @Test func refreshTokensRebuildKeepsRowsAndIDs() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.path("auth.db")
+        let old = try Self.database(without: "0011_refresh_tokens_rowid", at: path)
+        try old.write { conn in
+            try conn.insertUser(id: "u1")
+            try conn.insertSession(SessionRecord(id: "s1", userID: "u1", at: 1))
+            try conn.insertSession(SessionRecord(id: "s2", userID: "u1", at: 1))
+            for (index, session) in ["s1", "s1", "s2", "s1"].enumerated() {
+                try conn.insertRefreshToken(token: "tok\(index)", userID: "u1", sessionID: session,
+                                            parent: index == 1 ? "tok0" : nil, at: Int64(10 + index))
+            }
+            try conn.revokeRefreshToken(id: 1, at: 20)
+            // The newest row goes: AUTOINCREMENT would never hand id 4 out again.
+            try conn.deleteRefreshToken(id: 4)
+            // Time moved back between the second and the third entry (a virtual clock can).
+            for (id, at) in [("a1", 50), ("a2", 70), ("a3", 60)] {
+                try conn.insertAuditLogEntry(id: id, payload: #"{"action":"token_refreshed"}"#, ipAddress: "", at: Int64(at))
+            }
+        }
+        let tokensBefore = try old.read { try $0.query("SELECT * FROM refresh_tokens ORDER BY id") }
+        #expect(try old.read { try $0.scalar("SELECT seq FROM sqlite_sequence WHERE name = 'refresh_tokens'").int64Value } == 4)
+        old.close()
+
+        let db = try Database(path: path)
+        defer { db.close() }
+        #expect(try db.appliedMigrations.contains("0011_refresh_tokens_rowid"))
+        #expect(try db.read { try $0.query("SELECT * FROM refresh_tokens ORDER BY id") } == tokensBefore)
+        let schema = try db.read { try $0.scalar("SELECT sql FROM sqlite_schema WHERE name = 'refresh_tokens'").stringValue ?? "" }
+        #expect(!schema.uppercased().contains("AUTOINCREMENT"))
+        let indexes = try db.read {
+            try $0.query("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name IN ('refresh_tokens', 'audit_log_entries') ORDER BY name")
+                .compactMap { $0.string("name") }
+        }
+        #expect(indexes == ["refresh_tokens_session_id_revoked_idx", "sqlite_autoindex_refresh_tokens_1"])
+        #expect(try db.read { try $0.count("sqlite_sequence WHERE name IN ('refresh_tokens', 'refresh_tokens_new')") } == 0)
+
+        // Lookups as before: by token, and the newest live token of a session.
+        #expect(try db.read { try $0.refreshToken("tok1") }?.parent == "tok0")
+        #expect(try db.read { try $0.refreshToken("tok0") }?.revoked == true)
+        #expect(try db.read { try $0.activeRefreshToken(sessionID: "s1") }?.token == "tok1")
+        // A new token is numbered above every present row; the counter table stays untouched.
+        let newID = try db.write { try $0.insertRefreshToken(token: "tok9", userID: "u1", sessionID: "s1", parent: "tok1", at: 30) }
+        #expect(newID == 4)
+        #expect(try db.read { try $0.activeRefreshToken(sessionID: "s1") }?.token == "tok9")
+        #expect(try db.read { try $0.count("sqlite_sequence WHERE name = 'refresh_tokens'") } == 0)
+        // Still one token per string, and the session's tokens go with it.
+        #expect(throws: StoreError.self) {
+            try db.write { try $0.insertRefreshToken(token: "tok9", userID: "u1", sessionID: "s2", parent: nil, at: 31) }
+        }
+        try db.write { try $0.execute("DELETE FROM sessions WHERE id = ?", .text("s1")) }
+        #expect(try db.read { try $0.query("SELECT token FROM refresh_tokens").compactMap { $0.string("token") } } == ["tok2"])
+
+        let audit = try db.read { try $0.auditLogEntries(columns: [], value: "", paging: Paging(page: 1, perPage: 2)) }
+        #expect(audit.items.map(\.id) == ["a2", "a3"])
+        #expect(audit.total == 3)
+        #expect(try db.read { try $0.newestAuditLogEntry() }?.id == "a3")
+        #expect(try db.read { try $0.scalar("PRAGMA integrity_check").stringValue } == "ok")
+        #expect(try db.read { try $0.query("PRAGMA foreign_key_check") }.isEmpty)
     }
 
     /// 0010 replaces the user_id index of `identities` with one on (user_id, created_at): a

@@ -250,7 +250,8 @@ import Testing
         ("SELECT * FROM mfa_challenges WHERE factor_id = ?", ["f"]),
         ("SELECT * FROM mfa_amr_claims WHERE session_id = ?", ["s"]),
         ("SELECT * FROM flow_state WHERE auth_code = ?", ["c"]),
-        ("SELECT * FROM audit_log_entries ORDER BY created_at DESC LIMIT 50", []),
+        // Not the audit log by time: as GoTrue's table, it has no index on created_at (0011), so
+        // its admin listing sorts rather than make every audited write update one.
     ]
 
     @Test(arguments: lookups.indices) func lookupUsesAnIndex(index: Int) throws {
