@@ -87,7 +87,10 @@ public enum Migrations {
         //   session" (ORDER BY id DESC) stays right since a new row is above all present ones.
         //   SQLite cannot drop AUTOINCREMENT in place, so the table is rebuilt
         //   (https://sqlite.org/lang_altertable.html §7), keeping ids and rows; nothing refers
-        //   to it by foreign key, and DROP TABLE removes its `sqlite_sequence` row.
+        //   to it by foreign key, and DROP TABLE removes its `sqlite_sequence` row. A row whose
+        //   session is gone (only a tool writing with foreign keys off can leave one) is not
+        //   carried over: the new table's foreign key would refuse it and fail the migration,
+        //   and such a token is dead anyway (a refresh deletes it: "No Valid Session Found").
         // - The index on `audit_log_entries (created_at)`, whose newest leaf every audited write
         //   rewrote. GoTrue's table has none (only `instance_id`); as there, `GET /admin/audit`
         //   sorts what it lists, and the dashboard's change stamp reads the newest rowid instead.
@@ -103,7 +106,8 @@ public enum Migrations {
                 session_id TEXT REFERENCES sessions (id) ON DELETE CASCADE
             ) STRICT;
             INSERT INTO refresh_tokens_new (id, token, user_id, revoked, created_at, updated_at, parent, session_id)
-                SELECT id, token, user_id, revoked, created_at, updated_at, parent, session_id FROM refresh_tokens ORDER BY id;
+                SELECT id, token, user_id, revoked, created_at, updated_at, parent, session_id FROM refresh_tokens
+                WHERE session_id IS NULL OR session_id IN (SELECT id FROM sessions) ORDER BY id;
             DROP TABLE refresh_tokens;
             ALTER TABLE refresh_tokens_new RENAME TO refresh_tokens;
             CREATE INDEX refresh_tokens_session_id_revoked_idx ON refresh_tokens (session_id, revoked);

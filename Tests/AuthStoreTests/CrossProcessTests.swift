@@ -4,7 +4,7 @@ import Testing
 
 /// Another OS process on the same file, via the sqlite3 command-line shell, the way a second
 /// emulator (or an inspecting developer) would share the database.
-private let sqliteShell: String? = ["/usr/bin/sqlite3", "/usr/local/bin/sqlite3", "/opt/homebrew/bin/sqlite3"]
+let sqliteShell: String? = ["/usr/bin/sqlite3", "/usr/local/bin/sqlite3", "/opt/homebrew/bin/sqlite3"]
     .first { FileManager.default.isExecutableFile(atPath: $0) }
 
 @Suite(.enabled(if: sqliteShell != nil, "needs the sqlite3 shell"))

@@ -135,6 +135,33 @@ import Testing
         #expect(try db.read { try $0.query("PRAGMA foreign_key_check") }.isEmpty)
     }
 
+    /// A token row whose session is gone (written by a tool with foreign keys off) would fail
+    /// the rebuild's foreign key and keep the server from starting; it is dead, and left behind.
+    @Test(.enabled(if: sqliteShell != nil, "needs the sqlite3 shell"))
+    func refreshTokensRebuildLeavesOrphansBehind() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.path("auth.db")
+        let old = try Self.database(without: "0011_refresh_tokens_rowid", at: path)
+        try old.write { conn in
+            try conn.insertUser(id: "u1")
+            try conn.insertSession(SessionRecord(id: "s1", userID: "u1", at: 1))
+            try conn.insertRefreshToken(token: "live", userID: "u1", sessionID: "s1", parent: nil, at: 10)
+        }
+        old.close()
+        // The shell opens the file with foreign keys off, as SQLite does by default.
+        _ = try CrossProcessTests.shell(path, """
+            INSERT INTO refresh_tokens (token, user_id, created_at, updated_at, session_id) VALUES ('orphan', 'u1', 11, 11, 'gone');
+            INSERT INTO refresh_tokens (token, user_id, created_at, updated_at, session_id) VALUES ('sessionless', 'u1', 12, 12, NULL);
+            """)
+
+        let db = try Database(path: path)
+        defer { db.close() }
+        #expect(try db.appliedMigrations.contains("0011_refresh_tokens_rowid"))
+        let tokens = try db.read { try $0.query("SELECT token FROM refresh_tokens ORDER BY id").compactMap { $0.string("token") } }
+        #expect(tokens == ["live", "sessionless"])
+        #expect(try db.read { try $0.query("PRAGMA foreign_key_check") }.isEmpty)
+    }
+
     /// 0010 replaces the user_id index of `identities` with one on (user_id, created_at): a
     /// database written before it reads the same identities in the same order (ties on
     /// created_at by rowid), now without sorting, and the lookups and cascades still work.
