@@ -235,6 +235,7 @@ final class EventLoop {
     /// once the parse that produced them has settled.
     private var inlineJobs: [Job] = []
     private var inboxCompletions: [Completion] = []
+    private var inlineBatch: [Job] = []
     private var inlineCompletions: [Completion] = []
     private var inboxSockets: [AcceptedSocket] = []
     private var now: UInt64 = 0
@@ -315,13 +316,19 @@ final class EventLoop {
     /// and may parse the connection's next pipelined request out of the buffer being driven.
     private func runInline() {
         while !inlineJobs.isEmpty {
-            let jobs = inlineJobs
-            inlineJobs.removeAll(keepingCapacity: true)
-            // All answered first, then all sent: the peer, often asleep waiting for them, is
-            // woken once for the batch instead of once per response.
-            inlineCompletions.removeAll(keepingCapacity: true)
-            for job in jobs { inlineCompletions.append(Worker.serve(job, core, &dates)) }
-            for completion in inlineCompletions { complete(completion) }
+            // The two buffers trade places, so neither is copied or reallocated per batch;
+            // completing may queue more (pipelined requests) for the next pass.
+            swap(&inlineJobs, &inlineBatch)
+            if inlineBatch.count == 1 {
+                complete(Worker.serve(inlineBatch[0], core, &dates))
+            } else {
+                // All answered first, then all sent: the peer, often asleep waiting for them,
+                // is woken once for the batch instead of once per response.
+                for job in inlineBatch { inlineCompletions.append(Worker.serve(job, core, &dates)) }
+                for completion in inlineCompletions { complete(completion) }
+                inlineCompletions.removeAll(keepingCapacity: true)
+            }
+            inlineBatch.removeAll(keepingCapacity: true)
         }
     }
 

@@ -116,6 +116,31 @@ struct HTTPServerTests {
         }
     }
 
+    /// Inline requests from several connections that one wake-up of the loop finds are answered
+    /// together, then sent: each connection gets its own answer, a delayed one among them too.
+    @Test func inlineRequestsOfOneWakeUpAreEachAnswered() throws {
+        try withServer({ $0.loopThreads = 1 }) { server in
+            let holder = try TestClient(port: server.port)
+            var clients: [TestClient] = []
+            for _ in 0..<6 { clients.append(try TestClient(port: server.port)) }
+            try holder.send("GET /inline-busy?ms=300 HTTP/1.1\r\nHost: h\r\n\r\n")
+            usleep(50_000)
+            for (n, client) in clients.enumerated() {
+                let target = n == 2 ? "/inline-delay?ms=20" : "/inline?n=\(n)"
+                try client.send("GET \(target) HTTP/1.1\r\nHost: h\r\n\r\n")
+            }
+            #expect(try holder.readResponse().text == "inline busy")
+            for (n, client) in clients.enumerated().reversed() {
+                #expect(try client.readResponse().text == (n == 2 ? "inline delayed" : "inline \(n)"))
+            }
+            // Each connection is still usable on its own.
+            for (n, client) in clients.enumerated() {
+                try client.send("GET /inline?n=\(n + 10) HTTP/1.1\r\nHost: h\r\n\r\n")
+                #expect(try client.readResponse().text == "inline \(n + 10)")
+            }
+        }
+    }
+
     @Test func keepAliveReusesTheConnection() throws {
         try withServer { server in
             let client = try TestClient(port: server.port)

@@ -19,6 +19,10 @@ struct TestResponder: HTTPResponder {
         switch request.path {
         case "/inline":
             return HTTPResponse(status: 200, body: Array("inline \(request.queryValue("n") ?? "")".utf8))
+        case "/inline-busy":
+            // Holds the loop, so that requests arriving meanwhile are answered as one batch.
+            usleep(UInt32(milliseconds * 1000))
+            return HTTPResponse(status: 200, body: Array("inline busy".utf8))
         case "/inline-delay":
             return HTTPResponse(status: 200, body: Array("inline delayed".utf8), directive: ResponseDirective(delay: .milliseconds(milliseconds)))
         case "/block":
