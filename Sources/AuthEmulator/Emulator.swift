@@ -39,6 +39,13 @@ public final class Emulator: Sendable {
         // An embedder builds options in code, past the CLI's checks: the same rules apply.
         try options.validate()
         self.options = options
+        var http = HTTPServerConfiguration()
+        http.host = options.host
+        http.port = options.port
+        if let workers = options.workerThreads { http.workerThreads = workers }
+        if let cap = options.maxConnections { http.maxConnections = cap }
+        if let seconds = options.headerTimeoutSeconds { http.headerTimeout = .seconds(seconds) }
+        if let seconds = options.bodyTimeoutSeconds { http.bodyTimeout = .seconds(seconds) }
         let database: Database
         do {
             if options.databasePath != EmulatorOptions.inMemory, let slash = options.databasePath.lastIndex(of: "/") {
@@ -49,10 +56,8 @@ public final class Emulator: Sendable {
             // A reader connection per worker thread and per event loop (which answers quick
             // reads itself: `GoTrueAPI.respondsInline`), so no thread ever queues for one: a loop
             // that did would hold up every connection it serves. Readers open on first use.
-            let defaults = HTTPServerConfiguration()
-            let workers = options.workerThreads ?? defaults.workerThreads
             database = try Database(path: options.databasePath,
-                                    options: DatabaseOptions(readerCount: workers + max(1, defaults.loopThreads)))
+                                    options: DatabaseOptions(readerCount: http.workerThreads + max(1, http.loopThreads)))
         } catch let error as EmulatorError {
             throw error
         } catch {
@@ -81,13 +86,6 @@ public final class Emulator: Sendable {
             extensions: ControlRoutes.routes(engine: scenarios, journal: journal) + ConfigRoutes.routes(project: project)
         )
 
-        var http = HTTPServerConfiguration()
-        http.host = options.host
-        http.port = options.port
-        if let workers = options.workerThreads { http.workerThreads = workers }
-        if let cap = options.maxConnections { http.maxConnections = cap }
-        if let seconds = options.headerTimeoutSeconds { http.headerTimeout = .seconds(seconds) }
-        if let seconds = options.bodyTimeoutSeconds { http.bodyTimeout = .seconds(seconds) }
         // Go's `http.DefaultMaxHeaderBytes` (1 MiB): an access token carrying a user's large
         // metadata still fits. The read buffer grows only with the bytes a client really sends.
         http.maxHeaderBytes = 1 << 20
