@@ -34,6 +34,9 @@ let package = Package(
         .target(name: "AuthJWT", dependencies: ["AuthJSON", "AuthCrypto"], swiftSettings: strict),
         .target(name: "AuthHTTP", dependencies: ["AuthPlatform", "CAuthPlatform"], swiftSettings: strict),
         .target(name: "AuthStore", dependencies: ["CSQLite", "AuthPlatform"], swiftSettings: strict),
+        // The `supabase/config.toml` reader. A module of its own, imported only by AuthEmulator,
+        // so its fuzz target builds without the API, and it compiles beside the modules above.
+        .target(name: "AuthTOML", swiftSettings: strict),
         .target(
             name: "GoTrue",
             dependencies: ["AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto", "AuthPlatform"],
@@ -42,7 +45,10 @@ let package = Package(
         .target(name: "AuthScenarios", dependencies: ["GoTrue", "AuthHTTP", "AuthJSON", "AuthCrypto", "AuthPlatform"], swiftSettings: strict),
         .target(
             name: "AuthEmulator",
-            dependencies: ["AuthScenarios", "GoTrue", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto", "AuthPlatform", "CAuthPlatform"],
+            dependencies: [
+                "AuthScenarios", "GoTrue", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto", "AuthTOML", "AuthPlatform",
+                "CAuthPlatform",
+            ],
             swiftSettings: strict
         ),
         .executableTarget(name: "auth-emulator", dependencies: ["AuthEmulator"], swiftSettings: strict),
@@ -77,7 +83,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(name: "fuzz-json", dependencies: ["AuthJSON", "FuzzSupport"], path: "Tests/Fuzz/JSON", swiftSettings: strict),
-        .executableTarget(name: "fuzz-toml", dependencies: ["AuthEmulator", "FuzzSupport"], path: "Tests/Fuzz/TOML", swiftSettings: strict),
+        .executableTarget(name: "fuzz-toml", dependencies: ["AuthTOML", "FuzzSupport"], path: "Tests/Fuzz/TOML", swiftSettings: strict),
         .executableTarget(
             name: "fuzz-jwt", dependencies: ["AuthJWT", "AuthJSON", "AuthCrypto", "FuzzSupport"], path: "Tests/Fuzz/JWT",
             swiftSettings: strict
@@ -106,7 +112,7 @@ let package = Package(
             name: "AuthEmulatorTests",
             dependencies: [
                 "AuthEmulator", "auth-emulator", "AuthScenarios", "GoTrue", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT",
-                "AuthCrypto", "AuthTestSupport",
+                "AuthCrypto", "AuthTOML", "AuthTestSupport",
             ],
             swiftSettings: strict
         ),

@@ -1,3 +1,4 @@
+import AuthTOML
 import GoTrue
 
 /// The `[auth]` section of the Supabase CLI's `supabase/config.toml`, mapped onto the

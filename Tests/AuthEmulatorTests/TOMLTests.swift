@@ -1,4 +1,4 @@
-@testable import AuthEmulator
+@testable import AuthTOML
 import Testing
 
 /// The TOML reader against examples from the TOML v1.0.0 specification (https://toml.io/en/v1.0.0)

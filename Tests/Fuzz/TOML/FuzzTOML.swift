@@ -1,4 +1,4 @@
-import AuthEmulator
+import AuthTOML
 import FuzzSupport
 
 // Fuzz target for the TOML reader that loads `supabase/config.toml`. There is no TOML writer

@@ -7,7 +7,8 @@
 ///
 /// Errors carry the line number (`config.toml:12: expected '=' after the key`), because the
 /// person reading them fixes the file in an editor.
-/// `package`: the fuzz target (Tests/Fuzz/TOML) reads documents through it too.
+/// `package`: AuthEmulator reads `config.toml` through it, and the fuzz target (Tests/Fuzz/TOML)
+/// reads documents through it too.
 package enum TOML {
     package static func parse(_ text: String, file: String = "config.toml") throws(TOMLError) -> TOMLTable {
         try parse(Array(text.utf8), file: file)
@@ -25,13 +26,13 @@ package enum TOML {
 }
 
 package struct TOMLError: Error, Sendable, Equatable, CustomStringConvertible {
-    let file: String
-    let line: Int
-    let message: String
+    package let file: String
+    package let line: Int
+    package let message: String
     package var description: String { "\(file):\(line): \(message)" }
 }
 
-indirect enum TOMLValue: Sendable, Equatable {
+package indirect enum TOMLValue: Sendable, Equatable {
     case string(String)
     case integer(Int64)
     case float(Double)
@@ -42,7 +43,7 @@ indirect enum TOMLValue: Sendable, Equatable {
     case table(TOMLTable)
 
     /// What the value is, for error messages ("expected a boolean, found a string").
-    var kindName: String {
+    package var kindName: String {
         switch self {
         case .string: "a string"
         case .integer: "an integer"
@@ -77,18 +78,18 @@ package struct TOMLTable: Sendable, Equatable {
         case inline
     }
 
-    private(set) var keys: [String] = []
+    package private(set) var keys: [String] = []
     private var entries: [String: Entry] = [:]
     var origin: Origin = .implicit
 
     init(origin: Origin = .implicit) { self.origin = origin }
 
-    subscript(key: String) -> TOMLValue? { entries[key]?.value }
+    package subscript(key: String) -> TOMLValue? { entries[key]?.value }
 
     /// The line where `key` was defined in this table.
-    func line(of key: String) -> Int? { entries[key]?.line }
+    package func line(of key: String) -> Int? { entries[key]?.line }
 
-    var isEmpty: Bool { keys.isEmpty }
+    package var isEmpty: Bool { keys.isEmpty }
 
     fileprivate func entry(_ key: String) -> Entry? { entries[key] }
 
