@@ -2,7 +2,8 @@
 # Builds the fuzz targets with libFuzzer and AddressSanitizer and runs each one for a bounded
 # time (or number of inputs) on a scratch copy of its seed corpus. See Tests/Fuzz/README.md.
 #
-#   Tests/Fuzz/run.sh [--seconds N] [--runs N] [--debug] [target...]   targets: http json toml jwt
+#   Tests/Fuzz/run.sh [--seconds N] [--runs N] [--debug] [--build-only] [target...]
+#                                                       targets: http json toml jwt
 #
 # Targets are built optimized (-c release: about six times the executions per second of -Onone;
 # preconditions and overflow checks stay on); --debug builds them -Onone instead.
@@ -17,11 +18,14 @@ seconds=""
 runs=""
 targets=()
 configuration=release
+build_only=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds="$2"; shift 2 ;;
     --runs) runs="$2"; shift 2 ;;
     --debug) configuration=debug; shift ;;
+    # Builds the instrumented targets and stops (CI builds them while other builds run).
+    --build-only) build_only=1; shift ;;
     -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     -*) echo "run.sh: unknown option $1" >&2; exit 64 ;;
     *) targets+=("$1"); shift ;;
@@ -54,6 +58,7 @@ for target in "${targets[@]}"; do
     -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING 2>&1 | { grep -v "warning: Cannot export local symbol" || true; }
   [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "run.sh: build of fuzz-$target failed" >&2; exit 1; }
 done
+[ "$build_only" = 0 ] || exit 0
 bin_path="$(swift build -c "$configuration" --build-path "$build_path" --show-bin-path)"
 
 # Swift's crash backtracer reads the crashed process's memory from a helper thread, which

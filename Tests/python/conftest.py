@@ -25,6 +25,16 @@ SERVICE_ROLE_KEY = (
 )
 
 
+# The longest tests (bounded load and fuzzing runs of 15-20 s) are handed out first, so that
+# under pytest-xdist (`scripts/test` runs several workers) they run beside the short ones
+# instead of after them.
+LONG_RUNNING = ("test_fuzz_socket.py", "test_floods.py", "test_durability.py")
+
+
+def pytest_collection_modifyitems(items):
+    items.sort(key=lambda item: not item.nodeid.split("::")[0].endswith(LONG_RUNNING))
+
+
 class Server:
     def __init__(self, args, env=None):
         # A file, not a pipe: a server that logs a lot must never block on a full pipe that

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Build-time report: how long a new user and every CI run wait for the compiler.
+#
+#   bench/buildtime.sh [--rev REV] [--no-debug] [--no-profile] [--out FILE]
+#
+# In a fresh clone of REV (default HEAD; committed work only) under /tmp, one after another:
+#   1. cold release build of the auth-emulator product (what the README's run command builds);
+#   2. the same after touching one endpoint file (Sources/GoTrue/Endpoints/User.swift);
+#   3. cold debug build with the tests (`swift build --build-tests`, what scripts/test builds),
+#      and the same after touching that file;
+#   4. an instrumented release build (its own build directory, so its time is not counted
+#      above) whose compiler statistics bench/buildtime.py turns into the per-module table and
+#      the slowest functions to type-check and to optimize;
+#   5. the size of the release binary.
+# Prints a Markdown report (and writes it to FILE with --out; bench/results/buildtime.md keeps
+# the latest one, so a regression shows in the diff). About 15 minutes on two cores.
+# --no-debug skips 3, --no-profile skips 4.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+
+rev=HEAD
+debug=1
+profile=1
+out=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --rev) rev="$2"; shift 2 ;;
+    --no-debug) debug=0; shift ;;
+    --no-profile) profile=0; shift ;;
+    --out) out="$2"; shift 2 ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+    *) echo "buildtime.sh: unknown argument $1" >&2; exit 64 ;;
+  esac
+done
+
+work=$(mktemp -d /tmp/auth-buildtime.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+git clone -q "$root" "$work/src"
+git -C "$work/src" checkout -q "$(git rev-parse "$rev")"
+commit=$(git -C "$work/src" log -1 --format='%h %s' | cut -c1-100)
+src=$work/src
+touched=Sources/GoTrue/Endpoints/User.swift
+
+# timed LABEL COMMAND...: runs the command in the clone, keeps "wall user sys" in $work/LABEL.
+timed() {
+  local label=$1; shift
+  (cd "$src" && /usr/bin/time -f '%e %U %S' -o "$work/$label" "$@" > "$work/$label.log" 2>&1) || {
+    echo "buildtime.sh: $label failed:" >&2; tail -n 30 "$work/$label.log" >&2; exit 1; }
+}
+row() {
+  local what=$1 label=$2 wall user sys
+  read -r wall user sys < "$work/$label"
+  printf '| %s | %.0f | %.0f | %.1f |\n' "$what" "$wall" "$(echo "$user + $sys" | bc)" "$(echo "($user + $sys) / $wall" | bc -l)"
+}
+
+echo "building (cold release) ..." >&2
+timed release-cold swift build -c release --product auth-emulator
+touch "$src/$touched"
+timed release-touch swift build -c release --product auth-emulator
+if [ "$debug" = 1 ]; then
+  echo "building (cold debug with tests) ..." >&2
+  timed debug-cold swift build --build-tests
+  touch "$src/$touched"
+  timed debug-touch swift build --build-tests
+fi
+binary="$src/.build/release/auth-emulator"
+size=$(stat -c %s "$binary")
+stripped=$(strip -o "$work/stripped" "$binary" && stat -c %s "$work/stripped")
+
+report=$work/report.md
+{
+  echo "## Build times of $commit"
+  echo
+  echo "$(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')), $(swift --version 2>&1 | head -1 | sed 's/ (.*//'), load before start $(cut -d' ' -f1 /proc/loadavg)."
+  echo
+  echo "| build | wall s | CPU s | cores busy |"
+  echo "|---|---:|---:|---:|"
+  row "release \`auth-emulator\`, cold" release-cold
+  row "release, after touching \`$touched\`" release-touch
+  if [ "$debug" = 1 ]; then
+    row "debug with tests (\`swift build --build-tests\`), cold" debug-cold
+    row "debug with tests, after touching \`$touched\`" debug-touch
+  fi
+  echo
+  echo "Release binary: $((size / 1024)) KiB ($((stripped / 1024)) KiB stripped)."
+  echo
+} > "$report"
+
+if [ "$profile" = 1 ]; then
+  echo "building (instrumented release) ..." >&2
+  mkdir -p "$work/stats"
+  (cd "$src" && swift build -c release --product auth-emulator --scratch-path .build-profile \
+      -Xswiftc -stats-output-dir -Xswiftc "$work/stats" \
+      -Xswiftc -Xfrontend -Xswiftc -debug-time-function-bodies \
+      -Xswiftc -Xllvm -Xswiftc -sil-print-pass-time 2>&1) \
+    | python3 bench/buildtime.py --stats "$work/stats" --source "$src" >> "$report"
+fi
+
+cat "$report"
+if [ -n "$out" ]; then cp "$report" "$out"; fi
