@@ -26,7 +26,7 @@ import sys
 
 BODY = re.compile(r"^\s*([0-9.]+)ms\t([^\t]+)\t(.*)$")
 PASS = re.compile(r"^\s*([0-9.]+) ms: \S+ #\d+ @(\S+)")
-MODULE = re.compile(r"frontend-(.+?)-all-")
+MODULE = re.compile(r"frontend-([A-Za-z0-9_]+)-")
 
 
 def module_of(mangled):
@@ -48,21 +48,23 @@ def demangle(names):
 
 
 def module_table(stats_dir):
-    rows = []
+    """One row per module, summed over its frontend jobs (one in a release build, a few batches
+    in a debug one; a debug build also writes a job that only emits the module). Job times are
+    wall times: jobs that share the cores add up to more than the build's CPU time."""
+    sums = collections.defaultdict(collections.Counter)
     for path in glob.glob(os.path.join(stats_dir, "*.json")):
         match = MODULE.search(os.path.basename(path))
         if not match:
             continue
         with open(path) as f:
             data = json.load(f)
-
-        def wall(name):
-            return data.get(f"time.swift.{name}.wall", 0.0)
-        total = next((v for k, v in data.items() if k.startswith("time.swift-frontend.") and k.endswith(".wall")), 0.0)
-        rows.append((total, match.group(1), wall("Type checking and Semantic analysis"), wall("SILGen"),
-                     wall("SIL optimization"), wall("IRGen"), wall("LLVM pipeline"),
-                     data.get("AST.NumSourceLines", 0)))
-    rows.sort(reverse=True)
+        row = sums[match.group(1)]
+        row["total"] += next((v for k, v in data.items() if k.startswith("time.swift-frontend.") and k.endswith(".wall")), 0.0)
+        for phase in ("Type checking and Semantic analysis", "SILGen", "SIL optimization", "IRGen", "LLVM pipeline"):
+            row[phase] += data.get(f"time.swift.{phase}.wall", 0.0)
+        row["lines"] = max(row["lines"], data.get("AST.NumSourceLines", 0))
+    rows = sorted(((r["total"], name, r["Type checking and Semantic analysis"], r["SILGen"], r["SIL optimization"],
+                    r["IRGen"], r["LLVM pipeline"], r["lines"]) for name, r in sums.items()), reverse=True)
     print("| module | lines | frontend s | type check s | SILGen s | SIL optimization s | IRGen s | LLVM s |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for total, name, sema, silgen, opt, irgen, llvm, lines in rows:
@@ -77,9 +79,12 @@ def main():
     parser.add_argument("--stats", help="the -stats-output-dir directory")
     parser.add_argument("--source", default=os.getcwd(), help="package root, stripped from paths")
     parser.add_argument("--top", type=int, default=20)
+    parser.add_argument("--title", default="release, whole-module optimization")
+    parser.add_argument("--tests", action="store_true", help="count the test targets' bodies too")
     options = parser.parse_args()
 
-    bodies = []
+    # SwiftPM repeats a batch job's output for each file of the batch: keep each line once.
+    bodies = set()
     optimizer = collections.Counter()
     for line in sys.stdin:
         if " ms: " in line:
@@ -88,12 +93,12 @@ def main():
                 optimizer[match.group(2)] += float(match.group(1))
             continue
         match = BODY.match(line)
-        if match and "/Sources/" in match.group(2):
+        if match and ("/Sources/" in match.group(2) or (options.tests and "/Tests/" in match.group(2))):
             # The name ends in "@<file>:<line>:<col>", the place already in the second column.
-            bodies.append((float(match.group(1)), match.group(2), match.group(3).split("@/")[0]))
+            bodies.add((float(match.group(1)), match.group(2), match.group(3).split("@/")[0]))
 
     if options.stats:
-        print("### Per module (release, whole-module optimization)\n")
+        print(f"### Per module ({options.title})\n")
         module_table(options.stats)
         print()
 
@@ -101,10 +106,12 @@ def main():
     print(f"### Slowest function bodies to type-check (top {options.top})\n")
     print("| ms | where | what |")
     print("|---:|---|---|")
-    for ms, where, what in sorted(set(bodies), reverse=True)[:options.top]:
+    for ms, where, what in sorted(bodies, reverse=True)[:options.top]:
         print(f"| {ms:.1f} | {where.replace(root, '')} | `{what[:80]}` |")
     print(f"\nAll {len(bodies)} bodies: {sum(b[0] for b in bodies) / 1000:.1f} s.\n")
 
+    if not optimizer:
+        return
     ours = {name: ms for name, ms in optimizer.items() if module_of(name).startswith(("Auth", "GoTrue"))}
     per_module = collections.Counter()
     for name, ms in ours.items():

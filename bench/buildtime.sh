@@ -10,10 +10,11 @@
 #      and the same after touching that file;
 #   4. an instrumented release build (its own build directory, so its time is not counted
 #      above) whose compiler statistics bench/buildtime.py turns into the per-module table and
-#      the slowest functions to type-check and to optimize;
+#      the slowest functions to type-check and to optimize; then the same for the debug build
+#      with the tests (per-module table, slowest bodies, tests included);
 #   5. the size of the release binary.
 # Prints a Markdown report (and writes it to FILE with --out; bench/results/buildtime.md keeps
-# the latest one, so a regression shows in the diff). About 15 minutes on two cores.
+# the latest one, so a regression shows in the diff). About 20 minutes on two cores.
 # --no-debug skips 3, --no-profile skips 4.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -95,6 +96,15 @@ if [ "$profile" = 1 ]; then
       -Xswiftc -Xfrontend -Xswiftc -debug-time-function-bodies \
       -Xswiftc -Xllvm -Xswiftc -sil-print-pass-time 2>&1) \
     | python3 bench/buildtime.py --stats "$work/stats" --source "$src" >> "$report"
+  if [ "$debug" = 1 ]; then
+    echo "building (instrumented debug with tests) ..." >&2
+    mkdir -p "$work/debug-stats"
+    (cd "$src" && swift build --build-tests --scratch-path .build-profile-debug \
+        -Xswiftc -stats-output-dir -Xswiftc "$work/debug-stats" \
+        -Xswiftc -Xfrontend -Xswiftc -debug-time-function-bodies 2>&1) \
+      | python3 bench/buildtime.py --stats "$work/debug-stats" --source "$src" --tests \
+          --title "debug with tests; a module's batch jobs summed" >> "$report"
+  fi
 fi
 
 cat "$report"
