@@ -127,7 +127,7 @@ def main():
           f"the project's own {len(ours)} functions take {sum(ms for _, ms in top) / 1000:.1f} s "
           f"(the rest is spread thin: specializations of the standard library's generics and "
           f"thousands of small functions). By module: "
-          + ", ".join(f"{m} {ms / 1000:.1f} s" for m, ms in per_module.most_common()) + ".")
+          + ", ".join(f"{m} {ms / 1000:.1f} s" for m, ms in per_module.most_common()) + ".\n")
 
 
 if __name__ == "__main__":
