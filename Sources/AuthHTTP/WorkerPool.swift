@@ -71,7 +71,15 @@ final class WorkQueue: Sendable {
         var jobs = RingBuffer<Job>()
         var idleWorkers = 0
         var stopping = false
+        /// Workers inside `BlockingIO.perform`, waiting on something outside the process.
+        var blocked = 0
+        /// Stand-in workers alive (see `beginBlocking`).
+        var standIns = 0
     }
+
+    /// At most this many stand-ins at once: past it, requests queue behind the blocked calls
+    /// again, as they would with a fixed pool.
+    static let maxStandIns = 256
 
     /// Threads that take from this queue.
     private let workerCount: Int
@@ -140,24 +148,76 @@ final class WorkQueue: Sendable {
         return job
     }
 
+    /// A worker is about to wait on an outgoing call (a hook's HTTP request, up to its 5 s
+    /// deadline). The pool keeps its strength for everyone else: returns true when a stand-in
+    /// worker should be started, one per blocked worker, so six requests stuck on a hanging hook
+    /// leave the other requests as many workers as before.
+    func beginBlocking() -> Bool {
+        lock.withLock { s in
+            s.blocked += 1
+            guard !s.stopping, s.standIns < s.blocked, s.standIns < Self.maxStandIns else { return false }
+            s.standIns += 1
+            return true
+        }
+    }
+
+    /// The blocked call returned; a surplus stand-in leaves once it is idle.
+    func endBlocking() {
+        lock.withLock { $0.blocked -= 1 }
+        lock.broadcast()
+    }
+
+    /// `Threads.spawn` refused a stand-in that `beginBlocking` counted.
+    func standInNotStarted() {
+        lock.withLock { $0.standIns -= 1 }
+        lock.broadcast()
+    }
+
+    /// `take` for a stand-in: nil (and the stand-in is gone) once it is no longer needed, i.e.
+    /// the queue is empty and there are more stand-ins than blocked workers, or when stopping.
+    func takeAsStandIn() -> Job? {
+        lock.lock()
+        defer { lock.unlock() }
+        while true {
+            if !lock.state.stopping, let job = lock.state.jobs.pop() { return job }
+            if lock.state.stopping || lock.state.standIns > lock.state.blocked {
+                lock.state.standIns -= 1
+                // `stop` may be waiting for the last stand-in.
+                lock.broadcast()
+                return nil
+            }
+            lock.state.idleWorkers += 1
+            lock.wait()
+            lock.state.idleWorkers -= 1
+        }
+    }
+
     /// Feeds the moving average (weight 1/8 for the newest sample).
     func record(serviceNanoseconds sample: Int) {
         let previous = averageServiceNanoseconds.load(ordering: .relaxed)
         averageServiceNanoseconds.store(previous + (sample - previous) / 8, ordering: .relaxed)
     }
 
+    /// Stops every worker and waits for the stand-ins (which are not joined) to leave.
     func stop() {
         lock.withLock { $0.stopping = true }
         lock.broadcast()
+        lock.lock()
+        while lock.state.standIns > 0 { lock.wait() }
+        lock.unlock()
     }
 }
 
 enum Worker {
+    /// The server a worker thread serves, for `BlockingIO.perform` on it.
+    static let current = ThreadLocal<ServerCore?> { nil }
+
     /// The body of each worker thread: run the responder, serialize, hand the bytes back to the
     /// connection's loop. Serializing here keeps that work off the loops.
-    static func run(_ core: ServerCore) {
+    static func run(_ core: ServerCore, standIn: Bool = false) {
+        current.withValue { $0 = core }
         var dates = DateCache()
-        while let job = core.queue.take() {
+        while let job = standIn ? core.queue.takeAsStandIn() : core.queue.take() {
             let started = Clock.monotonicNanoseconds()
             let completion = serve(job, core, &dates)
             let elapsed = Clock.monotonicNanoseconds() &- started
@@ -179,5 +239,30 @@ enum Worker {
         )
         let (bytes, keepAlive) = ResponseSerializer.serialize(response, context)
         return Completion(token: job.token, bytes: bytes, directive: response.directive, keepAlive: keepAlive)
+    }
+}
+
+/// Outgoing calls made by a responder running on a worker thread.
+public enum BlockingIO {
+    /// Runs `body`, which waits on something outside the process (an HTTP request to a hook),
+    /// while a stand-in worker takes this worker's place in the pool until it returns. On other
+    /// threads (an in-process responder call, a test) it just runs `body`.
+    ///
+    /// The pool is sized for CPU-bound work (PBKDF2, SQLite); without stand-ins, as many slow
+    /// outgoing calls as there are workers would leave every other request waiting in the queue.
+    public static func perform<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        guard let core = Worker.current.withValue({ $0 }) else { return try body() }
+        if core.queue.beginBlocking() {
+            do {
+                let handle = try Threads.spawn(name: "http-standin", stackSize: core.configuration.workerStackSize) {
+                    Worker.run(core, standIn: true)
+                }
+                handle.detach()
+            } catch {
+                core.queue.standInNotStarted()
+            }
+        }
+        defer { core.queue.endBlocking() }
+        return try body()
     }
 }

@@ -217,3 +217,44 @@ struct ResponseDirectiveTests {
 final class ServerBox: @unchecked Sendable {
     var server: HTTPServer?
 }
+
+@Suite struct BlockingIOTests {
+    /// `/wait` waits inside `BlockingIO.perform` until the test opens the gate, as a worker
+    /// calling a hook does.
+    struct WaitingResponder: HTTPResponder {
+        let gate: DispatchSemaphore
+        func respond(to request: HTTPRequest) -> HTTPResponse {
+            if request.path == "/wait" {
+                BlockingIO.perform { gate.wait() }
+                return HTTPResponse(status: 200, body: Array("waited".utf8))
+            }
+            return TestResponder().respond(to: request)
+        }
+    }
+
+    @Test func workersWaitingOnOutgoingCallsAreStoodInFor() throws {
+        let gate = DispatchSemaphore(value: 0)
+        let server = HTTPServer(configuration: HTTPServerConfiguration(port: 0, loopThreads: 1, workerThreads: 2),
+                                responder: WaitingResponder(gate: gate))
+        try server.start()
+        defer {
+            for _ in 0..<6 { gate.signal() }
+            server.shutdown()
+        }
+        // Three times as many waiting requests as workers.
+        let waiting = try (0..<6).map { _ in
+            let client = try TestClient(port: server.port)
+            try client.send("GET /wait HTTP/1.1\r\nHost: h\r\n\r\n")
+            return client
+        }
+        // Every other request is still answered while they wait: stand-ins serve the queue.
+        for _ in 0..<20 {
+            let quick = try TestClient(port: server.port)
+            try quick.send("GET /health HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(quick.awaitPeer(seconds: 2) == .data)
+            #expect(try quick.readResponse().status == 200)
+        }
+        for _ in 0..<6 { gate.signal() }
+        for client in waiting { #expect(try client.readResponse().text == "waited") }
+    }
+}

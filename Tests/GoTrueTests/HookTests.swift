@@ -1,7 +1,9 @@
 import AuthCrypto
 import AuthHTTP
 import AuthJSON
+import AuthPlatform
 import AuthStore
+import Dispatch
 import Synchronization
 import Testing
 @testable import GoTrue
@@ -335,5 +337,113 @@ private func hookAPI(_ server: FakeHookServer, _ hook: WritableKeyPath<HookSetti
         point.secrets = [secret]
         #expect(point.problem() == nil)
         #expect(point.callable)
+    }
+}
+
+// Design §4: hooks are called while no SQLite writer is held (`WriteRounds`), so a slow hook
+// delays only the requests that call it.
+@Suite struct HookOutsideTheWriterTests {
+    /// Counts calls in flight and holds each until `release` (or a 10 s safety bound).
+    final class HangingHook: Sendable {
+        let inFlight = Mutex(0)
+        let gate = DispatchSemaphore(value: 0)
+
+        func answer(_ request: FakeHookServer.Request) -> HookReply {
+            inFlight.withLock { $0 += 1 }
+            _ = gate.wait(timeout: .now() + 10)
+            inFlight.withLock { $0 -= 1 }
+            var claims = request.json["claims"]?.objectValue ?? [:]
+            claims["held"] = true
+            return FakeHookServer.json(["claims": .object(claims)])
+        }
+
+        func waitForCalls(_ count: Int) -> Bool {
+            for _ in 0..<1000 {
+                if inFlight.withLock({ $0 }) == count { return true }
+                _ = DispatchSemaphore(value: 0).wait(timeout: .now() + .milliseconds(10))
+            }
+            return false
+        }
+    }
+
+    @Test func hangingHookCallsLeaveOtherWritesAndReadsFree() throws {
+        let hook = HangingHook()
+        let hooked = Mutex(false)
+        let api = try hookAPI(FakeHookServer { request in
+            hooked.withLock { $0 } ? hook.answer(request) : FakeHookServer.json(["claims": request.json["claims"] ?? [:]])
+        }, \.customAccessToken)
+        let emails = (0..<6).map { "hang\($0)@example.com" }
+        for email in emails { #expect(api.signUp(email)["access_token"] != nil) }
+        hooked.withLock { $0 = true }
+
+        let results = Mutex<[HTTPResponse]>([])
+        // Threads of their own, as the server's workers and stand-ins are (the global dispatch
+        // queue would start only a few at once).
+        let threads = try emails.map { email in
+            try Threads.spawn(name: "sign-in", stackSize: 1 << 20) {
+                let response = api.call("POST", "/token?grant_type=password", ["email": .string(email), "password": "password1"])
+                results.withLock { $0.append(response) }
+            }
+        }
+        // All six sign-ins are inside the hook at once: none waits for another's call to end.
+        try #require(hook.waitForCalls(6))
+        // Meanwhile 25 writes and 25 reads go through (a held writer would block the writes
+        // until the hooks return, and this test releases them only afterwards).
+        for index in 0..<25 {
+            let created = api.createUser(["email": .string("free\(index)@example.com"), "password": "password1"])
+            let id = try #require(created["id"]?.stringValue)
+            #expect(api.admin("GET", "/admin/users/\(id)").status == 200)
+        }
+        #expect(hook.inFlight.withLock { $0 } == 6)
+        for _ in 0..<6 { hook.gate.signal() }
+        for thread in threads { thread.join() }
+        let responses = results.withLock { $0 }
+        #expect(responses.count == 6)
+        for response in responses {
+            #expect(response.status == 200)
+            #expect(claims(of: response.json["access_token"]?.stringValue ?? "")["held"] == true)
+        }
+    }
+
+    @Test func aChangeMadeWhileTheHookRunsIsShownToItAgain() throws {
+        let changeNext = Mutex(false)
+        let database = Mutex<Database?>(nil)
+        let server = FakeHookServer { request in
+            if changeNext.withLock({ flag in defer { flag = false }; return flag }), let database = database.withLock({ $0 }) {
+                // Another write lands between the rounds: the hook was shown stale claims.
+                let id = request.json["user_id"]?.stringValue ?? ""
+                _ = try? database.write { conn in
+                    guard var user = try conn.user(id: id) else { return }
+                    user.userMetadata = #"{"plan":"pro"}"#
+                    try conn.updateUser(user)
+                }
+            }
+            return FakeHookServer.json(["claims": request.json["claims"] ?? [:]])
+        }
+        let api = try hookAPI(server, \.customAccessToken)
+        database.withLock { $0 = api.project.database }
+        #expect(api.signUp("stale@example.com")["access_token"] != nil)
+        let before = server.received.count
+        changeNext.withLock { $0 = true }
+        let response = api.call("POST", "/token?grant_type=password", ["email": "stale@example.com", "password": "password1"])
+        #expect(response.status == 200)
+        let calls = Array(server.received[before...])
+        #expect(calls.count == 2)
+        #expect(calls.first?.json["claims"]?["user_metadata"]?["plan"] == nil)
+        #expect(calls.last?.json["claims"]?["user_metadata"]?["plan"] == "pro")
+        #expect(claims(of: response.json["access_token"]?.stringValue ?? "")["user_metadata"]?["plan"] == "pro")
+        // The session the token names is the one committed.
+        let sessionID = claims(of: response.json["access_token"]?.stringValue ?? "")["session_id"]?.stringValue ?? ""
+        #expect(try api.project.database.read { try $0.session(id: sessionID) } != nil)
+    }
+
+    @Test func theCodeTheEmailHookSendsIsTheOneStored() throws {
+        let server = FakeHookServer { _ in FakeHookServer.json([:]) }
+        let api = try hookAPI(server, \.sendEmail) { $0.mailer.autoconfirm = false }
+        #expect(api.call("POST", "/signup", ["email": "code@example.com", "password": "password1"]).status == 200)
+        let sent = try #require(server.received.last?.json["email_data"]?["token"]?.stringValue)
+        let verified = api.call("POST", "/verify", ["type": "signup", "email": "code@example.com", "token": .string(sent)])
+        #expect(verified.status == 200)
+        #expect(verified.json["access_token"] != nil)
     }
 }

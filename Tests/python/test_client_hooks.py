@@ -206,3 +206,108 @@ def test_an_untrusted_https_hook_is_unreachable(start_auth, make_client, tls_hoo
         client.sign_up({"email": email, "password": PASSWORD})
     api_error(excinfo, AuthApiError, "hook_timeout_after_retry", 422, "Failed to reach hook after maximum retries")
     assert tls_hooks.calls == []
+
+
+class HangingHook:
+    """A custom-access-token hook that holds every call until `release()` (at most 4 s, inside
+    the emulator's 5 s deadline), counting the calls in flight."""
+
+    def __init__(self):
+        self.in_flight = 0
+        self.most = 0
+        self.lock = threading.Lock()
+        self.gate = threading.Event()
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                payload = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                with outer.lock:
+                    outer.in_flight += 1
+                    outer.most = max(outer.most, outer.in_flight)
+                outer.gate.wait(4)
+                with outer.lock:
+                    outer.in_flight -= 1
+                claims = payload["claims"]
+                claims["held"] = True
+                data = json.dumps({"claims": claims}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/claims"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def wait_for(self, count, seconds=3):
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            with self.lock:
+                if self.in_flight == count:
+                    return True
+            time.sleep(0.01)
+        return False
+
+    def close(self):
+        self.gate.set()
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_a_hanging_hook_delays_only_the_requests_that_call_it(start_auth):
+    """Six sign-ins wait on a hook that does not answer; meanwhile 50 unrelated writes and reads
+    each finish quickly: the hook is called with no database writer held, and the worker pool
+    (four workers by default) keeps serving while its workers wait on the hook."""
+    import httpx
+
+    from conftest import ANON_KEY, SERVICE_ROLE_KEY
+
+    hook = HangingHook()
+    try:
+        server = start_auth(GOTRUE_HOOK_CUSTOM_ACCESS_TOKEN_ENABLED="true", GOTRUE_HOOK_CUSTOM_ACCESS_TOKEN_URI=hook.url,
+                            GOTRUE_HOOK_CUSTOM_ACCESS_TOKEN_SECRETS=SECRET)
+        admin = httpx.Client(base_url=f"{server.url}/auth/v1",
+                             headers={"apikey": SERVICE_ROLE_KEY, "Authorization": f"Bearer {SERVICE_ROLE_KEY}"}, timeout=10)
+        emails = [unique_email("hang") for _ in range(6)]
+        for email in emails:
+            created = admin.post("/admin/users", json={"email": email, "password": PASSWORD, "email_confirm": True})
+            assert created.status_code == 200, created.text
+
+        results = []
+
+        def sign_in(email):
+            with httpx.Client(base_url=f"{server.url}/auth/v1", headers={"apikey": ANON_KEY}, timeout=10) as client:
+                results.append(client.post("/token?grant_type=password", json={"email": email, "password": PASSWORD}))
+
+        threads = [threading.Thread(target=sign_in, args=(email,)) for email in emails]
+        for thread in threads:
+            thread.start()
+        assert hook.wait_for(6), f"only {hook.in_flight} of 6 sign-ins reached the hook at once"
+
+        slowest = 0.0
+        for index in range(25):
+            started = time.monotonic()
+            created = admin.post("/admin/users", json={"email": unique_email(f"free{index}"), "password": PASSWORD})
+            slowest = max(slowest, time.monotonic() - started)
+            assert created.status_code == 200, created.text
+            started = time.monotonic()
+            read = admin.get(f"/admin/users/{created.json()['id']}")
+            slowest = max(slowest, time.monotonic() - started)
+            assert read.status_code == 200
+        # The 50 requests ran while the six hook calls were all still held.
+        assert hook.in_flight == 6
+        assert slowest < 0.5, f"slowest unrelated request took {slowest:.3f} s"
+
+        hook.gate.set()
+        for thread in threads:
+            thread.join(10)
+        assert [r.status_code for r in results] == [200] * 6
+        assert all(claims(r.json()["access_token"])["held"] is True for r in results)
+        admin.close()
+    finally:
+        hook.close()

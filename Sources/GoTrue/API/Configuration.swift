@@ -274,6 +274,10 @@ public struct HookSettings: Sendable, Equatable {
     public var mfaVerificationAttempt = Point()
     public init() {}
 
+    var anyCallable: Bool {
+        HookSettings.names.contains { self[keyPath: $0.path].callable }
+    }
+
     /// The points by their configuration name (`GOTRUE_HOOK_<NAME>_*`, `[auth.hook.<name>]`).
     public static let names: [(name: String, path: WritableKeyPath<HookSettings, Point> & Sendable)] = [
         ("custom_access_token", \.customAccessToken), ("send_email", \.sendEmail), ("send_sms", \.sendSMS),

@@ -137,11 +137,29 @@ struct Core: Sendable {
 
     /// Runs a write transaction, mapping store failures to GoTrue's 500 and letting `AuthError`s
     /// (which roll the transaction back) through.
+    ///
+    /// With any hook on, `body` may run more than once (`WriteRounds`): hooks it calls are
+    /// called between runs, never while the writer is held, and only the last run commits.
     func write<T>(_ body: (Connection) throws -> T) throws(AuthError) -> T {
-        do {
-            return try project.database.write(body)
-        } catch {
-            throw storeFailure(error)
+        guard config.hooks.anyCallable, WriteRounds.current == nil else {
+            do {
+                return try project.database.write(body)
+            } catch {
+                throw storeFailure(error)
+            }
+        }
+        let rounds = WriteRounds()
+        while true {
+            do {
+                return try project.database.write { conn in try rounds.round { try body(conn) } }
+            } catch {
+                guard let (call, name, payload) = rounds.takePending() else { throw storeFailure(error) }
+                guard rounds.calls < WriteRounds.maxCalls else {
+                    logError("hook \(name): what it is shown kept changing under concurrent writes; giving up")
+                    throw AuthError.unexpected
+                }
+                rounds.record(name: name, payload: payload, outcome: call())
+            }
         }
     }
 

@@ -1,4 +1,5 @@
 import AuthCrypto
+import AuthPlatform
 
 /// Where GoTrue reads the time. Nothing in GoTrue calls the system clock directly, so a virtual
 /// clock can move every expiry (tokens, OTPs, sessions, bans, rate limits) together.
@@ -22,9 +23,19 @@ public struct Environment: Sendable {
         self.random = random
     }
 
-    public func now() -> Timestamp { clock.now() }
+    /// Inside a write that calls hooks, readings and draws replay those of the write's earlier
+    /// rounds (`WriteRounds`).
+    public func now() -> Timestamp {
+        if let rounds = WriteRounds.current { return rounds.time { clock.now() } }
+        return clock.now()
+    }
 
     public func randomBytes(_ count: Int) -> [UInt8] {
+        if let rounds = WriteRounds.current { return rounds.bytes(count) { drawBytes(count) } }
+        return drawBytes(count)
+    }
+
+    private func drawBytes(_ count: Int) -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: count)
         random.fill(&buffer)
         return buffer

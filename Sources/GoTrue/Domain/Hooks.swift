@@ -44,9 +44,9 @@ public struct HookCall: Sendable {
 ///
 /// Where they run follows the real server. The user-creation and verification-attempt hooks run
 /// before any transaction (GoTrue's `checkTX` refuses them inside one). The custom-access-token,
-/// send-email and send-SMS hooks run inside the caller's write, as GoTrue runs them inside its
-/// transaction, so a refusal rolls the change back; the price is that a slow hook holds the
-/// single writer and other writes queue behind it, for at most the 5 s deadline.
+/// send-email and send-SMS hooks belong to the caller's write, as GoTrue runs them inside its
+/// transaction, so a refusal rolls the change back; but they are called while no writer is held
+/// (`WriteRounds`), so a slow or hanging hook delays only the requests that call it.
 struct Hooks {
     let api: Core
     /// The request that caused the call (its client address goes into the metadata).
@@ -106,7 +106,15 @@ struct Hooks {
         var input: JSONObject = ["metadata": metadata(name)]
         for (key, value) in fields { input[key] = value }
         let payload = JSON.object(input).serializedBytes()
-        let body = try dispatch(point, payload, name: name)
+        let body: [UInt8]?
+        if let rounds = WriteRounds.current {
+            // Inside a write: the call happens once the writer is free, then this closure runs again.
+            body = try rounds.answer(name: name.rawValue, payload: payload) {
+                Result { () throws(AuthError) in try self.dispatch(point, payload, name: name) }
+            }
+        } else {
+            body = try dispatch(point, payload, name: name)
+        }
         guard let body else { return nil }
         guard let parsed = try? JSON(parsing: body), let object = parsed.objectValue else {
             throw AuthError(500, .unexpectedFailure, "Error unmarshaling JSON output.")
@@ -114,8 +122,13 @@ struct Hooks {
         return object
     }
 
-    /// `runHTTPHook`.
+    /// `runHTTPHook`. The worker thread waits here for up to the deadline; a stand-in serves
+    /// other requests meanwhile (`BlockingIO`).
     private func dispatch(_ point: HookSettings.Point, _ payload: [UInt8], name: Name) throws(AuthError) -> [UInt8]? {
+        try BlockingIO.perform { () throws(AuthError) in try attempts(point, payload, name: name) }
+    }
+
+    private func attempts(_ point: HookSettings.Point, _ payload: [UInt8], name: Name) throws(AuthError) -> [UInt8]? {
         let clock = SystemClock()
         let started = clock.now().microseconds
         let deadline = clock.now().microseconds + Int64(Hooks.timeout * 1_000_000)

@@ -31,18 +31,23 @@ public final class Outbox: Sendable {
     }
 
     /// `limiterOpts.Email.Allow()`. A changed rate (live configuration) starts a fresh limiter.
+    /// Counted once per write however many rounds it runs (`WriteRounds`).
     func allowEmail(_ rate: SendRate, now: Timestamp) -> Bool {
-        state.withLock { s in
-            if s.email?.rate != rate { s.email = SendLimiter(rate: rate, start: start) }
-            return s.email!.allow(at: now.microseconds)
+        WriteRounds.once {
+            state.withLock { s in
+                if s.email?.rate != rate { s.email = SendLimiter(rate: rate, start: start) }
+                return s.email!.allow(at: now.microseconds)
+            }
         }
     }
 
     /// `limiterOpts.Phone.Allow()`.
     func allowSMS(_ rate: SendRate, now: Timestamp) -> Bool {
-        state.withLock { s in
-            if s.sms?.rate != rate { s.sms = SendLimiter(rate: rate, start: start) }
-            return s.sms!.allow(at: now.microseconds)
+        WriteRounds.once {
+            state.withLock { s in
+                if s.sms?.rate != rate { s.sms = SendLimiter(rate: rate, start: start) }
+                return s.sms!.allow(at: now.microseconds)
+            }
         }
     }
 

@@ -272,6 +272,7 @@ struct ExternalEndpoints: EndpointGroup {
             try accounts.beforeUserCreated(data: data, provider: provider)
         }
         let result: Result = try api.write { conn in
+            sent.removeAll()  // each run starts afresh (Core.write may run it again)
             let outcome: ExternalAccounts.Outcome
             if let targetID = flow.linkingTargetID {
                 guard let target = try conn.user(id: targetID) else {

@@ -37,6 +37,7 @@ struct InviteEndpoints: EndpointGroup {
         var sent: [OutboxRecord] = []
         let mailer = Mailer(api: api, context: context)
         let (user, identities) = try api.write { conn in
+            sent.removeAll()  // each run starts afresh (Core.write may run it again)
             let now = project.environment.now().microseconds
             var user: UserRecord
             if let existing = try conn.user(email: email, aud: aud) {

@@ -245,6 +245,7 @@ struct MFAEndpoints: EndpointGroup {
         let mailer = Mailer(api: api, context: context)
         // The real server sends before it stores the challenge: a failed send stores nothing.
         try api.write { conn in
+            sent.removeAll()  // each run starts afresh (Core.write may run it again)
             try mailer.sendMFAPhoneCode(conn, userID: caller.user.id, phone: factor.phone ?? "", code: code, channel: channel,
                                         sent: &sent)
         }
@@ -346,6 +347,7 @@ struct MFAEndpoints: EndpointGroup {
         var sent: [OutboxRecord] = []
         let mailer = Mailer(api: api, context: context)
         let (issued, userJSON) = try api.write { conn in
+            sent.removeAll()  // each run starts afresh (Core.write may run it again)
             let now = project.environment.now().microseconds
             try api.audit(conn, context, actor: caller.user, action: "verification_attempted", logType: "factor",
                           traits: ["factor_id": .string(factor.id), "challenge_id": .string(challenge.id),
@@ -449,6 +451,7 @@ struct MFAEndpoints: EndpointGroup {
         var sent: [OutboxRecord] = []
         let mailer = Mailer(api: api, context: context)
         try api.write { conn in
+            sent.removeAll()  // each run starts afresh (Core.write may run it again)
             try conn.deleteFactor(id: factor.id)
             try api.audit(conn, context, actor: caller.user, action: "factor_unenrolled", logType: "factor",
                           traits: ["factor_id": .string(factor.id), "factor_status": .string(factor.status),

@@ -104,6 +104,7 @@ struct OtpEndpoints: EndpointGroup {
         var sent: [OutboxRecord] = []
         let mailer = Mailer(api: api, context: context)
         try api.write { conn in
+            sent.removeAll()  // each run starts afresh (Core.write may run it again)
             guard var user = try conn.user(id: existing!.id) else { throw AuthError.unexpected }
             if !challenge.isEmpty {
                 try FlowStates.create(conn, project: project, userID: user.id, providerType: FlowStates.magicLink,
@@ -151,6 +152,7 @@ struct OtpEndpoints: EndpointGroup {
         var sent: [OutboxRecord] = []
         let mailer = Mailer(api: api, context: context)
         let messageID: String = try api.write { conn in
+            sent.removeAll()  // each run starts afresh (Core.write may run it again)
             guard var user = try conn.user(id: existing!.id) else { throw AuthError.unexpected }
             try api.audit(conn, context, actor: user, action: "user_recovery_requested", logType: "user",
                           traits: ["channel": .string(channel)])

@@ -31,6 +31,7 @@ struct ReauthenticateEndpoints: EndpointGroup {
         var sent: [OutboxRecord] = []
         let mailer = Mailer(api: api, context: context)
         let messageID: String = try api.write { conn in
+            sent.removeAll()  // each run starts afresh (Core.write may run it again)
             guard var user = try conn.user(id: caller.user.id) else { throw AuthError.unexpected }
             try api.audit(conn, context, actor: user, action: "user_reauthenticate_requested", logType: "user")
             if !email.isEmpty {

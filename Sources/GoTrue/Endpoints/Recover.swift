@@ -35,6 +35,7 @@ struct RecoverEndpoints: EndpointGroup {
         var sent: [OutboxRecord] = []
         let mailer = Mailer(api: api, context: context)
         try api.write { conn in
+            sent.removeAll()  // each run starts afresh (Core.write may run it again)
             guard var user = try conn.user(email: email, aud: aud) else { return }
             if !challenge.isEmpty {
                 try FlowStates.create(conn, project: project, userID: user.id, providerType: FlowStates.recovery,

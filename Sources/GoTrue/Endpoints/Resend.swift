@@ -60,6 +60,7 @@ struct ResendEndpoints: EndpointGroup {
         let mailer = Mailer(api: api, context: context)
         let pkce = !challenge.isEmpty
         let messageID: String = try api.write { conn in
+            sent.removeAll()  // each run starts afresh (Core.write may run it again)
             let found = !email.isEmpty ? try conn.user(email: email, aud: aud) : try conn.user(phone: phone, aud: aud)
             guard var user = found else { return "" }
             switch type {

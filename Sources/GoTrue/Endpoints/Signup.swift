@@ -51,6 +51,7 @@ struct SignupEndpoints: EndpointGroup {
         // `triggerBeforeUserCreated`, outside any transaction: a refusal stores nothing.
         try hooks.beforeUserCreated(Models.user(user, identities: []))
         let (issued, userJSON) = try api.write { conn in
+            var user = user  // the record as built, on every run of this write
             try conn.insertUser(user)
             let issued = try Tokens(api: api).issueSession(conn, user: &user, method: "anonymous", request: context.request)
             return (issued, Models.user(user, identities: []))
@@ -130,6 +131,8 @@ struct SignupEndpoints: EndpointGroup {
         }
         var sent: [OutboxRecord] = []
         let outcome: Outcome = try api.write { conn in
+            sent.removeAll()  // each run starts afresh (Core.write may run it again)
+            created = false
             var user: UserRecord
             let existing = provider == "email" ? try conn.user(email: email, aud: aud) : try conn.user(phone: phone, aud: aud)
             if let existing {

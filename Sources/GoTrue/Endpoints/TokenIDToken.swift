@@ -87,6 +87,7 @@ extension TokenEndpoints {
         let accounts = ExternalAccounts(api: api, context: context)
         if target == nil { try accounts.beforeUserCreated(data: data, provider: provider.type) }
         let result: Result = try api.write { conn in
+            sent.removeAll()  // each run starts afresh (Core.write may run it again)
             let outcome: ExternalAccounts.Outcome
             if let target {
                 outcome = try accounts.link(conn, target: target, data: data, provider: provider.type, sent: &sent)

@@ -118,6 +118,7 @@ struct UserEndpoints: EndpointGroup {
         var sent: [OutboxRecord] = []
         let mailer = Mailer(api: api, context: context)
         let (updated, identities, factors) = try api.write { conn in
+            sent.removeAll()  // each run starts afresh (Core.write may run it again)
             let now = project.environment.now()
             user = try conn.user(id: user.id) ?? user
             if let newHash {

@@ -59,6 +59,7 @@ struct IdentityEndpoints: EndpointGroup {
         let recipient = caller.user.email ?? ""
         var sent: [OutboxRecord] = []
         try api.write { conn in
+            sent.removeAll()  // each run starts afresh (Core.write may run it again)
             guard var user = try conn.user(id: caller.user.id) else { throw AuthError(404, .userNotFound, "User not found") }
             try api.audit(conn, context, actor: user, action: "identity_unlinked", logType: "user",
                           traits: accounts.identityTraits(doomed))

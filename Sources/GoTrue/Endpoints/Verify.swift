@@ -75,7 +75,10 @@ struct VerifyEndpoints: EndpointGroup {
             case halfConfirmed
         }
         var sent: [OutboxRecord] = []
+        let requested = params
         let outcome: Outcome = try api.write { conn in
+            sent.removeAll()  // each run starts afresh (Core.write may run it again)
+            params = requested
             var user = params.token.isEmpty
                 ? try verifyTokenHash(conn, &params)
                 : try verifyUserAndToken(conn, &params, aud: aud)
@@ -122,8 +125,11 @@ struct VerifyEndpoints: EndpointGroup {
         }
         let outcome: Outcome
         var sent: [OutboxRecord] = []
+        let requested = params
         do {
             outcome = try api.write { conn in
+                sent.removeAll()  // each run starts afresh (Core.write may run it again)
+                params = requested
                 var user = try verifyTokenHash(conn, &params)
                 guard try applyVerification(conn, context, params, &user, smsAllowed: false, sent: &sent) else { return .halfConfirmed }
                 if pkce {

@@ -1,0 +1,172 @@
+import AuthPlatform
+import Synchronization
+
+/// Hook calls kept out of the SQLite writer (design §4: no network I/O while it is held).
+///
+/// GoTrue calls the custom-access-token, send-email and send-SMS hooks inside its database
+/// transaction, so a hook's refusal rolls the whole change back, and Postgres lets every other
+/// transaction go on meanwhile. Here all writes share one writer: a hook called inside a write
+/// would stall every other write for up to the hook's 5 s deadline. So a write whose closure
+/// reaches a hook runs in rounds (`Core.write`):
+/// 1. the closure runs in a transaction up to the hook call; the call's payload is kept and the
+///    transaction rolled back;
+/// 2. the hook is called with no lock held;
+/// 3. the closure runs again in a new transaction, where the hook call returns the recorded
+///    answer (or throws the recorded error, rolling everything back as GoTrue's transaction
+///    would) provided the payload it builds is byte for byte the one sent. That is the re-check:
+///    a different payload means another write changed what the hook saw, and the hook is called
+///    again with the new one.
+///
+/// The closure's clock readings and random draws (an OTP, a session id, the payload's metadata
+/// id) are recorded in the first round and replayed in the next, so the payload, and what gets
+/// committed, is what the hook was shown. A closure therefore must not keep state across runs:
+/// anything it appends to outside itself is reset at its start.
+final class WriteRounds: @unchecked Sendable {
+    // @unchecked: one write's rounds run one after another; the closure may run on the group
+    // commit leader's thread while the caller's thread sleeps, never on both at once.
+
+    /// The rounds whose closure is running on this thread, if any.
+    private static let running = ThreadLocal<WriteRounds?> { nil }
+
+    /// Rounds running on any thread: without hooks, the clock and the random source skip the
+    /// thread-local lookup with one relaxed load.
+    private static let runningAnywhere = Atomic<Int>(0)
+
+    static var current: WriteRounds? {
+        if runningAnywhere.load(ordering: .relaxed) == 0 { return nil }
+        return running.withValue { $0 }
+    }
+
+    /// A hook call the closure needs before it can finish.
+    struct Pending {
+        let call: () -> Result<[UInt8]?, AuthError>
+    }
+
+    private enum Draw {
+        case time(Timestamp)
+        case bytes([UInt8])
+        case flag(Bool)
+    }
+
+    private struct Exchange {
+        let name: String
+        let payload: [UInt8]
+        var outcome: Result<[UInt8]?, AuthError>
+    }
+
+    private var tape: [Draw] = []
+    private var position = 0
+    private var exchanges: [Exchange] = []
+    private var exchangeIndex = 0
+    private var pendingCall: (name: String, payload: [UInt8], call: () -> Result<[UInt8]?, AuthError>)?
+    /// Hook calls made for this write so far.
+    private(set) var calls = 0
+
+    /// The most hook calls one write may make: each hook point at most once per write, plus a
+    /// few re-calls when concurrent writes keep changing what a hook is shown.
+    static let maxCalls = 8
+
+    /// What a closure throws to end a round early (its transaction rolls back); `Core.write`
+    /// recognises it by `pendingCall`, whatever error reached it.
+    static let deferred = AuthError(500, .unexpectedFailure, "hook call deferred until the writer is free")
+
+    /// Runs one round of the closure on this thread.
+    func round<T>(_ body: () throws -> T) throws -> T {
+        position = 0
+        exchangeIndex = 0
+        pendingCall = nil
+        let previous = WriteRounds.running.withValue { slot -> WriteRounds? in
+            let previous = slot
+            slot = self
+            return previous
+        }
+        WriteRounds.runningAnywhere.add(1, ordering: .relaxed)
+        defer {
+            WriteRounds.running.withValue { $0 = previous }
+            WriteRounds.runningAnywhere.subtract(1, ordering: .relaxed)
+        }
+        let value = try body()
+        // A closure that swallowed the deferral (`try?`) must not commit a half-run write.
+        if pendingCall != nil { throw WriteRounds.deferred }
+        return value
+    }
+
+    /// Takes the hook call the last round stopped at, if it stopped at one.
+    func takePending() -> (() -> Result<[UInt8]?, AuthError>, String, [UInt8])? {
+        guard let pending = pendingCall else { return nil }
+        pendingCall = nil
+        return (pending.call, pending.name, pending.payload)
+    }
+
+    /// Records a hook's answer for the next round.
+    func record(name: String, payload: [UInt8], outcome: Result<[UInt8]?, AuthError>) {
+        calls += 1
+        exchanges.append(Exchange(name: name, payload: payload, outcome: outcome))
+    }
+
+    /// The hook call the closure makes now: the recorded outcome when the hook already answered
+    /// this very payload, else the round ends here (`deferred`) and `call` runs after it.
+    func answer(name: String, payload: [UInt8],
+                call: @escaping () -> Result<[UInt8]?, AuthError>) throws(AuthError) -> [UInt8]? {
+        if exchangeIndex < exchanges.count {
+            let recorded = exchanges[exchangeIndex]
+            if recorded.name == name && recorded.payload == payload {
+                exchangeIndex += 1
+                return try recorded.outcome.get()
+            }
+            // The re-check failed: what the hook saw has changed. Forget this answer and those
+            // after it, and ask again.
+            exchanges.removeSubrange(exchangeIndex...)
+        }
+        pendingCall = (name, payload, call)
+        throw WriteRounds.deferred
+    }
+
+    // MARK: the tape
+
+    func time(_ live: () -> Timestamp) -> Timestamp {
+        if position < tape.count, case .time(let recorded) = tape[position] {
+            position += 1
+            return recorded
+        }
+        let value = live()
+        append(.time(value))
+        return value
+    }
+
+    func bytes(_ count: Int, _ live: () -> [UInt8]) -> [UInt8] {
+        if position < tape.count, case .bytes(let recorded) = tape[position], recorded.count == count {
+            position += 1
+            return recorded
+        }
+        let value = live()
+        append(.bytes(value))
+        return value
+    }
+
+    /// `flag` inside a write's rounds, else `live()`.
+    static func once(_ live: () -> Bool) -> Bool {
+        if let rounds = current { return rounds.flag(live) }
+        return live()
+    }
+
+    /// A decision with a side effect outside the database (the in-memory send limiters), taken
+    /// once per write however many rounds it takes.
+    func flag(_ live: () -> Bool) -> Bool {
+        if position < tape.count, case .flag(let recorded) = tape[position] {
+            position += 1
+            return recorded
+        }
+        let value = live()
+        append(.flag(value))
+        return value
+    }
+
+    /// A live draw at `position`: the closure took another path than last round, so what was
+    /// recorded from here on no longer applies.
+    private func append(_ draw: Draw) {
+        if position < tape.count { tape.removeSubrange(position...) }
+        tape.append(draw)
+        position += 1
+    }
+}
