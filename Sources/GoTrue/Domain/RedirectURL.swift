@@ -54,22 +54,13 @@ struct RedirectURL {
             switch b {
             case UInt8(ascii: "+"): out.append(0x20)
             case UInt8(ascii: "%"):
-                guard bytes.count >= 2, let high = hexValue(bytes[bytes.startIndex]),
-                      let low = hexValue(bytes[bytes.startIndex + 1]) else { return nil }
+                guard bytes.count >= 2, let high = GoParsedURL.hexValue(bytes[bytes.startIndex]),
+                      let low = GoParsedURL.hexValue(bytes[bytes.startIndex + 1]) else { return nil }
                 out.append(high << 4 | low)
                 bytes = bytes.dropFirst(2)
             default: out.append(b)
             }
         }
         return String(decoding: out, as: UTF8.self)
-    }
-
-    private static func hexValue(_ b: UInt8) -> UInt8? {
-        switch b {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return b - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return b - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return b - UInt8(ascii: "A") + 10
-        default: return nil
-        }
     }
 }

@@ -548,21 +548,12 @@ struct AuthorizationRequest: Sendable {
         return nil
     }
 
-    /// An absolute URL (`scheme:` then something) whose scheme cannot run script in the page
-    /// (the URI becomes a form action and a Location header).
+    /// An absolute URL (`scheme:` then something) that Go's `url.Parse` accepts, whose host a
+    /// browser reads as the parser does (`RedirectTarget`), and whose scheme cannot run script in
+    /// the page (the URI becomes a form action and a Location header).
     static func isAcceptableRedirect(_ uri: String) -> Bool {
-        guard let colon = uri.firstIndex(of: ":"), colon != uri.startIndex, uri.index(after: colon) != uri.endIndex else {
-            return false
-        }
-        let scheme = uri[..<colon]
-        guard let first = scheme.utf8.first, (first | 0x20) >= UInt8(ascii: "a"), (first | 0x20) <= UInt8(ascii: "z"),
-              scheme.utf8.allSatisfy({ b in
-                  let lower = b | 0x20
-                  return (lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z")) || (b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9"))
-                      || b == UInt8(ascii: "+") || b == UInt8(ascii: "-") || b == UInt8(ascii: ".")
-              })
-        else { return false }
-        return !["javascript", "data", "vbscript", "file", "about", "blob"].contains(scheme.lowercased())
+        guard let target = RedirectTarget(uri), uri.utf8.count > target.go.scheme.utf8.count + 1 else { return false }
+        return !RedirectTarget.scriptSchemes.contains(target.go.scheme)
             && !uri.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F })
     }
 

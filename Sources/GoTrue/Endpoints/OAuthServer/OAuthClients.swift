@@ -61,30 +61,23 @@ enum OAuthClients {
         }
     }
 
-    /// `validateRedirectURI`: scheme and host, no dangerous scheme, `http` only on loopback, no
-    /// fragment.
+    /// `validateRedirectURI`: `url.Parse` must accept it, with a scheme and a host, no dangerous
+    /// scheme, `http` only for `localhost`, `127.0.0.1` or `::1`, and no fragment. The emulator
+    /// also refuses a URI Go accepts but a browser would send elsewhere (`RedirectTarget`):
+    /// `/authorize` compares redirect URIs with these registered strings exactly, so this is
+    /// the one place their hosts are judged.
     static func redirectURIProblem(_ uri: String) -> String? {
         if uri.isEmpty { return "redirect URI cannot be empty" }
-        guard let colon = uri.firstIndex(of: ":") else { return "must have scheme and host" }
-        let scheme = uri[..<colon].lowercased()
-        let rest = uri[uri.index(after: colon)...]
-        guard rest.hasPrefix("//") else { return "must have scheme and host" }
-        var authority = rest.dropFirst(2).prefix(while: { $0 != "/" && $0 != "?" && $0 != "#" })
-        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
-        if authority.isEmpty { return "must have scheme and host" }
-        if ["javascript", "data", "file", "vbscript", "about", "blob"].contains(scheme) {
-            return "scheme '\(uri[..<colon])' is not allowed for security reasons"
+        guard let url = GoParsedURL.parse(uri) else { return "invalid URL format" }
+        if url.scheme.isEmpty || url.host.isEmpty { return "must have scheme and host" }
+        if RedirectTarget.scriptSchemes.contains(url.scheme) {
+            return "scheme '\(url.scheme)' is not allowed for security reasons"
         }
-        if scheme == "http" {
-            let host: Substring
-            if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
-                host = authority[authority.index(after: authority.startIndex)..<close]
-            } else {
-                host = authority.split(separator: ":", maxSplits: 1).first ?? ""
-            }
-            if !["localhost", "127.0.0.1", "::1"].contains(String(host)) { return "HTTP scheme only allowed for localhost" }
+        if url.scheme == "http" && !["localhost", "127.0.0.1", "::1"].contains(url.hostname) {
+            return "HTTP scheme only allowed for localhost"
         }
-        if let hash = uri.firstIndex(of: "#"), uri.index(after: hash) < uri.endIndex { return "fragment not allowed in redirect URI" }
+        if !url.fragment.isEmpty { return "fragment not allowed in redirect URI" }
+        if RedirectTarget(uri) == nil { return "invalid URL format" }
         return nil
     }
 
