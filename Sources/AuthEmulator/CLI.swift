@@ -54,7 +54,7 @@ public enum CLI {
     ]
     static let serveSwitches: Set<String> = [
         "autoconfirm", "sms-autoconfirm", "anonymous", "signup", "phone", "idp-auto-approve", "strict-id-tokens",
-        "require-apikey", "strict-hooks", "quiet", "open",
+        "require-apikey", "strict-hooks", "quiet", "open", "allow-demo-keys",
     ]
     static let keysValueOptions: Set<String> = [
         "config", "jwt-secret", "anon-key", "service-role-key", "publishable-key", "secret-key", "generate",
@@ -91,6 +91,8 @@ public enum CLI {
                   --[no-]idp-auto-approve    The fake providers' sign-in page approves at once for the
                                              account named by login_hint=<email> (headless tests;
                                              env AUTH_EMULATOR_IDP_AUTO_APPROVE).
+                  --[no-]allow-demo-keys     Beyond loopback (--host 0.0.0.0, a LAN address), keep the public demo
+                                             JWT secret and keys instead of fresh random ones (default off).
                   --[no-]require-apikey      /auth/v1 refuses requests without a project API key, as the hosted
                                              gateway does (default off, as supabase start's gateway;
                                              env AUTH_EMULATOR_REQUIRE_APIKEY).
@@ -403,6 +405,7 @@ public enum CLI {
         if let on = flags.switches["idp-auto-approve"] { config.identityProviders.autoApprove = on }
         if let on = flags.switches["strict-id-tokens"] { config.identityProviders.strictIDTokens = on }
         if let on = flags.switches["require-apikey"] { config.requireAPIKey = on }
+        if let on = flags.switches["allow-demo-keys"] { options.allowDemoKeys = on }
         if let mode = try nonEmpty(flags, "sms") {
             guard mode == "capture" || mode == "provider" else {
                 throw UsageError(message: "--sms must be capture or provider, not '\(mode)'")
@@ -427,7 +430,7 @@ public enum CLI {
         // a LAN address could sign in as any user with plain JSON claims. Off loopback, strict
         // id_tokens are the default unless a flag or the environment says otherwise.
         let strictChosen = flags.switches["strict-id-tokens"] != nil || context.environment[EnvironmentConfiguration.strictIDTokensVariable] != nil
-        if !strictChosen && !CLI.isLoopback(options.host) && !config.identityProviders.strictIDTokens {
+        if !strictChosen && !Exposure.isLoopback(options.host) && !config.identityProviders.strictIDTokens {
             config.identityProviders.strictIDTokens = true
             context.console.error("warning: listening on \(options.host), not loopback: the id_token grant accepts only tokens the fake providers signed (--no-strict-id-tokens to accept plain claims)\n")
         }
@@ -459,6 +462,12 @@ public enum CLI {
             options.accessLog = AccessLog(format: logFormat) { line in console.error(line) }
         }
         let emulator = try Emulator.start(options)
+        if !emulator.replacedSecrets.isEmpty {
+            context.console.error("warning: listening on \(options.host), beyond loopback, where the public demo secrets would open the admin API, the dashboard and /emulator/v1 to the network: this run uses a fresh random \(emulator.replacedSecrets.joined(separator: ", ")) (printed below; set GOTRUE_JWT_SECRET and the key flags to choose your own, or --allow-demo-keys to keep the demo ones)\n")
+        }
+        if let address = emulator.linkAddress {
+            context.console.error("note: listening on every interface; links in mails and redirects use \(address) (set --external-url to choose another address)\n")
+        }
         if let seedFile {
             do {
                 try emulator.seed(file: seedFile)
@@ -501,11 +510,6 @@ public enum CLI {
         emulator.waitUntilStopped()
         withExtendedLifetime(signals) {}
         return 0
-    }
-
-    /// `127.0.0.0/8`, `::1` and `localhost`: addresses only this machine reaches.
-    static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
     }
 
     /// A scenario file, parsed and validated; problems name the file, rule and field.

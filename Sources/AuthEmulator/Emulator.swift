@@ -27,6 +27,13 @@ public final class Emulator: Sendable {
     public let journal: Journal
     private let server: HTTPServer
     private let state = Mutex(State.created)
+    /// The public demo secrets this run replaced because it listens beyond loopback (`Exposure`).
+    public let replacedSecrets: [String]
+    /// The address links use when the server listens on every interface and no external URL
+    /// was configured (nil otherwise).
+    public var linkAddress: String? { link.withLock { $0 } }
+    private let link = Mutex<String?>(nil)
+
     /// Signalled once the stop has fully completed (server down, database closed).
     private let stopped = DispatchSemaphore(value: 0)
     /// Run by `stop()` after the last request and before the database closes (`onStop`).
@@ -64,6 +71,8 @@ public final class Emulator: Sendable {
             throw EmulatorError("cannot open database \(options.databasePath): \(error)")
         }
         var configuration = options.configuration
+        let beyondLoopback = !Exposure.isLoopback(options.host)
+        replacedSecrets = beyondLoopback && !options.allowDemoKeys ? Exposure.replacePublicSecrets(&configuration) : []
         if let algorithm = options.signingKeyAlgorithm {
             let key = try Emulator.projectSigningKey(algorithm, database: database)
             configuration.adoptSigningKeys([key])
@@ -93,7 +102,7 @@ public final class Emulator: Sendable {
             GoTrueAPI.renderProtocolFailure(failure, headers: headers)
         }
         self.server = HTTPServer(configuration: http, responder: api)
-        project.dashboard.configure(enabled: options.dashboard, requiresKey: !Dashboard.isLoopback(host: options.host))
+        project.dashboard.configure(enabled: options.dashboard, requiresKey: beyondLoopback)
         let catalogue = options.scenarioCatalogue
         project.dashboard.setCatalogue {
             Platform.files(in: catalogue, suffix: ".json").compactMap { name in
@@ -117,8 +126,15 @@ public final class Emulator: Sendable {
         }
         // Links and OAuth redirects must reach this server: unless a public URL was configured,
         // it is the address actually listened on (the port may have been chosen by the OS).
-        if project.configuration.externalURL == Configuration.defaultExternalURL && url != Configuration.defaultExternalURL {
-            project.settings.update { $0.externalURL = url }
+        // On every interface (`0.0.0.0`), that is an address of this machine other machines
+        // can open, not `0.0.0.0` itself.
+        if project.configuration.externalURL == Configuration.defaultExternalURL {
+            var linkURL = url
+            if Exposure.isUnspecified(options.host), let address = Exposure.reachableAddress() {
+                linkURL = "http://\(address):\(port)"
+                link.withLock { $0 = linkURL }
+            }
+            if linkURL != Configuration.defaultExternalURL { project.settings.update { $0.externalURL = linkURL } }
         }
         state.withLock { $0 = .running }
     }

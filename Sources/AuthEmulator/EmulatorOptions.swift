@@ -39,6 +39,9 @@ public struct EmulatorOptions: Sendable {
     /// The web dashboard at `/emulator` (`--dashboard off`, `AUTH_EMULATOR_DASHBOARD=off`: 404).
     /// Beyond a loopback bind it asks for the service_role key.
     public var dashboard: Bool = true
+    /// Beyond a loopback bind, keep the public demo JWT secret and keys (`--allow-demo-keys`)
+    /// instead of replacing them with fresh random ones (`Exposure`).
+    public var allowDemoKeys: Bool = false
     /// Where the dashboard's scenario catalogue is read from (relative to the current directory).
     public var scenarioCatalogue: String = "scenarios"
     /// `AUTH_EMULATOR_SQL_TRACE`: record every SQL statement and its arguments to this file, for

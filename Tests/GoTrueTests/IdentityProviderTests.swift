@@ -553,3 +553,48 @@ private func hiddenValue(_ html: String, _ name: String) -> String? {
         #expect(kid(second) == replaced)
     }
 }
+
+/// Beyond loopback (`Dashboard.requiresKey`) the consent page asks for the project's key first:
+/// otherwise anyone on the network could sign in as any user through it.
+@Suite struct ConsentBeyondLoopbackTests {
+    @Test func theConsentPageAsksForTheKeyFirst() throws {
+        let api = idpAPI { $0.identityProviders.autoApprove = true }
+        api.project.dashboard.configure(enabled: true, requiresKey: true)
+        let query = "client_id=c&redirect_uri=http%3A%2F%2F127.0.0.1%3A9999%2Fcallback&response_type=code&login_hint=auto%40example.com"
+        // Not even auto-approval skips it.
+        let prompt = api.call("GET", "/emulator/v1/idp/google/authorize?" + query)
+        #expect(prompt.status == 401)
+        #expect(prompt.text.contains("id=\"unlock\""))
+        #expect(prompt.headers["Location"] == nil)
+
+        // Approving without the key, or with a wrong one, shows the prompt again.
+        let bare = api.idpApprove("google", email: "eve@example.com")
+        #expect(bare.status == 401)
+        let wrong = api.idpApprove("google", email: "eve@example.com", extra: [("key", "guess")])
+        #expect(wrong.status == 403)
+        #expect(wrong.text.contains("id=\"problem\""))
+        #expect(try api.idp.knownAccount(provider: "google", email: "eve@example.com") == nil)
+
+        // Typed into the page, the key unlocks the form, which then carries it.
+        let key = api.project.configuration.apiKeys.serviceRole
+        let unlocked = api.idpPost("/emulator/v1/idp/google/authorize", [
+            ("client_id", "c"), ("redirect_uri", "http://127.0.0.1:9999/callback"), ("response_type", "code"),
+            ("key", key), ("action", "unlock"),
+        ])
+        #expect(unlocked.status == 200)
+        #expect(unlocked.text.contains("id=\"consent\""))
+        #expect(unlocked.text.contains("name=\"key\" value=\"\(key)\""))
+        let approved = api.idpApprove("google", email: "ok@example.com", extra: [("key", key)])
+        #expect(approved.status == 302)
+        #expect(queryItems(approved.headers["Location"] ?? "")["code"] != nil)
+
+        // The key as a header (scripts) or the dashboard's login cookie work as for the dashboard.
+        let viaHeader = api.call("GET", "/emulator/v1/idp/google/authorize?" + query, headers: ["apikey": key])
+        #expect(viaHeader.status == 302)
+    }
+
+    @Test func onLoopbackNothingChanges() {
+        let api = idpAPI()
+        #expect(api.idpApprove("google", email: "free@example.com").status == 302)
+    }
+}

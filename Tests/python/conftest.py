@@ -36,19 +36,19 @@ def pytest_collection_modifyitems(items):
 
 
 class Server:
-    def __init__(self, args, env=None):
+    def __init__(self, args, env=None, host="127.0.0.1"):
         # A file, not a pipe: a server that logs a lot must never block on a full pipe that
         # nobody reads.
         self._stderr = tempfile.TemporaryFile(mode="w+")
         self.process = subprocess.Popen(
-            [BIN, "serve", "--host", "127.0.0.1", "--port", "0", *args],
+            [BIN, "serve", "--host", host, "--port", "0", *args],
             stdout=subprocess.PIPE,
             stderr=self._stderr,
             text=True,
             env={**os.environ, **(env or {})},
         )
         first = self.process.stdout.readline()
-        match = re.fullmatch(r"listening on (http://127\.0\.0\.1:(\d+))\n", first)
+        match = re.fullmatch(r"listening on (http://" + re.escape(host) + r":(\d+))\n", first)
         if not match:
             self.process.kill()
             self.process.wait(timeout=5)
@@ -96,8 +96,8 @@ class Server:
 def start_server():
     servers = []
 
-    def start(*args, env=None):
-        server = Server(list(args), env=env)
+    def start(*args, env=None, host="127.0.0.1"):
+        server = Server(list(args), env=env, host=host)
         servers.append(server)
         return server
 

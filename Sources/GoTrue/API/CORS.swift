@@ -8,6 +8,9 @@ import AuthHTTP
 struct CORS {
     /// `GOTRUE_CORS_ALLOWED_HEADERS`.
     let allowedHeaders: [String]
+    /// Which origins may read responses: every one on GoTrue's routes, fewer on the emulator's
+    /// own (`LocalOrigins`).
+    var sharesWith: (String) -> Bool = { _ in true }
 
     static let allowedMethods: Set<String> = ["GET", "POST", "PUT", "PATCH", "DELETE"]
     static let builtInHeaders = [
@@ -24,6 +27,11 @@ struct CORS {
         let origin = request.headers["Origin"] ?? ""
         let requestedHeaders = request.headers["Access-Control-Request-Headers"] ?? ""
         var headers = HTTPHeaders()
+        guard sharesWith(origin) else {
+            // No allow headers: the browser refuses to send the request.
+            headers["Vary"] = "Origin"
+            return HTTPResponse(status: 204, headers: headers)
+        }
         if viaGateway {
             headers["Access-Control-Allow-Origin"] = "*"
             headers["Access-Control-Allow-Methods"] = CORS.gatewayMethods
@@ -50,6 +58,7 @@ struct CORS {
             return
         }
         if !viaGateway { response.headers.add(name: "Vary", value: "Origin") }
+        guard sharesWith(origin) else { return }
         response.headers["Access-Control-Allow-Origin"] = "*"
         if !viaGateway {
             response.headers["Access-Control-Allow-Credentials"] = "true"

@@ -140,7 +140,13 @@ public final class GoTrueAPI: HTTPResponder {
             snapshot: project.settings.snapshot
         )
         GoTrueAPI.applyExternalHost(&context)
-        let cors = CORS(allowedHeaders: context.configuration.corsAllowedHeaders)
+        var cors = CORS(allowedHeaders: context.configuration.corsAllowedHeaders)
+        if LocalOrigins.isEmulatorRoute(path) {
+            if let host = request.headers["Host"], !LocalOrigins.allows(host: host, context.configuration) {
+                return GoTrueAPI.render(AuthError(403, nil, "Host \"\(host)\" is not allowed for the emulator's own routes: use localhost, an IP address, or add the name to GOTRUE_MAILER_EXTERNAL_HOSTS"), context)
+            }
+            cors.sharesWith = { LocalOrigins.allows(origin: $0, context.configuration) }
+        }
         if let preflight = cors.preflight(request, viaGateway: viaGateway) { return preflight }
         if viaGateway {
             let keys = context.configuration.apiKeys

@@ -28,6 +28,9 @@ public final class Dashboard: Sendable {
         var enabled = true
         // Secure by default: only the assembler, which knows the bind address, lifts it.
         var requiresKey = true
+        /// The test providers' consent page asks for the key too (`configure`); off by default,
+        /// so a project assembled in-process signs in through it as on loopback.
+        var consentRequiresKey = false
         var catalogue: @Sendable () -> [CatalogueEntry] = { [] }
         weak var api: GoTrueAPI?
         var secret: [UInt8]?
@@ -38,16 +41,19 @@ public final class Dashboard: Sendable {
     public init() {}
 
     /// `--dashboard off` answers every page with 404; `requiresKey` asks for the service_role
-    /// key (set when the server listens beyond loopback).
+    /// key (set when the server listens beyond loopback), on the dashboard and on the test
+    /// providers' consent page.
     public func configure(enabled: Bool, requiresKey: Bool) {
         state.withLock {
             $0.enabled = enabled
             $0.requiresKey = requiresKey
+            $0.consentRequiresKey = requiresKey
         }
     }
 
     public var isEnabled: Bool { state.withLock { $0.enabled } }
     public var requiresKey: Bool { state.withLock { $0.requiresKey } }
+    var consentRequiresKey: Bool { state.withLock { $0.consentRequiresKey } }
 
     /// The scenario files offered for loading (the layer that reads files provides them).
     public func setCatalogue(_ provider: @escaping @Sendable () -> [CatalogueEntry]) {
@@ -71,12 +77,6 @@ public final class Dashboard: Sendable {
             s.secret = fresh
             return fresh
         }
-    }
-
-    /// Whether a bind address only accepts connections from this machine.
-    public static func isLoopback(host: String) -> Bool {
-        let host = host.lowercased()
-        return host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
     }
 }
 

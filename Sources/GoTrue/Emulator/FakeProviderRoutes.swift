@@ -106,6 +106,7 @@ struct ControlIdPEndpoints: EndpointGroup {
         let name = try provider(context)
         let request = AuthorizationRequest(context.request.query)
         if let problem = request.problem() { return ConsentPage.error(problem, provider: name) }
+        guard keyAccepted(context, form: []) else { return ConsentPage.keyPrompt(provider: name, request: request) }
         let hint = request.loginHint.trimmingASCIISpaces()
         if api.config.identityProviders.autoApprove, ControlIdPEndpoints.looksLikeEmail(hint) {
             // Headless tests: the browser never stops at the page.
@@ -123,6 +124,14 @@ struct ControlIdPEndpoints: EndpointGroup {
         let request = AuthorizationRequest(form)
         if let problem = request.problem() { return ConsentPage.error(problem, provider: name) }
         func value(_ key: String) -> String? { form.last { $0.name == key }?.value }
+        guard keyAccepted(context, form: form) else {
+            let problem = value("key") == nil ? nil : "That is not this project's service_role or sb_secret_ key."
+            return ConsentPage.keyPrompt(provider: name, request: request, problem: problem)
+        }
+        let key = value("key")
+        if value("action") == "unlock" {
+            return ConsentPage.page(provider: name, request: request, accounts: try idp.previousAccounts(provider: name), key: key)
+        }
         if value("action") == "deny" {
             // RFC 6749 §4.1.2.1: the user refused; the client learns it at its redirect URI.
             var items = [QueryItem(name: "error", value: "access_denied"),
@@ -134,13 +143,25 @@ struct ControlIdPEndpoints: EndpointGroup {
         guard ControlIdPEndpoints.looksLikeEmail(email) else {
             let accounts = try idp.previousAccounts(provider: name)
             return ConsentPage.page(provider: name, request: request, accounts: accounts, email: email,
-                                    name: value("name") ?? "", problem: "Enter an email address for the test account.")
+                                    name: value("name") ?? "", problem: "Enter an email address for the test account.", key: key)
         }
         // An unchecked checkbox sends nothing, so the form carries a hidden "false" before it:
         // the last value wins. A client posting neither gets a verified email.
         let verified = value("email_verified").map { ["true", "on", "1", "yes"].contains($0.lowercased()) } ?? true
         let account = try resolveAccount(provider: name, email: email, name: value("name") ?? "", emailVerified: verified)
         return try deliver(provider: name, request: request, account: account)
+    }
+
+    /// Beyond loopback (`Exposure`), anyone on the network could use this page to sign in as
+    /// any user, so it asks for the project's service_role or `sb_secret_` key, as the dashboard
+    /// does: the dashboard's login cookie, the key as bearer or `apikey`, or typed into the page
+    /// (then carried in its forms).
+    private func keyAccepted(_ context: RequestContext, form: [QueryItem]) -> Bool {
+        guard project.dashboard.consentRequiresKey else { return true }
+        let dashboard = DashboardEndpoints(api: api)
+        if dashboard.authorized(context) { return true }
+        guard let typed = form.last(where: { $0.name == "key" })?.value, !typed.isEmpty else { return false }
+        return dashboard.adminKeys.contains { constantTimeEquals(Array(typed.utf8), Array($0.utf8)) }
     }
 
     static func looksLikeEmail(_ text: String) -> Bool {
@@ -348,7 +369,7 @@ enum ConsentPage {
         .badge{display:inline-block;font-size:.75rem;background:#fef3c7;color:#92400e;border-radius:999px;padding:.15rem .6rem;margin:0}
         .muted{color:#6b7280;font-size:.9rem;margin:.25rem 0}.problem{color:#b91c1c}
         label{display:block;font-size:.85rem;margin:.75rem 0 .25rem}
-        input[type=email],input[type=text]{box-sizing:border-box;width:100%;padding:.55rem;border:1px solid #d1d5db;border-radius:8px;font-size:1rem}
+        input[type=email],input[type=text],input[type=password]{box-sizing:border-box;width:100%;padding:.55rem;border:1px solid #d1d5db;border-radius:8px;font-size:1rem}
         label.check{display:flex;gap:.5rem;align-items:center}
         .actions{display:flex;gap:.75rem;margin-top:1.25rem}
         button{font-size:1rem;border-radius:8px;padding:.55rem 1rem;cursor:pointer;border:1px solid #d1d5db;background:#fff}
@@ -393,9 +414,9 @@ enum ConsentPage {
     /// The consent page. The forms post to `authorize` relative to the page, so the same page
     /// works at the root and under the gateway prefix.
     static func page(provider: String, request: AuthorizationRequest, accounts: [IdentityProviderStore.Account],
-                     email: String? = nil, name: String = "", problem: String? = nil) -> HTTPResponse {
+                     email: String? = nil, name: String = "", problem: String? = nil, key: String? = nil) -> HTTPResponse {
         let display = FakeIdentityProvider.displayName(provider)
-        let carried = request.hiddenFields.map { hidden($0.0, $0.1) }.joined(separator: "\n")
+        let carried = (request.hiddenFields + (key.map { [("key", $0)] } ?? [])).map { hidden($0.0, $0.1) }.joined(separator: "\n")
         var body = """
             <p class="badge">Test identity provider &middot; Supabase Auth emulator</p>
             <h1>Sign in with \(escape(display))</h1>
@@ -440,6 +461,29 @@ enum ConsentPage {
             <p class="muted">No real \(escape(display)) account is involved: whatever you enter here is what the application receives.</p>
             """
         return response(status: problem == nil ? 200 : 400, document(title: "Sign in with \(display) (test)", body: body))
+    }
+
+    /// The page beyond loopback before the key is given (`keyAccepted`).
+    static func keyPrompt(provider: String, request: AuthorizationRequest, problem: String? = nil) -> HTTPResponse {
+        let display = FakeIdentityProvider.displayName(provider)
+        let carried = request.hiddenFields.map { hidden($0.0, $0.1) }.joined(separator: "\n")
+        var body = """
+            <p class="badge">Test identity provider &middot; Supabase Auth emulator</p>
+            <h1>Sign in with \(escape(display))</h1>
+            <p class="muted">This emulator listens beyond this machine, so its test provider, which signs in
+            as any account, asks for the project's <code>service_role</code> (or <code>sb_secret_</code>) key first.</p>
+
+            """
+        if let problem { body += "<p class=\"problem\" id=\"problem\" role=\"alert\">\(escape(problem))</p>\n" }
+        body += """
+            <form id="unlock" method="post" action="authorize">
+            \(carried)
+            <label for="key">service_role key</label>
+            <input id="key" name="key" type="password" required autocomplete="off" autofocus>
+            <div class="actions"><button id="continue" type="submit" name="action" value="unlock">Continue</button></div>
+            </form>
+            """
+        return response(status: problem == nil ? 401 : 403, document(title: "Sign in with \(display) (test)", body: body))
     }
 
     /// A request the provider cannot serve: it must not redirect (RFC 6749 §4.1.2.1).

@@ -1,0 +1,94 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import AuthCrypto
+import GoTrue
+
+/// What changes when the emulator listens beyond loopback (`--host 0.0.0.0`, a LAN address):
+/// the one place the exposure policy lives (README "Listening beyond loopback").
+///
+/// On loopback the emulator is `supabase start`: the well-known demo JWT secret and keys, an open
+/// dashboard, a test identity provider that signs anyone in. Those secrets are printed in every
+/// Supabase README, so on an address other machines reach they would open `/admin`, the
+/// `/emulator/v1` side door and the dashboard to anyone on the network. So beyond loopback:
+/// - a JWT secret, `service_role` key or `sb_secret_` / `sb_publishable_` key that is still the
+///   public demo value is replaced by a fresh random one at start (printed with the others), unless
+///   `--allow-demo-keys` says the demo keys are wanted anyway;
+/// - the dashboard and the test provider's consent page ask for the `service_role` (or
+///   `sb_secret_`) key, and the id_token grant accepts only tokens the test providers signed;
+/// - links in mails use an address other machines can open, not `0.0.0.0`.
+/// Whatever the bind, the dashboard and `/emulator/v1` answer only to loopback names, IP
+/// addresses and the configured external hosts (DNS rebinding), and share their responses only
+/// with such origins (CORS).
+enum Exposure {
+    /// `127.0.0.0/8`, `::1` and `localhost`: addresses only this machine reaches.
+    static func isLoopback(_ host: String) -> Bool {
+        let host = host.lowercased()
+        return host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+    }
+
+    /// `0.0.0.0` and `::`: every interface, none of which is an address to put in a link.
+    static func isUnspecified(_ host: String) -> Bool {
+        host == "0.0.0.0" || host == "::" || host == "[::]"
+    }
+
+    /// Replaces every secret that is still a public demo value with a fresh random one; returns
+    /// the settings replaced, in the words the warning uses.
+    static func replacePublicSecrets(_ config: inout Configuration, random: any RandomSource = SystemRandom()) -> [String] {
+        var replaced: [String] = []
+        let demo = APIKeys.standard(secret: JWTSettings.defaultSecret)
+        let demoKeys = config.apiKeys
+        if config.jwt.secret == JWTSettings.defaultSecret {
+            // 32 random bytes, as `openssl rand -base64 32` would give a real project.
+            config.jwt.secret = Base64URL.encode(random.bytes(count: 32))
+            replaced.append("JWT secret")
+        }
+        let fresh = APIKeys.standard(secret: config.jwt.secret)
+        if demoKeys.anon == demo.anon {
+            config.apiKeys.anon = fresh.anon
+            replaced.append("anon key")
+        }
+        if demoKeys.serviceRole == demo.serviceRole {
+            config.apiKeys.serviceRole = fresh.serviceRole
+            replaced.append("service_role key")
+        }
+        // The opaque keys: a prefix and 31 base64url characters, the shape `supabase start` prints.
+        if demoKeys.secret == APIKeys.localSecret {
+            config.apiKeys.secret = "sb_secret_" + Base64URL.encode(random.bytes(count: 23))
+            replaced.append("sb_secret_ key")
+        }
+        if demoKeys.publishable == APIKeys.localPublishable {
+            config.apiKeys.publishable = "sb_publishable_" + Base64URL.encode(random.bytes(count: 23))
+            replaced.append("sb_publishable_ key")
+        }
+        return replaced
+    }
+
+    /// An address of this machine that other machines can reach (the first IPv4 address of an
+    /// interface that is up and not loopback), for links when the server listens on every
+    /// interface; nil when there is none.
+    static func reachableAddress() -> String? {
+        var list: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&list) == 0, let first = list else { return nil }
+        defer { freeifaddrs(list) }
+        var cursor: UnsafeMutablePointer<ifaddrs>? = first
+        while let entry = cursor {
+            defer { cursor = entry.pointee.ifa_next }
+            let flags = Int32(entry.pointee.ifa_flags)
+            guard flags & Int32(IFF_UP) != 0, flags & Int32(IFF_LOOPBACK) == 0,
+                  let address = entry.pointee.ifa_addr, Int32(address.pointee.sa_family) == AF_INET else { continue }
+            var buffer = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
+            let text: String? = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { ipv4 in
+                var raw = ipv4.pointee.sin_addr
+                guard inet_ntop(AF_INET, &raw, &buffer, socklen_t(buffer.count)) != nil else { return nil }
+                return String(cString: buffer)
+            }
+            if let text { return text }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,74 @@
+import AuthCrypto
+@testable import AuthEmulator
+import GoTrue
+import Testing
+
+// The exposure policy (`Exposure`): beyond loopback the public demo secrets are replaced, unless
+// asked to keep them; on loopback nothing changes.
+@Suite struct ExposureTests {
+    private func options(host: String, _ change: (inout EmulatorOptions) -> Void = { _ in }) -> EmulatorOptions {
+        var options = EmulatorOptions.testing()
+        options.host = host
+        change(&options)
+        return options
+    }
+
+    @Test func loopbackKeepsTheDemoKeys() throws {
+        for host in ["127.0.0.1", "localhost", "::1"] {
+            let emulator = try Emulator(options: options(host: host))
+            #expect(emulator.replacedSecrets.isEmpty)
+            #expect(emulator.project.configuration.jwt.secret == JWTSettings.defaultSecret)
+            #expect(emulator.project.configuration.apiKeys == APIKeys.standard(secret: JWTSettings.defaultSecret))
+            #expect(emulator.project.dashboard.requiresKey == false)
+        }
+    }
+
+    @Test func beyondLoopbackTheDemoSecretsAreReplaced() throws {
+        let demo = APIKeys.standard(secret: JWTSettings.defaultSecret)
+        for host in ["0.0.0.0", "::", "192.168.1.20"] {
+            let emulator = try Emulator(options: options(host: host))
+            let config = emulator.project.configuration
+            #expect(emulator.replacedSecrets == ["JWT secret", "anon key", "service_role key", "sb_secret_ key", "sb_publishable_ key"])
+            #expect(config.jwt.secret != JWTSettings.defaultSecret)
+            #expect(config.jwt.secret.utf8.count >= 32)
+            // The keys are the ones the new secret signs, so clients configured with them work.
+            #expect(config.apiKeys.anon == APIKeys.standard(secret: config.jwt.secret).anon)
+            #expect(config.apiKeys.serviceRole == APIKeys.standard(secret: config.jwt.secret).serviceRole)
+            for (key, old) in [(config.apiKeys.anon, demo.anon), (config.apiKeys.serviceRole, demo.serviceRole),
+                               (config.apiKeys.secret, demo.secret), (config.apiKeys.publishable, demo.publishable)] {
+                #expect(key != old)
+            }
+            #expect(config.apiKeys.secret?.hasPrefix("sb_secret_") == true)
+            #expect(config.apiKeys.publishable?.hasPrefix("sb_publishable_") == true)
+            #expect(emulator.project.dashboard.requiresKey)
+        }
+        // Two starts never share secrets.
+        let a = try Emulator(options: options(host: "0.0.0.0")).project.configuration
+        let b = try Emulator(options: options(host: "0.0.0.0")).project.configuration
+        #expect(a.jwt.secret != b.jwt.secret)
+        #expect(a.apiKeys.secret != b.apiKeys.secret)
+    }
+
+    @Test func chosenSecretsAreKeptAndTheOptOutKeepsTheDemoOnes() throws {
+        let chosen = try Emulator(options: options(host: "0.0.0.0") {
+            $0.configuration.jwt.secret = "a-secret-of-our-own-with-at-least-32-characters"
+            $0.configuration.deriveAPIKeys()
+            $0.configuration.apiKeys.secret = "sb_secret_our-own"
+        })
+        #expect(chosen.replacedSecrets == ["sb_publishable_ key"])
+        #expect(chosen.project.configuration.jwt.secret == "a-secret-of-our-own-with-at-least-32-characters")
+        #expect(chosen.project.configuration.apiKeys.secret == "sb_secret_our-own")
+
+        let demo = try Emulator(options: options(host: "0.0.0.0") { $0.allowDemoKeys = true })
+        #expect(demo.replacedSecrets.isEmpty)
+        #expect(demo.project.configuration.apiKeys == APIKeys.standard(secret: JWTSettings.defaultSecret))
+        // The dashboard and the consent page still ask for the key.
+        #expect(demo.project.dashboard.requiresKey)
+    }
+
+    @Test func theFlagParses() throws {
+        let flags = try CLI.parseOptions(["--host", "0.0.0.0", "--allow-demo-keys"], values: CLI.serveValueOptions,
+                                         switches: CLI.serveSwitches)
+        #expect(flags.switches["allow-demo-keys"] == true)
+    }
+}
