@@ -125,23 +125,11 @@ final class WriteRounds: @unchecked Sendable {
     // MARK: the tape
 
     func time(_ live: () -> Timestamp) -> Timestamp {
-        if position < tape.count, case .time(let recorded) = tape[position] {
-            position += 1
-            return recorded
-        }
-        let value = live()
-        append(.time(value))
-        return value
+        replay(live, as: Draw.time) { if case .time(let t) = $0 { t } else { nil } }
     }
 
     func bytes(_ count: Int, _ live: () -> [UInt8]) -> [UInt8] {
-        if position < tape.count, case .bytes(let recorded) = tape[position], recorded.count == count {
-            position += 1
-            return recorded
-        }
-        let value = live()
-        append(.bytes(value))
-        return value
+        replay(live, as: Draw.bytes) { if case .bytes(let b) = $0, b.count == count { b } else { nil } }
     }
 
     /// `flag` inside a write's rounds, else `live()`.
@@ -153,20 +141,20 @@ final class WriteRounds: @unchecked Sendable {
     /// A decision with a side effect outside the database (the in-memory send limiters), taken
     /// once per write however many rounds it takes.
     func flag(_ live: () -> Bool) -> Bool {
-        if position < tape.count, case .flag(let recorded) = tape[position] {
-            position += 1
-            return recorded
-        }
-        let value = live()
-        append(.flag(value))
-        return value
+        replay(live, as: Draw.flag) { if case .flag(let f) = $0 { f } else { nil } }
     }
 
-    /// A live draw at `position`: the closure took another path than last round, so what was
-    /// recorded from here on no longer applies.
-    private func append(_ draw: Draw) {
+    /// The draw recorded at `position` when it is of the kind asked for; else a live one, which
+    /// replaces what was recorded from here on (the closure took another path than last round).
+    private func replay<T>(_ live: () -> T, as draw: (T) -> Draw, _ recorded: (Draw) -> T?) -> T {
+        if position < tape.count, let value = recorded(tape[position]) {
+            position += 1
+            return value
+        }
+        let value = live()
         if position < tape.count { tape.removeSubrange(position...) }
-        tape.append(draw)
+        tape.append(draw(value))
         position += 1
+        return value
     }
 }
