@@ -97,7 +97,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "AuthHTTPTests", dependencies: ["AuthHTTP", "AuthPlatform", "AuthTestSupport"], swiftSettings: strict),
-        .testTarget(name: "AuthStoreTests", dependencies: ["AuthStore"], swiftSettings: strict),
+        .testTarget(name: "AuthStoreTests", dependencies: ["AuthStore", "AuthCrypto"], swiftSettings: strict),
         .testTarget(
             name: "GoTrueTests",
             dependencies: ["GoTrue", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto", "AuthTestSupport", "GoJSONFixtures"],

@@ -32,16 +32,6 @@ public struct IdPAccountRecord: Sendable, Equatable {
     }
 }
 
-enum IdPKeysSchema {
-    static let sql = """
-        CREATE TABLE idp_signing_keys (
-            kid TEXT PRIMARY KEY NOT NULL,
-            private_jwk TEXT NOT NULL CHECK (json_valid(private_jwk)),
-            created_at INTEGER NOT NULL
-        ) STRICT;
-        """
-}
-
 extension Connection {
     /// The project's signing key id: the oldest row (there is normally just one, see
     /// `insertIdPSigningKeyIfNone`), or nil when none was made yet or a reset emptied the table.

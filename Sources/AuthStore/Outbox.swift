@@ -47,30 +47,6 @@ public struct OutboxRecord: Sendable, Equatable {
     }
 }
 
-/// The schema of the captured-message table (migration `0002_outbox`). `seq` orders messages
-/// by capture, which the wall clock cannot do when two land in the same microsecond.
-enum OutboxSchema {
-    static let sql = """
-        CREATE TABLE emulator_outbox (
-            seq INTEGER PRIMARY KEY AUTOINCREMENT,
-            id TEXT NOT NULL UNIQUE,
-            channel TEXT NOT NULL,
-            recipient TEXT NOT NULL,
-            type TEXT NOT NULL,
-            subject TEXT NOT NULL DEFAULT '',
-            body_html TEXT NOT NULL DEFAULT '',
-            body_text TEXT NOT NULL DEFAULT '',
-            otp TEXT NOT NULL DEFAULT '',
-            token_hash TEXT NOT NULL DEFAULT '',
-            action_link TEXT NOT NULL DEFAULT '',
-            redirect_to TEXT NOT NULL DEFAULT '',
-            user_id TEXT,
-            sent_at INTEGER NOT NULL
-        ) STRICT;
-        CREATE INDEX emulator_outbox_recipient_idx ON emulator_outbox (recipient, seq);
-        """
-}
-
 extension Connection {
     public func insertOutboxMessage(_ m: OutboxRecord) throws(StoreError) {
         try execute(

@@ -1,16 +1,7 @@
-/// The project's own signing keys made by `serve --signing-key <alg>` (one per algorithm): kept
-/// in the database so a restart on the same file signs and verifies with the same key, and the
-/// anon and service_role keys derived from it stay the same. Configuration rather than project
-/// data: reset, export and import leave it alone (see `dataTables`).
+/// The project's own signing keys made by `serve --signing-key <alg>` (one per algorithm; table
+/// created by migration `0007_project_signing_keys`): configuration rather than project data, so
+/// reset, export and import leave it alone (see `dataTables`).
 enum ProjectSigningKeysSchema {
-    static let sql = """
-        CREATE TABLE project_signing_keys (
-            algorithm TEXT PRIMARY KEY NOT NULL,
-            private_jwk TEXT NOT NULL CHECK (json_valid(private_jwk)),
-            created_at INTEGER NOT NULL
-        ) STRICT;
-        """
-
     static let table = "project_signing_keys"
 }
 

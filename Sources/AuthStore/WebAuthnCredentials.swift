@@ -131,52 +131,6 @@ public struct SoftwareAuthenticatorKeyRecord: Sendable, Equatable {
     }
 }
 
-enum WebAuthnSchema {
-    static let sql = """
-        CREATE TABLE webauthn_credentials (
-            id TEXT PRIMARY KEY NOT NULL,
-            user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
-            credential_id TEXT NOT NULL,
-            public_key TEXT NOT NULL,
-            attestation_type TEXT NOT NULL DEFAULT '',
-            aaguid TEXT,
-            sign_count INTEGER NOT NULL DEFAULT 0,
-            transports TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(transports)),
-            backup_eligible INTEGER NOT NULL DEFAULT 0,
-            backed_up INTEGER NOT NULL DEFAULT 0,
-            friendly_name TEXT NOT NULL DEFAULT '',
-            created_at INTEGER NOT NULL,
-            updated_at INTEGER NOT NULL,
-            last_used_at INTEGER
-        ) STRICT;
-        CREATE UNIQUE INDEX webauthn_credentials_credential_id_key ON webauthn_credentials (credential_id);
-        CREATE INDEX webauthn_credentials_user_id_idx ON webauthn_credentials (user_id);
-
-        CREATE TABLE webauthn_challenges (
-            id TEXT PRIMARY KEY NOT NULL,
-            user_id TEXT REFERENCES users (id) ON DELETE CASCADE,
-            challenge_type TEXT NOT NULL CHECK (challenge_type IN ('signup', 'registration', 'authentication')),
-            session_data TEXT NOT NULL CHECK (json_valid(session_data)),
-            created_at INTEGER NOT NULL,
-            expires_at INTEGER NOT NULL
-        ) STRICT;
-        CREATE INDEX webauthn_challenges_user_id_idx ON webauthn_challenges (user_id);
-        CREATE INDEX webauthn_challenges_expires_at_idx ON webauthn_challenges (expires_at);
-
-        CREATE TABLE emulator_authenticator_keys (
-            credential_id TEXT PRIMARY KEY NOT NULL,
-            user_id TEXT NOT NULL,
-            rp_id TEXT NOT NULL,
-            user_handle TEXT NOT NULL,
-            private_key TEXT NOT NULL,
-            sign_count INTEGER NOT NULL DEFAULT 0,
-            discoverable INTEGER NOT NULL DEFAULT 1,
-            created_at INTEGER NOT NULL
-        ) STRICT;
-        CREATE INDEX emulator_authenticator_keys_user_id_idx ON emulator_authenticator_keys (user_id);
-        """
-}
-
 extension Connection {
     // MARK: webauthn_credentials
 

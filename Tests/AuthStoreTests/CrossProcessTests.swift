@@ -63,7 +63,7 @@ struct CrossProcessTests {
         defer { db.close() }
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
-        #expect(try db.appliedMigrations == Migrations.all.map(\.id))
+        #expect(try db.appliedMigrations == Migrations.all.flatMap(\.names))
         #expect(try db.read { try $0.scalar("SELECT count(*) FROM sqlite_schema WHERE name = 'held'") } == .integer(1))
     }
 }

@@ -7,7 +7,7 @@ import Testing
         let dir = try TemporaryDirectory()
         let path = dir.path("auth.db")
         let first = try Database(path: path)
-        #expect(try first.appliedMigrations == Migrations.all.map(\.id))
+        #expect(try first.appliedMigrations == Migrations.all.flatMap(\.names))
         let appliedAt = try first.read { try $0.scalar("SELECT applied_at FROM schema_migrations WHERE id = '0001_auth_schema'") }
         // Unix microseconds, within a day of the test machine's clock.
         let now = Int64(Date().timeIntervalSince1970 * 1_000_000)
@@ -17,7 +17,7 @@ import Testing
 
         let second = try Database(path: path)
         defer { second.close() }
-        #expect(try second.appliedMigrations == Migrations.all.map(\.id))
+        #expect(try second.appliedMigrations == Migrations.all.flatMap(\.names))
         #expect(try second.read { try $0.scalar("SELECT applied_at FROM schema_migrations WHERE id = '0001_auth_schema'") } == appliedAt)
         #expect(try second.read { try $0.count("users") } == 1)
     }
@@ -63,21 +63,21 @@ import Testing
             try $0.query("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'audit_log_entries'")
                 .compactMap { $0.string("name") }
         }
-        // 0011 later dropped the index on created_at too (GoTrue's table has none).
+        // 0012 later dropped the index on created_at too (GoTrue's table has none).
         #expect(!indexes.contains { $0.hasPrefix("sqlite_autoindex") })
         // New entries still go in.
         try db.write { try $0.insertAuditLogEntry(id: "d", payload: "{}", ipAddress: "", at: 11) }
         #expect(try db.read { try $0.count("audit_log_entries") } == 4)
     }
 
-    /// 0011 rebuilds `refresh_tokens` without AUTOINCREMENT and drops the audit log's index on
+    /// 0012 rebuilds `refresh_tokens` without AUTOINCREMENT and drops the audit log's index on
     /// created_at: a database written before it keeps every token with its id, new tokens are
     /// numbered above them without touching `sqlite_sequence`, the session cascade still holds,
     /// and the audit listing still runs newest first by time, not by insertion.
     @Test func refreshTokensRebuildKeepsRowsAndIDs() throws {
         let dir = try TemporaryDirectory()
         let path = dir.path("auth.db")
-        let old = try Self.database(without: "0011_refresh_tokens_rowid", at: path)
+        let old = try Self.database(without: "0012_refresh_tokens_rowid", at: path)
         try old.write { conn in
             try conn.insertUser(id: "u1")
             try conn.insertSession(SessionRecord(id: "s1", userID: "u1", at: 1))
@@ -100,7 +100,7 @@ import Testing
 
         let db = try Database(path: path)
         defer { db.close() }
-        #expect(try db.appliedMigrations.contains("0011_refresh_tokens_rowid"))
+        #expect(try db.appliedMigrations.contains("0012_refresh_tokens_rowid"))
         #expect(try db.read { try $0.query("SELECT * FROM refresh_tokens ORDER BY id") } == tokensBefore)
         let schema = try db.read { try $0.scalar("SELECT sql FROM sqlite_schema WHERE name = 'refresh_tokens'").stringValue ?? "" }
         #expect(!schema.uppercased().contains("AUTOINCREMENT"))
@@ -141,7 +141,7 @@ import Testing
     func refreshTokensRebuildLeavesOrphansBehind() throws {
         let dir = try TemporaryDirectory()
         let path = dir.path("auth.db")
-        let old = try Self.database(without: "0011_refresh_tokens_rowid", at: path)
+        let old = try Self.database(without: "0012_refresh_tokens_rowid", at: path)
         try old.write { conn in
             try conn.insertUser(id: "u1")
             try conn.insertSession(SessionRecord(id: "s1", userID: "u1", at: 1))
@@ -156,19 +156,19 @@ import Testing
 
         let db = try Database(path: path)
         defer { db.close() }
-        #expect(try db.appliedMigrations.contains("0011_refresh_tokens_rowid"))
+        #expect(try db.appliedMigrations.contains("0012_refresh_tokens_rowid"))
         let tokens = try db.read { try $0.query("SELECT token FROM refresh_tokens ORDER BY id").compactMap { $0.string("token") } }
         #expect(tokens == ["live", "sessionless"])
         #expect(try db.read { try $0.query("PRAGMA foreign_key_check") }.isEmpty)
     }
 
-    /// 0010 replaces the user_id index of `identities` with one on (user_id, created_at): a
+    /// 0011 replaces the user_id index of `identities` with one on (user_id, created_at): a
     /// database written before it reads the same identities in the same order (ties on
     /// created_at by rowid), now without sorting, and the lookups and cascades still work.
     @Test func identitiesIndexKeepsTheirOrder() throws {
         let dir = try TemporaryDirectory()
         let path = dir.path("auth.db")
-        let old = try Self.database(without: "0010_identities_user_id_created_at_idx", at: path)
+        let old = try Self.database(without: "0011_identities_user_id_created_at_idx", at: path)
         try old.write { conn in
             try conn.insertUser(id: "u1")
             try conn.insertUser(id: "u2")
@@ -185,7 +185,7 @@ import Testing
 
         let db = try Database(path: path)
         defer { db.close() }
-        #expect(try db.appliedMigrations.contains("0010_identities_user_id_created_at_idx"))
+        #expect(try db.appliedMigrations.contains("0011_identities_user_id_created_at_idx"))
         #expect(try db.read { try $0.identities(userID: "u1") + $0.identities(userID: "u2") } == expected)
         let plan = try db.read {
             try $0.query("EXPLAIN QUERY PLAN \(IdentityRecord.select) WHERE user_id = ? ORDER BY created_at, rowid", .text("u1"))
@@ -227,7 +227,7 @@ import Testing
         db.close()
         let reopened = try Database(path: path)
         defer { reopened.close() }
-        #expect(try reopened.appliedMigrations == Migrations.all.map(\.id) + ["9999_future"])
+        #expect(try reopened.appliedMigrations == Migrations.all.flatMap(\.names) + ["9999_future"])
     }
 
     @Test func instancesRacingOnNewFileBothSucceed() throws {
@@ -242,7 +242,7 @@ import Testing
             #expect(errors.isEmpty, "\(errors)")
             let db = try Database(path: path)
             defer { db.close() }
-            #expect(try db.appliedMigrations == Migrations.all.map(\.id))
+            #expect(try db.appliedMigrations == Migrations.all.flatMap(\.names))
             #expect(try db.read { try $0.count("users") } == 4)
         }
     }

@@ -207,7 +207,7 @@ struct PasskeyEndpoints: EndpointGroup {
             logError("passkey sign-in: \(error)")
             throw Self.verificationFailed
         }
-        guard var user, let credential else { throw Self.verificationFailed }
+        guard let user, let credential else { throw Self.verificationFailed }
         if let email = user.email, !email.isEmpty, user.emailConfirmedAt == nil {
             throw AuthError(403, .emailNotConfirmed, "Email not confirmed")
         }
