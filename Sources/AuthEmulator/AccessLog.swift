@@ -1,9 +1,12 @@
 import AuthHTTP
 import AuthJSON
+import AuthScenarios
 import GoTrue
 
 /// One line per request on stderr, so a newcomer sees what their app sends: method, path (never
-/// the query, which can carry tokens and codes), status, GoTrue's error code, milliseconds.
+/// the query, which can carry tokens and codes), the status the client saw, GoTrue's error code,
+/// the scenario fault and rule that shaped the answer, milliseconds. These are the journal's facts
+/// (`Delivery`), so a reset shows as `- reset`, never as the 200 the handler built.
 /// `--log-format json` writes the same fields as one JSON object per line for log collectors.
 public struct AccessLog: Sendable {
     public enum Format: String, Sendable { case text, json }
@@ -17,14 +20,23 @@ public struct AccessLog: Sendable {
         self.write = write
     }
 
-    func line(method: String, path: String, status: Int, errorCode: String?, milliseconds: Double, requestID: String) -> String {
+    /// `METHOD PATH STATUS [ERROR_CODE] [FAULT] [rule=SCENARIO#INDEX] MSms`, STATUS `-` when no
+    /// status line reached the client; in JSON the absent ones are left out, `status` null.
+    func line(method: String, path: String, delivery: Delivery, milliseconds: Double, requestID: String) -> String {
         let ms = (milliseconds * 10).rounded() / 10
         switch format {
         case .text:
-            return "\(method) \(path) \(status)" + (errorCode.map { " " + $0 } ?? "") + " \(ms)ms\n"
+            var text = "\(method) \(path) " + (delivery.status.map { String($0) } ?? "-")
+            for word in [delivery.errorCode, delivery.fault, delivery.rule.map { "rule=" + $0 }] {
+                if let word { text += " " + word }
+            }
+            return text + " \(ms)ms\n"
         case .json:
-            var o: JSONObject = ["method": .string(method), "path": .string(path), "status": .number(status)]
-            if let errorCode { o["error_code"] = .string(errorCode) }
+            var o: JSONObject = ["method": .string(method), "path": .string(path),
+                                 "status": delivery.status.map { .number($0) } ?? .null]
+            if let errorCode = delivery.errorCode { o["error_code"] = .string(errorCode) }
+            if let fault = delivery.fault { o["fault"] = .string(fault) }
+            if let rule = delivery.rule { o["rule"] = .string(rule) }
             o["ms"] = .number(ms)
             o["request_id"] = .string(requestID)
             return JSON.object(o).serialized() + "\n"
@@ -44,12 +56,12 @@ struct AccessLogMiddleware: Middleware {
         let clock = ContinuousClock()
         let started = clock.now
         let response = next(context)
-        let elapsed = started.duration(to: clock.now)
+        // An injected delay is waited out by the loop after this returns; count it as the journal does.
+        let elapsed = started.duration(to: clock.now) + (response.directive.delay ?? .zero)
         let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         let path = (context.viaGateway ? GoTrueAPI.gatewayPrefix : "") + context.path
-        // A broken transport (scenario hang/reset) still logs the status the handler chose.
-        log.write(log.line(method: context.request.method, path: path, status: response.status,
-                           errorCode: response.headers["x-sb-error-code"], milliseconds: ms, requestID: context.requestID))
+        log.write(log.line(method: context.request.method, path: path, delivery: Delivery(of: response),
+                           milliseconds: ms, requestID: context.requestID))
         return response
     }
 }

@@ -54,7 +54,7 @@ public enum CLI {
     ]
     static let serveSwitches: Set<String> = [
         "autoconfirm", "sms-autoconfirm", "anonymous", "signup", "phone", "idp-auto-approve", "strict-id-tokens",
-        "require-apikey", "strict-hooks", "quiet", "open", "allow-demo-keys",
+        "require-apikey", "strict-hooks", "quiet", "open", "allow-demo-keys", "export-secrets",
     ]
     static let keysValueOptions: Set<String> = [
         "config", "jwt-secret", "anon-key", "service-role-key", "publishable-key", "secret-key", "generate",
@@ -137,6 +137,9 @@ public enum CLI {
                                              service_role keys are signed with it, as the CLI does.
                   --export-on-exit <file>    On a clean stop (SIGINT/SIGTERM), write the state as a JSON
                                              snapshot (the GET /emulator/v1/export document) to <file>.
+                  --[no-]export-secrets      Include the emulator's own private keys (fake identity
+                                             providers, software authenticator) in that snapshot
+                                             (default off, as GET /emulator/v1/export?include_secrets=true).
                   --dashboard <on|off>       The web dashboard at /emulator (default on; env AUTH_EMULATOR_DASHBOARD).
                                              Beyond a loopback --host it asks for the service_role key.
                   --[no-]open                Open the dashboard in the default browser once listening (default off).
@@ -478,9 +481,10 @@ public enum CLI {
         }
         if let exportFile {
             let path = exportFile.hasPrefix("/") ? exportFile : Platform.currentDirectory() + "/" + exportFile
+            let includeSecrets = flags.switches["export-secrets"] == true
             emulator.onStop { stopped in
                 do {
-                    try stopped.exportSnapshot(to: path)
+                    try stopped.exportSnapshot(to: path, includeSecrets: includeSecrets)
                 } catch {
                     context.console.error("Error: \(error)\n")
                 }

@@ -15,9 +15,11 @@ enum ConfigRoutes {
             Route("PATCH", path, operation: "emulator.config.update") { context in
                 let patch = try ControlRequest.body(context.request)
                 try project.settings.update { (config: inout Configuration) throws(AuthError) in
+                    let old = config
                     try apply(patch, to: &config)
-                    // A runtime change is held to the same cross-setting rules as start-up.
-                    if let problem = config.problem() { throw AuthError(400, .validationFailed, problem) }
+                    // A runtime change is held to the same rules as start-up, and may not strand
+                    // the API keys already handed out.
+                    if let problem = config.problem(changingFrom: old) { throw AuthError(400, .validationFailed, problem) }
                 }
                 // New limits start every bucket afresh: counts made under the old limits would
                 // otherwise carry over into a window the test did not ask for.
@@ -166,9 +168,16 @@ enum ConfigRoutes {
                 for (field, v) in object {
                     let name = "webauthn." + field
                     switch field {
-                    case "rp_id", "rp_display_name":
+                    case "rp_id":
+                        // null goes back to the RP derived from site_url; "" is no domain at all.
+                        if v.isNull { config.webAuthn.rpID = ""; continue }
+                        guard let text = v.stringValue, !text.isEmpty else {
+                            throw invalid(name, "expected a domain such as localhost (null derives it from site_url)")
+                        }
+                        config.webAuthn.rpID = text
+                    case "rp_display_name":
                         guard let text = v.stringValue else { throw invalid(name, "expected a string") }
-                        if field == "rp_id" { config.webAuthn.rpID = text } else { config.webAuthn.rpDisplayName = text }
+                        config.webAuthn.rpDisplayName = text
                     case "rp_origins": config.webAuthn.rpOrigins = try strings(v, name).filter { !$0.isEmpty }
                     case "challenge_expiry_seconds": config.webAuthn.challengeExpirySeconds = Double(try count(v, name))
                     default: throw invalid(name, "unknown field (expected rp_id, rp_display_name, rp_origins, challenge_expiry_seconds)")

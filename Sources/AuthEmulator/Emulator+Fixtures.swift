@@ -33,18 +33,19 @@ extension Emulator {
         }
     }
 
-    /// The snapshot `GET /emulator/v1/export` returns.
-    public func snapshot() throws(EmulatorError) -> Snapshot {
+    /// The snapshot `GET /emulator/v1/export` returns; the emulator's own private keys only
+    /// when `includeSecrets` (`?include_secrets=true`).
+    public func snapshot(includeSecrets: Bool = false) throws(EmulatorError) -> Snapshot {
         do {
-            return try Snapshot.take(project)
+            return try Snapshot.take(project, includeSecrets: includeSecrets)
         } catch {
             throw EmulatorError("cannot export: \(error.message)")
         }
     }
 
     /// Writes the export snapshot to `path` (replacing it atomically).
-    public func exportSnapshot(to path: String) throws(EmulatorError) {
-        var bytes = try snapshot().json.serializedBytes()
+    public func exportSnapshot(to path: String, includeSecrets: Bool = false) throws(EmulatorError) {
+        var bytes = try snapshot(includeSecrets: includeSecrets).json.serializedBytes()
         bytes.append(0x0A)
         try Platform.writeFile(path, bytes)
     }

@@ -46,6 +46,9 @@ public struct HTTPResponse: Sendable {
     public var headers: HTTPHeaders
     public var body: [UInt8]
     public var directive: ResponseDirective
+    /// Facts about how the response was made (which fault rule fired, whether the client will see
+    /// a status line), for the server's own log; never written to the wire.
+    public var annotations: [String: String]
 
     public init(status: Int, headers: HTTPHeaders = [:], body: [UInt8] = [], directive: ResponseDirective = .none) {
         self.status = status
@@ -53,6 +56,7 @@ public struct HTTPResponse: Sendable {
         self.headers = headers
         self.body = body
         self.directive = directive
+        self.annotations = [:]
     }
 
     /// Standard reason phrases (RFC 9110 §15, RFC 6585 for 428/429/431).

@@ -14,7 +14,7 @@ public struct JournalEntry: Sendable, Equatable {
     public var path: String
     public var viaGateway: Bool
     public var query: [(name: String, value: String)]
-    /// Nil when the client got no status line (hang, reset, empty response).
+    /// Nil when the client got no status line (hang, reset, empty response, a cut before it).
     public var status: Int?
     public var latencyMilliseconds: Double
     /// `scenario#index` of the rule that fired.

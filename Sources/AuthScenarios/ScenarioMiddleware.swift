@@ -30,11 +30,14 @@ public struct ScenarioMiddleware: Middleware {
         var context = context
         // The hook-fault marker comes only from a rule, never from the client.
         context.request.headers[HookFaults.header] = nil
-        let response = firing.map { apply($0, context, next) } ?? next(context)
+        var response = firing.map { apply($0, context, next) } ?? next(context)
         let elapsed = started.duration(to: clock.now)
         var latency = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         latency += Double(firing?.delayMilliseconds ?? 0)
-        journal.record(entry(context, response, firing, latency: latency))
+        let delivery = Delivery(response, firing: firing)
+        // The access log, outside this middleware, prints the same facts as the journal.
+        delivery.annotate(&response)
+        journal.record(entry(context, delivery, latency: latency))
         // Every hook call appears in the journal after the request that made it, as `hook.<name>`.
         for call in project.hookLog.drain() {
             var hook = JournalEntry(
@@ -48,27 +51,13 @@ public struct ScenarioMiddleware: Middleware {
         return response
     }
 
-    func entry(_ context: RequestContext, _ response: HTTPResponse, _ firing: Firing?, latency: Double) -> JournalEntry {
-        let effect = firing?.effect
-        var fault: String?
-        var status: Int? = response.status
-        if let effect {
-            if effect.hang { fault = "hang"; status = nil }
-            else if effect.reset { fault = "reset"; status = nil }
-            else if effect.emptyResponse { fault = "empty_response"; status = nil }
-            else if effect.closeAfterBytes != nil { fault = "close_after_bytes" }
-            else if effect.malformedJSON { fault = "malformed_json" }
-            else if effect.drip != nil { fault = "drip" }
-            else if effect.delay != nil { fault = "delay" }
-            else if let hook = effect.hook { fault = "hook_" + hook }
-        }
-        return JournalEntry(
+    func entry(_ context: RequestContext, _ delivery: Delivery, latency: Double) -> JournalEntry {
+        JournalEntry(
             id: 0, time: project.environment.now(), operation: context.operation, method: context.request.method,
             path: context.path, viaGateway: context.viaGateway,
             query: context.request.query.map { ($0.name, JournalEntry.redacted($0.name, $0.value)) },
-            status: status, latencyMilliseconds: latency, rule: firing?.label, fault: fault,
-            test: context.request.headers[Match.testHeader],
-            errorCode: status == nil ? nil : response.headers["x-sb-error-code"]
+            status: delivery.status, latencyMilliseconds: latency, rule: delivery.rule, fault: delivery.fault,
+            test: context.request.headers[Match.testHeader], errorCode: delivery.errorCode
         )
     }
 

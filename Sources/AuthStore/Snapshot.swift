@@ -19,6 +19,15 @@ public struct TableDump: Sendable, Equatable {
     }
 }
 
+extension TableDump {
+    /// Data tables that hold the emulator's own private keys: the fake identity providers' RSA
+    /// key (`idp_signing_keys`) and the software authenticator's credential keys
+    /// (`emulator_authenticator_keys`). An export leaves them out unless asked for. A project
+    /// restored without them still works: the providers make a new key when they next sign, and
+    /// the authenticator holds no credentials until it registers new ones.
+    public static let secretTables: Set<String> = ["idp_signing_keys", "emulator_authenticator_keys"]
+}
+
 extension Connection {
     /// The tables holding project data: every table except SQLite's own, the migration record
     /// and the project's signing keys (configuration kept across resets and imports), parents

@@ -504,6 +504,31 @@ extension GoTrueAPI {
         return (user, factor, session)
     }
 
+    /// The real server answers a rename onto another factor's name (or phone) with
+    /// `handleResponseErrorDefault`'s 500: its unique index rejects the row and the plain
+    /// database error carries no code header. Nothing changes.
+    @Test func renameOntoATakenNameIsGoTruesUnexpectedFailure() throws {
+        let api = try makeAPI()
+        let (user, factor, _) = try seed(api)
+        try api.project.database.write { conn in
+            var other = FactorRecord(id: "bbbbbbbb-bbbb-4ccc-8ddd-eeeeeeeeeeee", userID: user, factorType: "phone",
+                                     status: "verified", at: 1_767_225_600_000_000)
+            other.friendlyName = "home"
+            other.phone = "15550009999"
+            try conn.insertFactor(other)
+        }
+        for body: JSON in [["friendly_name": "home"], ["phone": "+1 555 000 9999"]] {
+            let taken = api.admin("PUT", "/admin/users/\(user)/factors/\(factor)", body)
+            #expect(taken.status == 500)
+            #expect(taken.text == #"{"code":500,"error_code":"unexpected_failure","msg":"Unexpected failure, please check server logs for more information"}"#)
+            #expect(taken.headers["x-sb-error-code"] == nil)
+        }
+        let stored = try api.project.database.read { conn in try conn.factors(userID: user) }.first { $0.id == factor }
+        #expect(stored?.friendlyName == nil && stored?.phone == "15550003333")
+        // Its own name again is no conflict.
+        #expect(api.admin("PUT", "/admin/users/\(user)/factors/bbbbbbbb-bbbb-4ccc-8ddd-eeeeeeeeeeee", ["friendly_name": "home"]).status == 200)
+    }
+
     @Test func listUpdateAndDelete() throws {
         let api = try makeAPI()
         let empty = api.createUser(["email": "nof@example.com"])["id"]!.stringValue!

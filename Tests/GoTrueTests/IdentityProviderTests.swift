@@ -527,6 +527,32 @@ private func hiddenValue(_ html: String, _ name: String) -> String? {
 
     // MARK: Key persistence
 
+    /// The provider key is the emulator's own secret: an export leaves it out unless asked for,
+    /// and importing such a snapshot leaves the providers to make a new key.
+    @Test func keyLeavesAnExportOnlyWhenAskedFor() throws {
+        func kid(_ api: GoTrueAPI) -> String? { api.call("GET", "/emulator/v1/idp/google/jwks").json["keys"]?[0]?["kid"]?.stringValue }
+        let api = idpAPI(database: try Database(path: ":memory:"))
+        _ = try #require(api.idpMint("google", ["email": "snap@example.com"]).json["id_token"]?.stringValue)
+        let original = try #require(kid(api))
+
+        let plain = api.control("GET", "/emulator/v1/export")
+        #expect(plain.status == 200)
+        #expect(plain.json["tables"]?["idp_signing_keys"] == nil)
+        #expect(!plain.text.contains("\"d\":"))
+        let full = api.control("GET", "/emulator/v1/export?include_secrets=true")
+        #expect(full.json["tables"]?["idp_signing_keys"]?[0]?["kid"]?.stringValue == original)
+        #expect(api.control("GET", "/emulator/v1/export?include_secrets=maybe").status == 400)
+
+        // With the key, an import keeps it; without, the next token is signed by a new one.
+        #expect(api.controlRaw("POST", "/emulator/v1/import", body: full.text).status == 200)
+        #expect(kid(api) == original)
+        #expect(api.controlRaw("POST", "/emulator/v1/import", body: plain.text).status == 200)
+        let token = try #require(api.idpMint("google", ["email": "snap@example.com"]).json["id_token"]?.stringValue)
+        let replaced = try #require(kid(api))
+        #expect(replaced != original)
+        #expect(try api.idp.verify(token)["email"] == "snap@example.com")
+    }
+
     @Test func keySurvivesRestartsAndIsReplacedAfterReset() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("idp-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

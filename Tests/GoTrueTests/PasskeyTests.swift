@@ -289,16 +289,37 @@ extension GoTrueAPI {
         #expect(last.json["msg"] == "This credential is already registered")
     }
 
-    /// Passkeys and the software authenticator's keys survive an export and import.
+    /// Passkeys and, when asked for, the software authenticator's keys survive an export and
+    /// import.
     @Test func survivesExportAndImport() throws {
         let api = try passkeyAPI()
         let token = bearer(api.signUp("snap@example.com"))
         #expect(try api.registerPasskey(token).verified.status == 200)
-        let exported = api.control("GET", "/emulator/v1/export")
+        let exported = api.control("GET", "/emulator/v1/export?include_secrets=true")
+        #expect(exported.json["tables"]?["emulator_authenticator_keys"]?.arrayValue?.count == 1)
         #expect(api.control("POST", "/emulator/v1/reset").status < 300)
         #expect(api.signInWithPasskey().verified.status == 400)
         let imported = api.controlRaw("POST", "/emulator/v1/import", body: exported.text)
         #expect(imported.status == 200, "\(imported.text)")
+        #expect(api.signInWithPasskey().verified.status == 200)
+    }
+
+    /// A plain export leaves the authenticator's private keys out. Imported, the user keeps the
+    /// registered passkey (as one a real browser made), the software authenticator holds none,
+    /// and registering a new one works.
+    @Test func plainExportLeavesTheAuthenticatorKeysOut() throws {
+        let api = try passkeyAPI()
+        let token = bearer(api.signUp("plain@example.com"))
+        #expect(try api.registerPasskey(token).verified.status == 200)
+        let exported = api.control("GET", "/emulator/v1/export")
+        #expect(exported.json["tables"]?["emulator_authenticator_keys"] == nil)
+        #expect(exported.json["tables"]?["webauthn_credentials"]?.arrayValue?.count == 1)
+        let imported = api.controlRaw("POST", "/emulator/v1/import", body: exported.text)
+        #expect(imported.status == 200, "\(imported.text)")
+        #expect(api.signInWithPasskey().assertion.status == 404)
+        #expect(api.call("GET", "/passkeys", bearer: token).json.arrayValue?.count == 1)
+        // The imported session still holds: the user registers a new passkey and signs in with it.
+        #expect(try api.registerPasskey(token).verified.status == 200)
         #expect(api.signInWithPasskey().verified.status == 200)
     }
 

@@ -147,6 +147,26 @@ def test_export_on_exit(start_server, tmp_path):
     assert {user["email"] for user in snapshot["tables"]["users"]} >= {"ada@example.com", "grace@example.com"}
 
 
+@pytest.mark.parametrize("secrets", [False, True])
+def test_export_on_exit_keeps_the_emulators_keys_out_unless_asked(start_server, tmp_path, secrets):
+    target = tmp_path / "state.json"
+    args = ["--db", ":memory:", "--export-on-exit", str(target)] + (["--export-secrets"] if secrets else [])
+    server = start_server(*args)
+    # The providers' key set makes the fake providers' RSA key.
+    first = control(server, "GET", "idp/google/jwks").json()["keys"][0]["kid"]
+    assert server.stop() == 0
+    tables = json.loads(target.read_text())["tables"]
+    assert ("idp_signing_keys" in tables) == secrets
+    assert ("emulator_authenticator_keys" in tables) == secrets
+    if secrets:
+        assert '"d"' in tables["idp_signing_keys"][0]["private_jwk"]
+
+    # Either snapshot imports; the providers keep their key, or make a new one when it was left out.
+    fresh = start_server("--db", ":memory:")
+    assert control(fresh, "POST", "import", json.loads(target.read_text())).status_code == 200
+    assert (control(fresh, "GET", "idp/google/jwks").json()["keys"][0]["kid"] == first) == secrets
+
+
 def test_minted_token_is_accepted_by_the_client(start_auth, make_client):
     server = start_auth()
     control(server, "POST", "seed", json.loads(FIXTURE_FILE.read_text()))

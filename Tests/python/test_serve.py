@@ -7,6 +7,7 @@ import sqlite3
 import time
 
 import httpx
+import pytest
 
 from conftest import ANON_KEY, SERVICE_ROLE_KEY
 
@@ -181,6 +182,36 @@ def test_access_log_one_line_per_request_without_secrets(start_server):
     line = next(l for l in wait_for_log(structured, '"path":"/health"').splitlines() if '"path":"/health"' in l)
     entry = json.loads(line)
     assert entry["method"] == "GET" and entry["status"] == 200 and entry["ms"] >= 0 and entry["request_id"]
+
+
+def test_access_log_shows_injected_faults_as_the_client_saw_them(start_server, tmp_path):
+    import json
+    rules = {"name": "faults", "rules": [
+        {"match": {"op": "health"}, "when": {"times": 1}, "then": {"reset": True}},
+        {"match": {"op": "settings"}, "when": {"times": 1}, "then": {"error": "unexpected_failure", "message": "Database error finding user"}},
+    ]}
+    path = tmp_path / "faults.json"
+    path.write_text(json.dumps(rules))
+    server = start_server("--db", ":memory:", "--scenario", str(path))
+    with pytest.raises(httpx.TransportError):
+        httpx.get(f"{server.url}/health", timeout=10)
+    assert httpx.get(f"{server.url}/settings", timeout=10).status_code == 500
+    log = wait_for_log(server, "GET /settings 500")
+    lines = [line.rsplit(" ", 1)[0] for line in log.splitlines() if line.startswith(("GET /health", "GET /settings"))]
+    # The reset is no status at all (not the 200 the handler built), with the journal's rule name.
+    assert lines == ["GET /health - reset rule=faults#0", "GET /settings 500 unexpected_failure rule=faults#1"]
+    journal = httpx.get(f"{server.url}/emulator/v1/journal", headers={"Authorization": f"Bearer {SERVICE_ROLE_KEY}"},
+                        timeout=10).json()["entries"]
+    assert [(e["status"], e["fault"], e["rule"], e["error_code"]) for e in journal] == [
+        (None, "reset", "faults#0", None), (500, None, "faults#1", "unexpected_failure")]
+
+    structured = start_server("--db", ":memory:", "--scenario", str(path), "--log-format", "json")
+    with pytest.raises(httpx.TransportError):
+        httpx.get(f"{structured.url}/health", timeout=10)
+    line = next(l for l in wait_for_log(structured, '"fault":"reset"').splitlines() if '"path":"/health"' in l)
+    entry = json.loads(line)
+    assert entry["status"] is None and entry["fault"] == "reset" and entry["rule"] == "faults#0"
+    assert "error_code" not in entry
 
 
 def cpu_seconds(server):

@@ -62,6 +62,86 @@ extension Configuration {
         for (name, path) in HookSettings.names {
             if let problem = hooks[keyPath: path].problem() { return "GOTRUE_HOOK_\(name.uppercased())_URI: \(problem)" }
         }
+        // GoTrue requires GOTRUE_SITE_URL (`required:"true"`) and builds every email link and
+        // redirect from it with net/url; one that is not an absolute URL fails each of them
+        // later, so it is refused here, as `APIConfiguration.Validate` refuses such an
+        // API_EXTERNAL_URL (`url.ParseRequestURI`).
+        if let problem = Configuration.absoluteURLProblem(siteURL) { return "GOTRUE_SITE_URL (site_url): \(problem)" }
+        return webAuthn.problem()
+    }
+
+    /// `problem()`, and what only a change at run time can break: the anon and service_role
+    /// keys already handed out must keep verifying under the new keys (`jwt_keys: []` after
+    /// `--signing-key`, or a rotation that drops the key that signed them, would turn every
+    /// request made with them into a 401 the app cannot explain).
+    public func problem(changingFrom old: Configuration) -> String? {
+        if let problem = problem() { return problem }
+        for (name, key) in [("anon", apiKeys.anon), ("service_role", apiKeys.serviceRole)]
+        where old.jwt.verifies(key) && !jwt.verifies(key) {
+            return "GOTRUE_JWT_KEYS (jwt_keys): the \(name) key would no longer verify; keep the key that signed it in the list (\"key_ops\": [\"verify\"])"
+        }
+        return nil
+    }
+
+    /// Why `url` is not an absolute URL (RFC 3986 §3: a scheme, then for `http`/`https` an
+    /// authority with a host), or nil. Go's net/url refuses control characters; a space in a
+    /// link breaks it for every mail client and browser.
+    public static func absoluteURLProblem(_ url: String, requiresHost: Bool = false) -> String? {
+        if url.isEmpty { return "required" }
+        if url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) {
+            return "must be a URL without spaces or control characters"
+        }
+        guard let colon = url.firstIndex(of: ":"), let first = url.first, first.isASCII, first.isLetter,
+              url[..<colon].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
+        else { return "must be an absolute URL such as http://localhost:3000" }
+        let scheme = url[..<colon].lowercased()
+        let rest = url[url.index(after: colon)...]
+        if requiresHost || scheme == "http" || scheme == "https" {
+            let host = rest.hasPrefix("//") ? rest.dropFirst(2).prefix(while: { !"/?#".contains($0) }) : ""
+            if host.isEmpty || host.hasPrefix(":") || host.hasSuffix("@") { return "must be an absolute URL with a host, such as http://localhost:3000" }
+        } else if rest.isEmpty {
+            return "must be an absolute URL such as http://localhost:3000"
+        }
+        return nil
+    }
+}
+
+extension JWTSettings {
+    /// Whether `token` carries a signature these settings accept (its time claims aside).
+    public func verifies(_ token: String) -> Bool {
+        do {
+            _ = try JWT.verify(token, keys: verificationKeys, now: 0)
+            return true
+        } catch .invalidClaims {
+            return true
+        } catch {
+            return false
+        }
+    }
+}
+
+extension WebAuthnSettings {
+    /// What go-webauthn (the real server's WebAuthn library) makes of the relying party when a
+    /// ceremony starts. `Config.validate` runs an RP ID through `protocol.ValidateRPID`: an IP,
+    /// `localhost` or a dotted domain, without scheme, port, path, query or fragment; an origin
+    /// is compared through `FullyQualifiedOrigin`, which needs `url.ParseRequestURI` to succeed
+    /// and a host (or the `android:apk-key-hash:` form), so any other origin can never match a
+    /// ceremony. Unset fields are derived from the site URL (see the type's comment).
+    public func problem() -> String? {
+        if !rpID.isEmpty {
+            let ip = rpID.split(separator: ".").count == 4 && rpID.allSatisfy { $0.isNumber || $0 == "." } || rpID.contains(":") && rpID.allSatisfy { $0.isHexDigit || $0 == ":" }
+            if rpID.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) || !ip && rpID.contains(where: { "/?#:@".contains($0) }) {
+                return "GOTRUE_WEBAUTHN_RP_ID (webauthn.rp_id): must be a domain without scheme, port or path, such as localhost or example.com"
+            }
+            if !ip && rpID != "localhost" && !rpID.contains(".") {
+                return "GOTRUE_WEBAUTHN_RP_ID (webauthn.rp_id): the domain component must actually be a domain (localhost, an IP or a name with a dot)"
+            }
+        }
+        for origin in rpOrigins where !origin.hasPrefix("android:apk-key-hash:") {
+            if let problem = Configuration.absoluteURLProblem(origin, requiresHost: true) {
+                return "GOTRUE_WEBAUTHN_RP_ORIGINS (webauthn.rp_origins): '\(origin)' \(problem)"
+            }
+        }
         return nil
     }
 }

@@ -10,7 +10,8 @@ import AuthStore
 /// - `POST /emulator/v1/reset`: deletes every row of every table and sets the virtual clock back
 ///   to the wall clock; with `?keep_seed=true` the last seeded fixture is applied again in the
 ///   same transaction (same user ids). Answers `{"users": <users left>, "kept_seed": bool}`.
-/// - `GET /emulator/v1/export`: a snapshot of every table (`Snapshot`).
+/// - `GET /emulator/v1/export`: a snapshot of every table (`Snapshot`); the emulator's own
+///   private keys only with `?include_secrets=true`.
 /// - `POST /emulator/v1/import`: replaces everything with a snapshot, in one transaction.
 struct FixtureEndpoints: EndpointGroup {
     let api: Core
@@ -20,7 +21,7 @@ struct FixtureEndpoints: EndpointGroup {
         return [
             Endpoint("POST", prefix + "/seed", operation: "emulator.seed") { g, context in try g.seed(context) },
             Endpoint("POST", prefix + "/reset", operation: "emulator.reset") { g, context in try g.reset(context) },
-            Endpoint("GET", prefix + "/export", operation: "emulator.export") { g, _ in try g.export() },
+            Endpoint("GET", prefix + "/export", operation: "emulator.export") { g, context in try g.export(context) },
             Endpoint("POST", prefix + "/import", operation: "emulator.import") { g, context in try g.importSnapshot(context) },
         ]
     }
@@ -34,21 +35,24 @@ struct FixtureEndpoints: EndpointGroup {
         return .json(["users": .array(zip(users, factors).map { Models.user($0.0.0, identities: $0.0.1, factors: $0.1) })])
     }
 
-    func reset(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
-        var keepSeed = false
-        if let text = context.request.queryValue("keep_seed") {
-            switch text.lowercased() {
-            case "true", "1", "": keepSeed = true
-            case "false", "0": keepSeed = false
-            default: throw ControlRequest.invalid("keep_seed must be true or false")
-            }
+    /// A query switch: absent is false; `true`, `1` or bare (`?keep_seed`) is true.
+    private func flag(_ context: RequestContext, _ name: String) throws(AuthError) -> Bool {
+        guard let text = context.request.queryValue(name) else { return false }
+        switch text.lowercased() {
+        case "true", "1", "": return true
+        case "false", "0": return false
+        default: throw ControlRequest.invalid("\(name) must be true or false")
         }
+    }
+
+    func reset(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+        let keepSeed = try flag(context, "keep_seed")
         let count = try Reset(project: project).run(keepSeed: keepSeed)
         return .json(["users": .number(count), "kept_seed": .bool(keepSeed)])
     }
 
-    func export() throws(AuthError) -> HTTPResponse {
-        let snapshot = try Snapshot.take(project)
+    func export(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+        let snapshot = try Snapshot.take(project, includeSecrets: try flag(context, "include_secrets"))
         return .json(snapshot.json)
     }
 
@@ -108,9 +112,13 @@ public struct Snapshot: Sendable {
     public var exportedAt: Timestamp
     public var tables: [TableDump]
 
-    public static func take(_ project: Project) throws(AuthError) -> Snapshot {
+    /// Every data table; the emulator's own private keys (`TableDump.secretTables`) only when
+    /// `includeSecrets`, so a snapshot shared with a bug report or committed as a fixture
+    /// carries none.
+    public static func take(_ project: Project, includeSecrets: Bool = false) throws(AuthError) -> Snapshot {
         let tables = try Core(project: project).read { conn in
-            try conn.dataTables().map { name in try conn.dumpTable(name) }
+            try conn.dataTables().filter { includeSecrets || !TableDump.secretTables.contains($0) }
+                .map { name in try conn.dumpTable(name) }
         }
         return Snapshot(exportedAt: project.environment.now(), tables: tables)
     }

@@ -564,7 +564,16 @@ struct AdminEndpoints: EndpointGroup {
                 factor.phone = try Validation.phone(phone)
             }
             factor.updatedAt = now.microseconds
-            try conn.updateFactor(factor)
+            do {
+                try conn.updateFactor(factor)
+            } catch let error as StoreError where error.isUniqueViolation {
+                // Another factor of the user already has this name (or phone). The real server
+                // has no check here: Postgres's unique violation comes back from
+                // `adminUserUpdateFactor` as a plain error, which `handleResponseErrorDefault`
+                // answers with its generic 500 `unexpected_failure` and no `x-sb-error-code`.
+                logError("database: \(error)")
+                throw AuthError.unexpected
+            }
             try api.audit(conn, context, actor: caller.actor, action: "factor_updated", logType: "factor",
                           traits: ["user_id": .string(user.id), "factor_id": .string(factor.id),
                                    "factor_type": .string(factor.factorType)])
