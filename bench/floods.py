@@ -10,7 +10,9 @@ request) and what the attack costs the server (VmRSS, its sockets' kernel memory
   slow-bodies  N connections announcing a Content-Length and sending one body byte per second
   storm        a few threads opening and closing connections as fast as they can (half of them
                send one request first)
-  never-read   N connections each pipelining many `GET /settings` and never reading
+  never-read   N connections each pipelining many `GET /settings` and never reading; one of
+               them resumes reading after the measurement (at the latest 1 s before
+               --write-timeout), the others are reset by the server at --write-timeout
   cap          a second server with `--max-connections C`: connection C+1 gets 503, and after
                some connections close a new one is served again
 
@@ -21,7 +23,9 @@ Targets (a missed one makes the exit status 1):
     attacks, and for never-readers RSS growth + the server sockets' kernel memory
     <= N x --never-read-kib (the per-connection output backpressure cap);
   - slow clients are disconnected by the header and body timeouts (the server is started with
-    --header-timeout/--body-timeout, short by default so the run stays short);
+    --header-timeout/--body-timeout, short by default so the run stays short), never-readers by
+    the write timeout (--write-timeout), while the one that resumes reading in time gets every
+    answer;
   - the over-the-cap connection is answered 503 and the server serves again afterwards.
 
 Memory: VmRSS from /proc (ps elsewhere); the server sockets' kernel memory is the sum of
@@ -36,12 +40,14 @@ Standard library only. `--json` prints one JSON object; otherwise a table.
 """
 
 import argparse
+import fcntl
 import json
 import multiprocessing
 import os
 import platform
 import re
 import resource
+import select
 import selectors
 import signal
 import socket
@@ -49,6 +55,7 @@ import statistics
 import struct
 import subprocess
 import sys
+import termios
 import threading
 import time
 
@@ -361,7 +368,41 @@ def attack_storm(port, threads, ready, stop, results):
     results.put({"connections": total, "errors": sum(counts[1::2]), "per_second": round(total / elapsed)})
 
 
-def attack_never_read(port, count, pipeline, ready, stop, results):
+def watch_resets(socks, since, limit, closed):
+    """Records, for each socket the server resets or closes, when (seconds after `since`) and
+    how long after its last answer bytes arrived. The server's write timeout counts from its own
+    last send, which falls between the two: after `since`, and no later than the last growth of
+    the receive queue (FIONREAD; the kernel may still trickle queued bytes in after it, as zero-
+    window probes find room). Polled for POLLERR/POLLHUP only: the unread answers keep POLLIN
+    raised all along."""
+    poller = select.poll()
+    now = time.monotonic()
+    queued, last = {}, {}
+    for sock in socks:
+        poller.register(sock, 0)
+        queued[sock.fileno()] = -1
+        last[sock.fileno()] = now
+    end = since + limit
+    while queued and time.monotonic() < end:
+        events = poller.poll(50)
+        now = time.monotonic()
+        for fd, flags in events:
+            if flags & (select.POLLERR | select.POLLHUP) and fd in queued:
+                closed.append((now - since, now - last[fd]))
+                poller.unregister(fd)
+                del queued[fd]
+        for fd in queued:
+            try:
+                size = struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0]
+            except OSError:
+                continue
+            # Growth only: a reset empties the queue, which is not an answer arriving.
+            if size > queued[fd]:
+                queued[fd] = size
+                last[fd] = now
+
+
+def attack_never_read(port, count, pipeline, write_timeout, ready, stop, results):
     raise_nofile()
     payload = SETTINGS * pipeline
     selector = selectors.DefaultSelector()
@@ -375,8 +416,17 @@ def attack_never_read(port, count, pipeline, ready, stop, results):
         socks.append(sock)
         selector.register(sock, selectors.EVENT_WRITE, [0])
     ready.set()
-    # Push requests whenever the kernel takes them, never read.
-    while not stop.is_set() and selector.get_map():
+    # Every connection but the one resumed below should be reset once it has taken no answer
+    # for the write timeout.
+    since, closed = time.monotonic(), []
+    watcher = threading.Thread(target=watch_resets, args=(socks[1:], since, write_timeout + 20, closed), daemon=True)
+    watcher.start()
+    # Push requests whenever the kernel takes them, never read, until the measurement ends or,
+    # should it take longer, shortly before the write timeout: the one that resumes must still
+    # be connected when it does, however slow the machine is today (it then reads during the
+    # measurement, which the latency figure shows).
+    resume_at = since + max(write_timeout / 2, write_timeout - 1)
+    while not stop.is_set() and selector.get_map() and time.monotonic() < resume_at:
         for key, _ in selector.select(timeout=0.1):
             state = key.data
             try:
@@ -388,8 +438,8 @@ def attack_never_read(port, count, pipeline, ready, stop, results):
                 continue
             if state[0] >= len(payload):
                 selector.unregister(key.fileobj)
-    # Everything sent (the queues took it all): hold the connections until the measurement ends.
-    stop.wait(120)
+    # Everything sent (the queues took it all): hold the connections until then.
+    stop.wait(max(0.0, resume_at - time.monotonic()))
     # Resume one of them: once it reads, every request it sent is answered, in order.
     resumed = expected = 0
     if socks:
@@ -421,9 +471,16 @@ def attack_never_read(port, count, pipeline, ready, stop, results):
                 tail = data[-(len(marker) - 1):]
         except OSError:
             pass
+    watcher.join()
     for sock in socks:
         rst_close(sock)
-    results.put({"opened": len(socks), "resumed_answers": resumed, "expected_answers": expected})
+    results.put({
+        "opened": len(socks), "resumed_answers": resumed, "expected_answers": expected,
+        "watched": len(socks[1:]), "closed_by_server": len(closed),
+        "closed_after_min_s": round(min(at for at, _ in closed), 2) if closed else None,
+        "closed_after_max_s": round(max(at for at, _ in closed), 2) if closed else None,
+        "closed_after_last_bytes_max_s": round(max(quiet for _, quiet in closed), 2) if closed else None,
+    })
 
 
 # --------------------------------------------------------------------------- orchestration
@@ -521,6 +578,8 @@ def main():
     parser.add_argument("--cap", type=int, default=100, help="--max-connections of the 503 check's server")
     parser.add_argument("--header-timeout", type=int, default=3, help="server --header-timeout (s)")
     parser.add_argument("--body-timeout", type=int, default=5, help="server --body-timeout (s)")
+    parser.add_argument("--write-timeout", type=int, default=10,
+                        help="server --write-timeout (s); the resumed never-reader resumes 1 s before it at the latest")
     parser.add_argument("--health", type=int, default=400, help="/health requests per measurement")
     parser.add_argument("--rounds", type=int, default=1, help="repeat every attack this many times")
     parser.add_argument("--ratio", type=float, default=2.0, help="target: attack p99 <= ratio x idle p99")
@@ -542,7 +601,8 @@ def main():
         sys.exit(f"no executable at {options.bin} (build it: swift build -c release --product auth-emulator)")
 
     started = time.monotonic()
-    flags = ["--header-timeout", str(options.header_timeout), "--body-timeout", str(options.body_timeout)]
+    flags = ["--header-timeout", str(options.header_timeout), "--body-timeout", str(options.body_timeout),
+             "--write-timeout", str(options.write_timeout)]
     server = Server(options.bin, flags)
     # An identical server nobody attacks: the control measured alongside each attack.
     reference = Server(options.bin, flags)
@@ -560,7 +620,7 @@ def main():
             ("slow-headers", attack_slow_headers, (options.slow_headers, slow_limit_h), 1.0, options.slow_headers),
             ("slow-bodies", attack_slow_bodies, (options.slow_bodies, slow_limit_b), 1.0, options.slow_bodies),
             ("storm", attack_storm, (options.storm_threads,), 0.3, 0),
-            ("never-read", attack_never_read, (options.never_read, options.pipeline), 3.0, options.never_read),
+            ("never-read", attack_never_read, (options.never_read, options.pipeline, options.write_timeout), 3.0, options.never_read),
         ]
         if options.only:
             wanted = set(options.only.split(","))
@@ -632,6 +692,16 @@ def main():
             if name == "never-read":
                 extra_ok &= report.get("resumed_answers") == report.get("expected_answers")
                 notes.append(f"one resumed reader got {report.get('resumed_answers')}/{report.get('expected_answers')} answers")
+                # The others: reset once they have taken nothing for the write timeout; not before
+                # it could have run out, nor long after their last answer bytes.
+                late = report.get("closed_after_last_bytes_max_s") or 1e9
+                early = report.get("closed_after_min_s") or 0
+                extra_ok &= (report.get("closed_by_server") == report.get("watched")
+                             and late <= options.write_timeout + 3 and early >= options.write_timeout - 1)
+                notes.append(f"{report.get('closed_by_server')}/{report.get('watched')} reset at "
+                             f"{report.get('closed_after_min_s')}-{report.get('closed_after_max_s')} s, at most "
+                             f"{report.get('closed_after_last_bytes_max_s')} s after their last answer bytes "
+                             f"(write timeout {options.write_timeout} s)")
         for label, ok in (("latency", ok_latency), ("memory", ok_memory), ("behaviour", extra_ok)):
             if not ok:
                 misses.append(f"{name}: {label}")

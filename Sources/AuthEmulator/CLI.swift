@@ -50,7 +50,7 @@ public enum CLI {
         "config", "host", "port", "db", "jwt-secret", "site-url", "external-url", "workers", "password-iterations",
         "anon-key", "service-role-key", "publishable-key", "secret-key", "scenario", "rate-limits", "journal-size",
         "seed", "export-on-exit", "signing-key", "sms", "log-format", "dashboard", "shutdown-timeout",
-        "max-connections", "header-timeout", "body-timeout",
+        "max-connections", "header-timeout", "body-timeout", "write-timeout",
     ]
     static let serveSwitches: Set<String> = [
         "autoconfirm", "sms-autoconfirm", "anonymous", "signup", "phone", "idp-auto-approve", "strict-id-tokens",
@@ -114,6 +114,9 @@ public enum CLI {
                   --header-timeout <s>       Seconds a request head may take from its first byte (default 10);
                                              a slower client is disconnected.
                   --body-timeout <s>         Seconds a request body may take after its head (default 30).
+                  --write-timeout <s>        Seconds a response may wait for a client that reads none of it
+                                             (default 30); the connection is then reset. A slow reader
+                                             that keeps reading is never cut off.
                   --scenario <file>          Activate a failure scenario (JSON, see scenarios/README.md);
                                              repeatable. Invalid files stop the start with their errors.
                   --rate-limits <preset>     off (nothing limited), real (GoTrue's limits, keyed on the
@@ -374,6 +377,7 @@ public enum CLI {
         if let cap = try number(flags, "max-connections", in: EnvironmentConfiguration.maxConnectionsRange) { options.maxConnections = cap }
         if let seconds = try number(flags, "header-timeout", in: 1...3600) { options.headerTimeoutSeconds = seconds }
         if let seconds = try number(flags, "body-timeout", in: 1...3600) { options.bodyTimeoutSeconds = seconds }
+        if let seconds = try number(flags, "write-timeout", in: 1...3600) { options.writeTimeoutSeconds = seconds }
         if let size = try number(flags, "journal-size", in: 0...1_000_000) { options.journalCapacity = size }
         if let seconds = try number(flags, "shutdown-timeout", in: 0...3600) { options.shutdownTimeoutSeconds = Double(seconds) }
         if let mode = flags.values["dashboard"] {

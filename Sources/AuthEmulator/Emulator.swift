@@ -53,6 +53,7 @@ public final class Emulator: Sendable {
         if let cap = options.maxConnections { http.maxConnections = cap }
         if let seconds = options.headerTimeoutSeconds { http.headerTimeout = .seconds(seconds) }
         if let seconds = options.bodyTimeoutSeconds { http.bodyTimeout = .seconds(seconds) }
+        if let seconds = options.writeTimeoutSeconds { http.writeTimeout = .seconds(seconds) }
         let database: Database
         do {
             if options.databasePath != EmulatorOptions.inMemory, let slash = options.databasePath.lastIndex(of: "/") {

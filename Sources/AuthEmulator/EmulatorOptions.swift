@@ -23,6 +23,9 @@ public struct EmulatorOptions: Sendable {
     /// defaults, 10 and 30.
     public var headerTimeoutSeconds: Int?
     public var bodyTimeoutSeconds: Int?
+    /// Seconds a response may wait for a peer that takes none of its bytes (`--write-timeout`);
+    /// the connection is then reset. nil = the server's default, 30.
+    public var writeTimeoutSeconds: Int?
     /// Failure scenarios active from the start (`serve --scenario FILE`).
     public var scenarios: [Scenario] = []
     /// Requests the journal keeps (`--journal-size`, `AUTH_EMULATOR_JOURNAL_SIZE`); 0 turns it off.

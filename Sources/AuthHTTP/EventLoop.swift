@@ -223,6 +223,7 @@ final class EventLoop {
     private let idleNanoseconds: UInt64
     private let headerNanoseconds: UInt64
     private let bodyNanoseconds: UInt64
+    private let writeNanoseconds: UInt64
     private let maxConnections: Int
 
     private var connections: [Connection?] = []
@@ -257,6 +258,7 @@ final class EventLoop {
         idleNanoseconds = configuration.idleTimeout.saturatingNanoseconds
         headerNanoseconds = configuration.headerTimeout.saturatingNanoseconds
         bodyNanoseconds = configuration.bodyTimeout.saturatingNanoseconds
+        writeNanoseconds = configuration.writeTimeout.saturatingNanoseconds
         maxConnections = configuration.maxConnections
         listening = handle.index == 0
         scratch = .allocate(byteCount: Self.scratchSize, alignment: 16)
@@ -709,8 +711,9 @@ final class EventLoop {
             return
         }
         if connection.hasPendingOutput {
-            // A peer that stops reading must not hold the connection forever.
-            setDeadline(connection, now + idleNanoseconds)
+            // A peer that stops reading must not hold the connection and its unsent bytes
+            // forever: `writeTimeout`, started again by every send that makes progress (`flush`).
+            setDeadline(connection, now + writeNanoseconds)
         } else {
             afterWrite(connection)
         }
@@ -744,6 +747,7 @@ final class EventLoop {
     }
 
     private func flush(_ connection: Connection) {
+        var progressed = false
         while connection.hasPendingOutput {
             let result = connection.output.withUnsafeBytes { raw in
                 SocketOps.send(connection.fd, raw.baseAddress! + connection.outputOffset, count: raw.count - connection.outputOffset)
@@ -751,7 +755,11 @@ final class EventLoop {
             switch result {
             case .transferred(let count):
                 connection.outputOffset += count
+                progressed = true
             case .wouldBlock:
+                // The peer is reading, however slowly: the write timeout counts from here. Only
+                // while `.writing`: a dripping response's deadline is its next piece.
+                if progressed && connection.phase == .writing { setDeadline(connection, now + writeNanoseconds) }
                 return
             case .failed, .endOfStream:
                 close(connection)
@@ -859,9 +867,14 @@ final class EventLoop {
             deliver(connection, held)
         case .dripping:
             continueDrip(connection)
-        case .reading, .writing, .lingering:
-            // Idle keep-alive, slow head (slowloris), slow body, stuck writer or linger: close.
+        case .reading, .lingering:
+            // Idle keep-alive, slow head (slowloris), slow body or linger: close.
             close(connection)
+        case .writing:
+            // The peer took no byte for `writeTimeout`. A plain close would leave the kernel
+            // holding the unsent queue of an orphaned socket, probing a zero window for minutes;
+            // a reset frees it now, and the response could not be delivered anyway.
+            abort(connection)
         case .processing, .stalled, .closed:
             break
         }

@@ -96,6 +96,17 @@ public struct HTTPServerConfiguration: Sendable {
     public var headerTimeout: Duration = .seconds(10)
     /// A request body must be complete within this after the head.
     public var bodyTimeout: Duration = .seconds(30)
+    /// A response that is waiting for the peer to take it (its unsent bytes in user space, the
+    /// capped kernel queue full) may wait this long without the socket accepting a byte; then
+    /// the connection is reset and its buffers freed. Every send that makes progress starts it
+    /// again, so a slow reader of a large response is never cut off; a client that stopped
+    /// reading (or pipelines requests and never reads) is. As nginx's `send_timeout`, which also
+    /// times the gap between two successful writes, not the whole response.
+    ///
+    /// GoTrue's `http.Server` (cmd/serve_cmd.go) sets only `ReadHeaderTimeout` (2 s): no
+    /// `WriteTimeout` and no `IdleTimeout`, so there a connection that never reads keeps its
+    /// goroutine, blocked in `Write`, for as long as the peer keeps the connection open.
+    public var writeTimeout: Duration = .seconds(30)
     /// Cap on the response bytes one connection may have queued in the kernel (SO_SNDBUF of every
     /// accepted socket); nil leaves the kernel's autotuning (Linux: up to tcp_wmem's 4 MiB).
     ///
@@ -137,6 +148,7 @@ public struct HTTPServerConfiguration: Sendable {
         idleTimeout: Duration = .seconds(75),
         headerTimeout: Duration = .seconds(10),
         bodyTimeout: Duration = .seconds(30),
+        writeTimeout: Duration = .seconds(30),
         protocolErrorRenderer: (@Sendable (HTTPProtocolFailure, HTTPHeaders?) -> HTTPResponse)? = nil,
         serverHeader: String? = nil
     ) {
@@ -151,6 +163,7 @@ public struct HTTPServerConfiguration: Sendable {
         self.idleTimeout = idleTimeout
         self.headerTimeout = headerTimeout
         self.bodyTimeout = bodyTimeout
+        self.writeTimeout = writeTimeout
         if let protocolErrorRenderer { self.protocolErrorRenderer = protocolErrorRenderer }
         self.serverHeader = serverHeader
     }

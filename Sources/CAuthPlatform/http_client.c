@@ -19,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <time.h>
 
 enum {
     OPT_WRITEDATA = 10001,
@@ -26,19 +28,21 @@ enum {
     OPT_ERRORBUFFER = 10010,
     OPT_WRITEFUNCTION = 20011,
     OPT_POSTFIELDS = 10015,
+    OPT_REFERER = 10016,
     OPT_HTTPHEADER = 10023,
     OPT_HEADERDATA = 10029,
     OPT_POST = 47,
-    OPT_FOLLOWLOCATION = 52,
     OPT_CAINFO = 10065,
-    OPT_MAXREDIRS = 68,
+    OPT_HTTPGET = 80,
+    OPT_CUSTOMREQUEST = 10036,
     OPT_HEADERFUNCTION = 20079,
     OPT_CAPATH = 10097,
     OPT_NOSIGNAL = 99,
     OPT_POSTFIELDSIZE_LARGE = 30120,
     OPT_TIMEOUT_MS = 155,
-    OPT_REDIR_PROTOCOLS = 182,
+    OPT_PROTOCOLS = 181,
     INFO_RESPONSE_CODE = 0x200002,
+    INFO_REDIRECT_URL = 0x10001F,
     CODE_OK = 0,
     CODE_WRITE_ERROR = 23,
     CODE_OPERATION_TIMEDOUT = 28,
@@ -162,6 +166,31 @@ static size_t on_header(char *data, size_t size, size_t count, void *context) {
     return sink_append(sink, data, length) ? length : 0;
 }
 
+static int64_t monotonic_ms(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
+
+// The Referer Go's client sends on a redirect (net/http refererForURL): the previous request's
+// URL without its user information, and none when going from https to http. Returns NULL for
+// none; otherwise a string to free.
+static char *referer_for(const char *previous, const char *next) {
+    if (strncasecmp(previous, "https:", 6) == 0 && strncasecmp(next, "http:", 5) == 0) return NULL;
+    char *referer = strdup(previous);
+    if (referer == NULL) return NULL;
+    char *authority = strstr(referer, "://");
+    if (authority == NULL) return referer;
+    authority += 3;
+    size_t length = strcspn(authority, "/?#");
+    char *at = NULL;
+    for (size_t i = 0; i < length; i++) {
+        if (authority[i] == '@') at = authority + i;
+    }
+    if (at != NULL) memmove(authority, at + 1, strlen(at + 1) + 1);
+    return referer;
+}
+
 int cauth_http_post(const char *url, const char *const *headers, size_t header_count,
                     const uint8_t *body, size_t body_count, long timeout_ms, size_t body_limit,
                     const char *ca_file, const char *ca_directory, cauth_http_reply *reply) {
@@ -185,35 +214,89 @@ int cauth_http_post(const char *url, const char *const *headers, size_t header_c
     char error[ERROR_SIZE] = {0};
     struct sink head = {.limit = 64 * 1024};
     struct sink content = {.limit = body_limit};
-    curl.easy_setopt(easy, OPT_URL, url);
-    curl.easy_setopt(easy, OPT_POST, 1L);
-    // Never NULL: with no POSTFIELDS data libcurl would read the body from stdin.
-    curl.easy_setopt(easy, OPT_POSTFIELDS, body != NULL ? (const void *)body : (const void *)"");
-    curl.easy_setopt(easy, OPT_POSTFIELDSIZE_LARGE, (int64_t)body_count);
     curl.easy_setopt(easy, OPT_HTTPHEADER, list);
     curl.easy_setopt(easy, OPT_WRITEFUNCTION, on_body);
     curl.easy_setopt(easy, OPT_WRITEDATA, (void *)&content);
     curl.easy_setopt(easy, OPT_HEADERFUNCTION, on_header);
     curl.easy_setopt(easy, OPT_HEADERDATA, (void *)&head);
     curl.easy_setopt(easy, OPT_ERRORBUFFER, error);
-    curl.easy_setopt(easy, OPT_TIMEOUT_MS, timeout_ms > 0 ? timeout_ms : 1L);
     // Worker threads: no SIGALRM-based resolver timeouts.
     curl.easy_setopt(easy, OPT_NOSIGNAL, 1L);
-    // Go's http.Client follows up to 10 redirects: 301/302/303 as GET, 307/308 re-posting the
-    // body, which is libcurl's own rule for a POST.
-    curl.easy_setopt(easy, OPT_FOLLOWLOCATION, 1L);
-    curl.easy_setopt(easy, OPT_MAXREDIRS, 10L);
-    curl.easy_setopt(easy, OPT_REDIR_PROTOCOLS, (long)PROTO_HTTP_HTTPS);
+    // Go's transport speaks http and https only, on the first request as after a redirect.
+    curl.easy_setopt(easy, OPT_PROTOCOLS, (long)PROTO_HTTP_HTTPS);
     if (ca_file != NULL) curl.easy_setopt(easy, OPT_CAINFO, ca_file);
     if (ca_directory != NULL) curl.easy_setopt(easy, OPT_CAPATH, ca_directory);
 
-    int code = curl.easy_perform(easy);
+    // Redirects are followed here, hop by hop, with the rules of Go's http.Client (net/http
+    // client.go: redirectBehavior, defaultCheckRedirect, refererForURL), which GoTrue's hook
+    // client uses unchanged (internal/hooks/hookshttp: an http.Client with only a Timeout):
+    // 301/302/303 continue as a GET without the body, 307/308 repeat the request with it; every
+    // hop carries the first request's headers (signature included) and a Referer; any host and
+    // scheme is followed, https to http too, as Go does not re-check the hook URI rule; other 3xx
+    // and a redirect without Location are the answer; the 11th redirect is an error. libcurl's
+    // own FOLLOWLOCATION differs: it follows other 3xx with a Location too (300), and its
+    // automatic Referer is sent from https to http as well.
+    const int64_t deadline = monotonic_ms() + (timeout_ms > 0 ? timeout_ms : 1);
+    char *current = strdup(url);
+    char *referer = NULL;
+    int get = 0, with_body = 1;
+    int code = CODE_OK;
     long status = 0;
-    curl.easy_getinfo(easy, INFO_RESPONSE_CODE, &status);
+    for (int redirects = 0; current != NULL; redirects++) {
+        int64_t remaining = deadline - monotonic_ms();
+        if (remaining <= 0) {
+            code = CODE_OPERATION_TIMEDOUT;
+            status = 0;
+            snprintf(error, sizeof error, "timed out after %ld ms", timeout_ms);
+            break;
+        }
+        curl.easy_setopt(easy, OPT_URL, current);
+        curl.easy_setopt(easy, OPT_REFERER, referer);
+        if (with_body) {
+            // Never NULL: with no POSTFIELDS data libcurl would read the body from stdin.
+            curl.easy_setopt(easy, OPT_POSTFIELDS, body != NULL ? (const void *)body : (const void *)"");
+            curl.easy_setopt(easy, OPT_POSTFIELDSIZE_LARGE, (int64_t)body_count);
+            // A 307/308 after a 303 keeps the GET and, as Go does, attaches the first body.
+            curl.easy_setopt(easy, OPT_CUSTOMREQUEST, get ? "GET" : NULL);
+        } else {
+            curl.easy_setopt(easy, OPT_CUSTOMREQUEST, (const char *)NULL);
+            curl.easy_setopt(easy, OPT_HTTPGET, 1L);
+        }
+        curl.easy_setopt(easy, OPT_TIMEOUT_MS, (long)remaining);
+        content.count = 0;
+        content.truncated = 0;
+        error[0] = 0;
+        code = curl.easy_perform(easy);
+        status = 0;
+        curl.easy_getinfo(easy, INFO_RESPONSE_CODE, &status);
+        int answered = code == CODE_OK || (code == CODE_WRITE_ERROR && content.truncated && status > 0);
+        if (!answered) break;
+        code = CODE_OK;
+        int keeps_method = status == 307 || status == 308;
+        if (!keeps_method && status != 301 && status != 302 && status != 303) break;
+        const char *location = NULL;
+        curl.easy_getinfo(easy, INFO_REDIRECT_URL, (char **)&location);
+        if (location == NULL || location[0] == 0) break;
+        if (redirects == 10) {
+            code = -1;
+            snprintf(error, sizeof error, "stopped after 10 redirects");
+            break;
+        }
+        char *next = strdup(location);
+        free(referer);
+        referer = next != NULL ? referer_for(current, next) : NULL;
+        free(current);
+        current = next;
+        if (!keeps_method) get = 1;
+        with_body = keeps_method;
+    }
+    int lost = current == NULL;
+    free(current);
+    free(referer);
     curl.easy_cleanup(easy);
     curl.slist_free_all(list);
 
-    if (code == CODE_OK || (code == CODE_WRITE_ERROR && content.truncated && status > 0)) {
+    if (code == CODE_OK && !lost) {
         reply->status = (int)status;
         reply->headers = head.bytes;
         reply->headers_count = head.count;
@@ -222,7 +305,11 @@ int cauth_http_post(const char *url, const char *const *headers, size_t header_c
         return CAUTH_HTTP_RESPONSE;
     }
     int outcome = code == CODE_OPERATION_TIMEDOUT ? CAUTH_HTTP_TIMED_OUT : CAUTH_HTTP_FAILED;
-    snprintf(reply->error, sizeof reply->error, "%s", error[0] ? error : curl.easy_strerror(code));
+    if (lost) {
+        snprintf(reply->error, sizeof reply->error, "out of memory");
+    } else {
+        snprintf(reply->error, sizeof reply->error, "%s", error[0] ? error : curl.easy_strerror(code));
+    }
     free(head.bytes);
     free(content.bytes);
     return outcome;

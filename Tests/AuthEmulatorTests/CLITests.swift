@@ -44,6 +44,7 @@ func removeFile(_ path: String) {
         [], ["frobnicate"], ["serve", "--port"], ["serve", "--port", "x"], ["serve", "--port", "65536"],
         ["serve", "--bogus", "1"], ["serve", "positional"], ["serve", "--db", ""], ["keys", "--port", "1"],
         ["version", "extra"], ["help", "nope"], ["serve", "--workers", "0"], ["serve", "--max-connections", "0"], ["serve", "--header-timeout", "0"],
+        ["serve", "--write-timeout", "0"],
         ["serve", "--autoconfirm=yes"], ["serve", "--no-port", "1"], ["serve", "--password-iterations", "5"],
         ["serve", "--password-iterations", "lots"], ["serve", "--config", ""], ["serve", "--config"],
         ["serve", "--anon-key", ""], ["keys", "--autoconfirm"], ["serve", "--no-bogus"],
@@ -146,7 +147,8 @@ func removeFile(_ path: String) {
             ["--no-autoconfirm", "--no-sms-autoconfirm", "--anonymous", "--no-signup", "--phone", "--password-iterations=2000",
              "--service-role-key", "svc", "--publishable-key=pub", "--secret-key", "sec", "--host", "0.0.0.0", "--port=0",
              "--db", ":memory:", "--site-url", "http://s", "--external-url", "http://e", "--workers", "3",
-             "--max-connections", "50", "--header-timeout", "2", "--body-timeout=3"],
+             "--max-connections", "50", "--header-timeout", "2", "--body-timeout=3",
+             "--write-timeout", "4"],
             values: CLI.serveValueOptions, switches: CLI.serveSwitches
         )
         let options = try CLI.options(from: flags, context: CLI.Context(environment: [:], console: .silent))
@@ -163,6 +165,7 @@ func removeFile(_ path: String) {
         #expect(config.apiKeys.secret == "sec")
         #expect(options.host == "0.0.0.0" && options.port == 0 && options.databasePath == ":memory:" && options.workerThreads == 3)
         #expect(options.maxConnections == 50 && options.headerTimeoutSeconds == 2 && options.bodyTimeoutSeconds == 3)
+        #expect(options.writeTimeoutSeconds == 4)
         #expect(config.siteURL == "http://s" && config.externalURL == "http://e")
     }
 

@@ -14,7 +14,7 @@ import Testing
                 // What arrived, as lines the test reads back.
                 var lines = ["method=\(request.method)", "length=\(request.body.count)"]
                 if request.body.count < 1024 { lines.append("body=\(String(decoding: request.body, as: UTF8.self))") }
-                for name in ["webhook-id", "Content-Type", "Expect", "Accept-Encoding"] {
+                for name in ["webhook-id", "Content-Type", "Expect", "Accept-Encoding", "Referer"] {
                     lines.append("\(name)=\(request.headers[name] ?? "-")")
                 }
                 var headers = json
@@ -26,6 +26,19 @@ import Testing
                 return HTTPResponse(status: 302, headers: ["Location": "/echo"])
             case "/loop":
                 return HTTPResponse(status: 302, headers: ["Location": "/loop"])
+            case "/see-other-then-temporary":
+                return HTTPResponse(status: 303, headers: ["Location": "/temporary"])
+            case "/multiple":
+                return HTTPResponse(status: 300, headers: ["Location": "/echo"])
+            case "/nowhere":
+                return HTTPResponse(status: 307)
+            case "/chain":
+                // /chain?n=N: N more redirects, then the echo.
+                let left = Int(request.queryValue("n") ?? "") ?? 0
+                return HTTPResponse(status: 302, headers: ["Location": left > 1 ? "/chain?n=\(left - 1)" : "/echo"])
+            case "/away":
+                // /away?to=URL: a redirect to anywhere.
+                return HTTPResponse(status: 307, headers: ["Location": request.queryValue("to") ?? "/echo"])
             case "/large":
                 return HTTPResponse(status: 200, headers: json, body: [UInt8](repeating: 0x61, count: 3 << 20))
             case "/slow":
@@ -38,13 +51,13 @@ import Testing
         }
     }
 
-    func withEndpoint(_ body: (String) throws -> Void) throws {
-        let server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, loopThreads: 1, workerThreads: 2,
+    func withEndpoint(host: String = "127.0.0.1", _ body: (String) throws -> Void) throws {
+        let server = HTTPServer(configuration: HTTPServerConfiguration(host: host, port: 0, loopThreads: 1, workerThreads: 2,
                                                                           maxBodyBytes: 4 << 20),
                                 responder: HookEndpoint())
         try server.start()
         defer { server.shutdown(timeout: .seconds(2)) }
-        try body("http://127.0.0.1:\(server.port)")
+        try body("http://\(host):\(server.port)")
     }
 
     let transport = CurlHookTransport(environment: [:])
@@ -106,6 +119,62 @@ import Testing
             }
         }
     }
+
+    /// Go's defaultCheckRedirect: 10 redirects are followed, the 11th is an error.
+    @Test func tenRedirectsAreFollowedAndNoMore() throws {
+        try withEndpoint { base in
+            #expect(lines(transport.post(base + "/chain?n=10", headers: headers, body: [], timeout: 5))["method"] == "GET")
+            guard case .failed(let reason) = transport.post(base + "/chain?n=11", headers: headers, body: [], timeout: 5) else {
+                Issue.record("an 11th redirect was followed")
+                return
+            }
+            #expect(reason.contains("10 redirects"))
+        }
+    }
+
+    /// Go's redirectBehavior follows 301, 302, 303, 307 and 308 only, and a redirect without a
+    /// Location is the answer itself.
+    @Test func otherRedirectStatusesAreTheAnswer() throws {
+        try withEndpoint { base in
+            #expect(answer(base + "/multiple")?.status == 300)
+            #expect(answer(base + "/nowhere")?.status == 307)
+        }
+    }
+
+    /// Every hop carries the first request's headers, and Go's Referer: the previous URL.
+    @Test func redirectedCallsKeepTheHeadersAndNameTheReferer() throws {
+        try withEndpoint { base in
+            let seen = lines(transport.post(base + "/temporary", headers: headers, body: Array("x".utf8), timeout: 5))
+            #expect(seen["webhook-id"] == "msg_1")
+            #expect(seen["Referer"] == base + "/temporary")
+            #expect(lines(transport.post(base + "/echo", headers: headers, body: [], timeout: 5))["Referer"] == "-")
+            // After a 303 the method stays GET; a 307 then attaches the first body, as in Go.
+            let mixed = lines(transport.post(base + "/see-other-then-temporary", headers: headers, body: Array("x".utf8), timeout: 5))
+            #expect(mixed["method"] == "GET")
+            #expect(mixed["body"] == "x")
+            #expect(mixed["Content-Type"] == "application/json")
+        }
+    }
+
+    #if os(Linux)
+    /// The hook URI rule is the configuration's only (GoTrue's ValidateExtensibilityPoint): a
+    /// redirect is followed to a host the rule refuses, here the loopback address 127.0.0.2,
+    /// which `http:` hook URIs may not name. Linux routes all of 127.0.0.0/8 to the loopback.
+    @Test func aRedirectReachesAHostTheURIRuleRefuses() throws {
+        try withEndpoint(host: "127.0.0.2") { elsewhere in
+            var point = HookSettings.Point()
+            point.uri = elsewhere + "/echo"
+            #expect(point.problem() == "only localhost, 127.0.0.1, and ::1 are supported with http")
+            try withEndpoint { base in
+                let seen = lines(transport.post(base + "/away?to=" + elsewhere + "/echo", headers: headers,
+                                                body: Array("x".utf8), timeout: 5))
+                #expect(seen["method"] == "POST")
+                #expect(seen["body"] == "x")
+                #expect(seen["webhook-id"] == "msg_1")
+            }
+        }
+    }
+    #endif
 
     /// The status and body of an empty POST to `url`; nil (and a recorded issue) without one.
     func answer(_ url: String) -> (status: Int, body: [UInt8])? {

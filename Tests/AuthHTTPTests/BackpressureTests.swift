@@ -140,3 +140,74 @@ struct BackpressureTests {
         }
     }
 }
+
+@Suite("Write timeout")
+struct WriteTimeoutTests {
+    /// Waits until the peer resets or closes `fd` (POLLHUP/POLLERR; the unread response keeps
+    /// POLLIN raised all along); the seconds it took, or nil after `limit`.
+    private func secondsUntilHangUp(_ fd: Int32, limit: Double) -> Double? {
+        let start = monotonicSeconds()
+        while monotonicSeconds() - start < limit {
+            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            _ = poll(&entry, 1, 20)
+            if entry.revents & Int16(POLLHUP | POLLERR) != 0 { return monotonicSeconds() - start }
+        }
+        return nil
+    }
+
+    @Test func aClientThatNeverReadsIsResetWhileASlowReaderIsServed() throws {
+        let timeout = 0.8
+        try withServer({ $0.writeTimeout = .milliseconds(Int(timeout * 1000)) }) { server in
+            let port = server.port
+            // The stuck client: a response far larger than both sockets' queues, never read.
+            let size = 8 * 1024 * 1024
+            let stuck = try TestClient(port: port, receiveTimeout: 10)
+            var small: Int32 = 64 * 1024
+            setsockopt(stuck.fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+            try stuck.send("GET /big?n=\(size) HTTP/1.1\r\nHost: h\r\n\r\n")
+
+            // A slow reader alongside: 64 KiB at a time with pauses under the timeout, taking
+            // several timeouts in all. Each send that makes progress starts the timeout again.
+            let slow = Mutex<(bytes: Int, seconds: Double)?>(nil)
+            let done = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                defer { done.signal() }
+                guard let client = try? TestClient(port: port, receiveTimeout: 10) else { return }
+                var small: Int32 = 64 * 1024
+                setsockopt(client.fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+                let length = 512 * 1024
+                guard (try? client.send("GET /big?n=\(length) HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n")) != nil else { return }
+                let start = monotonicSeconds()
+                var total = 0
+                var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+                while true {
+                    usleep(UInt32(timeout / 3 * 1_000_000))
+                    let n = chunk.withUnsafeMutableBytes { recv(client.fd, $0.baseAddress, $0.count, 0) }
+                    if n <= 0 { break }
+                    total += n
+                }
+                slow.withLock { $0 = (total, monotonicSeconds() - start) }
+            }
+
+            let hungUp = secondsUntilHangUp(stuck.fd, limit: timeout + 5)
+            #expect(hungUp != nil, "the never-reading connection was not closed")
+            if let hungUp { #expect(hungUp >= timeout * 0.8, "reset after \(hungUp) s, before the timeout") }
+            // Reset, not finished: what the queues held arrives, then ECONNRESET.
+            let (bytes, end) = stuck.readAll(timeout: 2)
+            #expect(end == .reset)
+            #expect(bytes.count < size)
+
+            #expect(done.wait(timeout: .now() + 30) == .success)
+            let result = slow.withLock { $0 }
+            #expect(result != nil)
+            if let result {
+                #expect(result.bytes > 512 * 1024, "the slow reader got \(result.bytes) bytes")
+                #expect(result.seconds > 2 * timeout, "the slow read took only \(result.seconds) s")
+            }
+            // The server serves as before.
+            let fresh = try TestClient(port: port)
+            try fresh.send("GET /health HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(try fresh.readResponse().text == "ok")
+        }
+    }
+}

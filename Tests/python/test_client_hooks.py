@@ -3,14 +3,18 @@ process adds a `user_role` claim (custom_access_token), refuses sign-ups from a 
 (before_user_created) and receives the emails itself (send_email). Every request's Standard
 Webhooks signature is checked here with a hand-written HMAC, as a hook would check it. The same
 server also answers over HTTPS, with a certificate from a throwaway authority that the emulator
-trusts only through `SSL_CERT_FILE`."""
+trusts only through `SSL_CERT_FILE`. Redirects are followed as GoTrue's Go client follows them:
+to any host, whatever the hook URI rule says."""
 import base64
 import datetime
 import hashlib
 import hmac
 import ipaddress
 import json
+import os
 import ssl
+import subprocess
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -18,6 +22,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from supabase_auth.errors import AuthApiError
 
+from conftest import BIN
 from helpers_client import PASSWORD, api_error, claims, unique_email
 
 KEY = b"0123456789abcdef0123456789abcdef"
@@ -26,10 +31,13 @@ SECRET = "v1,whsec_" + base64.b64encode(KEY).decode()
 
 class HookServer:
     """A loopback HTTP server answering the three hooks; stopped at the end of the test. With
-    `tls` (a certificate and key file pair) it answers over HTTPS."""
+    `tls` (a certificate and key file pair) it answers over HTTPS. `/away` answers 307 to
+    `redirect_to`. Each call's headers are kept in `headers`."""
 
-    def __init__(self, tls=None):
+    def __init__(self, tls=None, host="127.0.0.1"):
         self.calls = []
+        self.headers = []
+        self.redirect_to = None
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -43,7 +51,13 @@ class HookServer:
                 valid = expected in self.headers["webhook-signature"].split(", ")
                 payload = json.loads(body)
                 outer.calls.append((self.path, payload, valid, abs(time.time() - int(self.headers["webhook-timestamp"]))))
-                if self.path == "/claims":
+                outer.headers.append(self.headers)
+                if self.path == "/away":
+                    self.send_response(307)
+                    self.send_header("Location", outer.redirect_to)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                elif self.path == "/claims":
                     claims = payload["claims"]
                     claims["user_role"] = "admin" if claims.get("email", "").startswith("admin") else "member"
                     self.answer(200, {"claims": claims})
@@ -65,14 +79,14 @@ class HookServer:
                 self.end_headers()
                 self.wfile.write(data)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = ThreadingHTTPServer((host, 0), Handler)
         scheme = "http"
         if tls is not None:
             context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
             context.load_cert_chain(*tls)
             self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
             scheme = "https"
-        self.url = f"{scheme}://127.0.0.1:{self.server.server_address[1]}"
+        self.url = f"{scheme}://{host}:{self.server.server_address[1]}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 
@@ -206,6 +220,46 @@ def test_an_untrusted_https_hook_is_unreachable(start_auth, make_client, tls_hoo
         client.sign_up({"email": email, "password": PASSWORD})
     api_error(excinfo, AuthApiError, "hook_timeout_after_retry", 422, "Failed to reach hook after maximum retries")
     assert tls_hooks.calls == []
+
+
+def claims_hook_env(uri):
+    return {"GOTRUE_HOOK_CUSTOM_ACCESS_TOKEN_ENABLED": "true", "GOTRUE_HOOK_CUSTOM_ACCESS_TOKEN_URI": uri,
+            "GOTRUE_HOOK_CUSTOM_ACCESS_TOKEN_SECRETS": SECRET}
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="127.0.0.2 is a loopback address on Linux only")
+def test_a_hook_redirect_reaches_a_host_the_uri_rule_refuses(start_auth, make_client, hooks):
+    elsewhere = HookServer(host="127.0.0.2")
+    try:
+        # As a hook URI, that host stops the start, with the real server's message...
+        refused = subprocess.run([BIN, "serve", "--port", "0", "--db", ":memory:"], capture_output=True, text=True,
+                                 env={**os.environ, **claims_hook_env(elsewhere.url + "/claims")}, timeout=30)
+        assert refused.returncode == 78, refused.stderr
+        assert "only localhost, 127.0.0.1, and ::1 are supported with http" in refused.stderr
+        # ...but an accepted hook may send the call there: the rule is checked on the
+        # configuration only, and Go's client follows the 307, re-posting the signed body.
+        hooks.redirect_to = elsewhere.url + "/claims"
+        server = start_auth(**claims_hook_env(hooks.url + "/away"))
+        session = make_client(server).sign_up({"email": "admin-" + unique_email("moved"), "password": PASSWORD}).session
+        assert claims(session.access_token)["user_role"] == "admin"
+        assert [call[0] for call in hooks.calls] == ["/away"]
+        path, _, valid, _ = elsewhere.calls[-1]
+        assert path == "/claims" and valid
+        # Go's Referer: the URL that redirected.
+        assert elsewhere.headers[-1]["Referer"] == hooks.url + "/away"
+    finally:
+        elsewhere.close()
+
+
+def test_a_hook_redirect_from_https_to_http_is_followed_without_referer(start_auth, make_client, hooks, tls_hooks):
+    tls_hooks.redirect_to = hooks.url + "/claims"
+    server = start_auth(SSL_CERT_FILE=tls_hooks.ca, **claims_hook_env(tls_hooks.url + "/away"))
+    session = make_client(server).sign_up({"email": "admin-" + unique_email("down"), "password": PASSWORD}).session
+    assert claims(session.access_token)["user_role"] == "admin"
+    path, _, valid, _ = hooks.calls[-1]
+    assert path == "/claims" and valid
+    # Go sends no Referer from https to http (net/http refererForURL).
+    assert hooks.headers[-1]["Referer"] is None
 
 
 class HangingHook:
