@@ -53,7 +53,14 @@ struct TestResponder: HTTPResponder {
             return HTTPResponse(status: 200, body: Array("never".utf8), directive: ResponseDirective(stall: true))
         case "/big":
             let size = Int(request.queryValue("n") ?? "") ?? 0
-            return HTTPResponse(status: 200, body: (0..<size).map { UInt8(truncatingIfNeeded: $0 % 251) })
+            // Built by whole copies of the 251-byte pattern: a byte-by-byte map of megabytes
+            // takes seconds in a debug build on a loaded machine, longer than the timeouts the
+            // tests measure.
+            let pattern = (0..<251).map { UInt8($0) }
+            var body: [UInt8] = []
+            body.reserveCapacity(size)
+            while body.count < size { body.append(contentsOf: pattern.prefix(size - body.count)) }
+            return HTTPResponse(status: 200, body: body)
         case "/close":
             return HTTPResponse(status: 200, headers: ["Connection": "close"], body: Array("bye".utf8))
         default:
