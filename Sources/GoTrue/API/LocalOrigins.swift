@@ -13,9 +13,15 @@
 /// responses only with origins whose host passes the same rule, so a page on another site cannot
 /// read the outbox with the public demo key.
 enum LocalOrigins {
+    /// `/emulator` or below it; asked of every request, so on the path's bytes.
     static func isEmulatorRoute(_ path: String) -> Bool {
-        path == Dashboard.path || path.hasPrefix(Dashboard.path + "/")
+        var bytes = path.utf8.makeIterator()
+        for expected in prefix where bytes.next() != expected { return false }
+        let next = bytes.next()
+        return next == nil || next == UInt8(ascii: "/")
     }
+
+    private static let prefix = Array(Dashboard.path.utf8)
 
     /// Whether a `Host` header value (`name[:port]`, `[v6]:port`) is one the emulator's routes
     /// answer to.
