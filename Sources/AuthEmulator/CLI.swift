@@ -219,7 +219,7 @@ public enum CLI {
             help: "",
             run: { arguments, context in
                 if let extra = arguments.first { throw UsageError(message: "unexpected argument '\(extra)'") }
-                context.print(Configuration.emulatorVersion)
+                context.print(BuildInfo.versionLine)
                 return 0
             }
         ),
@@ -266,7 +266,7 @@ public enum CLI {
             return 0
         }
         if first == "--version" {
-            context.print(Configuration.emulatorVersion)
+            context.print(BuildInfo.versionLine)
             return 0
         }
         guard let command = commands.first(where: { $0.name == first }) else {
