@@ -1,0 +1,45 @@
+"""Examples of docs/ that are marked `<!-- tested: Tests/python/test_docs.py ... -->` run here as
+written, against the binary the suite tests."""
+import os
+import pathlib
+import re
+import subprocess
+import sys
+
+from conftest import BIN
+
+DOCS = pathlib.Path(__file__).resolve().parents[2] / "docs"
+MARKED = re.compile(r"<!-- tested: Tests/python/test_docs\.py[^>]*-->\n```sh\n(.*?)```", re.S)
+
+
+def marked_blocks(page):
+    return MARKED.findall((DOCS / page).read_text())
+
+
+SIGN_UP = (
+    "import os, httpx\n"
+    "r = httpx.post(os.environ['SUPABASE_AUTH_URL'] + '/signup', headers={'apikey': os.environ['SUPABASE_ANON_KEY']},\n"
+    "               json={'email': 'ci@example.com', 'password': 'correct-horse-1'})\n"
+    "assert 'access_token' in r.json(), r.text\n"
+    "assert os.environ['SUPABASE_SERVICE_ROLE_KEY'].count('.') == 2\n"
+    "print('sign-up ok')\n"
+)
+
+
+def run_ci_block(tmp_path, *command):
+    (block,) = marked_blocks("ci.md")
+    script = tmp_path / "with-auth-emulator.sh"
+    script.write_text(block)
+    env = {**os.environ, "AUTH_EMULATOR": os.path.abspath(BIN)}
+    return subprocess.run(["sh", str(script), *command], capture_output=True, text=True, env=env, timeout=60)
+
+
+def test_the_ci_recipe_starts_exports_runs_and_stops(tmp_path):
+    run = run_ci_block(tmp_path, sys.executable, "-c", SIGN_UP)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "sign-up ok"
+
+
+def test_the_ci_recipe_passes_the_tests_failure_on(tmp_path):
+    run = run_ci_block(tmp_path, "sh", "-c", "exit 3")
+    assert run.returncode == 3, run.stderr
