@@ -129,7 +129,7 @@ public enum CLI {
                                              (env AUTH_EMULATOR_SHUTDOWN_TIMEOUT).
                   --journal-size <n>         Requests kept in the journal (default \(Journal.defaultCapacity);
                                              0 turns it off; env AUTH_EMULATOR_JOURNAL_SIZE).
-                  --seed <file>              Apply a fixture file ({"users": [...]}, see README) at start;
+                  --seed <file>              Apply a fixture file (docs/fixtures.md) at start;
                                              POST /emulator/v1/reset?keep_seed=true returns to it. An
                                              invalid file stops the start with an error naming the entry.
                   --sms <capture|provider>   capture: every SMS goes to the outbox whatever the provider settings;

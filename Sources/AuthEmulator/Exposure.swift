@@ -9,7 +9,7 @@ import AuthCrypto
 import GoTrue
 
 /// What changes when the emulator listens beyond loopback (`--host 0.0.0.0`, a LAN address):
-/// the one place the exposure policy lives (README "Listening beyond loopback").
+/// the one place the exposure policy lives (docs/beyond-loopback.md).
 ///
 /// On loopback the emulator is `supabase start`: the well-known demo JWT secret and keys, an open
 /// dashboard, a test identity provider that signs anyone in. Those secrets are printed in every

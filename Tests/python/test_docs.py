@@ -43,3 +43,27 @@ def test_the_ci_recipe_starts_exports_runs_and_stops(tmp_path):
 def test_the_ci_recipe_passes_the_tests_failure_on(tmp_path):
     run = run_ci_block(tmp_path, "sh", "-c", "exit 3")
     assert run.returncode == 3, run.stderr
+
+
+def github_anchor(heading):
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+def test_every_link_of_the_readme_and_docs_resolves():
+    repository = DOCS.parent
+    pages = [repository / "README.md", *sorted(DOCS.glob("*.md"))]
+    anchors = {page: {github_anchor(m.group(1)) for m in re.finditer(r"^#{1,6} (.*)$", page.read_text(), re.M)}
+               for page in pages}
+    broken = []
+    for page in pages:
+        for target in re.findall(r"\]\(([^)\s]+)\)", page.read_text()):
+            if re.match(r"^(https?:|mailto:)", target):
+                continue
+            path, _, fragment = target.partition("#")
+            resolved = page if not path else (page.parent / path).resolve()
+            if not resolved.exists():
+                broken.append(f"{page.name}: {target} (no such file)")
+            elif fragment and resolved in anchors and fragment not in anchors[resolved]:
+                broken.append(f"{page.name}: {target} (no such heading)")
+    assert not broken, broken

@@ -1,4 +1,4 @@
-"""Listening beyond loopback (README "Listening beyond loopback"): the real binary on this
+"""Listening beyond loopback (docs/beyond-loopback.md): the real binary on this
 machine's own non-loopback address, every request sent to that address only. The public demo
 secrets no longer open anything, the dashboard and the test provider's consent page ask for the
 key, the emulator's own routes refuse rebound host names, and links never point at 0.0.0.0."""

@@ -1,4 +1,4 @@
-"""Redirect targets that parsers read differently (reference §1.5, README "Redirect URLs").
+"""Redirect targets that parsers read differently (reference §1.5, docs/wire-behaviour.md, "Redirect URLs").
 
 Each candidate goes in as `redirect_to`; the emulator's `Location` is then read by ada, an
 implementation of the WHATWG URL Standard (what browsers follow), never by the emulator's own
