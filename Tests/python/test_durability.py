@@ -69,8 +69,14 @@ def run_cycle(start_auth, db, acknowledged, cycle, rng, stop_signal=signal.SIGKI
     stop = threading.Event()
     lock = threading.Lock()
     workers = [threading.Thread(target=load, args=(server, stop, acknowledged, lock, f"c{cycle}w{i}")) for i in range(4)]
+    before = len(acknowledged["users"])
     for w in workers:
         w.start()
+    # The stop lands at a random moment once the load is under way: on a busy machine the first
+    # answers can take longer than the shortest random pause (a bounded wait, not a fixed sleep).
+    deadline = time.monotonic() + 10
+    while len(acknowledged["users"]) == before and time.monotonic() < deadline:
+        time.sleep(0.005)
     time.sleep(rng.uniform(0.05, 0.6))
     if stop_signal == signal.SIGKILL:
         server.process.kill()
