@@ -127,6 +127,14 @@ struct ScenarioFormatTests {
         }
     }
 
+    /// scenarios/README.md names every operation a rule may match (SCIM's as `scim.*`).
+    @Test func theReadmeListsEveryOperation() throws {
+        let readme = try String(contentsOfFile: repositoryRoot + "/scenarios/README.md", encoding: .utf8)
+        for name in Operations.names where !name.hasPrefix("scim.") {
+            #expect(readme.contains("`\(name)`"), "scenarios/README.md does not list \(name)")
+        }
+    }
+
     @Test func operationGlobs() {
         #expect(Operations.matchesAny("token.password"))
         #expect(Operations.matchesAny("token.*"))
