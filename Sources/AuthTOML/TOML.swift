@@ -536,14 +536,7 @@ private struct TOMLParser {
         var out: [UInt8] = []
         while true {
             guard let byte = peek() else { throw TOMLError(file: file, line: startLine, message: "unterminated multi-line string (missing '\"\"\"')") }
-            if byte == .quote, peek(1) == .quote, peek(2) == .quote {
-                // Up to two quotes may directly precede the closing delimiter.
-                var extra = 0
-                while extra < 2, peek(3 + extra) == .quote { extra += 1 }
-                out.append(contentsOf: repeatElement(.quote, count: extra))
-                index += 3 + extra
-                return String(decoding: out, as: UTF8.self)
-            }
+            if closeMultiline(.quote, appendingTo: &out) { return String(decoding: out, as: UTF8.self) }
             switch byte {
             case .backslash:
                 // A line-ending backslash trims the newline and following whitespace.
@@ -568,6 +561,17 @@ private struct TOMLParser {
         }
     }
 
+    /// At three `quote`s: consumes the closing delimiter and returns true. Up to two more quotes
+    /// may directly precede it; they belong to the string.
+    mutating func closeMultiline(_ quote: UInt8, appendingTo out: inout [UInt8]) -> Bool {
+        guard peek() == quote, peek(1) == quote, peek(2) == quote else { return false }
+        var extra = 0
+        while extra < 2, peek(3 + extra) == quote { extra += 1 }
+        out.append(contentsOf: repeatElement(quote, count: extra))
+        index += 3 + extra
+        return true
+    }
+
     mutating func parseLiteralString() throws(TOMLError) -> String {
         index += 1  // '
         let start = index
@@ -590,13 +594,7 @@ private struct TOMLParser {
         var out: [UInt8] = []
         while true {
             guard let byte = peek() else { throw TOMLError(file: file, line: startLine, message: "unterminated multi-line literal string (missing \"'''\")") }
-            if byte == .apostrophe, peek(1) == .apostrophe, peek(2) == .apostrophe {
-                var extra = 0
-                while extra < 2, peek(3 + extra) == .apostrophe { extra += 1 }
-                out.append(contentsOf: repeatElement(.apostrophe, count: extra))
-                index += 3 + extra
-                return String(decoding: out, as: UTF8.self)
-            }
+            if closeMultiline(.apostrophe, appendingTo: &out) { return String(decoding: out, as: UTF8.self) }
             if byte == .newline || byte == .carriageReturn {
                 try consumeNewline()
                 out.append(.newline)

@@ -83,24 +83,19 @@ extension Configuration {
         return nil
     }
 
-    /// Why `url` is not an absolute URL (RFC 3986 §3: a scheme, then for `http`/`https` an
-    /// authority with a host), or nil. Go's net/url refuses control characters; a space in a
-    /// link breaks it for every mail client and browser.
+    /// Why `url` is not an absolute URL as Go's net/url reads it (`GoParsedURL`: a scheme, then
+    /// for `http`/`https` a host), or nil. A space or control character anywhere is refused too:
+    /// it breaks a link for every mail client and browser.
     public static func absoluteURLProblem(_ url: String, requiresHost: Bool = false) -> String? {
         if url.isEmpty { return "required" }
         if url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) {
             return "must be a URL without spaces or control characters"
         }
-        guard let colon = url.firstIndex(of: ":"), let first = url.first, first.isASCII, first.isLetter,
-              url[..<colon].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
-        else { return "must be an absolute URL such as http://localhost:3000" }
-        let scheme = url[..<colon].lowercased()
-        let rest = url[url.index(after: colon)...]
-        if requiresHost || scheme == "http" || scheme == "https" {
-            let host = rest.hasPrefix("//") ? rest.dropFirst(2).prefix(while: { !"/?#".contains($0) }) : ""
-            if host.isEmpty || host.hasPrefix(":") || host.hasSuffix("@") { return "must be an absolute URL with a host, such as http://localhost:3000" }
-        } else if rest.isEmpty {
+        guard let parsed = GoParsedURL.parse(url), !parsed.scheme.isEmpty, url.utf8.count > parsed.scheme.utf8.count + 1 else {
             return "must be an absolute URL such as http://localhost:3000"
+        }
+        if (requiresHost || parsed.scheme == "http" || parsed.scheme == "https") && parsed.hostname.isEmpty {
+            return "must be an absolute URL with a host, such as http://localhost:3000"
         }
         return nil
     }
@@ -129,7 +124,7 @@ extension WebAuthnSettings {
     /// ceremony. Unset fields are derived from the site URL (see the type's comment).
     public func problem() -> String? {
         if !rpID.isEmpty {
-            let ip = rpID.split(separator: ".").count == 4 && rpID.allSatisfy { $0.isNumber || $0 == "." } || rpID.contains(":") && rpID.allSatisfy { $0.isHexDigit || $0 == ":" }
+            let ip = RateLimitSettings.isIPAddress(rpID)
             if rpID.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) || !ip && rpID.contains(where: { "/?#:@".contains($0) }) {
                 return "GOTRUE_WEBAUTHN_RP_ID (webauthn.rp_id): must be a domain without scheme, port or path, such as localhost or example.com"
             }

@@ -153,12 +153,12 @@ struct Core: Sendable {
             do {
                 return try project.database.write { conn in try rounds.round { try body(conn) } }
             } catch {
-                guard let (call, name, payload) = rounds.takePending() else { throw storeFailure(error) }
+                guard let pending = rounds.takePending() else { throw storeFailure(error) }
                 guard rounds.calls < WriteRounds.maxCalls else {
-                    logError("hook \(name): what it is shown kept changing under concurrent writes; giving up")
+                    logError("hook \(pending.name): what it is shown kept changing under concurrent writes; giving up")
                     throw AuthError.unexpected
                 }
-                rounds.record(name: name, payload: payload, outcome: call())
+                rounds.record(pending, outcome: pending.call())
             }
         }
     }

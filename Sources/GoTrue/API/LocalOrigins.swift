@@ -26,47 +26,24 @@ enum LocalOrigins {
     /// Whether a `Host` header value (`name[:port]`, `[v6]:port`) is one the emulator's routes
     /// answer to.
     static func allows(host authority: String, _ configuration: Configuration) -> Bool {
-        let host = hostPart(authority)
+        let host = hostname(authority)
         if host.isEmpty { return false }
         if host == "localhost" || host.hasSuffix(".localhost") || host == "host.docker.internal" { return true }
-        if isIPAddress(host) { return true }
-        if let external = originHost(configuration.externalURL), hostPart(external) == host { return true }
-        return configuration.mailer.externalHosts.contains { hostPart($0) == host }
+        if RateLimitSettings.isIPAddress(host) { return true }
+        if let external = GoParsedURL.parse(configuration.externalURL), hostname(external.host) == host { return true }
+        return configuration.mailer.externalHosts.contains { hostname($0) == host }
     }
 
     /// Whether a response may be shared with `origin` (`scheme://host[:port]`).
     static func allows(origin: String, _ configuration: Configuration) -> Bool {
-        guard let host = originHost(origin) else { return false }
-        return allows(host: host, configuration)
+        guard let url = GoParsedURL.parse(origin), !url.host.isEmpty else { return false }
+        return allows(host: url.host, configuration)
     }
 
-    /// The host of `scheme://authority/...`, or nil.
-    private static func originHost(_ url: String) -> String? {
-        guard let colon = url.firstIndex(of: ":"), url[colon...].hasPrefix("://") else { return nil }
-        let rest = url[url.index(colon, offsetBy: 3)...]
-        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        if authority.contains("@") { return nil }
-        return String(authority)
-    }
-
-    /// The host of an authority, lowercased, without port, brackets or a final dot.
-    static func hostPart(_ authority: String) -> String {
-        var text = Substring(authority.lowercased())
-        if text.hasPrefix("[") {
-            guard let close = text.firstIndex(of: "]") else { return "" }
-            return String(text[text.index(after: text.startIndex)..<close])
-        }
-        if let colon = text.lastIndex(of: ":") { text = text[..<colon] }
-        if text.hasSuffix(".") { text = text.dropLast() }
-        return String(text)
-    }
-
-    /// A dotted-quad IPv4 address or an IPv6 address (as inside brackets).
-    private static func isIPAddress(_ host: String) -> Bool {
-        if host.contains(":") {
-            return host.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." }
-        }
-        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts.allSatisfy { !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isASCII) && UInt8($0) != nil }
+    /// `URL.Hostname()` of an authority, lowercased and without a final dot, as names compare.
+    private static func hostname(_ authority: String) -> String {
+        var host = Substring(GoParsedURL.splitHostPort(authority.lowercased()).host)
+        if host.hasSuffix(".") { host = host.dropLast() }
+        return String(host)
     }
 }

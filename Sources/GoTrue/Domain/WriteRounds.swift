@@ -39,6 +39,8 @@ final class WriteRounds: @unchecked Sendable {
 
     /// A hook call the closure needs before it can finish.
     struct Pending {
+        let name: String
+        let payload: [UInt8]
         let call: () -> Result<[UInt8]?, AuthError>
     }
 
@@ -58,7 +60,7 @@ final class WriteRounds: @unchecked Sendable {
     private var position = 0
     private var exchanges: [Exchange] = []
     private var exchangeIndex = 0
-    private var pendingCall: (name: String, payload: [UInt8], call: () -> Result<[UInt8]?, AuthError>)?
+    private var pendingCall: Pending?
     /// Hook calls made for this write so far.
     private(set) var calls = 0
 
@@ -92,16 +94,15 @@ final class WriteRounds: @unchecked Sendable {
     }
 
     /// Takes the hook call the last round stopped at, if it stopped at one.
-    func takePending() -> (() -> Result<[UInt8]?, AuthError>, String, [UInt8])? {
-        guard let pending = pendingCall else { return nil }
-        pendingCall = nil
-        return (pending.call, pending.name, pending.payload)
+    func takePending() -> Pending? {
+        defer { pendingCall = nil }
+        return pendingCall
     }
 
     /// Records a hook's answer for the next round.
-    func record(name: String, payload: [UInt8], outcome: Result<[UInt8]?, AuthError>) {
+    func record(_ call: Pending, outcome: Result<[UInt8]?, AuthError>) {
         calls += 1
-        exchanges.append(Exchange(name: name, payload: payload, outcome: outcome))
+        exchanges.append(Exchange(name: call.name, payload: call.payload, outcome: outcome))
     }
 
     /// The hook call the closure makes now: the recorded outcome when the hook already answered
@@ -118,7 +119,7 @@ final class WriteRounds: @unchecked Sendable {
             // after it, and ask again.
             exchanges.removeSubrange(exchangeIndex...)
         }
-        pendingCall = (name, payload, call)
+        pendingCall = Pending(name: name, payload: payload, call: call)
         throw WriteRounds.deferred
     }
 
