@@ -46,16 +46,20 @@ public enum CLI {
     }
 
     /// `serve` options that take a value, and the on/off switches (`--x` / `--no-x`).
-    static let serveValueOptions: Set<String> = [
-        "config", "host", "port", "db", "jwt-secret", "site-url", "external-url", "workers", "password-iterations",
-        "anon-key", "service-role-key", "publishable-key", "secret-key", "scenario", "rate-limits", "journal-size",
-        "seed", "export-on-exit", "signing-key", "sms", "log-format", "dashboard", "shutdown-timeout",
+    /// The settings table's flags (`Configuration.settings`) plus the server's own options.
+    static let serveValueOptions: Set<String> = Set(settingFlags.filter { !$0.switch }.map(\.name)).union([
+        "config", "defaults", "host", "port", "db", "workers", "scenario", "journal-size",
+        "seed", "export-on-exit", "signing-key", "log-format", "dashboard", "shutdown-timeout",
         "max-connections", "header-timeout", "body-timeout", "write-timeout",
-    ]
-    static let serveSwitches: Set<String> = [
-        "autoconfirm", "sms-autoconfirm", "anonymous", "signup", "phone", "idp-auto-approve", "strict-id-tokens",
-        "require-apikey", "strict-hooks", "quiet", "open", "allow-demo-keys", "export-secrets",
-    ]
+    ])
+    static let serveSwitches: Set<String> = Set(settingFlags.filter(\.switch).map(\.name)).union([
+        "strict-hooks", "quiet", "open", "allow-demo-keys", "export-secrets",
+    ])
+    static let settingFlags: [(name: String, switch: Bool, setting: Setting)] = Configuration.settings.compactMap { setting in
+        guard let flag = setting.flag else { return nil }
+        if case .bool = setting.kind { return (flag, true, setting) }
+        return (flag, false, setting)
+    }
     static let keysValueOptions: Set<String> = [
         "config", "jwt-secret", "anon-key", "service-role-key", "publishable-key", "secret-key", "generate",
     ]
@@ -70,6 +74,10 @@ public enum CLI {
                 OPTIONS:
                   --config <path>            A Supabase CLI config.toml (e.g. supabase/config.toml); its [auth]
                                              section is applied. Other sections are ignored.
+                  --defaults <cli|gotrue>    Whose defaults apply to what nothing sets: supabase start's
+                                             (cli, the default) or a bare GoTrue container's (gotrue: email
+                                             confirmations and TOTP MFA on, ...; env AUTH_EMULATOR_DEFAULTS).
+                                             'auth-emulator help settings' lists both columns.
                   --host <host>              Address to listen on (default 127.0.0.1; env GOTRUE_API_HOST).
                   --port <port>              Port, 0 for an ephemeral one (default 9999; env GOTRUE_API_PORT, PORT).
                   --db <path>|:memory:       SQLite database file, created if missing
@@ -106,7 +114,7 @@ public enum CLI {
                                              providers signed; off, real providers' tokens (signature
                                              unchecked offline) and plain JSON claims are accepted too
                                              (env AUTH_EMULATOR_STRICT_ID_TOKENS).
-                  --password-iterations <n>  PBKDF2 iterations for new password hashes, \(EnvironmentConfiguration.passwordIterationsRange.lowerBound)-\(EnvironmentConfiguration.passwordIterationsRange.upperBound)
+                  --password-iterations <n>  PBKDF2 iterations for new password hashes, \(Configuration.passwordIterationsRange.lowerBound)-\(Configuration.passwordIterationsRange.upperBound)
                                              (default \(Configuration().passwordHashIterations); env AUTH_EMULATOR_PASSWORD_ITERATIONS).
                   --workers <n>              Request worker threads.
                   --max-connections <n>      Open connections at most (default 10000); one more is answered
@@ -132,9 +140,13 @@ public enum CLI {
                   --seed <file>              Apply a fixture file (docs/fixtures.md) at start;
                                              POST /emulator/v1/reset?keep_seed=true returns to it. An
                                              invalid file stops the start with an error naming the entry.
-                  --sms <capture|provider>   capture: every SMS goes to the outbox whatever the provider settings;
-                                             provider (default): a named GOTRUE_SMS_PROVIDER is validated as the
-                                             real server does before each send (env AUTH_EMULATOR_SMS).
+                  --sms <auto|capture|provider>
+                                             auto (default under --defaults cli): a named GOTRUE_SMS_PROVIDER is
+                                             validated as the real server does before each send, and with none
+                                             the SMS is captured; capture: every SMS goes to the outbox whatever
+                                             the provider settings; provider (default under --defaults gotrue):
+                                             as the real server, no provider fails the send with a 500
+                                             (env AUTH_EMULATOR_SMS).
                   --signing-key <alg>        Sign with an rs256, es256 or eddsa key made on first start and kept
                                              in the database (restarts keep tokens valid); the anon and
                                              service_role keys are signed with it, as the CLI does.
@@ -149,7 +161,8 @@ public enum CLI {
                   -h, --help                 Show this help.
 
                 Precedence, highest first: flags, GOTRUE_* environment variables (the real server's
-                names and units), the --config file, defaults equal to `supabase start`'s.
+                names and units), the --config file, the defaults of --defaults (`supabase start`'s unless
+                told otherwise). 'auth-emulator help settings' lists every setting under all its names.
                 Malformed flags exit 64; an unknown or malformed setting in the file or the
                 environment exits 78 with an error naming it.
 
@@ -237,7 +250,7 @@ public enum CLI {
         for command in commands {
             text += "  " + command.name.padding(to: 10) + command.abstract + "\n"
         }
-        text += "\n  See 'auth-emulator help <subcommand>' for detailed help."
+        text += "\n  See 'auth-emulator help <subcommand>' for detailed help, 'auth-emulator help settings' for every setting."
         return text
     }
 
@@ -255,7 +268,13 @@ public enum CLI {
             return exitUsage
         }
         if first == "-h" || first == "--help" || first == "help" {
-            if first == "help", arguments.count > 1 {
+            if first == "help", arguments.count > 1, arguments[1] == "settings" {
+                switch arguments.dropFirst(2).first {
+                case nil: context.print(SettingsReference.text())
+                case "--markdown": console.output(SettingsReference.markdown())
+                case let other?: return usageError("unexpected argument '\(other)'", usage: "auth-emulator help settings [--markdown]", console: console)
+                }
+            } else if first == "help", arguments.count > 1 {
                 guard let command = commands.first(where: { $0.name == arguments[1] }) else {
                     return usageError("unknown subcommand '\(arguments[1])'", usage: nil, console: console)
                 }
@@ -362,9 +381,21 @@ public enum CLI {
     /// Defaults, then the config file, then the environment, then flags.
     static func options(from flags: Flags, context: Context) throws -> EmulatorOptions {
         let configFile = try nonEmpty(flags, "config")
+        var base = EmulatorOptions()
+        let profileName = flags.values["defaults"] ?? context.environment[EnvironmentConfiguration.defaultsVariable]
+        if let profileName, !profileName.isEmpty {
+            guard let profile = DefaultsProfile(rawValue: profileName) else {
+                if flags.values["defaults"] != nil { throw UsageError(message: "--defaults must be cli or gotrue, not '\(profileName)'") }
+                throw ConfigurationError(message: "\(EnvironmentConfiguration.defaultsVariable): '\(profileName)' is not cli or gotrue")
+            }
+            base.configuration.adoptDefaults(profile)
+        }
         var options: EmulatorOptions
         do {
-            options = try EmulatorOptions.layered(configFile: configFile, environment: context.environment, base: EmulatorOptions()) { warning in
+            // The profile is settled (the flag wins over the variable).
+            var environment = context.environment
+            environment[EnvironmentConfiguration.defaultsVariable] = nil
+            options = try EmulatorOptions.layered(configFile: configFile, environment: environment, base: base) { warning in
                 context.console.error("warning: \(warning)\n")
             }
         } catch {
@@ -394,40 +425,30 @@ public enum CLI {
         }
 
         var config = options.configuration
-        if let secret = try nonEmpty(flags, "jwt-secret") { config.setJWTSecret(secret) }
-        if let site = flags.values["site-url"] { config.siteURL = site }
-        if let external = flags.values["external-url"] { config.externalURL = external }
-        if let iterations = try number(flags, "password-iterations", in: EnvironmentConfiguration.passwordIterationsRange) {
-            config.passwordHashIterations = iterations
-        }
-        if let key = try nonEmpty(flags, "anon-key") { config.apiKeys.anon = key }
-        if let key = try nonEmpty(flags, "service-role-key") { config.apiKeys.serviceRole = key }
-        if let key = try nonEmpty(flags, "publishable-key") { config.apiKeys.publishable = key }
-        if let key = try nonEmpty(flags, "secret-key") { config.apiKeys.secret = key }
-        if let on = flags.switches["autoconfirm"] { config.mailer.autoconfirm = on }
-        if let on = flags.switches["sms-autoconfirm"] { config.sms.autoconfirm = on }
-        if let on = flags.switches["anonymous"] { config.external.anonymousUsersEnabled = on }
-        if let on = flags.switches["signup"] { config.disableSignup = !on }
-        if let on = flags.switches["phone"] { config.external.phoneEnabled = on }
-        if let on = flags.switches["idp-auto-approve"] { config.identityProviders.autoApprove = on }
-        if let on = flags.switches["strict-id-tokens"] { config.identityProviders.strictIDTokens = on }
-        if let on = flags.switches["require-apikey"] { config.requireAPIKey = on }
-        if let on = flags.switches["allow-demo-keys"] { options.allowDemoKeys = on }
-        if let mode = try nonEmpty(flags, "sms") {
-            guard mode == "capture" || mode == "provider" else {
-                throw UsageError(message: "--sms must be capture or provider, not '\(mode)'")
+        for (name, isSwitch, setting) in settingFlags {
+            var value: SettingValue?
+            if isSwitch {
+                if let on = flags.switches[name] { value = .bool(setting.flagInverted ? !on : on) }
+            } else if let text = flags.values[name] {
+                if text.isEmpty, case .text(emptyIsUnset: true) = setting.kind { throw UsageError(message: "--\(name) must not be empty") }
+                do {
+                    value = try SettingSyntax.value(text: text, kind: setting.kind, name: "--" + name)
+                } catch {
+                    throw UsageError(message: "\(error.name) must be \(setting.kind.describe), not '\(text)'")
+                }
             }
-            config.sms.captureOnly = mode == "capture"
+            guard let value else { continue }
+            do {
+                try setting.set(value, in: &config, from: .flag, name: "--" + name)
+            } catch {
+                throw UsageError(message: "\(error.name) must be \(setting.kind.describe), not '\(flags.values[name] ?? "")'")
+            }
         }
+        if let on = flags.switches["allow-demo-keys"] { options.allowDemoKeys = on }
         if let text = try nonEmpty(flags, "signing-key") {
             options.signingKeyAlgorithm = try signingAlgorithm(text, option: "signing-key")
         }
-        if let text = flags.values["rate-limits"] {
-            guard let preset = RateLimitSettings.Preset(rawValue: text), preset != .standard else {
-                throw UsageError(message: "--rate-limits must be off, real or tiny, not '\(text)'")
-            }
-            config.rateLimits.preset = preset
-        }
+        config.applyDefaults()
         do {
             try Validation.check(config)
         } catch {
@@ -440,6 +461,11 @@ public enum CLI {
         if !strictChosen && !Exposure.isLoopback(options.host) && !config.identityProviders.strictIDTokens {
             config.identityProviders.strictIDTokens = true
             context.console.error("warning: listening on \(options.host), not loopback: the id_token grant accepts only tokens the fake providers signed (--no-strict-id-tokens to accept plain claims)\n")
+        }
+        // GOTRUE_EXTERNAL_<P>_URL points a real provider at a self-hosted instance; the fake
+        // providers answer for every provider at the emulator's own address.
+        for (name, settings) in config.external.providers.sorted(by: { $0.key < $1.key }) where !settings.url.isEmpty {
+            context.console.error("warning: GOTRUE_EXTERNAL_\(name.uppercased())_URL (\(settings.url)) is ignored: the emulator's fake \(name) provider answers at its own address\n")
         }
         // A Postgres function hook cannot run here: say so in one line, and behave as if it were off.
         for (name, path) in HookSettings.names where config.hooks[keyPath: path].enabled
@@ -505,6 +531,9 @@ public enum CLI {
         if let publishable = keys.publishable { context.print("publishable key:  \(publishable)") }
         if let secret = keys.secret { context.print("secret key:       \(secret)") }
         if let dashboard = emulator.dashboardURL { context.print("dashboard:        \(dashboard)") }
+        let profile = emulator.project.configuration.defaultsProfile
+        context.print("defaults:         \(profile.rawValue) (\(profile == .cli ? "as supabase start" : "as a bare GoTrue container"))")
+        // The database line ends the banner (scripts wait for it).
         context.print("database:         \(options.databasePath)")
         Platform.flushStandardOutput()
         if flags.switches["open"] == true, let dashboard = emulator.dashboardURL, !Platform.openInBrowser(dashboard) {

@@ -45,6 +45,8 @@ public enum SupabaseConfigFile {
         var mapper = Mapper(file: file, environment: environment, config: options.configuration)
         try mapper.walk(auth, node: schema, path: ["auth"])
         try mapper.finish()
+        mapper.config.applyDefaults()
+        mapper.config.applyCLIIssuer()
         options.configuration = mapper.config
         return mapper.warnings
     }
@@ -62,6 +64,18 @@ public enum SupabaseConfigFile {
         /// A table whose keys are names (providers, templates, phone numbers); `allowed` limits
         /// them when the set is closed.
         case map(allowed: Set<String>?, Node)
+
+        /// This node with `node` at `path`, creating sections on the way. What is already there
+        /// wins: a special rule, or a map of names.
+        func inserting(_ path: ArraySlice<String>, _ node: Node) -> Node {
+            guard let key = path.first, case .section(var children) = self else { return self }
+            if path.count == 1 {
+                if children[key] == nil { children[key] = node }
+            } else {
+                children[key] = (children[key] ?? .section([:])).inserting(path.dropFirst(), node)
+            }
+            return .section(children)
+        }
     }
 
     static func ignoredSection(_ keys: String...) -> Node {
@@ -81,151 +95,71 @@ public enum SupabaseConfigFile {
         "lower_upper_letters_digits_symbols": #"abcdefghijklmnopqrstuvwxyz:ABCDEFGHIJKLMNOPQRSTUVWXYZ:0123456789:!@#$%^&*()_+-=[]{};'\\:"|<>?,./`~"#,
     ]
 
-    static let schema: Node = .section([
+    /// The schema: the keys the settings table maps (`Configuration.settings`, by their `file`
+    /// name), on top of the keys that need more than one row's rule (`specialSchema`), which win.
+    static let schema: Node = {
+        var root = specialSchema
+        for setting in Configuration.settings {
+            guard let file = setting.file else { continue }
+            root = root.inserting(file.split(separator: ".").map(String.init)[...], .setting { m, f throws(EmulatorError) in
+                try m.apply(setting, f)
+            })
+        }
+        return root
+    }()
+
+    /// Keys the CLI knows that are not one row of the table: ignored features, and settings that
+    /// span rows or are resolved once the whole section was read.
+    static let specialSchema: Node = .section([
         "enabled": .ignored,
-        "site_url": .setting { m, f throws(EmulatorError) in m.config.siteURL = try f.string() },
-        // The public URL links are built from (API_EXTERNAL_URL); empty means the default.
+        // The CLI's meaning: the URL Auth serves on, `/auth/v1` included; the emulator serves the
+        // same routes at its root and under /auth/v1, so either form names it.
         "external_url": .setting { m, f throws(EmulatorError) in
             let url = try f.string()
-            if !url.isEmpty {
-                m.config.externalURL = url
-                m.externalURL = url
-            }
+            if !url.isEmpty { try m.apply(Configuration.setting("external_url")!, f, value: .string(url)) }
         },
-        "additional_redirect_urls": .setting { m, f throws(EmulatorError) in m.config.uriAllowList = try f.strings() },
-        // GoTrue treats 0 as its default of 3600.
-        "jwt_expiry": .setting { m, f throws(EmulatorError) in
-            let seconds = try f.unsigned()
-            m.config.jwt.expirySeconds = Configuration.jwtExpiry(seconds)
-        },
-        "jwt_issuer": .setting { m, f throws(EmulatorError) in m.issuer = try f.string() },
-        "enable_refresh_token_rotation": .setting { m, f throws(EmulatorError) in m.config.security.refreshTokenRotationEnabled = try f.boolean() },
-        "refresh_token_reuse_interval": .setting { m, f throws(EmulatorError) in m.config.security.refreshTokenReuseInterval = try f.unsigned() },
-        "enable_manual_linking": .setting { m, f throws(EmulatorError) in m.config.security.manualLinkingEnabled = try f.boolean() },
-        "enable_signup": .setting { m, f throws(EmulatorError) in m.config.disableSignup = try !f.boolean() },
-        "enable_anonymous_sign_ins": .setting { m, f throws(EmulatorError) in m.config.external.anonymousUsersEnabled = try f.boolean() },
-        // GoTrue raises anything below 6 to 6.
-        "minimum_password_length": .setting { m, f throws(EmulatorError) in m.config.password.minLength = try Configuration.passwordMinLength(f.unsigned()) },
         "password_requirements": .setting { m, f throws(EmulatorError) in
             let level = try f.string()
             guard let characters = passwordRequirements[level] else {
                 throw f.failure("must be one of \"\", \"letters_digits\", \"lower_upper_letters_digits\", \"lower_upper_letters_digits_symbols\" (found \"\(level)\")")
             }
-            m.config.password.requiredCharacters = GoValue.requiredCharacters(characters)
+            try m.apply(Configuration.setting("password_required_characters")!, f, value: .strings(GoValue.requiredCharacters(characters)))
         },
         "signing_keys_path": .setting { m, f throws(EmulatorError) in
             let path = try f.string()
             if !path.isEmpty { m.signingKeysPath = (path, f) }
         },
-        // Custom secrets (the CLI reads these from supabase/.env through env(...)).
+        // Custom secrets (the CLI reads these from supabase/.env through env(...)), applied once
+        // the section is read so the keys are derived from the final secret.
         "jwt_secret": .setting { m, f throws(EmulatorError) in
             let secret = try f.string()
             guard !secret.isEmpty else { return }
             // The CLI's own check (apikeys.go generateAPIKeys).
             guard secret.utf8.count >= 16 else { throw f.failure("must be at least 16 characters") }
-            m.jwtSecret = secret
+            m.jwtSecret = (secret, f)
         },
-        "anon_key": .setting { m, f throws(EmulatorError) in m.anonKey = try f.nonEmptyString() },
-        "service_role_key": .setting { m, f throws(EmulatorError) in m.serviceRoleKey = try f.nonEmptyString() },
-        "publishable_key": .setting { m, f throws(EmulatorError) in m.publishableKey = try f.nonEmptyString() },
-        "secret_key": .setting { m, f throws(EmulatorError) in m.secretKey = try f.nonEmptyString() },
-
-        // The CLI's appendGotruePasskeyEnv: GOTRUE_PASSKEY_ENABLED and GOTRUE_WEBAUTHN_RP_*.
-        "passkey": .section([
-            "enabled": .setting { m, f throws(EmulatorError) in m.config.passkey.enabled = try f.boolean() },
-        ]),
-        "webauthn": .section([
-            "rp_display_name": .setting { m, f throws(EmulatorError) in m.config.webAuthn.rpDisplayName = try f.string() },
-            "rp_id": .setting { m, f throws(EmulatorError) in m.config.webAuthn.rpID = try f.string() },
-            "rp_origins": .setting { m, f throws(EmulatorError) in m.config.webAuthn.rpOrigins = try f.strings() },
-        ]),
-        // The CLI's start.go: anonymous_users, token_refresh, sign_in_sign_ups (GOTRUE_RATE_LIMIT_OTP),
-        // token_verifications (GOTRUE_RATE_LIMIT_VERIFY) and web3 become the per-client limits.
+        "anon_key": apiKey, "service_role_key": apiKey, "publishable_key": apiKey, "secret_key": apiKey,
         "rate_limit": .section([
-            "anonymous_users": .setting { m, f throws(EmulatorError) in m.config.rateLimits.anonymousUsers = Double(try f.unsigned()) },
-            "token_refresh": .setting { m, f throws(EmulatorError) in m.config.rateLimits.tokenRefresh = Double(try f.unsigned()) },
-            "sign_in_sign_ups": .setting { m, f throws(EmulatorError) in m.config.rateLimits.otp = Double(try f.unsigned()) },
-            "token_verifications": .setting { m, f throws(EmulatorError) in m.config.rateLimits.verify = Double(try f.unsigned()) },
-            "web3": .setting { m, f throws(EmulatorError) in m.config.rateLimits.web3 = Double(try f.unsigned()) },
             // The CLI passes email_sent only with [auth.email.smtp] enabled (the emulator sends no
-            // mail, so GoTrue's default of 30 per hour applies); sms_sent always.
+            // mail, so the CLI's 360000 per hour applies).
             "email_sent": .ignored,
-            "sms_sent": .setting { m, f throws(EmulatorError) in m.config.sms.rateLimitSMSSent = SendRate(events: Double(try f.unsigned())) },
         ]),
         "captcha": ignoredSection("enabled", "provider", "secret"),
-        // `supabase start` passes an enabled hook as GOTRUE_HOOK_<NAME>_ENABLED, _URI, _SECRETS.
-        "hook": .section(Dictionary(uniqueKeysWithValues: [
-            "mfa_verification_attempt", "password_verification_attempt", "custom_access_token", "send_sms", "send_email",
-            "before_user_created",
-        ].map { ($0, Node.section([
-            "enabled": .setting { m, f throws(EmulatorError) in
-                let on = try f.boolean()
-                m.updateHook(f.path[f.path.count - 2]) { $0.enabled = on }
-            },
-            "uri": .setting { m, f throws(EmulatorError) in
-                let uri = try f.string()
-                m.updateHook(f.path[f.path.count - 2]) { $0.uri = uri }
-            },
-            "secrets": .setting { m, f throws(EmulatorError) in
-                let secrets = try f.string().split(separator: "|").map(String.init).filter { !$0.isEmpty }
-                m.updateHook(f.path[f.path.count - 2]) { $0.secrets = secrets }
-            },
-        ])) })),
-        "mfa": .section([
-            "max_enrolled_factors": .setting { m, f throws(EmulatorError) in m.config.mfa.maxEnrolledFactors = Int(try f.unsigned()) },
-            "totp": .section(mfaToggleKeys),
-            "phone": .section(mfaToggleKeys.merging([
-                "otp_length": .setting { m, f throws(EmulatorError) in m.config.mfa.phoneOTPLength = Configuration.otpLength(Int(try f.unsigned())) },
-                "template": .setting { m, f throws(EmulatorError) in m.config.mfa.phoneTemplate = try f.string() },
-                "max_frequency": .setting { m, f throws(EmulatorError) in
-                    let seconds = try f.seconds()
-                    m.config.mfa.phoneMaxFrequencySeconds = seconds == 0 ? 60 : seconds
-                },
-            ]) { $1 }),
-            "web_authn": .section(mfaToggleKeys),
-        ]),
-        // `supabase start` sets GOTRUE_SESSIONS_* only for durations above zero.
-        "sessions": .section([
-            "timebox": .setting { m, f throws(EmulatorError) in
-                let seconds = try f.seconds()
-                m.config.sessions.timeboxSeconds = seconds > 0 ? seconds : nil
-            },
-            "inactivity_timeout": .setting { m, f throws(EmulatorError) in
-                let seconds = try f.seconds()
-                m.config.sessions.inactivityTimeoutSeconds = seconds > 0 ? seconds : nil
-            },
-        ]),
         "email": .section([
-            "enable_signup": .setting { m, f throws(EmulatorError) in m.config.external.emailEnabled = try f.boolean() },
-            "double_confirm_changes": .setting { m, f throws(EmulatorError) in m.config.mailer.secureEmailChangeEnabled = try f.boolean() },
-            "enable_confirmations": .setting { m, f throws(EmulatorError) in m.config.mailer.autoconfirm = try !f.boolean() },
-            "secure_password_change": .setting { m, f throws(EmulatorError) in
-                m.config.security.updatePasswordRequireReauthentication = try f.boolean()
-            },
-            // GoTrue: a zero SMTP_MAX_FREQUENCY means one minute.
-            "max_frequency": .setting { m, f throws(EmulatorError) in
-                let seconds = try f.seconds()
-                m.config.mailer.maxFrequencySeconds = seconds == 0 ? 60 : seconds
-            },
-            "otp_length": .setting { m, f throws(EmulatorError) in m.config.mailer.otpLength = try Configuration.otpLength(f.unsigned()) },
-            // GoTrue: 0 means one day.
-            "otp_expiry": .setting { m, f throws(EmulatorError) in
-                let seconds = try f.unsigned()
-                m.config.mailer.otpExpirySeconds = seconds == 0 ? 86_400 : seconds
-            },
             // The CLI passes each template's subject as GOTRUE_MAILER_SUBJECTS_<ID>; custom bodies
             // (content_path, served to GoTrue over HTTP) are not modelled: the built-in ones apply.
             // Any name is accepted, as by the CLI (GoTrue ignores a subject it has no template for).
             "template": .map(allowed: nil, .section([
-                "subject": .setting { m, f throws(EmulatorError) in m.config.mailer.subjects[f.path[f.path.count - 2]] = try f.string() },
+                "subject": .setting { m, f throws(EmulatorError) in
+                    try m.apply(Configuration.setting("email.template.\(f.path[f.path.count - 2]).subject"), f)
+                },
                 "content": .ignored, "content_path": .ignored,
             ])),
             // `enabled` becomes GOTRUE_MAILER_NOTIFICATIONS_<KIND>_ENABLED; the subject is passed
             // only for an enabled notice, under the template id `<kind>_notification`.
             "notification": .map(allowed: nil, .section([
                 "enabled": .setting { m, f throws(EmulatorError) in
-                    guard let kind = MailNotification(rawValue: f.path[f.path.count - 2]) else { return }
-                    if try f.boolean() { m.config.mailer.notifications.insert(kind) } else { m.config.mailer.notifications.remove(kind) }
+                    try m.apply(Configuration.setting("email.notification.\(f.path[f.path.count - 2]).enabled"), f)
                 },
                 "subject": .setting { m, f throws(EmulatorError) in m.notificationSubjects[f.path[f.path.count - 2]] = try f.string() },
                 "content": .ignored, "content_path": .ignored,
@@ -233,66 +167,23 @@ public enum SupabaseConfigFile {
             "smtp": ignoredSection("enabled", "host", "port", "user", "pass", "admin_email", "sender_name"),
         ]),
         "sms": .section([
-            "enable_signup": .setting { m, f throws(EmulatorError) in m.config.external.phoneEnabled = try f.boolean() },
-            "enable_confirmations": .setting { m, f throws(EmulatorError) in m.config.sms.autoconfirm = try !f.boolean() },
-            "template": .setting { m, f throws(EmulatorError) in m.config.sms.template = try f.string() },
-            "max_frequency": .setting { m, f throws(EmulatorError) in
-                let seconds = try f.seconds()
-                m.config.sms.maxFrequencySeconds = seconds == 0 ? 60 : seconds
-            },
             "test_otp": .map(allowed: nil, .setting { m, f throws(EmulatorError) in
                 if !m.testOTPCleared {
                     m.config.sms.testOTP = [:]
                     m.testOTPCleared = true
                 }
                 m.config.sms.testOTP[Configuration.testPhone(f.path[f.path.count - 1])] = try f.string()
+                m.config.settingSources["sms.test_otp"] = .file
             }),
-            "twilio": smsProvider("account_sid", "message_service_sid", "auth_token"),
-            "twilio_verify": smsProvider("account_sid", "message_service_sid", "auth_token"),
-            "messagebird": smsProvider("originator", "access_key"),
-            "textlocal": smsProvider("sender", "api_key"),
-            "vonage": smsProvider("from", "api_key", "api_secret"),
-        ]),
-        "external": .map(allowed: Set(EnvironmentConfiguration.externalProviders), .section([
-            "enabled": .setting { m, f throws(EmulatorError) in
-                let value = try f.boolean()
-                m.provider(f) { $0.enabled = value }
-            },
-            // GoTrue takes a comma-separated list of client IDs (several apps, one provider).
-            "client_id": .setting { m, f throws(EmulatorError) in
-                let value = try f.string().commaSeparated
-                m.provider(f) { $0.clientIDs = value }
-            },
-            "secret": .setting { m, f throws(EmulatorError) in
-                let value = try f.string()
-                m.provider(f) { $0.secret = value }
-            },
-            "url": .setting { m, f throws(EmulatorError) in
-                let value = try f.string()
-                m.provider(f) { $0.url = value }
-            },
-            "redirect_uri": .setting { m, f throws(EmulatorError) in
-                let value = try f.string()
-                m.provider(f) { $0.redirectURI = value }
-            },
-            "skip_nonce_check": .setting { m, f throws(EmulatorError) in
-                let value = try f.boolean()
-                m.provider(f) { $0.skipNonceCheck = value }
-            },
-            "email_optional": .setting { m, f throws(EmulatorError) in
-                let value = try f.boolean()
-                m.provider(f) { $0.emailOptional = value }
-            },
-        ])),
-        "web3": .section(["solana": ignoredSection("enabled"), "ethereum": ignoredSection("enabled")]),
-        // `supabase start` passes these only when `enabled` (GOTRUE_OAUTH_SERVER_*).
-        "oauth_server": .section([
-            "enabled": .setting { m, f throws(EmulatorError) in m.config.oauthServer.enabled = try f.boolean() },
-            "allow_dynamic_registration": .setting { m, f throws(EmulatorError) in
-                m.config.oauthServer.allowDynamicRegistration = try f.boolean()
-            },
-            "authorization_url_path": .setting { m, f throws(EmulatorError) in m.config.oauthServer.authorizationPath = try f.string() },
-        ]),
+        ].merging(smsProviders.map { ($0, Node.section(["enabled": .setting { m, f throws(EmulatorError) in
+            m.smsProviderEnabled[f.path[f.path.count - 2]] = try f.boolean()
+        }])) }) { $1 }),
+        // Web3 sign-in is not built yet: an enabled chain is said once, then behaves as off.
+        "web3": .map(allowed: ["solana", "ethereum"], .section(["enabled": .setting { m, f throws(EmulatorError) in
+            if try f.boolean() {
+                m.warnings.append("\(f.location): \(f.name): Web3 sign-in is not supported by the emulator; requests for it are answered as disabled")
+            }
+        }])),
         "third_party": .section([
             "firebase": ignoredSection("enabled", "project_id"),
             "auth0": ignoredSection("enabled", "tenant", "tenant_region"),
@@ -302,31 +193,9 @@ public enum SupabaseConfigFile {
         ]),
     ])
 
-    /// `[auth.mfa.<type>] enroll_enabled`, `verify_enabled`: `GOTRUE_MFA_<TYPE>_*_ENABLED`.
-    static let mfaToggleKeys: [String: Node] = [
-        "enroll_enabled": .setting { m, f throws(EmulatorError) in
-            let type = f.path[f.path.count - 2]
-            let on = try f.boolean()
-            m.updateMFA(type) { $0.enroll = on }
-            m.mfaLines[type] = f.line
-        },
-        "verify_enabled": .setting { m, f throws(EmulatorError) in
-            let on = try f.boolean()
-            m.updateMFA(f.path[f.path.count - 2]) { $0.verify = on }
-        },
-    ]
-
-    /// `[auth.sms.<provider>]`: `enabled` selects `GOTRUE_SMS_PROVIDER`; the credentials become
-    /// `GOTRUE_SMS_<PROVIDER>_*`, validated before each send as the real server does (the
-    /// emulator still never sends a message).
-    static func smsProvider(_ credentials: String...) -> Node {
-        var keys = Dictionary(uniqueKeysWithValues: credentials.map { name in
-            (name, Node.setting { m, f throws(EmulatorError) in
-                m.config.sms.providerSettings[f.path[f.path.count - 2] + "." + name] = try f.string()
-            })
-        })
-        keys["enabled"] = .setting { m, f throws(EmulatorError) in m.smsProviderEnabled[f.path[f.path.count - 2]] = try f.boolean() }
-        return .section(keys)
+    /// `anon_key` and the other keys: kept as written unless empty or an unresolved `env(...)`.
+    static let apiKey: Node = .setting { m, f throws(EmulatorError) in
+        if let key = try f.nonEmptyString() { m.apiKeys[f.path[f.path.count - 1]] = (key, f) }
     }
 
     // MARK: Walking the file
@@ -467,18 +336,14 @@ public enum SupabaseConfigFile {
         var config: Configuration
         var warnings: [String] = []
 
-        var externalURL: String?
-        var issuer: String?
-        var jwtSecret: String?
-        var anonKey: String?
-        var serviceRoleKey: String?
-        var publishableKey: String?
-        var secretKey: String?
+        var jwtSecret: (String, Field)?
+        /// `anon_key`, `service_role_key`, `publishable_key`, `secret_key` by name.
+        var apiKeys: [String: (String, Field)] = [:]
         var smsProviderEnabled: [String: Bool] = [:]
         var signingKeysPath: (path: String, field: Field)?
         var testOTPCleared = false
-        /// Lines of `[auth.mfa.<type>] enroll_enabled`, for the CLI's check of the pair.
-        var mfaLines: [String: Int] = [:]
+        /// The line of each setting read, by table key, for checks that span settings.
+        var lines: [String: Int] = [:]
         /// `[auth.email.notification.<kind>] subject`, applied only for enabled notices.
         var notificationSubjects: [String: String] = [:]
         /// Lines of `[auth.external.<provider>]` tables, for messages about them.
@@ -492,24 +357,22 @@ public enum SupabaseConfigFile {
             self.config = config
         }
 
-        mutating func updateHook(_ name: String, _ change: (inout HookSettings.Point) -> Void) {
-            guard let path = HookSettings.names.first(where: { $0.name == name })?.path else { return }
-            change(&config.hooks[keyPath: path])
-        }
-
-        mutating func updateMFA(_ type: String, _ change: (inout MFASettings.Toggles) -> Void) {
-            switch type {
-            case "totp": change(&config.mfa.totp)
-            case "phone": change(&config.mfa.phone)
-            default: change(&config.mfa.webAuthn)
+        /// One row of the settings table from the file: the field read as the row's kind (or
+        /// `value`, already read), inverted where the file's key means the opposite.
+        mutating func apply(_ setting: Setting?, _ field: Field, value: SettingValue? = nil) throws(EmulatorError) {
+            // A name the table has no row for (a subject of a template the server lacks) is
+            // accepted and unused, as by the CLI.
+            guard let setting else { return }
+            var read = value
+            if read == nil { read = try SettingSyntax.value(field: field, kind: setting.kind) }
+            guard var value = read else { return }
+            if setting.fileInverted, case .bool(let b) = value { value = .bool(!b) }
+            do {
+                try setting.set(value, in: &config, from: .file, name: field.name)
+            } catch {
+                throw field.failure(error.problem)
             }
-        }
-
-        mutating func provider(_ field: Field, _ body: (inout OAuthProviderSettings) -> Void) {
-            let name = field.path[field.path.count - 2]
-            var settings = config.external.providers[name] ?? OAuthProviderSettings()
-            body(&settings)
-            config.external.providers[name] = settings
+            lines[setting.key] = field.line
         }
 
         mutating func walk(_ table: TOMLTable, node: Node, path: [String]) throws(EmulatorError) {
@@ -521,6 +384,9 @@ public enum SupabaseConfigFile {
                 switch node {
                 case .section(let children):
                     guard let known = children[key] else {
+                        if path == ["auth", "external"] {
+                            throw EmulatorError("\(file):\(line): \(childPath.joined(separator: ".")): unknown name '\(key)' (expected one of: \(children.keys.sorted().joined(separator: ", ")))")
+                        }
                         throw EmulatorError("\(file):\(line): \(childPath.joined(separator: ".")): unknown setting (not part of the Supabase CLI's [\(path.joined(separator: "."))] section)")
                     }
                     child = known
@@ -529,10 +395,10 @@ public enum SupabaseConfigFile {
                         throw EmulatorError("\(file):\(line): \(childPath.joined(separator: ".")): unknown name '\(key)' (expected one of: \(allowed.sorted().joined(separator: ", ")))")
                     }
                     child = element
-                    if path.last == "external" { providerLines[key] = line }
                 case .setting, .ignored:
                     continue
                 }
+                if path == ["auth", "external"] { providerLines[key] = line }
                 try visit(value, node: child, path: childPath, line: line)
             }
         }
@@ -577,33 +443,27 @@ public enum SupabaseConfigFile {
 
         /// Settings that depend on several keys, resolved after the whole section was read.
         mutating func finish() throws(EmulatorError) {
-            if let jwtSecret { config.setJWTSecret(jwtSecret) }
+            if let (secret, field) = jwtSecret { try apply(Configuration.setting("jwt_secret"), field, value: .string(secret)) }
             if let (path, field) = signingKeysPath { try applySigningKeys(path, field) }
-            if let anonKey { config.apiKeys.anon = anonKey }
-            if let serviceRoleKey { config.apiKeys.serviceRole = serviceRoleKey }
-            if let publishableKey { config.apiKeys.publishable = publishableKey }
-            if let secretKey { config.apiKeys.secret = secretKey }
-
-            // The CLI defaults jwt_issuer to the auth external URL.
-            if let issuer, !issuer.isEmpty {
-                config.jwt.issuer = issuer
-            } else if let externalURL {
-                config.jwt.issuer = externalURL
+            for name in ["anon_key", "service_role_key", "publishable_key", "secret_key"] {
+                if let (key, field) = apiKeys[name] { try apply(Configuration.setting(name), field, value: .string(key)) }
             }
 
             for (kind, subject) in notificationSubjects {
                 guard let notice = MailNotification(rawValue: kind), config.mailer.notifications.contains(notice) else { continue }
                 config.mailer.subjects[notice.templateID] = subject
+                config.settingSources["email.template.\(notice.templateID).subject"] = .file
             }
 
             if smsProviderEnabled.values.contains(true) {
                 config.sms.provider = SupabaseConfigFile.smsProviders.first { smsProviderEnabled[$0] == true } ?? ""
+                config.settingSources["sms_provider"] = .file
             }
 
             // The CLI's `mfa.validate`: enrolling a type needs verifying it too.
             for (type, toggles) in [("totp", config.mfa.totp), ("phone", config.mfa.phone), ("web_authn", config.mfa.webAuthn)]
             where toggles.enroll && !toggles.verify {
-                throw EmulatorError("\(file):\(mfaLines[type] ?? 1): auth.mfa.\(type).enroll_enabled: requires verify_enabled (Invalid MFA config)")
+                throw EmulatorError("\(file):\(lines["mfa.\(type).enroll_enabled"] ?? 1): auth.mfa.\(type).enroll_enabled: requires verify_enabled (Invalid MFA config)")
             }
 
             // The CLI's `external.validate`: an enabled provider needs a client ID, and a secret

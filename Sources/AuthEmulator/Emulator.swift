@@ -72,6 +72,8 @@ public final class Emulator: Sendable {
             throw EmulatorError("cannot open database \(options.databasePath): \(error)")
         }
         var configuration = options.configuration
+        configuration.applyDefaults()
+        configuration.applyCLIIssuer()
         let beyondLoopback = !Exposure.isLoopback(options.host)
         replacedSecrets = beyondLoopback && !options.allowDemoKeys ? Exposure.replacePublicSecrets(&configuration) : []
         if let algorithm = options.signingKeyAlgorithm {
@@ -135,7 +137,12 @@ public final class Emulator: Sendable {
                 linkURL = "http://\(address):\(port)"
                 link.withLock { $0 = linkURL }
             }
-            if linkURL != Configuration.defaultExternalURL { project.settings.update { $0.externalURL = linkURL } }
+            if linkURL != Configuration.defaultExternalURL {
+                project.settings.update { config in
+                    config.externalURL = linkURL
+                    config.applyCLIIssuer()
+                }
+            }
         }
         state.withLock { $0 = .running }
     }

@@ -77,7 +77,8 @@ public struct EmulatorOptions: Sendable {
         base: EmulatorOptions = EmulatorOptions(),
         warning: (String) -> Void = { _ in }
     ) throws(EmulatorError) -> EmulatorOptions {
-        let options = try layered(configFile: configFile, environment: environment, base: base, warning: warning)
+        var options = try layered(configFile: configFile, environment: environment, base: base, warning: warning)
+        options.configuration.applyDefaults()
         try options.validate()
         return options
     }
@@ -88,6 +89,15 @@ public struct EmulatorOptions: Sendable {
         configFile: String?, environment: [String: String], base: EmulatorOptions, warning: (String) -> Void
     ) throws(EmulatorError) -> EmulatorOptions {
         var options = base
+        // `AUTH_EMULATOR_DEFAULTS`: whose defaults fill what no layer sets (`serve --defaults`,
+        // which the command line resolves before this, wins).
+        if let name = environment[EnvironmentConfiguration.defaultsVariable], !name.isEmpty,
+           options.configuration.settingSources.isEmpty {
+            guard let profile = DefaultsProfile(rawValue: name) else {
+                throw EmulatorError("\(EnvironmentConfiguration.defaultsVariable): '\(name)' is not cli or gotrue")
+            }
+            if options.configuration.defaultsProfile == .cli { options.configuration.adoptDefaults(profile) }
+        }
         if let configFile {
             for line in try SupabaseConfigFile.apply(path: configFile, environment: environment, to: &options) {
                 warning(line)
@@ -104,5 +114,10 @@ public struct EmulatorOptions: Sendable {
     /// together with unverified email sign-ins is refused).
     public func validate() throws(EmulatorError) {
         try Validation.check(configuration)
+    }
+
+    /// Options whose settings start from the defaults of `profile`.
+    public init(defaults profile: DefaultsProfile) {
+        configuration = Configuration(defaults: profile)
     }
 }

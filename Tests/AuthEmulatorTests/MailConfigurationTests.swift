@@ -114,7 +114,9 @@ import Testing
 
     @Test func defaults() {
         let config = EmulatorOptions().configuration
-        #expect(config.mailer.rateLimitEmailSent == SendRate(events: 30))
+        // `supabase start` passes 360000 mails an hour (no custom SMTP); GoTrue's own default is 30.
+        #expect(config.mailer.rateLimitEmailSent == SendRate(events: 360_000))
+        #expect(EmulatorOptions(defaults: .gotrue).configuration.mailer.rateLimitEmailSent == SendRate(events: 30))
         #expect(config.sms.rateLimitSMSSent == SendRate(events: 30))
         #expect(config.mailer.urlPaths == MailerURLPaths())
         #expect(config.mailer.testOTP.isEmpty)
@@ -143,7 +145,7 @@ import Testing
             """, environment: [:], to: &options)
         #expect(options.configuration.sms.rateLimitSMSSent == SendRate(events: 7))
         // email_sent reaches GoTrue only with SMTP configured, which the emulator never is.
-        #expect(options.configuration.mailer.rateLimitEmailSent == SendRate(events: 30))
+        #expect(options.configuration.mailer.rateLimitEmailSent == SendRate(events: 360_000))
     }
 }
 

@@ -13,7 +13,7 @@ import Testing
             config.sms.autoconfirm = false
             config.sms.provider = provider
             config.sms.providerSettings = settings
-            config.sms.captureOnly = capture
+            config.sms.delivery = capture ? .capture : .auto
             config.sms.testOTP = testOTP
         }
     }

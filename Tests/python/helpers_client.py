@@ -16,8 +16,10 @@ JWT_SECRET = "super-secret-jwt-token-with-at-least-32-characters-long"
 
 # Access-token claims GoTrue sets, in its serialization order (reference §7.1, §18.3): the
 # registered claims first (`iss` only when configured), then the custom ones.
+# `iss` first: `supabase start` always sets GOTRUE_JWT_ISSUER (the auth URL), and so does the
+# emulator's default profile.
 CLAIM_ORDER = [
-    "sub", "aud", "exp", "iat", "email", "phone", "app_metadata", "user_metadata", "role",
+    "iss", "sub", "aud", "exp", "iat", "email", "phone", "app_metadata", "user_metadata", "role",
     "aal", "amr", "session_id", "is_anonymous",
 ]
 

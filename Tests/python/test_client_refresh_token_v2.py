@@ -126,4 +126,4 @@ def test_legacy_sessions_upgrade_on_refresh(start_auth, make_client):
     refused = httpx.patch(f"{server.url}/emulator/v1/config", headers={"apikey": SERVICE_ROLE_KEY},
                           json={"refresh_token_algorithm_version": 3}, timeout=10)
     assert refused.status_code == 400
-    assert refused.json()["msg"] == "refresh_token_algorithm_version: expected a whole number in 0...2"
+    assert refused.json()["msg"] == "refresh_token_algorithm_version: must be a whole number in 0...2"

@@ -77,7 +77,8 @@ def test_signup_with_data_autoconfirm_on_returns_a_session(start_auth, make_clie
 def test_signup_access_token_claims(start_auth, make_client):
     # Reference §7.1 / §7.2 / §18.3: claim set and order, HS256 with the project secret,
     # aal1 and a `password` AMR entry for an autoconfirmed sign-up.
-    client = make_client(start_auth())
+    server = start_auth()
+    client = make_client(server)
     email = unique_email()
     session = client.sign_up({
         "email": email, "password": PASSWORD, "options": {"data": {"plan": "pro"}},
@@ -87,6 +88,7 @@ def test_signup_access_token_claims(start_auth, make_client):
     assert header == {"alg": "HS256", "typ": "JWT"}
     assert raw_claim_keys(session.access_token) == CLAIM_ORDER
     payload = claims(session.access_token)
+    assert payload["iss"] == server.url + "/auth/v1"
     assert payload["sub"] == session.user.id
     assert payload["aud"] == "authenticated"
     assert payload["exp"] - payload["iat"] == 3600

@@ -67,3 +67,19 @@ def test_every_link_of_the_readme_and_docs_resolves():
             elif fragment and resolved in anchors and fragment not in anchors[resolved]:
                 broken.append(f"{page.name}: {target} (no such heading)")
     assert not broken, broken
+
+
+def test_the_runtime_configuration_example_changes_settings_and_names_their_source(start_auth):
+    from conftest import SERVICE_ROLE_KEY
+    import json
+
+    server = start_auth()
+    (block,) = marked_blocks("runtime-configuration.md")
+    script = block.replace("http://127.0.0.1:9999", server.url)
+    run = subprocess.run(["sh", "-c", script], capture_output=True, text=True, timeout=30,
+                         env={**os.environ, "SERVICE_ROLE_KEY": SERVICE_ROLE_KEY})
+    assert run.returncode == 0, run.stderr
+    patched, shown = [json.loads(line) for line in run.stdout.replace("}{", "}\n{").splitlines()]
+    assert patched == shown
+    assert shown["mailer_autoconfirm"] is False and shown["password_min_length"] == 10
+    assert shown["sources"]["mailer_autoconfirm"] == "runtime" and shown["sources"]["password_min_length"] == "runtime"

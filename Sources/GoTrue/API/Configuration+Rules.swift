@@ -5,6 +5,53 @@ import AuthJWT
 /// (flags, `GOTRUE_*` variables, `config.toml`, `PATCH /emulator/v1/config`, the embedding API)
 /// goes through these, so a value means the same whichever way it arrives.
 extension Configuration {
+    /// The real server's `conf.ApplyDefaults` rules, in one place: a zero (Go's "unset") or
+    /// out-of-range value becomes the default GoTrue uses. Every source stores values as given
+    /// and this runs after them (start-up, each runtime change), so a value means the same
+    /// whichever way it arrived. Idempotent.
+    public mutating func applyDefaults() {
+        jwt.expirySeconds = Configuration.jwtExpiry(jwt.expirySeconds)
+        if jwt.adminRoles.isEmpty { jwt.adminRoles = ["service_role", "supabase_admin"] }
+        if jwt.adminGroupName.isEmpty { jwt.adminGroupName = "admin" }
+        if external.allowedIDTokenIssuers.isEmpty { external.allowedIDTokenIssuers = ExternalSettings.defaultIDTokenIssuers }
+        // A flow state, an MFA challenge and an unused factor live at least five minutes.
+        external.flowStateExpirySeconds = max(300, external.flowStateExpirySeconds)
+        mfa.challengeExpirySeconds = max(300, mfa.challengeExpirySeconds)
+        mfa.factorExpirySeconds = max(300, mfa.factorExpirySeconds)
+        // OTP_EXP 0: one day for mail, a minute for SMS; a zero send interval: one minute.
+        if mailer.otpExpirySeconds == 0 { mailer.otpExpirySeconds = 86_400 }
+        if sms.otpExpirySeconds == 0 { sms.otpExpirySeconds = 60 }
+        if mailer.maxFrequencySeconds == 0 { mailer.maxFrequencySeconds = 60 }
+        if sms.maxFrequencySeconds == 0 { sms.maxFrequencySeconds = 60 }
+        if mfa.phoneMaxFrequencySeconds == 0 { mfa.phoneMaxFrequencySeconds = 60 }
+        mailer.otpLength = Configuration.otpLength(mailer.otpLength)
+        sms.otpLength = Configuration.otpLength(sms.otpLength)
+        mfa.phoneOTPLength = Configuration.otpLength(mfa.phoneOTPLength)
+        password.minLength = Configuration.passwordMinLength(password.minLength)
+        // An empty URL path is GoTrue's own `/verify`.
+        for path in [\MailerURLPaths.invite, \.confirmation, \.recovery, \.emailChange] where mailer.urlPaths[keyPath: path].isEmpty {
+            mailer.urlPaths[keyPath: path] = "/verify"
+        }
+    }
+
+    /// The URL Auth is reached on through the gateway, as the Supabase CLI means its `[auth]
+    /// external_url: the external URL when it already ends in `/auth/v1`, else that URL plus
+    /// `/auth/v1`. The emulator answers at both its root and `/auth/v1`, so either form of
+    /// `API_EXTERNAL_URL` names it.
+    public var authURL: String {
+        var base = externalURL
+        while base.hasSuffix("/") { base.removeLast() }
+        return base.hasSuffix(GoTrueAPI.gatewayPrefix) ? base : base + GoTrueAPI.gatewayPrefix
+    }
+
+    /// `supabase start` always passes `GOTRUE_JWT_ISSUER`: `[auth] jwt_issuer`, else the auth URL
+    /// (`<API URL>/auth/v1`). Under the `cli` profile, a configuration whose issuer no source
+    /// set takes the auth URL too; called again whenever the external URL is settled.
+    public mutating func applyCLIIssuer() {
+        guard defaultsProfile == .cli, settingSources["jwt_issuer"] == nil else { return }
+        jwt.issuer = authURL
+    }
+
     /// `GOTRUE_JWT_EXP`: 0, Go's zero value, means the default of one hour.
     public static func jwtExpiry(_ seconds: Int) -> Int { seconds == 0 ? 3600 : seconds }
 

@@ -8,7 +8,7 @@ public struct Configuration: Sendable {
     /// `GOTRUE_SITE_URL`: default redirect target.
     public var siteURL: String = "http://127.0.0.1:3000"
     /// `GOTRUE_URI_ALLOW_LIST`: extra redirect URL globs.
-    public var uriAllowList: [String] = []
+    public var uriAllowList: [String] = ["https://127.0.0.1:3000"]
     /// `API_EXTERNAL_URL`: the public base URL used in links.
     public var externalURL: String = Configuration.defaultExternalURL
     /// `GOTRUE_DISABLE_SIGNUP`.
@@ -43,8 +43,15 @@ public struct Configuration: Sendable {
     public var apiKeys: APIKeys
     /// Emulator-only: PBKDF2 iterations for new password hashes (existing hashes keep theirs).
     public var passwordHashIterations: Int = 100_000
+    /// The iterations accepted: below 1000 is not a password hash any more (NIST SP 800-132
+    /// §5.2 recommends at least 1000); above 10 million one sign-in takes seconds.
+    public static let passwordIterationsRange = 1000...10_000_000
     /// Reported by `GET /health`.
     public var version: String = Configuration.emulatorVersion
+    /// Whose defaults filled what no source set (`Configuration(defaults:)`).
+    public var defaultsProfile: DefaultsProfile = .cli
+    /// Where each setting's value came from, by settings-table key; absent means the default.
+    public var settingSources: [String: SettingSource] = [:]
 
     /// The GoTrue release whose wire behaviour is reproduced, and this emulator's own version.
     /// GoTrue's default `API_EXTERNAL_URL`; the emulator replaces it with its listen address.
@@ -155,7 +162,9 @@ public struct ExternalSettings: Sendable {
     public var redirectURL = ""
     /// `GOTRUE_EXTERNAL_ALLOWED_ID_TOKEN_ISSUERS`: issuers the deprecated `issuer` + `client_id`
     /// form of the id_token grant accepts (GoTrue's default when the list is empty).
-    public var allowedIDTokenIssuers = ["https://appleid.apple.com", "https://accounts.google.com"]
+    public var allowedIDTokenIssuers = ExternalSettings.defaultIDTokenIssuers
+
+    public static let defaultIDTokenIssuers = ["https://appleid.apple.com", "https://accounts.google.com"]
 
     /// The providers `GET /settings` lists, in the real server's serialization order.
     public static let settingsProviders = [
@@ -163,6 +172,10 @@ public struct ExternalSettings: Sendable {
         "gitlab", "google", "keycloak", "kakao", "linkedin", "linkedin_oidc", "notion", "spotify",
         "slack", "slack_oidc", "workos", "twitch", "twitter",
     ]
+
+    /// Providers configurable through `GOTRUE_EXTERNAL_<PROVIDER>_*`: the ones `/settings`
+    /// lists, plus the ones GoTrue accepts without listing them.
+    public static let configurableProviders = settingsProviders + ["x", "zoom", "vercel_marketplace"]
 
     public init() {}
 
@@ -214,8 +227,11 @@ public struct MailerSettings: Sendable {
     /// `GOTRUE_MAILER_URLPATHS_{INVITE,CONFIRMATION,RECOVERY,EMAIL_CHANGE}`: where email links
     /// point, resolved against `API_EXTERNAL_URL`.
     public var urlPaths = MailerURLPaths()
-    /// `GOTRUE_RATE_LIMIT_EMAIL_SENT`: the global email send limit (reference §6.2).
-    public var rateLimitEmailSent = SendRate(events: 30)
+    /// `GOTRUE_RATE_LIMIT_EMAIL_SENT`: the global email send limit (reference §6.2). GoTrue's
+    /// default is 30 per hour; `supabase start` passes 360000 unless custom SMTP is on.
+    public var rateLimitEmailSent = SendRate(events: MailerSettings.cliEmailSent)
+
+    public static let cliEmailSent = 360_000.0
     /// Emulator-only (`GOTRUE_MAILER_TEST_OTP` / `AUTH_EMULATOR_MAILER_TEST_OTP`): fixed email
     /// codes per lowercased address, the email counterpart of `GOTRUE_SMS_TEST_OTP`.
     public var testOTP: [String: String] = [:]
@@ -359,9 +375,18 @@ public struct SMSSettings: Sendable {
     /// The named providers' settings, by `<provider>.<setting>` (`twilio.account_sid`, ...):
     /// `GOTRUE_SMS_<PROVIDER>_<SETTING>` or `[auth.sms.<provider>]`.
     public var providerSettings: [String: String] = [:]
-    /// Emulator-only (`--sms capture`, `AUTH_EMULATOR_SMS=capture`, `"sms_capture": true` at
-    /// runtime): capture every message whatever the provider settings say.
-    public var captureOnly = false
+    /// Emulator-only (`--sms`, `AUTH_EMULATOR_SMS`, `"sms_delivery"` at runtime): what happens
+    /// to a message.
+    public enum Delivery: String, Sendable, CaseIterable {
+        /// A named provider is validated as the real server does; with none, the message is
+        /// captured (the friendly default of the `cli` profile).
+        case auto
+        /// Every message is captured, whatever the provider settings say.
+        case capture
+        /// As the real server: with no provider named, every send fails (`gotrue` profile).
+        case provider
+    }
+    public var delivery = Delivery.auto
     /// `GOTRUE_SMS_OTP_EXP` seconds (`supabase start` sets 6000; GoTrue's own default is 60).
     public var otpExpirySeconds = 6000
     /// `GOTRUE_SMS_OTP_LENGTH` (6-10).
@@ -401,10 +426,11 @@ public struct SMSSettings: Sendable {
     }()
 
     /// `sms_provider.GetSmsProvider`: nil when the named provider could be built, else the
-    /// reason (an unknown name, or the first missing setting). Nil when no provider is named or
-    /// capture is forced: the emulator then captures.
+    /// reason (an unknown name, the empty name included, or the first missing setting). Nil
+    /// when capture is forced, or when no provider is named and delivery is `auto`: the
+    /// emulator then captures.
     public var providerProblem: String? {
-        if provider.isEmpty || captureOnly { return nil }
+        if delivery == .capture || provider.isEmpty && delivery == .auto { return nil }
         guard let requirements = SMSSettings.providerRequirements[provider] else {
             return "sms Provider \(provider) could not be found"
         }

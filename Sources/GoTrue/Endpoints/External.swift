@@ -115,10 +115,9 @@ struct ExternalEndpoints: EndpointGroup {
 
     static func callbackURL(_ settings: OAuthProviderSettings, _ config: Configuration) -> String {
         if !settings.redirectURI.isEmpty { return settings.redirectURI }
-        // The CLI's default redirect URI: `<API_EXTERNAL_URL>/auth/v1/callback`.
-        var base = config.externalURL
-        while base.hasSuffix("/") { base.removeLast() }
-        return base + GoTrueAPI.gatewayPrefix + "/callback"
+        // The CLI's default redirect URI: `<auth URL>/callback`, where an external URL that
+        // already ends in /auth/v1 (the CLI's meaning of `[auth] external_url`) is not extended.
+        return config.authURL + "/callback"
     }
 
     /// The scopes GoTrue asks each provider for by default, plus the requested ones.
