@@ -69,16 +69,14 @@ def test_every_link_of_the_readme_and_docs_resolves():
     assert not broken, broken
 
 
-def test_the_runtime_configuration_example_changes_settings_and_names_their_source(start_auth):
-    from conftest import SERVICE_ROLE_KEY
+def test_the_runtime_configuration_example_changes_settings_and_names_their_source(start_server, tmp_path):
     import json
 
-    server = start_auth()
-    (block,) = marked_blocks("runtime-configuration.md")
-    script = block.replace("http://127.0.0.1:9999", server.url)
-    run = subprocess.run(["sh", "-c", script], capture_output=True, text=True, timeout=30,
-                         env={**os.environ, "SERVICE_ROLE_KEY": SERVICE_ROLE_KEY})
-    assert run.returncode == 0, run.stderr
+    from test_doc_snippets import ALL_BLOCKS, failure, run_example
+
+    (block,) = [b for b in ALL_BLOCKS if b.page.name == "runtime-configuration.md" and "tested" in b.marks]
+    run, source, server = run_example(block, start_server, tmp_path)
+    assert run.returncode == 0, failure(block, source, run, server)
     patched, shown = [json.loads(line) for line in run.stdout.replace("}{", "}\n{").splitlines()]
     assert patched == shown
     assert shown["mailer_autoconfirm"] is False and shown["password_min_length"] == 10
