@@ -45,6 +45,24 @@ def test_the_ci_recipe_passes_the_tests_failure_on(tmp_path):
     assert run.returncode == 3, run.stderr
 
 
+def test_every_ci_recipe_runs_its_tests_through_the_tested_block():
+    """The workflows are not run here (they need GitHub or GitLab); what they run is: each test job
+    hands the binary to the tested block, saved as ci/with-auth-emulator.sh, through AUTH_EMULATOR."""
+    text = (DOCS / "ci.md").read_text()
+    assert "save it as `ci/with-auth-emulator.sh`" in text
+    recipes = re.findall(r"```yaml\n(.*?)```", text, re.S)
+    assert len(recipes) >= 3
+    for recipe in recipes:
+        runs = re.findall(r"^\s*(?:- )?(?:run: )?(.*\bci/with-auth-emulator\.sh\b.*)$", recipe, re.M)
+        assert runs, recipe
+        for line in runs:
+            assert re.search(r"\bsh ci/with-auth-emulator\.sh \S", line), line
+        assert "AUTH_EMULATOR=" in recipe, recipe
+    # A cached binary is only as good as its key: every cache names the emulator's sources or version.
+    for key in re.findall(r"^\s*key: (.*)$", "".join(recipes), re.M):
+        assert "hashFiles('emulator/Package.swift', 'emulator/Sources/**')" in key or "$AUTH_EMULATOR_REF" in key, key
+
+
 def github_anchor(heading):
     text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
     return text.replace(" ", "-")
