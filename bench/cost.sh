@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Server CPU per operation, measured by the server process itself, against the SQLite floor of the
-# same operation (the statements it ran, replayed alone). See bench/README.md, "Cost per
+# same operation (the statements it ran, replayed alone). See bench/results/HISTORY.md, "Cost per
 # operation".
 set -euo pipefail
 cd "$(dirname "$0")/.."
