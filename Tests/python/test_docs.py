@@ -70,7 +70,8 @@ def github_anchor(heading):
 
 def test_every_link_of_the_readme_and_docs_resolves():
     repository = DOCS.parent
-    pages = [repository / "README.md", *sorted(DOCS.glob("*.md")), repository / "bench/results/HISTORY.md"]
+    pages = [repository / "README.md", *sorted(DOCS.glob("*.md")), repository / "bench/README.md",
+             repository / "bench/results/HISTORY.md"]
     anchors = {page: {github_anchor(m.group(1)) for m in re.finditer(r"^#{1,6} (.*)$", page.read_text(), re.M)}
                for page in pages}
     broken = []
