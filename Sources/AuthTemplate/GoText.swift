@@ -162,16 +162,17 @@ enum GoUnquote {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// A character constant such as `'a'` or `'\n'`: its code point.
-    static func unquoteRune(_ quoted: String) throws(SyntaxError) -> UInt32 {
+    /// A character constant such as `'a'` or `'\n'`: its code point, and whether the closing
+    /// quote follows the one character (Go: "malformed character constant" when not).
+    static func unquoteRune(_ quoted: String) throws(SyntaxError) -> (value: UInt32, complete: Bool) {
         let b = Array(quoted.utf8)
-        guard b.count >= 3, b.first == UInt8(ascii: "'"), b.last == UInt8(ascii: "'") else { throw SyntaxError() }
-        let body = Array(b[1..<(b.count - 1)])
+        guard b.count >= 2, b.first == UInt8(ascii: "'") else { throw SyntaxError() }
+        let body = Array(b[1...])
         var i = 0
         let (r, _, bytes) = try unquoteChar(body, &i, quote: UInt8(ascii: "'"))
-        if i != body.count { throw SyntaxError() }
         // \x and octal escapes name a byte, which is the constant's value.
-        return bytes.map { UInt32($0[0]) } ?? r
+        let value = bytes.map { UInt32($0[0]) } ?? r
+        return (value, i == body.count - 1 && body.last == UInt8(ascii: "'"))
     }
 
     private static func appendUTF8(_ r: UInt32, _ unused: Bool, to out: inout [UInt8]) {

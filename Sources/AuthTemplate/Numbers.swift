@@ -11,9 +11,10 @@ enum NumberParser {
         var n = NumberNode(pos: pos, text: text)
         switch type {
         case .charConstant:
-            guard let r = try? GoUnquote.unquoteRune(text) else {
+            guard let (r, complete) = try? GoUnquote.unquoteRune(text) else {
                 return .failure(Failure(message: "invalid syntax"))
             }
+            if !complete { return .failure(Failure(message: "malformed character constant: \(text)")) }
             n.int64 = Int64(r)
             n.isInt = true
             n.uint64 = UInt64(r)

@@ -427,6 +427,132 @@ var x = 1; /* {{.Token}} */ var y = 2;</script>`},
 	add("exec error inside range", "{{range .Data.tags}}\n  {{.x}}\n{{end}}", typical, both)
 	add("exec percent in name context", `{{ index .Data "100%" 1 }}`, typical, both)
 
+	// More contexts: attribute values interrupted by actions, branches inside tags, JavaScript
+	// and CSS states, end tags inside literals.
+	more := []struct{ name, template string }{
+		{"entity quote in onclick", `<button onclick="f(&quot;{{.Email}}&quot;)">x</button>`},
+		{"if inside attr value", `<a class="{{if .Token}}on{{else}}off{{end}}" href="{{.SiteURL}}">x</a>`},
+		{"if around attribute", `<input {{if .Token}}checked{{end}} value="{{.Token}}">`},
+		{"unquoted if", `<p title={{if .Token}}{{.Token}}{{end}}>x</p>`},
+		{"href query then fragment", `<a href="{{.SiteURL}}?a={{.Token}}#{{.Email}}">x</a>`},
+		{"href javascript scheme text", `<a href="javascript:{{.Email}}">x</a>`},
+		{"href relative", `<a href="/{{.TokenHash}}/x">x</a>`},
+		{"href with entity", `<a href="/p?a=1&amp;b={{.Email}}">x</a>`},
+		{"img onerror unquoted", `<img src=x onerror={{.Email}}>`},
+		{"data url attr", `<div data-url={{.RedirectTo}}>x</div>`},
+		{"srcdoc", `<iframe srcdoc="{{.Data.first_name}}"></iframe>`},
+		{"xmlns attr", `<svg xmlns:xlink="{{.SiteURL}}"></svg>`},
+		{"namespaced tag", `<svg:rect width="{{.Token}}"></svg:rect><my-el a="{{.Email}}"></my-el>`},
+		{"script end tag in string", `<script>var s = "</script>";</script><p>{{.Email}}</p>`},
+		{"script division", `<script>var a = b / {{.Token}} / 2;</script>`},
+		{"script value then slash", `<script>var a = {{.Token}}/2;</script>`},
+		{"script return regexp", `<script>function f(){ return /{{.Email}}/.test(x) }</script>`},
+		{"script array", `<script>var l = {{.Data.list}}, t = {{.Data.tags}}, p = {{.Data.prefs}};</script>`},
+		{"script numbers", `<script>var n = [{{.Data.tiny}}, {{.Data.huge}}, {{.Data.minus0}}, {{.Data.third}}, {{.Data.exact53}}];</script>`},
+		{"script range", `<script>var xs = [{{range .Data.tags}}{{.}}, {{end}}];</script>`},
+		{"script if", `<script>var x = {{if .Token}}{{.Token}}{{else}}null{{end}};</script>`},
+		{"script line comment end", "<script>var a = 1; // note {{.Email}}\nvar b = {{.Token}};</script>"},
+		{"script html comment", `<script><!-- var a = {{.Token}}; --></script>`},
+		{"script type module", `<script type="module">import x from {{.SiteURL}};</script>`},
+		{"script uppercase", `<SCRIPT>var a = {{.Email}};</SCRIPT>`},
+		{"style url quoted", `<style>body { background: url('{{.SiteURL}}/bg.png') }</style>`},
+		{"style url unquoted element", `<style>body { background: url({{.SiteURL}}) }</style>`},
+		{"style value in attr", `<p style="width: {{.Token}}px; color: {{.Data.locale}}">x</p>`},
+		{"style expression", `<p style="x: {{.Data.first_name}}">x</p>`},
+		{"textarea end tag", `<textarea>a</textarea >{{.Email}}<textarea>{{.Token}}</TEXTAREA>`},
+		{"title with lt", `<title>a < b {{.Email}}</title>`},
+		{"lowercase doctype", `<!doctype html><p>{{.Email}}</p>`},
+		{"lt before letters in text", `x <y and z> {{.Token}} 1<2`},
+		{"comment inside attr", `<p title="<!-- {{.Email}} -->">x</p>`},
+		{"comment then tag", `<!-- a --><a href="{{.SiteURL}}">x</a><!---->{{.Token}}`},
+		{"attr without value then action", `<input disabled value="{{.Token}}">`},
+		{"space around equals", `<a href = "{{.SiteURL}}" title = {{.Email}}>x</a>`},
+		{"empty unquoted value", `<input value={{.Data.locale}}>`},
+		{"tag name from action", `<{{.Data.locale}}>`},
+		{"range in href", `<a href="/t?{{range .Data.tags}}t={{.}}&{{end}}">x</a>`},
+		{"with in attr", `<a title="{{with .Data.first_name}}{{.}}{{else}}anon{{end}}">x</a>`},
+		{"range map in html", `{{range $k, $v := .Data.prefs}}<a href="/{{$k}}">{{$v}}</a>{{end}}`},
+		{"range break in html", `<ul>{{range $i, $t := .Data.tags}}{{if eq $i 1}}{{break}}{{end}}<li>{{$t}}</li>{{end}}</ul>`},
+		{"else if chain", `{{if not .Token}}none{{else if eq .Data.plan "pro"}}<b>{{.Data.plan}}</b>{{else if .Data.plan}}{{.Data.plan}}{{else}}free{{end}}`},
+		{"subject with token", `Your code is {{ .Token }} for {{ .Email }}`},
+		{"trim with comment only", "{{- /* only a comment */ -}}"},
+		{"printf in attr", `<a href="{{printf "%s/verify?t=%s" .SiteURL .TokenHash}}">x</a>`},
+		{"urlquery in query", `<a href="{{.SiteURL}}/x?next={{urlquery .RedirectTo}}">x</a>`},
+		{"html in attr", `<p title="{{html .Email}}">x</p>`},
+	}
+	for _, c := range more {
+		add("context "+c.name+" / typical", c.template, typical, html)
+		add("context "+c.name+" / hostile", c.template, hostile, both)
+	}
+	add("context numbers in script", `<script>var n = [{{.Data.tiny}}, {{.Data.huge}}, {{.Data.minus0}}, {{.Data.third}}, {{.Data.exact53}}, {{.Data.big}}];</script>`, numbers, html)
+	add("error regexp ambiguous slash", `<script>var a = {{if .Token}}x{{else}}/y/{{end}} / 2</script>`, typical, html)
+	add("error range reentry", `{{range .Data.tags}}<a href="{{.}}{{end}}`, typical, html)
+	add("error unfinished js string", `<script>var s = "a\</script>`, typical, html)
+	add("error ends in script", `<script>var a = {{.Token}};`, typical, html)
+	add("error break context", `{{range .Data.tags}}<a href="{{if .}}{{break}}{{end}}">x</a>{{end}}`, typical, html)
+
+	// More printf, numbers and builtins.
+	add("printf floats widths", `{{printf "[%6.2f][%-8v][%+v][%08.3f][%e][%g][%g][%.0f][%.0f][%.0f][%5.1f][%v][%v]" .Data.third .Data.one .Data.neg .Data.neg .Data.zero .Data.n123456 .Data.big 0.5 1.5 2.5 9.96 .Data.small 123456789.0}}`, numbers, both)
+	add("printf ints", `{{printf "[%5d][%-5d|][%x][%X][%o][%O][%b][%#o][%#b][%c][%q][%U][%#U][%08b]" 42 -42 255 255 8 8 5 8 5 0x263A 65 0x263A 0x263A 5}}`, typical, both)
+	add("printf strings", `{{printf "[%10.4v][%-10s][%.3q][%#q][%x][% x][%#x][%X][%s][%5t]" .Email .Token .Email "back" .Token .Token .Token "hi" .Data.yes false}}`, numbers, both)
+	add("printf indexes", `{{printf "%[2]s %[1]s %s" "a" "b"}} {{printf "%*d|%-*d" 5 1 3 2}} {{printf "%[3]s" "a"}} {{printf "%"}} {{printf "%!"}}`, typical, both)
+	add("printf uint8", `{{printf "%d %c %v %x %q" (index .Email 0) (index .Email 1) (index .Email 2) (index .Email 3) (index .Email 0)}}`, typical, both)
+	add("printf T", `{{printf "%T %T %T %T %T %T %T" .Email .Data.age .Data .Data.tags 1 (index .Email 0) nil}}`, typical, both)
+	add("printf sharp v", `{{printf "%#v|%#v|%#v|%#v|%+v" .Data.prefs .Data.tags .Data.age .Data.yes .Data.list}}`, numbers, both)
+	add("printf width on map", `{{printf "%6v|%-4s|" .Data.prefs .Data.tags}}`, typical, both)
+	add("printf bad width", `{{printf "%*d" "x" 1}}`, typical, both)
+	add("numbers more", `{{printf "%v %v %v %v %v %v" 1e100 123456789012.0 0.000001 100000.0 1e-4 0.0001234}}`, typical, both)
+	add("print mixed", `{{print "a" 1 2 "b" 3.5 true nil}}|{{println}}|{{print}}`, typical, both)
+	add("len multibyte", `{{len .Data.emoji}} {{len .Data.first_name}}`, hostile, both)
+	add("slice three indexes", `{{slice .Data.list 1 2 3}} {{slice .Data.list 0 4}} {{len (slice .Data.list 0 4)}} {{slice .Data.list 3}}`, numbers, both)
+	add("slice beyond cap", `{{slice .Data.list 0 9}}`, numbers, both)
+	add("slice string three", `{{slice .Email 1 2 3}}`, typical, both)
+	add("index nested list", `{{index .Data.list 1}} {{index .Data "list" 2}} {{index .Data.list 3}}`, numbers, both)
+	add("index past len", `{{index .Data.list 5}}`, numbers, both)
+	add("index at len", `{{index .Data.tags 2}}`, typical, both)
+	add("eq uint8 int", `{{eq (index .Email 0) 97}} {{lt (index .Email 0) 98}} {{eq 97 (index .Email 0)}}`, typical, both)
+	add("eq maps", `{{eq .Data.prefs .Data.prefs}}`, typical, both)
+	add("eq map slice", `{{eq .Data.prefs .Data.tags}}`, typical, both)
+	add("eq nil nil", `{{eq nil nil}} {{eq .Missing .Other}}`, typical, both)
+	add("ne values", `{{ne .Data.age 36.0}} {{ne "a" "b"}}`, typical, both)
+	add("and or values", `{{and 1 "x" .Data.prefs}} {{or 0 "" .Data.tags}} {{and .Data.list 0}} {{or}}`, numbers, both)
+	add("not map", `{{not .Data.prefs}} {{not .Data}} {{not .Missing}}`, typical, both)
+	add("call builtin", `{{call .Data.first_name}}`, typical, both)
+	add("call nil", `{{call .Missing}}`, typical, both)
+	add("chain on function", `{{(index .Data "prefs").theme}}`, typical, both)
+	add("field on slice", `{{.Data.tags.x}}`, typical, both)
+	add("deep missing chain", `{{.Data.prefs.theme.x}}`, typical, both)
+	add("variable field chain", `{{$d := .Data}}{{$d.prefs.theme}} {{$d.missing}}`, typical, both)
+	add("range over string", `{{range .Email}}x{{end}}`, typical, both)
+	add("range over number", `{{range .Data.age}}x{{end}}`, typical, both)
+	add("range nil data", `{{range .}}x{{else}}none{{end}}`, "", both)
+	add("with assignment", `{{with $x := .Data.first_name}}{{$x}}{{.}}{{end}}`, typical, both)
+	add("if with assignment scope", `{{if $x := .Token}}{{$x}}{{end}}`, typical, both)
+	add("assign outer in range", `{{$n := 0}}{{range .Data.tags}}{{$n = .}}{{end}}{{$n}}`, typical, both)
+	add("pipeline to function", `{{.Email | printf "%s!"}} {{"x" | print "a" 1}} {{.Data.tags | len}}`, typical, both)
+	add("parenthesized args", `{{printf "%d-%s" (len .Data.tags) (index .Data.tags 0)}}`, typical, both)
+
+	// More parse errors.
+	add("parse empty pipe stage", `{{ .Email | }}`, typical, both)
+	add("parse variable out of scope", `{{with $x := 1}}{{end}}{{$x}}`, typical, both)
+	add("parse bad escape", `{{"\z"}}`, typical, both)
+	add("parse bad char constant", `{{'ab'}}`, typical, both)
+	add("parse float out of range", `{{1e400}}`, typical, both)
+	add("parse integer overflow", `{{99999999999999999999}}`, typical, both)
+	add("parse bad hex", `{{0x}}`, typical, both)
+	add("parse else if in range", `{{range .X}}a{{else if .Y}}b{{end}}`, typical, both)
+	add("parse assign to undeclared", `{{$x = 1}}`, typical, both)
+	add("parse unexpected keyword", `{{ .Email else }}`, typical, both)
+	add("parse long token", `{{ .Email "abcdefghijklmnop" ( }}`, typical, both)
+	add("parse unrecognized char", `{{ .Email ~ }}`, typical, both)
+	add("parse non-ascii bad", `{{ .Emailé! }}`, typical, both)
+	add("parse continue outside", `{{if .X}}{{continue}}{{end}}`, typical, both)
+	add("parse colon", `{{ $x : 1 }}`, typical, both)
+	add("parse comment in action", `{{ .X /* c */ }}`, typical, both)
+	add("parse trim without space", `{{-.Token}}`, typical, both)
+	add("parse number then field", `{{ 1.X }}`, typical, both)
+	add("parse end with args", `{{if .X}}a{{end .Y}}`, typical, both)
+
 	// Go's text/template and html/template with the same template, edge cases of text nodes.
 	add("empty template", ``, typical, both)
 	add("only text", `just text & <b>bold</b>`, typical, both)
