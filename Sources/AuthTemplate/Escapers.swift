@@ -5,46 +5,37 @@ import AuthJSON
 /// css.go), byte for byte. Template data are never html/template's typed content (HTML, URL,
 /// ...), so each escaper's plain-text branch is the one that applies.
 enum Escapers {
-    static let names: Set<String> = [
-        "_html_template_attrescaper", "_html_template_commentescaper", "_html_template_cssescaper",
-        "_html_template_cssvaluefilter", "_html_template_htmlnamefilter", "_html_template_htmlescaper",
-        "_html_template_jsregexpescaper", "_html_template_jsstrescaper", "_html_template_jsvalescaper",
-        "_html_template_nospaceescaper", "_html_template_rcdataescaper", "_html_template_srcsetescaper",
-        "_html_template_urlescaper", "_html_template_urlfilter", "_html_template_urlnormalizer", "_eval_args_",
-    ]
-
     /// html/template's failsafe: what a filter writes instead of an unsafe value.
     static let filterFailsafe = "ZgotmplZ"
 
-    static func call(_ name: String, _ args: [Value]) -> String {
-        switch name {
-        case "_eval_args_":
+    static func call(_ function: Functions.Function, _ args: [Value]) -> String {
+        switch function {
+        case .evalArgs:
             if args.count == 1, case .string(let s) = args[0] { return s }
             return GoFormat.sprint(args)
-        case "_html_template_commentescaper":
+        case .commentEscaper:
             return ""
-        case "_html_template_jsvalescaper":
+        case .jsValEscaper:
             return jsValEscaper(args)
         default:
             break
         }
         let s = stringify(args)
-        switch name {
-        case "_html_template_attrescaper", "_html_template_rcdataescaper", "_html_template_htmlescaper":
+        switch function {
+        case .attrEscaper, .rcdataEscaper, .htmlEscaper:
             return htmlReplacer(s, htmlReplacementTable, badRunes: true)
-        case "_html_template_nospaceescaper":
-            return htmlReplacer(s, htmlNospaceReplacementTable, badRunes: false)
-        case "_html_template_htmlnamefilter": return htmlNameFilter(s)
-        case "_html_template_urlfilter": return isSafeURL(s) ? s : "#" + filterFailsafe
-        case "_html_template_urlescaper": return processURL(s, normalize: false)
-        case "_html_template_urlnormalizer": return processURL(s, normalize: true)
-        case "_html_template_srcsetescaper": return srcsetEscaper(s)
-        case "_html_template_jsstrescaper": return replace(s, jsStrReplacementTable)
-        case "_html_template_jsregexpescaper":
+        case .nospaceEscaper: return htmlReplacer(s, htmlNospaceReplacementTable, badRunes: false)
+        case .htmlNameFilter: return htmlNameFilter(s)
+        case .urlFilter: return isSafeURL(s) ? s : "#" + filterFailsafe
+        case .urlEscaper: return processURL(s, normalize: false)
+        case .urlNormalizer: return processURL(s, normalize: true)
+        case .srcsetEscaper: return srcsetEscaper(s)
+        case .jsStrEscaper: return replace(s, jsStrReplacementTable)
+        case .jsRegexpEscaper:
             let escaped = replace(s, jsRegexpReplacementTable)
             return escaped.isEmpty ? "(?:)" : escaped
-        case "_html_template_cssescaper": return cssEscaper(s)
-        case "_html_template_cssvaluefilter": return cssValueFilter(s)
+        case .cssEscaper: return cssEscaper(s)
+        case .cssValueFilter: return cssValueFilter(s)
         default: return s
         }
     }
@@ -79,6 +70,12 @@ enum Escapers {
     /// htmlReplacer: the table's replacements; without `badRunes`, also the noncharacters
     /// U+FDD0...U+FDEF and U+FFF0...U+FFFF (U+FFFD among them) as hex references.
     static func htmlReplacer(_ s: String, _ table: [String?], badRunes: Bool) -> String {
+        // Most values need nothing replaced: return them without copying. (The noncharacters
+        // all start with the byte 0xEF.)
+        let clean = s.utf8.allSatisfy { c in
+            (Int(c) >= table.count || table[Int(c)] == nil) && (badRunes || c != 0xEF)
+        }
+        if clean { return s }
         let bytes = Array(s.utf8)
         var out: [UInt8] = []
         var written = 0
@@ -227,13 +224,31 @@ enum Escapers {
     /// processURLOnto: percent-encodes what is not allowed in a URL; normalizing keeps the
     /// reserved characters and existing escapes, escaping encodes those too (a query value).
     static func processURL(_ s: String, normalize: Bool) -> String {
+        if s.utf8.allSatisfy({ keptInURL($0, normalize: normalize) }) { return s }
         var out: [UInt8] = []
         appendProcessedURL(Array(s.utf8)[...], normalize: normalize, to: &out)
         return String(decoding: out, as: UTF8.self)
     }
 
+    private static let lowerHex: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// A byte that needs no escape in a URL (never '%', which depends on what follows).
+    private static func keptInURL(_ c: UInt8, normalize: Bool) -> Bool {
+        switch c {
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "*"), UInt8(ascii: "+"),
+            UInt8(ascii: ","), UInt8(ascii: "/"), UInt8(ascii: ":"), UInt8(ascii: ";"), UInt8(ascii: "="), UInt8(ascii: "?"),
+            UInt8(ascii: "@"), UInt8(ascii: "["), UInt8(ascii: "]"):
+            return normalize
+        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            return true
+        default:
+            return (c >= UInt8(ascii: "a") && c <= UInt8(ascii: "z")) || (c >= UInt8(ascii: "A") && c <= UInt8(ascii: "Z"))
+                || (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9"))
+        }
+    }
+
     static func appendProcessedURL(_ s: ArraySlice<UInt8>, normalize: Bool, to out: inout [UInt8]) {
-        let hex: [UInt8] = Array("0123456789abcdef".utf8)
+        let hex = lowerHex
         var i = s.startIndex
         while i < s.endIndex {
             let c = s[i]
@@ -383,6 +398,9 @@ enum Escapers {
 
     /// js.go's replace: control characters first, then the table, then U+2028 and U+2029.
     private static func replace(_ s: String, _ table: [String?]) -> String {
+        // U+2028 and U+2029 start with the byte 0xE2.
+        let clean = s.utf8.allSatisfy { c in c >= 0x20 && (Int(c) >= table.count || table[Int(c)] == nil) && c != 0xE2 }
+        if clean { return s }
         let bytes = Array(s.utf8)
         var out: [UInt8] = []
         var written = 0

@@ -302,15 +302,16 @@ struct ExecState {
         throws(ExecFailure) -> Value
     {
         at(.arg(node))
-        guard let signature = Functions.signature(name) else {
+        guard let function = Functions.Function.byName[name] else {
             throw failure("\(GoQuote.quote(name)) is not a defined function")
         }
-        return try evalCall(dot, name, signature, node: cmd, args: args, final: final)
+        return try evalCall(dot, name, function, node: cmd, args: args, final: final)
     }
 
     private mutating func evalCall(
-        _ dot: Value, _ name: String, _ signature: Functions.Signature, node: NodeRef, args: [Arg]?, final: Value?
+        _ dot: Value, _ name: String, _ function: Functions.Function, node: NodeRef, args: [Arg]?, final: Value?
     ) throws(ExecFailure) -> Value {
+        let signature = function.signature
         let args = args.map { Array($0.dropFirst()) } ?? []  // The function's own name is not an argument.
         let params = signature.params
         let numIn = args.count + (final != nil ? 1 : 0)
@@ -325,11 +326,11 @@ struct ExecState {
         }
 
         // and and or evaluate their arguments in order, stopping at the first that decides.
-        if signature.isBuiltin && (name == "and" || name == "or") {
+        if function == .and || function == .or {
             var v: Value = .invalid
             for arg in args {
                 v = try evalArg(dot, .value, arg)
-                if v.indirectInterface.truth == (name == "or") { return v }
+                if v.indirectInterface.truth == (function == .or) { return v }
             }
             if let final { v = try validateType(final, .value) }
             return v
@@ -360,7 +361,7 @@ struct ExecState {
             let type = k < params.count - (signature.variadic ? 1 : 0) ? params[k] : params[params.count - 1]
             if case .any = type { callArgs[k] = callArgs[k].asAny }
         }
-        switch Functions.call(name, callArgs) {
+        switch Functions.call(function, callArgs) {
         case .success(let result):
             return result
         case .failure(let error):

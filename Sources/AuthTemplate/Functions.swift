@@ -7,57 +7,82 @@ enum Functions {
     struct Signature {
         let params: [ParamType]
         let variadic: Bool
-        let isBuiltin: Bool
     }
 
     struct CallError: Error {
         let message: String
     }
 
-    private static let valueAndMore = Signature(params: [.value, .value], variadic: true, isBuiltin: true)
-    private static let twoValues = Signature(params: [.value, .value], variadic: false, isBuiltin: true)
-    private static let oneValue = Signature(params: [.value], variadic: false, isBuiltin: true)
-    private static let anyArgs = Signature(params: [.any], variadic: true, isBuiltin: true)
-    private static let escaper = Signature(params: [.any], variadic: true, isBuiltin: false)
+    fileprivate static let valueAndMore = Signature(params: [.value, .value], variadic: true)
+    fileprivate static let twoValues = Signature(params: [.value, .value], variadic: false)
+    fileprivate static let oneValue = Signature(params: [.value], variadic: false)
+    fileprivate static let anyArgs = Signature(params: [.any], variadic: true)
+    fileprivate static let escaper = Signature(params: [.any], variadic: true)
 
-    static func signature(_ name: String) -> Signature? {
-        switch name {
-        case "and", "or", "index", "slice", "eq", "call": return valueAndMore
-        case "ne", "lt", "le", "gt", "ge": return twoValues
-        case "not", "len": return oneValue
-        case "print", "println", "html", "js", "urlquery": return anyArgs
-        case "printf": return Signature(params: [.string, .any], variadic: true, isBuiltin: true)
-        default:
-            return Escapers.names.contains(name) ? escaper : nil
+    /// Every function a pipeline can name, found with one dictionary lookup per call.
+    enum Function: String, CaseIterable, Sendable {
+        case and, or, not, len, index, slice, eq, ne, lt, le, gt, ge, print, printf, println, html, js, urlquery, call
+        case attrEscaper = "_html_template_attrescaper"
+        case commentEscaper = "_html_template_commentescaper"
+        case cssEscaper = "_html_template_cssescaper"
+        case cssValueFilter = "_html_template_cssvaluefilter"
+        case htmlNameFilter = "_html_template_htmlnamefilter"
+        case htmlEscaper = "_html_template_htmlescaper"
+        case jsRegexpEscaper = "_html_template_jsregexpescaper"
+        case jsStrEscaper = "_html_template_jsstrescaper"
+        case jsValEscaper = "_html_template_jsvalescaper"
+        case nospaceEscaper = "_html_template_nospaceescaper"
+        case rcdataEscaper = "_html_template_rcdataescaper"
+        case srcsetEscaper = "_html_template_srcsetescaper"
+        case urlEscaper = "_html_template_urlescaper"
+        case urlFilter = "_html_template_urlfilter"
+        case urlNormalizer = "_html_template_urlnormalizer"
+        case evalArgs = "_eval_args_"
+
+        static let byName: [String: Function] = Dictionary(uniqueKeysWithValues: allCases.map { ($0.rawValue, $0) })
+
+        var signature: Signature {
+            switch self {
+            case .and, .or, .index, .slice, .eq, .call: return Functions.valueAndMore
+            case .ne, .lt, .le, .gt, .ge: return Functions.twoValues
+            case .not, .len: return Functions.oneValue
+            case .print, .println, .html, .js, .urlquery: return Functions.anyArgs
+            case .printf: return Functions.printfArgs
+            default: return Functions.escaper
+            }
         }
     }
 
-    static func call(_ name: String, _ args: [Value]) -> Result<Value, CallError> {
-        switch name {
-        case "not": return .success(.bool(!args[0].indirectInterface.truth))
-        case "len": return length(args[0])
-        case "index": return index(args[0], args.dropFirst())
-        case "slice": return slice(args[0], args.dropFirst())
-        case "eq": return eq(args[0], args.dropFirst()).map { .bool($0) }
-        case "ne": return eq(args[0], args[1...]).map { .bool(!$0) }
-        case "lt": return lt(args[0], args[1]).map { .bool($0) }
-        case "le": return le(args[0], args[1]).map { .bool($0) }
-        case "gt": return le(args[0], args[1]).map { .bool(!$0) }
-        case "ge": return lt(args[0], args[1]).map { .bool(!$0) }
-        case "print": return .success(.string(GoFormat.sprint(args)))
-        case "println": return .success(.string(GoFormat.sprintln(args)))
-        case "printf":
+    fileprivate static let printfArgs = Signature(params: [.string, .any], variadic: true)
+
+    static func call(_ function: Function, _ args: [Value]) -> Result<Value, CallError> {
+        switch function {
+        case .not: return .success(.bool(!args[0].indirectInterface.truth))
+        case .len: return length(args[0])
+        case .index: return index(args[0], args.dropFirst())
+        case .slice: return slice(args[0], args.dropFirst())
+        case .eq: return eq(args[0], args.dropFirst()).map { .bool($0) }
+        case .ne: return eq(args[0], args[1...]).map { .bool(!$0) }
+        case .lt: return lt(args[0], args[1]).map { .bool($0) }
+        case .le: return le(args[0], args[1]).map { .bool($0) }
+        case .gt: return le(args[0], args[1]).map { .bool(!$0) }
+        case .ge: return lt(args[0], args[1]).map { .bool(!$0) }
+        case .print: return .success(.string(GoFormat.sprint(args)))
+        case .println: return .success(.string(GoFormat.sprintln(args)))
+        case .printf:
             guard case .string(let format) = args[0] else { return .failure(CallError(message: "format is not a string")) }
             return .success(.string(GoFormat.sprintf(format, Array(args.dropFirst()))))
-        case "html": return .success(.string(Escapers.textHTMLEscape(evalArgs(args))))
-        case "js": return .success(.string(Escapers.textJSEscape(evalArgs(args))))
-        case "urlquery": return .success(.string(Escapers.queryEscape(evalArgs(args))))
-        case "call":
+        case .html: return .success(.string(Escapers.textHTMLEscape(evalArgs(args))))
+        case .js: return .success(.string(Escapers.textJSEscape(evalArgs(args))))
+        case .urlquery: return .success(.string(Escapers.queryEscape(evalArgs(args))))
+        case .call:
             let fn = args[0].indirectInterface
             if !fn.isValid { return .failure(CallError(message: "call of nil")) }
             return .failure(CallError(message: "non-function of type \(fn.typeName)"))
+        case .and, .or:
+            return .success(args.last ?? .invalid)  // The executor evaluates these itself.
         default:
-            return .success(.string(Escapers.call(name, args)))
+            return .success(.string(Escapers.call(function, args)))
         }
     }
 
