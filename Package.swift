@@ -32,6 +32,8 @@ let package = Package(
         // Go-compatible JSON value, parser and writer: request/response bodies and JWT claims.
         .target(name: "AuthJSON", dependencies: ["AuthPlatform"], swiftSettings: strict),
         .target(name: "AuthJWT", dependencies: ["AuthJSON", "AuthCrypto"], swiftSettings: strict),
+        // Go's text/template and html/template, as GoTrue renders email templates with them.
+        .target(name: "AuthTemplate", dependencies: ["AuthJSON"], swiftSettings: strict),
         .target(name: "AuthHTTP", dependencies: ["AuthPlatform", "CAuthPlatform"], swiftSettings: strict),
         .target(name: "AuthStore", dependencies: ["CSQLite", "AuthPlatform"], swiftSettings: strict),
         // The `supabase/config.toml` reader. A module of its own, imported only by AuthEmulator,
@@ -96,6 +98,7 @@ let package = Package(
             dependencies: ["AuthJWT", "AuthJSON", "AuthCrypto", "PythonTestSupport"],
             swiftSettings: strict
         ),
+        .testTarget(name: "AuthTemplateTests", dependencies: ["AuthTemplate", "AuthJSON"], swiftSettings: strict),
         .testTarget(name: "AuthHTTPTests", dependencies: ["AuthHTTP", "AuthPlatform", "AuthTestSupport"], swiftSettings: strict),
         .testTarget(name: "AuthStoreTests", dependencies: ["AuthStore", "AuthCrypto"], swiftSettings: strict),
         .testTarget(

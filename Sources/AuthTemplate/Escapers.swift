@@ -1,0 +1,588 @@
+import AuthJSON
+
+/// The escaping functions: text/template's `html`, `js` and `urlquery` builtins (funcs.go) and
+/// the filters and escapers html/template appends to pipelines (html.go, url.go, js.go,
+/// css.go), byte for byte. Template data are never html/template's typed content (HTML, URL,
+/// ...), so each escaper's plain-text branch is the one that applies.
+enum Escapers {
+    /// html/template's failsafe: what a filter writes instead of an unsafe value.
+    static let filterFailsafe = "ZgotmplZ"
+
+    static func call(_ function: Functions.Function, _ args: [Value]) -> String {
+        switch function {
+        case .evalArgs:
+            if args.count == 1, case .string(let s) = args[0] { return s }
+            return GoFormat.sprint(args)
+        case .commentEscaper:
+            return ""
+        case .jsValEscaper:
+            return jsValEscaper(args)
+        default:
+            break
+        }
+        let s = stringify(args)
+        switch function {
+        case .attrEscaper, .rcdataEscaper, .htmlEscaper:
+            return htmlReplacer(s, htmlReplacementTable, badRunes: true)
+        case .nospaceEscaper: return htmlReplacer(s, htmlNospaceReplacementTable, badRunes: false)
+        case .htmlNameFilter: return htmlNameFilter(s)
+        case .urlFilter: return isSafeURL(s) ? s : "#" + filterFailsafe
+        case .urlEscaper: return processURL(s, normalize: false)
+        case .urlNormalizer: return processURL(s, normalize: true)
+        case .srcsetEscaper: return srcsetEscaper(s)
+        case .jsStrEscaper: return replace(s, jsStrReplacementTable)
+        case .jsRegexpEscaper:
+            let escaped = replace(s, jsRegexpReplacementTable)
+            return escaped.isEmpty ? "(?:)" : escaped
+        case .cssEscaper: return cssEscaper(s)
+        case .cssValueFilter: return cssValueFilter(s)
+        default: return s
+        }
+    }
+
+    /// stringify: a single string as it is; otherwise fmt.Sprint of the arguments, leaving out
+    /// nil ones (so a missing value escapes to "").
+    static func stringify(_ args: [Value]) -> String {
+        if args.count == 1, case .string(let s) = args[0] { return s }
+        return GoFormat.sprint(args.filter(\.isValid))
+    }
+
+    // MARK: HTML
+
+    private static func table(_ pairs: [(UInt8, String)]) -> [String?] {
+        var t = [String?](repeating: nil, count: Int(pairs.map(\.0).max()!) + 1)
+        for (c, s) in pairs { t[Int(c)] = s }
+        return t
+    }
+
+    static let htmlReplacementTable = table([
+        (0, "\u{FFFD}"), (UInt8(ascii: "\""), "&#34;"), (UInt8(ascii: "&"), "&amp;"), (UInt8(ascii: "'"), "&#39;"),
+        (UInt8(ascii: "+"), "&#43;"), (UInt8(ascii: "<"), "&lt;"), (UInt8(ascii: ">"), "&gt;"),
+    ])
+
+    static let htmlNospaceReplacementTable = table([
+        (0, "&#xfffd;"), (UInt8(ascii: "\t"), "&#9;"), (UInt8(ascii: "\n"), "&#10;"), (0x0B, "&#11;"), (0x0C, "&#12;"),
+        (UInt8(ascii: "\r"), "&#13;"), (UInt8(ascii: " "), "&#32;"), (UInt8(ascii: "\""), "&#34;"), (UInt8(ascii: "&"), "&amp;"),
+        (UInt8(ascii: "'"), "&#39;"), (UInt8(ascii: "+"), "&#43;"), (UInt8(ascii: "<"), "&lt;"), (UInt8(ascii: "="), "&#61;"),
+        (UInt8(ascii: ">"), "&gt;"), (UInt8(ascii: "`"), "&#96;"),
+    ])
+
+    /// htmlReplacer: the table's replacements; without `badRunes`, also the noncharacters
+    /// U+FDD0...U+FDEF and U+FFF0...U+FFFF (U+FFFD among them) as hex references.
+    static func htmlReplacer(_ s: String, _ table: [String?], badRunes: Bool) -> String {
+        // Most values need nothing replaced: return them without copying. (The noncharacters
+        // all start with the byte 0xEF.)
+        let clean = s.utf8.allSatisfy { c in
+            (Int(c) >= table.count || table[Int(c)] == nil) && (badRunes || c != 0xEF)
+        }
+        if clean { return s }
+        let bytes = Array(s.utf8)
+        var out: [UInt8] = []
+        var written = 0
+        var i = 0
+        while i < bytes.count {
+            let (r, w) = UTF8Decode.rune(bytes, i)
+            if Int(r) < table.count {
+                if let repl = table[Int(r)] {
+                    out.append(contentsOf: bytes[written..<i])
+                    out.append(contentsOf: repl.utf8)
+                    written = i + w
+                }
+            } else if !badRunes && ((0xFDD0...0xFDEF).contains(r) || (0xFFF0...0xFFFF).contains(r)) {
+                out.append(contentsOf: bytes[written..<i])
+                out.append(contentsOf: "&#x\(String(r, radix: 16));".utf8)
+                written = i + w
+            }
+            i += w
+        }
+        if written == 0 { return s }
+        out.append(contentsOf: bytes[written...])
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func htmlNameFilter(_ s: String) -> String {
+        if s.isEmpty { return filterFailsafe }
+        let lower = asciiLowercased(s)
+        if attrType(lower) != .plain { return filterFailsafe }
+        for c in lower.unicodeScalars {
+            switch c {
+            case "0"..."9", "a"..."z": continue
+            default: return filterFailsafe
+            }
+        }
+        return lower
+    }
+
+    /// strings.ToLower for the ASCII letters that matter here; other letters are lowered by
+    /// Unicode rules as Go's does.
+    static func asciiLowercased(_ s: String) -> String {
+        if s.utf8.allSatisfy({ $0 < 0x80 }) {
+            return String(decoding: s.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 32 : $0 }, as: UTF8.self)
+        }
+        return s.lowercased()
+    }
+
+    // MARK: text/template's builtins
+
+    /// text/template's HTMLEscapeString.
+    static func textHTMLEscape(_ s: String) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(s.utf8.count)
+        for c in s.utf8 {
+            switch c {
+            case 0: out.append(contentsOf: "\u{FFFD}".utf8)
+            case UInt8(ascii: "\""): out.append(contentsOf: "&#34;".utf8)
+            case UInt8(ascii: "'"): out.append(contentsOf: "&#39;".utf8)
+            case UInt8(ascii: "&"): out.append(contentsOf: "&amp;".utf8)
+            case UInt8(ascii: "<"): out.append(contentsOf: "&lt;".utf8)
+            case UInt8(ascii: ">"): out.append(contentsOf: "&gt;".utf8)
+            default: out.append(c)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// text/template's JSEscapeString.
+    static func textJSEscape(_ s: String) -> String {
+        let hex: [UInt8] = Array("0123456789ABCDEF".utf8)
+        let b = Array(s.utf8)
+        var out: [UInt8] = []
+        var i = 0
+        while i < b.count {
+            let c = b[i]
+            if c < 0x80 {
+                switch c {
+                case UInt8(ascii: "\\"): out.append(contentsOf: "\\\\".utf8)
+                case UInt8(ascii: "'"): out.append(contentsOf: "\\'".utf8)
+                case UInt8(ascii: "\""): out.append(contentsOf: "\\\"".utf8)
+                case UInt8(ascii: "<"): out.append(contentsOf: "\\u003C".utf8)
+                case UInt8(ascii: ">"): out.append(contentsOf: "\\u003E".utf8)
+                case UInt8(ascii: "&"): out.append(contentsOf: "\\u0026".utf8)
+                case UInt8(ascii: "="): out.append(contentsOf: "\\u003D".utf8)
+                default:
+                    if c < 0x20 {
+                        out.append(contentsOf: "\\u00".utf8)
+                        out.append(hex[Int(c >> 4)])
+                        out.append(hex[Int(c & 0xF)])
+                    } else {
+                        out.append(c)
+                    }
+                }
+                i += 1
+                continue
+            }
+            let (r, w) = UTF8Decode.rune(b, i)
+            if GoUnicode.isPrint(r) {
+                out.append(contentsOf: b[i..<(i + w)])
+            } else {
+                var h = String(r, radix: 16, uppercase: true)
+                while h.utf8.count < 4 { h = "0" + h }
+                out.append(contentsOf: "\\u\(h)".utf8)
+            }
+            i += w
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// net/url's QueryEscape: unreserved bytes as they are, space as '+', the rest %XX.
+    static func queryEscape(_ s: String) -> String {
+        let hex: [UInt8] = Array("0123456789ABCDEF".utf8)
+        var out: [UInt8] = []
+        for c in s.utf8 {
+            switch c {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
+                out.append(c)
+            case UInt8(ascii: " "):
+                out.append(UInt8(ascii: "+"))
+            default:
+                out.append(UInt8(ascii: "%"))
+                out.append(hex[Int(c >> 4)])
+                out.append(hex[Int(c & 0xF)])
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    // MARK: URLs
+
+    /// Only http, https and mailto may appear as a URL's scheme (a colon before any slash).
+    static func isSafeURL(_ s: String) -> Bool {
+        let bytes = Array(s.utf8)
+        if let colon = bytes.firstIndex(of: UInt8(ascii: ":")), !bytes[..<colon].contains(UInt8(ascii: "/")) {
+            let scheme = asciiLowercased(String(decoding: bytes[..<colon], as: UTF8.self))
+            if scheme != "http" && scheme != "https" && scheme != "mailto" { return false }
+        }
+        return true
+    }
+
+    private static func isHex(_ c: UInt8) -> Bool {
+        (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9")) || (c >= UInt8(ascii: "a") && c <= UInt8(ascii: "f"))
+            || (c >= UInt8(ascii: "A") && c <= UInt8(ascii: "F"))
+    }
+
+    /// processURLOnto: percent-encodes what is not allowed in a URL; normalizing keeps the
+    /// reserved characters and existing escapes, escaping encodes those too (a query value).
+    static func processURL(_ s: String, normalize: Bool) -> String {
+        if s.utf8.allSatisfy({ keptInURL($0, normalize: normalize) }) { return s }
+        var out: [UInt8] = []
+        appendProcessedURL(Array(s.utf8)[...], normalize: normalize, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static let lowerHex: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// A byte that needs no escape in a URL (never '%', which depends on what follows).
+    private static func keptInURL(_ c: UInt8, normalize: Bool) -> Bool {
+        switch c {
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "*"), UInt8(ascii: "+"),
+            UInt8(ascii: ","), UInt8(ascii: "/"), UInt8(ascii: ":"), UInt8(ascii: ";"), UInt8(ascii: "="), UInt8(ascii: "?"),
+            UInt8(ascii: "@"), UInt8(ascii: "["), UInt8(ascii: "]"):
+            return normalize
+        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            return true
+        default:
+            return (c >= UInt8(ascii: "a") && c <= UInt8(ascii: "z")) || (c >= UInt8(ascii: "A") && c <= UInt8(ascii: "Z"))
+                || (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9"))
+        }
+    }
+
+    static func appendProcessedURL(_ s: ArraySlice<UInt8>, normalize: Bool, to out: inout [UInt8]) {
+        let hex = lowerHex
+        var i = s.startIndex
+        while i < s.endIndex {
+            let c = s[i]
+            var keep = false
+            switch c {
+            case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "*"), UInt8(ascii: "+"),
+                UInt8(ascii: ","), UInt8(ascii: "/"), UInt8(ascii: ":"), UInt8(ascii: ";"), UInt8(ascii: "="), UInt8(ascii: "?"),
+                UInt8(ascii: "@"), UInt8(ascii: "["), UInt8(ascii: "]"):
+                keep = normalize
+            case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                keep = true
+            case UInt8(ascii: "%"):
+                keep = normalize && i + 2 < s.endIndex && isHex(s[i + 1]) && isHex(s[i + 2])
+            default:
+                keep = (c >= UInt8(ascii: "a") && c <= UInt8(ascii: "z")) || (c >= UInt8(ascii: "A") && c <= UInt8(ascii: "Z"))
+                    || (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9"))
+            }
+            if keep {
+                out.append(c)
+            } else {
+                out.append(UInt8(ascii: "%"))
+                out.append(hex[Int(c >> 4)])
+                out.append(hex[Int(c & 0xF)])
+            }
+            i += 1
+        }
+    }
+
+    private static func isHTMLSpace(_ c: UInt8) -> Bool {
+        c == 0x09 || c == 0x0A || c == 0x0C || c == 0x0D || c == 0x20
+    }
+
+    private static func isHTMLSpaceOrASCIIAlnum(_ c: UInt8) -> Bool {
+        isHTMLSpace(c) || (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9")) || (c >= UInt8(ascii: "a") && c <= UInt8(ascii: "z"))
+            || (c >= UInt8(ascii: "A") && c <= UInt8(ascii: "Z"))
+    }
+
+    /// A srcset value: each comma-separated candidate's URL filtered and normalized, its
+    /// descriptor kept only when it is spaces and ASCII letters and digits.
+    private static func srcsetEscaper(_ s: String) -> String {
+        let b = Array(s.utf8)
+        var out: [UInt8] = []
+        var written = 0
+        for i in 0..<b.count where b[i] == UInt8(ascii: ",") {
+            filterSrcsetElement(b, written, i, &out)
+            out.append(UInt8(ascii: ","))
+            written = i + 1
+        }
+        filterSrcsetElement(b, written, b.count, &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func filterSrcsetElement(_ s: [UInt8], _ left: Int, _ right: Int, _ out: inout [UInt8]) {
+        var start = left
+        while start < right && isHTMLSpace(s[start]) { start += 1 }
+        var end = right
+        for i in start..<right where isHTMLSpace(s[i]) {
+            end = i
+            break
+        }
+        let url = String(decoding: s[start..<end], as: UTF8.self)
+        if isSafeURL(url) {
+            if s[end..<right].allSatisfy(isHTMLSpaceOrASCIIAlnum) {
+                out.append(contentsOf: s[left..<start])
+                appendProcessedURL(s[start..<end], normalize: true, to: &out)
+                out.append(contentsOf: s[end..<right])
+                return
+            }
+        }
+        out.append(UInt8(ascii: "#"))
+        out.append(contentsOf: filterFailsafe.utf8)
+    }
+
+    // MARK: JavaScript
+
+    private static func jsValEscaper(_ args: [Value]) -> String {
+        let value: Value
+        if args.count == 1 {
+            value = args[0]
+        } else {
+            value = .string(GoFormat.sprint(args))
+        }
+        guard let json = marshalable(value) else {
+            // json.Marshal's error, inside a comment.
+            let message = "json: unsupported type: \(unsupportedType(value))"
+            return " /* \(message) */null "
+        }
+        // encoding/json's HTML-safe output: <, >, & and U+2028/U+2029 already escaped.
+        let b = json.serializedBytes(sortedKeys: true)
+        guard let first = b.first, let last = b.last else { return " null " }
+        if isJSIdentPart(first) || isJSIdentPart(last) {
+            return " " + String(decoding: b, as: UTF8.self) + " "
+        }
+        return String(decoding: b, as: UTF8.self)
+    }
+
+    private static func marshalable(_ value: Value) -> JSON? {
+        switch value {
+        case .invalid: return .null
+        case .bool(let b): return .bool(b)
+        case .int(let i): return .number(Double(i))
+        case .uint8(let u): return .number(Double(u))
+        case .float(let f): return .number(f)
+        case .complex: return nil
+        case .string(let s): return .string(s)
+        case .map(let m): return .object(m)
+        case .slice(let s): return .array(Array(s.elements))
+        case .element(let json): return json
+        }
+    }
+
+    private static func unsupportedType(_ value: Value) -> String { value.typeName }
+
+    static func isJSIdentPart(_ c: UInt8) -> Bool {
+        c == UInt8(ascii: "$") || c == UInt8(ascii: "_") || (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9"))
+            || (c >= UInt8(ascii: "A") && c <= UInt8(ascii: "Z")) || (c >= UInt8(ascii: "a") && c <= UInt8(ascii: "z"))
+    }
+
+    private static let lowUnicodeReplacementTable: [String] = (0..<0x20).map { (c: Int) -> String in
+        switch c {
+        case 0x09: return "\\t"
+        case 0x0A: return "\\n"
+        case 0x0C: return "\\f"
+        case 0x0D: return "\\r"
+        default:
+            let h = String(c, radix: 16)
+            return "\\u00" + (h.count == 1 ? "0" + h : h)
+        }
+    }
+
+    static let jsStrReplacementTable = table([
+        (0, "\\u0000"), (UInt8(ascii: "\t"), "\\t"), (UInt8(ascii: "\n"), "\\n"), (0x0B, "\\u000b"), (0x0C, "\\f"),
+        (UInt8(ascii: "\r"), "\\r"), (UInt8(ascii: "\""), "\\u0022"), (UInt8(ascii: "`"), "\\u0060"), (UInt8(ascii: "&"), "\\u0026"),
+        (UInt8(ascii: "'"), "\\u0027"), (UInt8(ascii: "+"), "\\u002b"), (UInt8(ascii: "/"), "\\/"), (UInt8(ascii: "<"), "\\u003c"),
+        (UInt8(ascii: ">"), "\\u003e"), (UInt8(ascii: "\\"), "\\\\"),
+    ])
+
+    static let jsRegexpReplacementTable = table([
+        (0, "\\u0000"), (UInt8(ascii: "\t"), "\\t"), (UInt8(ascii: "\n"), "\\n"), (0x0B, "\\u000b"), (0x0C, "\\f"),
+        (UInt8(ascii: "\r"), "\\r"), (UInt8(ascii: "\""), "\\u0022"), (UInt8(ascii: "$"), "\\$"), (UInt8(ascii: "&"), "\\u0026"),
+        (UInt8(ascii: "'"), "\\u0027"), (UInt8(ascii: "("), "\\("), (UInt8(ascii: ")"), "\\)"), (UInt8(ascii: "*"), "\\*"),
+        (UInt8(ascii: "+"), "\\u002b"), (UInt8(ascii: "-"), "\\-"), (UInt8(ascii: "."), "\\."), (UInt8(ascii: "/"), "\\/"),
+        (UInt8(ascii: "<"), "\\u003c"), (UInt8(ascii: ">"), "\\u003e"), (UInt8(ascii: "?"), "\\?"), (UInt8(ascii: "["), "\\["),
+        (UInt8(ascii: "\\"), "\\\\"), (UInt8(ascii: "]"), "\\]"), (UInt8(ascii: "^"), "\\^"), (UInt8(ascii: "{"), "\\{"),
+        (UInt8(ascii: "|"), "\\|"), (UInt8(ascii: "}"), "\\}"),
+    ])
+
+    /// js.go's replace: control characters first, then the table, then U+2028 and U+2029.
+    private static func replace(_ s: String, _ table: [String?]) -> String {
+        // U+2028 and U+2029 start with the byte 0xE2.
+        let clean = s.utf8.allSatisfy { c in c >= 0x20 && (Int(c) >= table.count || table[Int(c)] == nil) && c != 0xE2 }
+        if clean { return s }
+        let bytes = Array(s.utf8)
+        var out: [UInt8] = []
+        var written = 0
+        var i = 0
+        while i < bytes.count {
+            let (r, w) = UTF8Decode.rune(bytes, i)
+            var repl: String?
+            if r < 0x20 {
+                repl = lowUnicodeReplacementTable[Int(r)]
+            } else if Int(r) < table.count, let t = table[Int(r)] {
+                repl = t
+            } else if r == 0x2028 {
+                repl = "\\u2028"
+            } else if r == 0x2029 {
+                repl = "\\u2029"
+            }
+            if let repl {
+                out.append(contentsOf: bytes[written..<i])
+                out.append(contentsOf: repl.utf8)
+                written = i + w
+            }
+            i += w
+        }
+        if written == 0 { return s }
+        out.append(contentsOf: bytes[written...])
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    // MARK: CSS
+
+    private static let cssReplacementTable = table([
+        (0, "\\0"), (UInt8(ascii: "\t"), "\\9"), (UInt8(ascii: "\n"), "\\a"), (0x0C, "\\c"), (UInt8(ascii: "\r"), "\\d"),
+        (UInt8(ascii: "\""), "\\22"), (UInt8(ascii: "&"), "\\26"), (UInt8(ascii: "'"), "\\27"), (UInt8(ascii: "("), "\\28"),
+        (UInt8(ascii: ")"), "\\29"), (UInt8(ascii: "+"), "\\2b"), (UInt8(ascii: "/"), "\\2f"), (UInt8(ascii: ":"), "\\3a"),
+        (UInt8(ascii: ";"), "\\3b"), (UInt8(ascii: "<"), "\\3c"), (UInt8(ascii: ">"), "\\3e"), (UInt8(ascii: "\\"), "\\\\"),
+        (UInt8(ascii: "{"), "\\7b"), (UInt8(ascii: "}"), "\\7d"),
+    ])
+
+    static func isCSSSpace(_ c: UInt8) -> Bool {
+        c == 0x09 || c == 0x0A || c == 0x0C || c == 0x0D || c == 0x20
+    }
+
+    private static func cssEscaper(_ s: String) -> String {
+        let bytes = Array(s.utf8)
+        var out: [UInt8] = []
+        var written = 0
+        var i = 0
+        while i < bytes.count {
+            let (r, w) = UTF8Decode.rune(bytes, i)
+            if Int(r) < cssReplacementTable.count, let repl = cssReplacementTable[Int(r)] {
+                out.append(contentsOf: bytes[written..<i])
+                out.append(contentsOf: repl.utf8)
+                written = i + w
+                // A space ends a hex escape that a hex digit or a space would otherwise extend.
+                if repl != "\\\\" && (written == bytes.count || isHex(bytes[written]) || isCSSSpace(bytes[written])) {
+                    out.append(UInt8(ascii: " "))
+                }
+            }
+            i += w
+        }
+        if written == 0 { return s }
+        out.append(contentsOf: bytes[written...])
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func isCSSNmchar(_ r: UInt32) -> Bool {
+        (r >= 0x61 && r <= 0x7A) || (r >= 0x41 && r <= 0x5A) || (r >= 0x30 && r <= 0x39) || r == 0x2D || r == 0x5F
+            || (r >= 0x80 && r <= 0xD7FF) || (r >= 0xE000 && r <= 0xFFFD) || (r >= 0x10000 && r <= 0x10FFFF)
+    }
+
+    /// decodeCSS: CSS escapes (`\41 `, `\"`) replaced by what they stand for.
+    static func decodeCSS(_ s: [UInt8]) -> [UInt8] {
+        guard s.contains(UInt8(ascii: "\\")) else { return s }
+        var b: [UInt8] = []
+        var rest = s[...]
+        while !rest.isEmpty {
+            let i = rest.firstIndex(of: UInt8(ascii: "\\")) ?? rest.endIndex
+            b.append(contentsOf: rest[rest.startIndex..<i])
+            rest = rest[i...]
+            if rest.count < 2 { break }
+            let second = rest[rest.startIndex + 1]
+            if isHex(second) {
+                var j = rest.startIndex + 2
+                while j < rest.endIndex && j < rest.startIndex + 7 && isHex(rest[j]) { j += 1 }
+                var r: UInt32 = 0
+                for c in rest[(rest.startIndex + 1)..<j] { r = r << 4 | UInt32(hexValue(c)) }
+                if r > 0x10FFFF {
+                    r /= 16
+                    j -= 1
+                }
+                let scalar = Unicode.Scalar(r) ?? "\u{FFFD}"
+                b.append(contentsOf: String(scalar).utf8)
+                rest = rest[j...]
+                // skipCSSSpace: one space (or CRLF) ends the escape.
+                if let c = rest.first {
+                    if c == 0x0D && rest.count >= 2 && rest[rest.startIndex + 1] == 0x0A {
+                        rest = rest.dropFirst(2)
+                    } else if c == 0x09 || c == 0x0A || c == 0x0C || c == 0x20 || c == 0x0D {
+                        rest = rest.dropFirst()
+                    }
+                }
+            } else {
+                let array = Array(rest)
+                let (_, n) = UTF8Decode.rune(array, 1)
+                b.append(contentsOf: rest[(rest.startIndex + 1)..<(rest.startIndex + 1 + n)])
+                rest = rest[(rest.startIndex + 1 + n)...]
+            }
+        }
+        return b
+    }
+
+    private static func hexValue(_ c: UInt8) -> UInt8 {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
+        default: return c - UInt8(ascii: "A") + 10
+        }
+    }
+
+    private static func cssValueFilter(_ s: String) -> String {
+        let b = decodeCSS(Array(s.utf8))
+        var id: [UInt8] = []
+        for (i, c) in b.enumerated() {
+            switch c {
+            case 0, UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "/"), UInt8(ascii: ";"),
+                UInt8(ascii: "@"), UInt8(ascii: "["), UInt8(ascii: "\\"), UInt8(ascii: "]"), UInt8(ascii: "`"), UInt8(ascii: "{"),
+                UInt8(ascii: "}"):
+                return filterFailsafe
+            case UInt8(ascii: "-"):
+                // Two hyphens could open or close an HTML comment.
+                if i != 0 && b[i - 1] == UInt8(ascii: "-") { return filterFailsafe }
+            default:
+                if c < 0x80 && isCSSNmchar(UInt32(c)) { id.append(c) }
+            }
+        }
+        let lowered = String(decoding: id.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 32 : $0 }, as: UTF8.self)
+        if lowered.contains("expression") || lowered.contains("mozbinding") { return filterFailsafe }
+        return String(decoding: b, as: UTF8.self)
+    }
+}
+
+/// html/template's content types, here only to classify attributes (attr.go).
+enum ContentType {
+    case plain, css, html, htmlAttr, js, jsStr, url, srcset, unsafe
+}
+
+private let attrTypeMap: [String: ContentType] = [
+    "accept": .plain, "accept-charset": .unsafe, "action": .url, "alt": .plain, "archive": .url, "async": .unsafe,
+    "autocomplete": .plain, "autofocus": .plain, "autoplay": .plain, "background": .url, "border": .plain,
+    "checked": .plain, "cite": .url, "challenge": .unsafe, "charset": .unsafe, "class": .plain, "classid": .url,
+    "codebase": .url, "cols": .plain, "colspan": .plain, "content": .unsafe, "contenteditable": .plain,
+    "contextmenu": .plain, "controls": .plain, "coords": .plain, "crossorigin": .unsafe, "data": .url,
+    "datetime": .plain, "default": .plain, "defer": .unsafe, "dir": .plain, "dirname": .plain, "disabled": .plain,
+    "draggable": .plain, "dropzone": .plain, "enctype": .unsafe, "for": .plain, "form": .unsafe, "formaction": .url,
+    "formenctype": .unsafe, "formmethod": .unsafe, "formnovalidate": .unsafe, "formtarget": .plain, "headers": .plain,
+    "height": .plain, "hidden": .plain, "high": .plain, "href": .url, "hreflang": .plain, "http-equiv": .unsafe,
+    "icon": .url, "id": .plain, "ismap": .plain, "keytype": .unsafe, "kind": .plain, "label": .plain, "lang": .plain,
+    "language": .unsafe, "list": .plain, "longdesc": .url, "loop": .plain, "low": .plain, "manifest": .url,
+    "max": .plain, "maxlength": .plain, "media": .plain, "mediagroup": .plain, "method": .unsafe, "min": .plain,
+    "multiple": .plain, "name": .plain, "novalidate": .unsafe, "open": .plain, "optimum": .plain, "pattern": .unsafe,
+    "placeholder": .plain, "poster": .url, "profile": .url, "preload": .plain, "pubdate": .plain,
+    "radiogroup": .plain, "readonly": .plain, "rel": .unsafe, "required": .plain, "reversed": .plain, "rows": .plain,
+    "rowspan": .plain, "sandbox": .unsafe, "spellcheck": .plain, "scope": .plain, "scoped": .plain,
+    "seamless": .plain, "selected": .plain, "shape": .plain, "size": .plain, "sizes": .plain, "span": .plain,
+    "src": .url, "srcdoc": .html, "srclang": .plain, "srcset": .srcset, "start": .plain, "step": .plain,
+    "style": .css, "tabindex": .plain, "target": .plain, "title": .plain, "type": .unsafe, "usemap": .url,
+    "value": .unsafe, "width": .plain, "wrap": .plain, "xmlns": .url,
+]
+
+/// attrType: how an attribute's value is read, by its (lowercased) name: the table, then
+/// `on*` as JavaScript and names containing src, uri or url as URLs; `data-` and XML
+/// namespace prefixes are looked through.
+func attrType(_ name: String) -> ContentType {
+    var name = name
+    if name.hasPrefix("data-") {
+        name = String(name.dropFirst(5))
+    } else if let colon = name.firstIndex(of: ":") {
+        if name[..<colon] == "xmlns" { return .url }
+        name = String(name[name.index(after: colon)...])
+    }
+    if let t = attrTypeMap[name] { return t }
+    if name.hasPrefix("on") { return .js }
+    if name.contains("src") || name.contains("uri") || name.contains("url") { return .url }
+    return .plain
+}

@@ -1,0 +1,394 @@
+/// Go's text/template/parse parser (parse.go), with its three-token lookahead, so that parse
+/// errors carry Go's wording and Go's line: the line of the last token read from the lexer.
+///
+/// `{{define}}`, `{{template}}` and `{{block}}` are not supported (email templates are single
+/// templates; GoTrue parses each one on its own); they are reported as parse errors.
+struct Parser {
+    private var lexer: Lexer
+    private var token: [Item] = Array(repeating: Item(type: .eof, pos: 0, val: "", line: 0), count: 3)
+    private var peekCount = 0
+    private var vars: [String] = ["$"]
+    private var actionLine = 0
+    private var rangeDepth = 0
+    private let name: String
+
+    /// The builtins of text/template (funcs.go); no other function is defined.
+    static let builtinNames: Set<String> = [
+        "and", "call", "html", "index", "slice", "js", "len", "not", "or", "print", "printf", "println",
+        "urlquery", "eq", "ge", "gt", "le", "lt", "ne",
+    ]
+
+    struct Failure: Error {
+        let line: Int
+        let message: String
+    }
+
+    static func parse(_ source: [UInt8], name: String) throws(TemplateError) -> [Node] {
+        var parser = Parser(lexer: Lexer(source), name: name)
+        do {
+            return try parser.parseTemplate()
+        } catch {
+            throw TemplateError(name: name, line: error.line, message: error.message, origin: .parse)
+        }
+    }
+
+    private init(lexer: Lexer, name: String) {
+        self.lexer = lexer
+        self.name = name
+    }
+
+    // MARK: Tokens
+
+    private mutating func next() -> Item {
+        if peekCount > 0 {
+            peekCount -= 1
+        } else {
+            token[0] = lexer.nextItem()
+        }
+        return token[peekCount]
+    }
+
+    private mutating func backup() { peekCount += 1 }
+
+    private mutating func backup2(_ t1: Item) {
+        token[1] = t1
+        peekCount = 2
+    }
+
+    private mutating func backup3(_ t2: Item, _ t1: Item) {
+        token[1] = t1
+        token[2] = t2
+        peekCount = 3
+    }
+
+    private mutating func peek() -> Item {
+        if peekCount > 0 { return token[peekCount - 1] }
+        peekCount = 1
+        token[0] = lexer.nextItem()
+        return token[0]
+    }
+
+    private mutating func nextNonSpace() -> Item {
+        var item: Item
+        repeat { item = next() } while item.type == .space
+        return item
+    }
+
+    private mutating func peekNonSpace() -> Item {
+        let item = nextNonSpace()
+        backup()
+        return item
+    }
+
+    // MARK: Errors
+
+    private func failure(_ message: String) -> Failure {
+        Failure(line: token[0].line, message: message)
+    }
+
+    private func unexpected(_ item: Item, _ context: String) -> Failure {
+        if item.type == .error {
+            var extra = ""
+            if actionLine != 0 && actionLine != item.line {
+                extra = " in action started at \(name):\(actionLine)"
+                if item.val.hasSuffix(" action") {
+                    extra = String(extra.dropFirst(" in action".count))  // "unclosed action started at"
+                }
+            }
+            return failure("\(item)\(extra)")
+        }
+        return failure("unexpected \(item) in \(context)")
+    }
+
+    private mutating func expect(_ expected: ItemType, _ context: String) throws(Failure) -> Item {
+        let item = nextNonSpace()
+        if item.type != expected { throw unexpected(item, context) }
+        return item
+    }
+
+    // MARK: Structure
+
+    private enum Parsed {
+        case node(Node)
+        case end(pos: Int)
+        case elseNode(pos: Int, line: Int)
+
+        var goDescription: String {
+            switch self {
+            case .end: return "{{end}}"
+            case .elseNode: return "{{else}}"
+            case .node: return "node"
+            }
+        }
+    }
+
+    private mutating func parseTemplate() throws(Failure) -> [Node] {
+        var root: [Node] = []
+        while peek().type != .eof {
+            if peek().type == .leftDelim {
+                let delim = next()
+                if nextNonSpace().type == .define {
+                    throw failure("{{define}} is not supported")
+                }
+                backup2(delim)
+            }
+            switch try textOrAction() {
+            case .end: throw failure("unexpected {{end}}")
+            case .elseNode: throw failure("unexpected {{else}}")
+            case .node(let n):
+                root.append(n)
+            }
+        }
+        return root
+    }
+
+    private mutating func itemList() throws(Failure) -> (list: [Node], next: Parsed) {
+        var list: [Node] = []
+        while peekNonSpace().type != .eof {
+            let n = try textOrAction()
+            switch n {
+            case .end, .elseNode: return (list, n)
+            case .node(let node): list.append(node)
+            }
+        }
+        throw failure("unexpected EOF")
+    }
+
+    private mutating func textOrAction() throws(Failure) -> Parsed {
+        let item = nextNonSpace()
+        switch item.type {
+        case .text:
+            return .node(.text(TextNode(pos: item.pos, text: Array(item.val.utf8))))
+        case .leftDelim:
+            actionLine = item.line
+            defer { actionLine = 0 }
+            return try action()
+        case .comment:
+            return .node(.comment)
+        default:
+            throw unexpected(item, "input")
+        }
+    }
+
+    private mutating func action() throws(Failure) -> Parsed {
+        let item = nextNonSpace()
+        switch item.type {
+        case .block: throw failure("{{block}} is not supported")
+        case .breakKeyword: return try breakControl(item, isBreak: true)
+        case .continueKeyword: return try breakControl(item, isBreak: false)
+        case .elseKeyword: return try elseControl()
+        case .end: return .end(pos: try expect(.rightDelim, "end").pos)
+        case .ifKeyword: return .node(.branch(try parseControl(allowElseIf: true, kind: .ifBranch)))
+        case .range: return .node(.branch(try parseControl(allowElseIf: false, kind: .range)))
+        case .template: throw failure("{{template}} is not supported")
+        case .with: return .node(.branch(try parseControl(allowElseIf: false, kind: .with)))
+        default: break
+        }
+        backup()
+        let start = peek()
+        return .node(.action(ActionNode(pos: start.pos, line: start.line, pipe: try pipeline("command", end: .rightDelim))))
+    }
+
+    private mutating func breakControl(_ item: Item, isBreak: Bool) throws(Failure) -> Parsed {
+        let keyword = isBreak ? "{{break}}" : "{{continue}}"
+        let next = nextNonSpace()
+        if next.type != .rightDelim { throw unexpected(next, keyword) }
+        if rangeDepth == 0 { throw failure("\(keyword) outside {{range}}") }
+        return .node(isBreak ? .breakLoop(pos: item.pos, line: item.line) : .continueLoop(pos: item.pos, line: item.line))
+    }
+
+    private mutating func elseControl() throws(Failure) -> Parsed {
+        // `else if`: the `if` is left for parseControl.
+        let p = peekNonSpace()
+        if p.type == .ifKeyword { return .elseNode(pos: p.pos, line: p.line) }
+        let item = try expect(.rightDelim, "else")
+        return .elseNode(pos: item.pos, line: item.line)
+    }
+
+    private mutating func parseControl(allowElseIf: Bool, kind: BranchKind) throws(Failure) -> BranchNode {
+        let savedVars = vars.count
+        defer { vars.removeLast(vars.count - savedVars) }
+        let pipe = try pipeline(kind.name, end: .rightDelim)
+        if kind == .range { rangeDepth += 1 }
+        let (list, firstNext) = try itemList()
+        var next = firstNext
+        if kind == .range { rangeDepth -= 1 }
+        var elseList: [Node]?
+        switch next {
+        case .end, .node:
+            break
+        case .elseNode:
+            // "{{if a}}x{{else if b}}y{{end}}" is "{{if a}}x{{else}}{{if b}}y{{end}}{{end}}",
+            // with one {{end}} closing both.
+            if allowElseIf && peek().type == .ifKeyword {
+                _ = self.next()
+                elseList = [.branch(try parseControl(allowElseIf: true, kind: .ifBranch))]
+                break
+            }
+            let (otherList, otherNext) = try itemList()
+            elseList = otherList
+            next = otherNext
+            if case .end = next {} else { throw failure("expected end; found \(next.goDescription)") }
+        }
+        return BranchNode(kind: kind, pos: pipe.pos, line: pipe.line, pipe: pipe, list: list, elseList: elseList)
+    }
+
+    // MARK: Pipelines
+
+    private mutating func pipeline(_ context: String, end: ItemType) throws(Failure) -> PipeNode {
+        let start = peekNonSpace()
+        var pipe = PipeNode(pos: start.pos, line: start.line)
+        // A leading `$x :=`, `$x =` or `$i, $v :=`.
+        decls: while true {
+            let v = peekNonSpace()
+            guard v.type == .variable else { break decls }
+            _ = next()
+            // The space after "$x" is kept, in case the next token is not ":=" or "=": then "$x"
+            // and the space go back, so that "$x 1" is an error (a variable is not a command).
+            let tokenAfterVariable = peek()
+            let nextItem = peekNonSpace()
+            if nextItem.type == .assign || nextItem.type == .declare {
+                pipe.isAssign = nextItem.type == .assign
+                _ = nextNonSpace()
+                pipe.decl.append(VariableNode(pos: v.pos, ident: v.val.split(separator: ".", omittingEmptySubsequences: false).map(String.init)))
+                vars.append(v.val)
+            } else if nextItem.type == .char && nextItem.val == "," {
+                _ = nextNonSpace()
+                pipe.decl.append(VariableNode(pos: v.pos, ident: v.val.split(separator: ".", omittingEmptySubsequences: false).map(String.init)))
+                vars.append(v.val)
+                if context == "range" && pipe.decl.count < 2 {
+                    switch peekNonSpace().type {
+                    case .variable, .rightDelim, .rightParen:
+                        // The value variable of `range $i, $v :=`.
+                        continue decls
+                    default:
+                        throw failure("range can only initialize variables")
+                    }
+                }
+                throw failure("too many declarations in \(context)")
+            } else if tokenAfterVariable.type == .space {
+                backup3(v, tokenAfterVariable)
+            } else {
+                backup2(v)
+            }
+            break decls
+        }
+        while true {
+            let item = nextNonSpace()
+            switch item.type {
+            case end:
+                try checkPipeline(pipe, context)
+                return pipe
+            case .bool, .charConstant, .complex, .dot, .field, .identifier, .number, .nilKeyword, .rawString, .string,
+                .variable, .leftParen:
+                backup()
+                pipe.cmds.append(try command())
+            default:
+                throw unexpected(item, context)
+            }
+        }
+    }
+
+    private func checkPipeline(_ pipe: PipeNode, _ context: String) throws(Failure) {
+        // A pipeline needs a command.
+        if pipe.cmds.isEmpty { throw failure("missing value for \(context)") }
+        // A constant or dot cannot take the previous command's value.
+        for (i, c) in pipe.cmds.dropFirst().enumerated() {
+            switch c.args[0] {
+            case .bool, .dot, .nilValue, .number, .string:
+                throw failure("non executable command in pipeline stage \(i + 2)")
+            default:
+                break
+            }
+        }
+    }
+
+    private mutating func command() throws(Failure) -> CommandNode {
+        var cmd = CommandNode(pos: peekNonSpace().pos, args: [])
+        while true {
+            _ = peekNonSpace()
+            if let operand = try operand() { cmd.args.append(operand) }
+            let item = next()
+            switch item.type {
+            case .space:
+                continue
+            case .rightDelim, .rightParen:
+                backup()
+            case .pipe:
+                break
+            default:
+                throw unexpected(item, "operand")
+            }
+            break
+        }
+        if cmd.args.isEmpty { throw failure("empty command") }
+        return cmd
+    }
+
+    private mutating func operand() throws(Failure) -> Arg? {
+        guard let node = try term() else { return nil }
+        if peek().type == .field {
+            let chainPos = peek().pos
+            var fields: [String] = []
+            while peek().type == .field {
+                fields.append(String(next().val.dropFirst()))
+            }
+            // Fields after a field or a variable join it ($x.A.B); after anything else they
+            // make a chain node ((pipeline).A.B).
+            switch node {
+            case .field(_, let ident):
+                return .field(pos: chainPos, ident: ident + fields)
+            case .variable(let v):
+                return .variable(VariableNode(pos: chainPos, ident: v.ident + fields))
+            case .bool, .string, .number, .nilValue, .dot:
+                throw failure("unexpected . after term \(GoQuote.quote(node.description))")
+            default:
+                return .chain(pos: chainPos, node: node, fields: fields)
+            }
+        }
+        return node
+    }
+
+    private mutating func term() throws(Failure) -> Arg? {
+        let item = nextNonSpace()
+        switch item.type {
+        case .identifier:
+            if !Parser.builtinNames.contains(item.val) {
+                throw failure("function \(GoQuote.quote(item.val)) not defined")
+            }
+            return .identifier(pos: item.pos, name: item.val)
+        case .dot:
+            return .dot(pos: item.pos)
+        case .nilKeyword:
+            return .nilValue(pos: item.pos)
+        case .variable:
+            return .variable(try useVar(item))
+        case .field:
+            return .field(pos: item.pos, ident: item.val.dropFirst().split(separator: ".", omittingEmptySubsequences: false).map(String.init))
+        case .bool:
+            return .bool(pos: item.pos, value: item.val == "true")
+        case .charConstant, .complex, .number:
+            switch NumberParser.parse(item.val, type: item.type, pos: item.pos) {
+            case .success(let n): return .number(n)
+            case .failure(let error): throw failure(error.message)
+            }
+        case .leftParen:
+            return .pipe(try pipeline("parenthesized pipeline", end: .rightParen))
+        case .string, .rawString:
+            do {
+                return .string(pos: item.pos, quoted: item.val, text: try GoUnquote.unquote(item.val))
+            } catch {
+                throw failure("invalid syntax")
+            }
+        default:
+            backup()
+            return nil
+        }
+    }
+
+    private func useVar(_ item: Item) throws(Failure) -> VariableNode {
+        let ident = item.val.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        if vars.contains(ident[0]) { return VariableNode(pos: item.pos, ident: ident) }
+        throw failure("undefined variable \(GoQuote.quote(ident[0]))")
+    }
+}

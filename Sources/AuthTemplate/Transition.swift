@@ -1,0 +1,590 @@
+/// html/template's context transitions (transition.go, and js.go's nextJSCtx): each function
+/// reads a prefix of a text node in one state and says which context follows and how many
+/// bytes it consumed.
+enum Transition {
+    typealias Bytes = ArraySlice<UInt8>
+
+    static func run(_ c: Context, _ s: Bytes) -> (Context, Int) {
+        switch c.state {
+        case .stateText: return tText(c, s)
+        case .stateTag: return tTag(c, s)
+        case .stateAttrName: return tAttrName(c, s)
+        case .stateAfterName: return tAfterName(c, s)
+        case .stateBeforeValue: return tBeforeValue(c, s)
+        case .stateHTMLCmt: return tHTMLCmt(c, s)
+        case .stateRCDATA: return tSpecialTagEnd(c, s)
+        case .stateAttr: return (c, s.count)
+        case .stateURL, .stateSrcset: return tURL(c, s)
+        case .stateJS: return tJS(c, s)
+        case .stateJSDqStr, .stateJSSqStr, .stateJSBqStr, .stateJSRegexp: return tJSDelimited(c, s)
+        case .stateJSBlockCmt, .stateCSSBlockCmt: return tBlockCmt(c, s)
+        case .stateJSLineCmt, .stateCSSLineCmt: return tLineCmt(c, s)
+        case .stateCSS: return tCSS(c, s)
+        case .stateCSSDqStr, .stateCSSSqStr, .stateCSSDqURL, .stateCSSSqURL, .stateCSSURL: return tCSSStr(c, s)
+        case .stateError, .stateDead: return (c, s.count)
+        }
+    }
+
+    // MARK: Helpers on byte slices (indexes relative to the slice's start)
+
+    static func at(_ s: Bytes, _ i: Int) -> UInt8 { s[s.startIndex + i] }
+
+    static func index(_ s: Bytes, of needle: [UInt8], from: Int = 0) -> Int? {
+        guard needle.count <= s.count else { return nil }
+        var i = from
+        while i + needle.count <= s.count {
+            var match = true
+            for k in 0..<needle.count where at(s, i + k) != needle[k] {
+                match = false
+                break
+            }
+            if match { return i }
+            i += 1
+        }
+        return nil
+    }
+
+    static func indexAny(_ s: Bytes, _ chars: [UInt8], from: Int = 0) -> Int? {
+        var i = from
+        while i < s.count {
+            if chars.contains(at(s, i)) { return i }
+            i += 1
+        }
+        return nil
+    }
+
+    static func sub(_ s: Bytes, _ from: Int, _ to: Int? = nil) -> Bytes {
+        s[(s.startIndex + from)..<(s.startIndex + (to ?? s.count))]
+    }
+
+    static func eatWhiteSpace(_ s: Bytes, _ i: Int) -> Int {
+        var j = i
+        while j < s.count {
+            switch at(s, j) {
+            case 0x20, 0x09, 0x0A, 0x0C, 0x0D: j += 1
+            default: return j
+            }
+        }
+        return s.count
+    }
+
+    static func quoted(_ s: Bytes) -> String {
+        GoQuote.quote(String(decoding: s, as: UTF8.self))
+    }
+
+    /// %.32q: the first 32 runes, quoted.
+    static func quoted32(_ s: Bytes) -> String {
+        let text = String(decoding: s, as: UTF8.self)
+        var scalars = String.UnicodeScalarView()
+        scalars.append(contentsOf: text.unicodeScalars.prefix(32))
+        return GoQuote.quote(String(scalars))
+    }
+
+    // MARK: HTML
+
+    private static let commentStart: [UInt8] = Array("<!--".utf8)
+    private static let commentEnd: [UInt8] = Array("-->".utf8)
+
+    static func tText(_ c: Context, _ s: Bytes) -> (Context, Int) {
+        var k = 0
+        while true {
+            guard let i = s[(s.startIndex + k)...].firstIndex(of: UInt8(ascii: "<")).map({ $0 - s.startIndex }), i + 1 != s.count
+            else {
+                return (c, s.count)
+            }
+            if i + 4 <= s.count && Array(sub(s, i, i + 4)) == commentStart {
+                return (Context(state: .stateHTMLCmt), i + 4)
+            }
+            var j = i + 1
+            var end = false
+            if at(s, j) == UInt8(ascii: "/") {
+                if j + 1 == s.count { return (c, s.count) }
+                end = true
+                j += 1
+            }
+            let (after, element) = eatTagName(s, j)
+            if after != j {
+                return (Context(state: .stateTag, element: end ? .elementNone : element), after)
+            }
+            k = after
+        }
+    }
+
+    private static let elementContentType: [Element: HTMLState] = [
+        .elementNone: .stateText, .elementScript: .stateJS, .elementStyle: .stateCSS, .elementTextarea: .stateRCDATA,
+        .elementTitle: .stateRCDATA,
+    ]
+
+    static func tTag(_ c: Context, _ s: Bytes) -> (Context, Int) {
+        let i = eatWhiteSpace(s, 0)
+        if i == s.count { return (c, s.count) }
+        if at(s, i) == UInt8(ascii: ">") {
+            return (Context(state: elementContentType[c.element]!, element: c.element), i + 1)
+        }
+        let j: Int
+        switch eatAttrName(s, i) {
+        case .failure(let err): return (Context.error(err.error), s.count)
+        case .success(let end): j = end
+        }
+        if i == j {
+            return (
+                Context.error(EscapeError(node: nil, line: 0, description: "expected space, attr name, or end of tag, but got \(quoted(sub(s, i)))")),
+                s.count
+            )
+        }
+        let attrName = Escapers.asciiLowercased(String(decoding: sub(s, i, j), as: UTF8.self))
+        var attr: Attr = .attrNone
+        if c.element == .elementScript && attrName == "type" {
+            attr = .attrScriptType
+        } else {
+            switch attrType(attrName) {
+            case .url: attr = .attrURL
+            case .css: attr = .attrStyle
+            case .js: attr = .attrScript
+            case .srcset: attr = .attrSrcset
+            default: break
+            }
+        }
+        let state: HTMLState = j == s.count ? .stateAttrName : .stateAfterName
+        return (Context(state: state, attr: attr, element: c.element), j)
+    }
+
+    static func tAttrName(_ c: Context, _ s: Bytes) -> (Context, Int) {
+        switch eatAttrName(s, 0) {
+        case .failure(let err):
+            return (Context.error(err.error), s.count)
+        case .success(let i):
+            var c = c
+            if i != s.count { c.state = .stateAfterName }
+            return (c, i)
+        }
+    }
+
+    static func tAfterName(_ c: Context, _ s: Bytes) -> (Context, Int) {
+        var c = c
+        let i = eatWhiteSpace(s, 0)
+        if i == s.count { return (c, s.count) }
+        if at(s, i) != UInt8(ascii: "=") {
+            // A '>' or another attribute: this one has no value.
+            c.state = .stateTag
+            return (c, i)
+        }
+        c.state = .stateBeforeValue
+        // Past the '='.
+        return (c, i + 1)
+    }
+
+    static func attrStartState(_ attr: Attr) -> HTMLState {
+        switch attr {
+        case .attrNone, .attrScriptType: return .stateAttr
+        case .attrScript: return .stateJS
+        case .attrStyle: return .stateCSS
+        case .attrURL: return .stateURL
+        case .attrSrcset: return .stateSrcset
+        }
+    }
+
+    static func tBeforeValue(_ c: Context, _ s: Bytes) -> (Context, Int) {
+        var i = eatWhiteSpace(s, 0)
+        if i == s.count { return (c, s.count) }
+        var delim: Delim = .delimSpaceOrTagEnd
+        switch at(s, i) {
+        case UInt8(ascii: "'"):
+            delim = .delimSingleQuote
+            i += 1
+        case UInt8(ascii: "\""):
+            delim = .delimDoubleQuote
+            i += 1
+        default:
+            break
+        }
+        var c = c
+        c.state = attrStartState(c.attr)
+        c.delim = delim
+        return (c, i)
+    }
+
+    static func tHTMLCmt(_ c: Context, _ s: Bytes) -> (Context, Int) {
+        if let i = index(s, of: commentEnd) { return (Context(), i + 3) }
+        return (c, s.count)
+    }
+
+    private static let specialTagEndMarkers: [Element: [UInt8]] = [
+        .elementScript: Array("script".utf8), .elementStyle: Array("style".utf8),
+        .elementTextarea: Array("textarea".utf8), .elementTitle: Array("title".utf8),
+    ]
+
+    /// The end of a script, style, textarea or title element's content.
+    static func tSpecialTagEnd(_ c: Context, _ s: Bytes) -> (Context, Int) {
+        if c.element != .elementNone, let tag = specialTagEndMarkers[c.element], let i = indexTagEnd(s, tag) {
+            return (Context(), i)
+        }
+        return (c, s.count)
+    }
+
+    /// indexTagEnd: where "</tag" followed by '>', a space or '/' starts, the name compared
+    /// without case.
+    static func indexTagEnd(_ s: Bytes, _ tag: [UInt8]) -> Int? {
+        var res = 0
+        var rest = s
+        let prefix: [UInt8] = Array("</".utf8)
+        while !rest.isEmpty {
+            guard let i = index(rest, of: prefix) else { return nil }
+            rest = sub(rest, i + 2)
+            if tag.count <= rest.count
+                && zip(tag, sub(rest, 0, tag.count)).allSatisfy({ $0 == ($1 >= 0x41 && $1 <= 0x5A ? $1 + 32 : $1) })
+            {
+                rest = sub(rest, tag.count)
+                if let first = rest.first, [UInt8(ascii: ">"), 0x20, 0x09, 0x0A, 0x0C, UInt8(ascii: "/")].contains(first) {
+                    return res + i
+                }
+                res += tag.count
+            }
+            res += i + 2
+        }
+        return nil
+    }
+
+    static func tURL(_ c: Context, _ s: Bytes) -> (Context, Int) {
+        var c = c
+        if s.contains(UInt8(ascii: "#")) || s.contains(UInt8(ascii: "?")) {
+            c.urlPart = .urlPartQueryOrFrag
+        } else if s.count != eatWhiteSpace(s, 0) && c.urlPart == .urlPartNone {
+            // Leading spaces do not start the URL.
+            c.urlPart = .urlPartPreQuery
+        }
+        return (c, s.count)
+    }
+
+    // MARK: JavaScript
+
+    static func tJS(_ c: Context, _ s: Bytes) -> (Context, Int) {
+        var c = c
+        guard var i = indexAny(s, Array("\"`'/".utf8)) else {
+            c.jsCtx = nextJSCtx(s, c.jsCtx)
+            return (c, s.count)
+        }
+        c.jsCtx = nextJSCtx(sub(s, 0, i), c.jsCtx)
+        switch at(s, i) {
+        case UInt8(ascii: "\""):
+            c.state = .stateJSDqStr
+            c.jsCtx = .jsCtxRegexp
+        case UInt8(ascii: "'"):
+            c.state = .stateJSSqStr
+            c.jsCtx = .jsCtxRegexp
+        case UInt8(ascii: "`"):
+            c.state = .stateJSBqStr
+            c.jsCtx = .jsCtxRegexp
+        default:  // '/'
+            if i + 1 < s.count && at(s, i + 1) == UInt8(ascii: "/") {
+                c.state = .stateJSLineCmt
+                i += 1
+            } else if i + 1 < s.count && at(s, i + 1) == UInt8(ascii: "*") {
+                c.state = .stateJSBlockCmt
+                i += 1
+            } else if c.jsCtx == .jsCtxRegexp {
+                c.state = .stateJSRegexp
+            } else if c.jsCtx == .jsCtxDivOp {
+                c.jsCtx = .jsCtxRegexp
+            } else {
+                return (
+                    Context.error(EscapeError(node: nil, line: 0, description: "'/' could start a division or regexp: \(quoted32(sub(s, i)))")),
+                    s.count
+                )
+            }
+        }
+        return (c, i + 1)
+    }
+
+    static func tJSDelimited(_ c: Context, _ s: Bytes) -> (Context, Int) {
+        var c = c
+        var specials: [UInt8] = Array("\\\"".utf8)
+        switch c.state {
+        case .stateJSSqStr: specials = Array("\\'".utf8)
+        case .stateJSBqStr: specials = Array("`\\".utf8)
+        case .stateJSRegexp: specials = Array("\\/[]".utf8)
+        default: break
+        }
+        var k = 0
+        var inCharset = false
+        while true {
+            guard var i = indexAny(s, specials, from: k) else { break }
+            switch at(s, i) {
+            case UInt8(ascii: "\\"):
+                i += 1
+                if i == s.count {
+                    return (
+                        Context.error(EscapeError(node: nil, line: 0, description: "unfinished escape sequence in JS string: \(quoted(s))")),
+                        s.count
+                    )
+                }
+            case UInt8(ascii: "["):
+                inCharset = true
+            case UInt8(ascii: "]"):
+                inCharset = false
+            default:
+                // The closing quote or slash.
+                if !inCharset {
+                    c.state = .stateJS
+                    c.jsCtx = .jsCtxDivOp
+                    return (c, i + 1)
+                }
+            }
+            k = i + 1
+        }
+        if inCharset {
+            // A regexp character set left open at the end of the text is refused.
+            return (Context.error(EscapeError(node: nil, line: 0, description: "unfinished JS regexp charset: \(quoted(s))")), s.count)
+        }
+        return (c, s.count)
+    }
+
+    static func tBlockCmt(_ c: Context, _ s: Bytes) -> (Context, Int) {
+        guard let i = index(s, of: Array("*/".utf8)) else { return (c, s.count) }
+        var c = c
+        c.state = c.state == .stateJSBlockCmt ? .stateJS : .stateCSS
+        return (c, i + 2)
+    }
+
+    static func tLineCmt(_ c: Context, _ s: Bytes) -> (Context, Int) {
+        var c = c
+        let endState: HTMLState
+        let found: Int?
+        if c.state == .stateJSLineCmt {
+            endState = .stateJS
+            // \n, \r and the line and paragraph separators end a JS line comment.
+            var hit: Int?
+            var i = 0
+            while i < s.count {
+                let b = at(s, i)
+                if b == 0x0A || b == 0x0D { hit = i; break }
+                if b == 0xE2 && i + 2 < s.count && at(s, i + 1) == 0x80 && (at(s, i + 2) == 0xA8 || at(s, i + 2) == 0xA9) {
+                    hit = i
+                    break
+                }
+                i += 1
+            }
+            found = hit
+        } else {
+            endState = .stateCSS
+            found = indexAny(s, [0x0A, 0x0C, 0x0D])
+        }
+        guard let i = found else { return (c, s.count) }
+        c.state = endState
+        // The line terminator is not consumed: it is part of the JS or CSS that follows.
+        return (c, i)
+    }
+
+    /// nextJSCtx: whether a '/' after `s` would start a regular expression or divide.
+    static func nextJSCtx(_ s: Bytes, _ preceding: JSCtx) -> JSCtx {
+        // Trim JS whitespace, including U+2028 and U+2029.
+        var end = s.count
+        while end > 0 {
+            let b = at(s, end - 1)
+            if b == 0x09 || b == 0x0A || b == 0x0C || b == 0x0D || b == 0x20 {
+                end -= 1
+            } else if end >= 3 && b >= 0xA8 && b <= 0xA9 && at(s, end - 2) == 0x80 && at(s, end - 3) == 0xE2 {
+                end -= 3
+            } else {
+                break
+            }
+        }
+        if end == 0 { return preceding }
+        let c = at(s, end - 1)
+        let n = end
+        switch c {
+        case UInt8(ascii: "+"), UInt8(ascii: "-"):
+            // An odd run of '+' or '-' ends in an operator, which a regexp may follow;
+            // '++' and '--' end an expression.
+            var start = n - 1
+            while start > 0 && at(s, start - 1) == c { start -= 1 }
+            return (n - start) & 1 == 1 ? .jsCtxRegexp : .jsCtxDivOp
+        case UInt8(ascii: "."):
+            // A digit and a dot: a number.
+            if n != 1 && at(s, n - 2) >= UInt8(ascii: "0") && at(s, n - 2) <= UInt8(ascii: "9") { return .jsCtxDivOp }
+            return .jsCtxRegexp
+        case UInt8(ascii: ","), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "="), UInt8(ascii: "*"), UInt8(ascii: "%"),
+            UInt8(ascii: "&"), UInt8(ascii: "|"), UInt8(ascii: "^"), UInt8(ascii: "?"), UInt8(ascii: "!"), UInt8(ascii: "~"),
+            UInt8(ascii: "("), UInt8(ascii: "["), UInt8(ascii: ":"), UInt8(ascii: ";"), UInt8(ascii: "{"), UInt8(ascii: "}"):
+            return .jsCtxRegexp
+        default:
+            // A keyword such as `return` may precede a regexp; any other word, a number or a
+            // closing bracket precedes a division.
+            var j = n
+            while j > 0 && Escapers.isJSIdentPart(at(s, j - 1)) { j -= 1 }
+            let word = String(decoding: sub(s, j, n), as: UTF8.self)
+            if regexpPrecederKeywords.contains(word) { return .jsCtxRegexp }
+            return .jsCtxDivOp
+        }
+    }
+
+    private static let regexpPrecederKeywords: Set<String> = [
+        "break", "case", "continue", "delete", "do", "else", "finally", "in", "instanceof", "return", "throw", "try",
+        "typeof", "void",
+    ]
+
+    /// isJSType: whether a script element's type attribute makes its content JavaScript.
+    static func isJSType(_ mimeType: String) -> Bool {
+        var t = mimeType
+        if let semicolon = t.firstIndex(of: ";") { t = String(t[..<semicolon]) }
+        t = Escapers.asciiLowercased(t)
+        t = String(t.drop(while: { $0.isWhitespace }).reversed().drop(while: { $0.isWhitespace }).reversed())
+        switch t {
+        case "application/ecmascript", "application/javascript", "application/json", "application/ld+json",
+            "application/x-ecmascript", "application/x-javascript", "module", "text/ecmascript", "text/javascript",
+            "text/javascript1.0", "text/javascript1.1", "text/javascript1.2", "text/javascript1.3", "text/javascript1.4",
+            "text/javascript1.5", "text/jscript", "text/livescript", "text/x-ecmascript", "text/x-javascript":
+            return true
+        default:
+            return false
+        }
+    }
+
+    // MARK: CSS
+
+    static func endsWithCSSKeyword(_ b: Bytes, _ kw: String) -> Bool {
+        let k = Array(kw.utf8)
+        let i = b.count - k.count
+        if i < 0 { return false }
+        if i != 0 {
+            let (r, _) = UTF8Decode.lastRune(Array(sub(b, 0, i)), i)
+            if Escapers.isCSSNmchar(r) { return false }
+        }
+        return sub(b, i).map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 32 : $0 } == k
+    }
+
+    static func tCSS(_ c: Context, _ s: Bytes) -> (Context, Int) {
+        var c = c
+        var k = 0
+        while true {
+            guard let i = indexAny(s, Array("(\"'/".utf8), from: k) else { return (c, s.count) }
+            switch at(s, i) {
+            case UInt8(ascii: "("):
+                // `url(` opens a URL.
+                var p = sub(s, 0, i)
+                while let last = p.last, Escapers.isCSSSpace(last) { p = p.dropLast() }
+                if endsWithCSSKeyword(p, "url") {
+                    var j = i + 1
+                    while j < s.count && Escapers.isCSSSpace(at(s, j)) { j += 1 }
+                    if j != s.count && at(s, j) == UInt8(ascii: "\"") {
+                        c.state = .stateCSSDqURL
+                        j += 1
+                    } else if j != s.count && at(s, j) == UInt8(ascii: "'") {
+                        c.state = .stateCSSSqURL
+                        j += 1
+                    } else {
+                        c.state = .stateCSSURL
+                    }
+                    return (c, j)
+                }
+            case UInt8(ascii: "/"):
+                if i + 1 < s.count {
+                    switch at(s, i + 1) {
+                    case UInt8(ascii: "/"):
+                        c.state = .stateCSSLineCmt
+                        return (c, i + 2)
+                    case UInt8(ascii: "*"):
+                        c.state = .stateCSSBlockCmt
+                        return (c, i + 2)
+                    default:
+                        break
+                    }
+                }
+            case UInt8(ascii: "\""):
+                c.state = .stateCSSDqStr
+                return (c, i + 1)
+            default:  // '\''
+                c.state = .stateCSSSqStr
+                return (c, i + 1)
+            }
+            k = i + 1
+        }
+    }
+
+    static func tCSSStr(_ c: Context, _ s: Bytes) -> (Context, Int) {
+        var c = c
+        let endAndEsc: [UInt8]
+        switch c.state {
+        case .stateCSSDqStr, .stateCSSDqURL: endAndEsc = Array("\\\"".utf8)
+        case .stateCSSSqStr, .stateCSSSqURL: endAndEsc = Array("\\'".utf8)
+        default: endAndEsc = Array("\\\t\n\u{0C}\r )".utf8)  // stateCSSURL
+        }
+        var k = 0
+        while true {
+            guard var i = indexAny(s, endAndEsc, from: k) else {
+                let (c1, nread) = tURL(c, Escapers.decodeCSS(Array(sub(s, k)))[...])
+                return (c1, k + nread)
+            }
+            if at(s, i) == UInt8(ascii: "\\") {
+                i += 1
+                if i == s.count {
+                    return (
+                        Context.error(EscapeError(node: nil, line: 0, description: "unfinished escape sequence in CSS string: \(quoted(s))")),
+                        s.count
+                    )
+                }
+            } else {
+                c.state = .stateCSS
+                return (c, i + 1)
+            }
+            c = tURL(c, Escapers.decodeCSS(Array(sub(s, 0, i + 1)))[...]).0
+            k = i + 1
+        }
+    }
+
+    // MARK: Names
+
+    static func eatAttrName(_ s: Bytes, _ i: Int) -> Result<Int, EscapeErrorBox> {
+        var j = i
+        while j < s.count {
+            switch at(s, j) {
+            case 0x20, 0x09, 0x0A, 0x0C, 0x0D, UInt8(ascii: "="), UInt8(ascii: ">"):
+                return .success(j)
+            case UInt8(ascii: "'"), UInt8(ascii: "\""), UInt8(ascii: "<"):
+                // Quotes or '<' in an attribute name mean broken markup.
+                return .failure(EscapeErrorBox(EscapeError(node: nil, line: 0, description: "\(quoted(sub(s, j, j + 1))) in attribute name: \(quoted32(s))")))
+            default:
+                j += 1
+            }
+        }
+        return .success(s.count)
+    }
+
+    private static let elementNameMap: [String: Element] = [
+        "script": .elementScript, "style": .elementStyle, "textarea": .elementTextarea, "title": .elementTitle,
+    ]
+
+    private static func isASCIIAlpha(_ c: UInt8) -> Bool {
+        (c >= UInt8(ascii: "A") && c <= UInt8(ascii: "Z")) || (c >= UInt8(ascii: "a") && c <= UInt8(ascii: "z"))
+    }
+
+    private static func isASCIIAlphaNum(_ c: UInt8) -> Bool {
+        isASCIIAlpha(c) || (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9"))
+    }
+
+    static func eatTagName(_ s: Bytes, _ i: Int) -> (Int, Element) {
+        if i == s.count || !isASCIIAlpha(at(s, i)) { return (i, .elementNone) }
+        var j = i + 1
+        while j < s.count {
+            let x = at(s, j)
+            if isASCIIAlphaNum(x) {
+                j += 1
+                continue
+            }
+            // A '-' or ':' joins two alphanumerics (custom elements, namespaces).
+            if (x == UInt8(ascii: ":") || x == UInt8(ascii: "-")) && j + 1 < s.count && isASCIIAlphaNum(at(s, j + 1)) {
+                j += 2
+                continue
+            }
+            break
+        }
+        let name = Escapers.asciiLowercased(String(decoding: sub(s, i, j), as: UTF8.self))
+        return (j, elementNameMap[name] ?? .elementNone)
+    }
+}
+
+/// EscapeError as a Swift Error, for Result.
+struct EscapeErrorBox: Error {
+    let error: EscapeError
+    init(_ error: EscapeError) { self.error = error }
+}
