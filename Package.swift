@@ -41,7 +41,7 @@ let package = Package(
         .target(name: "AuthTOML", swiftSettings: strict),
         .target(
             name: "GoTrue",
-            dependencies: ["AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto", "AuthPlatform"],
+            dependencies: ["AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto", "AuthPlatform", "AuthTemplate"],
             swiftSettings: strict
         ),
         .target(name: "AuthScenarios", dependencies: ["GoTrue", "AuthHTTP", "AuthJSON", "AuthCrypto", "AuthPlatform"], swiftSettings: strict),
@@ -49,7 +49,7 @@ let package = Package(
             name: "AuthEmulator",
             dependencies: [
                 "AuthScenarios", "GoTrue", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto", "AuthTOML", "AuthPlatform",
-                "CAuthPlatform",
+                "AuthTemplate", "CAuthPlatform",
             ],
             swiftSettings: strict
         ),

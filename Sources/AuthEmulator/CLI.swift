@@ -498,6 +498,7 @@ public enum CLI {
         if !emulator.replacedSecrets.isEmpty {
             context.console.error("warning: listening on \(options.host), beyond loopback, where the public demo secrets would open the admin API, the dashboard and /emulator/v1 to the network: this run uses a fresh random \(emulator.replacedSecrets.joined(separator: ", ")) (printed below; set GOTRUE_JWT_SECRET and the key flags to choose your own, or --allow-demo-keys to keep the demo ones)\n")
         }
+        for warning in emulator.templateWarnings { context.console.error("warning: \(warning)\n") }
         if let address = emulator.linkAddress {
             context.console.error("note: listening on every interface; links in mails and redirects use \(address) (set --external-url to choose another address)\n")
         }

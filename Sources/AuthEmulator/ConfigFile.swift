@@ -153,7 +153,11 @@ public enum SupabaseConfigFile {
                 "subject": .setting { m, f throws(EmulatorError) in
                     try m.apply(Configuration.setting("email.template.\(f.path[f.path.count - 2]).subject"), f)
                 },
-                "content": .ignored, "content_path": .ignored,
+                "content": .setting { m, f throws(EmulatorError) in m.inlineContents.append(f) },
+                "content_path": .setting { m, f throws(EmulatorError) in
+                    let path = try f.string()
+                    if !path.isEmpty { m.contentPaths[f.path[f.path.count - 2]] = (path, f, false) }
+                },
             ])),
             // `enabled` becomes GOTRUE_MAILER_NOTIFICATIONS_<KIND>_ENABLED; the subject is passed
             // only for an enabled notice, under the template id `<kind>_notification`.
@@ -162,7 +166,11 @@ public enum SupabaseConfigFile {
                     try m.apply(Configuration.setting("email.notification.\(f.path[f.path.count - 2]).enabled"), f)
                 },
                 "subject": .setting { m, f throws(EmulatorError) in m.notificationSubjects[f.path[f.path.count - 2]] = try f.string() },
-                "content": .ignored, "content_path": .ignored,
+                "content": .setting { m, f throws(EmulatorError) in m.inlineContents.append(f) },
+                "content_path": .setting { m, f throws(EmulatorError) in
+                    let path = try f.string()
+                    if !path.isEmpty { m.contentPaths[f.path[f.path.count - 2] + "_notification"] = (path, f, true) }
+                },
             ])),
             "smtp": ignoredSection("enabled", "host", "port", "user", "pass", "admin_email", "sender_name"),
         ]),
@@ -346,6 +354,11 @@ public enum SupabaseConfigFile {
         var lines: [String: Int] = [:]
         /// `[auth.email.notification.<kind>] subject`, applied only for enabled notices.
         var notificationSubjects: [String: String] = [:]
+        /// `content_path` by template id (`<kind>_notification` for notices), read once the
+        /// section is known (a notice's body only when it is enabled).
+        var contentPaths: [String: (path: String, field: Field, notification: Bool)] = [:]
+        /// `content` keys, which the CLI refuses without a `content_path`.
+        var inlineContents: [Field] = []
         /// Lines of `[auth.external.<provider>]` tables, for messages about them.
         var providerLines: [String: Int] = [:]
         /// `(setting, variable)` for `env(...)` values left unresolved.
@@ -441,6 +454,37 @@ public enum SupabaseConfigFile {
             }
         }
 
+        /// The custom bodies, read as the CLI reads them (`config.go` resolve and validate): a
+        /// template's `content_path` relative to the project folder (the config folder's parent),
+        /// a notice's relative to the config folder and only for an enabled notice; a missing
+        /// file stops the start. An inline `content` without a path is refused, as by the CLI.
+        mutating func readContentPaths() throws(EmulatorError) {
+            for field in inlineContents where contentPaths[field.path[field.path.count - 2] + (field.path[2] == "notification" ? "_notification" : "")] == nil {
+                throw field.failure("please use content_path instead")
+            }
+            let folder = file.lastIndex(of: "/").map { String(file[..<$0]) } ?? "."
+            let project = folder.lastIndex(of: "/").map { String(folder[..<$0]) } ?? (folder == "." ? ".." : ".")
+            for (id, entry) in contentPaths.sorted(by: { $0.key < $1.key }) {
+                if entry.notification {
+                    let kind = String(id.dropLast("_notification".count))
+                    guard let notice = MailNotification(rawValue: kind), config.mailer.notifications.contains(notice) else { continue }
+                }
+                var resolved = entry.path
+                if !resolved.hasPrefix("/") {
+                    let base = entry.notification ? folder : project
+                    resolved = base + "/" + (resolved.hasPrefix("./") ? String(resolved.dropFirst(2)) : resolved)
+                }
+                let bytes: [UInt8]
+                do {
+                    bytes = try Platform.readFile(resolved)
+                } catch {
+                    throw entry.field.failure("cannot read \(resolved): \(error)")
+                }
+                config.mailer.templates[id] = MailTemplateSource(text: String(decoding: bytes, as: UTF8.self), origin: .file(resolved))
+                config.settingSources["email.template.\(id).content"] = .file
+            }
+        }
+
         /// Settings that depend on several keys, resolved after the whole section was read.
         mutating func finish() throws(EmulatorError) {
             if let (secret, field) = jwtSecret { try apply(Configuration.setting("jwt_secret"), field, value: .string(secret)) }
@@ -454,6 +498,8 @@ public enum SupabaseConfigFile {
                 config.mailer.subjects[notice.templateID] = subject
                 config.settingSources["email.template.\(notice.templateID).subject"] = .file
             }
+
+            try readContentPaths()
 
             if smsProviderEnabled.values.contains(true) {
                 config.sms.provider = SupabaseConfigFile.smsProviders.first { smsProviderEnabled[$0] == true } ?? ""

@@ -13,9 +13,18 @@ import GoTrue
 /// (`email.enable_confirmations`, inverted where the file's key means the opposite), dotted or
 /// nested (`{"mfa": {"totp": {"enroll_enabled": true}}}`).
 enum ConfigRoutes {
-    static func routes(project: Project) -> [Route] {
+    static func routes(project: Project, transport: CurlHookTransport) -> [Route] {
         let path = GoTrueAPI.emulatorPrefix + "/config"
         return [
+            // Custom email bodies read again from their files and URLs (an edited template, a
+            // template server started after the emulator), outside any write.
+            Route("POST", GoTrueAPI.emulatorPrefix + "/templates/reload", operation: "emulator.templates.reload") { context in
+                let loaded = BlockingIO.perform { TemplateSources.load(context.configuration, transport: transport) }
+                project.settings.update { $0.mailer.templates = loaded.templates }
+                var templates = JSONObject()
+                for (id, source) in loaded.templates.sorted(by: { $0.key < $1.key }) { templates[id] = .string(source.name) }
+                return .json(["templates": .object(templates), "warnings": .array(loaded.warnings.map(JSON.string))])
+            },
             Route("GET", path, operation: "emulator.config.get") { context in .json(describe(context.configuration)) },
             Route("PATCH", path, operation: "emulator.config.update") { context in
                 let patch = try ControlRequest.body(context.request)

@@ -29,6 +29,9 @@ public final class Emulator: Sendable {
     private let state = Mutex(State.created)
     /// The public demo secrets this run replaced because it listens beyond loopback (`Exposure`).
     public let replacedSecrets: [String]
+    /// Custom email bodies that could not be read or parsed at start, one line each (the
+    /// built-in body is used for them).
+    public let templateWarnings: [String]
     /// The address links use when the server listens on every interface and no external URL
     /// was configured (nil otherwise).
     public var linkAddress: String? { link.withLock { $0 } }
@@ -76,6 +79,10 @@ public final class Emulator: Sendable {
         configuration.applyCLIIssuer()
         let beyondLoopback = !Exposure.isLoopback(options.host)
         replacedSecrets = beyondLoopback && !options.allowDemoKeys ? Exposure.replacePublicSecrets(&configuration) : []
+        let hookTransport = CurlHookTransport(environment: Platform.environment())
+        let templates = TemplateSources.load(configuration, transport: hookTransport)
+        configuration.mailer.templates = templates.templates
+        templateWarnings = templates.warnings
         if let algorithm = options.signingKeyAlgorithm {
             let key = try Emulator.projectSigningKey(algorithm, database: database)
             configuration.adoptSigningKeys([key])
@@ -84,7 +91,7 @@ public final class Emulator: Sendable {
         // until a test moves it.
         var project = Project(configuration: configuration, database: database,
                               environment: Environment(clock: VirtualClock()))
-        project.hookTransport = CurlHookTransport(environment: Platform.environment())
+        project.hookTransport = hookTransport
         self.project = project
         let scenarios = ScenarioEngine(environment: project.environment)
         for scenario in options.scenarios { scenarios.add(scenario) }
@@ -95,7 +102,7 @@ public final class Emulator: Sendable {
             project: project,
             middleware: (options.accessLog.map { [AccessLogMiddleware(log: $0)] } ?? [])
                 + [ScenarioMiddleware(engine: scenarios, journal: journal, project: project)],
-            extensions: ControlRoutes.routes(engine: scenarios, journal: journal) + ConfigRoutes.routes(project: project)
+            extensions: ControlRoutes.routes(engine: scenarios, journal: journal) + ConfigRoutes.routes(project: project, transport: hookTransport)
         )
 
         // Go's `http.DefaultMaxHeaderBytes` (1 MiB): an access token carrying a user's large

@@ -46,6 +46,21 @@ struct CurlHookTransport: HookTransport {
         }
     }
 
+    /// A GET with the same redirect rules (email templates); the body, or why there is none.
+    func get(_ url: String, timeout: Double, limit: Int) -> Result<[UInt8], TemplateFetchError> {
+        var reply = cauth_http_reply()
+        let milliseconds = max(1, Int((timeout * 1000).rounded(.up)))
+        let outcome = cauth_http_get(url, milliseconds, limit + 1, caFile, caDirectory, &reply)
+        guard Int(outcome) == Int(CAUTH_HTTP_RESPONSE) else {
+            return .failure(TemplateFetchError(Int(outcome) == Int(CAUTH_HTTP_TIMED_OUT) ? "timed out" : Self.message(reply)))
+        }
+        defer { cauth_http_reply_free(&reply) }
+        // templatemailer's fetch: anything but 200 is an error; the body is read up to the limit.
+        guard reply.status == 200 else { return .failure(TemplateFetchError("http: GET \(url): status code \(reply.status)")) }
+        let content = reply.body.map { Array(UnsafeBufferPointer(start: $0, count: reply.body_count)) } ?? []
+        return .success(Array(content.prefix(limit)))
+    }
+
     /// The `Name: value` fields of a header block (its status line and blank end skipped).
     /// Values are trimmed of surrounding spaces and tabs (RFC 9110 §5.5).
     static func headerFields(_ block: [UInt8]) -> [(String, String)] {

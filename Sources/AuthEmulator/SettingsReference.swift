@@ -20,6 +20,7 @@ enum SettingsReference {
         ("hook.", "hook", HookSettings.names.map(\.name)),
         ("email.notification.", "notice", MailNotification.allCases.map(\.rawValue)),
         ("email.template.", "template", MailTemplateID.all),
+        ("mailer_templates.", "template", MailTemplateID.all),
     ]
 
     /// One entry per row, families folded.

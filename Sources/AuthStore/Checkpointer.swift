@@ -34,7 +34,7 @@ import CSQLite
 final class Checkpointer: @unchecked Sendable {
     /// The WAL length (frames) at which the writer finishes a checkpoint itself: 16 MiB of WAL at
     /// 4 KiB pages. SQLite's default is 1,000; at 4,000 each hot page (index roots, the right
-    /// edge of append-only tables) is copied once for more commits (bench/README.md).
+    /// edge of append-only tables) is copied once for more commits (bench/results/HISTORY.md).
     static let threshold: Int32 = 4000
     /// Below the threshold, a background pass starts whenever the WAL grew by this many frames
     /// since the last one was asked for, so the writer's final pass has little left to do.

@@ -191,9 +191,11 @@ static char *referer_for(const char *previous, const char *next) {
     return referer;
 }
 
-int cauth_http_post(const char *url, const char *const *headers, size_t header_count,
-                    const uint8_t *body, size_t body_count, long timeout_ms, size_t body_limit,
-                    const char *ca_file, const char *ca_directory, cauth_http_reply *reply) {
+// One request with Go's redirect rules: a POST of `body` (hooks), or a GET (`as_get`; email
+// templates, as templatemailer fetches them with http.DefaultClient).
+static int perform(const char *url, const char *const *headers, size_t header_count, int as_get,
+                   const uint8_t *body, size_t body_count, long timeout_ms, size_t body_limit,
+                   const char *ca_file, const char *ca_directory, cauth_http_reply *reply) {
     memset(reply, 0, sizeof *reply);
     if (!available(reply->error, sizeof reply->error)) return CAUTH_HTTP_FAILED;
     void *easy = curl.easy_init();
@@ -239,7 +241,7 @@ int cauth_http_post(const char *url, const char *const *headers, size_t header_c
     const int64_t deadline = monotonic_ms() + (timeout_ms > 0 ? timeout_ms : 1);
     char *current = strdup(url);
     char *referer = NULL;
-    int get = 0, with_body = 1;
+    int get = as_get, with_body = !as_get;
     int code = CODE_OK;
     long status = 0;
     for (int redirects = 0; current != NULL; redirects++) {
@@ -313,6 +315,17 @@ int cauth_http_post(const char *url, const char *const *headers, size_t header_c
     free(head.bytes);
     free(content.bytes);
     return outcome;
+}
+
+int cauth_http_post(const char *url, const char *const *headers, size_t header_count,
+                    const uint8_t *body, size_t body_count, long timeout_ms, size_t body_limit,
+                    const char *ca_file, const char *ca_directory, cauth_http_reply *reply) {
+    return perform(url, headers, header_count, 0, body, body_count, timeout_ms, body_limit, ca_file, ca_directory, reply);
+}
+
+int cauth_http_get(const char *url, long timeout_ms, size_t body_limit, const char *ca_file, const char *ca_directory,
+                   cauth_http_reply *reply) {
+    return perform(url, NULL, 0, 1, NULL, 0, timeout_ms, body_limit, ca_file, ca_directory, reply);
 }
 
 void cauth_http_reply_free(cauth_http_reply *reply) {

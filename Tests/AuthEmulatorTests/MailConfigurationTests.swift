@@ -49,7 +49,6 @@ import Testing
         try SupabaseConfigFile.apply("""
             [auth.email.template.invite]
             subject = "Join us"
-            content_path = "./supabase/templates/invite.html"
             [auth.email.notification.password_changed]
             enabled = true
             subject = "Password changed"

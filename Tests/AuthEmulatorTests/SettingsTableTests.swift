@@ -82,10 +82,12 @@ import Testing
             let expected = Self.effective(setting, sample.value)
             #expect(expected != setting.cli || Self.derivedDefaults.contains(setting.key), "\(setting.key): the sample is the default")
 
-            var options = EmulatorOptions()
-            try EnvironmentConfiguration.apply([setting.env[0]: sample.text], to: &options)
-            #expect(setting.value(in: options.configuration) == expected, "env \(setting.env[0])")
-            #expect(options.configuration.settingSources[setting.key] == .env, "env \(setting.env[0])")
+            if let variable = setting.env.first {
+                var options = EmulatorOptions()
+                try EnvironmentConfiguration.apply([variable: sample.text], to: &options)
+                #expect(setting.value(in: options.configuration) == expected, "env \(variable)")
+                #expect(options.configuration.settingSources[setting.key] == .env, "env \(variable)")
+            }
 
             if let file = setting.file, case .pairs = setting.kind {} else if let file = setting.file {
                 var fileOptions = EmulatorOptions()
@@ -148,15 +150,15 @@ import Testing
     @Test func everySourceRefusesInvalidValuesNamingTheSetting() throws {
         for setting in Configuration.settings {
             guard let bad = Self.invalid(setting.kind) else { continue }
-            if let text = bad.text {
+            if let text = bad.text, let variable = setting.env.first {
                 var options = EmulatorOptions()
                 do {
-                    try EnvironmentConfiguration.apply([setting.env[0]: text], to: &options)
-                    Issue.record("env \(setting.env[0])=\(text) was accepted")
+                    try EnvironmentConfiguration.apply([variable: text], to: &options)
+                    Issue.record("env \(variable)=\(text) was accepted")
                 } catch {
-                    #expect(error.description.hasPrefix(setting.env[0] + ": "), "\(error.description)")
+                    #expect(error.description.hasPrefix(variable + ": "), "\(error.description)")
                 }
-                if let flag = setting.flag, !(setting.kind.isBool) {
+                if let text = bad.text, let flag = setting.flag, !(setting.kind.isBool) {
                     let flags = try CLI.parseOptions(["--\(flag)=\(text)"], values: CLI.serveValueOptions, switches: CLI.serveSwitches)
                     do {
                         _ = try CLI.options(from: flags, context: CLI.Context(environment: [:], console: .silent))

@@ -590,7 +590,7 @@ extension GoTrueAPI {
         #expect(latest.json["sent_at"] == "2026-01-01T00:00:00Z")
         let keys = latest.json.objectValue?.keys.map { $0 } ?? []
         #expect(keys == ["id", "channel", "to", "type", "subject", "body_html", "body_text", "otp", "token_hash",
-                         "action_link", "redirect_to", "user_id", "sent_at"])
+                         "action_link", "links", "redirect_to", "user_id", "sent_at"])
         #expect(api.call("GET", "/emulator/v1/outbox?limit=x", headers: api.serviceRoleHeaders).status == 400)
         let cleared = api.call("DELETE", "/emulator/v1/outbox", headers: api.serviceRoleHeaders)
         #expect(cleared.json["deleted"] == 2)
@@ -634,9 +634,11 @@ extension GoTrueAPI {
 }
 
 @Suite struct MailTemplateTests {
-    @Test func smsTemplateAndEscaping() {
-        #expect(MailTemplates.sms("Your code is {{ .Code }}", code: "123456") == "Your code is 123456")
-        #expect(MailTemplates.sms("{{.Code}} / {{ .Other }}", code: "1") == "1 / {{ .Other }}")
+    @Test func smsTemplateAndEscaping() throws {
+        #expect(try MailTemplates.sms("Your code is {{ .Code }}", code: "123456") == "Your code is 123456")
+        // The real data is a struct with Code alone: another field fails the send.
+        #expect(throws: AuthError.self) { try MailTemplates.sms("{{.Code}} / {{ .Other }}", code: "1") }
+        #expect(throws: AuthError.self) { try MailTemplates.sms("{{ .Code", code: "1") }
         #expect(MailTemplates.escape("a&b<\"'>") == "a&amp;b&lt;&#34;&#39;&gt;")
     }
 

@@ -117,7 +117,8 @@ private extension GoTrueAPI {
         }
         _ = api.call("POST", "/signup", ["email": "subj@example.com", "password": "password1"])
         let confirm = try #require(try api.latestMessage(to: "subj@example.com", type: "signup"))
-        #expect(confirm.subject == "Welcome subj@example.com, code \(confirm.otp) {{ .Unknown }}")
+        // html/template renders a key the data lacks as nothing, as the real server's subject.
+        #expect(confirm.subject == "Welcome subj@example.com, code \(confirm.otp) ")
         let token = api.verify(["type": "signup", "email": "subj@example.com", "token": .string(confirm.otp)])
             .json["access_token"]?.stringValue ?? ""
         #expect(api.call("PUT", "/user", ["password": "another-password"], bearer: token).status == 200)

@@ -44,7 +44,7 @@ DOCUMENTED_URL = "http://127.0.0.1:9999"
 
 RUNNERS = {"sh": "sh", "bash": "bash", "python": "python", "js": "node", "javascript": "node", "ts": "node",
            "swift": "swift"}
-DATA = {"", "json", "yaml", "toml", "text"}
+DATA = {"", "json", "yaml", "toml", "text", "html"}
 GIVEN = {"ANON_KEY": "anon key", "anon_key": "anon key", "anonKey": "anon key",
          "SERVICE_ROLE_KEY": "service_role key", "service_role_key": "service_role key",
          "serviceRoleKey": "service_role key"}

@@ -49,7 +49,7 @@ void cauth_pbkdf2_sha256_hw(const uint32_t inner[8], const uint32_t outer[8],
  * the same results as two calls. Each chain is strictly serial (every compression needs the
  * previous one's output), so one chain leaves the SHA unit waiting on instruction latency;
  * interleaving a second chain fills those slots: on x86-64 two hashes cost ~0.62x of two
- * single runs (bench/README.md). Used to hash many passwords at once (fixtures).
+ * single runs (bench/results/HISTORY.md). Used to hash many passwords at once (fixtures).
  * Only call when cauth_sha256_hw_available() returned 1.
  */
 void cauth_pbkdf2_sha256_hw_x2(const uint32_t inner_a[8], const uint32_t outer_a[8],

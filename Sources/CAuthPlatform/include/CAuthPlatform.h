@@ -39,6 +39,10 @@ int cauth_http_post(const char *url, const char *const *headers, size_t header_c
                     const uint8_t *body, size_t body_count, long timeout_ms, size_t body_limit,
                     const char *ca_file, const char *ca_directory, cauth_http_reply *reply);
 
+// A GET, with the same redirect rules; no request headers.
+int cauth_http_get(const char *url, long timeout_ms, size_t body_limit, const char *ca_file, const char *ca_directory,
+                   cauth_http_reply *reply);
+
 void cauth_http_reply_free(cauth_http_reply *reply);
 
 #endif

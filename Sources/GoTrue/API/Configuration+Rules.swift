@@ -1,4 +1,5 @@
 import AuthJWT
+import AuthTemplate
 
 /// The configuration's own rules, in one place: the normalisations the real server applies when
 /// it loads a setting, and the checks that span several settings. Every source of settings
@@ -114,6 +115,24 @@ extension Configuration {
         // later, so it is refused here, as `APIConfiguration.Validate` refuses such an
         // API_EXTERNAL_URL (`url.ParseRequestURI`).
         if let problem = Configuration.absoluteURLProblem(siteURL) { return "GOTRUE_SITE_URL (site_url): \(problem)" }
+        // The SMS templates are parsed when the real server loads its configuration
+        // (`PopulateGlobal`): one that does not parse stops the start.
+        for (template, name) in [(sms.template, "GOTRUE_SMS_TEMPLATE (sms.template)"), (mfa.phoneTemplate, "GOTRUE_MFA_PHONE_TEMPLATE (mfa.phone_template)")] {
+            do {
+                _ = try GoTemplate(parsing: template, name: "", escaping: .text)
+            } catch {
+                return "\(name): \(error)"
+            }
+        }
+        // A body set at run time must parse; one read from a file or URL that does not is
+        // reported at start and replaced by the built-in body, as the real server falls back.
+        for (id, source) in mailer.templates.sorted(by: { $0.key < $1.key }) where source.origin == .runtime {
+            do {
+                _ = try GoTemplate(parsing: source.text, name: "email.template.\(id).content")
+            } catch {
+                return "email.template.\(id).content: \(error)"
+            }
+        }
         return webAuthn.problem()
     }
 

@@ -243,7 +243,46 @@ public struct MailerSettings: Sendable {
     /// template id (`confirmation`, `password_changed_notification`, ...), with the template's
     /// `{{ .Field }}` values filled in.
     public var subjects: [String: String] = [:]
+    /// Custom bodies by template id, rendered with Go's html/template as the real server's
+    /// templatemailer renders them: `[auth.email.template.<id>] content_path` and
+    /// `[auth.email.notification.<kind>] content_path` (read at start), the body fetched from
+    /// `GOTRUE_MAILER_TEMPLATES_<ID>`, or set at run time. An id without one uses the built-in body.
+    public var templates: [String: MailTemplateSource] = [:]
+    /// `GOTRUE_MAILER_TEMPLATES_<ID>`: where each custom body is fetched from at start (and on
+    /// `POST /emulator/v1/templates/reload`): an http(s) URL, a `file://` URL, or a path joined
+    /// to `GOTRUE_SITE_URL` as the real server joins it.
+    public var templateURLs: [String: String] = [:]
+    /// Emulator-only (`AUTH_EMULATOR_REMOTE_TEMPLATES`): fetch template URLs on hosts other than
+    /// this machine's loopback names too.
+    public var remoteTemplates = false
     public init() {}
+}
+
+/// A custom email body and where it was read, so it can be read again and named in messages.
+public struct MailTemplateSource: Sendable, Equatable {
+    public enum Origin: Sendable, Equatable {
+        /// A file (`content_path`, a `file://` URL), read again on reload.
+        case file(String)
+        /// `GOTRUE_MAILER_TEMPLATES_<ID>`, fetched again on reload.
+        case url(String)
+        /// `PATCH /emulator/v1/config`.
+        case runtime
+    }
+    public var text: String
+    public var origin: Origin
+    public init(text: String, origin: Origin) {
+        self.text = text
+        self.origin = origin
+    }
+
+    /// The name parse and execution errors carry, as Go's template name (the URL there).
+    public var name: String {
+        switch origin {
+        case .file(let path): path
+        case .url(let url): url
+        case .runtime: "runtime"
+        }
+    }
 }
 
 /// `GOTRUE_OAUTH_SERVER_*` (`[auth.oauth_server]`): Supabase Auth as an OAuth 2.1 / OpenID

@@ -214,6 +214,8 @@ extension Configuration {
                             cli: .rate(SendRate(events: MailerSettings.cliEmailSent)), help: "Mails sent per hour by the whole project (or N/<duration>).",
                             read: { .rate($0.mailer.rateLimitEmailSent) },
                             write: { if case .rate(let r) = $1 { $0.mailer.rateLimitEmailSent = r } }))
+        rows.append(bool("mailer_templates_remote", \.mailer.remoteTemplates, env: ["AUTH_EMULATOR_REMOTE_TEMPLATES"],
+                         gotrue: false, cli: false, "Emulator: fetch template URLs on hosts other than this machine's loopback names."))
         rows.append(Setting("mailer_test_otp", .pairs, env: ["AUTH_EMULATOR_MAILER_TEST_OTP", "GOTRUE_MAILER_TEST_OTP"],
                             gotrue: .pairs([:]), cli: .pairs([:]), help: "Emulator: fixed email codes, email:code pairs.",
                             read: { .pairs($0.mailer.testOTP) },
@@ -230,6 +232,16 @@ extension Configuration {
                                 write: { if $1.bool { $0.mailer.notifications.insert(kind) } else { $0.mailer.notifications.remove(kind) } }))
         }
         for id in MailTemplateID.all {
+            rows.append(Setting("mailer_templates.\(id)", .text(emptyIsUnset: false), env: ["GOTRUE_MAILER_TEMPLATES_" + id.uppercased()],
+                                runtime: false, gotrue: .string(""), cli: .string(""), note: "the built-in body",
+                                help: "URL of the \(id.spacedWords) mail's body template (http(s), file://, or a path on the site URL).",
+                                read: { .string($0.mailer.templateURLs[id] ?? "") },
+                                write: { $0.mailer.templateURLs[id] = $1.string.isEmpty ? nil : $1.string }))
+            rows.append(Setting("email.template.\(id).content", .text(emptyIsUnset: false), env: [],
+                                gotrue: .string(""), cli: .string(""), note: "the built-in body",
+                                help: "The \(id.spacedWords) mail's body template itself (run time; files use content_path).",
+                                read: { .string($0.mailer.templates[id]?.text ?? "") },
+                                write: { $0.mailer.templates[id] = $1.string.isEmpty ? nil : MailTemplateSource(text: $1.string, origin: .runtime) }))
             rows.append(Setting("email.template.\(id).subject", .text(emptyIsUnset: true), env: ["GOTRUE_MAILER_SUBJECTS_" + id.uppercased()],
                                 gotrue: .string(""), cli: .string(""), note: "the built-in subject",
                                 help: "Subject of the \(id.spacedWords) mail.",

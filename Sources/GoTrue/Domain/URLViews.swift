@@ -9,9 +9,9 @@
 // browser), so the redirect policy insists both readings agree.
 
 /// `url.Parse`, reduced to what redirect checks read.
-struct GoParsedURL: Equatable {
+public struct GoParsedURL: Equatable, Sendable {
     /// Lowercased, as `url.Parse` stores it; empty for a relative reference.
-    var scheme = ""
+    public internal(set) var scheme = ""
     /// The rootless rest of `scheme:rest` (`mailto:x`), which has no authority.
     var opaque = ""
     /// `URL.Host`: unescaped, with the port.
@@ -20,7 +20,7 @@ struct GoParsedURL: Equatable {
     var fragment = ""
 
     /// `URL.Hostname()`: the host without a valid `:port` and without IPv6 brackets.
-    var hostname: String { Self.splitHostPort(host).host }
+    public var hostname: String { Self.splitHostPort(host).host }
     /// `URL.Port()`.
     var port: String { Self.splitHostPort(host).port }
 
@@ -36,7 +36,7 @@ struct GoParsedURL: Equatable {
     }
 
     /// `url.Parse`: nil where Go answers an error.
-    static func parse(_ text: String) -> GoParsedURL? {
+    public static func parse(_ text: String) -> GoParsedURL? {
         var url = GoParsedURL()
         let bytes = Array(text.utf8)
         let hash = bytes.firstIndex(of: UInt8(ascii: "#"))

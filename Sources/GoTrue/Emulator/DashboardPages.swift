@@ -306,6 +306,11 @@ extension DashboardEndpoints {
                 }
                 body += "\(H.copyable("link-\(index)", link))</p>"
             }
+            // A custom template's own links, each to copy (the app's /auth/confirm route, ...).
+            let others = (message["links"]?.arrayValue ?? []).compactMap(\.stringValue).filter { $0 != link }
+            for (number, other) in others.enumerated() {
+                body += "<p>Link in the mail: \(H.copyable("link-\(index)-\(number)", other))</p>"
+            }
             let html = message["body_html"]?.stringValue ?? ""
             let text = message["body_text"]?.stringValue ?? ""
             if !html.isEmpty {

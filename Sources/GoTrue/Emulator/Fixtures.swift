@@ -369,7 +369,7 @@ public struct Seeder: Sendable {
         return users
     }
 
-    /// Measured with a million users (bench/README.md): 256 MiB seeds as fast as 512 MiB or
+    /// Measured with a million users (bench/results/HISTORY.md): 256 MiB seeds as fast as 512 MiB or
     /// 1 GiB, and the cache is freed when the transaction ends.
     static let bulkCacheLimitKiB = 256 << 10
 

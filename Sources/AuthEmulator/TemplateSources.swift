@@ -1,0 +1,73 @@
+import AuthTemplate
+import GoTrue
+
+/// Why a template body could not be fetched.
+struct TemplateFetchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// The custom email bodies' sources, read outside any request: `GOTRUE_MAILER_TEMPLATES_<ID>`
+/// fetched as the real server's templatemailer fetches them (a GET with a 10 s deadline, only a
+/// 200 counts, the body cut at the size limit; a path without a scheme is joined to
+/// `GOTRUE_SITE_URL`), `file://` URLs and `content_path` files read from disk. A source that
+/// cannot be read, or a body that does not parse, leaves the built-in body in place, as the real
+/// server falls back to its default template; each such case is one warning line.
+enum TemplateSources {
+    /// Bytes of a body at most (GoTrue's `MAILER_TEMPLATE_MAX_SIZE` defaults to a megabyte).
+    static let sizeLimit = 1 << 20
+
+    /// Reads every source of `config` again; returns the bodies to use and the warnings.
+    static func load(_ config: Configuration, transport: CurlHookTransport) -> (templates: [String: MailTemplateSource], warnings: [String]) {
+        var templates = config.mailer.templates
+        var warnings: [String] = []
+        // Files named in the config file are read again (a reload sees an edited template).
+        for (id, source) in templates.sorted(by: { $0.key < $1.key }) {
+            guard case .file(let path) = source.origin else { continue }
+            switch readFile(path) {
+            case .success(let text): templates[id]?.text = text
+            case .failure(let error): warnings.append("email template \(id): \(error); the last body read is kept")
+            }
+        }
+        for (id, url) in config.mailer.templateURLs.sorted(by: { $0.key < $1.key }) {
+            let variable = "GOTRUE_MAILER_TEMPLATES_" + id.uppercased()
+            switch fetch(url, siteURL: config.siteURL, remote: config.mailer.remoteTemplates, transport: transport) {
+            case .success(let text):
+                templates[id] = MailTemplateSource(text: text, origin: .url(url))
+            case .failure(let error):
+                templates[id] = nil
+                warnings.append("\(variable): \(error); the built-in \(id) body is used, as the real server falls back to its default")
+            }
+        }
+        for (id, source) in templates.sorted(by: { $0.key < $1.key }) {
+            do {
+                _ = try GoTemplate(parsing: source.text, name: source.name)
+            } catch {
+                warnings.append("email template \(id): \(error); the built-in body is sent instead, as the real server does")
+            }
+        }
+        return (templates, warnings)
+    }
+
+    static func readFile(_ path: String) -> Result<String, TemplateFetchError> {
+        do {
+            let bytes = try Platform.readFile(path, limit: sizeLimit)
+            return .success(String(decoding: bytes, as: UTF8.self))
+        } catch {
+            return .failure(TemplateFetchError(error.description))
+        }
+    }
+
+    static func fetch(_ url: String, siteURL: String, remote: Bool, transport: CurlHookTransport) -> Result<String, TemplateFetchError> {
+        if url.hasPrefix("file://") { return readFile(String(url.dropFirst("file://".count))) }
+        // `loadEntryBody`: a URL that does not start with "http" is a path on the site.
+        let full = url.hasPrefix("http") ? url : siteURL + url
+        guard let parsed = GoParsedURL.parse(full), parsed.scheme == "http" || parsed.scheme == "https" else {
+            return .failure(TemplateFetchError("'\(full)' is not an http(s) or file:// URL"))
+        }
+        if !remote && !Exposure.isLoopback(parsed.hostname) {
+            return .failure(TemplateFetchError("\(parsed.hostname) is not this machine (set AUTH_EMULATOR_REMOTE_TEMPLATES=true to fetch from it)"))
+        }
+        return transport.get(full, timeout: 10, limit: sizeLimit).map { String(decoding: $0, as: UTF8.self) }
+    }
+}

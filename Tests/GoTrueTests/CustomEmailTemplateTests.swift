@@ -1,0 +1,83 @@
+import AuthHTTP
+import AuthJSON
+import Foundation
+import AuthTestSupport
+import Testing
+@testable import GoTrue
+
+/// Custom bodies and subjects rendered as the real server's templatemailer renders them, with
+/// its fallbacks: a template that does not parse sends the defaults, one that fails to execute
+/// fails the send with the mail's 500.
+@Suite struct CustomEmailTemplateTests {
+    func api(_ templates: [String: String], subjects: [String: String] = [:]) throws -> GoTrueAPI {
+        try makeAPI { config in
+            for (id, text) in templates { config.mailer.templates[id] = MailTemplateSource(text: text, origin: .runtime) }
+            config.mailer.subjects = subjects
+            config.siteURL = "https://app.example"
+        }
+    }
+
+    func magicLink(_ api: GoTrueAPI, _ email: String, data: JSON = [:]) -> HTTPResponse {
+        _ = api.call("POST", "/signup", ["email": .string(email), "password": "password1", "data": data])
+        return api.call("POST", "/magiclink", ["email": .string(email)])
+    }
+
+    @Test func theAppsOwnLinkCarriesATokenHashThatVerifies() throws {
+        let api = try api(["magic_link": #"<p>{{ if .Data.first_name }}Hi {{ .Data.first_name }}{{ else }}Hi{{ end }}, <a href="{{ .SiteURL }}/auth/confirm?token_hash={{ .TokenHash }}&type=email&next={{ .RedirectTo }}">log in</a></p>"#],
+                          subjects: ["magic_link": "{{ .Data.first_name }} & your link"])
+        #expect(magicLink(api, "t@example.com", data: ["first_name": "Zoë <3"]).status == 200)
+        let message = try #require(try api.project.database.read { try $0.outboxMessages(recipient: "t@example.com", type: "magiclink", limit: 1) }.first)
+        // A value is escaped in the subject too (it is an html/template), the template's own text not.
+        #expect(message.subject == "Zoë &lt;3 & your link")
+        #expect(message.bodyHTML.hasPrefix("<p>Hi Zoë &lt;3, <a href=\"https://app.example/auth/confirm?token_hash=\(message.tokenHash)&type=email&next=https%3a%2f%2fapp.example\">"))
+        let links = Outbox.links(inHTML: message.bodyHTML)
+        #expect(links == ["https://app.example/auth/confirm?token_hash=\(message.tokenHash)&type=email&next=https%3a%2f%2fapp.example"])
+        #expect(message.bodyText == "Hi Zoë <3, log in: \(links[0])\n")
+        let verified = api.call("POST", "/verify", ["token_hash": .string(message.tokenHash), "type": "email"])
+        #expect(verified.status == 200 && verified.json["user"]?["email"] == "t@example.com")
+    }
+
+    @Test func aTemplateThatDoesNotParseSendsTheDefaults() throws {
+        let api = try api(["magic_link": "{{ if .Token }}never closed"], subjects: ["magic_link": "Custom"])
+        #expect(magicLink(api, "p@example.com").status == 200)
+        let message = try #require(try api.project.database.read { try $0.outboxMessages(recipient: "p@example.com", type: "magiclink", limit: 1) }.first)
+        // loadEntryDefault: the default subject and body both.
+        #expect(message.subject == "Your sign-in link")
+        #expect(Outbox.links(inHTML: message.bodyHTML) == [message.actionLink])
+    }
+
+    @Test func aTemplateThatFailsToExecuteFailsTheSend() throws {
+        let api = try api(["magic_link": "{{ index .Data.list 5 }}"])
+        let response = magicLink(api, "x@example.com", data: ["list": [1]])
+        #expect(response.status == 500)
+        #expect(response.json["msg"] == "Error sending magic link email")
+        // Nothing was sent, and the token was not stored (the write rolled back).
+        #expect(try api.project.database.read { try $0.outboxMessages(recipient: "x@example.com", type: "magiclink", limit: 1) }.isEmpty)
+    }
+
+    @Test func builtInBodiesRenderEveryTemplate() throws {
+        for id in MailTemplateID.all {
+            let data: JSONObject = ["SiteURL": "https://app.example", "ConfirmationURL": "https://api.example/verify?token=a&type=b",
+                                    "Email": "a@example.com", "NewEmail": "b@example.com", "Token": "123456", "TokenHash": "h",
+                                    "RedirectTo": "", "Data": [:], "OldEmail": "o@example.com", "Phone": "1", "OldPhone": "2",
+                                    "Provider": "google", "FactorType": "totp"]
+            let message = try MailTemplates.render(id, data: data, mailer: MailerSettings(), failure: "x")
+            #expect(message.subject == MailTemplates.defaultSubjects[id]?.replacingToken, "\(id)")
+            #expect(!message.html.contains("{{") && !message.html.contains("<no value>"), "\(id)")
+            if ["confirmation", "invite", "magic_link", "recovery", "email_change"].contains(id) {
+                #expect(Outbox.links(inHTML: message.html) == ["https://api.example/verify?token=a&type=b"], "\(id)")
+            }
+        }
+    }
+
+    @Test func linksAndCharacterReferences() {
+        #expect(Outbox.links(inHTML: #"<a href='https://a.example/?x=1&amp;y=2'>a</a> <A HREF=https://b.example>b</A> <a href="https://a.example/?x=1&#38;y=2">"#)
+                == ["https://a.example/?x=1&y=2", "https://b.example"])
+        #expect(Outbox.links(inHTML: "<p data-href=\"x\">no</p><link rel=x>") == [])
+        #expect(Outbox.decodeCharacterReferences("&lt;&#x41;&#66;&bogus;&") == "<AB&bogus;&")
+    }
+}
+
+private extension String {
+    var replacingToken: String { replacingOccurrences(of: "{{ .Token }}", with: "123456") }
+}
