@@ -130,16 +130,22 @@ final class PortablePoller: Poller, @unchecked Sendable {
         guard ready > 0 else { return }
         var remaining = Int(ready)
         var slot = 0
+        var listener: PollEvent? = nil
         // poll returns how many slots have revents set, so the pass stops at the last of them.
         while remaining > 0 && slot < set.count {
             let revents = set[slot].revents
             if revents != 0 {
                 remaining -= 1
                 set[slot].revents = 0
-                events.append(report(slot, revents))
+                let event = report(slot, revents)
+                if event.token == PollToken.listener { listener = event } else { events.append(event) }
             }
             slot += 1
         }
+        // The listener last: connections that closed meanwhile give back their places under
+        // `maxConnections` before the backlog is taken, as epoll's order (by readiness) mostly
+        // has it, rather than a newcomer being refused for a place already free.
+        if let listener { events.append(listener) }
     }
 
     // MARK: - the poll set
