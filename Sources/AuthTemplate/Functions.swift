@@ -30,6 +30,7 @@ enum Functions {
         case htmlEscaper = "_html_template_htmlescaper"
         case jsRegexpEscaper = "_html_template_jsregexpescaper"
         case jsStrEscaper = "_html_template_jsstrescaper"
+        case jsTmplLitEscaper = "_html_template_jstmpllitescaper"
         case jsValEscaper = "_html_template_jsvalescaper"
         case nospaceEscaper = "_html_template_nospaceescaper"
         case rcdataEscaper = "_html_template_rcdataescaper"
