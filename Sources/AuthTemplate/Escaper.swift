@@ -307,6 +307,11 @@ struct Escaper {
             // from its end context, must end the same way.
             rangeContexts.append(([], []))
             let (c1, _) = escapeList(c0, n.list)
+            if c1.jsBraceDepth.count == c0.jsBraceDepth.count {
+                // Go hands the second pass the first pass's brace depths without copying them,
+                // so the braces the body counts again show in the body's end context too.
+                c0.jsBraceDepth = c1.jsBraceDepth
+            }
             c0 = Escaper.join(c0, c1, nodePos: n.pos, nodeName)
             if c0.state == .stateError {
                 rangeContexts.removeLast()
