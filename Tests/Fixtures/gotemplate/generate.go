@@ -663,6 +663,8 @@ var x = 1; /* {{.Token}} */ var y = 2;</script>`},
 		// An empty value in an unquoted attribute is the failsafe (1.20.4).
 		{"empty unquoted attr", `<td width={{.Token}} class=x>{{.Email}}</td>`, sparse},
 		{"empty unquoted href", `<a href={{.SiteURL}}>x</a>`, sparse},
+		{"comment in unquoted onclick", `<button onclick=a()//{{.Email}}>x</button>`, typical},
+		{"comment in unquoted style", `<p style=a/*{{.Email}}*/>x</p>`, typical},
 		{"empty unquoted if", `<p title={{if .Email}}{{.Email}}{{else}}{{.Token}}{{end}}>x</p>`, sparse},
 		// All of JavaScript's white space is trimmed before the keyword that makes a '/' a
 		// regexp (1.20.4).
