@@ -66,6 +66,8 @@ let package = Package(
             path: "bench/auth-crypto-bench",
             swiftSettings: strict
         ),
+        // Start-up and isolation costs of embedded emulators (bench/README.md); not a product.
+        .executableTarget(name: "auth-embedding-bench", dependencies: ["AuthEmulator"], path: "bench/embedding", swiftSettings: strict),
 
         // Shared by the test targets that cross-check against Python; never part of a product.
         .target(name: "PythonTestSupport", path: "Tests/Support/PythonTestSupport", swiftSettings: strict),
