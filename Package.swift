@@ -24,8 +24,8 @@ let package = Package(
         // Hardware SHA-256 (x86 SHA-NI / ARMv8 SHA2) behind runtime detection, the Montgomery
         // bignum core and the OS's secure random source, so AuthCrypto imports no platform module.
         .target(name: "CAuthCrypto"),
-        // <sys/epoll.h> and <sys/eventfd.h>, which the Glibc module leaves out (Linux only), and
-        // the hooks' HTTP(S) call through libcurl, loaded with dlopen on first use.
+        // <sys/epoll.h>, <sys/eventfd.h> and accept4, which the Glibc module leaves out (Linux
+        // only), and the hooks' HTTP(S) call through libcurl, loaded with dlopen on first use.
         .target(name: "CAuthPlatform", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         // The pthread locks, per-thread values, processor count and byte scans that AuthHTTP,
         // AuthStore, AuthJSON and GoTrue share.

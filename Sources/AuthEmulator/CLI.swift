@@ -260,6 +260,12 @@ public enum CLI {
         run(arguments, environment: Platform.environment(), console: .standard)
     }
 
+    /// `main`, then the process ends with its status: the executable's whole body, which thus
+    /// needs no platform module of its own.
+    public static func mainThenExit(_ arguments: [String]) -> Never {
+        Platform.exitProcess(main(arguments))
+    }
+
     /// The command line with an explicit environment and output, so tests are hermetic.
     static func run(_ arguments: [String], environment: [String: String], console: Console = .standard) -> Int32 {
         let context = Context(environment: environment, console: console)

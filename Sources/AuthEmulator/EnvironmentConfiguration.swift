@@ -1,4 +1,5 @@
 import AuthCrypto
+import AuthHTTP
 import AuthJSON
 import AuthJWT
 import GoTrue
@@ -27,6 +28,10 @@ public enum EnvironmentConfiguration {
     public static let dashboardVariable = "AUTH_EMULATOR_DASHBOARD"
     /// Benchmark instrument (bench/cost.sh): trace every SQL statement to this file.
     public static let statementTraceVariable = "AUTH_EMULATOR_SQL_TRACE"
+    /// The HTTP transport's portable mode (`HTTPIOMode`, docs/platforms.md). AuthHTTP reads it
+    /// itself, for every server of the process; it is checked here so a value that is not a
+    /// boolean stops the start rather than silently meaning the native mode.
+    public static let portableIOVariable = HTTPIOMode.environmentVariable
 
     /// Read by the project's test scripts (`scripts/test`, `Tests/python`), never by `serve`; a
     /// server those tests start inherits them, so they are not reported as unknown settings.
@@ -68,6 +73,7 @@ public enum EnvironmentConfiguration {
             }
         }
         if let path = env.string(statementTraceVariable) { options.statementTracePath = path }
+        _ = try env.boolean(portableIOVariable)
 
         config.applyDefaults()
         config.applyCLIIssuer()

@@ -1,10 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import AuthCrypto
 import GoTrue
 
@@ -72,23 +65,6 @@ enum Exposure {
     /// interface that is up and not loopback), for links when the server listens on every
     /// interface; nil when there is none.
     static func reachableAddress() -> String? {
-        var list: UnsafeMutablePointer<ifaddrs>?
-        guard getifaddrs(&list) == 0, let first = list else { return nil }
-        defer { freeifaddrs(list) }
-        var cursor: UnsafeMutablePointer<ifaddrs>? = first
-        while let entry = cursor {
-            defer { cursor = entry.pointee.ifa_next }
-            let flags = Int32(entry.pointee.ifa_flags)
-            guard flags & Int32(IFF_UP) != 0, flags & Int32(IFF_LOOPBACK) == 0,
-                  let address = entry.pointee.ifa_addr, Int32(address.pointee.sa_family) == AF_INET else { continue }
-            var buffer = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
-            let text: String? = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { ipv4 in
-                var raw = ipv4.pointee.sin_addr
-                guard inet_ntop(AF_INET, &raw, &buffer, socklen_t(buffer.count)) != nil else { return nil }
-                return String(cString: buffer)
-            }
-            if let text { return text }
-        }
-        return nil
+        Platform.firstExternalIPv4Address()
     }
 }

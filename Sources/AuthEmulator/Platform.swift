@@ -1,5 +1,6 @@
 // The only platform-specific code of the AuthEmulator module: environment variables, directories,
-// the current directory, standard output flushing, termination signals and opening a browser.
+// the current directory, standard output flushing, termination signals, opening a browser, the
+// machine's network addresses and the process's exit (files: Platform+Files.swift).
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -52,6 +53,34 @@ enum Platform {
 
     /// Flushes every C stdio stream (`print` buffers stdout when it is a pipe).
     static func flushStandardOutput() { fflush(nil) }
+
+    /// Ends the process with `status`, through exit(3), so stdio buffers are flushed.
+    static func exitProcess(_ status: Int32) -> Never {
+        exit(status)
+    }
+
+    /// The first IPv4 address of an interface that is up and not loopback (getifaddrs(3)), or
+    /// nil (`Exposure.reachableAddress`).
+    static func firstExternalIPv4Address() -> String? {
+        var list: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&list) == 0, let first = list else { return nil }
+        defer { freeifaddrs(list) }
+        var cursor: UnsafeMutablePointer<ifaddrs>? = first
+        while let entry = cursor {
+            defer { cursor = entry.pointee.ifa_next }
+            let flags = Int32(entry.pointee.ifa_flags)
+            guard flags & Int32(IFF_UP) != 0, flags & Int32(IFF_LOOPBACK) == 0,
+                  let address = entry.pointee.ifa_addr, Int32(address.pointee.sa_family) == AF_INET else { continue }
+            var buffer = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
+            let text: String? = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { ipv4 in
+                var raw = ipv4.pointee.sin_addr
+                guard inet_ntop(AF_INET, &raw, &buffer, socklen_t(buffer.count)) != nil else { return nil }
+                return String(cString: buffer)
+            }
+            if let text { return text }
+        }
+        return nil
+    }
 
     /// Opens `url` in the default browser (`open` on macOS, `xdg-open` elsewhere), best-effort:
     /// returns false when the helper could not be started. The child is reaped in the background.

@@ -12,6 +12,8 @@ struct AcceptedSocket: Sendable {
 final class ServerCore: Sendable {
     let configuration: HTTPServerConfiguration
     let responder: any HTTPResponder
+    /// How sockets are accepted and written (`HTTPIOMode`).
+    let transport: Transport
     let queue: WorkQueue
     let loops: [LoopHandle]
     let listenerFD: Int32
@@ -20,9 +22,13 @@ final class ServerCore: Sendable {
     /// Set when shutdown begins: responses then announce `Connection: close`.
     let draining = Atomic<Bool>(false)
 
-    init(configuration: HTTPServerConfiguration, responder: any HTTPResponder, loops: [LoopHandle], listenerFD: Int32) {
+    init(
+        configuration: HTTPServerConfiguration, responder: any HTTPResponder, transport: Transport, loops: [LoopHandle],
+        listenerFD: Int32
+    ) {
         self.configuration = configuration
         self.responder = responder
+        self.transport = transport
         self.loops = loops
         self.listenerFD = listenerFD
         queue = WorkQueue(workerCount: max(1, configuration.workerThreads))
@@ -36,15 +42,15 @@ final class LoopHandle: Sendable {
         var sockets: [AcceptedSocket] = []
         var drainDeadline: UInt64? = nil
         /// A wake-up is already on its way; later deliveries ride along with it, so a burst of
-        /// completions costs one eventfd write.
+        /// completions costs one eventfd (or pipe) write.
         var wakePending = false
     }
 
     let index: Int
-    let poller: Poller
+    let poller: any Poller
     private let inbox = Lock(Inbox())
 
-    init(index: Int, poller: Poller) {
+    init(index: Int, poller: any Poller) {
         self.index = index
         self.poller = poller
     }
@@ -124,7 +130,8 @@ final class Connection {
     var dripPieces: [[UInt8]] = []
     var dripInterval: UInt64 = 0
     var dripCloses = false
-    /// Edge-triggered readiness: true until a read returns EAGAIN (or a short read).
+    /// Edge-triggered readiness: true until a read returns EAGAIN (or a short read), when the
+    /// poller is told (`Poller.readBlocked`).
     var readReady = false
     var hungUp = false
     var peerClosed = false
@@ -189,7 +196,7 @@ struct TimerHeap {
     }
 }
 
-/// One event-loop thread: non-blocking sockets, edge-triggered readiness, timers. Complete
+/// One event-loop thread: non-blocking sockets, edge-triggered readiness (the `Poller` contract), timers. Complete
 /// requests go to the worker pool and their responses come back through the inbox; only those
 /// the responder declares non-blocking (`HTTPResponder.respondsInline`: no SQLite, no hashing)
 /// are answered by the loop itself. Everything here is confined to the loop's own thread.
@@ -272,13 +279,13 @@ final class EventLoop {
     // MARK: - the loop
 
     func run() {
-        let events = PollBuffer(capacity: 256)
+        var events: [PollEvent] = []
+        events.reserveCapacity(256)
         while true {
             now = Clock.monotonicNanoseconds()
-            let count = handle.poller.wait(events, timeoutNanoseconds: nextTimeout())
+            handle.poller.wait(&events, timeoutNanoseconds: nextTimeout())
             now = Clock.monotonicNanoseconds()
-            for slot in 0..<count {
-                let event = events.event(at: slot)
+            for event in events {
                 switch event.token {
                 case PollToken.wake: handle.poller.consumeWake()
                 case PollToken.listener: acceptConnections()
@@ -374,7 +381,7 @@ final class EventLoop {
     private func acceptConnections() {
         guard listening, !draining else { return }
         for _ in 0..<Self.acceptBatch {
-            switch SocketOps.accept(core.listenerFD) {
+            switch core.transport.accept(core.listenerFD) {
             case .accepted(let fd, let address, let port):
                 let socket = AcceptedSocket(fd: fd, address: address, port: port)
                 let previous = core.connectionCount.wrappingAdd(1, ordering: .relaxed).oldValue
@@ -486,17 +493,23 @@ final class EventLoop {
             case .transferred(let count):
                 // A short read drained the socket: with edge-triggered readiness, more data would
                 // raise a new event. Unless the peer already hung up, whose EOF raises none.
-                if count < wanted && !connection.hungUp { connection.readReady = false }
+                if count < wanted && !connection.hungUp { readBlocked(connection) }
                 ingest(connection, UnsafeBufferPointer(start: buffer.assumingMemoryBound(to: UInt8.self), count: count))
             case .wouldBlock:
-                connection.readReady = false
+                readBlocked(connection)
             case .endOfStream:
+                // Nothing more will arrive: the poller is not asked to watch for it.
                 connection.readReady = false
                 peerClosed(connection)
             case .failed:
                 close(connection)
             }
         }
+    }
+
+    private func readBlocked(_ connection: Connection) {
+        connection.readReady = false
+        handle.poller.readBlocked(connection.fd)
     }
 
     private func ingest(_ connection: Connection, _ bytes: UnsafeBufferPointer<UInt8>) {
@@ -628,7 +641,14 @@ final class EventLoop {
             connection.phase = .stalled
             connection.input = []
             setDeadline(connection, 0)
-            if connection.peerClosed { close(connection) }
+            if connection.peerClosed {
+                close(connection)
+            } else if connection.readReady {
+                // Reading paused at the pipeline limit, and no poller reports a socket the loop
+                // has not found blocked: read on (discarding) now, or the peer's close would go
+                // unseen and the connection held until shutdown.
+                readAvailable(connection)
+            }
             return
         }
         var bytes = completion.bytes
@@ -729,7 +749,7 @@ final class EventLoop {
         var sent = 0
         while sent < bytes.count {
             let result = bytes.withUnsafeBytes { raw in
-                SocketOps.send(connection.fd, raw.baseAddress! + sent, count: raw.count - sent)
+                core.transport.send(connection.fd, raw.baseAddress! + sent, count: raw.count - sent)
             }
             switch result {
             case .transferred(let count):
@@ -737,6 +757,7 @@ final class EventLoop {
             case .wouldBlock:
                 connection.output = Array(bytes[sent...])
                 connection.outputOffset = 0
+                handle.poller.writeBlocked(connection.fd)
                 return true
             case .failed, .endOfStream:
                 connection.broken = true
@@ -750,13 +771,14 @@ final class EventLoop {
         var progressed = false
         while connection.hasPendingOutput {
             let result = connection.output.withUnsafeBytes { raw in
-                SocketOps.send(connection.fd, raw.baseAddress! + connection.outputOffset, count: raw.count - connection.outputOffset)
+                core.transport.send(connection.fd, raw.baseAddress! + connection.outputOffset, count: raw.count - connection.outputOffset)
             }
             switch result {
             case .transferred(let count):
                 connection.outputOffset += count
                 progressed = true
             case .wouldBlock:
+                handle.poller.writeBlocked(connection.fd)
                 // The peer is reading, however slowly: the write timeout counts from here. Only
                 // while `.writing`: a dripping response's deadline is its next piece.
                 if progressed && connection.phase == .writing { setDeadline(connection, now + writeNanoseconds) }
@@ -806,6 +828,7 @@ final class EventLoop {
 
     private func close(_ connection: Connection) {
         guard connection.phase != .closed else { return }
+        handle.poller.removeConnection(connection.fd)
         SocketOps.close(connection.fd)
         forget(connection)
     }
@@ -813,6 +836,7 @@ final class EventLoop {
     /// `reset` directive: RST instead of an answer.
     private func abort(_ connection: Connection) {
         guard connection.phase != .closed else { return }
+        handle.poller.removeConnection(connection.fd)
         SocketOps.abortiveClose(connection.fd)
         forget(connection)
     }

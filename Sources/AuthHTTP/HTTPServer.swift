@@ -1,8 +1,8 @@
 import AuthPlatform
 import Synchronization
 
-/// An HTTP/1.1 server: event loops over non-blocking sockets (epoll/kqueue) plus a bounded pool
-/// of worker threads running the responder.
+/// An HTTP/1.1 server: event loops over non-blocking sockets (epoll on Linux, poll(2) on macOS
+/// and in the portable mode) plus a bounded pool of worker threads running the responder.
 ///
 /// Idle keep-alive connections and delayed responses occupy no thread: they are entries in a
 /// loop's poller and timer heap. Only a request being answered holds a worker.
@@ -40,6 +40,9 @@ public final class HTTPServer: Sendable {
     /// The bound port once `start()` returned (the configured one before).
     public var port: Int { boundPort.load(ordering: .acquiring) }
     public var host: String { configuration.host }
+    /// The system interfaces this server runs: the configured `ioMode` as this platform has it
+    /// (always `.portable` on macOS).
+    public var ioMode: HTTPIOMode { configuration.ioMode.resolved }
 
     /// Binds (SO_REUSEADDR), listens, starts the loop and worker threads; returns when the
     /// listener accepts connections. A server starts at most once.
@@ -61,6 +64,10 @@ public final class HTTPServer: Sendable {
 
     private func launch() throws(SocketError) -> Runtime {
         SocketOps.raiseOpenFileLimit()
+        let transport = Transport(
+            configuration.ioMode, sendBuffer: configuration.sendBufferBytes, receiveBuffer: configuration.receiveBufferBytes
+        )
+        transport.prepareProcess()
         let listener = try SocketOps.listen(
             host: configuration.host, port: configuration.port, backlog: configuration.backlog,
             sendBuffer: configuration.sendBufferBytes, receiveBuffer: configuration.receiveBufferBytes
@@ -68,7 +75,7 @@ public final class HTTPServer: Sendable {
         var handles: [LoopHandle] = []
         do throws(SocketError) {
             for index in 0..<max(1, configuration.loopThreads) {
-                handles.append(LoopHandle(index: index, poller: try Poller()))
+                handles.append(LoopHandle(index: index, poller: try transport.makePoller()))
             }
             guard handles[0].poller.addListener(listener.fd) else {
                 throw SocketError(operation: "poller add listener", errno: SocketOps.lastErrno)
@@ -77,7 +84,9 @@ public final class HTTPServer: Sendable {
             SocketOps.close(listener.fd)
             throw error
         }
-        let core = ServerCore(configuration: configuration, responder: responder, loops: handles, listenerFD: listener.fd)
+        let core = ServerCore(
+            configuration: configuration, responder: responder, transport: transport, loops: handles, listenerFD: listener.fd
+        )
         var workers: [ThreadHandle] = []
         var loops: [ThreadHandle] = []
         do throws(SocketError) {

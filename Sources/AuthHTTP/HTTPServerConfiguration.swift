@@ -73,6 +73,38 @@ public enum HTTPProtocolFailure: Sendable, Equatable {
     }
 }
 
+/// Which system interfaces a server's sockets go through (docs/platforms.md).
+///
+/// macOS runs one set of calls, `.portable`. Linux runs its own by default, `.native`, and can
+/// run macOS's, so that every branch macOS takes runs in the test suite on Linux too (CI runs
+/// the HTTP suites a second time with `AUTH_EMULATOR_PORTABLE_IO=1`).
+public enum HTTPIOMode: String, Sendable, Equatable, CaseIterable {
+    /// Linux: epoll, an eventfd for wake-ups, accept4, send with MSG_NOSIGNAL. On macOS, which
+    /// has none of these, a server asked for it runs `.portable`.
+    case native
+    /// What macOS runs: poll(2), a pipe for wake-ups, accept then fcntl, send with no flags
+    /// (macOS sets SO_NOSIGPIPE on each socket; Linux, which has no such option, ignores SIGPIPE
+    /// for the whole process instead), and the buffer caps set on each accepted socket.
+    case portable
+
+    /// The environment variable that turns the portable mode on for every server the process
+    /// starts without choosing a mode itself, in-process test servers included.
+    public static let environmentVariable = "AUTH_EMULATOR_PORTABLE_IO"
+
+    /// `.portable` when `AUTH_EMULATOR_PORTABLE_IO` holds a true value, else `.native`. Read once,
+    /// the first time a configuration is made, and kept for the life of the process.
+    public static let fromEnvironment = HTTPIOMode(environmentValue: SocketOps.environmentValue(environmentVariable))
+
+    /// True values as Go's strconv.ParseBool reads them (1, t, T, TRUE, true, True), the syntax
+    /// of the emulator's other boolean variables; anything else, or no value, is `.native`.
+    init(environmentValue: String?) {
+        switch environmentValue {
+        case "1", "t", "T", "TRUE", "true", "True": self = .portable
+        default: self = .native
+        }
+    }
+}
+
 public struct HTTPServerConfiguration: Sendable {
     public var host: String = "127.0.0.1"
     /// 0 asks for an ephemeral port; `HTTPServer.port` reports the real one.
@@ -135,6 +167,9 @@ public struct HTTPServerConfiguration: Sendable {
     public var serverHeader: String? = nil
     /// Whether responses carry a `Date` header (RFC 9110 §6.6.1: origin servers with a clock should).
     public var sendsDateHeader: Bool = true
+    /// The system interfaces the server uses; by default what `AUTH_EMULATOR_PORTABLE_IO` says
+    /// (`HTTPIOMode.fromEnvironment`). `HTTPServer.ioMode` reports what really runs.
+    public var ioMode: HTTPIOMode = .fromEnvironment
 
     public init(
         host: String = "127.0.0.1",

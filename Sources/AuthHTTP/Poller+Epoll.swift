@@ -1,6 +1,7 @@
-// Readiness notification on Linux: epoll, with an eventfd as the cross-thread wake-up.
-// The macOS counterpart with the same shape is Poller+Kqueue.swift. The Glibc module lacks
-// <sys/epoll.h> and <sys/eventfd.h>; the CAuthPlatform shim module declares them.
+// Readiness notification on Linux: epoll, with an eventfd as the cross-thread wake-up; the
+// native mode's backend (`HTTPIOMode.native`). The portable mode, and macOS, use
+// Poller+Poll.swift instead. The Glibc module lacks <sys/epoll.h> and <sys/eventfd.h>; the
+// CAuthPlatform shim module declares them.
 #if os(Linux) || os(Android)
 import CAuthPlatform
 import Glibc
@@ -19,7 +20,9 @@ private enum EpollFlag {
 
 /// Owns one epoll instance and its wake-up eventfd. Registration and `wake()` are thread-safe
 /// system calls; `wait` is only called by the loop thread that owns the poller.
-final class Poller: Sendable {
+final class EpollPoller: Poller {
+    /// Events taken per epoll_wait; more stay queued for the next call.
+    private static let batch = 256
     private let epollFD: Int32
     private let wakeFD: Int32
 
@@ -32,7 +35,7 @@ final class Poller: Sendable {
             _ = Glibc.close(epollFD)
             throw SocketError(operation: "eventfd", errno: code)
         }
-        guard Poller.control(epollFD, EpollFlag.add, wakeFD, EpollFlag.input | EpollFlag.edgeTriggered, PollToken.wake) else {
+        guard EpollPoller.control(epollFD, EpollFlag.add, wakeFD, EpollFlag.input | EpollFlag.edgeTriggered, PollToken.wake) else {
             let code = errno
             _ = Glibc.close(wakeFD)
             _ = Glibc.close(epollFD)
@@ -58,17 +61,27 @@ final class Poller: Sendable {
     /// so the hot path never needs `epoll_ctl` (EPOLLRDHUP reports a peer's half-close).
     func addConnection(_ fd: Int32, token: UInt64) -> Bool {
         let events = EpollFlag.input | EpollFlag.output | EpollFlag.readHangup | EpollFlag.edgeTriggered
-        return Poller.control(epollFD, EpollFlag.add, fd, events, token)
+        return EpollPoller.control(epollFD, EpollFlag.add, fd, events, token)
     }
+
+    /// Nothing to do: closing the descriptor removes it from the interest list (epoll(7), as
+    /// long as no duplicate of it is open, and the loop never duplicates one).
+    func removeConnection(_ fd: Int32) {}
+
+    /// Nothing to do: with EPOLLET the next arrival raises a new edge by itself.
+    func readBlocked(_ fd: Int32) {}
+
+    /// Nothing to do: with EPOLLET the socket becoming writable again raises a new edge.
+    func writeBlocked(_ fd: Int32) {}
 
     /// Level-triggered: the accepting loop takes a bounded batch per wake-up and is told again
     /// while the backlog still holds connections.
     func addListener(_ fd: Int32) -> Bool {
-        Poller.control(epollFD, EpollFlag.add, fd, EpollFlag.input, PollToken.listener)
+        EpollPoller.control(epollFD, EpollFlag.add, fd, EpollFlag.input, PollToken.listener)
     }
 
     func removeListener(_ fd: Int32) {
-        _ = Poller.control(epollFD, EpollFlag.delete, fd, 0, 0)
+        _ = EpollPoller.control(epollFD, EpollFlag.delete, fd, 0, 0)
     }
 
     /// Callable from any thread.
@@ -82,45 +95,25 @@ final class Poller: Sendable {
     /// write the counter cannot reach its 2^64 - 2 ceiling.
     func consumeWake() {}
 
-    /// Blocks until readiness or the timeout (nil = no timeout); returns the number of events.
-    func wait(_ buffer: PollBuffer, timeoutNanoseconds: UInt64?) -> Int {
-        let milliseconds: Int32
-        if let timeout = timeoutNanoseconds {
-            // Round up so a timer never wakes the loop a hair early and spins.
-            milliseconds = Int32(min((timeout + 999_999) / 1_000_000, UInt64(Int32.max)))
-        } else {
-            milliseconds = -1
+    func wait(_ events: inout [PollEvent], timeoutNanoseconds: UInt64?) {
+        events.removeAll(keepingCapacity: true)
+        let milliseconds = waitMilliseconds(timeoutNanoseconds)
+        // On the loop thread's stack: the raw array lives only for this call, so the poller
+        // shares no mutable memory between threads.
+        withUnsafeTemporaryAllocation(of: epoll_event.self, capacity: Self.batch) { buffer in
+            let count = epoll_wait(epollFD, buffer.baseAddress, Int32(buffer.count), milliseconds)
+            guard count > 0 else { return }
+            for index in 0..<Int(count) {
+                let flags = buffer[index].events
+                let readMask = EpollFlag.input | EpollFlag.readHangup | EpollFlag.hangup | EpollFlag.error
+                let writeMask = EpollFlag.output | EpollFlag.error
+                let hangupMask = EpollFlag.readHangup | EpollFlag.hangup | EpollFlag.error
+                events.append(PollEvent(
+                    token: buffer[index].data.u64, readable: flags & readMask != 0, writable: flags & writeMask != 0,
+                    hangup: flags & hangupMask != 0
+                ))
+            }
         }
-        let count = epoll_wait(epollFD, buffer.storage, Int32(buffer.capacity), milliseconds)
-        return count < 0 ? 0 : Int(count)
-    }
-}
-
-/// The loop's reusable event array.
-final class PollBuffer {
-    let capacity: Int
-    fileprivate let storage: UnsafeMutablePointer<epoll_event>
-
-    init(capacity: Int) {
-        self.capacity = capacity
-        storage = .allocate(capacity: capacity)
-        storage.initialize(repeating: epoll_event(), count: capacity)
-    }
-
-    deinit {
-        storage.deallocate()
-    }
-
-    func event(at index: Int) -> PollEvent {
-        let flags = storage[index].events
-        let token = storage[index].data.u64
-        let readMask = EpollFlag.input | EpollFlag.readHangup | EpollFlag.hangup | EpollFlag.error
-        let writeMask = EpollFlag.output | EpollFlag.error
-        let hangupMask = EpollFlag.readHangup | EpollFlag.hangup | EpollFlag.error
-        return PollEvent(
-            token: token, readable: flags & readMask != 0, writable: flags & writeMask != 0,
-            hangup: flags & hangupMask != 0
-        )
     }
 }
 #endif

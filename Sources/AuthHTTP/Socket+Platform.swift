@@ -1,10 +1,21 @@
-// Every socket system call of AuthHTTP, with the Linux/macOS differences kept in this file:
-// SOCK_* constants are an enum on Glibc and plain integers on Darwin, Linux has accept4 and
-// MSG_NOSIGNAL while Darwin needs fcntl and SO_NOSIGPIPE.
+// Every socket system call of AuthHTTP, with the Linux/macOS differences kept in this file
+// (docs/platforms.md lists them, with how each macOS branch runs on Linux):
+// - SOCK_* constants are an enum on Glibc and plain integers on Darwin;
+// - accepting: Linux's native mode takes a non-blocking, close-on-exec socket from accept4; the
+//   portable mode, and macOS, which has no accept4, accept and then set both with fcntl;
+// - SIGPIPE: Linux's native mode sends with MSG_NOSIGNAL; macOS sets SO_NOSIGPIPE on each
+//   socket and sends with no flags; Linux's portable mode sends with no flags too, and, having
+//   no SO_NOSIGPIPE, ignores SIGPIPE process-wide;
+// - buffer caps: set on the listener (Linux copies them into accepted sockets), and in the
+//   portable mode on each accepted socket too;
+// - the open-file limit: Darwin caps RLIMIT_NOFILE at OPEN_MAX.
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
+#endif
+#if os(Linux) || os(Android)
+import CAuthPlatform
 #endif
 
 /// Outcome of one non-blocking read or write.
@@ -101,66 +112,11 @@ enum SocketOps {
         throw lastError
     }
 
-    /// Accepts one connection as a non-blocking socket with TCP_NODELAY: a response is written
-    /// with a single send, and Nagle's algorithm would otherwise hold its tail behind the peer's
-    /// delayed ACK (about 40 ms per keep-alive exchange).
-    static func accept(_ listener: Int32) -> AcceptResult {
-        var storage = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        let fd = withUnsafeMutablePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { address -> Int32 in
-                // accept4 is not exported by the Glibc module; connections are long-lived, so two
-                // fcntl calls per accept are cheap.
-                #if canImport(Darwin)
-                return Darwin.accept(listener, address, &length)
-                #else
-                return Glibc.accept(listener, address, &length)
-                #endif
-            }
-        }
-        if fd < 0 {
-            let code = errno
-            switch code {
-            case EAGAIN, EWOULDBLOCK: return .wouldBlock
-            case EINTR, ECONNABORTED, EPROTO, EPERM: return .retry
-            default: return .failed(code)
-            }
-        }
-        _ = setNonBlocking(fd)
-        setCloseOnExec(fd)
-        #if canImport(Darwin)
-        var one: Int32 = 1
-        // Darwin has no MSG_NOSIGNAL: suppress SIGPIPE per socket instead.
-        setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
-        #endif
-        var noDelay: Int32 = 1
-        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
-        let peer = describe(&storage)
-        return .accepted(fd: fd, address: peer.address, port: peer.port)
-    }
-
     static func receive(_ fd: Int32, into buffer: UnsafeMutableRawPointer, count: Int) -> IOResult {
         while true {
             let n = recv(fd, buffer, count, 0)
             if n > 0 { return .transferred(n) }
             if n == 0 { return .endOfStream }
-            let code = errno
-            if code == EINTR { continue }
-            if code == EAGAIN || code == EWOULDBLOCK { return .wouldBlock }
-            return .failed(code)
-        }
-    }
-
-    static func send(_ fd: Int32, _ bytes: UnsafeRawPointer, count: Int) -> IOResult {
-        #if canImport(Darwin)
-        let flags: Int32 = 0
-        #else
-        // A peer that went away must surface as EPIPE, not as a process-killing SIGPIPE.
-        let flags = Int32(MSG_NOSIGNAL)
-        #endif
-        while true {
-            let n = systemSend(fd, bytes, count, flags)
-            if n >= 0 { return .transferred(n) }
             let code = errno
             if code == EINTR { continue }
             if code == EAGAIN || code == EWOULDBLOCK { return .wouldBlock }
@@ -216,19 +172,19 @@ enum SocketOps {
     /// `net.core.wmem_max`/`rmem_max`; Darwin takes it as the high-water mark. Either way setting
     /// it pins the size: the kernel no longer grows the buffer (Linux: tcp_wmem/tcp_rmem
     /// autotuning, up to 4 and 6 MiB by default).
-    private static func setBufferSize(_ fd: Int32, _ option: Int32, _ bytes: Int) {
+    fileprivate static func setBufferSize(_ fd: Int32, _ option: Int32, _ bytes: Int) {
         var value = Int32(clamping: bytes)
         setsockopt(fd, SOL_SOCKET, option, &value, socklen_t(MemoryLayout<Int32>.size))
     }
 
     // MARK: - internals
 
-    private static func setNonBlocking(_ fd: Int32) -> Bool {
+    fileprivate static func setNonBlocking(_ fd: Int32) -> Bool {
         let flags = fcntl(fd, F_GETFL, 0)
         return flags >= 0 && fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0
     }
 
-    private static func setCloseOnExec(_ fd: Int32) {
+    fileprivate static func setCloseOnExec(_ fd: Int32) {
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
     }
 
@@ -240,7 +196,7 @@ enum SocketOps {
         #endif
     }
 
-    private static func describe(_ storage: inout sockaddr_storage) -> (address: String, port: Int) {
+    fileprivate static func describe(_ storage: inout sockaddr_storage) -> (address: String, port: Int) {
         let family = Int32(storage.ss_family)
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
         if family == AF_INET {
@@ -270,7 +226,120 @@ enum SocketOps {
     }
 }
 
-// `listen` and `send` are shadowed by the static methods above; these reach the C functions.
+/// The calls whose form depends on the I/O mode, fixed when a server starts.
+struct Transport: Sendable {
+    /// The mode this platform runs for the one asked (`HTTPIOMode.resolved`).
+    let mode: HTTPIOMode
+    private let sendFlags: Int32
+    private let sendBuffer: Int?
+    private let receiveBuffer: Int?
+
+    init(_ requested: HTTPIOMode, sendBuffer: Int?, receiveBuffer: Int?) {
+        mode = requested.resolved
+        self.sendBuffer = sendBuffer
+        self.receiveBuffer = receiveBuffer
+        #if os(Linux) || os(Android)
+        // A peer that went away must surface as EPIPE, not as a process-killing SIGPIPE. The
+        // portable mode sends as macOS does, with no flags (`prepareProcess`).
+        sendFlags = mode == .native ? Int32(MSG_NOSIGNAL) : 0
+        #else
+        // SO_NOSIGPIPE, set on each accepted socket, does MSG_NOSIGNAL's work.
+        sendFlags = 0
+        #endif
+    }
+
+    /// Before the first socket is accepted. Linux's portable mode sends without MSG_NOSIGNAL
+    /// and has no SO_NOSIGPIPE to set instead, so SIGPIPE is ignored for the whole process: a
+    /// send to a peer that is gone then fails with EPIPE (signal(7), send(2)), which is what
+    /// macOS's SO_NOSIGPIPE gives each socket. Never restored: other servers of the process may
+    /// be relying on it, and the mode is for tests (the disposition is inherited by children
+    /// started afterwards, execve(2)).
+    func prepareProcess() {
+        #if os(Linux) || os(Android)
+        if mode == .portable { _ = signal(SIGPIPE, SIG_IGN) }
+        #endif
+    }
+
+    /// The readiness backend of one loop.
+    func makePoller() throws(SocketError) -> any Poller {
+        try AuthHTTP.makePoller(for: mode)
+    }
+
+    /// Accepts one connection as a non-blocking, close-on-exec socket with TCP_NODELAY: a
+    /// response is written with a single send, and Nagle's algorithm would otherwise hold its
+    /// tail behind the peer's delayed ACK (about 40 ms per keep-alive exchange).
+    func accept(_ listener: Int32) -> AcceptResult {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let fd = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { address -> Int32 in
+                #if os(Linux) || os(Android)
+                if mode == .native { return cauth_accept_nonblocking(listener, address, &length) }
+                #endif
+                return systemAccept(listener, address, &length)
+            }
+        }
+        if fd < 0 {
+            let code = errno
+            switch code {
+            case EAGAIN, EWOULDBLOCK: return .wouldBlock
+            case EINTR, ECONNABORTED, EPROTO, EPERM: return .retry
+            default: return .failed(code)
+            }
+        }
+        if mode == .portable { preparePortable(fd) }
+        var noDelay: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
+        let peer = SocketOps.describe(&storage)
+        return .accepted(fd: fd, address: peer.address, port: peer.port)
+    }
+
+    /// What accept4 does in one call, and what the kernel may or may not have copied from the
+    /// listener, set explicitly on a socket from plain accept.
+    private func preparePortable(_ fd: Int32) {
+        // Whether O_NONBLOCK carries over from the listener differs (Linux: no; BSD and macOS:
+        // yes), and accept(2) on Linux tells portable programs to set it; FD_CLOEXEC is a
+        // descriptor flag, never inherited (fcntl(2)).
+        _ = SocketOps.setNonBlocking(fd)
+        SocketOps.setCloseOnExec(fd)
+        #if canImport(Darwin)
+        // macOS's per-socket SIGPIPE suppression: a send to a peer that is gone fails with EPIPE.
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+        #endif
+        // POSIX does not say which options an accepted socket inherits. Linux copies the
+        // listener's buffer sizes (the native mode relies on it); macOS's sonewconn reserves the
+        // listener's sizes too, but that is its source, not its documentation, and no macOS
+        // machine runs this suite: the cap is set again here, at two calls per connection.
+        if let sendBuffer { SocketOps.setBufferSize(fd, SO_SNDBUF, sendBuffer) }
+        if let receiveBuffer { SocketOps.setBufferSize(fd, SO_RCVBUF, receiveBuffer) }
+    }
+
+    func send(_ fd: Int32, _ bytes: UnsafeRawPointer, count: Int) -> IOResult {
+        while true {
+            let n = systemSend(fd, bytes, count, sendFlags)
+            if n >= 0 { return .transferred(n) }
+            let code = errno
+            if code == EINTR { continue }
+            if code == EAGAIN || code == EWOULDBLOCK { return .wouldBlock }
+            return .failed(code)
+        }
+    }
+}
+
+extension HTTPIOMode {
+    /// What this platform runs for the mode asked: the native mode is Linux's (epoll, eventfd,
+    /// accept4, MSG_NOSIGNAL); elsewhere, macOS included, every server runs the portable one.
+    var resolved: HTTPIOMode {
+        #if os(Linux) || os(Android)
+        return self
+        #else
+        return .portable
+        #endif
+    }
+}
+
+// `listen`, `send` and `accept` are shadowed by the methods above; these reach the C functions.
 @inline(__always)
 private func systemListen(_ fd: Int32, _ backlog: Int32) -> Int32 {
     #if canImport(Darwin)
@@ -289,7 +358,23 @@ private func systemSend(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int, _ 
     #endif
 }
 
+@inline(__always)
+private func systemAccept(_ fd: Int32, _ address: UnsafeMutablePointer<sockaddr>, _ length: inout socklen_t) -> Int32 {
+    #if canImport(Darwin)
+    return Darwin.accept(fd, address, &length)
+    #else
+    return Glibc.accept(fd, address, &length)
+    #endif
+}
+
 extension SocketOps {
     static var alreadyStartedErrno: Int32 { EALREADY }
     static var lastErrno: Int32 { errno }
+
+    /// A variable of the process environment (nil when unset), read through the C library so
+    /// the module needs no Foundation.
+    static func environmentValue(_ name: String) -> String? {
+        guard let value = getenv(name) else { return nil }
+        return String(cString: value)
+    }
 }

@@ -1,13 +1,5 @@
 import AuthPlatform
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Byte equality of strings, as Go compares them (object keys, cached texts and tokens). Swift's
 /// `String ==` compares by canonical equivalence (Unicode): a text with "é" as one code point
 /// and one with "e" plus a combining accent are equal to it, and so are U+212A KELVIN SIGN and
@@ -19,12 +11,12 @@ public enum UTF8Bytes {
         return a.withUTF8Bytes { left in b.withUTF8Bytes { right in equal(left, right) } }
     }
 
-    /// The C library's `memcmp`: vectorized, where a Swift loop of eight bytes per step cost
+    /// The C library's `memcmp` (`Memory.equal`): vectorized, where a Swift loop of eight bytes per step cost
     /// ~1,000 instructions for the ~800-byte tokens the verified-token cache compares.
     @inlinable
     public static func equal(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> Bool {
         guard left.count == right.count else { return false }
         guard let l = left.baseAddress, let r = right.baseAddress else { return true }  // both empty
-        return memcmp(l, r, left.count) == 0
+        return Memory.equal(l, r, count: left.count)
     }
 }

@@ -1,6 +1,6 @@
 // The only file in AuthStore that touches the platform C library: the calling thread's identity
-// (to recognise nested read/write calls) and a sleep. The pool's lock with its condition
-// variable is AuthPlatform's `ConditionLock`.
+// (to recognise nested read/write calls), a sleep, and the statement trace's file. The pool's
+// lock with its condition variable is AuthPlatform's `ConditionLock`.
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -32,3 +32,25 @@ func sleepCurrentThread(milliseconds: Int) {
         request = remaining
     }
 }
+
+/// Opens `path` for writing at its end, created (owner-only) or emptied; -1 on failure
+/// (`lastErrno()` says why).
+func openTruncatedForAppend(_ path: String) -> Int32 {
+    open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0o600)
+}
+
+/// Writes all of `bytes` (write(2) may take fewer than asked); stops at the first failure.
+func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
+    var offset = 0
+    while offset < bytes.count {
+        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+        if written <= 0 { break }
+        offset += written
+    }
+}
+
+func closeFile(_ fd: Int32) {
+    _ = close(fd)
+}
+
+func lastErrno() -> Int32 { errno }

@@ -1,14 +1,6 @@
 import CSQLite
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Records every statement `Connection` runs, with its arguments, so `bench/cost` can replay
 /// exactly the same SQL in a tight loop and measure the SQLite floor of an operation (what the
 /// statements cost on their own, against the server's CPU per operation).
@@ -36,12 +28,12 @@ public enum StatementTrace {
 
     /// Starts tracing into `path` (created or truncated). Throws when the file cannot be opened.
     public static func start(path: String) throws(StoreError) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0o600)
+        let fd = openTruncatedForAppend(path)
         guard fd >= 0 else {
-            throw StoreError(code: SQLITE_CANTOPEN, message: "statement trace \"\(path)\": cannot open (errno \(errno))")
+            throw StoreError(code: SQLITE_CANTOPEN, message: "statement trace \"\(path)\": cannot open (errno \(lastErrno()))")
         }
         sink.withLock { state in
-            if state.fd >= 0 { _ = close(state.fd) }
+            if state.fd >= 0 { closeFile(state.fd) }
             state = Sink(fd: fd)
         }
         enabled.store(true, ordering: .releasing)
@@ -51,7 +43,7 @@ public enum StatementTrace {
     public static func stop() {
         enabled.store(false, ordering: .releasing)
         sink.withLock { state in
-            if state.fd >= 0 { _ = close(state.fd) }
+            if state.fd >= 0 { closeFile(state.fd) }
             state = Sink()
         }
     }
@@ -86,13 +78,7 @@ public enum StatementTrace {
             line += "\n"
             // One write per record under the lock: records from concurrent connections never
             // interleave, and the file is in execution order.
-            let utf8 = Array(line.utf8)
-            var offset = 0
-            while offset < utf8.count {
-                let written = utf8.withUnsafeBytes { write(state.fd, $0.baseAddress! + offset, $0.count - offset) }
-                if written <= 0 { break }
-                offset += written
-            }
+            writeAll(state.fd, Array(line.utf8))
         }
     }
 

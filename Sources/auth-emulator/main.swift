@@ -1,9 +1,3 @@
 import AuthEmulator
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-exit(CLI.main(Array(CommandLine.arguments.dropFirst())))
+CLI.mainThenExit(Array(CommandLine.arguments.dropFirst()))

@@ -176,6 +176,16 @@ func removeFile(_ path: String) {
         #expect(throws: EmulatorError.self) { try EnvironmentConfiguration.apply(["AUTH_EMULATOR_MAX_CONNECTIONS": "0"], to: &options) }
     }
 
+    /// AuthHTTP reads the variable itself; the CLI knows it (no "ignoring" warning) and refuses
+    /// a value that is not a boolean, where AuthHTTP would quietly take it as off.
+    @Test func portableIOVariableIsKnownAndChecked() throws {
+        var options = EmulatorOptions()
+        for value in ["1", "true", "0", "false"] {
+            #expect(try EnvironmentConfiguration.apply(["AUTH_EMULATOR_PORTABLE_IO": value], to: &options).isEmpty)
+        }
+        #expect(throws: EmulatorError.self) { try EnvironmentConfiguration.apply(["AUTH_EMULATOR_PORTABLE_IO": "yes"], to: &options) }
+    }
+
     /// Cross-setting checks run after the flags: a flag can resolve what the environment set up.
     @Test func flagsCanSettleACrossSettingConflict() throws {
         let environment = ["GOTRUE_MAILER_ALLOW_UNVERIFIED_EMAIL_SIGN_INS": "true"]

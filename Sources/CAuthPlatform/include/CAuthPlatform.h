@@ -1,13 +1,20 @@
 // The Linux event-notification headers the Swift toolchain's Glibc module leaves out, so
 // AuthHTTP's epoll poller calls epoll_create1/epoll_ctl/epoll_wait/eventfd through their real
-// declarations (and uses the real `struct epoll_event` layout, packed on x86-64); and the
-// outbound HTTP(S) call of auth hooks (http_client.c).
+// declarations (and uses the real `struct epoll_event` layout, packed on x86-64); Linux's
+// accept4, which the module hides behind _GNU_SOURCE (accept.c); and the outbound HTTP(S) call
+// of auth hooks (http_client.c).
 #ifndef C_AUTH_PLATFORM_H
 #define C_AUTH_PLATFORM_H
 
 #if defined(__linux__)
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
+
+// accept4(listener, address, length, SOCK_NONBLOCK | SOCK_CLOEXEC): the accepted socket is
+// non-blocking and close-on-exec from its first instant, in one call instead of accept and
+// three fcntl calls. Returns what accept4 returns (-1 with errno set on failure).
+int cauth_accept_nonblocking(int listener, struct sockaddr *address, socklen_t *length);
 #endif
 
 #include <stddef.h>
