@@ -11,6 +11,8 @@ let package = Package(
     products: [
         .executable(name: "auth-emulator", targets: ["auth-emulator"]),
         .library(name: "AuthEmulator", targets: ["AuthEmulator"]),
+        // For an app's test targets only: it links XCTest and Swift Testing.
+        .library(name: "AuthEmulatorTesting", targets: ["AuthEmulatorTesting"]),
     ],
     targets: [
         // System SQLite (libsqlite3-dev on Debian/Ubuntu; part of the SDK on macOS).
@@ -53,6 +55,9 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The Swift Testing trait and the XCTest helpers that give each test an emulator of its own.
+        // Testing and XCTest come with the toolchain; each file compiles only where its framework exists.
+        .target(name: "AuthEmulatorTesting", dependencies: ["AuthEmulator", "GoTrue", "AuthPlatform"], swiftSettings: strict),
         .executableTarget(name: "auth-emulator", dependencies: ["AuthEmulator"], swiftSettings: strict),
         // Benchmark driver for bench/pbkdf2; not a product.
         .executableTarget(
@@ -61,6 +66,8 @@ let package = Package(
             path: "bench/auth-crypto-bench",
             swiftSettings: strict
         ),
+        // Start-up and isolation costs of embedded emulators (bench/README.md); not a product.
+        .executableTarget(name: "auth-embedding-bench", dependencies: ["AuthEmulator"], path: "bench/embedding", swiftSettings: strict),
 
         // Shared by the test targets that cross-check against Python; never part of a product.
         .target(name: "PythonTestSupport", path: "Tests/Support/PythonTestSupport", swiftSettings: strict),
@@ -109,6 +116,11 @@ let package = Package(
         .testTarget(
             name: "AuthScenariosTests",
             dependencies: ["AuthScenarios", "GoTrue", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto", "AuthTestSupport"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "AuthEmulatorTestingTests",
+            dependencies: ["AuthEmulatorTesting", "AuthEmulator", "GoTrue", "AuthTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -193,6 +193,16 @@ public final class Emulator: Sendable {
         return "http://\(host):\(server.port)"
     }
 
+    /// `url + "/auth/v1"`: the auth URL as Supabase clients reach it through the gateway.
+    public var authURL: String { url + "/auth/v1" }
+
+    /// The anon key as the project holds it now (a runtime change of the JWT secret or keys
+    /// through `/emulator/v1/config` shows here).
+    public var anonKey: String { project.configuration.apiKeys.anon }
+
+    /// The service_role key, which the admin API and the `/emulator/v1` routes require.
+    public var serviceRoleKey: String { project.configuration.apiKeys.serviceRole }
+
     /// Graceful stop: no new connections, in-flight requests finish, then the database is
     /// checkpointed and closed. Idempotent; callable from any thread.
     public func stop(timeout: Duration? = nil) {

@@ -4,13 +4,27 @@
 /// elementNone <nil>}`).
 enum HTMLState: String, Sendable {
     case stateText, stateTag, stateAttrName, stateAfterName, stateBeforeValue, stateHTMLCmt, stateRCDATA, stateAttr,
-        stateURL, stateSrcset, stateJS, stateJSDqStr, stateJSSqStr, stateJSBqStr, stateJSRegexp, stateJSBlockCmt,
-        stateJSLineCmt, stateCSS, stateCSSDqStr, stateCSSSqStr, stateCSSDqURL, stateCSSSqURL, stateCSSURL,
-        stateCSSBlockCmt, stateCSSLineCmt, stateError, stateDead
+        stateURL, stateSrcset, stateJS, stateJSDqStr, stateJSSqStr, stateJSTmplLit, stateJSRegexp, stateJSBlockCmt,
+        stateJSLineCmt, stateJSHTMLOpenCmt, stateJSHTMLCloseCmt, stateCSS, stateCSSDqStr, stateCSSSqStr, stateCSSDqURL,
+        stateCSSSqURL, stateCSSURL, stateCSSBlockCmt, stateCSSLineCmt, stateError, stateMetaContent, stateMetaContentURL,
+        stateDead
 
+    /// A comment, whose text the escaper leaves out of the output. `<!--` and `-->` start
+    /// comments to the end of the line in JavaScript too.
     var isComment: Bool {
         switch self {
-        case .stateHTMLCmt, .stateJSBlockCmt, .stateJSLineCmt, .stateCSSBlockCmt, .stateCSSLineCmt: return true
+        case .stateHTMLCmt, .stateJSBlockCmt, .stateJSLineCmt, .stateJSHTMLOpenCmt, .stateJSHTMLCloseCmt, .stateCSSBlockCmt,
+            .stateCSSLineCmt:
+            return true
+        default: return false
+        }
+    }
+
+    /// A JavaScript string, template literal or regexp, where `<!--`, `<script` and `</script`
+    /// would confuse the HTML parser and are written with `\x3C` instead of `<`.
+    var isInScriptLiteral: Bool {
+        switch self {
+        case .stateJSDqStr, .stateJSSqStr, .stateJSTmplLit, .stateJSRegexp: return true
         default: return false
         }
     }
@@ -36,11 +50,11 @@ enum JSCtx: String, Sendable {
 }
 
 enum Element: String, Sendable {
-    case elementNone, elementScript, elementStyle, elementTextarea, elementTitle
+    case elementNone, elementScript, elementStyle, elementTextarea, elementTitle, elementMeta
 }
 
 enum Attr: String, Sendable {
-    case attrNone, attrScript, attrScriptType, attrStyle, attrURL, attrSrcset
+    case attrNone, attrScript, attrScriptType, attrStyle, attrURL, attrSrcset, attrMetaContent
 }
 
 /// An html/template error before the template's name is known (html/template's Error).
@@ -60,6 +74,9 @@ struct Context: Sendable {
     var delim: Delim = .delimNone
     var urlPart: URLPart = .urlPartNone
     var jsCtx: JSCtx = .jsCtxRegexp
+    /// For each `${` of a JavaScript template literal the text is inside, how many braces are
+    /// open in it: the `}` that closes it returns to the literal.
+    var jsBraceDepth: [Int] = []
     var attr: Attr = .attrNone
     var element: Element = .elementNone
     var err: EscapeError? = nil
@@ -71,12 +88,14 @@ struct Context: Sendable {
     }
 
     func eq(_ d: Context) -> Bool {
-        state == d.state && delim == d.delim && urlPart == d.urlPart && jsCtx == d.jsCtx && attr == d.attr
-            && element == d.element && (err == nil) == (d.err == nil)
+        state == d.state && delim == d.delim && urlPart == d.urlPart && jsCtx == d.jsCtx && jsBraceDepth == d.jsBraceDepth
+            && attr == d.attr && element == d.element && (err == nil) == (d.err == nil)
     }
 
     var goDescription: String {
         let e = err.map(\.description) ?? "<nil>"
-        return "{\(state.rawValue) \(delim.rawValue) \(urlPart.rawValue) \(jsCtx.rawValue) \(attr.rawValue) \(element.rawValue) \(e)}"
+        // The brace depths print as Go prints an []int: "[]", "[0 1]".
+        let depth = "[" + jsBraceDepth.map(String.init).joined(separator: " ") + "]"
+        return "{\(state.rawValue) \(delim.rawValue) \(urlPart.rawValue) \(jsCtx.rawValue) \(depth) \(attr.rawValue) \(element.rawValue) \(e)}"
     }
 }

@@ -46,9 +46,7 @@ struct Escaper {
         case .continueLoop(let pos, let line):
             var c = c
             c.breakNode = (pos, line)
-            // As Go 1.19 records it: the breaks so far, then this continue.
-            let top = rangeContexts.count - 1
-            rangeContexts[top].continues = rangeContexts[top].breaks + [c]
+            rangeContexts[rangeContexts.count - 1].continues.append(c)
             return (Context(state: .stateDead), node)
         case .comment:
             return (c, node)
@@ -122,11 +120,14 @@ struct Escaper {
             c.jsCtx = .jsCtxDivOp
         case .stateJSDqStr, .stateJSSqStr:
             s.append("_html_template_jsstrescaper")
-        case .stateJSBqStr:
-            // Go 1.19.8 refuses actions in JS template literals (its jstmpllitinterp setting
-            // off, the default).
-            let err = EscapeError(node: NodeRefPosition(pos: n.pos), line: n.line, description: "\(n) appears in a JS template literal")
-            return (Context.error(err), n)
+        case .stateJSTmplLit:
+            s.append("_html_template_jstmpllitescaper")
+        case .stateMetaContent:
+            // Only the attribute escaper, which the delimiter chooses below.
+            break
+        case .stateMetaContentURL:
+            // A URL a meta refresh would load: filtered like any other, but not normalized.
+            s.append("_html_template_urlfilter")
         case .stateJSRegexp:
             s.append("_html_template_jsregexpescaper")
         case .stateCSS:
@@ -164,10 +165,11 @@ struct Escaper {
     ]
 
     private static let redundantFuncs: [String: Set<String>] = [
-        "_html_template_commentescaper": ["_html_template_attrescaper", "_html_template_nospaceescaper", "_html_template_htmlescaper"],
+        "_html_template_commentescaper": ["_html_template_attrescaper", "_html_template_htmlescaper"],
         "_html_template_cssescaper": ["_html_template_attrescaper"],
         "_html_template_jsregexpescaper": ["_html_template_attrescaper"],
         "_html_template_jsstrescaper": ["_html_template_attrescaper"],
+        "_html_template_jstmpllitescaper": ["_html_template_attrescaper"],
         "_html_template_urlescaper": ["_html_template_urlnormalizer"],
     ]
 
@@ -305,6 +307,11 @@ struct Escaper {
             // from its end context, must end the same way.
             rangeContexts.append(([], []))
             let (c1, _) = escapeList(c0, n.list)
+            if c1.jsBraceDepth.count == c0.jsBraceDepth.count {
+                // Go hands the second pass the first pass's brace depths without copying them,
+                // so the braces the body counts again show in the body's end context too.
+                c0.jsBraceDepth = c1.jsBraceDepth
+            }
             c0 = Escaper.join(c0, c1, nodePos: n.pos, nodeName)
             if c0.state == .stateError {
                 rangeContexts.removeLast()
@@ -409,11 +416,18 @@ struct Escaper {
             if c.state != c1.state && c1.state.isComment && c1.delim == .delimNone {
                 // Keep the text up to where the comment opens.
                 var cs = i1 - 2
-                if c1.state == .stateHTMLCmt {
-                    // The HTML comment opener is four bytes long, the others two.
+                if c1.state == .stateHTMLCmt || c1.state == .stateJSHTMLOpenCmt {
+                    // "<!--" is four bytes long, "-->" three, the others two.
                     cs -= 2
+                } else if c1.state == .stateJSHTMLCloseCmt {
+                    cs -= 1
                 }
                 b.append(contentsOf: s[written..<cs])
+                written = i1
+            }
+            if c.state.isInScriptLiteral, Escaper.containsSpecialScriptTag(s[i..<i1]) {
+                b.append(contentsOf: s[written..<i])
+                Escaper.appendEscapingSpecialScriptTags(s[i..<i1], to: &b)
                 written = i1
             }
             if i == i1 && c.state == c1.state {
@@ -429,6 +443,54 @@ struct Escaper {
             return (c, TextNode(pos: n.pos, text: b))
         }
         return (c, n)
+    }
+
+    /// Whether `<!--`, `<script` or `</script` (in any case) occurs in `s`.
+    private static func containsSpecialScriptTag(_ s: ArraySlice<UInt8>) -> Bool {
+        var j = s.startIndex
+        while let k = s[j...].firstIndex(of: UInt8(ascii: "<")) {
+            if specialScriptTagLength(s, k) > 0 { return true }
+            j = k + 1
+        }
+        return false
+    }
+
+    /// The length after '<' of the `!--`, `script` or `/script` starting at `k + 1`, or 0.
+    private static func specialScriptTagLength(_ s: ArraySlice<UInt8>, _ k: Int) -> Int {
+        for tag in specialScriptTags where k + 1 + tag.count <= s.endIndex {
+            var match = true
+            for (n, t) in tag.enumerated() {
+                var x = s[k + 1 + n]
+                if x >= 0x41 && x <= 0x5A { x += 32 }
+                if x != t {
+                    match = false
+                    break
+                }
+            }
+            if match { return tag.count }
+        }
+        return 0
+    }
+
+    private static let specialScriptTags: [[UInt8]] = [Array("script".utf8), Array("/script".utf8), Array("!--".utf8)]
+
+    /// `s` with the '<' of each `<!--`, `<script` and `</script` written as `\x3C`, which the
+    /// HTML parser does not read as a tag (WHATWG HTML 4.12.1.3).
+    private static func appendEscapingSpecialScriptTags(_ s: ArraySlice<UInt8>, to b: inout [UInt8]) {
+        var j = s.startIndex
+        while j < s.endIndex {
+            if s[j] == UInt8(ascii: "<") {
+                let n = specialScriptTagLength(s, j)
+                if n > 0 {
+                    b.append(contentsOf: Array("\\x3C".utf8))
+                    b.append(contentsOf: s[(j + 1)..<(j + 1 + n)])
+                    j += 1 + n
+                    continue
+                }
+            }
+            b.append(s[j])
+            j += 1
+        }
     }
 
     private static func hasDoctypePrefix(_ s: [UInt8], _ j: Int) -> Bool {

@@ -24,13 +24,17 @@ enum Escapers {
         switch function {
         case .attrEscaper, .rcdataEscaper, .htmlEscaper:
             return htmlReplacer(s, htmlReplacementTable, badRunes: true)
-        case .nospaceEscaper: return htmlReplacer(s, htmlNospaceReplacementTable, badRunes: false)
+        case .nospaceEscaper:
+            // An empty unquoted value would let the next attribute become this one's value.
+            if s.isEmpty { return filterFailsafe }
+            return htmlReplacer(s, htmlNospaceReplacementTable, badRunes: false)
         case .htmlNameFilter: return htmlNameFilter(s)
         case .urlFilter: return isSafeURL(s) ? s : "#" + filterFailsafe
         case .urlEscaper: return processURL(s, normalize: false)
         case .urlNormalizer: return processURL(s, normalize: true)
         case .srcsetEscaper: return srcsetEscaper(s)
         case .jsStrEscaper: return replace(s, jsStrReplacementTable)
+        case .jsTmplLitEscaper: return replace(s, jsTmplLitReplacementTable)
         case .jsRegexpEscaper:
             let escaped = replace(s, jsRegexpReplacementTable)
             return escaped.isEmpty ? "(?:)" : escaped
@@ -386,6 +390,15 @@ enum Escapers {
         (UInt8(ascii: ">"), "\\u003e"), (UInt8(ascii: "\\"), "\\\\"),
     ])
 
+    /// jsStrReplacementTable and the characters special in a template literal: `$`, `{`, `}`.
+    static let jsTmplLitReplacementTable = table([
+        (0, "\\u0000"), (UInt8(ascii: "\t"), "\\t"), (UInt8(ascii: "\n"), "\\n"), (0x0B, "\\u000b"), (0x0C, "\\f"),
+        (UInt8(ascii: "\r"), "\\r"), (UInt8(ascii: "\""), "\\u0022"), (UInt8(ascii: "`"), "\\u0060"), (UInt8(ascii: "&"), "\\u0026"),
+        (UInt8(ascii: "'"), "\\u0027"), (UInt8(ascii: "+"), "\\u002b"), (UInt8(ascii: "/"), "\\/"), (UInt8(ascii: "<"), "\\u003c"),
+        (UInt8(ascii: ">"), "\\u003e"), (UInt8(ascii: "\\"), "\\\\"), (UInt8(ascii: "$"), "\\u0024"), (UInt8(ascii: "{"), "\\u007b"),
+        (UInt8(ascii: "}"), "\\u007d"),
+    ])
+
     static let jsRegexpReplacementTable = table([
         (0, "\\u0000"), (UInt8(ascii: "\t"), "\\t"), (UInt8(ascii: "\n"), "\\n"), (0x0B, "\\u000b"), (0x0C, "\\f"),
         (UInt8(ascii: "\r"), "\\r"), (UInt8(ascii: "\""), "\\u0022"), (UInt8(ascii: "$"), "\\$"), (UInt8(ascii: "&"), "\\u0026"),
@@ -527,7 +540,7 @@ enum Escapers {
             switch c {
             case 0, UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "/"), UInt8(ascii: ";"),
                 UInt8(ascii: "@"), UInt8(ascii: "["), UInt8(ascii: "\\"), UInt8(ascii: "]"), UInt8(ascii: "`"), UInt8(ascii: "{"),
-                UInt8(ascii: "}"):
+                UInt8(ascii: "}"), UInt8(ascii: "<"), UInt8(ascii: ">"):
                 return filterFailsafe
             case UInt8(ascii: "-"):
                 // Two hyphens could open or close an HTML comment.

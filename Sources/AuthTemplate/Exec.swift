@@ -150,6 +150,19 @@ struct ExecState {
                 }
                 return .normal
             }
+        case .int, .uint8:
+            // An integer n ranges over 0..<n (Go 1.24), each element of the integer's type;
+            // there is no index to give a second variable.
+            if declared > 1 { throw failure("can't use \(GoFormat.sprint([value])) to iterate over more than one variable") }
+            let n: Int
+            if case .int(let i) = value { n = i } else if case .uint8(let u) = value { n = Int(u) } else { n = 0 }
+            if n > 0 {
+                for i in 0..<n {
+                    let element: Value = if case .uint8 = value { .uint8(UInt8(i)) } else { .int(i) }
+                    if !(try iteration(&self, .invalid, element)) { break }
+                }
+                return .normal
+            }
         case .invalid:
             break  // Nil data ranges like an empty map.
         default:
@@ -361,12 +374,27 @@ struct ExecState {
             let type = k < params.count - (signature.variadic ? 1 : 0) ? params[k] : params[params.count - 1]
             if case .any = type { callArgs[k] = callArgs[k].asAny }
         }
-        switch Functions.call(function, callArgs) {
+        // call names its callee as written: the first argument's text, or the piped value
+        // as reflect.Value's String prints it.
+        let result =
+            function == .call
+            ? Functions.call(calleeName: args.first.map { "\($0)" } ?? ExecState.reflectString(final ?? .invalid), callArgs[0])
+            : Functions.call(function, callArgs)
+        switch result {
         case .success(let result):
             return result
         case .failure(let error):
             at(node)
             throw failure("error calling \(name): \(error.message)")
+        }
+    }
+
+    /// reflect.Value's String: a string itself, anything else only its type.
+    static func reflectString(_ value: Value) -> String {
+        switch value.indirectInterface {
+        case .string(let s): return s
+        case .invalid: return "<invalid Value>"
+        case let v: return "<\(v.typeName) Value>"
         }
     }
 

@@ -30,6 +30,7 @@ enum Functions {
         case htmlEscaper = "_html_template_htmlescaper"
         case jsRegexpEscaper = "_html_template_jsregexpescaper"
         case jsStrEscaper = "_html_template_jsstrescaper"
+        case jsTmplLitEscaper = "_html_template_jstmpllitescaper"
         case jsValEscaper = "_html_template_jsvalescaper"
         case nospaceEscaper = "_html_template_nospaceescaper"
         case rcdataEscaper = "_html_template_rcdataescaper"
@@ -76,14 +77,21 @@ enum Functions {
         case .js: return .success(.string(Escapers.textJSEscape(evalArgs(args))))
         case .urlquery: return .success(.string(Escapers.queryEscape(evalArgs(args))))
         case .call:
-            let fn = args[0].indirectInterface
-            if !fn.isValid { return .failure(CallError(message: "call of nil")) }
-            return .failure(CallError(message: "non-function of type \(fn.typeName)"))
+            // The executor calls call(calleeName:_:) itself, knowing what the callee was written as.
+            return call(calleeName: "", args[0])
         case .and, .or:
             return .success(args.last ?? .invalid)  // The executor evaluates these itself.
         default:
             return .success(.string(Escapers.call(function, args)))
         }
+    }
+
+    /// The call builtin: nothing a template's data holds is a function, so it always fails.
+    /// Go names the callee as the template wrote it.
+    static func call(calleeName: String, _ fn: Value) -> Result<Value, CallError> {
+        let fn = fn.indirectInterface
+        if !fn.isValid { return .failure(CallError(message: "call of nil")) }
+        return .failure(CallError(message: "non-function \(calleeName) of type \(fn.typeName)"))
     }
 
     /// text/template's evalArgs: one string as it is; otherwise fmt.Sprint of the arguments,
@@ -218,7 +226,9 @@ enum Functions {
     }
 
     private static let badComparisonType = CallError(message: "invalid type for comparison")
-    private static let badComparison = CallError(message: "incompatible types for comparison")
+    private static func badComparison(_ a: Value, _ b: Value) -> CallError {
+        CallError(message: "incompatible types for comparison: \(a.typeName) and \(b.typeName)")
+    }
 
     private static func intValue(_ v: Value) -> Int {
         if case .int(let i) = v { return i }
@@ -245,7 +255,7 @@ enum Functions {
                 } else if k1 == .uint && k2 == .int {
                     truth = intValue(b) >= 0 && uintValue(a) == UInt64(intValue(b))
                 } else if a.isValid && b.isValid {
-                    return .failure(badComparison)
+                    return .failure(badComparison(a, b))
                 }
             } else {
                 switch (a, b) {
@@ -289,7 +299,7 @@ enum Functions {
         if k1 != k2 {
             if k1 == .int && k2 == .uint { return .success(intValue(a) < 0 || UInt64(intValue(a)) < uintValue(b)) }
             if k1 == .uint && k2 == .int { return .success(intValue(b) >= 0 && uintValue(a) < UInt64(intValue(b))) }
-            return .failure(badComparison)
+            return .failure(badComparison(a, b))
         }
         switch (a, b) {
         case (.float(let x), .float(let y)): return .success(x < y)

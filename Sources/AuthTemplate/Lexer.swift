@@ -352,10 +352,12 @@ struct Lexer {
             emit(.leftParen)
             parenDepth += 1
         case UInt32(ascii: ")"):
-            emit(.rightParen)
             parenDepth -= 1
             if parenDepth < 0 {
-                errorf("unexpected right paren \(GoQuote.unicodeVerbose(r))")
+                // Reported by the lexer, before the parser sees the parenthesis.
+                errorf("unexpected right paren")
+            } else {
+                emit(.rightParen)
             }
         case _ where r <= 0x7F && GoUnicode.isPrint(r):
             emit(.char)

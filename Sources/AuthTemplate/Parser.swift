@@ -178,10 +178,10 @@ struct Parser {
         case .continueKeyword: return try breakControl(item, isBreak: false)
         case .elseKeyword: return try elseControl()
         case .end: return .end(pos: try expect(.rightDelim, "end").pos)
-        case .ifKeyword: return .node(.branch(try parseControl(allowElseIf: true, kind: .ifBranch)))
-        case .range: return .node(.branch(try parseControl(allowElseIf: false, kind: .range)))
+        case .ifKeyword: return .node(.branch(try parseControl(kind: .ifBranch)))
+        case .range: return .node(.branch(try parseControl(kind: .range)))
         case .template: throw failure("{{template}} is not supported")
-        case .with: return .node(.branch(try parseControl(allowElseIf: false, kind: .with)))
+        case .with: return .node(.branch(try parseControl(kind: .with)))
         default: break
         }
         backup()
@@ -198,14 +198,14 @@ struct Parser {
     }
 
     private mutating func elseControl() throws(Failure) -> Parsed {
-        // `else if`: the `if` is left for parseControl.
+        // `else if` and `else with`: the keyword is left for parseControl.
         let p = peekNonSpace()
-        if p.type == .ifKeyword { return .elseNode(pos: p.pos, line: p.line) }
+        if p.type == .ifKeyword || p.type == .with { return .elseNode(pos: p.pos, line: p.line) }
         let item = try expect(.rightDelim, "else")
         return .elseNode(pos: item.pos, line: item.line)
     }
 
-    private mutating func parseControl(allowElseIf: Bool, kind: BranchKind) throws(Failure) -> BranchNode {
+    private mutating func parseControl(kind: BranchKind) throws(Failure) -> BranchNode {
         let savedVars = vars.count
         defer { vars.removeLast(vars.count - savedVars) }
         let pipe = try pipeline(kind.name, end: .rightDelim)
@@ -219,10 +219,10 @@ struct Parser {
             break
         case .elseNode:
             // "{{if a}}x{{else if b}}y{{end}}" is "{{if a}}x{{else}}{{if b}}y{{end}}{{end}}",
-            // with one {{end}} closing both.
-            if allowElseIf && peek().type == .ifKeyword {
+            // with one {{end}} closing both; "{{with a}}x{{else with b}}y{{end}}" likewise.
+            if (kind == .ifBranch && peek().type == .ifKeyword) || (kind == .with && peek().type == .with) {
                 _ = self.next()
-                elseList = [.branch(try parseControl(allowElseIf: true, kind: .ifBranch))]
+                elseList = [.branch(try parseControl(kind: kind))]
                 break
             }
             let (otherList, otherNext) = try itemList()

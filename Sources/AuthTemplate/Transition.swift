@@ -15,10 +15,13 @@ enum Transition {
         case .stateRCDATA: return tSpecialTagEnd(c, s)
         case .stateAttr: return (c, s.count)
         case .stateURL, .stateSrcset: return tURL(c, s)
+        case .stateMetaContent: return tMetaContent(c, s)
+        case .stateMetaContentURL: return tMetaContentURL(c, s)
         case .stateJS: return tJS(c, s)
-        case .stateJSDqStr, .stateJSSqStr, .stateJSBqStr, .stateJSRegexp: return tJSDelimited(c, s)
+        case .stateJSDqStr, .stateJSSqStr, .stateJSRegexp: return tJSDelimited(c, s)
+        case .stateJSTmplLit: return tJSTmpl(c, s)
         case .stateJSBlockCmt, .stateCSSBlockCmt: return tBlockCmt(c, s)
-        case .stateJSLineCmt, .stateCSSLineCmt: return tLineCmt(c, s)
+        case .stateJSLineCmt, .stateJSHTMLOpenCmt, .stateJSHTMLCloseCmt, .stateCSSLineCmt: return tLineCmt(c, s)
         case .stateCSS: return tCSS(c, s)
         case .stateCSSDqStr, .stateCSSSqStr, .stateCSSDqURL, .stateCSSSqURL, .stateCSSURL: return tCSSStr(c, s)
         case .stateError, .stateDead: return (c, s.count)
@@ -112,13 +115,15 @@ enum Transition {
 
     private static let elementContentType: [Element: HTMLState] = [
         .elementNone: .stateText, .elementScript: .stateJS, .elementStyle: .stateCSS, .elementTextarea: .stateRCDATA,
-        .elementTitle: .stateRCDATA,
+        .elementTitle: .stateRCDATA, .elementMeta: .stateText,
     ]
 
     static func tTag(_ c: Context, _ s: Bytes) -> (Context, Int) {
         let i = eatWhiteSpace(s, 0)
         if i == s.count { return (c, s.count) }
         if at(s, i) == UInt8(ascii: ">") {
+            // A meta element has no end tag: after its start tag comes plain text.
+            if c.element == .elementMeta { return (Context(state: .stateText, element: .elementNone), i + 1) }
             return (Context(state: elementContentType[c.element]!, element: c.element), i + 1)
         }
         let j: Int
@@ -136,6 +141,9 @@ enum Transition {
         var attr: Attr = .attrNone
         if c.element == .elementScript && attrName == "type" {
             attr = .attrScriptType
+        } else if c.element == .elementMeta && attrName == "content" {
+            // A meta element's content may hold a URL (`0; url=...` for http-equiv="refresh").
+            attr = .attrMetaContent
         } else {
             switch attrType(attrName) {
             case .url: attr = .attrURL
@@ -181,6 +189,7 @@ enum Transition {
         case .attrStyle: return .stateCSS
         case .attrURL: return .stateURL
         case .attrSrcset: return .stateSrcset
+        case .attrMetaContent: return .stateMetaContent
         }
     }
 
@@ -212,12 +221,17 @@ enum Transition {
     private static let specialTagEndMarkers: [Element: [UInt8]] = [
         .elementScript: Array("script".utf8), .elementStyle: Array("style".utf8),
         .elementTextarea: Array("textarea".utf8), .elementTitle: Array("title".utf8),
+        // Go looks for an empty end tag name (`</` and a separator) while inside a meta tag.
+        .elementMeta: [],
     ]
 
     /// The end of a script, style, textarea or title element's content.
     static func tSpecialTagEnd(_ c: Context, _ s: Bytes) -> (Context, Int) {
-        if c.element != .elementNone, let tag = specialTagEndMarkers[c.element], let i = indexTagEnd(s, tag) {
-            return (Context(), i)
+        if c.element != .elementNone {
+            // "</script" inside a script's string, regexp or comment does not end the script:
+            // the escaper writes its '<' as \x3C (or drops the comment).
+            if c.element == .elementScript && (c.state.isInScriptLiteral || c.state.isComment) { return (c, s.count) }
+            if let tag = specialTagEndMarkers[c.element], let i = indexTagEnd(s, tag) { return (Context(), i) }
         }
         return (c, s.count)
     }
@@ -260,7 +274,7 @@ enum Transition {
 
     static func tJS(_ c: Context, _ s: Bytes) -> (Context, Int) {
         var c = c
-        guard var i = indexAny(s, Array("\"`'/".utf8)) else {
+        guard var i = indexAny(s, jsSpecials) else {
             c.jsCtx = nextJSCtx(s, c.jsCtx)
             return (c, s.count)
         }
@@ -273,9 +287,9 @@ enum Transition {
             c.state = .stateJSSqStr
             c.jsCtx = .jsCtxRegexp
         case UInt8(ascii: "`"):
-            c.state = .stateJSBqStr
+            c.state = .stateJSTmplLit
             c.jsCtx = .jsCtxRegexp
-        default:  // '/'
+        case UInt8(ascii: "/"):
             if i + 1 < s.count && at(s, i + 1) == UInt8(ascii: "/") {
                 c.state = .stateJSLineCmt
                 i += 1
@@ -292,16 +306,85 @@ enum Transition {
                     s.count
                 )
             }
+        // JavaScript's HTML-like comments (`<!--` and `-->`) and a hashbang line (`#!`) run to
+        // the end of the line, as `//` does. Otherwise these bytes are passed over, and Go does
+        // not let them change whether a '/' would start a regexp.
+        case UInt8(ascii: "<"):
+            if i + 3 < s.count && at(s, i + 1) == UInt8(ascii: "!") && at(s, i + 2) == UInt8(ascii: "-")
+                && at(s, i + 3) == UInt8(ascii: "-")
+            {
+                c.state = .stateJSHTMLOpenCmt
+                i += 3
+            }
+        case UInt8(ascii: "-"):
+            if i + 2 < s.count && at(s, i + 1) == UInt8(ascii: "-") && at(s, i + 2) == UInt8(ascii: ">") {
+                c.state = .stateJSHTMLCloseCmt
+                i += 2
+            }
+        case UInt8(ascii: "#"):
+            if i + 1 < s.count && at(s, i + 1) == UInt8(ascii: "!") {
+                c.state = .stateJSLineCmt
+                i += 1
+            }
+        case UInt8(ascii: "{"):
+            // Braces are counted only inside a template literal's `${`, to find its end.
+            if let last = c.jsBraceDepth.indices.last { c.jsBraceDepth[last] += 1 }
+            c.jsCtx = nextJSCtx(sub(s, i, i + 1), c.jsCtx)
+        default:  // '}'
+            if let last = c.jsBraceDepth.indices.last {
+                c.jsBraceDepth[last] -= 1
+                if c.jsBraceDepth[last] < 0 {
+                    // The `}` that closes `${`: back in the template literal.
+                    c.jsBraceDepth.removeLast()
+                    c.state = .stateJSTmplLit
+                    return (c, i + 1)
+                }
+            }
+            c.jsCtx = nextJSCtx(sub(s, i, i + 1), c.jsCtx)
         }
         return (c, i + 1)
     }
+
+    private static let jsSpecials: [UInt8] = Array("\"`'/{}<-#".utf8)
+
+    /// A JavaScript template literal: it ends at a backquote; `${` starts an expression, which
+    /// is JavaScript up to its closing brace.
+    static func tJSTmpl(_ c: Context, _ s: Bytes) -> (Context, Int) {
+        var c = c
+        var k = 0
+        while let found = indexAny(s, tmplLitSpecials, from: k) {
+            var i = found
+            switch at(s, i) {
+            case UInt8(ascii: "\\"):
+                i += 1
+                if i == s.count {
+                    return (
+                        Context.error(EscapeError(node: nil, line: 0, description: "unfinished escape sequence in JS string: \(quoted(s))")),
+                        s.count
+                    )
+                }
+            case UInt8(ascii: "$"):
+                if i + 1 < s.count && at(s, i + 1) == UInt8(ascii: "{") {
+                    c.jsBraceDepth.append(0)
+                    c.state = .stateJS
+                    return (c, i + 2)
+                }
+            default:  // '`'
+                c.state = .stateJS
+                return (c, i + 1)
+            }
+            k = i + 1
+        }
+        return (c, s.count)
+    }
+
+    private static let tmplLitSpecials: [UInt8] = Array("`\\$".utf8)
 
     static func tJSDelimited(_ c: Context, _ s: Bytes) -> (Context, Int) {
         var c = c
         var specials: [UInt8] = Array("\\\"".utf8)
         switch c.state {
         case .stateJSSqStr: specials = Array("\\'".utf8)
-        case .stateJSBqStr: specials = Array("`\\".utf8)
         case .stateJSRegexp: specials = Array("\\/[]".utf8)
         default: break
         }
@@ -322,6 +405,9 @@ enum Transition {
                 inCharset = true
             case UInt8(ascii: "]"):
                 inCharset = false
+            case UInt8(ascii: "/") where i > 0 && isScriptEndTag(s, i - 1):
+                // The '/' of "</script" does not end a regexp; the escaper writes its '<' as \x3C.
+                i += 1
             default:
                 // The closing quote or slash.
                 if !inCharset {
@@ -339,6 +425,18 @@ enum Transition {
         return (c, s.count)
     }
 
+    /// Whether "</script" (in any case) starts at `i`.
+    private static func isScriptEndTag(_ s: Bytes, _ i: Int) -> Bool {
+        let tag: [UInt8] = Array("</script".utf8)
+        guard i + tag.count <= s.count else { return false }
+        for k in 0..<tag.count {
+            var x = at(s, i + k)
+            if x >= 0x41 && x <= 0x5A { x += 32 }
+            if x != tag[k] { return false }
+        }
+        return true
+    }
+
     static func tBlockCmt(_ c: Context, _ s: Bytes) -> (Context, Int) {
         guard let i = index(s, of: Array("*/".utf8)) else { return (c, s.count) }
         var c = c
@@ -350,7 +448,7 @@ enum Transition {
         var c = c
         let endState: HTMLState
         let found: Int?
-        if c.state == .stateJSLineCmt {
+        if c.state != .stateCSSLineCmt {
             endState = .stateJS
             // \n, \r and the line and paragraph separators end a JS line comment.
             var hit: Int?
@@ -377,17 +475,19 @@ enum Transition {
 
     /// nextJSCtx: whether a '/' after `s` would start a regular expression or divide.
     static func nextJSCtx(_ s: Bytes, _ preceding: JSCtx) -> JSCtx {
-        // Trim JS whitespace, including U+2028 and U+2029.
+        // Trim JavaScript's white space (the \s class: ASCII spaces, NBSP, the Unicode spaces,
+        // the line separators and the BOM).
         var end = s.count
         while end > 0 {
             let b = at(s, end - 1)
-            if b == 0x09 || b == 0x0A || b == 0x0C || b == 0x0D || b == 0x20 {
+            if b < 0x80 {
+                guard b == 0x09 || b == 0x0A || b == 0x0B || b == 0x0C || b == 0x0D || b == 0x20 else { break }
                 end -= 1
-            } else if end >= 3 && b >= 0xA8 && b <= 0xA9 && at(s, end - 2) == 0x80 && at(s, end - 3) == 0xE2 {
-                end -= 3
-            } else {
-                break
+                continue
             }
+            let (r, w) = UTF8Decode.lastRune(Array(sub(s, 0, end)), end)
+            guard isJSWhitespace(r) else { break }
+            end -= w
         }
         if end == 0 { return preceding }
         let c = at(s, end - 1)
@@ -418,19 +518,27 @@ enum Transition {
         }
     }
 
+    private static func isJSWhitespace(_ r: UInt32) -> Bool {
+        switch r {
+        case 0xA0, 0x1680, 0x2000...0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF: return true
+        default: return false
+        }
+    }
+
     private static let regexpPrecederKeywords: Set<String> = [
         "break", "case", "continue", "delete", "do", "else", "finally", "in", "instanceof", "return", "throw", "try",
         "typeof", "void",
     ]
 
-    /// isJSType: whether a script element's type attribute makes its content JavaScript.
+    /// isJSType: whether a script element's type attribute makes its content JavaScript (as
+    /// browsers read an empty or blank type).
     static func isJSType(_ mimeType: String) -> Bool {
         var t = mimeType
         if let semicolon = t.firstIndex(of: ";") { t = String(t[..<semicolon]) }
         t = Escapers.asciiLowercased(t)
         t = String(t.drop(while: { $0.isWhitespace }).reversed().drop(while: { $0.isWhitespace }).reversed())
         switch t {
-        case "application/ecmascript", "application/javascript", "application/json", "application/ld+json",
+        case "", "application/ecmascript", "application/javascript", "application/json", "application/ld+json",
             "application/x-ecmascript", "application/x-javascript", "module", "text/ecmascript", "text/javascript",
             "text/javascript1.0", "text/javascript1.1", "text/javascript1.2", "text/javascript1.3", "text/javascript1.4",
             "text/javascript1.5", "text/jscript", "text/livescript", "text/x-ecmascript", "text/x-javascript":
@@ -438,6 +546,36 @@ enum Transition {
         default:
             return false
         }
+    }
+
+    // MARK: Meta content
+
+    /// A meta element's content attribute: "url", optional spaces and '=' start a URL.
+    static func tMetaContent(_ c: Context, _ s: Bytes) -> (Context, Int) {
+        var c = c
+        var i = 0
+        // Go wants a byte after "url" before it looks further.
+        while i + 3 < s.count {
+            if (at(s, i) | 0x20) == UInt8(ascii: "u") && (at(s, i + 1) | 0x20) == UInt8(ascii: "r")
+                && (at(s, i + 2) | 0x20) == UInt8(ascii: "l")
+            {
+                let j = eatWhiteSpace(s, i + 3)
+                if j < s.count && at(s, j) == UInt8(ascii: "=") {
+                    c.state = .stateMetaContentURL
+                    return (c, j + 1)
+                }
+            }
+            i += 1
+        }
+        return (c, s.count)
+    }
+
+    /// The URL of a meta content attribute runs to the next ';'.
+    static func tMetaContentURL(_ c: Context, _ s: Bytes) -> (Context, Int) {
+        guard let i = s.firstIndex(of: UInt8(ascii: ";")) else { return (c, s.count) }
+        var c = c
+        c.state = .stateMetaContent
+        return (c, i - s.startIndex + 1)
     }
 
     // MARK: CSS
@@ -552,6 +690,7 @@ enum Transition {
 
     private static let elementNameMap: [String: Element] = [
         "script": .elementScript, "style": .elementStyle, "textarea": .elementTextarea, "title": .elementTitle,
+        "meta": .elementMeta,
     ]
 
     private static func isASCIIAlpha(_ c: UInt8) -> Bool {

@@ -2,10 +2,23 @@
 // what they produced (output, or the error and whether Parse or Execute returned it) to
 // cases.json beside this file, which AuthTemplateTests compares with AuthTemplate byte for byte.
 //
-// Re-run after changing the corpus (any Go toolchain; the committed file came from Go 1.19.8,
-// Debian 12's golang-go):
+// The target is the Go that GoTrue is built with, Go 1.26. The committed file came from
+// go1.23.5 (Debian 12's bookworm-backports golang-1.23-go, the newest Go Debian 12 packages),
+// and the file names the toolchain in its "go" field. Where html/template or text/template
+// changed between 1.23 and 1.26, the case's answer is Go 1.26's, marked
+// "derived": "go1.26 source", with what the toolchain itself answered kept beside it under
+// "toolchain": those answers come from the template packages' Go 1.26.3 source (with the
+// regexp-after-brace fix of GO-2026-6091 that the 1.26 line took later), put in place of the
+// toolchain's own with -overlay and run on the same toolchain. Regenerate in three steps:
 //
-//	cd Tests/Fixtures/gotemplate && go run generate.go
+//	cd Tests/Fixtures/gotemplate
+//	go run generate.go                                     # the toolchain's answers
+//	go run -overlay go126.json generate.go -o derived.json # the same, with Go 1.26's packages
+//	go run generate.go -derived derived.json               # both, merged into cases.json
+//
+// where go126.json maps $GOROOT/src/{html/template,text/template,text/template/parse}/*.go to
+// those files of a Go 1.26 checkout. With a Go 1.26 toolchain the first step alone is enough
+// and no case is derived.
 //
 // The data are built as GoTrue's mailer builds them: a map[string]interface{} whose values are
 // strings, with "Data" holding the user's metadata as encoding/json decodes it (objects become
@@ -16,8 +29,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
+	"fmt"
 	htmltemplate "html/template"
 	"os"
+	"runtime"
 	"strings"
 	texttemplate "text/template"
 )
@@ -45,12 +61,46 @@ type fixture struct {
 	Output   *string         `json:"output,omitempty"`
 	Error    *string         `json:"error,omitempty"`
 	Phase    string          `json:"phase,omitempty"`
+	// Set where the answer is Go 1.26's rather than the toolchain's (see the top of the file).
+	Derived   string  `json:"derived,omitempty"`
+	Toolchain *answer `json:"toolchain,omitempty"`
+}
+
+// answer is one toolchain's result for a case.
+type answer struct {
+	Version string  `json:"version"`
+	Output  *string `json:"output,omitempty"`
+	Error   *string `json:"error,omitempty"`
+	Phase   string  `json:"phase,omitempty"`
+}
+
+type fixtureFile struct {
+	// The toolchain that rendered the cases.
+	Go string `json:"go"`
+	// What the derived cases' answers come from, when some are.
+	DerivedFrom string    `json:"derived_from,omitempty"`
+	Cases       []fixture `json:"cases"`
+}
+
+const derivedFrom = "go1.26 source"
+
+func sameAnswer(a, b fixture) bool {
+	eq := func(x, y *string) bool { return (x == nil) == (y == nil) && (x == nil || *x == *y) }
+	return eq(a.Output, b.Output) && eq(a.Error, b.Error) && a.Phase == b.Phase
 }
 
 // The name GoTrue gives a body template is the URL it was loaded from.
 const templateName = "email"
 
-func render(c corpusCase, m mode) fixture {
+func render(c corpusCase, m mode) (f fixture) {
+	// Some Go versions panic on a case (go1.23 on a piped value to call): the panic is its
+	// answer, which a derived answer then replaces.
+	defer func() {
+		if r := recover(); r != nil {
+			msg := fmt.Sprint("panic: ", r)
+			f.Output, f.Error, f.Phase = nil, &msg, "panic"
+		}
+	}()
 	var data interface{}
 	raw := json.RawMessage("null")
 	if c.data != "" {
@@ -59,7 +109,7 @@ func render(c corpusCase, m mode) fixture {
 		}
 		raw = json.RawMessage(c.data)
 	}
-	f := fixture{Name: c.name, Template: c.template, Data: raw}
+	f = fixture{Name: c.name, Template: c.template, Data: raw}
 	var buf bytes.Buffer
 	var err error
 	if m == html {
@@ -91,6 +141,10 @@ func render(c corpusCase, m mode) fixture {
 }
 
 func main() {
+	out := flag.String("o", "cases.json", "where to write the cases")
+	derivedPath := flag.String("derived", "", "the cases as Go 1.26's template packages render them, to merge in")
+	flag.Parse()
+
 	var fixtures []fixture
 	for _, c := range corpus() {
 		if c.modes&html != 0 {
@@ -104,14 +158,40 @@ func main() {
 			fixtures = append(fixtures, f)
 		}
 	}
-	var out bytes.Buffer
-	enc := json.NewEncoder(&out)
+	file := fixtureFile{Go: runtime.Version(), Cases: fixtures}
+	if *derivedPath != "" {
+		raw, err := os.ReadFile(*derivedPath)
+		if err != nil {
+			panic(err)
+		}
+		var derived fixtureFile
+		if err := json.Unmarshal(raw, &derived); err != nil {
+			panic(err)
+		}
+		if len(derived.Cases) != len(fixtures) {
+			panic("the derived cases are not this corpus's")
+		}
+		for i, d := range derived.Cases {
+			f := &fixtures[i]
+			if d.Name != f.Name {
+				panic("the derived cases are not this corpus's: " + d.Name)
+			}
+			if sameAnswer(*f, d) {
+				continue
+			}
+			f.Toolchain = &answer{Version: file.Go, Output: f.Output, Error: f.Error, Phase: f.Phase}
+			f.Output, f.Error, f.Phase, f.Derived = d.Output, d.Error, d.Phase, derivedFrom
+		}
+		file.DerivedFrom = "html/template and text/template of Go 1.26.3 (with the GO-2026-6091 fix), run on " + file.Go
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", " ")
-	if err := enc.Encode(fixtures); err != nil {
+	if err := enc.Encode(file); err != nil {
 		panic(err)
 	}
-	if err := os.WriteFile("cases.json", out.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
 		panic(err)
 	}
 }
@@ -576,6 +656,117 @@ var x = 1; /* {{.Token}} */ var y = 2;</script>`},
   <p style="color: #666">Sent to {{ .Email }} by <a href="{{ .SiteURL }}">{{ .SiteURL }}</a></p>
 </body>
 </html>`, typical, both)
+
+	// What changed in html/template and text/template between Go 1.19 and Go 1.26.
+	sparse := dataSets[2].json
+	changed := []struct{ name, template, data string }{
+		// An empty value in an unquoted attribute is the failsafe (1.20.4).
+		{"empty unquoted attr", `<td width={{.Token}} class=x>{{.Email}}</td>`, sparse},
+		{"empty unquoted href", `<a href={{.SiteURL}}>x</a>`, sparse},
+		{"comment in unquoted onclick", `<button onclick=a()//{{.Email}}>x</button>`, typical},
+		{"comment in unquoted style", `<p style=a/*{{.Email}}*/>x</p>`, typical},
+		{"empty unquoted if", `<p title={{if .Email}}{{.Email}}{{else}}{{.Token}}{{end}}>x</p>`, sparse},
+		// All of JavaScript's white space is trimmed before the keyword that makes a '/' a
+		// regexp (1.20.4).
+		{"js nbsp before regexp", "<script>function f(){ return\u00a0/{{.Email}}/.test(x) }</script>", typical},
+		{"js vertical tab before regexp", "<script>function f(){ return\v/{{.Email}}/.test(x) }</script>", hostile},
+		{"js ideographic space before regexp", "<script>function f(){ return\u3000/{{.Email}}/.test(x) }</script>", hostile},
+		{"js bom before regexp", "<script>function f(){ return\ufeff/{{.Email}}/.test(x) }</script>", typical},
+		// '<' and '>' are no CSS value (1.20.4).
+		{"css value lt", `<p style="color: {{"red<"}}">x</p>`, typical},
+		{"css value gt", `<style>p { color: {{">"}} }</style>`, typical},
+		{"css value data", `<p style="font-family: {{.Data.first_name}}">x</p>`, typical},
+		// HTML-like comments and hashbang lines in scripts (1.21.1).
+		{"js legacy comment wrapper", "<script>\n<!--\nvar t = {{.Token}};\n//-->\n</script><p>{{.Email}}</p>", typical},
+		{"js close comment line", "<script>var a = 1;\n--> note {{.Email}}\nvar b = {{.Token}};</script>", typical},
+		{"js hashbang", "<script>#!/usr/bin/env node\nvar a = {{.Token}};</script>", typical},
+		{"js not a comment", "<script>var a = b<!c; var d = e--; var f = {{.Token}}-->1;</script>", typical},
+		// Script tags inside JavaScript literals are written \x3C (1.21.1).
+		{"js string with tags", "<script>var s = '<!-- <script> </SCRIPT'; var t = {{.Token}};</script>", typical},
+		{"js regexp with end tag", "<script>var r = /a</script>/; var t = {{.Token}};</script>", typical},
+		{"js line comment with end tag", "<script>// </script> {{.Email}}\nvar t = {{.Token}};</script>", typical},
+		{"js block comment with end tag", "<script>/* </script> */ var t = {{.Token}};</script>", typical},
+		// Actions in JavaScript template literals (1.22).
+		{"js template literal", "<script>var s = `Hi {{.Email}}`;</script>", hostile},
+		{"js template literal special", "<script>var s = `{{\"${x}`\"}}`;</script>", typical},
+		{"js template literal expression", "<script>var s = `${ {{.Email}} } and ${ {a: {{.Token}}}.a }`;</script>", hostile},
+		{"js template literal nested", "<script>var s = `a${ `b${ {{.Token}} }` }c{{.Data.first_name}}`;</script>", hostile},
+		{"js template literal in onclick", "<button onclick=\"f(`{{.Email}}`)\">x</button>", hostile},
+		{"js template literal branches", "<script>var s = `{{if .Token}}{{.Token}}{{else}}none{{end}}`;</script>", typical},
+		{"js template literal brace branches", "<script>var s = `${ {{if .Token}}{ {{end}}1 }`;</script>", typical},
+		{"js template literal range", "<script>var s = `{{range .Data.tags}}${ {{.}} }{{end}}`;</script>", typical},
+		{"js template literal unfinished escape", "<script>var s = `a\\</script>", typical},
+		// A '{' or '}' outside a template literal is JavaScript too (GO-2026-6091).
+		{"js regexp after brace", `<script>if (x) {/{{.Email}}/.test(y)}</script>`, hostile},
+		{"js regexp after close brace", `<script>function f(){}/{{.Email}}/.test(y)</script>`, hostile},
+		// URLs in a meta element's content attribute (1.26.1, 1.26.3).
+		{"meta refresh", `<meta http-equiv="refresh" content="0; url={{.ConfirmationURL}}">`, hostile},
+		{"meta refresh quoted url", `<meta http-equiv="refresh" content="5;URL='{{.ConfirmationURL}}'">`, hostile},
+		{"meta refresh spaces", "<meta http-equiv=\"refresh\" content=\"0;url \t= {{.ConfirmationURL}}\">", hostile},
+		{"meta refresh uppercase", `<META HTTP-EQUIV="Refresh" CONTENT="0; URL={{.ConfirmationURL}}">`, hostile},
+		{"meta refresh typical", `<meta http-equiv="refresh" content="0; url={{.ConfirmationURL}}">`, typical},
+		{"meta content plain", `<meta name="description" content="{{.Email}} {{.ConfirmationURL}}">`, hostile},
+		{"meta content after url", `<meta content="url={{.SiteURL}}; x={{.ConfirmationURL}}">`, hostile},
+		{"meta content unquoted", `<meta content={{.ConfirmationURL}}><p>{{.Email}}</p>`, hostile},
+		{"meta then text", `<meta charset="utf-8"><title>{{.Email}}</title><p>{{.Token}}</p>`, hostile},
+		{"meta self closing", `<meta property="og:url" content="{{.SiteURL}}" /><a href="{{.ConfirmationURL}}">x</a>`, hostile},
+		// An empty or blank script type is JavaScript (1.26.3).
+		{"script empty type", `<script type="">var a = {{.Email}};</script>`, hostile},
+		{"script blank type", `<script type=" ">var a = {{.Email}};</script>`, hostile},
+		// Each {{continue}} is checked, not only the last (1.26).
+		{"empty unquoted two actions", `<p title={{.Data.locale}}{{.Token}} class={{""}}>x</p>`, hostile},
+		{"js comment in onclick", `<button onclick="a()<!-- {{.Email}}">x</button>`, hostile},
+		{"js html comment with action", "<script>var a = 1; <!-- {{.Email}}\nvar b = {{.Token}};</script>", hostile},
+		{"js template literal balanced branches", "<script>var s = `${ {{if .Token}}{a: {{.Token}}}{{else}}{a: 0}{{end}}.a }`;</script>", hostile},
+		{"js template literal range braces", "<script>var s = `${ {{range .Data.tags}}{ {{end}} }`;</script>", typical},
+		{"js template literal close brace in string", "<script>var s = `${ '}' + {{.Token}} }`;</script>", hostile},
+		{"meta refresh trailing", `<meta http-equiv="refresh" content="0; url={{.ConfirmationURL}}; x={{.Email}}">`, hostile},
+		{"meta content branches", `<meta content="{{if .Token}}url={{.SiteURL}}{{end}}">`, typical},
+		{"meta content unquoted url", `<meta http-equiv=refresh content=0;url={{.ConfirmationURL}}>`, typical},
+		{"continue contexts", `{{range .Data.tags}}<a href="/{{if eq . "beta"}}{{continue}}{{end}}{{.}}">x</a>{{if eq . "admin"}}{{continue}}{{end}}{{end}}`, typical},
+	}
+	for _, c := range changed {
+		add("changed "+c.name, c.template, c.data, html)
+	}
+	add("changed else with", `{{with .Data.locale}}{{.}}{{else with .Data.first_name}}Hi {{.}}{{else}}Hi{{end}}`, typical, both)
+	add("changed else with hostile", `{{with .Data.locale}}{{.}}{{else with .Data.first_name}}Hi {{.}}{{else}}Hi{{end}}`, hostile, both)
+	add("changed else with sparse", `{{with .Data.locale}}{{.}}{{else with .Data.first_name}}Hi {{.}}{{else}}Hi{{end}}`, sparse, both)
+	add("changed else with declaration", `{{with .Data.missing}}x{{else with $e := .Email}}{{$e}}{{end}}`, typical, both)
+	add("changed else with in range", `{{range .Data.tags}}{{with $.Data.missing}}x{{else with $.Email}}{{.}}{{end}};{{end}}`, typical, both)
+	add("changed else with in if", `{{if .Token}}a{{else with .Email}}b{{end}}`, typical, both)
+	add("changed else with in range parse", `{{range .Data.tags}}a{{else with .Email}}b{{end}}`, typical, both)
+	add("changed else if in with", `{{with .Data.missing}}a{{else if .Email}}b{{end}}`, typical, both)
+	add("changed range uint8", `{{range $i := index .Email 0}}{{if ge $i 2}}{{break}}{{end}}{{printf "%T" $i}}{{end}}`, typical, both)
+	add("changed right paren alone", `{{ ) }}`, typical, both)
+	add("changed comparison types int string", `{{lt 1 "a"}}`, typical, both)
+	add("changed comparison types slice", `{{eq .Data.tags 1}}`, typical, both)
+	add("changed comparison types map", `{{eq .Data.prefs "x"}}`, typical, both)
+	add("changed call map", `{{call .Data "x"}}`, typical, both)
+	add("changed call piped", `{{.Data.tags | call}}`, typical, both)
+	add("changed call piped string", `{{"x" | call}}`, typical, both)
+	add("changed call parenthesized", `{{call (index .Data "first_name")}}`, typical, both)
+	add("changed range assign", `{{$i := 9}}{{$t := "z"}}{{range $i, $t = .Data.tags}}{{$i}}{{$t}};{{end}} {{$i}} {{$t}}`, typical, both)
+	add("changed range assign one", `{{$t := "z"}}{{range $t = .Data.tags}}{{$t}};{{end}} {{$t}}`, typical, both)
+	add("changed range int", `{{range 3}}{{.}}{{end}}`, typical, both)
+	add("changed range int variable", `{{range $i := 3}}{{$i}},{{end}}`, typical, both)
+	add("changed range int two variables", `{{range $i, $x := 3}}{{end}}`, typical, both)
+	add("changed range int zero", `{{range 0}}x{{else}}none{{end}}`, typical, both)
+	add("changed range int negative", `{{range -2}}x{{else}}none{{end}}`, typical, both)
+	add("changed range len", `{{range len .Data.tags}}[{{.}}]{{end}}`, typical, both)
+	add("changed range int break", `{{range 5}}{{if eq . 3}}{{break}}{{end}}{{if eq . 1}}{{continue}}{{end}}{{.}}{{end}}`, typical, both)
+	add("changed range int html", `<ol>{{range $i := 3}}<li class="n{{$i}}">{{$.Email}}</li>{{end}}</ol>`, hostile, both)
+	add("changed range float constant", `{{range 3.0}}x{{end}}`, typical, both)
+	add("changed range char constant", `{{range 'b'}}{{end}}`, typical, both)
+	add("changed comparison types", `{{lt .Token 1}}`, typical, both)
+	add("changed comparison types float string", `{{eq .Data.age "36"}}`, typical, both)
+	add("changed comparison types bool", `{{ne .Data.yes 1}}`, numbers, both)
+	add("changed comparison types ge", `{{ge .Data.one "1"}}`, numbers, both)
+	add("changed comparison types eq later", `{{eq 1 1 "x"}}`, typical, both)
+	add("changed comment lines", "{{/* a\nb */}}{{ .Email | nope }}", typical, both)
+	add("changed comment lines trimmed", "x\n{{- /* a\n\nb */ -}}\n{{ if }}", typical, both)
+	add("changed comment lines exec", "{{/* a\nb */}}\n{{ index .Data.tags 5 }}", typical, both)
+	add("changed call message", `{{call .Email 1}}`, typical, both)
+	add("changed right paren", `{{ print (1)) }}`, typical, both)
 	return cs
 }
 
