@@ -196,10 +196,11 @@ struct TimerHeap {
     }
 }
 
-/// One event-loop thread: non-blocking sockets, edge-triggered readiness (the `Poller` contract), timers. Complete
-/// requests go to the worker pool and their responses come back through the inbox; only those
-/// the responder declares non-blocking (`HTTPResponder.respondsInline`: no SQLite, no hashing)
-/// are answered by the loop itself. Everything here is confined to the loop's own thread.
+/// One event-loop thread: non-blocking sockets, edge-triggered readiness (the `Poller`
+/// contract), timers. Complete requests go to the worker pool and their responses come back
+/// through the inbox; only those the responder declares non-blocking
+/// (`HTTPResponder.respondsInline`: no SQLite, no hashing) are answered by the loop itself.
+/// Everything here is confined to the loop's own thread.
 final class EventLoop {
     private enum DriveOutcome {
         case needMore
@@ -778,10 +779,10 @@ final class EventLoop {
                 connection.outputOffset += count
                 progressed = true
             case .wouldBlock:
-                handle.poller.writeBlocked(connection.fd)
                 // The peer is reading, however slowly: the write timeout counts from here. Only
                 // while `.writing`: a dripping response's deadline is its next piece.
                 if progressed && connection.phase == .writing { setDeadline(connection, now + writeNanoseconds) }
+                handle.poller.writeBlocked(connection.fd)
                 return
             case .failed, .endOfStream:
                 close(connection)

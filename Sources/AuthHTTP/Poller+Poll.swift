@@ -1,12 +1,13 @@
 // Readiness notification with poll(2), with a pipe as the cross-thread wake-up: what macOS runs,
-// and what Linux runs in the portable mode (`HTTPIOMode.portable`), so that every line macOS
-// relies on runs in the test suite here. Only POSIX calls and flags (poll, pipe, fcntl, read,
-// write; POLLIN, POLLOUT, POLLERR, POLLHUP, POLLNVAL): no POLLRDHUP, which is Linux's own.
+// and what Linux runs in the portable mode (`HTTPIOMode.portable`), so that the code macOS
+// serves through runs in the test suite here. Only POSIX calls and flags (poll, pipe, fcntl,
+// read, write; POLLIN, POLLOUT, POLLERR, POLLHUP, POLLNVAL): no POLLRDHUP, which is Linux's own.
 //
 // Why poll(2) and not kqueue on macOS: kqueue does not exist on Linux, so its code would never
-// run before a user's Mac did; poll(2) is the same call on both, and its cost, one pass over the
-// loop's descriptors per wait, is small for the connections a development tool holds (a few
-// hundred descriptors poll in microseconds; docs/platforms.md has the measurements).
+// run before a user's Mac did; poll(2) is the same call on both. Its cost, one pass over the
+// loop's descriptors per wait, is small for the connections a development tool holds
+// (docs/platforms.md: within the noise at 50 connections, about a sixth fewer requests per
+// second beside 1,000 idle ones).
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
