@@ -16,6 +16,11 @@ final class AuthFlowXCTests: AuthEmulatorTestCase {
         XCTAssertTrue(emulator.url.hasPrefix("http://127.0.0.1:"))
     }
 
+    /// XCTest runs an async method in a task it creates inside `invokeTest`: the value is inherited.
+    func testTheTaskLocalReachesAnAsyncMethod() async throws {
+        XCTAssertTrue(try XCTUnwrap(Emulator.current) === emulator)
+    }
+
     func testSignUpKeepsTheMetadata() async throws {
         let reply = try await api.signUp(email: "new@example.com", password: "password1", firstName: "Grace")
         XCTAssertEqual(reply.status, 200, reply.text)
