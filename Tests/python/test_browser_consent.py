@@ -90,8 +90,11 @@ def browser():
         unavailable("selenium is not installed (Tests/python/requirements.txt)")
     chromium = find_executable("chromium")
     driver_path = find_executable("chromedriver")
-    if chromium is None or driver_path is None:
-        unavailable("chromium and chromium-driver are not installed (apt-get install chromium chromium-driver)")
+    # The browser and its driver are separate packages: name the one that is missing.
+    missing = [package for package, path in (("chromium", chromium), ("chromium-driver", driver_path)) if path is None]
+    if missing:
+        names = " and ".join(missing)
+        unavailable(f"{names} {'is' if len(missing) == 1 else 'are'} not installed (apt-get install {' '.join(missing)})")
 
     options = webdriver.ChromeOptions()
     options.binary_location = chromium

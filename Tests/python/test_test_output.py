@@ -1,0 +1,74 @@
+"""scripts/test's short output: the filters it passes the build's and Swift Testing's output
+through by default (docs/tests.md, "What it prints"). They are read out of the script and run
+by bash on sample logs, so the script's own text is what is tested."""
+import pathlib
+import re
+import subprocess
+
+SCRIPT = pathlib.Path(__file__).resolve().parents[2] / "scripts" / "test"
+
+SWIFT_LOG = """\
+◇ Test run started.
+↳ Testing Library Version: 6.3.1 (937120cbc281cf2)
+↳ Target Platform: x86_64-unknown-linux-gnu
+◇ Suite ParserTests started.
+◇ Test parsesNumbers() started.
+◇ Test case passing 1 argument text → "a
+b" to rejects(_:) started.
+✔ Test parsesNumbers() passed after 0.012 seconds.
+◇ Test rejectsGarbage() started.
+✘ Test rejectsGarbage() recorded an issue at ParserTests.swift:31:9: Expectation failed: (status → 200) == 400
+↳ the body was: {"ok":true}
+✘ Test rejectsGarbage() failed after 0.020 seconds with 1 issue.
+a line a test printed
+✘ Suite ParserTests failed after 0.031 seconds with 1 issue.
+✘ Test run with 2 tests in 1 suite failed after 0.033 seconds with 1 issue.
+"""
+
+
+def run_filter(function, text, verbose="0"):
+    source = SCRIPT.read_text()
+    match = re.search(rf"^{function}\(\) {{\n.*?^}}\n", source, re.S | re.M)
+    assert match, f"scripts/test has no {function}"
+    return subprocess.run(["bash", "-c", f"set -euo pipefail; verbose={verbose}\n{match.group(0)}\n{function}"],
+                          input=text, capture_output=True, text=True, check=True, timeout=30).stdout
+
+
+def test_swift_output_keeps_failures_and_suites_and_drops_progress():
+    shown = run_filter("swift_test_output", SWIFT_LOG)
+    assert shown.splitlines() == [
+        "✘ Test rejectsGarbage() recorded an issue at ParserTests.swift:31:9: Expectation failed: (status → 200) == 400",
+        "↳ the body was: {\"ok\":true}",
+        "✘ Test rejectsGarbage() failed after 0.020 seconds with 1 issue.",
+        "a line a test printed",
+        "✘ Suite ParserTests failed after 0.031 seconds with 1 issue.",
+        "✘ Test run with 2 tests in 1 suite failed after 0.033 seconds with 1 issue.",
+    ]
+
+
+def test_a_passing_run_shows_each_suite_and_the_count():
+    log = "◇ Suite A started.\n◇ Test t() started.\n✔ Test t() passed after 0.001 seconds.\n" \
+          "✔ Suite A passed after 0.002 seconds.\n✔ Test run with 1 test in 1 suite passed after 0.003 seconds.\n"
+    assert run_filter("swift_test_output", log).splitlines() == [
+        "✔ Suite A passed after 0.002 seconds.",
+        "✔ Test run with 1 test in 1 suite passed after 0.003 seconds.",
+    ]
+
+
+def test_verbose_prints_everything():
+    assert run_filter("swift_test_output", SWIFT_LOG, verbose="1") == SWIFT_LOG
+    build = "[1/9] Compiling AuthJSON JSON.swift\nSources/A.swift:3:1: warning: unused\n[9/9] Linking x\nBuild complete! (1.0s)\n"
+    assert run_filter("build_output", build, verbose="1") == build
+
+
+def test_build_output_keeps_warnings_errors_and_the_result():
+    build = ("Building for debugging...\n[1/9] Compiling AuthJSON JSON.swift\n"
+             "Sources/A.swift:3:1: warning: variable 'x' was never used\n[9/9] Linking auth-emulator\n"
+             "Build complete! (12.3s)\n")
+    assert run_filter("build_output", build).splitlines() == [
+        "Building for debugging...",
+        "Sources/A.swift:3:1: warning: variable 'x' was never used",
+        "Build complete! (12.3s)",
+    ]
+    # Nothing left to print is not a failure of the filter.
+    assert run_filter("build_output", "[1/1] Write swift-version.txt\n") == ""
