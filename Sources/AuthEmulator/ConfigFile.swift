@@ -47,6 +47,7 @@ public enum SupabaseConfigFile {
         try mapper.finish()
         mapper.config.applyDefaults()
         mapper.config.applyCLIIssuer()
+        mapper.config.applyCLISigningKey()
         options.configuration = mapper.config
         return mapper.warnings
     }
@@ -449,6 +450,7 @@ public enum SupabaseConfigFile {
                 throw field.failure("failed to read signing keys: \(error)")
             }
             let keys = try JWTKeys.parse(String(decoding: bytes, as: UTF8.self), setting: "\(field.location): \(field.name) (\(resolved))")
+            config.settingSources["jwt_keys"] = .file
             if !config.adoptSigningKeys(keys), let first = keys.first {
                 warnings.append("\(field.location): \(field.name): the first key (\(first.key.kid ?? "no kid")) has no private part, so the anon and service_role keys stay signed with the JWT secret")
             }

@@ -138,6 +138,13 @@ enum ConfigRoutes {
                     try apply(["email.notification.\(kind.rawValue).enabled": toggle], prefix: "", to: &config, changed: &changed)
                 }
             case "jwt_keys":
+                // null: back to no source's keys (the CLI's built-in key under the cli profile).
+                if value == .null {
+                    config.settingSources["jwt_keys"] = nil
+                    config.jwt.keys = []
+                    config.applyCLISigningKey()
+                    break
+                }
                 // Key rotation: the same rules as GOTRUE_JWT_KEYS. Tokens signed by a key that stays
                 // listed (verify-only) keep verifying by their kid.
                 guard let array = value.arrayValue else { throw invalid(name, "expected an array of private JWKs") }

@@ -77,6 +77,7 @@ public final class Emulator: Sendable {
         var configuration = options.configuration
         configuration.applyDefaults()
         configuration.applyCLIIssuer()
+        configuration.applyCLISigningKey()
         let beyondLoopback = !Exposure.isLoopback(options.host)
         replacedSecrets = beyondLoopback && !options.allowDemoKeys ? Exposure.replacePublicSecrets(&configuration) : []
         let hookTransport = CurlHookTransport(environment: Platform.environment())
@@ -86,6 +87,7 @@ public final class Emulator: Sendable {
         if let algorithm = options.signingKeyAlgorithm {
             let key = try Emulator.projectSigningKey(algorithm, database: database)
             configuration.adoptSigningKeys([key])
+            configuration.settingSources["jwt_keys"] = .flag
         }
         // The virtual clock (`/emulator/v1/clock`) drives every expiry; it reads the wall clock
         // until a test moves it.

@@ -57,7 +57,10 @@ public enum EnvironmentConfiguration {
         // The profile is chosen before any layer (`EmulatorOptions.layered`); it is only known here.
         _ = env.raw(defaultsVariable)
         try applySettings(&env, &config)
-        if let keys = env.string("GOTRUE_JWT_KEYS") { config.jwt.keys = try JWTKeys.parse(keys, setting: "GOTRUE_JWT_KEYS") }
+        if let keys = env.string("GOTRUE_JWT_KEYS") {
+            config.jwt.keys = try JWTKeys.parse(keys, setting: "GOTRUE_JWT_KEYS")
+            config.settingSources["jwt_keys"] = .env
+        }
         if let size = try env.integer(journalSizeVariable, in: 0...1_000_000) { options.journalCapacity = size }
         if let seconds = try env.integer(shutdownTimeoutVariable, in: 0...3600, unit: "seconds") {
             options.shutdownTimeoutSeconds = Double(seconds)
@@ -77,6 +80,7 @@ public enum EnvironmentConfiguration {
 
         config.applyDefaults()
         config.applyCLIIssuer()
+        config.applyCLISigningKey()
         options.configuration = config
         return environment.keys
             .filter { ($0.hasPrefix("GOTRUE_") || $0.hasPrefix("AUTH_EMULATOR_")) && !env.known.contains($0) }

@@ -1,4 +1,5 @@
 import AuthCrypto
+import AuthJWT
 import GoTrue
 
 /// What changes when the emulator listens beyond loopback (`--host 0.0.0.0`, a LAN address):
@@ -57,6 +58,13 @@ enum Exposure {
         if demoKeys.publishable == APIKeys.localPublishable {
             config.apiKeys.publishable = "sb_publishable_" + Base64URL.encode(random.bytes(count: 23))
             replaced.append("sb_publishable_ key")
+        }
+        // The CLI's built-in ES256 key is published in its source: whoever holds it mints user
+        // tokens. A fresh key of the same kind takes its place (the anon and service_role keys
+        // are not signed by it, so they stay as replaced above).
+        if let index = config.jwt.keys.firstIndex(where: { $0.key.kid == JWTSettings.cliDefaultKeyID && $0.canSign }) {
+            config.jwt.keys[index] = JWK(generating: .es256, kid: Environment().uuid(), random: random)
+            replaced.append("signing key")
         }
         return replaced
     }

@@ -93,7 +93,7 @@ import Testing
         }
         let after = emulator.project.configuration
         #expect(after.siteURL == before.siteURL && after.webAuthn == before.webAuthn && after.disableSignup == before.disableSignup)
-        #expect(after.jwt.keys.isEmpty)
+        #expect(after.jwt.keys.map(\.key.kid) == before.jwt.keys.map(\.key.kid))
 
         // Sound values still apply; null returns the RP id to the one derived from site_url.
         #expect(patch(emulator, #"{"site_url": "io.supabase.app://login-callback", "webauthn": {"rp_id": "example.com", "rp_origins": ["https://example.com", "android:apk-key-hash:abc"]}}"#).status == 200)

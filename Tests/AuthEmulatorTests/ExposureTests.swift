@@ -28,7 +28,8 @@ import Testing
         for host in ["0.0.0.0", "::", "192.168.1.20"] {
             let emulator = try Emulator(options: options(host: host))
             let config = emulator.project.configuration
-            #expect(emulator.replacedSecrets == ["JWT secret", "anon key", "service_role key", "sb_secret_ key", "sb_publishable_ key"])
+            #expect(emulator.replacedSecrets == ["JWT secret", "anon key", "service_role key", "sb_secret_ key", "sb_publishable_ key", "signing key"])
+            #expect(config.jwt.signingJWK?.key.kid != JWTSettings.cliDefaultKeyID)
             #expect(config.jwt.secret != JWTSettings.defaultSecret)
             #expect(config.jwt.secret.utf8.count >= 32)
             // The keys are the ones the new secret signs, so clients configured with them work.
@@ -55,7 +56,8 @@ import Testing
             $0.configuration.deriveAPIKeys()
             $0.configuration.apiKeys.secret = "sb_secret_our-own"
         })
-        #expect(chosen.replacedSecrets == ["sb_publishable_ key"])
+        // The CLI's built-in signing key was not chosen either.
+        #expect(chosen.replacedSecrets == ["sb_publishable_ key", "signing key"])
         #expect(chosen.project.configuration.jwt.secret == "a-secret-of-our-own-with-at-least-32-characters")
         #expect(chosen.project.configuration.apiKeys.secret == "sb_secret_our-own")
 

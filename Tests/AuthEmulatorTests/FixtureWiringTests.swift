@@ -92,7 +92,8 @@ import Testing
         #expect(claims["email"] as? String == "ada@example.com")
         #expect(claims["role"] as? String == "authenticated")
         #expect(claims["session_id"] == nil)
-        let verified = try JWT.verify(token, keys: JWTKeySet(secret: Array("another-secret-of-at-least-32-characters".utf8)),
+        // User tokens are signed as the server signs them: with the CLI's built-in ES256 key.
+        let verified = try JWT.verify(token, keys: JWTKeySet(keys: [JWTSettings.cliDefaultKey.key.publicOnly]),
                                       now: Int64(Date().timeIntervalSince1970))
         #expect(verified.claims["aud"]?.stringValue == "authenticated")
         #expect(run(["help", "token"]).output.contains("no session"))

@@ -110,4 +110,87 @@ import Testing
         #expect(stale.json["error_code"] == "bad_jwt")
         #expect(emulator.api.call("GET", "/user", bearer: newToken).status == 200)
     }
+
+    // MARK: The CLI's built-in key (supabase start's GOTRUE_JWT_KEYS)
+
+    /// The header of a compact JWS, unverified.
+    func header(of token: String) -> JSONObject {
+        let part = token.split(separator: ".")[0]
+        return (try? JSON(parsing: (try? Base64URL.decode(String(part))) ?? []))?.objectValue ?? JSONObject()
+    }
+
+    @Test func theCLIProfileSignsUserTokensWithTheCLIsBuiltInKey() throws {
+        let emulator = try Emulator(options: .testing())
+        let config = emulator.project.configuration
+        #expect(config.jwt.keys.map(\.key.kid) == [JWTSettings.cliDefaultKeyID])
+        #expect(config.jwt.acceptedMethods == ["HS256", "RS256", "ES256"])
+        // The anon and service_role keys stay the demo keys supabase start prints.
+        #expect(config.apiKeys == APIKeys.standard(secret: JWTSettings.defaultSecret))
+        let token = try #require(emulator.api.signUp("cli-key@example.com")["access_token"]?.stringValue)
+        #expect(header(of: token) == ["alg": "ES256", "kid": .string(JWTSettings.cliDefaultKeyID), "typ": "JWT"])
+        _ = try JWT.verify(token, keys: config.jwt.verificationKeys, now: Int64(claims(of: token)["iat"]?.doubleValue ?? 0))
+        let jwks = emulator.api.call("GET", "/.well-known/jwks.json").json
+        #expect(jwks["keys"]?.arrayValue?.compactMap { $0["kid"]?.stringValue } == [JWTSettings.cliDefaultKeyID])
+        #expect(jwks["keys"]?.arrayValue?.first?["d"] == nil)
+        // The kid-less HS256 service_role key still opens the admin API.
+        #expect(emulator.api.call("GET", "/admin/users", bearer: config.apiKeys.serviceRole).status == 200)
+    }
+
+    @Test func aBareGoTrueContainerSignsWithItsSecret() throws {
+        var options = EmulatorOptions(defaults: .gotrue)
+        options.port = 0
+        options.databasePath = EmulatorOptions.inMemory
+        let emulator = try Emulator(options: options)
+        #expect(emulator.project.configuration.jwt.keys.isEmpty)
+        #expect(emulator.api.call("GET", "/.well-known/jwks.json").json == ["keys": []])
+
+        // An empty GOTRUE_JWT_KEYS is a source too: no built-in key under cli either.
+        var empty = EmulatorOptions.testing()
+        try EnvironmentConfiguration.apply(["GOTRUE_JWT_KEYS": "[]"], to: &empty)
+        let plain = try Emulator(options: empty)
+        #expect(plain.project.configuration.jwt.keys.isEmpty)
+        let token = try #require(plain.api.signUp("plain@example.com")["access_token"]?.stringValue)
+        #expect(header(of: token) == ["alg": "HS256", "typ": "JWT"])
+    }
+
+    @Test func switchingProfilesMovesOnlyTheBuiltInKey() throws {
+        var config = Configuration()
+        config.applyCLISigningKey()
+        #expect(config.jwt.keys.count == 1)
+        config.adoptDefaults(.gotrue)
+        #expect(config.jwt.keys.isEmpty && config.jwt.validMethods == nil)
+        config.adoptDefaults(.cli)
+        #expect(config.jwt.keys.map(\.key.kid) == [JWTSettings.cliDefaultKeyID])
+        // A key a source set is kept whichever profile applies.
+        config.jwt.keys = try signingKeys("rsa.json")
+        config.settingSources["jwt_keys"] = .env
+        config.adoptDefaults(.gotrue)
+        #expect(config.jwt.keys.count == 1 && config.jwt.signingKey.algorithm == .rs256)
+    }
+
+    @Test func aNullKeyListGoesBackToTheBuiltInKey() throws {
+        let emulator = try Emulator(options: .testing())
+        let admin = emulator.project.configuration.apiKeys.serviceRole
+        let rsa = try #require(try JSON(parsing: Array(try signingKeysFixture("rsa.json").utf8)).arrayValue?.first?.objectValue)
+        #expect(emulator.api.call("PATCH", "/emulator/v1/config", ["jwt_keys": [.object(rsa)]], bearer: admin).status == 200)
+        #expect(emulator.project.configuration.jwt.signingKey.algorithm == .rs256)
+        let reset = emulator.api.call("PATCH", "/emulator/v1/config", ["jwt_keys": .null], bearer: admin)
+        #expect(reset.status == 200, "\(reset.text)")
+        #expect(emulator.project.configuration.jwt.keys.map(\.key.kid) == [JWTSettings.cliDefaultKeyID])
+        #expect(reset.json["jwt_keys"]?.arrayValue?.first?["kid"]?.stringValue == JWTSettings.cliDefaultKeyID)
+    }
+
+    @Test func beyondLoopbackTheBuiltInKeyIsReplaced() {
+        var config = Configuration()
+        config.applyCLISigningKey()
+        let replaced = Exposure.replacePublicSecrets(&config)
+        #expect(replaced.contains("signing key"))
+        #expect(config.jwt.keys.count == 1)
+        #expect(config.jwt.keys[0].key.kid != JWTSettings.cliDefaultKeyID)
+        #expect(config.jwt.keys[0].canSign && config.jwt.signingKey.algorithm == .es256)
+        // Keys the project chose are its own: nothing to replace.
+        var chosen = Configuration()
+        chosen.jwt.keys = [JWK(generating: .es256, kid: "mine", random: SystemRandom())]
+        #expect(!Exposure.replacePublicSecrets(&chosen).contains("signing key"))
+    }
 }

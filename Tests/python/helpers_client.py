@@ -1,5 +1,5 @@
 """Shared helpers for the real-client suite (`test_client_*.py`): token decoding against the
-default JWT secret, unique addresses, raw HTTP for what the client library does not expose."""
+default keys, unique addresses, raw HTTP for what the client library does not expose."""
 import base64
 import json
 import re
@@ -11,8 +11,28 @@ import jwt
 
 from conftest import ANON_KEY
 
-# `supabase start`'s JWT secret, which the emulator uses unless configured otherwise.
+# `supabase start`'s JWT secret, which the emulator uses unless configured otherwise: it signs
+# the anon and service_role keys, and user tokens under `--defaults gotrue`.
 JWT_SECRET = "super-secret-jwt-token-with-at-least-32-characters-long"
+
+# The public half of the Supabase CLI's built-in ES256 key, which signs user tokens under the
+# default (`cli`) profile, as under `supabase start`; taken from the CLI's published default
+# configuration, not from the emulator.
+CLI_KEY_ID = "b81269f1-21d8-4f2e-b719-c2240a840d90"
+CLI_PUBLIC_JWK = {
+    "kty": "EC", "crv": "P-256", "kid": CLI_KEY_ID, "alg": "ES256",
+    "x": "M5Sjqn5zwC9Kl1zVfUUGvv9boQjCGd45G8sdopBExB4",
+    "y": "P6IXMvA2WYXSHSOMTBH2jsw_9rrzGy89FjPf6oOsIxQ",
+}
+
+
+def default_verification_key(access_token):
+    """The key a default server signed `access_token` with: the CLI's ES256 key when the header
+    names it, else the JWT secret (HS256)."""
+    header = jwt.get_unverified_header(access_token)
+    if header.get("alg") == "ES256" and header.get("kid") == CLI_KEY_ID:
+        return jwt.PyJWK(CLI_PUBLIC_JWK).key, "ES256"
+    return JWT_SECRET, "HS256"
 
 # Access-token claims GoTrue sets, in its serialization order (reference §7.1, §18.3): the
 # registered claims first (`iss` only when configured), then the custom ones.
@@ -34,11 +54,13 @@ def unique_email(prefix="user"):
 
 
 def claims(access_token, audience="authenticated"):
-    """Verifies the HS256 signature with the default secret and returns the payload."""
+    """Verifies the signature with the default keys (`default_verification_key`) and returns
+    the payload."""
+    key, algorithm = default_verification_key(access_token)
     return jwt.decode(
         access_token,
-        JWT_SECRET,
-        algorithms=["HS256"],
+        key,
+        algorithms=[algorithm],
         audience=audience,
         options={"require": ["sub", "exp", "iat", "session_id"]},
     )

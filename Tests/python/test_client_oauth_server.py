@@ -55,7 +55,9 @@ def test_admin_manages_clients_with_the_real_client(start_auth, admin_for):
 
 
 def test_authorization_code_flow_as_a_third_party_app(start_auth, make_client, admin_for):
-    server = start_auth(**OAUTH_ON)
+    # A project signing with its secret alone (no keys, as a bare GoTrue container; `supabase
+    # start` always hands GoTrue a key).
+    server = start_auth(**OAUTH_ON, GOTRUE_JWT_KEYS="[]")
     admin = admin_for(server)
     app = admin.admin.oauth.create_client({"client_name": "Third party", "redirect_uris": ["http://localhost:4000/cb"],
                                            "token_endpoint_auth_method": "none"}).client

@@ -97,7 +97,7 @@ def test_jwks_never_exposes_private_or_symmetric_keys(start_auth):
     assert not {"d", "p", "q", "dp", "dq", "qi", "k"} & set(keys[0])
     assert keys[0]["use"] == "sig" and keys[0]["key_ops"] == ["verify"]
 
-    plain = start_auth()
+    plain = start_auth(GOTRUE_JWT_KEYS="[]")
     assert httpx.get(f"{plain.url}/.well-known/jwks.json", timeout=10).json() == {"keys": []}
 
 

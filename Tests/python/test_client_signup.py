@@ -7,6 +7,7 @@ from supabase_auth.errors import AuthApiError, AuthWeakPasswordError
 
 from helpers_client import (
     CLAIM_ORDER,
+    CLI_KEY_ID,
     PASSWORD,
     REFRESH_TOKEN,
     api_error,
@@ -85,7 +86,8 @@ def test_signup_access_token_claims(start_auth, make_client):
     }).session
 
     header = jwt_header(session.access_token)
-    assert header == {"alg": "HS256", "typ": "JWT"}
+    # `supabase start` signs user tokens with the CLI's built-in ES256 key.
+    assert header == {"alg": "ES256", "kid": CLI_KEY_ID, "typ": "JWT"}
     assert raw_claim_keys(session.access_token) == CLAIM_ORDER
     payload = claims(session.access_token)
     assert payload["iss"] == server.url + "/auth/v1"

@@ -12,7 +12,7 @@ import pytest
 from supabase_auth.errors import AuthApiError
 
 from conftest import SERVICE_ROLE_KEY
-from helpers_client import PASSWORD, api_error, claims, unique_email
+from helpers_client import CLI_KEY_ID, CLI_PUBLIC_JWK, JWT_SECRET, PASSWORD, api_error, claims, unique_email
 
 DOCS = pathlib.Path(__file__).resolve().parents[2] / "docs"
 ADMIN = {"Authorization": f"Bearer {SERVICE_ROLE_KEY}", "apikey": SERVICE_ROLE_KEY}
@@ -49,6 +49,39 @@ def test_the_compose_example_runs_with_gotrues_defaults(start_server, make_clien
     # TOTP MFA is on by GoTrue's default (off under supabase start).
     factor = client.mfa.enroll({"factor_type": "totp", "friendly_name": "phone"})
     assert factor.type == "totp" and factor.totp.secret
+
+
+def test_each_profile_signs_as_its_server_does(start_auth, start_server, make_client):
+    """`supabase start` hands GoTrue the CLI's built-in ES256 key: user tokens are ES256 with its
+    kid and verify through the JWKS (as supabase-js and supabase-py verify them), while the anon
+    and service_role keys stay the HS256 demo keys. A bare GoTrue container signs with its
+    secret and publishes no key."""
+    server = start_auth()
+    client = make_client(server)
+    session = client.sign_up({"email": unique_email("es256"), "password": PASSWORD}).session
+    assert jwt.get_unverified_header(session.access_token) == {"alg": "ES256", "kid": CLI_KEY_ID, "typ": "JWT"}
+    jwks = httpx.get(f"{server.url}/auth/v1/.well-known/jwks.json", timeout=10).json()
+    assert jwks == {"keys": [{**CLI_PUBLIC_JWK, "ext": True, "key_ops": ["verify"], "use": "sig"}]}
+    key = jwt.PyJWKClient(f"{server.url}/auth/v1/.well-known/jwks.json").get_signing_key_from_jwt(session.access_token)
+    assert jwt.decode(session.access_token, key.key, algorithms=["ES256"], audience="authenticated")["sub"] == session.user.id
+    assert jwt.get_unverified_header(server.info["anon key"])["alg"] == "HS256"
+    jwt.decode(server.info["service_role key"], JWT_SECRET, algorithms=["HS256"])
+    # The claims-based check of supabase-js's getClaims goes through the same JWKS.
+    assert client.get_claims()["claims"]["sub"] == session.user.id
+    config = httpx.get(f"{server.url}/emulator/v1/config", headers=ADMIN, timeout=10).json()
+    assert config["jwt_keys"] == [{"kid": CLI_KEY_ID, "alg": "ES256", "sign": True}]
+    assert config["sources"]["jwt_valid_methods"] == "default"
+
+    bare = start_server("--db", ":memory:", "--defaults", "gotrue", env={"AUTH_EMULATOR_PASSWORD_ITERATIONS": "1000"})
+    assert httpx.get(f"{bare.url}/.well-known/jwks.json", timeout=10).json() == {"keys": []}
+    # Confirmations are on under gotrue: the user is made confirmed through the admin API.
+    email = unique_email("hs256")
+    assert httpx.post(f"{bare.url}/admin/users", headers=ADMIN, timeout=10,
+                      json={"email": email, "password": PASSWORD, "email_confirm": True}).status_code == 200
+    signed_in = httpx.post(f"{bare.url}/token?grant_type=password", json={"email": email, "password": PASSWORD}, timeout=10)
+    assert jwt.get_unverified_header(signed_in.json()["access_token"]) == {"alg": "HS256", "typ": "JWT"}
+    # (GoTrue's default audience is empty: no aud claim.)
+    assert jwt.decode(signed_in.json()["access_token"], JWT_SECRET, algorithms=["HS256"])["email"] == email
 
 
 def test_the_cli_profile_keeps_totp_off_and_sets_the_issuer(start_auth, make_client):

@@ -6,10 +6,11 @@ import re
 import socket
 
 import httpx
+import jwt
 import pytest
 
 from conftest import ANON_KEY, SERVICE_ROLE_KEY
-from helpers_client import PASSWORD, unique_email
+from helpers_client import CLI_KEY_ID, PASSWORD, unique_email
 
 DEMO_SECRET_KEY = "sb_secret_N7UND0UgjKTVK-Uodkm0Hg_xSvEMPvz"
 
@@ -58,6 +59,11 @@ def test_the_demo_secrets_open_nothing_beyond_loopback(start_server):
         signed = http.post("/auth/v1/signup", headers={"apikey": server.info["anon key"]},
                            json={"email": unique_email("lan"), "password": PASSWORD})
         assert signed.status_code == 200 and signed.json()["access_token"]
+        # The CLI's built-in signing key is public too: a fresh ES256 key signs instead.
+        assert "signing key" in server.stderr_text()
+        header = jwt.get_unverified_header(signed.json()["access_token"])
+        assert header["alg"] == "ES256" and header["kid"] != CLI_KEY_ID
+        assert [key["kid"] for key in http.get("/.well-known/jwks.json").json()["keys"]] == [header["kid"]]
 
         # The test provider's consent page asks for the key before it signs anyone in.
         query = "client_id=c&redirect_uri=" + f"{base}/callback" + "&response_type=code&state=s"

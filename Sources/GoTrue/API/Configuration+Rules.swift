@@ -53,6 +53,33 @@ extension Configuration {
         jwt.issuer = authURL
     }
 
+    /// `supabase start` always hands GoTrue signing keys (`GOTRUE_JWT_KEYS`): the project's
+    /// `signing_keys_path` file, else the CLI's built-in ES256 key (`JWTSettings.cliDefaultKey`),
+    /// with `GOTRUE_JWT_VALID_METHODS=HS256,RS256,ES256`, so user tokens are ES256 with that
+    /// key's `kid` and the JWKS lists it. The anon and service_role keys stay the HS256 demo
+    /// keys: the CLI signs them with a key of its own only when `signing_keys_path` is set.
+    /// Under the `cli` profile, a configuration no source gave keys takes the built-in one.
+    public mutating func applyCLISigningKey() {
+        guard defaultsProfile == .cli, settingSources["jwt_keys"] == nil, jwt.keys.isEmpty else { return }
+        jwt.keys = [JWTSettings.cliDefaultKey]
+        if settingSources["jwt_valid_methods"] == nil {
+            jwt.validMethods = JWTSettings.methods(["HS256", "RS256", "ES256"], adding: jwt.keys)
+        }
+    }
+
+    /// Whether the keys are the built-in one `applyCLISigningKey` put there.
+    var hasCLIDefaultKeyOnly: Bool {
+        settingSources["jwt_keys"] == nil && jwt.keys.count == 1 && jwt.keys[0].key.kid == JWTSettings.cliDefaultKeyID
+    }
+
+    /// Undoes `applyCLISigningKey` when the profile leaves `cli`: a bare GoTrue container
+    /// signs with its secret (HS256) unless given keys.
+    mutating func dropCLISigningKey() {
+        guard hasCLIDefaultKeyOnly else { return }
+        jwt.keys = []
+        if settingSources["jwt_valid_methods"] == nil { jwt.validMethods = nil }
+    }
+
     /// `GOTRUE_JWT_EXP`: 0, Go's zero value, means the default of one hour.
     public static func jwtExpiry(_ seconds: Int) -> Int { seconds == 0 ? 3600 : seconds }
 

@@ -98,6 +98,29 @@ public struct JWTSettings: Sendable {
 
     public static let defaultSecret = "super-secret-jwt-token-with-at-least-32-characters-long"
 
+    /// The `kid` of the Supabase CLI's built-in signing key.
+    public static let cliDefaultKeyID = "b81269f1-21d8-4f2e-b719-c2240a840d90"
+
+    /// The ES256 key every `supabase start` project signs user tokens with unless
+    /// `signing_keys_path` names others: a fixed, published key of the CLI's default
+    /// configuration (`pkg/config`, since CLI 2.70; random per start before), like the demo JWT
+    /// secret. The same key here means tokens verify with the JWKS a local stack's other
+    /// services are given.
+    public static let cliDefaultKey: JWK = {
+        let members: JSONObject = [
+            "kty": "EC", "kid": .string(cliDefaultKeyID), "use": "sig", "key_ops": ["sign", "verify"],
+            "alg": "ES256", "ext": true, "d": "dIhR8wywJlqlua4y_yMq2SLhlFXDZJBCvFrY1DCHyVU", "crv": "P-256",
+            "x": "M5Sjqn5zwC9Kl1zVfUUGvv9boQjCGd45G8sdopBExB4",
+            "y": "P6IXMvA2WYXSHSOMTBH2jsw_9rrzGy89FjPf6oOsIxQ",
+        ]  // in the order the CLI serialises it for GOTRUE_JWT_KEYS
+        do {
+            return try JWK(members)
+        } catch {
+            // A fixed key: failing to read it is a bug the tests catch at once.
+            preconditionFailure("the CLI's default signing key does not parse: \(error)")
+        }
+    }()
+
     public init() {}
 
     /// The JWK that signs, if `keys` has one (`GetSigningJwk`).
@@ -107,6 +130,14 @@ public struct JWTSettings: Sendable {
     /// `GOTRUE_JWT_KEY_ID` as its `kid` when set.
     public var signingKey: JWTKey {
         if let jwk = signingJWK { return jwk.key }
+        return JWTKey(kid: keyID.isEmpty ? nil : keyID, secret: Array(secret.utf8))
+    }
+
+    /// The key role tokens (`auth-emulator token --role`, `/emulator/v1/token`) are signed
+    /// with, as the anon and service_role keys are: the signing key, except the CLI's built-in
+    /// one, which `supabase start` uses for user tokens only (its API keys stay HS256).
+    public var roleTokenKey: JWTKey {
+        guard signingJWK?.key.kid == JWTSettings.cliDefaultKeyID else { return signingKey }
         return JWTKey(kid: keyID.isEmpty ? nil : keyID, secret: Array(secret.utf8))
     }
 

@@ -138,7 +138,7 @@ extension Configuration {
         rows.append(text("jwt_key_id", \.jwt.keyID, env: ["GOTRUE_JWT_KEY_ID"], runtime: false, gotrue: "", cli: "",
                          "The kid of tokens signed with the JWT secret."))
         rows.append(Setting("jwt_valid_methods", .list, env: ["GOTRUE_JWT_VALID_METHODS", "GOTRUE_JWT_VALIDMETHODS"], runtime: false,
-                            gotrue: .strings([]), cli: .strings([]), note: "the algorithms of the configured keys (HS256 alone without keys)",
+                            gotrue: .strings([]), cli: .strings([]), note: "the algorithms of the configured keys (HS256 alone without keys); cli: HS256,RS256,ES256, as supabase start passes with its signing key",
                             help: "The alg values incoming tokens may use.",
                             read: { .strings($0.jwt.acceptedMethods) },
                             write: { $0.jwt.validMethods = $1.strings.isEmpty ? nil : $1.strings }))

@@ -245,6 +245,7 @@ extension Configuration {
         for setting in Configuration.settings where setting.gotrue != setting.cli && settingSources[setting.key] == nil {
             if setting.read(self) == setting.defaultValue(old) { setting.write(&self, setting.defaultValue(profile)) }
         }
+        if profile == .cli { applyCLISigningKey() } else { dropCLISigningKey() }
         applyDefaults()
     }
 

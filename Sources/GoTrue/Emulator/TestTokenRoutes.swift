@@ -114,7 +114,7 @@ public enum TestTokens {
     /// An API-key-like token for `role` (`anon`, `service_role`, ...), signed with the
     /// configuration's key. `expiresIn` nil gives the well-known keys' fixed expiry.
     public static func keyToken(role: String, configuration: Configuration, now: Timestamp, expiresIn: Int64?) -> String {
-        JWTSigner.sign(claims: keyClaims(role: role, issuedAt: now, expiresIn: expiresIn), key: configuration.jwt.signingKey)
+        JWTSigner.sign(claims: keyClaims(role: role, issuedAt: now, expiresIn: expiresIn), key: configuration.jwt.roleTokenKey)
     }
 
     /// A user token without a session (no `session_id`): GoTrue accepts it on `/user` as long as
