@@ -655,6 +655,34 @@ extension DashboardTests {
         #expect(page.contains("name=\"value\" value=\"false\"><button type=\"submit\" class=\"small\" aria-label=\"Allow: Sign-ups\">Allow</button>"))
     }
 
+    @Test func rootNamesTheDashboardOnlyWhileItIsOn() throws {
+        let (api, _) = try makeDashboardAPI()
+        var html = api.respond(to: request("GET", "/", headers: ["Accept": "text/html,application/xhtml+xml"]))
+        #expect(html.status == 200)
+        #expect(html.text.contains("/emulator\""))
+        #expect(html.text.contains("/auth/v1/.well-known/jwks.json"))
+        let text = api.respond(to: request("GET", "/"))
+        #expect(text.status == 200)
+        #expect(text.headers["Content-Type"] == "text/plain; charset=utf-8")
+        #expect(text.text.contains("Dashboard: http"))
+        #expect(text.text.contains("Control API: http"))
+        let slash = api.respond(to: request("GET", "/emulator/"))
+        #expect(slash.status == 302)
+        #expect(slash.headers["Location"] == "/emulator")
+        // Everything else keeps GoTrue's 404, the root through the gateway included.
+        for target in ["/auth/v1/", "/nothing", "/emulator/nothing/"] {
+            let response = api.respond(to: request("GET", target))
+            #expect(response.status == 404, "\(target)")
+            #expect(response.text == "404 page not found\n", "\(target)")
+        }
+        #expect(api.respond(to: request("POST", "/")).status == 404)
+        api.project.dashboard.configure(enabled: false, requiresKey: false)
+        html = api.respond(to: request("GET", "/", headers: ["Accept": "text/html"]))
+        #expect(html.status == 404)
+        #expect(html.text == "404 page not found\n")
+        #expect(api.respond(to: request("GET", "/emulator/")).status == 404)
+    }
+
     @Test func clearJournalAsksTheJournalRoute() throws {
         // GoTrue alone keeps no journal (the scenarios layer adds it): the page says so.
         let (api, _) = try makeDashboardAPI()
