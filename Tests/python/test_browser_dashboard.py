@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from conftest import ANON_KEY, SERVICE_ROLE_KEY
-from test_browser_consent import WAIT_SECONDS, browser, element  # noqa: F401 (browser is a fixture)
+from test_browser_consent import WAIT_SECONDS, browser, element, find_executable, unavailable  # noqa: F401 (browser is a fixture)
 
 ADMIN = {"Authorization": f"Bearer {SERVICE_ROLE_KEY}", "apikey": SERVICE_ROLE_KEY}
 
@@ -53,6 +53,30 @@ def submit(driver, action, label):
             button.click()
             return
     raise AssertionError(f"no button {label!r} for {action}")
+
+
+@pytest.fixture
+def browser_without_js():
+    """test_browser_consent.py's browser with JavaScript turned off."""
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        unavailable("selenium is not installed (Tests/python/requirements.txt)")
+    chromium, driver_path = find_executable("chromium"), find_executable("chromedriver")
+    if chromium is None or driver_path is None:
+        unavailable("chromium and chromium-driver are not installed (apt-get install chromium chromium-driver)")
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"):
+        options.add_argument(argument)
+    options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
+    driver = webdriver.Chrome(service=Service(executable_path=driver_path), options=options)
+    try:
+        driver.set_page_load_timeout(WAIT_SECONDS)
+        yield driver
+    finally:
+        driver.quit()
 
 
 @pytest.fixture
@@ -260,3 +284,24 @@ def test_users_table_uses_the_width(start_auth, browser, api, tmp_path):
     # The page itself never scrolls sideways; the table scrolls in its own frame.
     page_width = browser.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
     assert page_width[0] <= page_width[1], page_width
+
+
+def test_without_javascript_pages_read_and_forms_work(start_auth, browser_without_js, api):
+    server = start_auth()
+    http = api(server)
+    driver = browser_without_js
+    driver.get(f"{server.url}/emulator")
+    css(driver, "details summary").click()
+    set_field(driver, 'form[action="/emulator/users"] input[name=email]', "nojs@example.com")
+    submit(driver, "/emulator/users", "Create user")
+    wait_for_notice(driver, "Created nojs@example.com.")
+    assert "nojs@example.com" in css(driver, "h1").text
+    assert [u["email"] for u in http.get("/admin/users", headers=ADMIN).json()["users"]] == ["nojs@example.com"]
+
+    # Destructive forms go without a confirm dialog (with the script running, its confirm()
+    # would stop the form here), behind their server-side checks.
+    driver.get(f"{server.url}/emulator/settings")
+    css(driver, 'form[action="/emulator/settings/reset"] input[name=confirm]').click()
+    submit(driver, "/emulator/settings/reset", "Reset the project")
+    wait_for_notice(driver, "Project reset: 0 users left.")
+    assert http.get("/admin/users", headers=ADMIN).json()["users"] == []
