@@ -58,6 +58,65 @@ extension Connection {
         return Page(items: rows.map(UserRecord.init(row:)), total: Int(total))
     }
 
+    /// The dashboard's search box, which unlike `FindUsersInAudience` (the admin API keeps its
+    /// filter as GoTrue has it) ignores the case of ASCII letters (as SQLite's `lower` does) and
+    /// looks at every field a person types into it: email, phone (a leading `+` dropped, as
+    /// phones are stored without it), `user_metadata`'s `full_name` and `name`, and the id.
+    /// `text` is matched literally (`instr`, no wildcards).
+    ///
+    /// Cost: a whole UUID is a primary-key lookup. Anything else walks `users_created_at_idx`
+    /// newest first until the page is full; the metadata's JSON is parsed only for rows whose
+    /// raw text contains the needle at all. A first page with room to spare is its own count, so
+    /// a search that finds a few users reads the table once, not twice.
+    public func searchUsers(aud: String, text: String, paging: Paging) throws(StoreError) -> Page<UserRecord> {
+        let needle = String(decoding: text.utf8.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
+        var condition = "aud = ?"
+        var arguments: [SQLValue] = [.text(aud)]
+        if Connection.isUUID(needle) {
+            condition += " AND id = ?"
+            arguments.append(.text(needle))
+        } else {
+            let phone = needle.hasPrefix("+") ? String(needle.dropFirst()) : needle
+            // The stored JSON escapes `<`, `>`, `&` (as Go does), quotes and backslashes: a
+            // needle with any of them cannot be pre-checked against the raw text.
+            let raw = needle.unicodeScalars.contains { "<>&\"\\".unicodeScalars.contains($0) || $0.value < 0x20 }
+                ? "1" : "instr(lower(raw_user_meta_data), ?) > 0"
+            condition += """
+                 AND (instr(lower(email), ?) > 0 OR instr(phone, ?) > 0 OR instr(id, ?) > 0
+                 OR (\(raw) AND (instr(lower(CAST(json_extract(raw_user_meta_data, '$.full_name') AS TEXT)), ?) > 0
+                 OR instr(lower(CAST(json_extract(raw_user_meta_data, '$.name') AS TEXT)), ?) > 0)))
+                """
+            arguments += [.text(needle), .text(phone.isEmpty ? needle : phone), .text(needle)]
+            if raw != "1" { arguments.append(.text(needle)) }
+            arguments += [.text(needle), .text(needle)]
+        }
+        let rows = try query(
+            "SELECT \(UserRecord.layout.list) FROM users WHERE \(condition) ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?",
+            arguments + [.integer(paging.limit), .integer(paging.offset)]
+        )
+        let total: Int64
+        if paging.offset == 0 && Int64(rows.count) < paging.limit {
+            total = Int64(rows.count)
+        } else {
+            total = try scalar("SELECT count(*) FROM users WHERE \(condition)", arguments).int64Value ?? 0
+        }
+        return Page(items: rows.map(UserRecord.init(row:)), total: Int(total))
+    }
+
+    /// 8-4-4-4-12 lowercase hex digits.
+    static func isUUID(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 36 else { return false }
+        for (index, byte) in bytes.enumerated() {
+            if [8, 13, 18, 23].contains(index) {
+                if byte != UInt8(ascii: "-") { return false }
+            } else if !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) && !(UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte) {
+                return false
+            }
+        }
+        return true
+    }
+
     /// A Postgres LIKE pattern (wildcards `%` and `_`, escape `\`) as the equivalent GLOB
     /// pattern, which unlike SQLite's LIKE is case-sensitive as Postgres' LIKE is.
     static func globPattern(fromLike like: String) -> String {

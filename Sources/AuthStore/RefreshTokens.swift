@@ -31,6 +31,13 @@ public struct RefreshTokenRecord: Sendable, Equatable {
     static let activeBySession = "\(select) WHERE session_id = ? AND revoked = 0 ORDER BY id DESC LIMIT 1"
 }
 
+/// Counts over one session's legacy refresh tokens (`refreshTokenFamily(sessionID:)`).
+public struct RefreshTokenFamily: Sendable, Equatable {
+    public var count: Int
+    public var revoked: Int
+    public var lastIssuedAt: Int64?
+}
+
 extension Connection {
     @discardableResult
     public func insertRefreshToken(token: String, userID: String, sessionID: String, parent: String?, at time: Int64)
@@ -62,6 +69,18 @@ extension Connection {
             "UPDATE refresh_tokens SET revoked = 1, updated_at = ? WHERE session_id = ? AND revoked = 0",
             .integer(time), .text(sessionID)
         )
+    }
+
+    /// A session's refresh-token family in the legacy format: how many tokens rotation has
+    /// issued, how many are revoked, and when the newest was issued (the last rotation). One
+    /// step along `refresh_tokens_session_id_revoked_idx`.
+    public func refreshTokenFamily(sessionID: String) throws(StoreError) -> RefreshTokenFamily {
+        let row = try queryFirst(
+            "SELECT count(*) AS n, coalesce(sum(revoked), 0) AS revoked, max(created_at) AS newest FROM refresh_tokens WHERE session_id = ?",
+            .text(sessionID)
+        )
+        return RefreshTokenFamily(count: row?.int("n") ?? 0, revoked: row?.int("revoked") ?? 0,
+                                  lastIssuedAt: row?.int64("newest"))
     }
 
     public func deleteRefreshToken(id: Int64) throws(StoreError) {

@@ -116,7 +116,7 @@ import Testing
         defer { emulator.stop() }
         let browser = Browser(emulator)
         let token = browser.token()
-        #expect(text(browser.send("GET", "/emulator/settings")).contains("Email auto-confirm"))
+        #expect(text(browser.send("GET", "/emulator/settings")).contains("<dt>New email addresses</dt><dd>confirmed automatically "))
         #expect(emulator.project.configuration.mailer.autoconfirm)
         var response = browser.send("POST", "/emulator/settings/config",
                                     form: [("setting", "mailer_autoconfirm"), ("value", "false"), ("csrf", token)])

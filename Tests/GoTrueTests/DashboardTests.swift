@@ -1,6 +1,8 @@
 import AuthHTTP
 import AuthJSON
+import AuthJWT
 import AuthStore
+import Synchronization
 import Testing
 @testable import GoTrue
 
@@ -309,5 +311,385 @@ struct DashboardBrowser {
         #expect(DashboardHTML.escape("<a href=\"x\">'&'</a>") == "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;")
         #expect(DashboardHTML.urlEncode("a b/ü?&=") == "a%20b%2F%C3%BC%3F%26%3D")
         #expect(DashboardHTML.query([("q", "x y"), ("page", "")]) == "?q=x%20y")
+    }
+}
+
+// MARK: The dashboard as a daily tool: create and edit users, tokens, reset, the header clock.
+
+extension DashboardTests {
+    func sessionCount(_ api: GoTrueAPI, _ id: String) throws -> Int {
+        try api.project.database.read { conn in try conn.sessions(userID: id) }.count
+    }
+
+    /// Every form added for daily use refuses a POST without the page's token, or with a wrong
+    /// one, before doing anything.
+    @Test func everyNewFormNeedsTheCSRFToken() throws {
+        let (api, clock) = try makeDashboardAPI()
+        _ = api.signUp("ada@example.com")
+        let id = userID(api, "ada@example.com")
+        var browser = DashboardBrowser(api)
+        let token = browser.token()
+        let forged = (token.first == "0" ? "1" : "0") + token.dropFirst()
+        let forms: [(String, [(String, String)])] = [
+            ("/emulator/users", [("email", "new@example.com"), ("password", "password1")]),
+            ("/emulator/users/\(id)/metadata", [("user_metadata", "{\"x\": 1}"), ("app_metadata", "{}")]),
+            ("/emulator/users/\(id)/signout", []),
+            ("/emulator/users/\(id)/token", [("role", "authenticated")]),
+            ("/emulator/users/\(id)/passkeys/00000000-0000-4000-8000-000000000001/delete", []),
+            ("/emulator/tokens", [("token", "a.b.c")]),
+            ("/emulator/journal/clear", []),
+            ("/emulator/settings/reset", [("confirm", "yes")]),
+            ("/emulator/settings/clock", [("advance", "3600"), ("return", "/emulator")]),
+            ("/emulator/settings/clock", [("set", "2030-01-01T00:00")]),
+        ]
+        for (target, fields) in forms {
+            #expect(browser.post(target, fields, csrf: nil).status == 403, "\(target)")
+            #expect(browser.post(target, fields, csrf: forged).status == 403, "\(target)")
+            var stranger = DashboardBrowser(api)
+            #expect(stranger.post(target, fields, csrf: token).status == 403, "\(target)")
+        }
+        // Nothing happened: one user, unchanged metadata, its session, the clock where it was.
+        let users = api.control("GET", "/admin/users").json["users"]?.arrayValue ?? []
+        #expect(users.count == 1)
+        #expect(users.first?["user_metadata"]?["x"] == nil)
+        #expect(try sessionCount(api, id) == 1)
+        #expect(clock.reading.offsetMicroseconds == 0)
+    }
+
+    @Test func createsAUserThroughTheAdminRoute() throws {
+        let (api, _) = try makeDashboardAPI()
+        var browser = DashboardBrowser(api)
+        let token = browser.token(from: "/emulator")
+        #expect(browser.get("/emulator").text.contains("action=\"/emulator/users\""))
+        // Bad metadata: the page again with the error and the typed fields, and no user.
+        var response = browser.post("/emulator/users", [("email", "ada@example.com"), ("password", "secret-pw"),
+                                                        ("user_metadata", "{\"full_name\": ")], csrf: token)
+        #expect(response.status == 400)
+        #expect(response.text.contains("user_metadata is not valid JSON"))
+        #expect(response.text.contains("value=\"ada@example.com\""))
+        #expect(!response.text.contains("secret-pw"))
+        response = browser.post("/emulator/users", [("email", "ada@example.com"), ("user_metadata", "[1]")], csrf: token)
+        #expect(response.status == 400)
+        #expect(response.text.contains("must be a JSON object"))
+        #expect(api.control("GET", "/admin/users").json["users"]?.arrayValue?.isEmpty == true)
+
+        response = browser.post("/emulator/users", [("email", "ada@example.com"), ("password", "password1"), ("confirmed", "yes"),
+                                                    ("user_metadata", "{\"full_name\": \"<script>alert(1)</script>\"}")], csrf: token)
+        #expect(response.status == 303)
+        let id = userID(api, "ada@example.com")
+        #expect(response.headers["Location"]?.hasPrefix("/emulator/users/\(id)?notice=") == true)
+        let user = api.control("GET", "/admin/users/\(id)").json
+        #expect(user["email_confirmed_at"]?.stringValue != nil)
+        #expect(user["user_metadata"]?["full_name"]?.stringValue == "<script>alert(1)</script>")
+        #expect(api.signIn("ada@example.com").status == 200)
+        let page = browser.get("/emulator/users/\(id)").text
+        #expect(!page.contains("<script>alert(1)"))
+        #expect(page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
+        // The admin route's own refusal comes back on the page (an address already taken).
+        response = browser.post("/emulator/users", [("email", "ada@example.com")], csrf: token)
+        #expect(response.status == 422)
+        #expect(response.text.contains("already been registered"))
+        // A phone user, unconfirmed.
+        response = browser.post("/emulator/users", [("phone", "+15551234567"), ("password", "password1")], csrf: token)
+        #expect(response.status == 303)
+        let phoneUser = api.control("GET", "/admin/users").json["users"]?.arrayValue?.first { $0["phone"]?.stringValue == "15551234567" }
+        #expect(phoneUser?["phone_confirmed_at"]?.stringValue == nil)
+    }
+
+    @Test func editsMetadataAndRefusesBadJSON() throws {
+        let (api, _) = try makeDashboardAPI()
+        _ = api.signUp("ada@example.com", data: ["nickname": "ada", "team": "red"])
+        let id = userID(api, "ada@example.com")
+        var browser = DashboardBrowser(api)
+        let token = browser.token(from: "/emulator/users/\(id)")
+        #expect(browser.get("/emulator/users/\(id)").text.contains("<textarea name=\"user_metadata\""))
+        var response = browser.post("/emulator/users/\(id)/metadata", [("user_metadata", "{nickname: 1}"), ("app_metadata", "{}")], csrf: token)
+        #expect(response.status == 400)
+        #expect(response.text.contains("user_metadata is not valid JSON: nothing was changed."))
+        // The typed text is kept (escaped) for fixing.
+        #expect(response.text.contains("{nickname: 1}"))
+        response = browser.post("/emulator/users/\(id)/metadata", [("user_metadata", "{}"), ("app_metadata", "\"x\"")], csrf: token)
+        #expect(response.status == 400)
+        var user = api.control("GET", "/admin/users/\(id)").json
+        #expect(user["user_metadata"]?["team"]?.stringValue == "red")
+
+        let app = (user["app_metadata"]?.objectValue ?? [:])
+        var newApp = app
+        newApp["plan"] = "<b>pro</b>"
+        response = browser.post("/emulator/users/\(id)/metadata",
+                                [("user_metadata", "{\"nickname\": \"countess\"}"), ("app_metadata", JSON.object(newApp).serialized())],
+                                csrf: token)
+        #expect(response.status == 303)
+        user = api.control("GET", "/admin/users/\(id)").json
+        // The textarea is the whole object: "team" was removed, so it is gone.
+        #expect(user["user_metadata"]?["nickname"]?.stringValue == "countess")
+        #expect(user["user_metadata"]?["team"] == nil)
+        #expect(user["app_metadata"]?["plan"]?.stringValue == "<b>pro</b>")
+        #expect(user["app_metadata"]?["provider"]?.stringValue == "email")
+        let page = browser.get("/emulator/users/\(id)").text
+        #expect(page.contains("&lt;b&gt;pro&lt;/b&gt;"))
+        #expect(!page.contains("<b>pro</b>"))
+    }
+
+    @Test func signsTheUserOutEverywhere() throws {
+        let (api, _) = try makeDashboardAPI()
+        let session = api.signUp("ada@example.com")
+        let id = userID(api, "ada@example.com")
+        _ = api.signIn("ada@example.com")
+        #expect(try sessionCount(api, id) == 2)
+        var browser = DashboardBrowser(api)
+        let token = browser.token()
+        let response = browser.post("/emulator/users/\(id)/signout", csrf: token)
+        #expect(response.status == 303)
+        #expect(response.headers["Location"]?.contains("2%20sessions%20ended") == true)
+        #expect(try sessionCount(api, id) == 0)
+        // The refresh token is dead, as after a global logout.
+        let refresh = api.call("POST", "/token?grant_type=refresh_token", ["refresh_token": session["refresh_token"] ?? .null])
+        #expect(refresh.status == 400)
+        let audit = try api.project.database.read { conn in
+            try conn.auditLogEntries(columns: ["actor_id"], value: id, paging: Paging(page: 1, perPage: 1))
+        }
+        #expect(audit.items.first?.payload.contains("\"action\":\"logout\"") == true)
+    }
+
+    @Test func mintsATokenTheAPIAccepts() throws {
+        let (api, _) = try makeDashboardAPI()
+        _ = api.signUp("ada@example.com")
+        let id = userID(api, "ada@example.com")
+        var browser = DashboardBrowser(api)
+        let token = browser.token(from: "/emulator/users/\(id)")
+        var response = browser.post("/emulator/users/\(id)/token", [("claims", "{oops")], csrf: token)
+        #expect(response.status == 400)
+        #expect(response.text.contains("Extra claims is not valid JSON"))
+        #expect(try sessionCount(api, id) == 1)
+        // The token route's own validation.
+        response = browser.post("/emulator/users/\(id)/token", [("expires_in", "soon")], csrf: token)
+        #expect(response.status == 400)
+
+        response = browser.post("/emulator/users/\(id)/token", [("role", "authenticated"), ("aal", "aal2"), ("expires_in", "120"),
+                                                              ("claims", "{\"tenant\": \"<script>x</script>\"}")], csrf: token)
+        #expect(response.status == 200)
+        #expect(!response.text.contains("data-live=\"/emulator"))
+        let html = response.text
+        guard let start = html.range(of: "<code id=\"minted-token\">") else {
+            Issue.record("no minted token on the page")
+            return
+        }
+        let jwt = String(html[start.upperBound...].prefix { $0 != "<" })
+        let me = api.call("GET", "/user", bearer: jwt)
+        #expect(me.status == 200)
+        #expect(me.json["id"]?.stringValue == id)
+        let claims = try Core(project: api.project).verifiedClaims(jwt)
+        #expect(claims["aal"]?.stringValue == "aal2")
+        #expect(claims["tenant"]?.stringValue == "<script>x</script>")
+        #expect(claims["role"]?.stringValue == "authenticated")
+        #expect((claims["exp"]?.doubleValue ?? 0) - (claims["iat"]?.doubleValue ?? 0) == 120)
+
+        // Decoded: header and claims shown escaped, with the verdict.
+        let decoded = browser.post("/emulator/tokens", [("token", jwt)], csrf: token)
+        #expect(decoded.status == 200)
+        #expect(decoded.text.contains("Signature valid."))
+        #expect(decoded.text.contains("&quot;tenant&quot;: &quot;&lt;script&gt;x&lt;/script&gt;&quot;"))
+        #expect(!decoded.text.contains("<script>x"))
+    }
+
+    @Test func decoderNamesEveryVerdict() throws {
+        let (api, clock) = try makeDashboardAPI()
+        _ = api.signUp("ada@example.com")
+        let id = userID(api, "ada@example.com")
+        var browser = DashboardBrowser(api)
+        let token = browser.token(from: "/emulator/tokens")
+        #expect(browser.get("/emulator/tokens").text.contains("<textarea name=\"token\""))
+        let minted = api.control("POST", "/emulator/v1/token", ["user_id": .string(id), "expires_in": 60]).json["access_token"]?.stringValue ?? ""
+        let parts = minted.split(separator: ".").map(String.init)
+        // Another first character of the signature: still base64url, no longer the MAC.
+        let tampered = parts[0] + "." + parts[1] + "." + (parts[2].hasPrefix("A") ? "B" : "A") + parts[2].dropFirst()
+        #expect(browser.post("/emulator/tokens", [("token", tampered)], csrf: token).text.contains("Signature invalid."))
+        #expect(browser.post("/emulator/tokens", [("token", "not-a-jwt")], csrf: token).status == 400)
+        clock.advance(microseconds: 120_000_000)
+        #expect(browser.post("/emulator/tokens", [("token", minted)], csrf: token).text.contains("Expired."))
+        // A kid no key of the project has.
+        let other = JWTKey(kid: "someone-else", secret: "another-secret-of-at-least-32-characters")
+        let foreign = JWTSigner.sign(claims: ["sub": "x", "exp": 4_000_000_000], key: other)
+        let keys = JWTKeySet(keys: [JWTKey(kid: "ours", secret: "ours-secret-of-at-least-32-characters-long")])
+        let verdict = DashboardEndpoints.verdict(foreign, keys: keys, now: Timestamp(microseconds: 0))
+        #expect(verdict.title == "Unknown key id.")
+        #expect(!verdict.valid)
+    }
+
+    @Test func sessionsShowTheirRefreshTokenFamily() throws {
+        let (api, _) = try makeDashboardAPI()
+        let session = api.signUp("ada@example.com")
+        let id = userID(api, "ada@example.com")
+        let refreshed = api.call("POST", "/token?grant_type=refresh_token", ["refresh_token": session["refresh_token"] ?? .null])
+        #expect(refreshed.status == 200)
+        var browser = DashboardBrowser(api)
+        let page = browser.get("/emulator/users/\(id)").text
+        #expect(page.contains("2 issued · 1 revoked"))
+        #expect(page.contains("data-copy=\"user-id\""))
+    }
+
+    @Test func deletesAPasskey() throws {
+        let (api, _) = try makeDashboardAPI()
+        _ = api.signUp("ada@example.com")
+        let id = userID(api, "ada@example.com")
+        let passkeyID = "00000000-0000-4000-8000-0000000000aa"
+        try api.project.database.write { conn in
+            try conn.insertWebAuthnCredential(WebAuthnCredentialRecord(
+                id: passkeyID, userID: id, credentialID: [1, 2, 3], publicKey: [4, 5, 6], attestationType: "none", aaguid: nil,
+                signCount: 0, transports: "[]", backupEligible: false, backedUp: false, friendlyName: "<i>laptop</i>",
+                at: 1_767_225_600_000_000))
+        }
+        var browser = DashboardBrowser(api)
+        let page = browser.get("/emulator/users/\(id)").text
+        #expect(page.contains("Passkeys (1)"))
+        #expect(page.contains("&lt;i&gt;laptop&lt;/i&gt;"))
+        let token = browser.token(from: "/emulator/users/\(id)")
+        #expect(browser.post("/emulator/users/\(id)/passkeys/\(passkeyID)/delete", csrf: token).status == 303)
+        #expect(api.control("GET", "/admin/users/\(id)/passkeys").json.arrayValue?.isEmpty == true)
+        #expect(browser.post("/emulator/users/\(id)/passkeys/\(passkeyID)/delete", csrf: token).status == 404)
+    }
+
+    @Test func searchIgnoresCaseAndCoversPhoneNameAndID() throws {
+        let (api, _) = try makeDashboardAPI()
+        _ = api.control("POST", "/admin/users", ["email": "Alice@Example.com", "user_metadata": ["full_name": "Alice Liddell"]])
+        _ = api.control("POST", "/admin/users", ["email": "bob@example.com", "phone": "15557654321", "user_metadata": ["name": "Robert"]])
+        _ = api.control("POST", "/admin/users", ["email": "carol@example.com"])
+        let alice = userID(api, "alice@example.com")
+        var browser = DashboardBrowser(api)
+        // GoTrue stores the address lowercased; the search ignores case anyway.
+        for (query, expected) in [("Alice", "alice@example.com"), ("ALICE@EXAMPLE", "alice@example.com"), ("LIDDELL", "alice@example.com"),
+                                  ("ROBERT", "bob@example.com"), ("+1555765", "bob@example.com"), ("7654321", "bob@example.com"),
+                                  (alice, "alice@example.com"), (alice.uppercased(), "alice@example.com"),
+                                  (String(alice.prefix(8)), "alice@example.com")] {
+            let page = browser.get("/emulator" + DashboardHTML.query([("q", query)])).text
+            #expect(page.contains("1 user matching"), "\(query)")
+            #expect(page.contains(expected), "\(query)")
+        }
+        // Wildcards are literal; a character the stored JSON escapes (`&` as \u0026) still matches.
+        #expect(browser.get("/emulator?q=%25").text.contains("0 users matching"))
+        _ = api.control("POST", "/admin/users", ["email": "dave@example.com", "user_metadata": ["full_name": "Dave & Co"]])
+        #expect(browser.get("/emulator?q=%26%20CO").text.contains("1 user matching"))
+        // The admin API keeps GoTrue's filter (case-sensitive on the email).
+        #expect(api.control("GET", "/admin/users?filter=ALICE%40").json["users"]?.arrayValue?.isEmpty == true)
+    }
+
+    @Test func resetNeedsTheCheckboxAndEmptiesTheProject() throws {
+        let (api, clock) = try makeDashboardAPI()
+        _ = api.signUp("ada@example.com")
+        clock.advance(microseconds: 3_600_000_000)
+        var browser = DashboardBrowser(api)
+        let token = browser.token(from: "/emulator/settings")
+        let settings = browser.get("/emulator/settings").text
+        #expect(settings.contains("name=\"confirm\" value=\"yes\" required"))
+        var response = browser.post("/emulator/settings/reset", csrf: token)
+        #expect(response.status == 400)
+        #expect(response.text.contains("nothing was deleted"))
+        #expect(api.control("GET", "/admin/users").json["users"]?.arrayValue?.count == 1)
+        response = browser.post("/emulator/settings/reset", [("confirm", "yes")], csrf: token)
+        #expect(response.status == 303)
+        #expect(api.control("GET", "/admin/users").json["users"]?.arrayValue?.isEmpty == true)
+        #expect(clock.reading.offsetMicroseconds == 0)
+    }
+
+    @Test func headerClockOnEveryPage() throws {
+        let (api, clock) = try makeDashboardAPI()
+        _ = api.signUp("ada@example.com")
+        let id = userID(api, "ada@example.com")
+        var browser = DashboardBrowser(api)
+        for target in ["/emulator", "/emulator/users/\(id)", "/emulator/tokens", "/emulator/mailbox", "/emulator/journal",
+                       "/emulator/scenarios", "/emulator/settings"] {
+            let page = browser.get(target).text
+            #expect(page.contains("id=\"header-clock\""), "\(target)")
+            #expect(page.contains("2026-01-01T00:00:00Z"), "\(target)")
+        }
+        let token = browser.token(from: "/emulator")
+        var response = browser.post("/emulator/settings/clock", [("advance", "3600"), ("return", "/emulator/users/\(id)")], csrf: token)
+        #expect(response.status == 303)
+        #expect(response.headers["Location"]?.hasPrefix("/emulator/users/\(id)?notice=") == true)
+        #expect(clock.reading.offsetMicroseconds == 3_600_000_000)
+        // Never back to another site.
+        response = browser.post("/emulator/settings/clock", [("advance", "1"), ("return", "https://evil.example/emulator")], csrf: token)
+        #expect(response.headers["Location"]?.hasPrefix("/emulator/settings?") == true)
+        response = browser.post("/emulator/settings/clock", [("set", "2030-06-01T09:30")], csrf: token)
+        #expect(response.status == 303)
+        #expect(api.control("GET", "/emulator/v1/clock").json["now"]?.stringValue?.hasPrefix("2030-06-01T09:30:0") == true)
+        response = browser.post("/emulator/settings/clock", [("set", "tomorrow")], csrf: token)
+        #expect(response.status == 400)
+        #expect(response.text.contains("RFC 3339"))
+    }
+
+    @Test func settingsSayWhatIsAllowed() throws {
+        // A stand-in for the runtime configuration route the layer above adds: it keeps the
+        // last PATCH, so the page's toggles can be read and flipped.
+        let stored = Mutex<JSONObject>(["disable_signup": false, "mailer_autoconfirm": true, "anonymous_users_enabled": false,
+                                        "sms_autoconfirm": false, "phone_enabled": false])
+        let routes = [
+            Route("GET", "/emulator/v1/config", operation: "emulator.config.get") { _ in .json(.object(stored.withLock { $0 })) },
+            Route("PATCH", "/emulator/v1/config", operation: "emulator.config.update") { context in
+                let changes = (try? JSON(parsing: context.request.body))?.objectValue ?? [:]
+                return .json(.object(stored.withLock { current in
+                    for (key, value) in changes { current[key] = value }
+                    return current
+                }))
+            },
+        ]
+        let (plain, _) = try makeControlAPI()
+        let api = GoTrueAPI(project: plain.project, extensions: routes)
+        api.project.dashboard.configure(enabled: true, requiresKey: false)
+        var browser = DashboardBrowser(api)
+        var page = browser.get("/emulator/settings").text
+        #expect(page.contains("<dt>Sign-ups</dt><dd>allowed "))
+        #expect(page.contains("<dt>Anonymous sign-ins</dt><dd>not allowed "))
+        #expect(page.contains("<dt>New email addresses</dt><dd>confirmed automatically "))
+        #expect(!page.contains("disabled"))
+        #expect(!page.contains("Turn on") && !page.contains("Turn off"))
+        let token = browser.token(from: "/emulator/settings")
+        // "Disallow" sign-ups stores disable_signup = true.
+        let response = browser.post("/emulator/settings/config", [("setting", "disable_signup"), ("value", "true")], csrf: token)
+        #expect(response.status == 303)
+        #expect(response.headers["Location"]?.contains("Sign-ups%3A%20not%20allowed") == true)
+        #expect(stored.withLock { $0["disable_signup"] } == .bool(true))
+        page = browser.get("/emulator/settings").text
+        #expect(page.contains("<dt>Sign-ups</dt><dd>not allowed "))
+        #expect(page.contains("name=\"value\" value=\"false\"><button type=\"submit\" class=\"small\" aria-label=\"Allow: Sign-ups\">Allow</button>"))
+    }
+
+    @Test func rootNamesTheDashboardOnlyWhileItIsOn() throws {
+        let (api, _) = try makeDashboardAPI()
+        var html = api.respond(to: request("GET", "/", headers: ["Accept": "text/html,application/xhtml+xml"]))
+        #expect(html.status == 200)
+        #expect(html.text.contains("/emulator\""))
+        #expect(html.text.contains("/auth/v1/.well-known/jwks.json"))
+        let text = api.respond(to: request("GET", "/"))
+        #expect(text.status == 200)
+        #expect(text.headers["Content-Type"] == "text/plain; charset=utf-8")
+        #expect(text.text.contains("Dashboard: http"))
+        #expect(text.text.contains("Control API: http"))
+        let slash = api.respond(to: request("GET", "/emulator/"))
+        #expect(slash.status == 302)
+        #expect(slash.headers["Location"] == "/emulator")
+        // Everything else keeps GoTrue's 404, the root through the gateway included.
+        for target in ["/auth/v1/", "/nothing", "/emulator/nothing/"] {
+            let response = api.respond(to: request("GET", target))
+            #expect(response.status == 404, "\(target)")
+            #expect(response.text == "404 page not found\n", "\(target)")
+        }
+        #expect(api.respond(to: request("POST", "/")).status == 404)
+        api.project.dashboard.configure(enabled: false, requiresKey: false)
+        html = api.respond(to: request("GET", "/", headers: ["Accept": "text/html"]))
+        #expect(html.status == 404)
+        #expect(html.text == "404 page not found\n")
+        #expect(api.respond(to: request("GET", "/emulator/")).status == 404)
+    }
+
+    @Test func clearJournalAsksTheJournalRoute() throws {
+        // GoTrue alone keeps no journal (the scenarios layer adds it): the page says so.
+        let (api, _) = try makeDashboardAPI()
+        var browser = DashboardBrowser(api)
+        let token = browser.token(from: "/emulator/journal")
+        let response = browser.post("/emulator/journal/clear", csrf: token)
+        #expect(response.status == 404)
+        #expect(response.text.contains("keeps no request journal"))
     }
 }

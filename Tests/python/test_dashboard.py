@@ -62,9 +62,30 @@ def test_pages_render_and_a_csrf_protected_ban(start_auth):
         assert re.fullmatch(r"[0-9a-f]{20}", live.json()["stamp"])
 
 
+def test_root_names_the_dashboard_and_the_apis(start_auth):
+    server = start_auth()
+    with httpx.Client(base_url=server.url, timeout=10) as http:
+        page = http.get("/", headers={"Accept": "text/html"})
+        assert page.status_code == 200
+        assert f'href="{server.url}/emulator"' in page.text
+        text = http.get("/")
+        assert text.headers["content-type"] == "text/plain; charset=utf-8"
+        for line in (f"Dashboard: {server.url}/emulator", f"Auth API: {server.url}/auth/v1",
+                     f"Control API: {server.url}/emulator/v1", f"JWKS: {server.url}/auth/v1/.well-known/jwks.json"):
+            assert line in text.text
+        slash = http.get("/emulator/")
+        assert slash.status_code == 302 and slash.headers["location"] == "/emulator"
+        # GoTrue's own 404 everywhere else.
+        for path in ("/auth/v1/", "/nowhere"):
+            missing = http.get(path)
+            assert (missing.status_code, missing.text) == (404, "404 page not found\n"), path
+
+
 def test_dashboard_off_is_not_found(start_server):
     server = start_server("--db", ":memory:", "--dashboard", "off")
     assert "dashboard" not in server.info
     with httpx.Client(base_url=server.url, timeout=10) as http:
         assert http.get("/emulator").status_code == 404
         assert http.get("/emulator/settings").status_code == 404
+        # The bare URL stays GoTrue's 404 too.
+        assert (http.get("/", headers={"Accept": "text/html"}).text, http.get("/emulator/").status_code) == ("404 page not found\n", 404)

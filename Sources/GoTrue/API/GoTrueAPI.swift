@@ -164,7 +164,12 @@ public final class GoTrueAPI: HTTPResponder {
             }
         }
 
-        let match = router.match(method: request.method, path: path)
+        var match = router.match(method: request.method, path: path)
+        // The dashboard's discovery page at `/` (and `/emulator/`): only where GoTrue has no route.
+        if case .notFound = match,
+           let route = DashboardEndpoints.discovery(method: request.method, path: path, viaGateway: viaGateway, project: project) {
+            match = .found(route, [:])
+        }
         if case .found(let route, let parameters) = match {
             context.operation = route.operation
             // One operation name per grant, so scenarios can target `token.refresh_token`.

@@ -116,6 +116,7 @@ enum DashboardHTML {
 
     static let navigation: [(view: String, path: String, label: String)] = [
         ("users", "/emulator", "Users"),
+        ("tokens", "/emulator/tokens", "Tokens"),
         ("mailbox", "/emulator/mailbox", "Mailbox"),
         ("journal", "/emulator/journal", "Journal"),
         ("scenarios", "/emulator/scenarios", "Scenarios"),
@@ -123,9 +124,11 @@ enum DashboardHTML {
     ]
 
     /// The frame around every page. `view` selects the highlighted tab and what the live script
-    /// polls; `stamp` is the state the page was rendered from (the script reloads when it moves).
-    static func page(title: String, view: String, stamp: String, liveQuery: String = "", notice: String? = nil,
-                     error: String? = nil, navigation showNavigation: Bool = true, body: String) -> String {
+    /// polls; `stamp` is the state the page was rendered from (the script reloads when it moves);
+    /// `live` false leaves the page still. `clock` is the header's virtual-clock bar.
+    static func page(title: String, view: String, stamp: String, liveQuery: String = "", live: Bool = true,
+                     notice: String? = nil, error: String? = nil, navigation showNavigation: Bool = true,
+                     clock: String = "", body: String) -> String {
         var html = """
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8">
@@ -134,7 +137,7 @@ enum DashboardHTML {
             <link rel="icon" href="data:,">
             <title>\(escape(title)) · auth emulator</title>
             <style>\(css)</style></head>
-            <body data-view="\(escape(view))" data-stamp="\(escape(stamp))" data-live="\(escape("/emulator/live?view=" + urlEncode(view) + liveQuery))">
+            <body data-view="\(escape(view))" data-stamp="\(escape(stamp))" data-live="\(live ? escape("/emulator/live?view=" + urlEncode(view) + liveQuery) : "")">
             <a class="skip" href="#main">Skip to content</a>
             <header><span class="brand">auth emulator</span>
             """
@@ -146,6 +149,7 @@ enum DashboardHTML {
             }
             html += "</nav>"
         }
+        html += clock
         html += "</header><main id=\"main\" tabindex=\"-1\">"
         if let notice, !notice.isEmpty { html += "<p class=\"notice\" role=\"status\">\(escape(notice))</p>" }
         if let error, !error.isEmpty { html += "<p class=\"error\" role=\"alert\">\(escape(error))</p>" }
@@ -166,11 +170,11 @@ enum DashboardHTML {
     }
 
     /// Post/Redirect/Get: 303 so a reload does not repeat the action.
-    static func redirect(_ location: String) -> HTTPResponse {
+    static func redirect(_ location: String, status: Int = 303) -> HTTPResponse {
         var headers = HTTPHeaders()
         headers["Location"] = location
         headers["Cache-Control"] = "no-store"
-        return HTTPResponse(status: 303, headers: headers)
+        return HTTPResponse(status: status, headers: headers)
     }
 
     static let css = """
@@ -186,6 +190,13 @@ enum DashboardHTML {
         nav a{padding:.3rem .6rem;border-radius:6px;color:var(--fg);text-decoration:none}
         nav a[aria-current=page]{background:var(--accent);color:var(--accent-fg)}
         main{padding:1rem;max-width:1200px;margin:0 auto;outline:none}
+        body[data-view=users] main,body[data-view=journal] main{max-width:none}
+        .clock{display:flex;flex-wrap:wrap;align-items:center;gap:.35rem;margin-left:auto;font-size:.85rem}
+        .clock form{display:inline-flex;gap:.25rem;align-items:center}
+        .clock input{padding:.1rem .3rem;font-size:.8rem}
+        .clock button{padding:.05rem .45rem;font-size:.8rem}
+        label.check{flex-direction:row;align-items:center;gap:.4rem;color:var(--fg)}
+        textarea.short{min-height:5rem}
         h1{font-size:1.35rem;margin:.2rem 0 .8rem;overflow-wrap:anywhere}
         h2{font-size:1.1rem;margin:1.5rem 0 .5rem}
         a{color:var(--accent)}
@@ -238,8 +249,8 @@ enum DashboardHTML {
         (function(){
         var body=document.body;
         function busy(){var a=document.activeElement;if(a&&a.closest&&a.closest('main')&&/^(INPUT|TEXTAREA|SELECT)$/.test(a.tagName))return true;
-        var t=document.querySelectorAll('main textarea');for(var i=0;i<t.length;i++){if(t[i].value.trim()!=='')return true}return false}
-        function tick(){if(document.hidden||busy())return;
+        var t=document.querySelectorAll('main textarea');for(var i=0;i<t.length;i++){if(t[i].value!==t[i].defaultValue)return true}return false}
+        function tick(){if(!body.dataset.live||document.hidden||busy())return;
         fetch(body.dataset.live,{credentials:'same-origin',cache:'no-store'}).then(function(r){return r.ok?r.json():null}).then(function(j){
         if(!j||j.stamp===body.dataset.stamp)return;
         return fetch(location.href,{credentials:'same-origin',cache:'no-store'}).then(function(r){return r.text()}).then(function(html){
@@ -253,8 +264,9 @@ enum DashboardHTML {
         var r=document.createRange();r.selectNodeContents(el);var s=getSelection();s.removeAllRanges();s.addRange(r);
         try{document.execCommand('copy');done()}catch(_){}}});
         document.addEventListener('submit',function(e){var f=e.target;if(f.dataset&&f.dataset.confirm&&!confirm(f.dataset.confirm))e.preventDefault()});
-        setInterval(function(){var c=document.querySelector('[data-clock-offset]');if(!c||c.dataset.frozen==='true')return;
-        var d=new Date(Date.now()+parseFloat(c.dataset.clockOffset)*1000);c.textContent=d.toISOString().replace(/\\.\\d+Z$/,'Z')},1000);
+        setInterval(function(){var all=document.querySelectorAll('[data-clock-offset]');for(var i=0;i<all.length;i++){var c=all[i];
+        if(c.dataset.frozen==='true')continue;var d=new Date(Date.now()+parseFloat(c.dataset.clockOffset)*1000);
+        c.textContent=d.toISOString().replace(/\\.\\d+Z$/,'Z')}},1000);
         })();
         """
 }

@@ -14,24 +14,37 @@ extension DashboardEndpoints {
 
     // MARK: Users
 
-    func usersPage(_ context: RequestContext) throws -> HTTPResponse {
+    func usersPage(_ context: RequestContext, status: Int = 200, error: String? = nil,
+                   draft: [String: String] = [:]) throws -> HTTPResponse {
         let search = context.request.queryValue("q") ?? ""
         let number = max(1, Int(context.request.queryValue("page") ?? "") ?? 1)
         let perPage = DashboardEndpoints.usersPerPage
-        // The admin listing: LIMIT/OFFSET over the users' creation order, one count.
-        let reply = call("GET", "/admin/users" + H.query([("page", String(number)), ("per_page", String(perPage)), ("filter", search)]),
-                         from: context)
         var body = """
             <h1>Users</h1>
             <form method="get" action="/emulator" class="bar" role="search">
-            <label>Search email or name<input type="search" name="q" value="\(H.escape(search))"></label>
+            <label>Search email, phone, name or id<input type="search" name="q" value="\(H.escape(search))"></label>
             <button type="submit">Search</button>\(search.isEmpty ? "" : " <a href=\"/emulator\">Clear</a>")</form>
             """
-        guard reply.ok else {
-            return page(context, status: reply.status, title: "Users", view: "users", error: reply.message, body: body)
+        body += createUserForm(draft, open: error != nil)
+        let total: Int
+        let users: [JSON]
+        if search.isEmpty {
+            // The admin listing: LIMIT/OFFSET over the users' creation order, one count.
+            let reply = call("GET", "/admin/users" + H.query([("page", String(number)), ("per_page", String(perPage))]), from: context)
+            guard reply.ok else {
+                return page(context, status: reply.status, title: "Users", view: "users", error: reply.message, body: body)
+            }
+            total = Int(reply.headers["X-Total-Count"] ?? "") ?? 0
+            users = reply.json["users"]?.arrayValue ?? []
+        } else {
+            // The admin API's `filter` is GoTrue's (case-sensitive email, `full_name` only), which
+            // clients rely on; the search box asks the store's case-insensitive search instead.
+            let found = try api.read { conn in
+                try conn.searchUsers(aud: api.config.jwt.audience, text: search, paging: Paging(page: number, perPage: perPage))
+            }
+            total = found.total
+            users = found.items.map { Models.user($0, identities: nil) }
         }
-        let total = Int(reply.headers["X-Total-Count"] ?? "") ?? 0
-        let users = reply.json["users"]?.arrayValue ?? []
         let ids = users.compactMap { $0["id"]?.stringValue }
         // The listing leaves factors out (as GoTrue's does); count them for this page only.
         let factorCounts: [String: Int] = try api.read { conn in
@@ -72,7 +85,7 @@ extension DashboardEndpoints {
             if number < pages { body += "<a href=\"/emulator\(H.query([("q", search), ("page", String(number + 1))]))\" rel=\"next\">Older →</a>" }
             body += "</nav>"
         }
-        return page(context, title: "Users", view: "users", stamp: stamp("users", context), body: body)
+        return page(context, status: status, title: "Users", view: "users", stamp: stamp("users", context), error: error, body: body)
     }
 
     func isConfirmed(_ user: JSON) -> Bool {
@@ -99,9 +112,19 @@ extension DashboardEndpoints {
         return shortTime(.string(Timestamp(microseconds: microseconds).rfc3339))
     }
 
+    /// A session's refresh tokens: the legacy format's rows (issued, revoked), or the second
+    /// format's counter (one token at a time, no rows).
+    func refreshFamily(_ session: SessionRecord, _ family: RefreshTokenFamily) -> String {
+        if family.count == 0, let counter = session.refreshTokenCounter { return "counter \(counter) (session format)" }
+        let live = family.count - family.revoked
+        return "\(family.count) issued · \(family.revoked) revoked" + (live == 0 && family.count > 0 ? " <span class=\"badge bad\">all revoked</span>" : "")
+    }
+
     // MARK: One user
 
-    func userPage(_ context: RequestContext, status: Int = 200, error: String? = nil) throws -> HTTPResponse {
+    /// `draft` holds a refused form's fields, shown again; `minted` a token just minted.
+    func userPage(_ context: RequestContext, status: Int = 200, error: String? = nil, draft: [String: String] = [:],
+                  minted: JSON? = nil) throws -> HTTPResponse {
         let id = context.pathParameters["user_id"] ?? ""
         let reply = call("GET", "/admin/users/" + H.urlEncode(id), from: context)
         guard reply.ok else {
@@ -112,10 +135,12 @@ extension DashboardEndpoints {
         let userID = user["id"]?.stringValue ?? id
         let email = user["email"]?.stringValue ?? ""
         let phone = user["phone"]?.stringValue ?? ""
-        let (sessions, audit) = try api.read { conn in
-            (try conn.sessions(userID: userID),
-             try conn.auditLogEntries(columns: ["actor_id", "traits.user_id"], value: userID, paging: Paging(page: 1, perPage: 50)))
+        let (sessions, families, audit) = try api.read { conn in
+            let sessions = try conn.sessions(userID: userID)
+            return (sessions, try sessions.map { try conn.refreshTokenFamily(sessionID: $0.id) },
+                    try conn.auditLogEntries(columns: ["actor_id", "traits.user_id"], value: userID, paging: Paging(page: 1, perPage: 50)))
         }
+        let passkeys = call("GET", "/admin/users/" + H.urlEncode(userID) + "/passkeys", from: context).json.arrayValue ?? []
         let csrf = csrfToken
         let base = "/emulator/users/" + H.urlEncode(userID)
         var body = "<p><a href=\"/emulator\">← All users</a></p><h1>\(H.escape(email.isEmpty ? (phone.isEmpty ? userID : "+" + phone) : email))</h1>"
@@ -128,8 +153,12 @@ extension DashboardEndpoints {
             body += H.button(base + "/magiclink", "Send magic link", csrf: csrf, style: "secondary")
             body += H.button(base + "/recovery", "Send recovery email", csrf: csrf, style: "secondary")
         }
+        body += H.button(base + "/signout", "Sign out everywhere", csrf: csrf, style: "secondary",
+                         confirm: "End every session of this user? Their refresh tokens stop working.")
         body += H.button(base + "/delete", "Delete user", csrf: csrf, style: "danger", confirm: "Delete this user for good?")
-        body += "</div><div class=\"grid\"><section class=\"card\" aria-labelledby=\"facts\"><h3 id=\"facts\">Account</h3><dl>"
+        body += "</div>"
+        if let minted { body += mintedToken(minted) }
+        body += "<div class=\"grid\"><section class=\"card\" aria-labelledby=\"facts\"><h3 id=\"facts\">Account</h3><dl>"
         let facts: [(String, String)] = [
             ("ID", userID), ("Email", email), ("Phone", phone), ("Role", user["role"]?.stringValue ?? ""),
             ("Audience", user["aud"]?.stringValue ?? ""),
@@ -139,10 +168,13 @@ extension DashboardEndpoints {
             ("Banned until", isBanned(user) ? shortTime(user["banned_until"]) : ""),
             ("Anonymous", user["is_anonymous"]?.boolValue == true ? "yes" : "no"),
         ]
-        for (name, value) in facts where !value.isEmpty { body += "<dt>\(H.escape(name))</dt><dd>\(H.escape(value))</dd>" }
+        for (name, value) in facts where !value.isEmpty {
+            let shown = name == "ID" ? H.copyable("user-id", value) : H.escape(value)
+            body += "<dt>\(H.escape(name))</dt><dd>\(shown)</dd>"
+        }
         body += "</dl></section>"
-        body += "<section class=\"card\"><h3>user_metadata</h3><pre>\(H.escape(H.pretty(user["user_metadata"] ?? .object([:]))))</pre>"
-        body += "<h3>app_metadata</h3><pre>\(H.escape(H.pretty(user["app_metadata"] ?? .object([:]))))</pre></section></div>"
+        body += "<section class=\"card\" aria-labelledby=\"metadata\"><h3 id=\"metadata\">Metadata</h3>\(metadataForm(base, user: user, draft: draft))</section>"
+        body += "<section class=\"card\" aria-labelledby=\"mint\"><h3 id=\"mint\">Mint a token for this user</h3>\(mintForm(base, draft: draft))</section></div>"
 
         let identities = user["identities"]?.arrayValue ?? []
         body += "<h2>Identities (\(identities.count))</h2>"
@@ -158,10 +190,12 @@ extension DashboardEndpoints {
 
         body += "<h2>Sessions (\(sessions.count))</h2>"
         if sessions.isEmpty { body += "<p class=\"muted\">None.</p>" } else {
-            body += "<div class=\"scroll\"><table><thead><tr><th scope=\"col\">Session</th><th scope=\"col\">AAL</th><th scope=\"col\">Created</th><th scope=\"col\">Refreshed</th><th scope=\"col\">User agent</th><th scope=\"col\">IP</th><th scope=\"col\"></th></tr></thead><tbody>"
-            for session in sessions {
+            body += "<div class=\"scroll\"><table><thead><tr><th scope=\"col\">Session</th><th scope=\"col\">AAL</th><th scope=\"col\">Created</th><th scope=\"col\">Refreshed</th><th scope=\"col\">Refresh tokens</th><th scope=\"col\">Last rotated</th><th scope=\"col\">User agent</th><th scope=\"col\">IP</th><th scope=\"col\"></th></tr></thead><tbody>"
+            for (session, family) in zip(sessions, families) {
                 body += "<tr><td><code>\(H.escape(session.id))</code></td><td>\(H.escape(session.aal))</td>"
                 body += "<td>\(H.escape(shortTime(microseconds: session.createdAt)))</td><td>\(H.escape(shortTime(microseconds: session.refreshedAt)))</td>"
+                body += "<td>\(refreshFamily(session, family))</td>"
+                body += "<td>\(H.escape(shortTime(microseconds: family.count > 0 ? family.lastIssuedAt : session.refreshedAt)))</td>"
                 body += "<td class=\"wrap\">\(H.escape(session.userAgent ?? ""))</td><td>\(H.escape(session.ip ?? ""))</td>"
                 let revoke = H.button(base + "/sessions/" + H.urlEncode(session.id) + "/revoke", "Revoke", csrf: csrf, style: "danger",
                                       accessibleLabel: "Revoke session " + session.id)
@@ -181,6 +215,20 @@ extension DashboardEndpoints {
                 body += "<td>\(H.escape(shortTime(factor["created_at"])))</td>"
                 let delete = H.button(base + "/factors/" + H.urlEncode(factorID) + "/delete", "Delete", csrf: csrf, style: "danger",
                                       confirm: "Delete this factor?", accessibleLabel: "Delete factor " + factorID)
+                body += "<td>\(delete)</td></tr>"
+            }
+            body += "</tbody></table></div>"
+        }
+
+        body += "<h2>Passkeys (\(passkeys.count))</h2>"
+        if passkeys.isEmpty { body += "<p class=\"muted\">None.</p>" } else {
+            body += "<div class=\"scroll\"><table><thead><tr><th scope=\"col\">Passkey</th><th scope=\"col\">Name</th><th scope=\"col\">Created</th><th scope=\"col\">Last used</th><th scope=\"col\"></th></tr></thead><tbody>"
+            for passkey in passkeys {
+                let passkeyID = passkey["id"]?.stringValue ?? ""
+                body += "<tr><td><code>\(H.escape(passkeyID))</code></td><td>\(H.escape(passkey["friendly_name"]?.stringValue ?? ""))</td>"
+                body += "<td>\(H.escape(shortTime(passkey["created_at"])))</td><td>\(H.escape(shortTime(passkey["last_used_at"])))</td>"
+                let delete = H.button(base + "/passkeys/" + H.urlEncode(passkeyID) + "/delete", "Delete", csrf: csrf, style: "danger",
+                                      confirm: "Delete this passkey?", accessibleLabel: "Delete passkey " + passkeyID)
                 body += "<td>\(delete)</td></tr>"
             }
             body += "</tbody></table></div>"
@@ -229,6 +277,10 @@ extension DashboardEndpoints {
             reply = call("DELETE", path, from: context)
             if reply.ok { return H.redirect("/emulator" + H.query([("notice", "Deleted " + (email.isEmpty ? id : email) + ".")])) }
             notice = ""
+        case "signout":
+            let ended = try signOutEverywhere(context, userID: id)
+            reply = current
+            notice = "Signed out everywhere: \(ended) session\(ended == 1 ? "" : "s") ended."
         case "magiclink":
             // What supabase-js's signInWithOtp sends for an existing user.
             reply = call("POST", "/otp", ["email": .string(email), "create_user": false], from: context)
@@ -355,6 +407,8 @@ extension DashboardEndpoints {
             return page(context, status: reply.status == 404 ? 200 : reply.status, title: "Journal", view: "journal", error: message, body: body)
         }
         let entries = Array((reply.json["entries"]?.arrayValue ?? []).reversed())
+        body += "<div class=\"actions\">" + H.button("/emulator/journal/clear", "Clear journal", csrf: csrfToken, style: "danger",
+                                                     confirm: "Forget every recorded request?") + "</div>"
         body += "<p class=\"muted\">Newest first; \(entries.count) shown (the journal keeps \(reply.json["capacity"]?.intValue ?? 0)).</p>"
         if entries.isEmpty { body += "<p>No requests recorded.</p>" } else {
             body += """
@@ -477,19 +531,16 @@ extension DashboardEndpoints {
 
         body += "<section class=\"card\" aria-labelledby=\"config\"><h3 id=\"config\">Live configuration</h3>"
         if config.ok {
-            let toggles: [(String, String, Bool)] = [
-                ("mailer_autoconfirm", "Email auto-confirm", config.json["mailer_autoconfirm"]?.boolValue == true),
-                ("disable_signup", "Sign-ups disabled", config.json["disable_signup"]?.boolValue == true),
-                ("anonymous_users_enabled", "Anonymous sign-ins", config.json["anonymous_users_enabled"]?.boolValue == true),
-                ("sms_autoconfirm", "Phone auto-confirm", config.json["sms_autoconfirm"]?.boolValue == true),
-                ("phone_enabled", "Phone sign-ins", config.json["phone_enabled"]?.boolValue == true),
-            ]
             body += "<dl>"
-            for (setting, label, on) in toggles {
-                body += "<dt>\(H.escape(label))</dt><dd>\(on ? "on" : "off") "
-                body += H.button("/emulator/settings/config", on ? "Turn off" : "Turn on", csrf: csrf, style: "small",
-                                 fields: [("setting", setting), ("value", on ? "false" : "true")],
-                                 accessibleLabel: (on ? "Turn off " : "Turn on ") + label)
+            for toggle in DashboardEndpoints.toggles {
+                // Phrased by what is allowed, never "disabled: off": an inverted setting
+                // (`disable_signup`) is shown and flipped through its positive meaning.
+                let stored = config.json[toggle.setting]?.boolValue == true
+                let on = stored != toggle.inverted
+                body += "<dt>\(H.escape(toggle.label))</dt><dd>\(H.escape(on ? toggle.on : toggle.off)) "
+                body += H.button("/emulator/settings/config", on ? toggle.turnOff : toggle.turnOn, csrf: csrf, style: "small",
+                                 fields: [("setting", toggle.setting), ("value", String(on == toggle.inverted))],
+                                 accessibleLabel: (on ? toggle.turnOff : toggle.turnOn) + ": " + toggle.label)
                 body += "</dd>"
             }
             let preset = config.json["rate_limits"]?["preset"]?.stringValue ?? ""
@@ -505,6 +556,14 @@ extension DashboardEndpoints {
         }
         body += "</section></div>"
 
+        body += """
+            <h2>Reset</h2><form method="post" action="/emulator/settings/reset" class="card" \
+            data-confirm="Delete every user, session, message and key of this project?">\(H.csrfField(csrf))
+            <p>Empties every table and sets the virtual clock back to the wall clock, as <code>POST /emulator/v1/reset</code> does.</p>
+            <label class="check"><input type="checkbox" name="confirm" value="yes" required> Yes, delete everything</label>
+            <label class="check"><input type="checkbox" name="keep_seed" value="yes"> Apply the last seeded fixture again</label>
+            <div class="actions"><button type="submit" class="danger">Reset the project</button></div></form>
+            """
         body += "<h2>Project</h2><div class=\"card\"><dl class=\"stack\">"
         body += "<dt>Project URL</dt><dd>\(H.copyable("project-url", projectURL))</dd>"
         body += "<dt>Auth URL</dt><dd>\(H.copyable("auth-url", authURL))</dd>"
@@ -554,6 +613,11 @@ extension DashboardEndpoints {
 
     func moveClock(_ context: RequestContext) throws -> HTTPResponse {
         var change = JSONObject()
+        if let text = DashboardEndpoints.field(context.request, "set")?.trimmingASCIISpaces(), !text.isEmpty {
+            // A `datetime-local` field sends `2030-01-01T09:30` (no seconds, no zone): read as UTC,
+            // as the header says. Anything else goes to the clock route as typed.
+            change["set"] = .string(text.count == 16 && text.dropFirst(10).first == "T" ? text + ":00Z" : text)
+        }
         if let text = DashboardEndpoints.field(context.request, "advance"), !text.isEmpty {
             // Passed on as given: the clock route judges it (and names the problem).
             change["advance_seconds"] = Double(text).map(JSON.number) ?? .string(text)
@@ -561,7 +625,9 @@ extension DashboardEndpoints {
         if let text = DashboardEndpoints.field(context.request, "freeze") { change["freeze"] = .bool(text == "true") }
         let reply = call("POST", "/emulator/v1/clock", .object(change), from: context)
         guard reply.ok else { return try settingsPage(context, status: reply.status, error: reply.message) }
-        return H.redirect("/emulator/settings" + H.query([("notice", "Clock now " + (reply.json["now"]?.stringValue ?? "") + ".")]))
+        // The header's buttons come back to the page they were pressed on.
+        let back = DashboardEndpoints.localTarget(DashboardEndpoints.field(context.request, "return")) ?? "/emulator/settings"
+        return H.redirect(back.withNotice("Clock now " + (reply.json["now"]?.stringValue ?? "") + "."))
     }
 
     /// One setting, sent as `PATCH /emulator/v1/config` would receive it from a test.
@@ -571,7 +637,63 @@ extension DashboardEndpoints {
         let value: JSON = text == "true" ? .bool(true) : text == "false" ? .bool(false) : .string(text)
         let reply = call("PATCH", "/emulator/v1/config", .object(JSONObject([(setting, value)])), from: context)
         guard reply.ok else { return try settingsPage(context, status: reply.status, error: reply.message) }
-        return H.redirect("/emulator/settings" + H.query([("notice", "\(setting) is now \(text).")]))
+        var notice = "\(setting) is now \(text)."
+        if let toggle = DashboardEndpoints.toggles.first(where: { $0.setting == setting }), let stored = value.boolValue {
+            notice = "\(toggle.label): \(stored != toggle.inverted ? toggle.on : toggle.off)."
+        }
+        return H.redirect("/emulator/settings" + H.query([("notice", notice)]))
+    }
+
+    /// The header's clock on every page: the virtual time (ticking with the script), +1 h,
+    /// +1 day, and a time to set, all through `POST /emulator/v1/clock`.
+    func clockBar(_ context: RequestContext) -> String {
+        guard !dashboard.requiresKey || authorized(context) else { return "" }
+        let clock = call("GET", "/emulator/v1/clock", from: context).json
+        let frozen = clock["frozen"]?.boolValue == true
+        let offset = clock["offset_seconds"]?.doubleValue ?? 0
+        let here = context.request.method == "GET" ? context.request.target.removingNotice() : "/emulator/settings"
+        let csrf = csrfToken
+        var html = "<div class=\"clock\" role=\"group\" aria-label=\"Virtual clock\"><span>Clock "
+        // Whole seconds, as the script's ticking shows them.
+        let now = (clock["now"]?.stringValue ?? "").prefix(19) + "Z"
+        html += "<time id=\"header-clock\" data-clock-offset=\"\(offset)\" data-frozen=\"\(frozen)\">\(H.escape(String(now)))</time>"
+        html += frozen ? " (frozen)</span>" : "</span>"
+        for (label, seconds, name) in [("+1 h", 3600, "+1 hour"), ("+1 day", 86_400, "+1 day")] {
+            html += H.button("/emulator/settings/clock", label, csrf: csrf, style: "secondary",
+                             fields: [("advance", String(seconds)), ("return", here)], accessibleLabel: "Advance the clock " + name)
+        }
+        html += "<form method=\"post\" action=\"/emulator/settings/clock\">\(H.csrfField(csrf))"
+        html += "<input type=\"hidden\" name=\"return\" value=\"\(H.escape(here))\">"
+        html += "<input type=\"datetime-local\" name=\"set\" required aria-label=\"Set the clock to (UTC)\">"
+        html += "<button type=\"submit\" class=\"secondary\">Set (UTC)</button></form></div>"
+        return html
+    }
+
+    /// A dashboard page to go back to: only `/emulator` paths, never another site.
+    static func localTarget(_ text: String?) -> String? {
+        guard let text, text == Dashboard.path || text.hasPrefix(Dashboard.path + "/") || text.hasPrefix(Dashboard.path + "?"),
+              !text.contains("\\"), !text.unicodeScalars.contains(where: { $0.value < 0x20 }) else { return nil }
+        return text
+    }
+
+    func resetProject(_ context: RequestContext) throws -> HTTPResponse {
+        guard DashboardEndpoints.field(context.request, "confirm") == "yes" else {
+            return try settingsPage(context, status: 400, error: "Tick \"Yes, delete everything\" to reset the project: nothing was deleted.")
+        }
+        let keepSeed = DashboardEndpoints.field(context.request, "keep_seed") == "yes"
+        let reply = call("POST", "/emulator/v1/reset" + (keepSeed ? "?keep_seed=true" : ""), from: context)
+        guard reply.ok else { return try settingsPage(context, status: reply.status, error: reply.message) }
+        let users = reply.json["users"]?.intValue ?? 0
+        return H.redirect("/emulator" + H.query([("notice", "Project reset: \(users) user\(users == 1 ? "" : "s") left.")]))
+    }
+
+    func clearJournal(_ context: RequestContext) throws -> HTTPResponse {
+        let reply = call("DELETE", "/emulator/v1/journal", from: context)
+        guard reply.ok else {
+            let message = reply.status == 404 ? "This server keeps no request journal." : reply.message
+            return page(context, status: reply.status, title: "Journal", view: "journal", error: message, body: "<h1>Journal</h1>")
+        }
+        return H.redirect("/emulator/journal" + H.query([("notice", "Journal cleared.")]))
     }
 
     // MARK: Live updates
@@ -622,8 +744,48 @@ extension DashboardEndpoints {
     }
 }
 
+extension DashboardEndpoints {
+    /// A settings switch and how to say it positively.
+    struct Toggle {
+        var setting: String
+        var label: String
+        var on: String
+        var off: String
+        var turnOn: String
+        var turnOff: String
+        /// The stored flag means the opposite of `on` (`disable_signup`).
+        var inverted = false
+    }
+
+    static let toggles: [Toggle] = [
+        Toggle(setting: "disable_signup", label: "Sign-ups", on: "allowed", off: "not allowed",
+               turnOn: "Allow", turnOff: "Disallow", inverted: true),
+        Toggle(setting: "mailer_autoconfirm", label: "New email addresses", on: "confirmed automatically",
+               off: "confirmed by link", turnOn: "Confirm automatically", turnOff: "Require the link"),
+        Toggle(setting: "anonymous_users_enabled", label: "Anonymous sign-ins", on: "allowed", off: "not allowed",
+               turnOn: "Allow", turnOff: "Disallow"),
+        Toggle(setting: "phone_enabled", label: "Phone sign-ins", on: "allowed", off: "not allowed",
+               turnOn: "Allow", turnOff: "Disallow"),
+        Toggle(setting: "sms_autoconfirm", label: "New phone numbers", on: "confirmed automatically",
+               off: "confirmed by code", turnOn: "Confirm automatically", turnOff: "Require the code"),
+    ]
+}
+
 extension String {
     fileprivate func replacingT() -> String {
         String(map { $0 == "T" ? " " : $0 })
+    }
+
+    /// The target without a `notice` query item (so a notice is not shown twice).
+    fileprivate func removingNotice() -> String {
+        guard let mark = firstIndex(of: "?") else { return self }
+        let kept = self[index(after: mark)...].split(separator: "&").filter { !$0.hasPrefix("notice=") }
+        return String(self[..<mark]) + (kept.isEmpty ? "" : "?" + kept.joined(separator: "&"))
+    }
+
+    /// The target with `notice` as its (only) notice.
+    fileprivate func withNotice(_ notice: String) -> String {
+        let base = removingNotice()
+        return base + (base.contains("?") ? "&" : "?") + "notice=" + DashboardHTML.urlEncode(notice)
     }
 }

@@ -122,19 +122,28 @@ struct DashboardEndpoints: EndpointGroup {
         }
         return [
             get("", "users") { g, c in try g.usersPage(c) },
+            post("/users", "user.create") { g, c in try g.createUser(c) },
             get("/users/{user_id}", "user") { g, c in try g.userPage(c) },
+            // Before the generic `{action}` route: the router takes the first match.
+            post("/users/{user_id}/metadata", "user.metadata") { g, c in try g.editMetadata(c) },
+            post("/users/{user_id}/token", "user.token") { g, c in try g.mintToken(c) },
             post("/users/{user_id}/{action}", "user.action") { g, c in try g.userAction(c) },
             post("/users/{user_id}/sessions/{session_id}/revoke", "user.session.revoke") { g, c in try g.revokeSession(c) },
             post("/users/{user_id}/factors/{factor_id}/delete", "user.factor.delete") { g, c in try g.deleteFactor(c) },
+            post("/users/{user_id}/passkeys/{passkey_id}/delete", "user.passkey.delete") { g, c in try g.deletePasskey(c) },
+            get("/tokens", "tokens") { g, c in try g.tokensPage(c) },
+            post("/tokens", "tokens.decode") { g, c in try g.decodeToken(c) },
             get("/mailbox", "mailbox") { g, c in try g.mailboxPage(c) },
             post("/mailbox/clear", "mailbox.clear") { g, c in try g.clearMailbox(c) },
             get("/journal", "journal") { g, c in try g.journalPage(c) },
+            post("/journal/clear", "journal.clear") { g, c in try g.clearJournal(c) },
             get("/scenarios", "scenarios") { g, c in try g.scenariosPage(c) },
             post("/scenarios", "scenarios.load") { g, c in try g.loadScenario(c) },
             post("/scenarios/{name}/remove", "scenarios.remove") { g, c in try g.removeScenario(c) },
             get("/settings", "settings") { g, c in try g.settingsPage(c) },
             post("/settings/clock", "settings.clock") { g, c in try g.moveClock(c) },
             post("/settings/config", "settings.config") { g, c in try g.changeConfig(c) },
+            post("/settings/reset", "settings.reset") { g, c in try g.resetProject(c) },
             get("/live", "live") { g, c in try g.live(c) },
             get("/login", "login") { g, c in g.loginPage(c) },
             post("/login", "login.submit") { g, c in g.login(c) },
@@ -240,13 +249,17 @@ struct DashboardEndpoints: EndpointGroup {
         return response
     }
 
-    /// Every page goes out with the CSRF cookie its forms are checked against.
+    /// Every page goes out with the CSRF cookie its forms are checked against. A page answering
+    /// a POST (an error, a minted token, a decoded one) does not poll for live updates: the
+    /// script would fetch its URL with a GET, which is another page or none.
     func page(_ context: RequestContext, status: Int = 200, title: String, view: String, stamp: String = "",
               liveQuery: String = "", navigation: Bool = true, notice: String? = nil, error: String? = nil,
               body: String) -> HTTPResponse {
-        let html = DashboardHTML.page(title: title, view: view, stamp: stamp, liveQuery: liveQuery,
+        let live = context.request.method == "GET"
+        let html = DashboardHTML.page(title: title, view: view, stamp: stamp, liveQuery: liveQuery, live: live,
                                       notice: notice ?? context.request.queryValue("notice"),
-                                      error: error, navigation: navigation, body: body)
+                                      error: error, navigation: navigation,
+                                      clock: navigation ? clockBar(context) : "", body: body)
         var headers = HTTPHeaders()
         headers.add(name: "Set-Cookie", value: "\(DashboardEndpoints.csrfCookie)=\(csrfToken); Path=\(Dashboard.path); HttpOnly; SameSite=Strict")
         return DashboardHTML.response(html, status: status, headers: headers)

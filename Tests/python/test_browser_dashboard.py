@@ -1,0 +1,307 @@
+"""The web dashboard in a real browser (headless Chromium through Selenium): every action a
+person takes there, each checked afterwards through the admin or control API, and the users
+table's layout at 1920 and 360 px.
+
+Chromium, its driver and the skip rules are those of test_browser_consent.py (system packages,
+the driver path passed explicitly; skipped locally without them, a failure under CI).
+"""
+import base64
+import json
+import time
+
+import httpx
+import pytest
+
+from conftest import ANON_KEY, SERVICE_ROLE_KEY
+from test_browser_consent import WAIT_SECONDS, browser, element, find_executable, unavailable  # noqa: F401 (browser is a fixture)
+
+ADMIN = {"Authorization": f"Bearer {SERVICE_ROLE_KEY}", "apikey": SERVICE_ROLE_KEY}
+
+
+def css(driver, selector):
+    return driver.find_element("css selector", selector)
+
+
+def accept_confirm(driver):
+    """The script's `confirm()` before a destructive form is sent."""
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(driver, WAIT_SECONDS).until(expected_conditions.alert_is_present())
+    driver.switch_to.alert.accept()
+
+
+def wait_for_notice(driver, text):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(driver, WAIT_SECONDS).until(
+        lambda d: any(text in n.text for n in d.find_elements("css selector", ".notice, .error"))
+    )
+
+
+def set_field(driver, selector, value):
+    field = css(driver, selector)
+    field.clear()
+    field.send_keys(value)
+
+
+def submit(driver, action, label):
+    """Clicks the submit button labelled `label` of the form posting to `action`."""
+    element(driver, f'form[action="{action}"] button[type=submit]')
+    for button in driver.find_elements("css selector", f'form[action="{action}"] button[type=submit]'):
+        if button.text == label:
+            button.click()
+            return
+    raise AssertionError(f"no button {label!r} for {action}")
+
+
+@pytest.fixture
+def browser_without_js():
+    """test_browser_consent.py's browser with JavaScript turned off."""
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        unavailable("selenium is not installed (Tests/python/requirements.txt)")
+    chromium, driver_path = find_executable("chromium"), find_executable("chromedriver")
+    if chromium is None or driver_path is None:
+        unavailable("chromium and chromium-driver are not installed (apt-get install chromium chromium-driver)")
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"):
+        options.add_argument(argument)
+    options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
+    driver = webdriver.Chrome(service=Service(executable_path=driver_path), options=options)
+    try:
+        driver.set_page_load_timeout(WAIT_SECONDS)
+        yield driver
+    finally:
+        driver.quit()
+
+
+@pytest.fixture
+def api():
+    clients = []
+
+    def make(server):
+        client = httpx.Client(base_url=server.url, timeout=10)
+        clients.append(client)
+        return client
+
+    yield make
+    for client in clients:
+        client.close()
+
+
+def sign_up(http, email):
+    response = http.post("/auth/v1/signup", headers={"apikey": ANON_KEY}, json={"email": email, "password": "password1"})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def claims(token):
+    part = token.split(".")[1]
+    return json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
+
+
+def refresh(http, token):
+    return http.post("/auth/v1/token?grant_type=refresh_token", headers={"apikey": ANON_KEY}, json={"refresh_token": token})
+
+
+def test_create_edit_ban_sign_out_revoke_delete(start_auth, browser, api):
+    server = start_auth()
+    http = api(server)
+
+    # Create: email, password, confirmed, metadata with markup in it.
+    browser.get(f"{server.url}/emulator")
+    css(browser, "details summary").click()
+    set_field(browser, 'form[action="/emulator/users"] input[name=email]', "ada.dash@example.com")
+    set_field(browser, 'form[action="/emulator/users"] input[name=password]', "password1")
+    css(browser, 'form[action="/emulator/users"] input[name=confirmed]').click()
+    set_field(browser, 'form[action="/emulator/users"] textarea[name=user_metadata]', '{"full_name": "<b>Ada</b>"}')
+    submit(browser, "/emulator/users", "Create user")
+    wait_for_notice(browser, "Created ada.dash@example.com.")
+    user_id = browser.current_url.split("/emulator/users/")[1].split("?")[0]
+    user = http.get(f"/admin/users/{user_id}", headers=ADMIN).json()
+    assert user["email"] == "ada.dash@example.com"
+    assert user["email_confirmed_at"]
+    assert user["user_metadata"]["full_name"] == "<b>Ada</b>"
+    # Shown as text (in the metadata editor), never as markup.
+    assert '"full_name": "<b>Ada</b>"' in css(browser, "textarea[name=user_metadata]").get_attribute("value")
+    assert not browser.find_elements("css selector", "main b")
+
+    # Search ignores case.
+    browser.get(f"{server.url}/emulator?q=ADA.DASH")
+    assert "1 user matching" in css(browser, "main").text
+
+    # Edit the metadata: the textarea is the whole object.
+    browser.get(f"{server.url}/emulator/users/{user_id}")
+    set_field(browser, "textarea[name=user_metadata]", '{"nickname": "countess"}')
+    submit(browser, f"/emulator/users/{user_id}/metadata", "Save metadata")
+    wait_for_notice(browser, "Metadata saved.")
+    user = http.get(f"/admin/users/{user_id}", headers=ADMIN).json()
+    assert user["user_metadata"] == {"nickname": "countess"}
+
+    # Ban (after the confirmation), then lift it.
+    submit(browser, f"/emulator/users/{user_id}/ban", "Ban")
+    accept_confirm(browser)
+    wait_for_notice(browser, "Banned.")
+    assert http.get(f"/admin/users/{user_id}", headers=ADMIN).json()["banned_until"]
+    submit(browser, f"/emulator/users/{user_id}/unban", "Unban")
+    wait_for_notice(browser, "Ban lifted.")
+    assert http.get(f"/admin/users/{user_id}", headers=ADMIN).json().get("banned_until") is None
+
+    # Revoke one session: its refresh token stops working, the other's does not.
+    first = http.post("/auth/v1/token?grant_type=password", headers={"apikey": ANON_KEY},
+                      json={"email": "ada.dash@example.com", "password": "password1"}).json()
+    second = http.post("/auth/v1/token?grant_type=password", headers={"apikey": ANON_KEY},
+                       json={"email": "ada.dash@example.com", "password": "password1"}).json()
+    browser.get(f"{server.url}/emulator/users/{user_id}")
+    session_id = claims(first["access_token"])["session_id"]
+    element(browser, f'form[action="/emulator/users/{user_id}/sessions/{session_id}/revoke"] button').click()
+    wait_for_notice(browser, "Session revoked.")
+    assert refresh(http, first["refresh_token"]).status_code == 400
+    second = refresh(http, second["refresh_token"])
+    assert second.status_code == 200
+
+    # Sign out everywhere: no refresh token of the user works any more.
+    browser.get(f"{server.url}/emulator/users/{user_id}")
+    submit(browser, f"/emulator/users/{user_id}/signout", "Sign out everywhere")
+    accept_confirm(browser)
+    wait_for_notice(browser, "Signed out everywhere: 1 session ended.")
+    assert refresh(http, second.json()["refresh_token"]).status_code == 400
+
+    # Delete.
+    submit(browser, f"/emulator/users/{user_id}/delete", "Delete user")
+    accept_confirm(browser)
+    wait_for_notice(browser, "Deleted ada.dash@example.com.")
+    assert http.get(f"/admin/users/{user_id}", headers=ADMIN).status_code == 404
+
+
+def test_mint_a_token_use_it_and_decode_it(start_auth, browser, api):
+    server = start_auth()
+    http = api(server)
+    user_id = sign_up(http, "mint@example.com")["user"]["id"]
+
+    browser.get(f"{server.url}/emulator/users/{user_id}")
+    set_field(browser, "input[name=expires_in]", "600")
+    set_field(browser, "textarea[name=claims]", '{"tenant": "<i>acme</i>"}')
+    submit(browser, f"/emulator/users/{user_id}/token", "Mint token")
+    token = element(browser, "#minted-token").text
+    assert token.count(".") == 2
+    me = http.get("/auth/v1/user", headers={"apikey": ANON_KEY, "Authorization": f"Bearer {token}"})
+    assert me.status_code == 200
+    assert me.json()["id"] == user_id
+
+    submit(browser, "/emulator/tokens", "Decode")
+    assert "Signature valid." in element(browser, "#verdict").text
+    decoded = css(browser, "#decoded-claims").text
+    assert '"tenant": "<i>acme</i>"' in decoded  # shown as text, never as markup
+    assert not browser.find_elements("css selector", "#decoded-claims i")
+
+    # The decoder page on its own, with a token signed by someone else.
+    browser.get(f"{server.url}/emulator/tokens")
+    head, body, _ = token.split(".")
+    set_field(browser, "textarea[name=token]", f"{head}.{body}.AAAA")
+    submit(browser, "/emulator/tokens", "Decode")
+    assert "Signature invalid." in element(browser, "#verdict").text
+
+
+def test_delete_a_factor(start_auth, browser, api):
+    server = start_auth(GOTRUE_MFA_TOTP_ENROLL_ENABLED="true", GOTRUE_MFA_TOTP_VERIFY_ENABLED="true")
+    http = api(server)
+    session = sign_up(http, "factor@example.com")
+    user_id = session["user"]["id"]
+    enrolled = http.post("/auth/v1/factors", headers={"apikey": ANON_KEY, "Authorization": f"Bearer {session['access_token']}"},
+                         json={"factor_type": "totp", "friendly_name": "phone app"})
+    assert enrolled.status_code == 200, enrolled.text
+    factor_id = enrolled.json()["id"]
+
+    browser.get(f"{server.url}/emulator/users/{user_id}")
+    element(browser, f'form[action="/emulator/users/{user_id}/factors/{factor_id}/delete"] button').click()
+    accept_confirm(browser)
+    wait_for_notice(browser, "Factor deleted.")
+    assert http.get(f"/admin/users/{user_id}/factors", headers=ADMIN).json() == []
+
+
+def test_header_clock_journal_and_reset(start_auth, browser, api):
+    server = start_auth()
+    http = api(server)
+    sign_up(http, "reset@example.com")
+    assert http.get("/emulator/v1/journal", headers=ADMIN).json()["entries"]
+
+    # +1 h from the header of the users page: back on the same page, an hour later.
+    browser.get(f"{server.url}/emulator")
+    element(browser, 'header button[aria-label="Advance the clock +1 hour"]').click()
+    wait_for_notice(browser, "Clock now")
+    assert browser.current_url.startswith(f"{server.url}/emulator?notice=")
+    offset = http.get("/emulator/v1/clock", headers=ADMIN).json()["offset_seconds"]
+    assert 3599 <= offset <= 3700
+
+    # Clear the journal.
+    browser.get(f"{server.url}/emulator/journal")
+    submit(browser, "/emulator/journal/clear", "Clear journal")
+    accept_confirm(browser)
+    wait_for_notice(browser, "Journal cleared.")
+    assert http.get("/emulator/v1/journal", headers=ADMIN).json()["entries"] == []
+
+    # Reset: the checkbox is required (the browser will not send the form without it).
+    browser.get(f"{server.url}/emulator/settings")
+    submit(browser, "/emulator/settings/reset", "Reset the project")
+    time.sleep(0.3)
+    assert browser.current_url == f"{server.url}/emulator/settings"
+    assert len(http.get("/admin/users", headers=ADMIN).json()["users"]) == 1
+    css(browser, 'form[action="/emulator/settings/reset"] input[name=confirm]').click()
+    submit(browser, "/emulator/settings/reset", "Reset the project")
+    accept_confirm(browser)
+    wait_for_notice(browser, "Project reset: 0 users left.")
+    assert http.get("/admin/users", headers=ADMIN).json()["users"] == []
+    assert abs(http.get("/emulator/v1/clock", headers=ADMIN).json()["offset_seconds"]) < 5
+
+
+def test_users_table_uses_the_width(start_auth, browser, api, tmp_path):
+    server = start_auth()
+    http = api(server)
+    for index in range(3):
+        http.post("/admin/users", headers=ADMIN, json={"email": f"wide.user.{index}@example.com", "phone": f"1555000000{index}"})
+
+    browser.set_window_size(1920, 1080)
+    browser.get(f"{server.url}/emulator")
+    element(browser, "table")
+    browser.save_screenshot(str(tmp_path / "users-1920.png"))
+    # Every column, "Created" last, fits: the table does not scroll inside its frame.
+    fits = browser.execute_script(
+        "var s=document.querySelector('.scroll');return [s.scrollWidth, s.clientWidth,"
+        " document.querySelector('th:last-child').getBoundingClientRect().right, window.innerWidth]"
+    )
+    assert fits[0] <= fits[1], fits
+    assert fits[2] <= fits[3], fits
+
+    browser.set_window_size(360, 800)
+    browser.get(f"{server.url}/emulator")
+    element(browser, "table")
+    browser.save_screenshot(str(tmp_path / "users-360.png"))
+    # The page itself never scrolls sideways; the table scrolls in its own frame.
+    page_width = browser.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
+    assert page_width[0] <= page_width[1], page_width
+
+
+def test_without_javascript_pages_read_and_forms_work(start_auth, browser_without_js, api):
+    server = start_auth()
+    http = api(server)
+    driver = browser_without_js
+    driver.get(f"{server.url}/emulator")
+    css(driver, "details summary").click()
+    set_field(driver, 'form[action="/emulator/users"] input[name=email]', "nojs@example.com")
+    submit(driver, "/emulator/users", "Create user")
+    wait_for_notice(driver, "Created nojs@example.com.")
+    assert "nojs@example.com" in css(driver, "h1").text
+    assert [u["email"] for u in http.get("/admin/users", headers=ADMIN).json()["users"]] == ["nojs@example.com"]
+
+    # Destructive forms go without a confirm dialog (with the script running, its confirm()
+    # would stop the form here), behind their server-side checks.
+    driver.get(f"{server.url}/emulator/settings")
+    css(driver, 'form[action="/emulator/settings/reset"] input[name=confirm]').click()
+    submit(driver, "/emulator/settings/reset", "Reset the project")
+    wait_for_notice(driver, "Project reset: 0 users left.")
+    assert http.get("/admin/users", headers=ADMIN).json()["users"] == []
