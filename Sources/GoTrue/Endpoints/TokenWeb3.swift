@@ -123,7 +123,8 @@ extension TokenEndpoints {
     }
 
     /// `createAccountFromExternalIdentity` with provider `web3` (no email), a `login` audit entry
-    /// with the wallet's details, and a session whose `amr` method is `web3`.
+    /// with the wallet's details, and a session whose `amr` method is `web3`; the
+    /// before- and after-user-created hooks see a new account.
     private func signIn(_ m: Web3Message, _ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let provider = "web3"
         let subject = "\(provider):\(m.chain.rawValue):\(m.address)"
@@ -136,10 +137,10 @@ extension TokenEndpoints {
         let accounts = ExternalAccounts(api: api, context: context)
         try accounts.beforeUserCreated(data: data, provider: provider)
         var sent: [OutboxRecord] = []
-        let (issued, user): (Tokens.Issued, JSON) = try api.write { conn in
+        let (issued, user, created): (Tokens.Issued, JSON, Bool) = try api.write { conn in
             sent.removeAll()
-            guard case .user(var user, _) = try accounts.signIn(conn, data: data, provider: provider, emailOptional: true,
-                                                                sent: &sent) else {
+            guard case .user(var user, let created) = try accounts.signIn(conn, data: data, provider: provider, emailOptional: true,
+                                                                          sent: &sent) else {
                 // Without an email no confirmation can be pending.
                 throw AuthError.unexpected
             }
@@ -148,9 +149,12 @@ extension TokenEndpoints {
                 "address": .string(m.address), "domain": .string(m.domain), "uri": m.uriAuditValue,
             ])
             let issued = try Tokens(api: api).issueSession(conn, user: &user, method: "web3", request: context.request)
-            return (issued, Models.user(user, identities: try conn.identities(userID: user.id), factors: try conn.factors(userID: user.id)))
+            return (issued, Models.user(user, identities: try conn.identities(userID: user.id), factors: try conn.factors(userID: user.id)),
+                    created)
         }
         api.project.outbox.delivered(sent)
+        // `triggerAfterUserCreated`, after the commit: a refusal fails the request, the user stays.
+        if created { try Hooks(api: api, request: context.request).afterUserCreated(user) }
         return .json(.object(issued.response(user: user)), headers: issued.headers)
     }
 }
