@@ -273,6 +273,9 @@ import Testing
             (Self.body(chain, valid).replacingOccurrences(chain == "solana" ? Self.solanaAddress : Self.ethereumAddress, "0xnothex"),
              chain == "solana" ? "wallet address is not in base58 format" : "wallet address is not a valid Ethereum address"),
             (Self.body(chain, ["x"] + valid.dropFirst()), "third line must be empty"),
+            // Lines end at "\n" only: with CRLF endings the header ends in "\r".
+            (Self.body(chain, valid).split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\r\n"),
+             "message first line does not end in \" wants you to sign in with your \(title) account:\""),
             (Self.body(chain, valid + ["no colon here"]), "encountered unparsable line at index 6"),
             (Self.body(chain, ["", "URI: not a uri", "Version: 1", "Issued At: 2026-01-01T00:00:00Z"]), "URI is not valid"),
             (Self.body(chain, ["", "URI: https://supabase.com/", "Version: 2", "Issued At: 2026-01-01T00:00:00Z"]),

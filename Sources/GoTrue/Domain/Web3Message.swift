@@ -48,8 +48,7 @@ struct Web3Message: Sendable {
         let p = chain.errorPrefix
         func fail(_ text: String) -> ParseError { ParseError(message: "\(p): \(text)") }
 
-        // `strings.Split(raw, "\n")`: a "\r" stays on its line.
-        let lines = raw.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let lines = Self.lines(raw)
         if lines.count < 6 { throw fail("message needs at least 6 lines") }
         let header = lines[0]
         if !header.hasSuffix(chain.headerSuffix) {
@@ -188,6 +187,12 @@ struct Web3Message: Sendable {
     }
 
     // MARK: Go helpers
+
+    /// `strings.Split(raw, "\n")` on bytes: a "\r" stays on its line (Swift's `Character`
+    /// split would keep "\r\n" whole).
+    static func lines(_ raw: String) -> [String] {
+        raw.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+    }
 
     /// `IsValidDomain`: `^(localhost|(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?\.)+[a-zA-Z]{2,})(?::\d{1,5})?$`.
     static func isValidDomain(_ domain: String) -> Bool {

@@ -114,8 +114,8 @@ struct SoftwareWalletEndpoints: EndpointGroup {
         let chain = try Self.chain(fields)
         guard let message = try fields.string("message") else { throw ControlRequest.invalid("\"message\" is required") }
         // The address line of a sign-in message names the wallet when the request does not.
-        let lines = message.split(separator: "\n", maxSplits: 2, omittingEmptySubsequences: false)
-        let messageAddress = lines.count > 1 ? Web3Message.goTrimSpace(String(lines[1])) : nil
+        let lines = Web3Message.lines(message)
+        let messageAddress = lines.count > 1 ? Web3Message.goTrimSpace(lines[1]) : nil
         let wallet = try resolve(fields, chain: chain, messageAddress: messageAddress)
         return .json([
             "chain": .string(chain.rawValue), "address": .string(wallet.address),
