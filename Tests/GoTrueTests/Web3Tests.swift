@@ -1,3 +1,4 @@
+import AuthCrypto
 import AuthHTTP
 import AuthJSON
 import AuthStore
@@ -228,12 +229,16 @@ import Testing
                          "signature must be 65 bytes long, encoded as a 130 character-long hexadecimal string")
         // Without "0x" the length passes but `hexutil.Decode` refuses it.
         Self.expectOAuth(Self.grant(api, "ethereum", ethMessage, String(ethSignature.dropFirst(2))), "Signature does not match address in message")
-        // v as 0/1 works as well as 27/28.
-        var bytes = Array(ethSignature.utf8)
-        let v = String(decoding: bytes.suffix(2), as: UTF8.self) == "1b" ? "00" : "01"
-        bytes.removeLast(2)
-        bytes += Array(v.utf8)
-        #expect(Self.grant(api, "ethereum", ethMessage, String(decoding: bytes, as: UTF8.self)).status == 200)
+        // v: 27/28 as wallets write it, 0/1, and the compact-signature codes with the compressed
+        // bit (31/32, 4/5) that go-ethereum's pure-Go recovery accepts; nothing above 34.
+        let parity = String(ethSignature.suffix(2)) == "1b" ? 0 : 1
+        func withV(_ v: Int) -> String { String(ethSignature.dropLast(2)) + Hex.encode([UInt8(v)]) }
+        for v in [0, 4, 27, 31] {
+            #expect(Self.grant(api, "ethereum", ethMessage, withV(v + parity)).status == 200, "v = \(v + parity)")
+        }
+        for v in [2, 8, 29, 35, 229] {
+            Self.expectOAuth(Self.grant(api, "ethereum", ethMessage, withV(v + parity)), "Signature does not match address in message")
+        }
     }
 
     @Test func aWalletCannotSignForAnotherAddress() throws {

@@ -177,13 +177,23 @@ struct Web3Message: Sendable {
     }
 
     /// `SIWEMessage.VerifySignature`: `hexutil.Decode` (a "0x" prefix is required), 65 bytes,
-    /// v of 27 or more lowered by 27, `Ecrecover` of the EIP-191 hash, and the recovered
+    /// v of 27 or more lowered by 27, `crypto.Ecrecover` of the EIP-191 hash, and the recovered
     /// address compared with the message's case-insensitively.
+    ///
+    /// GoTrue is built without cgo, so `Ecrecover` is go-ethereum's pure-Go one: it hands
+    /// v + 27 (a byte, wrapping) to decred's `RecoverCompact` as a compact-signature code, which
+    /// takes 27 to 34 (bit 2 marks a compressed key and does not change the recovery). So v of
+    /// 0 to 7 or 27 to 34 is accepted, the recovery id being its low two bits.
     func verifyEthereum(signature text: String) -> Bool {
         guard text.hasPrefix("0x") || text.hasPrefix("0X"),
-              let signature = try? Hex.decode(text.dropFirst(2)), signature.count == 65,
-              let recovered = Ethereum.recoverAddress(message: Array(raw.utf8), signature: signature) else { return false }
-        return Hex.encode(recovered) == address.dropFirst(2).lowercased()
+              let signature = try? Hex.decode(text.dropFirst(2)), signature.count == 65 else { return false }
+        var v = signature[64]
+        if v >= 27 { v -= 27 }
+        let code = v &+ 27
+        guard (27...34).contains(code),
+              let key = Secp256k1PublicKey.recover(signature: Array(signature[0..<64]), recoveryID: Int((code - 27) & 3),
+                                                   digest: Ethereum.personalMessageHash(Array(raw.utf8))) else { return false }
+        return Hex.encode(Ethereum.address(of: key)) == address.dropFirst(2).lowercased()
     }
 
     // MARK: Go helpers
