@@ -241,6 +241,17 @@ import Testing
         }
     }
 
+    /// An address that passes the parser's pattern but is not 32 bytes of base58 makes Go's
+    /// `ed25519.Verify` panic; the recoverer answers a bare 500.
+    @Test func aSolanaAddressThatIsNotAKeyIsA500() throws {
+        let (api, _) = try Self.makeWeb3API()
+        let message = Self.body("solana", ["", "URI: https://supabase.com/", "Version: 1", "Issued At: 2026-01-01T00:00:00Z"])
+            .replacingOccurrences(Self.solanaAddress, String(repeating: "0", count: 32))
+        let response = Self.grant(api, "solana", message, Self.solanaSignature)
+        #expect(response.status == 500)
+        #expect(response.json["msg"]?.stringValue == "Internal Server Error")
+    }
+
     @Test func aWalletCannotSignForAnotherAddress() throws {
         let (api, _) = try Self.makeWeb3API()
         for chain in ["solana", "ethereum"] {
