@@ -162,7 +162,8 @@ extension TokenEndpoints {
 extension Web3Message {
     /// `base64.RawURLEncoding.DecodeString`, which also skips "\r" and "\n".
     static func decodeRawBase64URL(_ text: String) throws(DecodingError) -> [UInt8] {
-        let cleaned = text.filter { $0 != "\r" && $0 != "\n" }
+        // By scalar: "\r\n" is one `Character`.
+        let cleaned = String(String.UnicodeScalarView(text.unicodeScalars.filter { $0 != "\r" && $0 != "\n" }))
         // One leftover symbol cannot encode a byte.
         if cleaned.utf8.count % 4 == 1 { throw DecodingError(offset: cleaned.utf8.count - 1) }
         return try Base64URL.decode(cleaned)
