@@ -129,9 +129,10 @@ public struct P256PrivateKey: Sendable {
     }
 }
 
-/// The nonce generator of RFC 6979 section 3.2 for P-256 with HMAC-SHA256. With qlen = hlen =
-/// 256 bits, bits2int of a 32-byte string is just its value (section 2.3.2), one HMAC output
-/// is exactly one candidate (step h.2), and bits2octets(h1) is h1 mod n (section 2.3.4).
+/// The nonce generator of RFC 6979 section 3.2 with HMAC-SHA256 for a 256-bit group order
+/// (P-256, and secp256k1 for Ethereum wallets). With qlen = hlen = 256 bits, bits2int of a
+/// 32-byte string is just its value (section 2.3.2), one HMAC output is exactly one candidate
+/// (step h.2), and bits2octets(h1) is h1 mod n (section 2.3.4), which `reduce` computes.
 struct RFC6979Nonces {
     private var k: [UInt8]
     private var v: [UInt8]
@@ -139,9 +140,8 @@ struct RFC6979Nonces {
     private var keyed: HMAC<SHA256>
 
     /// Steps b to g for private key x (int2octets: its 32 bytes) and message digest h1.
-    init(privateKey x: [UInt8], digest h1: [UInt8]) {
-        var reduced = [UInt8](repeating: 0, count: 32)
-        cauth_p256_scalar_reduce(&reduced, h1)
+    init(privateKey x: [UInt8], digest h1: [UInt8], reduce: ([UInt8]) -> [UInt8] = RFC6979Nonces.reduceP256) {
+        let reduced = reduce(h1)
         v = [UInt8](repeating: 0x01, count: 32)                          // step b
         k = [UInt8](repeating: 0x00, count: 32)                          // step c
         keyed = HMAC<SHA256>(key: SymmetricKey(data: k))
@@ -151,6 +151,13 @@ struct RFC6979Nonces {
         k = Self.mac(keyed, v, [0x01], x, reduced)                       // step f
         keyed = HMAC<SHA256>(key: SymmetricKey(data: k))
         v = Self.mac(keyed, v)                                           // step g
+    }
+
+    /// h1 mod n for P-256.
+    static func reduceP256(_ h1: [UInt8]) -> [UInt8] {
+        var reduced = [UInt8](repeating: 0, count: 32)
+        cauth_p256_scalar_reduce(&reduced, h1)
+        return reduced
     }
 
     /// Step h.1-h.2: the next candidate k (T = V = HMAC_K(V), one block suffices).

@@ -9,8 +9,8 @@ import GoTrue
 /// - Other top-level sections (`[api]`, `[db]`, `[studio]`, ...) are not the emulator's business
 ///   and are skipped without looking inside.
 /// - Every key of the CLI's `[auth]` schema is known. Those with a counterpart in the emulator
-///   are applied; the rest (captcha, SMTP, custom email bodies, third-party auth,
-///   web3, ...) are accepted and ignored, so an unmodified `supabase init` file
+///   are applied; the rest (captcha, SMTP, custom email bodies, third-party auth, ...) are
+///   accepted and ignored, so an unmodified `supabase init` file
 ///   loads. A key the CLI does not know either is an error naming the key and its line,
 ///   like the CLI's own strict decoding.
 /// - `"env(NAME)"` values are replaced by the environment variable `NAME` when it is set and
@@ -187,12 +187,6 @@ public enum SupabaseConfigFile {
         ].merging(smsProviders.map { ($0, Node.section(["enabled": .setting { m, f throws(EmulatorError) in
             m.smsProviderEnabled[f.path[f.path.count - 2]] = try f.boolean()
         }])) }) { $1 }),
-        // Web3 sign-in is not built yet: an enabled chain is said once, then behaves as off.
-        "web3": .map(allowed: ["solana", "ethereum"], .section(["enabled": .setting { m, f throws(EmulatorError) in
-            if try f.boolean() {
-                m.warnings.append("\(f.location): \(f.name): Web3 sign-in is not supported by the emulator; requests for it are answered as disabled")
-            }
-        }])),
         "third_party": .section([
             "firebase": ignoredSection("enabled", "project_id"),
             "auth0": ignoredSection("enabled", "tenant", "tenant_region"),

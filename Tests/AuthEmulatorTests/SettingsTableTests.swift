@@ -289,10 +289,12 @@ import Testing
 
     /// What the emulator reads but cannot honour is said at start, not silently dropped.
     @Test func settingsWithoutAnEffectAreSaid() throws {
+        // Web3 chains are settings now: the file turns them on with no warning.
         var options = EmulatorOptions()
         let warnings = try SupabaseConfigFile.apply("[auth.web3.solana]\nenabled = true\n[auth.web3.ethereum]\nenabled = false\n",
                                                     environment: [:], to: &options)
-        #expect(warnings.count == 1 && warnings[0].contains("auth.web3.solana.enabled: Web3 sign-in is not supported"))
+        #expect(warnings.isEmpty)
+        #expect(options.configuration.external.web3Solana.enabled && !options.configuration.external.web3Ethereum.enabled)
 
         let captured = CapturedConsole()
         let context = CLI.Context(environment: ["GOTRUE_EXTERNAL_GITLAB_URL": "https://gitlab.example.com"], console: captured.console)

@@ -216,6 +216,50 @@ private func hookAPI(_ server: FakeHookServer, _ hook: WritableKeyPath<HookSetti
         #expect(server.received.count == 2)
     }
 
+    /// Web3 sign-ins (web3.go): before-user-created may refuse a new wallet; after-user-created
+    /// sees the stored user, once.
+    @Test func web3SignInsAskBothHooksForANewWallet() throws {
+        let server = FakeHookServer { request in
+            let claims = request.json["user"]?["user_metadata"]?["custom_claims"]
+            if claims?["statement"]?.stringValue == "refuse me" {
+                return FakeHookServer.json(["error": ["http_code": 403, "message": "No wallets today"]])
+            }
+            return .response(status: 204, headers: [], body: [])
+        }
+        var project = try testProject(clock: ManualClock()) { config in
+            config.siteURL = "https://app.example.com"
+            config.external.web3Ethereum.enabled = true
+            for hook in [\HookSettings.beforeUserCreated, \HookSettings.afterUserCreated] {
+                config.hooks[keyPath: hook].enabled = true
+                config.hooks[keyPath: hook].uri = "http://127.0.0.1:9/hook"
+                config.hooks[keyPath: hook].secrets = [secret]
+            }
+        }
+        project.hookTransport = server
+        let api = GoTrueAPI(project: project)
+        let service = project.configuration.apiKeys.serviceRole
+        func signIn(_ statement: String) -> HTTPResponse {
+            let message = api.call("POST", "/emulator/v1/web3/message", ["chain": "ethereum", "label": "hooked", "statement": .string(statement)],
+                                   bearer: service).json["message"] ?? .null
+            let signature = api.call("POST", "/emulator/v1/web3/sign", ["chain": "ethereum", "label": "hooked", "message": message],
+                                     bearer: service).json["signature"] ?? .null
+            return api.call("POST", "/token?grant_type=web3", ["chain": "ethereum", "message": message, "signature": signature])
+        }
+        let refused = signIn("refuse me")
+        #expect(refused.status == 403)
+        #expect(refused.json["msg"] == "No wallets today")
+        #expect(server.received.map { $0.json["metadata"]?["name"]?.stringValue } == ["before-user-created"])
+
+        let created = signIn("hello")
+        #expect(created.status == 200)
+        #expect(server.received.map { $0.json["metadata"]?["name"]?.stringValue }
+                == ["before-user-created", "before-user-created", "after-user-created"])
+        #expect(server.received.last?.json["user"]?["id"] == created.json["user"]?["id"])
+        // The same wallet again creates nobody: no call.
+        #expect(signIn("hello again").status == 200)
+        #expect(server.received.count == 3)
+    }
+
     @Test func inviteAsksTheHookOnlyForANewAddress() throws {
         let server = FakeHookServer { request in
             if request.json["user"]?["email"]?.stringValue == "refused@example.com" {

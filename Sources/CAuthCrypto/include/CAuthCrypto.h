@@ -147,5 +147,6 @@ int cauth_rsa_private(const cauth_rsa_key *key, uint64_t *out, const uint64_t *i
 /* Elliptic-curve cores, one header each. */
 #include "cauth_p256.h"
 #include "cauth_ed25519.h"
+#include "cauth_secp256k1.h"
 
 #endif /* CAUTHCRYPTO_H */

@@ -170,6 +170,18 @@ public struct JWTSettings: Sendable {
 }
 
 /// `GOTRUE_EXTERNAL_*`.
+/// One chain of Web3 sign-in (`SolanaConfiguration` / `EthereumConfiguration` in GoTrue's
+/// internal/conf): off by default; a signed message counts only while now is within
+/// `maximumValiditySeconds` of its Issued At, either way.
+public struct Web3ChainSettings: Sendable, Equatable {
+    /// `..._ENABLED`.
+    public var enabled = false
+    /// `..._MAXIMUM_VALIDITY_DURATION` (Go duration, default `10m`).
+    public var maximumValiditySeconds: Double = 600
+
+    public init() {}
+}
+
 public struct ExternalSettings: Sendable {
     /// `GOTRUE_EXTERNAL_EMAIL_ENABLED`.
     public var emailEnabled = true
@@ -194,6 +206,10 @@ public struct ExternalSettings: Sendable {
     /// `GOTRUE_EXTERNAL_ALLOWED_ID_TOKEN_ISSUERS`: issuers the deprecated `issuer` + `client_id`
     /// form of the id_token grant accepts (GoTrue's default when the list is empty).
     public var allowedIDTokenIssuers = ExternalSettings.defaultIDTokenIssuers
+    /// `GOTRUE_EXTERNAL_WEB3_SOLANA_*`: Sign in with Solana (`grant_type=web3`).
+    public var web3Solana = Web3ChainSettings()
+    /// `GOTRUE_EXTERNAL_WEB3_ETHEREUM_*`: Sign in with Ethereum (`grant_type=web3`).
+    public var web3Ethereum = Web3ChainSettings()
 
     public static let defaultIDTokenIssuers = ["https://appleid.apple.com", "https://accounts.google.com"]
 

@@ -71,6 +71,7 @@ public final class GoTrueAPI: HTTPResponder {
         TestTokenEndpoints.self,
         MFATestEndpoints.self,
         SoftwareAuthenticatorEndpoints.self,
+        SoftwareWalletEndpoints.self,
         ControlIdPEndpoints.self,
         DashboardEndpoints.self,
     ]

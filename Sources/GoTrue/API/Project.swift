@@ -25,6 +25,8 @@ public struct Project: Sendable {
     public var hookBackoff: Double = 2
     /// The latest hook calls, newest last (bounded).
     public let hookLog = HookLog()
+    /// The software wallets the control API created (Web3 sign-in), by address.
+    public let wallets = SoftwareWallets()
     /// The web dashboard's switches and its seam to the layers above (`/emulator`).
     public let dashboard = Dashboard()
 

@@ -182,7 +182,23 @@ extension Configuration {
         rows.append(list("allowed_id_token_issuers", \.external.allowedIDTokenIssuers, env: ["GOTRUE_EXTERNAL_ALLOWED_ID_TOKEN_ISSUERS"],
                          gotrue: ExternalSettings.defaultIDTokenIssuers, cli: ExternalSettings.defaultIDTokenIssuers,
                          "Issuers of the id_token grant's issuer + client_id form (empty means the default)."))
+        // Web3 sign-in (internal/conf `Web3Solana`, `Web3Ethereum`). `supabase start` passes only
+        // the two `enabled` flags, from `[auth.web3.solana]` / `[auth.web3.ethereum]`.
+        rows += web3Rows("solana", "Solana", enabled: \.external.web3Solana.enabled,
+                         validity: \.external.web3Solana.maximumValiditySeconds)
+        rows += web3Rows("ethereum", "Ethereum", enabled: \.external.web3Ethereum.enabled,
+                         validity: \.external.web3Ethereum.maximumValiditySeconds)
         return rows
+    }
+
+    static func web3Rows(_ chain: String, _ name: String, enabled: Path<Bool>, validity: Path<Double>) -> [Setting] {
+        let upper = chain.uppercased()
+        return [
+            bool("web3.\(chain).enabled", enabled, env: ["GOTRUE_EXTERNAL_WEB3_\(upper)_ENABLED"], file: "web3.\(chain).enabled",
+                 gotrue: false, cli: false, "Sign in with \(name) (POST /token?grant_type=web3, chain \(chain))."),
+            duration("web3.\(chain).maximum_validity_seconds", validity, env: ["GOTRUE_EXTERNAL_WEB3_\(upper)_MAXIMUM_VALIDITY_DURATION"],
+                     gotrue: 600, cli: 600, "How far from now a signed \(name) message's Issued At may be, either way."),
+        ]
     }
 
     static func mailerRows() -> [Setting] {

@@ -151,7 +151,8 @@ struct ExternalAccounts {
 
         if api.isBanned(user) { throw AuthError(403, .userBanned, "User is banned") }
 
-        let hasEmails = !(emailOptional && candidate.email.isEmpty)
+        // A Web3 identity never carries an email, so it never waits for one.
+        let hasEmails = provider != "web3" && !(emailOptional && candidate.email.isEmpty)
         if hasEmails && user.emailConfirmedAt == nil {
             try removeUnconfirmedIdentities(conn, &user, keeping: identity)
             if candidate.verified || config.mailer.autoconfirm {

@@ -13,8 +13,8 @@ struct TokenEndpoints: EndpointGroup {
     /// The route's operation; requests resolve to `token.<grant_type>`.
     static let operation = "token"
 
-    /// The grant types the real server knows (`web3` answers as disabled here), in its order;
-    /// each is an operation name `token.<grant>`.
+    /// The grant types the real server knows, in its order; each is an operation name
+    /// `token.<grant>`.
     static let grants = ["password", "refresh_token", "id_token", "pkce", "web3"]
 
     static let limitedGrants: Set<String> = Set(grants)
@@ -32,9 +32,7 @@ struct TokenEndpoints: EndpointGroup {
         case "refresh_token": return try refresh(context)
         case "pkce": return try pkce(context)
         case "id_token": return try idToken(context)
-        // `Web3Grant`: the emulator has no Solana or Ethereum sign-in, which the real server
-        // also refuses while both are disabled (its default), before reading the body.
-        case "web3": throw AuthError(422, .web3ProviderDisabled, "Web3 provider is disabled")
+        case "web3": return try web3(context)
         default: throw AuthError(400, .invalidCredentials, "unsupported_grant_type")
         }
     }
