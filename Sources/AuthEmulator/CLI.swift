@@ -1,6 +1,7 @@
 import AuthCrypto
 import AuthJSON
 import AuthJWT
+import AuthPlatform
 import AuthScenarios
 import GoTrue
 
@@ -94,7 +95,8 @@ public enum CLI {
                                              env GOTRUE_MAILER_AUTOCONFIRM).
                   --[no-]sms-autoconfirm     Phone sign-ups are confirmed at once (default on; env GOTRUE_SMS_AUTOCONFIRM).
                   --[no-]anonymous           Anonymous sign-ins (default off; env GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED).
-                  --[no-]signup              New users may sign up (default on; env GOTRUE_DISABLE_SIGNUP).
+                  --[no-]signup              New users may sign up (default on; env GOTRUE_DISABLE_SIGNUP, inverted:
+                                             --no-signup is GOTRUE_DISABLE_SIGNUP=true).
                   --[no-]phone               Phone sign-up and sign-in (default off; env GOTRUE_EXTERNAL_PHONE_ENABLED).
                   --[no-]idp-auto-approve    The fake providers' sign-in page approves at once for the
                                              account named by login_hint=<email> (headless tests;
@@ -250,7 +252,12 @@ public enum CLI {
         for command in commands {
             text += "  " + command.name.padding(to: 10) + command.abstract + "\n"
         }
-        text += "\n  See 'auth-emulator help <subcommand>' for detailed help, 'auth-emulator help settings' for every setting."
+        text += """
+
+              serve's options (--port, --db, --config, --seed, --scenario, ...) are listed by
+              'auth-emulator help serve'. See 'auth-emulator help <subcommand>' for any other
+              subcommand, 'auth-emulator help settings' for every setting.
+            """
         return text
     }
 
@@ -282,7 +289,8 @@ public enum CLI {
                 }
             } else if first == "help", arguments.count > 1 {
                 guard let command = commands.first(where: { $0.name == arguments[1] }) else {
-                    return usageError("unknown subcommand '\(arguments[1])'", usage: nil, console: console)
+                    let hint = Spelling.hint(for: arguments[1], among: commands.map(\.name) + ["settings"])
+                    return usageError("unknown subcommand '\(arguments[1])'\(hint)", usage: nil, console: console)
                 }
                 context.print(helpText(command))
             } else {
@@ -295,7 +303,7 @@ public enum CLI {
             return 0
         }
         guard let command = commands.first(where: { $0.name == first }) else {
-            return usageError("unknown subcommand '\(first)'", usage: nil, console: console)
+            return usageError(unknownSubcommand(first), usage: nil, console: console)
         }
         let rest = Array(arguments.dropFirst())
         if rest.contains("-h") || rest.contains("--help") {
@@ -305,7 +313,7 @@ public enum CLI {
         do {
             return try command.run(rest, context)
         } catch let error as UsageError {
-            return usageError(error.message, usage: command.usage, console: console)
+            return usageError(error.message, usage: command.usage, console: console, help: "auth-emulator help \(command.name)")
         } catch let error as ConfigurationError {
             console.error("Error: \(error.message)\n")
             return exitConfiguration
@@ -315,16 +323,30 @@ public enum CLI {
         }
     }
 
+    /// The message for a first argument that names no subcommand: a near miss is suggested,
+    /// and a serve option given without `serve` (`auth-emulator --port 0`) is pointed there.
+    static func unknownSubcommand(_ first: String) -> String {
+        if first.hasPrefix("--") {
+            var name = String(first.dropFirst(2))
+            if let eq = name.firstIndex(of: "=") { name = String(name[..<eq]) }
+            let bare = name.hasPrefix("no-") ? String(name.dropFirst(3)) : name
+            if serveValueOptions.contains(name) || serveSwitches.contains(bare) {
+                return "unknown subcommand '\(first)' (options go after a subcommand: did you mean 'auth-emulator serve \(first)'?)"
+            }
+        }
+        return "unknown subcommand '\(first)'" + Spelling.hint(for: first, among: commands.map(\.name) + ["help"])
+    }
+
     static func helpText(_ command: Command) -> String {
         var text = "OVERVIEW: \(command.abstract)\n\nUSAGE: \(command.usage)\n"
         if !command.help.isEmpty { text += "\n" + command.help }
         return text
     }
 
-    static func usageError(_ message: String, usage: String?, console: Console) -> Int32 {
+    static func usageError(_ message: String, usage: String?, console: Console, help: String = "auth-emulator --help") -> Int32 {
         var text = "Error: \(message)\n"
         if let usage { text += "Usage: \(usage)\n" }
-        text += "See 'auth-emulator --help'.\n"
+        text += "See '\(help)'.\n"
         console.error(text)
         return exitUsage
     }
@@ -357,7 +379,9 @@ public enum CLI {
                 index += 1
                 continue
             }
-            guard allowed.contains(name) else { throw UsageError(message: "unknown option '--\(name)'") }
+            guard allowed.contains(name) else {
+                throw UsageError(message: "unknown option '--\(name)'" + optionHint(name, values: allowed, switches: switches))
+            }
             if value == nil {
                 index += 1
                 guard index < arguments.count else { throw UsageError(message: "missing value for '--\(name)'") }
@@ -368,6 +392,16 @@ public enum CLI {
             index += 1
         }
         return flags
+    }
+
+    /// " (did you mean '--x'?)" for a mistyped option: a `--no-` form is matched against the
+    /// switches alone and keeps its `no-`.
+    static func optionHint(_ name: String, values: Set<String>, switches: Set<String>) -> String {
+        if name.hasPrefix("no-"), let match = Spelling.suggestion(for: String(name.dropFirst(3)), among: switches.sorted()) {
+            return " (did you mean '--no-\(match)'?)"
+        }
+        guard let match = Spelling.suggestion(for: name, among: values.union(switches).sorted()) else { return "" }
+        return " (did you mean '--\(match)'?)"
     }
 
     static func nonEmpty(_ flags: Flags, _ name: String) throws -> String? {
