@@ -4,6 +4,7 @@ import AuthJWT
 import AuthPlatform
 import AuthScenarios
 import GoTrue
+import Synchronization
 
 /// The `auth-emulator` command line, in the shape of swift-argument-parser (subcommands, `--help`
 /// everywhere, exit code 64 for usage errors, as sysexits' EX_USAGE), written by hand because the
@@ -23,10 +24,13 @@ public enum CLI {
     struct Console: Sendable {
         var output: @Sendable (String) -> Void
         var error: @Sendable (String) -> Void
+        /// Whether `error` reaches a terminal, where progress is redrawn in place.
+        var errorIsTerminal = false
 
         static let standard = Console(
             output: { Swift.print($0, terminator: "") },
-            error: { Platform.writeStandardError($0) }
+            error: { Platform.writeStandardError($0) },
+            errorIsTerminal: Platform.standardErrorIsTerminal()
         )
     }
 
@@ -35,7 +39,27 @@ public enum CLI {
     struct Context: Sendable {
         let environment: [String: String]
         let console: Console
+        let notes = StartupNotes()
         func print(_ line: String) { console.output(line + "\n") }
+
+        /// A `warning:` line on stderr, once: the same problem reached through two paths (a
+        /// provider URL from the file and the environment, both Web3 chains) is said once.
+        func warn(_ message: String) {
+            if notes.firstTime(message) { console.error("warning: \(message)\n") }
+        }
+    }
+
+    /// What the start-up learnt on its way that the banner reports: the environment variables
+    /// read, and the warnings already given.
+    final class StartupNotes: Sendable {
+        private let warned = Mutex<Set<String>>([])
+        private let variables = Mutex<[String]>([])
+
+        func firstTime(_ warning: String) -> Bool { warned.withLock { $0.insert(warning).inserted } }
+        var appliedVariables: [String] {
+            get { variables.withLock { $0 } }
+            set { variables.withLock { $0 = newValue } }
+        }
     }
 
     struct Command: Sendable {
@@ -168,8 +192,11 @@ public enum CLI {
                 Malformed flags exit 64; an unknown or malformed setting in the file or the
                 environment exits 78 with an error naming it.
 
-                The first line printed is `listening on http://HOST:PORT`; then the API keys, the dashboard and the
-                database path. SIGINT or SIGTERM stops it cleanly (requests finish, database closed).
+                The first line printed is `listening on http://HOST:PORT`; then the API keys, the dashboard, the
+                defaults, the signing key, where settings came from (config file, variable names) and, last,
+                the database path. Warnings go to stderr, each once. --seed shows progress on a terminal and
+                one summary line otherwise. SIGINT or SIGTERM stops it cleanly (requests finish, database
+                checkpointed and closed) and says so on stderr: `stopping: N requests finished, M cut off, ...`.
                 """,
             run: serve
         ),
@@ -435,9 +462,15 @@ public enum CLI {
             // The profile is settled (the flag wins over the variable).
             var environment = context.environment
             environment[EnvironmentConfiguration.defaultsVariable] = nil
-            options = try EmulatorOptions.layered(configFile: configFile, environment: environment, base: base) { warning in
-                context.console.error("warning: \(warning)\n")
-            }
+            options = try EmulatorOptions.layered(
+                configFile: configFile, environment: environment, base: base,
+                warning: { context.warn($0) },
+                applied: { names in
+                    // The profile variable was settled above; it counts when no flag overrode it.
+                    let profile = flags.values["defaults"] == nil && context.environment[EnvironmentConfiguration.defaultsVariable] != nil
+                    context.notes.appliedVariables = (names + (profile ? [EnvironmentConfiguration.defaultsVariable] : [])).sorted()
+                }
+            )
         } catch {
             throw ConfigurationError(message: error.description)
         }
@@ -500,19 +533,21 @@ public enum CLI {
         let strictChosen = flags.switches["strict-id-tokens"] != nil || context.environment[EnvironmentConfiguration.strictIDTokensVariable] != nil
         if !strictChosen && !Exposure.isLoopback(options.host) && !config.identityProviders.strictIDTokens {
             config.identityProviders.strictIDTokens = true
-            context.console.error("warning: listening on \(options.host), not loopback: the id_token grant accepts only tokens the fake providers signed (--no-strict-id-tokens to accept plain claims)\n")
+            context.warn("listening on \(options.host), not loopback: the id_token grant accepts only tokens the fake providers signed (--no-strict-id-tokens to accept plain claims)")
         }
         // GOTRUE_EXTERNAL_<P>_URL points a real provider at a self-hosted instance; the fake
         // providers answer for every provider at the emulator's own address.
+        // The URL may come from the file rather than the variable: name the source it came from.
         for (name, settings) in config.external.providers.sorted(by: { $0.key < $1.key }) where !settings.url.isEmpty {
-            context.console.error("warning: GOTRUE_EXTERNAL_\(name.uppercased())_URL (\(settings.url)) is ignored: the emulator's fake \(name) provider answers at its own address\n")
+            let setting = config.settingSources["external.\(name).url"] == .file ? "[auth.external.\(name)] url" : "GOTRUE_EXTERNAL_\(name.uppercased())_URL"
+            context.warn("\(setting) (\(settings.url)) is ignored: the emulator's fake \(name) provider answers at its own address")
         }
         // A Postgres function hook cannot run here: say so in one line, and behave as if it were off.
         for (name, path) in HookSettings.names where config.hooks[keyPath: path].enabled
             && config.hooks[keyPath: path].uri.lowercased().hasPrefix("pg-functions:") {
             let message = "hook \(name): \(config.hooks[keyPath: path].uri) is a Postgres function, which needs Postgres; the emulator calls only http:// and https:// hooks"
             if flags.switches["strict-hooks"] == true { throw ConfigurationError(message: message) }
-            context.console.error("warning: \(message); the hook is off\n")
+            context.warn("\(message); the hook is off")
         }
         options.configuration = config
         return options
@@ -536,15 +571,15 @@ public enum CLI {
         }
         let emulator = try Emulator.start(options)
         if !emulator.replacedSecrets.isEmpty {
-            context.console.error("warning: listening on \(options.host), beyond loopback, where the public demo secrets would open the admin API, the dashboard and /emulator/v1 to the network: this run uses a fresh random \(emulator.replacedSecrets.joined(separator: ", ")) (printed below; set GOTRUE_JWT_SECRET and the key flags to choose your own, or --allow-demo-keys to keep the demo ones)\n")
+            context.warn("listening on \(options.host), beyond loopback, where the public demo secrets would open the admin API, the dashboard and /emulator/v1 to the network: this run uses a fresh random \(emulator.replacedSecrets.joined(separator: ", ")) (printed below; set GOTRUE_JWT_SECRET and the key flags to choose your own, or --allow-demo-keys to keep the demo ones)")
         }
-        for warning in emulator.templateWarnings { context.console.error("warning: \(warning)\n") }
+        for warning in emulator.templateWarnings { context.warn(warning) }
         if let address = emulator.linkAddress {
             context.console.error("note: listening on every interface; links in mails and redirects use \(address) (set --external-url to choose another address)\n")
         }
         if let seedFile {
             do {
-                try emulator.seed(file: seedFile)
+                try seed(emulator, file: seedFile, console: context.console)
             } catch {
                 emulator.stop()
                 throw ConfigurationError(message: "invalid fixture file \(error)")
@@ -574,11 +609,17 @@ public enum CLI {
         if let dashboard = emulator.dashboardURL { context.print("dashboard:        \(dashboard)") }
         let profile = emulator.project.configuration.defaultsProfile
         context.print("defaults:         \(profile.rawValue) (\(profile == .cli ? "as supabase start" : "as a bare GoTrue container"))")
+        context.print("signing key:      \(ConsoleText.signingKey(emulator.project.configuration.jwt))")
+        context.print("settings from:    \(ConsoleText.settingsSources(configFile: flags.values["config"], variables: context.notes.appliedVariables))")
         // The database line ends the banner (scripts wait for it).
         context.print("database:         \(options.databasePath)")
         Platform.flushStandardOutput()
-        if flags.switches["open"] == true, let dashboard = emulator.dashboardURL, !Platform.openInBrowser(dashboard) {
-            context.console.error("warning: could not open a browser; the dashboard is at \(dashboard)\n")
+        if flags.switches["open"] == true, let dashboard = emulator.dashboardURL {
+            // One line either way the opening fails: no opener program, or one that ran and
+            // found no browser (xdg-open on a server exits 3).
+            let console = context.console
+            let message = "warning: could not open a browser (no \(Platform.browserOpener) or no browser it could start); the dashboard is at \(dashboard)\n"
+            if !Platform.openInBrowser(dashboard, failed: { console.error(message) }) { console.error(message) }
         }
         // One line per captured email/SMS, so the code or link can be copied from the terminal.
         emulator.project.outbox.onMessage { message in
@@ -587,7 +628,65 @@ public enum CLI {
         }
         emulator.waitUntilStopped()
         withExtendedLifetime(signals) {}
+        if let report = emulator.stopReport { context.console.error(ConsoleText.stopSummary(report) + "\n") }
         return 0
+    }
+
+    /// `serve --seed`: applies the file while telling the console how it goes. On a terminal a
+    /// line is redrawn in place about four times a second (count, rate, time left), by a thread
+    /// of its own that polls the seed's counters, so a slow terminal never holds the seed up;
+    /// into a file or a pipe nothing is written per row, only the summary line at the end.
+    static func seed(_ emulator: Emulator, file: String, console: Console) throws(EmulatorError) {
+        let started = Platform.monotonicSeconds()
+        let progress = SeedProgress()
+        let finished = Flag()
+        var ticker: ThreadHandle?
+        if console.errorIsTerminal {
+            ticker = try? Threads.spawn(name: "seed-progress", stackSize: 128 * 1024) {
+                // The rate follows the phase shown (hashing, then writing), measured from the
+                // first reading of that phase, so the writer's first chunk, done before it was
+                // seen, does not inflate it.
+                var phase = (writing: false, since: started, base: 0)
+                var lastDrawn = started
+                while !finished.isSet {
+                    Platform.sleep(milliseconds: 50)
+                    let now = Platform.monotonicSeconds()
+                    guard now - lastDrawn >= 0.25, !finished.isSet else { continue }
+                    lastDrawn = now
+                    let state = ConsoleText.SeedState(total: progress.total, passwords: progress.passwords,
+                                                      hashed: progress.hashed, written: progress.written)
+                    if !phase.writing, state.written > 0 { phase = (true, now, state.written) }
+                    let elapsed = now - phase.since
+                    let done = (phase.writing ? state.written : state.hashed) - phase.base
+                    // Below half a second, or with nothing done yet, a rate would be noise.
+                    let rate = elapsed >= 0.5 && done > 0 ? Double(done) / elapsed : nil
+                    console.error(ConsoleText.redraw(ConsoleText.seedProgress(state, rate: rate, file: file)))
+                }
+            }
+        }
+        // The ticker has drawn its last line before anything else is written.
+        func stopTicker() {
+            finished.set()
+            ticker?.join()
+            ticker = nil
+        }
+        do {
+            try emulator.seed(file: file, progress: progress)
+        } catch {
+            stopTicker()
+            if console.errorIsTerminal { console.error(ConsoleText.redraw("")) }
+            throw error
+        }
+        stopTicker()
+        let summary = ConsoleText.seedSummary(users: progress.total, seconds: Platform.monotonicSeconds() - started)
+        console.error((console.errorIsTerminal ? ConsoleText.redraw(summary) : summary) + "\n")
+    }
+
+    /// A flag one thread raises and another polls.
+    final class Flag: Sendable {
+        private let raised = Atomic<Bool>(false)
+        var isSet: Bool { raised.load(ordering: .relaxed) }
+        func set() { raised.store(true, ordering: .relaxed) }
     }
 
     /// A scenario file, parsed and validated; problems name the file, rule and field.

@@ -186,11 +186,10 @@ public enum SupabaseConfigFile {
         ].merging(smsProviders.map { ($0, Node.section(["enabled": .setting { m, f throws(EmulatorError) in
             m.smsProviderEnabled[f.path[f.path.count - 2]] = try f.boolean()
         }])) }) { $1 }),
-        // Web3 sign-in is not built yet: an enabled chain is said once, then behaves as off.
+        // Web3 sign-in is not built yet: the enabled chains are said in one warning (`finish`),
+        // then behave as off.
         "web3": .map(allowed: ["solana", "ethereum"], .section(["enabled": .setting { m, f throws(EmulatorError) in
-            if try f.boolean() {
-                m.warnings.append("\(f.location): \(f.name): Web3 sign-in is not supported by the emulator; requests for it are answered as disabled")
-            }
+            if try f.boolean() { m.web3Chains.append(f) }
         }])),
         "third_party": .section([
             "firebase": ignoredSection("enabled", "project_id"),
@@ -361,6 +360,8 @@ public enum SupabaseConfigFile {
         var inlineContents: [Field] = []
         /// Lines of `[auth.external.<provider>]` tables, for messages about them.
         var providerLines: [String: Int] = [:]
+        /// `[auth.web3.<chain>] enabled = true` settings, for their one warning.
+        var web3Chains: [Field] = []
         /// `(setting, variable)` for `env(...)` values left unresolved.
         var unresolved: [(field: Field, variable: String)] = []
 
@@ -487,6 +488,10 @@ public enum SupabaseConfigFile {
 
         /// Settings that depend on several keys, resolved after the whole section was read.
         mutating func finish() throws(EmulatorError) {
+            if let first = web3Chains.first {
+                let lines = web3Chains.dropFirst().map { ", \($0.line)" }.joined()
+                warnings.append("\(first.location)\(lines): \(web3Chains.map(\.name).joined(separator: ", ")): Web3 sign-in is not supported by the emulator; requests for it are answered as disabled")
+            }
             if let (secret, field) = jwtSecret { try apply(Configuration.setting("jwt_secret"), field, value: .string(secret)) }
             if let (path, field) = signingKeysPath { try applySigningKeys(path, field) }
             for name in ["anon_key", "service_role_key", "publishable_key", "secret_key"] {
