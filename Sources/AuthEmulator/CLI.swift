@@ -42,8 +42,9 @@ public enum CLI {
         let notes = StartupNotes()
         func print(_ line: String) { console.output(line + "\n") }
 
-        /// A `warning:` line on stderr, once: the same problem reached through two paths (a
-        /// provider URL from the file and the environment, both Web3 chains) is said once.
+        /// A `warning:` line on stderr, once per distinct message: the config file, the
+        /// environment, the flags and the server's start all report through here, and a problem
+        /// two of them notice is still one line.
         func warn(_ message: String) {
             if notes.firstTime(message) { console.error("warning: \(message)\n") }
         }
@@ -467,7 +468,7 @@ public enum CLI {
                 warning: { context.warn($0) },
                 applied: { names in
                     // The profile variable was settled above; it counts when no flag overrode it.
-                    let profile = flags.values["defaults"] == nil && context.environment[EnvironmentConfiguration.defaultsVariable] != nil
+                    let profile = flags.values["defaults"] == nil && context.environment[EnvironmentConfiguration.defaultsVariable]?.isEmpty == false
                     context.notes.appliedVariables = (names + (profile ? [EnvironmentConfiguration.defaultsVariable] : [])).sorted()
                 }
             )
