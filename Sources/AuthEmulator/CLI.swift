@@ -644,10 +644,11 @@ public enum CLI {
         var ticker: ThreadHandle?
         if console.errorIsTerminal {
             ticker = try? Threads.spawn(name: "seed-progress", stackSize: 128 * 1024) {
-                // The rate follows the phase shown (hashing, then writing), measured from the
-                // first reading of that phase, so the writer's first chunk, done before it was
-                // seen, does not inflate it.
-                var phase = (writing: false, since: started, base: 0)
+                // The rate follows the phase shown (reading the file, hashing, writing), measured
+                // from the first reading of that phase: the file's parse does not dilute the
+                // hashing rate, and the writer's first chunk, done before it was seen, does not
+                // inflate the writing one.
+                var phase = (number: 0, since: started, base: 0)
                 var lastDrawn = started
                 while !finished.isSet {
                     Platform.sleep(milliseconds: 50)
@@ -656,9 +657,13 @@ public enum CLI {
                     lastDrawn = now
                     let state = ConsoleText.SeedState(total: progress.total, passwords: progress.passwords,
                                                       hashed: progress.hashed, written: progress.written)
-                    if !phase.writing, state.written > 0 { phase = (true, now, state.written) }
+                    if phase.number < 2, state.written > 0 {
+                        phase = (2, now, state.written)
+                    } else if phase.number < 1, state.total > 0 {
+                        phase = (1, now, state.hashed)
+                    }
                     let elapsed = now - phase.since
-                    let done = (phase.writing ? state.written : state.hashed) - phase.base
+                    let done = (phase.number == 2 ? state.written : state.hashed) - phase.base
                     // Below half a second, or with nothing done yet, a rate would be noise.
                     let rate = elapsed >= 0.5 && done > 0 ? Double(done) / elapsed : nil
                     console.error(ConsoleText.redraw(ConsoleText.seedProgress(state, rate: rate, file: file)))
