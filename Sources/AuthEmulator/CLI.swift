@@ -1,8 +1,10 @@
 import AuthCrypto
 import AuthJSON
 import AuthJWT
+import AuthPlatform
 import AuthScenarios
 import GoTrue
+import Synchronization
 
 /// The `auth-emulator` command line, in the shape of swift-argument-parser (subcommands, `--help`
 /// everywhere, exit code 64 for usage errors, as sysexits' EX_USAGE), written by hand because the
@@ -22,10 +24,13 @@ public enum CLI {
     struct Console: Sendable {
         var output: @Sendable (String) -> Void
         var error: @Sendable (String) -> Void
+        /// Whether `error` reaches a terminal, where progress is redrawn in place.
+        var errorIsTerminal = false
 
         static let standard = Console(
             output: { Swift.print($0, terminator: "") },
-            error: { Platform.writeStandardError($0) }
+            error: { Platform.writeStandardError($0) },
+            errorIsTerminal: Platform.standardErrorIsTerminal()
         )
     }
 
@@ -34,7 +39,28 @@ public enum CLI {
     struct Context: Sendable {
         let environment: [String: String]
         let console: Console
+        let notes = StartupNotes()
         func print(_ line: String) { console.output(line + "\n") }
+
+        /// A `warning:` line on stderr, once per distinct message: the config file, the
+        /// environment, the flags and the server's start all report through here, and a problem
+        /// two of them notice is still one line.
+        func warn(_ message: String) {
+            if notes.firstTime(message) { console.error("warning: \(message)\n") }
+        }
+    }
+
+    /// What the start-up learnt on its way that the banner reports: the environment variables
+    /// read, and the warnings already given.
+    final class StartupNotes: Sendable {
+        private let warned = Mutex<Set<String>>([])
+        private let variables = Mutex<[String]>([])
+
+        func firstTime(_ warning: String) -> Bool { warned.withLock { $0.insert(warning).inserted } }
+        var appliedVariables: [String] {
+            get { variables.withLock { $0 } }
+            set { variables.withLock { $0 = newValue } }
+        }
     }
 
     struct Command: Sendable {
@@ -94,7 +120,8 @@ public enum CLI {
                                              env GOTRUE_MAILER_AUTOCONFIRM).
                   --[no-]sms-autoconfirm     Phone sign-ups are confirmed at once (default on; env GOTRUE_SMS_AUTOCONFIRM).
                   --[no-]anonymous           Anonymous sign-ins (default off; env GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED).
-                  --[no-]signup              New users may sign up (default on; env GOTRUE_DISABLE_SIGNUP).
+                  --[no-]signup              New users may sign up (default on; env GOTRUE_DISABLE_SIGNUP, inverted:
+                                             --no-signup is GOTRUE_DISABLE_SIGNUP=true).
                   --[no-]phone               Phone sign-up and sign-in (default off; env GOTRUE_EXTERNAL_PHONE_ENABLED).
                   --[no-]idp-auto-approve    The fake providers' sign-in page approves at once for the
                                              account named by login_hint=<email> (headless tests;
@@ -166,8 +193,11 @@ public enum CLI {
                 Malformed flags exit 64; an unknown or malformed setting in the file or the
                 environment exits 78 with an error naming it.
 
-                The first line printed is `listening on http://HOST:PORT`; then the API keys, the dashboard and the
-                database path. SIGINT or SIGTERM stops it cleanly (requests finish, database closed).
+                The first line printed is `listening on http://HOST:PORT`; then the API keys, the dashboard, the
+                defaults, the signing key, where settings came from (config file, variable names) and, last,
+                the database path. Warnings go to stderr, each once. --seed shows progress on a terminal and
+                one summary line otherwise. SIGINT or SIGTERM stops it cleanly (requests finish, database
+                checkpointed and closed) and says so on stderr: `stopping: N requests finished, M cut off, ...`.
                 """,
             run: serve
         ),
@@ -250,7 +280,12 @@ public enum CLI {
         for command in commands {
             text += "  " + command.name.padding(to: 10) + command.abstract + "\n"
         }
-        text += "\n  See 'auth-emulator help <subcommand>' for detailed help, 'auth-emulator help settings' for every setting."
+        text += """
+
+              serve's options (--port, --db, --config, --seed, --scenario, ...) are listed by
+              'auth-emulator help serve'. See 'auth-emulator help <subcommand>' for any other
+              subcommand, 'auth-emulator help settings' for every setting.
+            """
         return text
     }
 
@@ -282,7 +317,8 @@ public enum CLI {
                 }
             } else if first == "help", arguments.count > 1 {
                 guard let command = commands.first(where: { $0.name == arguments[1] }) else {
-                    return usageError("unknown subcommand '\(arguments[1])'", usage: nil, console: console)
+                    let hint = Spelling.hint(for: arguments[1], among: commands.map(\.name) + ["settings"])
+                    return usageError("unknown subcommand '\(arguments[1])'\(hint)", usage: nil, console: console)
                 }
                 context.print(helpText(command))
             } else {
@@ -295,7 +331,7 @@ public enum CLI {
             return 0
         }
         guard let command = commands.first(where: { $0.name == first }) else {
-            return usageError("unknown subcommand '\(first)'", usage: nil, console: console)
+            return usageError(unknownSubcommand(first), usage: nil, console: console)
         }
         let rest = Array(arguments.dropFirst())
         if rest.contains("-h") || rest.contains("--help") {
@@ -305,7 +341,7 @@ public enum CLI {
         do {
             return try command.run(rest, context)
         } catch let error as UsageError {
-            return usageError(error.message, usage: command.usage, console: console)
+            return usageError(error.message, usage: command.usage, console: console, help: "auth-emulator help \(command.name)")
         } catch let error as ConfigurationError {
             console.error("Error: \(error.message)\n")
             return exitConfiguration
@@ -315,16 +351,30 @@ public enum CLI {
         }
     }
 
+    /// The message for a first argument that names no subcommand: a near miss is suggested,
+    /// and a serve option given without `serve` (`auth-emulator --port 0`) is pointed there.
+    static func unknownSubcommand(_ first: String) -> String {
+        if first.hasPrefix("--") {
+            var name = String(first.dropFirst(2))
+            if let eq = name.firstIndex(of: "=") { name = String(name[..<eq]) }
+            let bare = name.hasPrefix("no-") ? String(name.dropFirst(3)) : name
+            if serveValueOptions.contains(name) || serveSwitches.contains(bare) {
+                return "unknown subcommand '\(first)' (options go after a subcommand: did you mean 'auth-emulator serve \(first)'?)"
+            }
+        }
+        return "unknown subcommand '\(first)'" + Spelling.hint(for: first, among: commands.map(\.name) + ["help"])
+    }
+
     static func helpText(_ command: Command) -> String {
         var text = "OVERVIEW: \(command.abstract)\n\nUSAGE: \(command.usage)\n"
         if !command.help.isEmpty { text += "\n" + command.help }
         return text
     }
 
-    static func usageError(_ message: String, usage: String?, console: Console) -> Int32 {
+    static func usageError(_ message: String, usage: String?, console: Console, help: String = "auth-emulator --help") -> Int32 {
         var text = "Error: \(message)\n"
         if let usage { text += "Usage: \(usage)\n" }
-        text += "See 'auth-emulator --help'.\n"
+        text += "See '\(help)'.\n"
         console.error(text)
         return exitUsage
     }
@@ -357,7 +407,9 @@ public enum CLI {
                 index += 1
                 continue
             }
-            guard allowed.contains(name) else { throw UsageError(message: "unknown option '--\(name)'") }
+            guard allowed.contains(name) else {
+                throw UsageError(message: "unknown option '--\(name)'" + optionHint(name, values: allowed, switches: switches))
+            }
             if value == nil {
                 index += 1
                 guard index < arguments.count else { throw UsageError(message: "missing value for '--\(name)'") }
@@ -368,6 +420,16 @@ public enum CLI {
             index += 1
         }
         return flags
+    }
+
+    /// " (did you mean '--x'?)" for a mistyped option: a `--no-` form is matched against the
+    /// switches alone and keeps its `no-`.
+    static func optionHint(_ name: String, values: Set<String>, switches: Set<String>) -> String {
+        if name.hasPrefix("no-"), let match = Spelling.suggestion(for: String(name.dropFirst(3)), among: switches.sorted()) {
+            return " (did you mean '--no-\(match)'?)"
+        }
+        guard let match = Spelling.suggestion(for: name, among: values.union(switches).sorted()) else { return "" }
+        return " (did you mean '--\(match)'?)"
     }
 
     static func nonEmpty(_ flags: Flags, _ name: String) throws -> String? {
@@ -401,9 +463,15 @@ public enum CLI {
             // The profile is settled (the flag wins over the variable).
             var environment = context.environment
             environment[EnvironmentConfiguration.defaultsVariable] = nil
-            options = try EmulatorOptions.layered(configFile: configFile, environment: environment, base: base) { warning in
-                context.console.error("warning: \(warning)\n")
-            }
+            options = try EmulatorOptions.layered(
+                configFile: configFile, environment: environment, base: base,
+                warning: { context.warn($0) },
+                applied: { names in
+                    // The profile variable was settled above; it counts when no flag overrode it.
+                    let profile = flags.values["defaults"] == nil && context.environment[EnvironmentConfiguration.defaultsVariable]?.isEmpty == false
+                    context.notes.appliedVariables = (names + (profile ? [EnvironmentConfiguration.defaultsVariable] : [])).sorted()
+                }
+            )
         } catch {
             throw ConfigurationError(message: error.description)
         }
@@ -466,19 +534,21 @@ public enum CLI {
         let strictChosen = flags.switches["strict-id-tokens"] != nil || context.environment[EnvironmentConfiguration.strictIDTokensVariable] != nil
         if !strictChosen && !Exposure.isLoopback(options.host) && !config.identityProviders.strictIDTokens {
             config.identityProviders.strictIDTokens = true
-            context.console.error("warning: listening on \(options.host), not loopback: the id_token grant accepts only tokens the fake providers signed (--no-strict-id-tokens to accept plain claims)\n")
+            context.warn("listening on \(options.host), not loopback: the id_token grant accepts only tokens the fake providers signed (--no-strict-id-tokens to accept plain claims)")
         }
         // GOTRUE_EXTERNAL_<P>_URL points a real provider at a self-hosted instance; the fake
         // providers answer for every provider at the emulator's own address.
+        // The URL may come from the file rather than the variable: name the source it came from.
         for (name, settings) in config.external.providers.sorted(by: { $0.key < $1.key }) where !settings.url.isEmpty {
-            context.console.error("warning: GOTRUE_EXTERNAL_\(name.uppercased())_URL (\(settings.url)) is ignored: the emulator's fake \(name) provider answers at its own address\n")
+            let setting = config.settingSources["external.\(name).url"] == .file ? "[auth.external.\(name)] url" : "GOTRUE_EXTERNAL_\(name.uppercased())_URL"
+            context.warn("\(setting) (\(settings.url)) is ignored: the emulator's fake \(name) provider answers at its own address")
         }
         // A Postgres function hook cannot run here: say so in one line, and behave as if it were off.
         for (name, path) in HookSettings.names where config.hooks[keyPath: path].enabled
             && config.hooks[keyPath: path].uri.lowercased().hasPrefix("pg-functions:") {
             let message = "hook \(name): \(config.hooks[keyPath: path].uri) is a Postgres function, which needs Postgres; the emulator calls only http:// and https:// hooks"
             if flags.switches["strict-hooks"] == true { throw ConfigurationError(message: message) }
-            context.console.error("warning: \(message); the hook is off\n")
+            context.warn("\(message); the hook is off")
         }
         options.configuration = config
         return options
@@ -502,15 +572,15 @@ public enum CLI {
         }
         let emulator = try Emulator.start(options)
         if !emulator.replacedSecrets.isEmpty {
-            context.console.error("warning: listening on \(options.host), beyond loopback, where the public demo secrets would open the admin API, the dashboard and /emulator/v1 to the network: this run uses a fresh random \(emulator.replacedSecrets.joined(separator: ", ")) (printed below; set GOTRUE_JWT_SECRET and the key flags to choose your own, or --allow-demo-keys to keep the demo ones)\n")
+            context.warn("listening on \(options.host), beyond loopback, where the public demo secrets would open the admin API, the dashboard and /emulator/v1 to the network: this run uses a fresh random \(emulator.replacedSecrets.joined(separator: ", ")) (printed below; set GOTRUE_JWT_SECRET and the key flags to choose your own, or --allow-demo-keys to keep the demo ones)")
         }
-        for warning in emulator.templateWarnings { context.console.error("warning: \(warning)\n") }
+        for warning in emulator.templateWarnings { context.warn(warning) }
         if let address = emulator.linkAddress {
             context.console.error("note: listening on every interface; links in mails and redirects use \(address) (set --external-url to choose another address)\n")
         }
         if let seedFile {
             do {
-                try emulator.seed(file: seedFile)
+                try seed(emulator, file: seedFile, console: context.console)
             } catch {
                 emulator.stop()
                 throw ConfigurationError(message: "invalid fixture file \(error)")
@@ -540,11 +610,17 @@ public enum CLI {
         if let dashboard = emulator.dashboardURL { context.print("dashboard:        \(dashboard)") }
         let profile = emulator.project.configuration.defaultsProfile
         context.print("defaults:         \(profile.rawValue) (\(profile == .cli ? "as supabase start" : "as a bare GoTrue container"))")
+        context.print("signing key:      \(ConsoleText.signingKey(emulator.project.configuration.jwt))")
+        context.print("settings from:    \(ConsoleText.settingsSources(configFile: flags.values["config"], variables: context.notes.appliedVariables))")
         // The database line ends the banner (scripts wait for it).
         context.print("database:         \(options.databasePath)")
         Platform.flushStandardOutput()
-        if flags.switches["open"] == true, let dashboard = emulator.dashboardURL, !Platform.openInBrowser(dashboard) {
-            context.console.error("warning: could not open a browser; the dashboard is at \(dashboard)\n")
+        if flags.switches["open"] == true, let dashboard = emulator.dashboardURL {
+            // One line either way the opening fails: no opener program, or one that ran and
+            // found no browser (xdg-open on a server exits 3).
+            let console = context.console
+            let message = "warning: could not open a browser (no \(Platform.browserOpener) or no browser it could start); the dashboard is at \(dashboard)\n"
+            if !Platform.openInBrowser(dashboard, failed: { console.error(message) }) { console.error(message) }
         }
         // One line per captured email/SMS, so the code or link can be copied from the terminal.
         emulator.project.outbox.onMessage { message in
@@ -553,7 +629,70 @@ public enum CLI {
         }
         emulator.waitUntilStopped()
         withExtendedLifetime(signals) {}
+        if let report = emulator.stopReport { context.console.error(ConsoleText.stopSummary(report) + "\n") }
         return 0
+    }
+
+    /// `serve --seed`: applies the file while telling the console how it goes. On a terminal a
+    /// line is redrawn in place about four times a second (count, rate, time left), by a thread
+    /// of its own that polls the seed's counters, so a slow terminal never holds the seed up;
+    /// into a file or a pipe nothing is written per row, only the summary line at the end.
+    static func seed(_ emulator: Emulator, file: String, console: Console) throws(EmulatorError) {
+        let started = Platform.monotonicSeconds()
+        let progress = SeedProgress()
+        let finished = Flag()
+        var ticker: ThreadHandle?
+        if console.errorIsTerminal {
+            ticker = try? Threads.spawn(name: "seed-progress", stackSize: 128 * 1024) {
+                // The rate follows the phase shown (reading the file, hashing, writing), measured
+                // from the first reading of that phase: the file's parse does not dilute the
+                // hashing rate, and the writer's first chunk, done before it was seen, does not
+                // inflate the writing one.
+                var phase = (number: 0, since: started, base: 0)
+                var lastDrawn = started
+                while !finished.isSet {
+                    Platform.sleep(milliseconds: 50)
+                    let now = Platform.monotonicSeconds()
+                    guard now - lastDrawn >= 0.25, !finished.isSet else { continue }
+                    lastDrawn = now
+                    let state = ConsoleText.SeedState(total: progress.total, passwords: progress.passwords,
+                                                      hashed: progress.hashed, written: progress.written)
+                    if phase.number < 2, state.written > 0 {
+                        phase = (2, now, state.written)
+                    } else if phase.number < 1, state.total > 0 {
+                        phase = (1, now, state.hashed)
+                    }
+                    let elapsed = now - phase.since
+                    let done = (phase.number == 2 ? state.written : state.hashed) - phase.base
+                    // Below half a second, or with nothing done yet, a rate would be noise.
+                    let rate = elapsed >= 0.5 && done > 0 ? Double(done) / elapsed : nil
+                    console.error(ConsoleText.redraw(ConsoleText.seedProgress(state, rate: rate, file: file)))
+                }
+            }
+        }
+        // The ticker has drawn its last line before anything else is written.
+        func stopTicker() {
+            finished.set()
+            ticker?.join()
+            ticker = nil
+        }
+        do {
+            try emulator.seed(file: file, progress: progress)
+        } catch {
+            stopTicker()
+            if console.errorIsTerminal { console.error(ConsoleText.redraw("")) }
+            throw error
+        }
+        stopTicker()
+        let summary = ConsoleText.seedSummary(users: progress.total, seconds: Platform.monotonicSeconds() - started)
+        console.error((console.errorIsTerminal ? ConsoleText.redraw(summary) : summary) + "\n")
+    }
+
+    /// A flag one thread raises and another polls.
+    final class Flag: Sendable {
+        private let raised = Atomic<Bool>(false)
+        var isSet: Bool { raised.load(ordering: .relaxed) }
+        func set() { raised.store(true, ordering: .relaxed) }
     }
 
     /// A scenario file, parsed and validated; problems name the file, rule and field.

@@ -7,7 +7,10 @@ extension Emulator {
     /// Applies a fixture file (`{"users": [...]}`, see `Fixture`); it also becomes the state
     /// `POST /emulator/v1/reset?keep_seed=true` returns to. Errors name the file, the entry and
     /// the field; nothing is applied when any entry is invalid.
-    public func seed(file path: String) throws(EmulatorError) {
+    ///
+    /// `progress`, when given, follows the work (passwords hashed, users written) for a
+    /// console to show; polling it costs the seed nothing.
+    public func seed(file path: String, progress: SeedProgress? = nil) throws(EmulatorError) {
         // A local file the user chose: large enough for a million users (~85 MB), the bulk
         // path `bench/cost.sh --seed-users` measures; still refuses a pointer at a disk image.
         let bytes = try Platform.readFile(path, limit: 1 << 30)
@@ -18,16 +21,16 @@ extension Emulator {
             throw EmulatorError("\(path): \(error.message)")
         }
         do {
-            try seed(fixture)
+            try seed(fixture, progress: progress)
         } catch {
             throw EmulatorError("\(path): \(error.description)")
         }
     }
 
     /// Applies a parsed fixture.
-    public func seed(_ fixture: Fixture) throws(EmulatorError) {
+    public func seed(_ fixture: Fixture, progress: SeedProgress? = nil) throws(EmulatorError) {
         do {
-            try Seeder(project: project).seed(fixture, collect: false)
+            try Seeder(project: project).seed(fixture, collect: false, progress: progress)
         } catch {
             throw EmulatorError(error.message)
         }

@@ -39,6 +39,7 @@ public final class Emulator: Sendable {
 
     /// Signalled once the stop has fully completed (server down, database closed).
     private let stopped = DispatchSemaphore(value: 0)
+    private let report = Mutex<StopReport?>(nil)
     /// Run by `stop()` after the last request and before the database closes (`onStop`).
     let stopActions = Mutex<[@Sendable (Emulator) -> Void]>([])
 
@@ -216,8 +217,30 @@ public final class Emulator: Sendable {
         guard wasRunning else { return }
         server.shutdown(timeout: timeout)
         for action in stopActions.withLock({ $0 }) { action(self) }
-        project.database.close()
+        let database = project.database.close()
+        let drain = server.drainReport ?? DrainReport(finished: 0, cutOff: 0)
+        report.withLock { $0 = StopReport(finished: drain.finished, cutOff: drain.cutOff, database: database) }
         stopped.signal()
+    }
+
+    /// What the stop did, once `stop()` has completed (nil before): the requests in flight it
+    /// let finish or cut off, and the database's final checkpoint (`serve` prints it).
+    public var stopReport: StopReport? { report.withLock { $0 } }
+
+    /// See `stopReport`.
+    public struct StopReport: Sendable, Equatable {
+        /// Requests in flight when the stop began that were answered within the timeout.
+        public var finished: Int
+        /// Requests in flight that were answered 503 or closed at the timeout instead.
+        public var cutOff: Int
+        /// What became of the database's write-ahead log.
+        public var database: CloseOutcome
+
+        public init(finished: Int, cutOff: Int, database: CloseOutcome) {
+            self.finished = finished
+            self.cutOff = cutOff
+            self.database = database
+        }
     }
 
     /// Blocks until `stop()` has completed, database included (for the CLI's main thread).

@@ -86,7 +86,8 @@ public struct EmulatorOptions: Sendable {
     /// The file and environment layers without the final cross-setting check (the command line
     /// applies its flags first).
     static func layered(
-        configFile: String?, environment: [String: String], base: EmulatorOptions, warning: (String) -> Void
+        configFile: String?, environment: [String: String], base: EmulatorOptions, warning: (String) -> Void,
+        applied: ([String]) -> Void = { _ in }
     ) throws(EmulatorError) -> EmulatorOptions {
         var options = base
         // `AUTH_EMULATOR_DEFAULTS`: whose defaults fill what no layer sets (`serve --defaults`,
@@ -103,7 +104,8 @@ public struct EmulatorOptions: Sendable {
                 warning(line)
             }
         }
-        let ignored = try EnvironmentConfiguration.apply(environment, to: &options)
+        let (used, ignored) = try EnvironmentConfiguration.applyReporting(environment, to: &options)
+        applied(used)
         if !ignored.isEmpty {
             warning("ignoring environment variables the emulator does not use: \(ignored.joined(separator: ", "))")
         }

@@ -41,6 +41,14 @@ public enum EnvironmentConfiguration {
     /// `AUTH_EMULATOR_*` names present in `environment` that were not used (sorted).
     @discardableResult
     public static func apply(_ environment: [String: String], to options: inout EmulatorOptions) throws(EmulatorError) -> [String] {
+        try applyReporting(environment, to: &options).ignored
+    }
+
+    /// `apply`, also telling which names present in `environment` it read (sorted), for the
+    /// banner: names only, since values may be secrets.
+    static func applyReporting(
+        _ environment: [String: String], to options: inout EmulatorOptions
+    ) throws(EmulatorError) -> (applied: [String], ignored: [String]) {
         var env = Reader(environment: environment)
 
         if let host = env.string("GOTRUE_API_HOST") { options.host = host }
@@ -82,10 +90,11 @@ public enum EnvironmentConfiguration {
         config.applyCLIIssuer()
         config.applyCLISigningKey()
         options.configuration = config
-        return environment.keys
+        let ignored = environment.keys
             .filter { ($0.hasPrefix("GOTRUE_") || $0.hasPrefix("AUTH_EMULATOR_")) && !env.known.contains($0) }
             .filter { !testHarnessVariables.contains($0) }
             .sorted()
+        return (environment.keys.filter(env.known.contains).sorted(), ignored)
     }
 
     /// Every row of the settings table with a variable: the first of its names that gives a

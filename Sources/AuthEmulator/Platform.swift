@@ -1,6 +1,7 @@
 // The only platform-specific code of the AuthEmulator module: environment variables, directories,
 // the current directory, standard output flushing, termination signals, opening a browser, the
-// machine's network addresses and the process's exit (files: Platform+Files.swift).
+// machine's network addresses, whether stderr is a terminal, a monotonic clock, sleeping, and the
+// process's exit (files: Platform+Files.swift).
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -82,29 +83,69 @@ enum Platform {
         return nil
     }
 
+    /// The program that opens a URL in the default browser here.
+    #if canImport(Darwin)
+    static let browserOpener = "open"
+    #else
+    static let browserOpener = "xdg-open"
+    #endif
+
     /// Opens `url` in the default browser (`open` on macOS, `xdg-open` elsewhere), best-effort:
-    /// returns false when the helper could not be started. The child is reaped in the background.
+    /// returns false when the helper could not be started. The child is reaped in the
+    /// background; `failed` runs there when it exits unsuccessfully (xdg-open without any
+    /// browser to start exits 3).
     @discardableResult
-    static func openInBrowser(_ url: String) -> Bool {
+    static func openInBrowser(_ url: String, failed: @escaping @Sendable () -> Void = {}) -> Bool {
         #if canImport(Darwin)
-        let tool = "open"
         let environment = _NSGetEnviron().pointee
         #else
-        let tool = "xdg-open"
         let environment = environ
         #endif
+        let tool = browserOpener
         let arguments = [strdup(tool), strdup(url), nil]
         defer { for argument in arguments { free(argument) } }
+        // The opener's own output (xdg-open lists every browser it tried) goes to /dev/null:
+        // the caller says what failed in one line.
+        #if canImport(Darwin)
+        var actions: posix_spawn_file_actions_t? = nil
+        #else
+        var actions = posix_spawn_file_actions_t()
+        #endif
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         var pid = pid_t()
-        guard arguments.withUnsafeBufferPointer({ posix_spawnp(&pid, tool, nil, nil, $0.baseAddress!, environment) }) == 0 else {
+        guard arguments.withUnsafeBufferPointer({ posix_spawnp(&pid, tool, &actions, nil, $0.baseAddress!, environment) }) == 0 else {
             return false
         }
         let child = pid
         DispatchQueue.global().async {
             var status: Int32 = 0
-            _ = waitpid(child, &status, 0)
+            guard waitpid(child, &status, 0) == child else { return }
+            // The wait status as WIFEXITED / WEXITSTATUS decode it (macros Swift cannot import):
+            // anything but a normal exit with status 0 is a failure.
+            if status & 0x7F != 0 || (status >> 8) & 0xFF != 0 { failed() }
         }
         return true
+    }
+
+    /// Whether standard error is a terminal (isatty(3)): progress is then redrawn in place;
+    /// into a file or a pipe only the summary line is written.
+    static func standardErrorIsTerminal() -> Bool { isatty(2) == 1 }
+
+    /// Seconds on a clock that never jumps (CLOCK_MONOTONIC), for durations and rates.
+    static func monotonicSeconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+
+    /// Suspends the calling thread (nanosleep(2); an interrupted sleep ends early, which is fine
+    /// for the pollers that use it).
+    static func sleep(milliseconds: Int) {
+        var delay = timespec(tv_sec: milliseconds / 1000, tv_nsec: (milliseconds % 1000) * 1_000_000)
+        nanosleep(&delay, nil)
     }
 
     static func writeStandardError(_ text: String) {

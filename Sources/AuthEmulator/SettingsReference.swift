@@ -51,8 +51,15 @@ enum SettingsReference {
     }
 
     static func flagText(_ setting: Setting, _ flag: String) -> String {
-        if case .bool = setting.kind { return "--[no-]\(flag)" + (setting.flagInverted ? " (inverted)" : "") }
+        if case .bool = setting.kind { return "--[no-]\(flag)" + (setting.flagInverted ? " " + invertedNote(setting, flag) : "") }
         return "--\(flag) <value>"
+    }
+
+    /// For a switch that means the opposite of its variable (`--signup` is
+    /// `GOTRUE_DISABLE_SIGNUP=false`): which way round, since "inverted" alone leaves the reader
+    /// to guess which side is which.
+    static func invertedNote(_ setting: Setting, _ flag: String) -> String {
+        "(inverted: --no-\(flag) is \(setting.env.first ?? setting.key)=true)"
     }
 
     /// `auth-emulator help settings`.

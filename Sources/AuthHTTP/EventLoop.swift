@@ -21,6 +21,10 @@ final class ServerCore: Sendable {
     let connectionCount = Atomic<Int>(0)
     /// Set when shutdown begins: responses then announce `Connection: close`.
     let draining = Atomic<Bool>(false)
+    /// Requests in flight when the drain began, and those of them cut off at its deadline,
+    /// summed over the loops as each one ends (`DrainReport`).
+    let drainInFlight = Atomic<Int>(0)
+    let drainCutOff = Atomic<Int>(0)
 
     init(
         configuration: HTTPServerConfiguration, responder: any HTTPResponder, transport: Transport, loops: [LoopHandle],
@@ -250,6 +254,9 @@ final class EventLoop {
     private var now: UInt64 = 0
     private var draining = false
     private var forceDeadline: UInt64 = 0
+    /// This loop's requests in flight when the drain began, and those cut off (`DrainReport`).
+    private var drainInFlight = 0
+    private var drainCutOff = 0
     private var listening: Bool
     private var acceptPausedUntil: UInt64 = 0
     private var queueCheckAt: UInt64 = 0
@@ -307,6 +314,8 @@ final class EventLoop {
                 }
             }
         }
+        core.drainInFlight.add(drainInFlight, ordering: .relaxed)
+        core.drainCutOff.add(drainCutOff, ordering: .relaxed)
     }
 
     private func nextTimeout() -> UInt64? {
@@ -917,10 +926,18 @@ final class EventLoop {
         acceptPausedUntil = 0
         for case let connection? in connections {
             switch connection.phase {
-            case .reading, .stalled:
+            case .reading:
                 // Idle keep-alive or a request still arriving: nothing in flight to finish.
                 close(connection)
-            case .processing, .delayed, .writing, .dripping, .lingering, .closed:
+            case .stalled:
+                // A `stall` fault never answers, so waiting cannot finish it: it is cut off now.
+                drainInFlight += 1
+                drainCutOff += 1
+                close(connection)
+            case .processing, .delayed, .writing, .dripping:
+                drainInFlight += 1
+            case .lingering, .closed:
+                // Answered already; only the peer's last bytes are awaited.
                 break
             }
         }
@@ -930,6 +947,10 @@ final class EventLoop {
     /// as much as the socket takes now), then every connection closes.
     private func closeAll() {
         for case let connection? in connections {
+            switch connection.phase {
+            case .processing, .delayed, .writing, .dripping: drainCutOff += 1
+            case .reading, .stalled, .lingering, .closed: break
+            }
             if connection.phase == .processing && !connection.hasPendingOutput {
                 let response = core.configuration.protocolErrorRenderer(.shuttingDown, nil)
                 let context = ResponseSerializer.Context(

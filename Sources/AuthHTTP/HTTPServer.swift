@@ -30,6 +30,7 @@ public final class HTTPServer: Sendable {
     private let lifecycle = Mutex(Lifecycle.idle)
     private let stopped = ConditionLock(false)
     private let boundPort: Atomic<Int>
+    private let drain = Mutex<DrainReport?>(nil)
 
     public init(configuration: HTTPServerConfiguration, responder: some HTTPResponder) {
         self.configuration = configuration
@@ -160,6 +161,10 @@ public final class HTTPServer: Sendable {
         }
     }
 
+    /// What the graceful stop did with the requests in flight, once `shutdown` has completed
+    /// (nil before, and for a server never started).
+    public var drainReport: DrainReport? { drain.withLock { $0 } }
+
     /// Blocks the caller until shutdown completes. Returns at once for a server never started.
     public func waitUntilStopped() {
         let neverStarted = lifecycle.withLock { state -> Bool in
@@ -192,6 +197,24 @@ public final class HTTPServer: Sendable {
         core.queue.stop()
         for thread in runtime.workerThreads { thread.join() }
         SocketOps.close(core.listenerFD)
+        // The loops have ended (joined above), so their sums are complete.
+        let inFlight = core.drainInFlight.load(ordering: .relaxed)
+        let cutOff = core.drainCutOff.load(ordering: .relaxed)
+        drain.withLock { $0 = DrainReport(finished: inFlight - cutOff, cutOff: cutOff) }
+    }
+}
+
+/// The requests in flight when a graceful stop began: how many were answered within the
+/// shutdown timeout, and how many were cut off (answered 503 or closed unanswered at the
+/// deadline, or held by a `stall` fault, which never answers). Idle connections count in
+/// neither.
+public struct DrainReport: Sendable, Equatable {
+    public var finished: Int
+    public var cutOff: Int
+
+    public init(finished: Int, cutOff: Int) {
+        self.finished = finished
+        self.cutOff = cutOff
     }
 }
 

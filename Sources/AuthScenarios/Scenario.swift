@@ -1,4 +1,5 @@
 import AuthJSON
+import AuthPlatform
 import GoTrue
 
 /// A scripted failure scenario: a named, ordered list of rules, each `match` (which requests),
@@ -297,7 +298,10 @@ struct ScenarioParser {
                 if Operations.matchesAny(name) {
                     match.operations.append(name)
                 } else {
-                    issue(prefix + "op", "unknown operation \"\(name)\" (see scenarios/README.md for the names)")
+                    // A glob that matches nothing is a pattern gone wrong, not a slip of one name.
+                    let hint = name.contains("*") || name.contains("?") ? nil : Spelling.suggestion(for: name, among: Operations.names)
+                    issue(prefix + "op", "unknown operation \"\(name)\"" + (hint.map { " (did you mean \"\($0)\"?)" }
+                        ?? " (see scenarios/README.md for the names)"))
                 }
             }
         }

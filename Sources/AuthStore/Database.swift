@@ -110,8 +110,9 @@ public final class Database: Sendable {
 
     /// Waits for closures in flight, checkpoints the WAL into the main file (TRUNCATE, so the
     /// `-wal` file shrinks to zero) and closes every connection. Idempotent; later `read` and
-    /// `write` calls throw `StoreError.isClosed`.
-    public func close() {
+    /// `write` calls throw `StoreError.isClosed`. Returns what became of the WAL.
+    @discardableResult
+    public func close() -> CloseOutcome {
         pool.close()
     }
 
@@ -539,7 +540,8 @@ final class ConnectionPool: @unchecked Sendable {
 
     // MARK: Close
 
-    func close() {
+    @discardableResult
+    func close() -> CloseOutcome {
         let me = currentThreadIdentity()
         let (writer, readers) = monitor.withLock { () -> (Connection?, [Connection]) in
             precondition(writerOwner != me && busyReaders[me] == nil,
@@ -558,17 +560,28 @@ final class ConnectionPool: @unchecked Sendable {
         for reader in readers {
             reader.close()
         }
-        guard let writer else { return }
+        guard let writer else { return .alreadyClosed }
         if let checkpointer {
             checkpointer.uninstall(from: writer)
             checkpointer.stop()
         }
+        var outcome = CloseOutcome.inMemory
         if path != Self.memoryPath {
             // Readers of other processes may still pin the WAL; the checkpoint is then partial
-            // and SQLite finishes it later, so its result is deliberately not an error.
-            sqlite3_wal_checkpoint_v2(writer.handle, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil)
+            // and SQLite finishes it later, so its result is reported, not thrown.
+            var logFrames: Int32 = 0
+            var copiedFrames: Int32 = 0
+            let code = sqlite3_wal_checkpoint_v2(writer.handle, nil, SQLITE_CHECKPOINT_TRUNCATE, &logFrames, &copiedFrames)
+            if code == SQLITE_OK {
+                outcome = .checkpointed
+            } else if code == SQLITE_BUSY || code == SQLITE_LOCKED {
+                outcome = .partial(framesLeft: logFrames >= copiedFrames ? Int(logFrames - copiedFrames) : nil)
+            } else {
+                outcome = .failed(code: code)
+            }
         }
         writer.close()
+        return outcome
     }
 }
 
@@ -595,4 +608,20 @@ private final class WriteRequest {
         self.run = nil
         try run(connection)
     }
+}
+
+/// What `Database.close()` did with a file database's write-ahead log.
+public enum CloseOutcome: Sendable, Equatable {
+    /// Every frame copied into the main file and the WAL truncated to zero bytes.
+    case checkpointed
+    /// Another connection (a process sharing the file) kept part of the WAL in use; SQLite
+    /// copies the rest when the file is next opened or checkpointed. Frames left when known.
+    case partial(framesLeft: Int?)
+    /// The checkpoint failed with this SQLite result code; the WAL is intact and is replayed
+    /// when the file is next opened, so nothing committed is lost.
+    case failed(code: Int32)
+    /// `:memory:`: there is no file to checkpoint.
+    case inMemory
+    /// An earlier `close()` did the work.
+    case alreadyClosed
 }

@@ -172,6 +172,9 @@ struct ResponseDirectiveTests {
 
         #expect(stopped.wait(timeout: .now() + 5) == .success)
         server.waitUntilStopped()
+        // Two requests were in flight (the gated one and the delayed one); the idle keep-alive
+        // connection counts in neither figure.
+        #expect(server.drainReport == DrainReport(finished: 2, cutOff: 0))
         server.shutdown()  // idempotent
 
         // Nothing listens any more.
@@ -189,6 +192,7 @@ struct ResponseDirectiveTests {
         let elapsed = monotonicSeconds() - start
         #expect(elapsed >= 0.25 && elapsed < 2)
         #expect(client.awaitPeer(seconds: 1) == .closed)
+        #expect(server.drainReport == DrainReport(finished: 0, cutOff: 1))
     }
 
     @Test func shutdownBeforeStartAndFromAResponder() throws {

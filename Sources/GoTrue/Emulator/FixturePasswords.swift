@@ -32,7 +32,8 @@ final class FixturePasswords: @unchecked Sendable {
     /// Threads with a lower index keep hashing; the others stop after their current chunk.
     private let hashingThreads: Atomic<Int>
 
-    init(entries: [Int], count: Int, plaintexts: [String], stored: [String?], passwords: Passwords) {
+    init(entries: [Int], count: Int, plaintexts: [String], stored: [String?], passwords: Passwords,
+         progress seedProgress: SeedProgress? = nil) {
         var slots = [Int](repeating: -1, count: count)
         for (slot, entry) in entries.enumerated() { slots[entry] = slot }
         self.slots = slots
@@ -69,6 +70,7 @@ final class FixturePasswords: @unchecked Sendable {
                         state.doneCount += 1
                     }
                     progress.broadcast()
+                    seedProgress?.addHashed(range.count)
                 }
                 finished.leave()
             }

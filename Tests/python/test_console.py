@@ -1,0 +1,139 @@
+"""What the binary tells the person at the console, read from the real process: the banner's
+lines, the one line a stop leaves with its request counts, the seeding summary, and usage errors
+with a suggestion."""
+import json
+import re
+import signal
+import subprocess
+import threading
+import time
+
+import httpx
+
+from conftest import BIN
+
+
+def test_banner_names_signing_key_and_settings_sources(start_server, tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text('[auth]\nsite_url = "http://localhost:3000"\n')
+    secret = "a-jwt-secret-that-the-banner-must-not-print-0123"
+    server = start_server("--db", ":memory:", "--config", str(config),
+                          env={"GOTRUE_JWT_EXP": "600", "GOTRUE_JWT_SECRET": secret})
+    assert server.banner[-1] == "database:         :memory:"
+    assert server.info["signing key"] == "HS256 (shared secret)"
+    sources = server.info["settings from"]
+    assert sources.startswith(f"--config {config}; env ")
+    names = sources.split("; env ", 1)[1].split(", ")
+    # Names only, never values; the test harness's own variables are not settings.
+    assert "GOTRUE_JWT_EXP" in names and "GOTRUE_JWT_SECRET" in names
+    assert secret not in "\n".join(server.banner)
+    assert "600" not in sources
+
+
+def test_banner_names_an_asymmetric_key_by_kid(start_server):
+    server = start_server("--db", ":memory:", "--signing-key", "es256")
+    match = re.fullmatch(r"ES256 kid ([0-9a-f-]{36})", server.info["signing key"])
+    assert match, server.info["signing key"]
+    jwks = httpx.get(f"{server.url}/.well-known/jwks.json", timeout=5).json()
+    assert match.group(1) in [key.get("kid") for key in jwks["keys"]]
+
+
+def test_each_warning_once(start_server, tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text("[auth.web3.solana]\nenabled = true\n[auth.web3.ethereum]\nenabled = true\n")
+    server = start_server("--db", ":memory:", "--config", str(config), env={"GOTRUE_NOT_A_SETTING": "1"})
+    stderr = server.stderr_text()
+    warnings = [line for line in stderr.splitlines() if line.startswith("warning: ")]
+    assert len(warnings) == len(set(warnings)), warnings
+    web3 = [line for line in warnings if "Web3" in line]
+    assert len(web3) == 1 and "auth.web3.solana.enabled, auth.web3.ethereum.enabled" in web3[0], warnings
+    assert any("GOTRUE_NOT_A_SETTING" in line for line in warnings), warnings
+
+
+def stop_and_read(server, sig=signal.SIGTERM, timeout=15):
+    """Stops the server by PID and returns its exit status and its `stopping:` lines (read
+    before the fixture's `stop` closes the captured stderr)."""
+    server.process.send_signal(sig)
+    status = server.process.wait(timeout=timeout)
+    lines = [line for line in server.stderr_text().splitlines() if line.startswith("stopping:")]
+    server.stop()
+    return status, lines
+
+
+def test_stop_line_counts_finished_and_cut_off_requests(start_server, tmp_path):
+    # /health is held 1 s (finishes within the 3 s drain), /settings 30 s (cut off at the drain).
+    scenario = tmp_path / "slow.json"
+    scenario.write_text(json.dumps({"name": "slow", "rules": [
+        {"match": {"op": "health"}, "then": {"delay_ms": 1000}},
+        {"match": {"op": "settings"}, "then": {"delay_ms": 30000}},
+    ]}))
+    db = tmp_path / "auth.db"
+    server = start_server("--db", str(db), "--scenario", str(scenario), "--shutdown-timeout", "3", "--quiet")
+    results = {}
+
+    def get(path):
+        try:
+            results[path] = httpx.get(f"{server.url}{path}", timeout=20).status_code
+        except httpx.HTTPError as error:
+            results[path] = type(error).__name__
+
+    threads = [threading.Thread(target=get, args=(path,)) for path in ("/health", "/settings")]
+    for thread in threads:
+        thread.start()
+    # Both requests must be in the server (held by their delays) before the signal; a held
+    # response is not in the journal yet, so there is nothing to poll: a bounded pause.
+    time.sleep(0.5)
+    started = time.monotonic()
+    status, lines = stop_and_read(server)
+    assert status == 0
+    # The held /health finished within the drain; /settings waited out the 3 s.
+    assert 2.5 < time.monotonic() - started < 10
+    for thread in threads:
+        thread.join(timeout=10)
+    assert results["/health"] == 200
+    assert results["/settings"] != 200
+    assert lines == ["stopping: 1 request finished, 1 cut off, database checkpointed"], lines
+
+
+def test_idle_stop_line(start_server):
+    server = start_server("--db", ":memory:")
+    status, lines = stop_and_read(server, signal.SIGINT)
+    assert status == 0
+    assert lines == ["stopping: 0 requests finished, 0 cut off, in-memory database discarded"]
+
+
+def test_seeding_into_a_file_prints_one_summary_line(tmp_path):
+    users = [{"email": f"user{i}@example.com", "password": "bulk-Passw0rd!", "email_confirm": True} for i in range(3000)]
+    fixture = tmp_path / "users.json"
+    fixture.write_text(json.dumps({"users": users}))
+    stderr = tmp_path / "stderr.txt"
+    with open(stderr, "w") as err:
+        process = subprocess.Popen(
+            [BIN, "serve", "--host", "127.0.0.1", "--port", "0", "--db", ":memory:", "--quiet", "--seed", str(fixture)],
+            stdout=subprocess.PIPE, stderr=err, text=True,
+            env={"AUTH_EMULATOR_PASSWORD_ITERATIONS": "1000", "PATH": "/usr/bin:/bin"},
+        )
+        try:
+            first = process.stdout.readline()
+            assert first.startswith("listening on http://127.0.0.1:"), (first, stderr.read_text())
+            for _ in range(12):
+                if process.stdout.readline().startswith("database:"):
+                    break
+            text = stderr.read_text()
+        finally:
+            process.send_signal(signal.SIGTERM)
+            assert process.wait(timeout=15) == 0
+            process.stdout.close()
+    # Not a terminal: no progress, no carriage returns, exactly one line about the seed.
+    assert "\r" not in text and "\x1b" not in text, repr(text)
+    seeded = [line for line in text.splitlines() if "seed" in line]
+    assert len(seeded) == 1 and re.fullmatch(r"seeded 3,000 users in \d+\.\d s", seeded[0]), text
+
+
+def test_unknown_flag_exits_64_with_a_suggestion():
+    result = subprocess.run([BIN, "serve", "--prot", "0"], capture_output=True, text=True, timeout=10)
+    assert result.returncode == 64
+    assert "Error: unknown option '--prot' (did you mean '--port'?)" in result.stderr
+    result = subprocess.run([BIN, "serv"], capture_output=True, text=True, timeout=10)
+    assert result.returncode == 64
+    assert "did you mean 'serve'?" in result.stderr
