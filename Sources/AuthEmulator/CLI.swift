@@ -123,6 +123,8 @@ public enum CLI {
                   --[no-]signup              New users may sign up (default on; env GOTRUE_DISABLE_SIGNUP, inverted:
                                              --no-signup is GOTRUE_DISABLE_SIGNUP=true).
                   --[no-]phone               Phone sign-up and sign-in (default off; env GOTRUE_EXTERNAL_PHONE_ENABLED).
+                  --[no-]web3-solana         Sign in with Solana (default off; env GOTRUE_EXTERNAL_WEB3_SOLANA_ENABLED).
+                  --[no-]web3-ethereum       Sign in with Ethereum (default off; env GOTRUE_EXTERNAL_WEB3_ETHEREUM_ENABLED).
                   --[no-]idp-auto-approve    The fake providers' sign-in page approves at once for the
                                              account named by login_hint=<email> (headless tests;
                                              env AUTH_EMULATOR_IDP_AUTO_APPROVE).

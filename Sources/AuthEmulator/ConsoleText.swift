@@ -43,6 +43,7 @@ enum ConsoleText {
         let key = jwt.signingKey
         let kid = key.kid.map { " kid \($0)" } ?? ""
         if key.isSymmetric { return "\(key.algorithm.rawValue)\(kid) (shared secret)" }
+        if key.kid == JWTSettings.cliDefaultKeyID { return "\(key.algorithm.rawValue)\(kid) (the Supabase CLI's built-in key)" }
         return "\(key.algorithm.rawValue)\(kid)"
     }
 

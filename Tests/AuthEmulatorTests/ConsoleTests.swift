@@ -121,6 +121,8 @@ import Testing
         #expect(ConsoleText.signingKey(jwt) == "ES256 kid 1a2b3c")
         jwt.keys = [JWK(generating: .edDSA, kid: "ed-9", random: SystemRandom())]
         #expect(ConsoleText.signingKey(jwt) == "EdDSA kid ed-9")
+        jwt.keys = [JWTSettings.cliDefaultKey]
+        #expect(ConsoleText.signingKey(jwt) == "ES256 kid b81269f1-21d8-4f2e-b719-c2240a840d90 (the Supabase CLI's built-in key)")
     }
 
     @Test func settingsSourcesLine() {

@@ -57,8 +57,11 @@ class Server:
         self.port = int(match.group(2))
         # The banner ends with the database line; keys are labelled "<name>: <value>".
         self.banner = []
-        for _ in range(10):
-            line = self.process.stdout.readline().rstrip("\n")
+        while True:
+            line = self.process.stdout.readline()
+            if not line:
+                raise AssertionError(f"the banner ended without a database line: {self.banner}; stderr: {self.stderr_text()}")
+            line = line.rstrip("\n")
             self.banner.append(line)
             if line.startswith("database:"):
                 break

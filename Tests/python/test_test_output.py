@@ -55,6 +55,21 @@ def test_a_passing_run_shows_each_suite_and_the_count():
     ]
 
 
+def test_coloured_output_is_shortened_the_same_way():
+    # Swift Testing colours its symbols when it writes to a pipe.
+    coloured = SWIFT_LOG.replace("✔", "\x1b[92m✔\x1b[0m").replace("✘", "\x1b[91m✘\x1b[0m").replace("◇", "\x1b[1m◇\x1b[0m")
+    shown = run_filter("swift_test_output", coloured)
+    plain = [re.sub(r"\x1b\[[0-9;]*m", "", line) for line in shown.splitlines()]
+    assert plain == run_filter("swift_test_output", SWIFT_LOG).splitlines()
+    assert "\x1b[91m✘\x1b[0m" in shown
+
+
+def test_in_process_emulator_logs_are_left_out():
+    log = "auth-emulator: sms: missing Twilio account SID\n✔ Suite SMSTests passed after 0.1 seconds.\n"
+    assert run_filter("swift_test_output", log).splitlines() == ["✔ Suite SMSTests passed after 0.1 seconds."]
+    assert run_filter("swift_test_output", log, verbose="1") == log
+
+
 def test_verbose_prints_everything():
     assert run_filter("swift_test_output", SWIFT_LOG, verbose="1") == SWIFT_LOG
     build = "[1/9] Compiling AuthJSON JSON.swift\nSources/A.swift:3:1: warning: unused\n[9/9] Linking x\nBuild complete! (1.0s)\n"

@@ -195,7 +195,7 @@ extension Configuration {
         let upper = chain.uppercased()
         return [
             bool("web3.\(chain).enabled", enabled, env: ["GOTRUE_EXTERNAL_WEB3_\(upper)_ENABLED"], file: "web3.\(chain).enabled",
-                 gotrue: false, cli: false, "Sign in with \(name) (POST /token?grant_type=web3, chain \(chain))."),
+                 flag: "web3-\(chain)", gotrue: false, cli: false, "Sign in with \(name) (POST /token?grant_type=web3, chain \(chain))."),
             duration("web3.\(chain).maximum_validity_seconds", validity, env: ["GOTRUE_EXTERNAL_WEB3_\(upper)_MAXIMUM_VALIDITY_DURATION"],
                      gotrue: 600, cli: 600, "How far from now a signed \(name) message's Issued At may be, either way."),
         ]
