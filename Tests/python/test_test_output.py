@@ -87,3 +87,8 @@ def test_build_output_keeps_warnings_errors_and_the_result():
     ]
     # Nothing left to print is not a failure of the filter.
     assert run_filter("build_output", "[1/1] Write swift-version.txt\n") == ""
+
+
+def test_the_script_parses():
+    # The filters are read out of the script above; this checks the whole of it.
+    subprocess.run(["bash", "-n", str(SCRIPT)], check=True, timeout=30)
