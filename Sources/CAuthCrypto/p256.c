@@ -19,11 +19,10 @@
  */
 
 #include "CAuthCrypto.h"
+#include "limbs4.h"
 
 #include <pthread.h>
 #include <string.h>
-
-typedef unsigned __int128 u128;
 
 /* Overwrites secret intermediates; the volatile store keeps the compiler from dropping it. */
 static void wipe(void *p, size_t bytes) {
@@ -58,46 +57,8 @@ static const uint64_t GX[4] = {0xf4a13945d898c296, 0x77037d812deb33a0, 0xf8bce6e
 static const uint64_t GY[4] = {0xcbb6406837bf51f5, 0x2bce33576b315ece, 0x8ee7eb4a7c0f9e16, 0x4fe342e2fe1a7f9b};
 
 /* ------------------------------------------------------------------------------------------
- * Four-limb helpers shared by both moduli.
+ * Four-limb helpers shared by both moduli (limbs4.h has the conversions, add4 and sub4).
  * ---------------------------------------------------------------------------------------- */
-
-/* Big-endian 32 bytes to limbs (SEC 1 section 2.3.8, Octet-String-to-Integer). */
-static void limbs_from_bytes(uint64_t r[4], const uint8_t b[32]) {
-    for (int i = 0; i < 4; i++) {
-        uint64_t v = 0;
-        for (int j = 0; j < 8; j++) v = (v << 8) | b[8 * (3 - i) + j];
-        r[i] = v;
-    }
-}
-
-/* Limbs to big-endian 32 bytes (SEC 1 section 2.3.7, Integer-to-Octet-String). */
-static void limbs_to_bytes(uint8_t b[32], const uint64_t r[4]) {
-    for (int i = 0; i < 4; i++) {
-        for (int j = 0; j < 8; j++) b[8 * (3 - i) + j] = (uint8_t)(r[i] >> (56 - 8 * j));
-    }
-}
-
-/* r = a - b; returns the borrow (1 when a < b). r may alias a or b. */
-static inline uint64_t sub4(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]) {
-    uint64_t borrow = 0;
-    for (int i = 0; i < 4; i++) {
-        u128 d = (u128)a[i] - b[i] - borrow;
-        r[i] = (uint64_t)d;
-        borrow = (uint64_t)(d >> 64) & 1;
-    }
-    return borrow;
-}
-
-/* r = a + b; returns the carry. r may alias a or b. */
-static inline uint64_t add4(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]) {
-    uint64_t carry = 0;
-    for (int i = 0; i < 4; i++) {
-        u128 s = (u128)a[i] + b[i] + carry;
-        r[i] = (uint64_t)s;
-        carry = (uint64_t)(s >> 64);
-    }
-    return carry;
-}
 
 /* All ones when a < m (constant time). */
 static inline uint64_t mask_if_below(const uint64_t a[4], const uint64_t m[4]) {

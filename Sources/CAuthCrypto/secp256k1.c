@@ -14,10 +14,9 @@
  */
 
 #include "CAuthCrypto.h"
+#include "limbs4.h"
 
 #include <string.h>
-
-typedef unsigned __int128 u128;
 
 /* p and 2^256 - p. */
 static const uint64_t P[4] = {0xfffffffefffffc2f, 0xffffffffffffffff, 0xffffffffffffffff, 0xffffffffffffffff};
@@ -39,44 +38,8 @@ static const modulus FIELD = {P, P_FOLD, 1};
 static const modulus ORDER = {N, N_FOLD, 3};
 
 /* ------------------------------------------------------------------------------------------
- * Four-limb helpers.
+ * Four-limb helpers (limbs4.h has the conversions, add4 and sub4).
  * ---------------------------------------------------------------------------------------- */
-
-/* Big-endian 32 bytes to limbs (SEC 1 section 2.3.8). */
-static void from_bytes(uint64_t r[4], const uint8_t b[32]) {
-    for (int i = 0; i < 4; i++) {
-        uint64_t v = 0;
-        for (int j = 0; j < 8; j++) v = (v << 8) | b[8 * (3 - i) + j];
-        r[i] = v;
-    }
-}
-
-/* Limbs to big-endian 32 bytes (SEC 1 section 2.3.7). */
-static void to_bytes(uint8_t b[32], const uint64_t r[4]) {
-    for (int i = 0; i < 4; i++) {
-        for (int j = 0; j < 8; j++) b[8 * (3 - i) + j] = (uint8_t)(r[i] >> (56 - 8 * j));
-    }
-}
-
-static uint64_t add4(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]) {
-    uint64_t carry = 0;
-    for (int i = 0; i < 4; i++) {
-        u128 s = (u128)a[i] + b[i] + carry;
-        r[i] = (uint64_t)s;
-        carry = (uint64_t)(s >> 64);
-    }
-    return carry;
-}
-
-static uint64_t sub4(uint64_t r[4], const uint64_t a[4], const uint64_t b[4]) {
-    uint64_t borrow = 0;
-    for (int i = 0; i < 4; i++) {
-        u128 d = (u128)a[i] - b[i] - borrow;
-        r[i] = (uint64_t)d;
-        borrow = (uint64_t)(d >> 64) & 1;
-    }
-    return borrow;
-}
 
 /* -1, 0 or 1 as a < b, a == b, a > b. */
 static int cmp4(const uint64_t a[4], const uint64_t b[4]) {
@@ -312,21 +275,21 @@ static int mul_double(uint64_t x[4], uint64_t y[4], const uint64_t u1[4], const 
 
 int cauth_secp256k1_scalar_is_valid(const uint8_t scalar[32]) {
     uint64_t s[4];
-    from_bytes(s, scalar);
+    limbs_from_bytes(s, scalar);
     return !is_zero4(s) && cmp4(s, N) < 0;
 }
 
 void cauth_secp256k1_scalar_reduce(uint8_t out[32], const uint8_t in[32]) {
     uint64_t s[4];
-    from_bytes(s, in);
+    limbs_from_bytes(s, in);
     mod_reduce(s, s, 4, &ORDER);
-    to_bytes(out, s);
+    limbs_to_bytes(out, s);
 }
 
 int cauth_secp256k1_check_point(const uint8_t x[32], const uint8_t y[32]) {
     uint64_t px[4], py[4], lhs[4], rhs[4];
-    from_bytes(px, x);
-    from_bytes(py, y);
+    limbs_from_bytes(px, x);
+    limbs_from_bytes(py, y);
     if (cmp4(px, P) >= 0 || cmp4(py, P) >= 0) return -1;
     mod_mul(lhs, py, py, &FIELD);
     curve_rhs(rhs, px);
@@ -335,7 +298,7 @@ int cauth_secp256k1_check_point(const uint8_t x[32], const uint8_t y[32]) {
 
 int cauth_secp256k1_mul_base(uint8_t x[32], uint8_t y[32], const uint8_t scalar[32]) {
     uint64_t k[4], ax[4], ay[4];
-    from_bytes(k, scalar);
+    limbs_from_bytes(k, scalar);
     mod_reduce(k, k, 4, &ORDER);
     jacobian g, r;
     set_affine(&g, GX, GY);
@@ -345,8 +308,8 @@ int cauth_secp256k1_mul_base(uint8_t x[32], uint8_t y[32], const uint8_t scalar[
         memset(y, 0, 32);
         return -1;
     }
-    to_bytes(x, ax);
-    to_bytes(y, ay);
+    limbs_to_bytes(x, ax);
+    limbs_to_bytes(y, ay);
     return 0;
 }
 
@@ -354,10 +317,10 @@ int cauth_secp256k1_sign(uint8_t signature[64], int *recovery_id, const uint8_t 
                          const uint8_t nonce[32], const uint8_t digest[32]) {
     if (!cauth_secp256k1_scalar_is_valid(private_key) || !cauth_secp256k1_scalar_is_valid(nonce)) return -1;
     uint64_t d[4], k[4], e[4], rx[4], ry[4], r[4], s[4], t[4];
-    from_bytes(d, private_key);
-    from_bytes(k, nonce);
+    limbs_from_bytes(d, private_key);
+    limbs_from_bytes(k, nonce);
     /* bits2int of a 256-bit digest is its value (SEC 1 section 4.1.3 step 5); reduce for use. */
-    from_bytes(e, digest);
+    limbs_from_bytes(e, digest);
     mod_reduce(e, e, 4, &ORDER);
     jacobian g, point;
     set_affine(&g, GX, GY);
@@ -381,8 +344,8 @@ int cauth_secp256k1_sign(uint8_t signature[64], int *recovery_id, const uint8_t 
         sub4(s, N, s);
         id ^= 1;
     }
-    to_bytes(signature, r);
-    to_bytes(signature + 32, s);
+    limbs_to_bytes(signature, r);
+    limbs_to_bytes(signature + 32, s);
     if (recovery_id) *recovery_id = id;
     return 0;
 }
@@ -392,12 +355,12 @@ int cauth_secp256k1_verify(const uint8_t signature[64], const uint8_t digest[32]
     if (!cauth_secp256k1_scalar_is_valid(signature) || !cauth_secp256k1_scalar_is_valid(signature + 32)) return 0;
     if (cauth_secp256k1_check_point(qx, qy) != 0) return 0;
     uint64_t r[4], s[4], e[4], w[4], u1[4], u2[4], x[4], y[4], px[4], py[4];
-    from_bytes(r, signature);
-    from_bytes(s, signature + 32);
-    from_bytes(e, digest);
+    limbs_from_bytes(r, signature);
+    limbs_from_bytes(s, signature + 32);
+    limbs_from_bytes(e, digest);
     mod_reduce(e, e, 4, &ORDER);
-    from_bytes(px, qx);
-    from_bytes(py, qy);
+    limbs_from_bytes(px, qx);
+    limbs_from_bytes(py, qy);
     mod_inv(w, s, &ORDER);
     mod_mul(u1, e, w, &ORDER);
     mod_mul(u2, r, w, &ORDER);
@@ -415,8 +378,8 @@ int cauth_secp256k1_recover(uint8_t x[32], uint8_t y[32], const uint8_t signatur
     if (recovery_id < 0 || recovery_id > 3) return -1;
     if (!cauth_secp256k1_scalar_is_valid(signature) || !cauth_secp256k1_scalar_is_valid(signature + 32)) return -1;
     uint64_t r[4], s[4], e[4], rx[4], ry[4], rhs[4], ri[4], u1[4], u2[4], qx[4], qy[4];
-    from_bytes(r, signature);
-    from_bytes(s, signature + 32);
+    limbs_from_bytes(r, signature);
+    limbs_from_bytes(s, signature + 32);
     /* Step 1.1: x = r + j n for j = recovery_id / 2, which must stay below p. */
     memcpy(rx, r, sizeof(rx));
     if (recovery_id & 2) {
@@ -436,7 +399,7 @@ int cauth_secp256k1_recover(uint8_t x[32], uint8_t y[32], const uint8_t signatur
         mod_sub(ry, zero, ry, &FIELD);
     }
     /* Steps 1.5-1.6: Q = r^-1 (s R - e G) = (-e r^-1) G + (s r^-1) R. */
-    from_bytes(e, digest);
+    limbs_from_bytes(e, digest);
     mod_reduce(e, e, 4, &ORDER);
     mod_inv(ri, r, &ORDER);
     mod_mul(u1, e, ri, &ORDER);
@@ -445,7 +408,7 @@ int cauth_secp256k1_recover(uint8_t x[32], uint8_t y[32], const uint8_t signatur
     jacobian point;
     set_affine(&point, rx, ry);
     if (mul_double(qx, qy, u1, u2, &point) != 0) return -1;
-    to_bytes(x, qx);
-    to_bytes(y, qy);
+    limbs_to_bytes(x, qx);
+    limbs_to_bytes(y, qy);
     return 0;
 }

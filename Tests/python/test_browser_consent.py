@@ -81,8 +81,9 @@ def app():
     server.close()
 
 
-@pytest.fixture
-def browser():
+def chromium_session(javascript=True):
+    """A headless Chromium through Selenium, for a fixture to yield; skipped (failed under CI)
+    when the browser, its driver or selenium is missing."""
     try:
         from selenium import webdriver
         from selenium.webdriver.chrome.service import Service
@@ -100,12 +101,19 @@ def browser():
     options.binary_location = chromium
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"):
         options.add_argument(argument)
+    if not javascript:
+        options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
     driver = webdriver.Chrome(service=Service(executable_path=driver_path), options=options)
     try:
         driver.set_page_load_timeout(WAIT_SECONDS)
         yield driver
     finally:
         driver.quit()
+
+
+@pytest.fixture
+def browser():
+    yield from chromium_session()
 
 
 def wait_for_url(driver, prefix):

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from conftest import ANON_KEY, SERVICE_ROLE_KEY
-from test_browser_consent import WAIT_SECONDS, browser, element, find_executable, unavailable  # noqa: F401 (browser is a fixture)
+from test_browser_consent import WAIT_SECONDS, browser, chromium_session, element  # noqa: F401 (browser is a fixture)
 
 ADMIN = {"Authorization": f"Bearer {SERVICE_ROLE_KEY}", "apikey": SERVICE_ROLE_KEY}
 
@@ -58,25 +58,7 @@ def submit(driver, action, label):
 @pytest.fixture
 def browser_without_js():
     """test_browser_consent.py's browser with JavaScript turned off."""
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-    except ImportError:
-        unavailable("selenium is not installed (Tests/python/requirements.txt)")
-    chromium, driver_path = find_executable("chromium"), find_executable("chromedriver")
-    if chromium is None or driver_path is None:
-        unavailable("chromium and chromium-driver are not installed (apt-get install chromium chromium-driver)")
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"):
-        options.add_argument(argument)
-    options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
-    driver = webdriver.Chrome(service=Service(executable_path=driver_path), options=options)
-    try:
-        driver.set_page_load_timeout(WAIT_SECONDS)
-        yield driver
-    finally:
-        driver.quit()
+    yield from chromium_session(javascript=False)
 
 
 @pytest.fixture

@@ -313,11 +313,17 @@ extension DashboardEndpoints {
     }
 
     func deleteFactor(_ context: RequestContext) throws -> HTTPResponse {
+        try deleteUserItem(context, collection: "factors", parameter: "factor_id", notice: "Factor deleted.")
+    }
+
+    /// Deletes one of a user's factors or passkeys through its admin route
+    /// (`DELETE /admin/users/{id}/<collection>/{item}`), then shows the user's page again.
+    func deleteUserItem(_ context: RequestContext, collection: String, parameter: String, notice: String) throws -> HTTPResponse {
         let id = context.pathParameters["user_id"] ?? ""
-        let factorID = context.pathParameters["factor_id"] ?? ""
-        let reply = call("DELETE", "/admin/users/" + H.urlEncode(id) + "/factors/" + H.urlEncode(factorID), from: context)
+        let itemID = context.pathParameters[parameter] ?? ""
+        let reply = call("DELETE", "/admin/users/" + H.urlEncode(id) + "/" + collection + "/" + H.urlEncode(itemID), from: context)
         guard reply.ok else { return try userPage(context, status: reply.status, error: reply.message) }
-        return H.redirect("/emulator/users/" + H.urlEncode(id) + H.query([("notice", "Factor deleted.")]))
+        return H.redirect("/emulator/users/" + H.urlEncode(id) + H.query([("notice", notice)]))
     }
 
     // MARK: Mailbox

@@ -182,11 +182,7 @@ extension DashboardEndpoints {
     // MARK: Passkeys
 
     func deletePasskey(_ context: RequestContext) throws -> HTTPResponse {
-        let id = context.pathParameters["user_id"] ?? ""
-        let passkeyID = context.pathParameters["passkey_id"] ?? ""
-        let reply = call("DELETE", "/admin/users/" + H.urlEncode(id) + "/passkeys/" + H.urlEncode(passkeyID), from: context)
-        guard reply.ok else { return try userPage(context, status: reply.status, error: reply.message) }
-        return H.redirect("/emulator/users/" + H.urlEncode(id) + H.query([("notice", "Passkey deleted.")]))
+        try deleteUserItem(context, collection: "passkeys", parameter: "passkey_id", notice: "Passkey deleted.")
     }
 
     // MARK: Signing out
