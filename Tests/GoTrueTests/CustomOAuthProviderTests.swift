@@ -258,4 +258,58 @@ private func expectError(_ response: HTTPResponse, _ status: Int, _ code: String
         expectError(api.call("POST", "/token?grant_type=id_token", ["provider": "custom:acme", "id_token": .string(token)]), 400,
                     "provider_disabled", "Custom provider \"custom:acme\" is disabled")
     }
+
+    @Test func redirectFlowThroughFakeIssuer() throws {
+        let api = try makeAPI { $0.identityProviders.autoApprove = true }
+        #expect(api.providers("POST", "", oidcBody(["scopes": ["email"], "authorization_params": ["prompt": "consent"],
+                                                    "attribute_mapping": ["nickname": "email"],
+                                                    "custom_claims_allowlist": ["iss", "absent"]])).status == 201)
+        let start = api.call("GET", "/authorize?provider=custom:acme&redirect_to=http://127.0.0.1:3000/cb&login_hint=flow@example.com")
+        #expect(start.status == 302, "\(start.text)")
+        let location = try #require(start.headers["Location"])
+        #expect(location.hasPrefix(fakeIssuer + "/authorize?"))
+        let query = RedirectURL(location).query
+        func value(_ name: String) -> String? { query.first { $0.name == name }?.value }
+        #expect(value("client_id") == "acme-client")
+        #expect(value("scope") == "openid email")
+        #expect(value("prompt") == "consent")
+        #expect(value("redirect_uri") == "http://127.0.0.1:9999/auth/v1/callback")
+
+        let page = follow(api, location)
+        #expect(page.status == 302, "\(page.text)")
+        let callback = follow(api, try #require(page.headers["Location"]))
+        let done = try #require(callback.headers["Location"])
+        #expect(done.hasPrefix("http://127.0.0.1:3000/cb#access_token="), "\(done)")
+        let access = RedirectURL.parseQuery(RedirectURL(done).fragment).first { $0.name == "access_token" }!.value
+        let user = api.call("GET", "/user", bearer: access).json
+        #expect(user["email"] == "flow@example.com")
+        #expect(user["app_metadata"]?["provider"] == "custom:acme")
+        let identity = try #require(user["identities"]?.arrayValue?.first)
+        #expect(identity["provider"] == "custom:acme")
+        #expect(identity["identity_data"]?["nickname"] == "flow@example.com")  // attribute_mapping
+        #expect(identity["identity_data"]?["custom_claims"] == ["iss": .string(fakeIssuer)])  // the allowlist
+
+        // The provider's failures, as GoTrue words them.
+        #expect(api.providers("PUT", "/custom:acme", ["enabled": false]).status == 200)
+        let disabled = api.call("GET", "/authorize?provider=custom:acme")
+        expectError(disabled, 400, "validation_failed", "Unsupported provider: custom provider custom:acme is disabled")
+        expectError(api.call("GET", "/authorize?provider=custom:nope"), 400, "validation_failed",
+                    "Unsupported provider: custom provider custom:nope not found")
+    }
+
+    @Test func redirectFlowWhenDisabled() throws {
+        let api = try makeAPI { $0.customOAuth.enabled = false }
+        expectError(api.call("GET", "/authorize?provider=custom:acme"), 400, "validation_failed",
+                    "Unsupported provider: custom OAuth providers are disabled")
+    }
+}
+
+/// Follows a redirect to this server in-process (scheme and host stripped).
+private func follow(_ api: GoTrueAPI, _ location: String) -> HTTPResponse {
+    var target = Substring(location)
+    if let scheme = target.firstIndex(of: ":"), target[scheme...].hasPrefix("://") {
+        let rest = target[target.index(scheme, offsetBy: 3)...]
+        target = rest.firstIndex(of: "/").map { rest[$0...] } ?? "/"
+    }
+    return api.call("GET", String(target))
 }
