@@ -134,12 +134,11 @@ struct ExternalEndpoints: EndpointGroup {
         return .success((settings, provider))
     }
 
-    /// `API.Provider` + `ValidateOAuth`: the provider must exist and be enabled with a client id,
-    /// a secret and a redirect URI (the emulator defaults the redirect URI to its own callback,
-    /// as the Supabase CLI does).
+    /// `API.Provider` + `ValidateOAuth` for a built-in provider (custom ones: `resolve`): it must
+    /// exist and be enabled with a client id, a secret and a redirect URI (the emulator defaults
+    /// the redirect URI to its own callback, as the Supabase CLI does).
     static func oauthSettings(_ name: String, _ config: Configuration) -> Result<OAuthProviderSettings, ProviderProblem> {
         let lower = name.lowercased()
-        if lower.hasPrefix("custom:") { return .failure(ProviderProblem(message: "custom OAuth providers are disabled")) }
         guard ExternalProviders.oauthProviders.contains(lower) else {
             return .failure(ProviderProblem(message: "Provider \(lower) could not be found"))
         }
