@@ -166,6 +166,9 @@ private func expectError(_ response: HTTPResponse, _ status: Int, _ code: String
             expectError(api.providers(method, "/acme", method == "PUT" ? [:] : nil), 400, "validation_failed",
                         "identifier must start with 'custom:' prefix, e.g. 'custom:acme'")
         }
+        // chi matches the escaped path, so an escaped colon is not the prefix.
+        expectError(api.providers("GET", "/custom%3Aacme"), 400, "validation_failed",
+                    "identifier must start with 'custom:' prefix, e.g. 'custom:custom%3Aacme'")
     }
 
     @Test func updateValidation() throws {

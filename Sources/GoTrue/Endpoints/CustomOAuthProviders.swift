@@ -49,8 +49,13 @@ struct CustomOAuthProviderEndpoints: EndpointGroup {
     static let notFound = AuthError(404, .customProviderNotFound, "Custom OAuth provider not found")
 
     /// The `{identifier}` of the path, which must carry the `custom:` prefix.
+    /// chi routes on the escaped path when the request escaped more than needed (`URL.RawPath`),
+    /// so `custom%3Aacme` arrives as it was sent and fails the prefix check; the last segment of
+    /// the request target is that value in every case.
     private func pathIdentifier(_ context: RequestContext) throws(AuthError) -> String {
-        let identifier = context.pathParameters["identifier"] ?? ""
+        let target = context.request.target.prefix { $0 != "?" }
+        let raw = target.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init)
+        let identifier = (target.hasPrefix("/") ? raw : nil) ?? context.pathParameters["identifier"] ?? ""
         if identifier.isEmpty { throw Self.invalid("identifier is required") }
         if !identifier.hasPrefix("custom:") {
             throw Self.invalid("identifier must start with 'custom:' prefix, e.g. 'custom:\(identifier)'")
