@@ -300,6 +300,31 @@ private func expectError(_ response: HTTPResponse, _ status: Int, _ code: String
                     "Unsupported provider: custom provider custom:nope not found")
     }
 
+    @Test func oauth2RedirectFlowOnFakeEndpoints() throws {
+        let api = try makeAPI { $0.identityProviders.autoApprove = true }
+        let base = "http://127.0.0.1:9999/emulator/v1/idp/custom:gh"
+        #expect(api.providers("POST", "", oauth2Body(["authorization_url": .string(base + "/authorize"),
+                                                      "token_url": .string(base + "/token"),
+                                                      "userinfo_url": .string(base + "/userinfo"),
+                                                      "scopes": ["read:user"]])).status == 201)
+        let start = api.call("GET", "/authorize?provider=custom:gh&redirect_to=http://127.0.0.1:3000/cb&login_hint=gh@example.com")
+        let location = try #require(start.headers["Location"])
+        #expect(location.hasPrefix(base + "/authorize?"))
+        #expect(RedirectURL(location).query.first { $0.name == "scope" }?.value == "read:user")  // no openid for OAuth2
+        let callback = follow(api, try #require(follow(api, location).headers["Location"]))
+        let done = try #require(callback.headers["Location"])
+        #expect(done.hasPrefix("http://127.0.0.1:3000/cb#access_token="), "\(done)")
+        let access = RedirectURL.parseQuery(RedirectURL(done).fragment).first { $0.name == "access_token" }!.value
+        let user = api.call("GET", "/user", bearer: access).json
+        #expect(user["email"] == "gh@example.com")
+        #expect(user["identities"]?.arrayValue?.first?["provider"] == "custom:gh")
+
+        // A provider whose endpoints are elsewhere cannot complete offline: the exchange fails.
+        #expect(api.providers("POST", "", oauth2Body(["identifier": "custom:real"])).status == 201)
+        let real = api.call("GET", "/authorize?provider=custom:real")
+        #expect(real.headers["Location"]?.hasPrefix("https://github.example.com/login/oauth/authorize?client_id=gh-client") == true)
+    }
+
     @Test func redirectFlowWhenDisabled() throws {
         let api = try makeAPI { $0.customOAuth.enabled = false }
         expectError(api.call("GET", "/authorize?provider=custom:acme"), 400, "validation_failed",
