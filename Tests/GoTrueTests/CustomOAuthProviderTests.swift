@@ -277,6 +277,7 @@ private func expectError(_ response: HTTPResponse, _ status: Int, _ code: String
         #expect(value("scope") == "openid email")
         #expect(value("prompt") == "consent")
         #expect(value("redirect_uri") == "http://127.0.0.1:9999/auth/v1/callback")
+        #expect(value("code_challenge_method") == "S256" && value("code_challenge")?.count == 43)  // pkce_enabled
 
         let page = follow(api, location)
         #expect(page.status == 302, "\(page.text)")
@@ -306,11 +307,12 @@ private func expectError(_ response: HTTPResponse, _ status: Int, _ code: String
         #expect(api.providers("POST", "", oauth2Body(["authorization_url": .string(base + "/authorize"),
                                                       "token_url": .string(base + "/token"),
                                                       "userinfo_url": .string(base + "/userinfo"),
-                                                      "scopes": ["read:user"]])).status == 201)
+                                                      "scopes": ["read:user"], "pkce_enabled": false])).status == 201)
         let start = api.call("GET", "/authorize?provider=custom:gh&redirect_to=http://127.0.0.1:3000/cb&login_hint=gh@example.com")
         let location = try #require(start.headers["Location"])
         #expect(location.hasPrefix(base + "/authorize?"))
         #expect(RedirectURL(location).query.first { $0.name == "scope" }?.value == "read:user")  // no openid for OAuth2
+        #expect(!location.contains("code_challenge"))  // pkce_enabled false
         let callback = follow(api, try #require(follow(api, location).headers["Location"]))
         let done = try #require(callback.headers["Location"])
         #expect(done.hasPrefix("http://127.0.0.1:3000/cb#access_token="), "\(done)")

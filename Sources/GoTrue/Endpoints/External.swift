@@ -1,3 +1,4 @@
+import AuthCrypto
 import AuthHTTP
 import AuthJSON
 import AuthStore
@@ -92,6 +93,14 @@ struct ExternalEndpoints: EndpointGroup {
         if !scope.isEmpty { parameters.append(QueryItem(name: "scope", value: scope)) }
         parameters.append(QueryItem(name: "state", value: flow.id))
         if providerType.lowercased() == "apple" { parameters.append(QueryItem(name: "response_mode", value: "form_post")) }
+        // `RequiresPKCE`: GoTrue runs PKCE with a provider whose `pkce_enabled` is on (S256 of
+        // `oauth2.GenerateVerifier`, 32 random bytes). The emulator redeems the fake issuer's
+        // codes in-process, so the verifier is not kept; the provider still sees the challenge.
+        if let custom, custom.record.pkceEnabled {
+            let verifier = Base64URL.encode(api.project.environment.randomBytes(32))
+            parameters.append(QueryItem(name: "code_challenge", value: Base64URL.encode(SHA256.hash(data: Array(verifier.utf8)))))
+            parameters.append(QueryItem(name: "code_challenge_method", value: "S256"))
+        }
         // A custom provider's stored `authorization_params` go along (`AuthCodeURL`'s options).
         for item in custom?.authorizationParams ?? [] where !parameters.contains(where: { $0.name == item.name }) {
             parameters.append(item)
