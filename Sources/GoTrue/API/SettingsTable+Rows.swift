@@ -461,8 +461,8 @@ extension Configuration {
         [
             bool("custom_oauth.enabled", \.customOAuth.enabled, env: ["GOTRUE_CUSTOM_OAUTH_ENABLED"], gotrue: true, cli: true,
                  "Custom OAuth2/OIDC providers (/admin/custom-providers, provider=custom:<name>)."),
-            whole("custom_oauth.max_providers", \.customOAuth.maxProviders, 0...Int(Int32.max), env: ["GOTRUE_CUSTOM_OAUTH_MAX_PROVIDERS"],
-                  gotrue: 0, cli: 0, "How many custom providers may exist; 0 for no limit."),
+            whole("custom_oauth.max_providers", \.customOAuth.maxProviders, Int(Int32.min)...Int(Int32.max), env: ["GOTRUE_CUSTOM_OAUTH_MAX_PROVIDERS"],
+                  gotrue: 0, cli: 0, "How many custom providers may exist; 0 (or less) for no limit."),
         ]
     }
 
