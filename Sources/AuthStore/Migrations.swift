@@ -465,6 +465,38 @@ public enum Migrations {
             CREATE INDEX refresh_tokens_session_id_revoked_idx ON refresh_tokens (session_id, revoked);
             DROP INDEX audit_log_entries_created_at_idx;
             """),
+        // GoTrue's `custom_oauth_providers` (migration 20260219120000): one row per provider
+        // managed through `/admin/custom-providers`. The Postgres `text[]` and `jsonb` columns
+        // are JSON text here; `discovery_cached_at` is left out (the emulator refetches nothing).
+        Migration(id: "0013_custom_oauth_providers", sql: """
+            CREATE TABLE custom_oauth_providers (
+                id TEXT PRIMARY KEY,
+                provider_type TEXT NOT NULL CHECK (provider_type IN ('oauth2', 'oidc')),
+                identifier TEXT NOT NULL UNIQUE,
+                name TEXT NOT NULL,
+                client_id TEXT NOT NULL,
+                client_secret TEXT NOT NULL,
+                acceptable_client_ids TEXT NOT NULL DEFAULT '[]',
+                scopes TEXT NOT NULL DEFAULT '[]',
+                pkce_enabled INTEGER NOT NULL DEFAULT 1,
+                attribute_mapping TEXT NOT NULL DEFAULT '{}',
+                custom_claims_allowlist TEXT NOT NULL DEFAULT '[]',
+                authorization_params TEXT NOT NULL DEFAULT '{}',
+                enabled INTEGER NOT NULL DEFAULT 1,
+                email_optional INTEGER NOT NULL DEFAULT 0,
+                issuer TEXT,
+                discovery_url TEXT,
+                skip_nonce_check INTEGER NOT NULL DEFAULT 0,
+                cached_discovery TEXT,
+                authorization_url TEXT,
+                token_url TEXT,
+                userinfo_url TEXT,
+                jwks_uri TEXT,
+                created_at INTEGER NOT NULL,
+                updated_at INTEGER NOT NULL
+            ) STRICT;
+            CREATE INDEX custom_oauth_providers_provider_type_idx ON custom_oauth_providers (provider_type);
+            """),
     ]
 }
 

@@ -30,6 +30,8 @@ import Testing
         ("POST", "/admin/oauth/clients"), ("GET", "/admin/oauth/clients"), ("GET", "/admin/oauth/clients/c1"),
         ("PUT", "/admin/oauth/clients/c1"), ("DELETE", "/admin/oauth/clients/c1"),
         ("POST", "/admin/oauth/clients/c1/regenerate_secret"),
+        ("GET", "/admin/custom-providers"), ("POST", "/admin/custom-providers"), ("GET", "/admin/custom-providers/custom:a"),
+        ("PUT", "/admin/custom-providers/custom:a"), ("DELETE", "/admin/custom-providers/custom:a"),
         ("POST", "/oauth/clients/register"), ("POST", "/oauth/token"), ("GET", "/oauth/userinfo"), ("GET", "/oauth/authorize"),
         ("GET", "/oauth/authorizations/a1"), ("POST", "/oauth/authorizations/a1/consent"),
         ("GET", "/scim/v2/ServiceProviderConfig"), ("GET", "/scim/v2/ResourceTypes"), ("GET", "/scim/v2/Schemas"),

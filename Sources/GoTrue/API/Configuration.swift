@@ -33,6 +33,7 @@ public struct Configuration: Sendable {
     public var webAuthn = WebAuthnSettings()
     public var hooks = HookSettings()
     public var oauthServer = OAuthServerSettings()
+    public var customOAuth = CustomOAuthSettings()
     /// `GOTRUE_RATE_LIMIT_*` per-client limits and the emulator's presets (`Domain/RateLimits.swift`).
     public var rateLimits = RateLimitSettings()
     /// The emulator's own behaviour around social sign-in (no GoTrue equivalent).
@@ -330,6 +331,14 @@ public struct MailTemplateSource: Sendable, Equatable {
         case .runtime: "runtime"
         }
     }
+}
+
+/// `GOTRUE_CUSTOM_OAUTH_*`: providers managed at run time through `/admin/custom-providers`.
+/// On by default in GoTrue (`default:"true"`); the CLI passes neither variable.
+public struct CustomOAuthSettings: Sendable, Equatable {
+    public var enabled = true
+    /// `GOTRUE_CUSTOM_OAUTH_MAX_PROVIDERS`: 0 means no limit.
+    public var maxProviders = 0
 }
 
 /// `GOTRUE_OAUTH_SERVER_*` (`[auth.oauth_server]`): Supabase Auth as an OAuth 2.1 / OpenID

@@ -61,6 +61,7 @@ public final class GoTrueAPI: HTTPResponder {
         // Passkeys.swift, and answer so while GOTRUE_PASSKEY_ENABLED is off).
         SSOEndpoints.self,
         OAuthServerEndpoints.self,
+        CustomOAuthProviderEndpoints.self,
         PasskeyEndpoints.self,
         SCIMEndpoints.self,
         AdminPasskeyEndpoints.self,

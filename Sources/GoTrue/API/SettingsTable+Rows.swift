@@ -18,6 +18,7 @@ extension Configuration {
         rows += passkeyRows()
         rows += hookRows()
         rows += oauthServerRows()
+        rows += customOAuthRows()
         rows += rateLimitRows()
         rows += providerRows()
         return rows
@@ -454,6 +455,15 @@ extension Configuration {
                             read: { $0.oauthServer.autoApproveEmail.map(SettingValue.string) ?? .null },
                             write: { $0.oauthServer.autoApproveEmail = $1.optionalString.flatMap { $0.isEmpty ? nil : $0.lowercased() } }))
         return rows
+    }
+
+    static func customOAuthRows() -> [Setting] {
+        [
+            bool("custom_oauth.enabled", \.customOAuth.enabled, env: ["GOTRUE_CUSTOM_OAUTH_ENABLED"], gotrue: true, cli: true,
+                 "Custom OAuth2/OIDC providers (/admin/custom-providers, provider=custom:<name>)."),
+            whole("custom_oauth.max_providers", \.customOAuth.maxProviders, Int(Int32.min)...Int(Int32.max), env: ["GOTRUE_CUSTOM_OAUTH_MAX_PROVIDERS"],
+                  gotrue: 0, cli: 0, "How many custom providers may exist; 0 (or less) for no limit."),
+        ]
     }
 
     static func rateLimitRows() -> [Setting] {

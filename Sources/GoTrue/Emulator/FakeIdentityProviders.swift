@@ -251,7 +251,8 @@ struct FakeIdentityProvider: IdentityProviderSeam, Sendable {
 
     // MARK: Issuers
 
-    private var issuerBase: String {
+    /// "<externalURL>/emulator/v1/idp/": every fake issuer starts with it.
+    var issuerBase: String {
         var base = api.config.externalURL
         while base.hasSuffix("/") { base.removeLast() }
         return base + FakeIdentityProvider.pathPrefix

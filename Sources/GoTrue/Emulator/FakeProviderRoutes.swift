@@ -67,7 +67,12 @@ struct ControlIdPEndpoints: EndpointGroup {
     /// OpenID Connect Discovery 1.0 §3 metadata.
     func discovery(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let name = try provider(context)
-        let issuer = idp.issuer(for: name)
+        return .json(ControlIdPEndpoints.discoveryDocument(issuer: idp.issuer(for: name), provider: name))
+    }
+
+    /// The discovery document of the fake issuer of `provider`; also read in-process when a
+    /// custom OIDC provider names a fake issuer (`/admin/custom-providers`).
+    static func discoveryDocument(issuer: String, provider name: String) -> JSON {
         let claims: [JSON] = name == "apple"
             ? ["aud", "email", "email_verified", "exp", "iat", "is_private_email", "iss", "nonce", "nonce_supported", "sub", "auth_time"]
             : ["aud", "email", "email_verified", "exp", "iat", "iss", "name", "nonce", "picture", "sub", "at_hash"]
@@ -87,7 +92,7 @@ struct ControlIdPEndpoints: EndpointGroup {
             "token_endpoint_auth_methods_supported": ["client_secret_post", "client_secret_basic", "none"],
             "code_challenge_methods_supported": ["S256", "plain"],
         ]
-        return .json(document)
+        return document
     }
 
     /// RFC 7517 §5: the one key every fake provider signs with.
@@ -334,6 +339,10 @@ struct ControlIdPEndpoints: EndpointGroup {
             let config = api.config
             var ids = config.external.providers[name]?.clientIDs.filter { !$0.isEmpty } ?? []
             if name == "apple", ids.isEmpty, !config.external.iosBundleID.isEmpty { ids = [config.external.iosBundleID] }
+            if name.hasPrefix("custom:"), ids.isEmpty,
+               let custom = try api.read({ conn in try conn.customOAuthProvider(identifier: name) }), !custom.clientID.isEmpty {
+                ids = [custom.clientID]  // a provider of /admin/custom-providers
+            }
             guard let first = ids.first else {
                 throw ControlRequest.invalid("no client id is configured for provider \(goQuoted(name)); pass \"aud\"")
             }

@@ -1,3 +1,4 @@
+import AuthCrypto
 import AuthHTTP
 import AuthJSON
 import AuthStore
@@ -45,8 +46,9 @@ struct ExternalEndpoints: EndpointGroup {
         let codeChallengeMethod = value("code_challenge_method")
 
         let settings: OAuthProviderSettings
-        switch ExternalEndpoints.oauthSettings(providerType, config) {
-        case .success(let found): settings = found
+        var custom: CustomFlowProvider?
+        switch resolve(providerType) {
+        case .success(let found): (settings, custom) = found
         case .failure(let problem): throw AuthError(400, .validationFailed, "Unsupported provider: \(problem.message)")
         }
         let inviteToken = value("invite_token")
@@ -87,22 +89,65 @@ struct ExternalEndpoints: EndpointGroup {
             QueryItem(name: "redirect_uri", value: ExternalEndpoints.callbackURL(settings, config)),
             QueryItem(name: "response_type", value: "code"),
         ]
-        let scope = ExternalEndpoints.scopes(providerType, requested: scopes)
+        let scope = custom.map { $0.scopes(requested: scopes) } ?? ExternalEndpoints.scopes(providerType, requested: scopes)
         if !scope.isEmpty { parameters.append(QueryItem(name: "scope", value: scope)) }
         parameters.append(QueryItem(name: "state", value: flow.id))
         if providerType.lowercased() == "apple" { parameters.append(QueryItem(name: "response_mode", value: "form_post")) }
+        // `RequiresPKCE`: GoTrue runs PKCE with a provider whose `pkce_enabled` is on (S256 of
+        // `oauth2.GenerateVerifier`, 32 random bytes). The emulator redeems the fake issuer's
+        // codes in-process, so the verifier is not kept; the provider still sees the challenge.
+        if let custom, custom.record.pkceEnabled {
+            let verifier = Base64URL.encode(api.project.environment.randomBytes(32))
+            parameters.append(QueryItem(name: "code_challenge", value: Base64URL.encode(SHA256.hash(data: Array(verifier.utf8)))))
+            parameters.append(QueryItem(name: "code_challenge_method", value: "S256"))
+        }
+        // A custom provider's stored `authorization_params` go along (`AuthCodeURL`'s options).
+        for item in custom?.authorizationParams ?? [] where !parameters.contains(where: { $0.name == item.name }) {
+            parameters.append(item)
+        }
         for item in forwarded where !parameters.contains(where: { $0.name == item.name }) { parameters.append(item) }
+        if let custom {
+            // The endpoint the provider's discovery document (OIDC) or its row (OAuth2) names.
+            return custom.authorizationEndpoint + (custom.authorizationEndpoint.contains("?") ? "&" : "?") + GoURL.encode(parameters)
+        }
         return api.identityProviders.authorizationURL(provider: providerType.lowercased(), query: parameters)
     }
 
     struct ProviderProblem: Error { var message: String }
 
-    /// `API.Provider` + `ValidateOAuth`: the provider must exist and be enabled with a client id,
-    /// a secret and a redirect URI (the emulator defaults the redirect URI to its own callback,
-    /// as the Supabase CLI does).
+    /// `API.Provider`: a built-in provider from the configuration, or a custom one from
+    /// `custom_oauth_providers` (`loadCustomProvider`; GoTrue lowercases the name first).
+    func resolve(_ name: String) -> Result<(OAuthProviderSettings, CustomFlowProvider?), ProviderProblem> {
+        let lower = name.lowercased()
+        guard lower.hasPrefix("custom:") else { return ExternalEndpoints.oauthSettings(name, api.config).map { ($0, nil) } }
+        if !api.config.customOAuth.enabled { return .failure(ProviderProblem(message: "custom OAuth providers are disabled")) }
+        let found: CustomOAuthProviderRecord?
+        do {
+            found = try api.project.database.read { conn in try conn.customOAuthProvider(identifier: lower) }
+        } catch {
+            return .failure(ProviderProblem(message: "error finding custom provider: \(error)"))
+        }
+        guard let record = found else { return .failure(ProviderProblem(message: "custom provider \(lower) not found")) }
+        if !record.enabled { return .failure(ProviderProblem(message: "custom provider \(lower) is disabled")) }
+        let provider = CustomFlowProvider(record: record, idp: FakeIdentityProvider(api: api))
+        var settings = OAuthProviderSettings()
+        settings.enabled = true
+        settings.clientIDs = [record.clientID]
+        settings.secret = record.clientSecret
+        settings.emailOptional = record.emailOptional
+        if record.providerType == "oidc" {
+            if record.issuer == nil { return .failure(ProviderProblem(message: "OIDC provider \(lower) missing issuer")) }
+        } else if record.authorizationURL == nil || record.tokenURL == nil || record.userinfoURL == nil {
+            return .failure(ProviderProblem(message: "OAuth2 provider \(lower) missing required endpoints"))
+        }
+        return .success((settings, provider))
+    }
+
+    /// `API.Provider` + `ValidateOAuth` for a built-in provider (custom ones: `resolve`): it must
+    /// exist and be enabled with a client id, a secret and a redirect URI (the emulator defaults
+    /// the redirect URI to its own callback, as the Supabase CLI does).
     static func oauthSettings(_ name: String, _ config: Configuration) -> Result<OAuthProviderSettings, ProviderProblem> {
         let lower = name.lowercased()
-        if lower.hasPrefix("custom:") { return .failure(ProviderProblem(message: "custom OAuth providers are disabled")) }
         guard ExternalProviders.oauthProviders.contains(lower) else {
             return .failure(ProviderProblem(message: "Provider \(lower) could not be found"))
         }
@@ -230,15 +275,21 @@ struct ExternalEndpoints: EndpointGroup {
         if code.isEmpty {
             throw AuthError(400, .badOauthCallback, "OAuth callback with missing authorization code missing")
         }
-        if case .failure(let problem) = ExternalEndpoints.oauthSettings(provider, config) {
-            throw AuthError(400, .oauthProviderNotSupported, "Unsupported provider: \(problem.message)")
+        let custom: CustomFlowProvider?
+        switch resolve(provider) {
+        case .success(let found): custom = found.1
+        case .failure(let problem): throw AuthError(400, .oauthProviderNotSupported, "Unsupported provider: \(problem.message)")
         }
-        guard let redeemed = api.identityProviders.redeem(code: code, provider: provider) else {
+        // Codes are redeemed in-process, so only a custom provider whose endpoints are a fake
+        // issuer's can complete; any other token endpoint is out of reach, as a failed exchange.
+        let redeemedProvider = custom.map { $0.fakeProvider ?? "" } ?? provider
+        guard !redeemedProvider.isEmpty, let redeemed = api.identityProviders.redeem(code: code, provider: redeemedProvider) else {
             throw AuthError(500, .unexpectedFailure, "Unable to exchange external code: \(code.prefix(4))")
         }
         var data: ProviderUserData
         do {
             data = try ExternalProviders.userData(provider: provider, claims: redeemed.claims)
+            if let custom { data = try custom.userData(data, claims: redeemed.claims) }
         } catch {
             throw AuthError(500, .unexpectedFailure, "Error getting user profile from external provider")
         }

@@ -183,9 +183,23 @@ extension TokenEndpoints {
             resolved = make("snapchat", [ExternalProviders.snapchatIssuer])
             displayedIssuer = ExternalProviders.snapchatIssuer
         } else if name.hasPrefix("custom:") {
-            // Custom providers are managed through GoTrue's admin API behind
-            // GOTRUE_CUSTOM_OAUTH_ENABLED, off by default; the emulator does not offer them.
-            throw AuthError(400, .validationFailed, "Custom OAuth providers are disabled")
+            // A provider of `/admin/custom-providers`: an enabled OIDC one, whose own client id
+            // and `acceptable_client_ids` are the audiences accepted. Its issuer is the only one
+            // a token may name; with the emulator's fake issuer, tokens are fully verified.
+            if !config.customOAuth.enabled { throw AuthError(400, .validationFailed, "Custom OAuth providers are disabled") }
+            guard let custom = try api.read({ conn in try conn.customOAuthProvider(identifier: name) }) else {
+                throw AuthError(400, .validationFailed, "Custom provider \(goQuoted(name)) not found")
+            }
+            if !custom.enabled { throw AuthError(400, .providerDisabled, "Custom provider \(goQuoted(name)) is disabled") }
+            if custom.providerType != "oidc" {
+                throw AuthError(400, .validationFailed, "Provider \(goQuoted(name)) is not an OIDC provider")
+            }
+            guard let customIssuer = custom.issuer else {
+                throw AuthError(400, .validationFailed, "OIDC provider \(goQuoted(name)) missing issuer")
+            }
+            let extra = (try? JSON(parsing: custom.acceptableClientIDs))?.arrayValue?.compactMap(\.stringValue) ?? []
+            return IdTokenProvider(type: name, issuers: [customIssuer], clientIDs: [custom.clientID] + extra,
+                                   skipNonceCheck: custom.skipNonceCheck, emailOptional: custom.emailOptional)
         } else {
             // The deprecated form: an allowed issuer plus the request's client id. The provider
             // type is the issuer itself.
