@@ -126,20 +126,25 @@ struct ResponseDirectiveTests {
     @Test func gracefulShutdownFinishesInFlightRequests() throws {
         /// `/gate` blocks its worker until the test opens the gate, so the order of events does
         /// not depend on scheduling.
+        // Each gated request says when a worker has started it, so the stop below begins with
+        // both surely in flight (a fixed sleep was not enough on a loaded machine).
         struct GatedResponder: HTTPResponder {
             let gate: DispatchSemaphore
+            let entered: DispatchSemaphore
             func respond(to request: HTTPRequest) -> HTTPResponse {
-                if request.path == "/gate" {
+                if request.path == "/gate" || request.path == "/gate2" {
+                    entered.signal()
                     gate.wait()
-                    return HTTPResponse(status: 200, body: Array("finished".utf8))
+                    return HTTPResponse(status: 200, body: Array((request.path == "/gate" ? "finished" : "delayed").utf8))
                 }
                 return TestResponder().respond(to: request)
             }
         }
         let gate = DispatchSemaphore(value: 0)
+        let entered = DispatchSemaphore(value: 0)
         var configuration = HTTPServerConfiguration(port: 0, loopThreads: 2, workerThreads: 2)
         configuration.idleTimeout = .seconds(30)
-        let server = HTTPServer(configuration: configuration, responder: GatedResponder(gate: gate))
+        let server = HTTPServer(configuration: configuration, responder: GatedResponder(gate: gate, entered: entered))
         try server.start()
         let port = server.port
 
@@ -150,8 +155,9 @@ struct ResponseDirectiveTests {
         let busy = try TestClient(port: port)
         try busy.send("GET /gate HTTP/1.1\r\nHost: h\r\n\r\n")
         let delayed = try TestClient(port: port)
-        try delayed.send("GET /delay?ms=300 HTTP/1.1\r\nHost: h\r\n\r\n")
-        usleep(100_000)
+        try delayed.send("GET /gate2 HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(entered.wait(timeout: .now() + 10) == .success)
+        #expect(entered.wait(timeout: .now() + 10) == .success)
 
         let stopped = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
@@ -160,7 +166,8 @@ struct ResponseDirectiveTests {
         }
         // Idle keep-alive connections are closed right away...
         #expect(idle.awaitPeer(seconds: 5) == .closed)
-        // ...while the in-flight request is still running.
+        // ...while the in-flight requests are still running.
+        gate.signal()
         gate.signal()
 
         let finished = try busy.readResponse()
