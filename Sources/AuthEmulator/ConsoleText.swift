@@ -96,8 +96,9 @@ enum ConsoleText {
 
     /// The line a stop leaves: `stopping: 3 requests finished, 0 cut off, database checkpointed`.
     static func stopSummary(_ report: Emulator.StopReport) -> String {
-        let requests = report.finished == 1 ? "1 request" : "\(count(report.finished)) requests"
-        return "stopping: \(requests) finished, \(count(report.cutOff)) cut off, \(database(report.database))"
+        let finished = report.requests.finished
+        let requests = finished == 1 ? "1 request" : "\(count(finished)) requests"
+        return "stopping: \(requests) finished, \(count(report.requests.cutOff)) cut off, \(database(report.database))"
     }
 
     static func database(_ outcome: CloseOutcome) -> String {

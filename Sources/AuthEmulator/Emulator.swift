@@ -219,7 +219,7 @@ public final class Emulator: Sendable {
         for action in stopActions.withLock({ $0 }) { action(self) }
         let database = project.database.close()
         let drain = server.drainReport ?? DrainReport(finished: 0, cutOff: 0)
-        report.withLock { $0 = StopReport(finished: drain.finished, cutOff: drain.cutOff, database: database) }
+        report.withLock { $0 = StopReport(requests: drain, database: database) }
         stopped.signal()
     }
 
@@ -229,16 +229,13 @@ public final class Emulator: Sendable {
 
     /// See `stopReport`.
     public struct StopReport: Sendable, Equatable {
-        /// Requests in flight when the stop began that were answered within the timeout.
-        public var finished: Int
-        /// Requests in flight that were answered 503 or closed at the timeout instead.
-        public var cutOff: Int
+        /// The requests in flight when the stop began: finished within the timeout, or cut off.
+        public var requests: DrainReport
         /// What became of the database's write-ahead log.
         public var database: CloseOutcome
 
-        public init(finished: Int, cutOff: Int, database: CloseOutcome) {
-            self.finished = finished
-            self.cutOff = cutOff
+        public init(requests: DrainReport, database: CloseOutcome) {
+            self.requests = requests
             self.database = database
         }
     }

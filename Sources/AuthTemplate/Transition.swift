@@ -347,6 +347,12 @@ enum Transition {
 
     private static let jsSpecials: [UInt8] = Array("\"`'/{}<-#".utf8)
 
+    /// A backslash at the end of a JS string, template literal or regexp (Go's
+    /// `ErrPartialEscape`).
+    private static func unfinishedJSEscape(_ s: Bytes) -> Context {
+        Context.error(EscapeError(node: nil, line: 0, description: "unfinished escape sequence in JS string: \(quoted(s))"))
+    }
+
     /// A JavaScript template literal: it ends at a backquote; `${` starts an expression, which
     /// is JavaScript up to its closing brace.
     static func tJSTmpl(_ c: Context, _ s: Bytes) -> (Context, Int) {
@@ -358,10 +364,7 @@ enum Transition {
             case UInt8(ascii: "\\"):
                 i += 1
                 if i == s.count {
-                    return (
-                        Context.error(EscapeError(node: nil, line: 0, description: "unfinished escape sequence in JS string: \(quoted(s))")),
-                        s.count
-                    )
+                    return (unfinishedJSEscape(s), s.count)
                 }
             case UInt8(ascii: "$"):
                 if i + 1 < s.count && at(s, i + 1) == UInt8(ascii: "{") {
@@ -396,10 +399,7 @@ enum Transition {
             case UInt8(ascii: "\\"):
                 i += 1
                 if i == s.count {
-                    return (
-                        Context.error(EscapeError(node: nil, line: 0, description: "unfinished escape sequence in JS string: \(quoted(s))")),
-                        s.count
-                    )
+                    return (unfinishedJSEscape(s), s.count)
                 }
             case UInt8(ascii: "["):
                 inCharset = true

@@ -1,5 +1,6 @@
 @testable import AuthEmulator
 import AuthCrypto
+import AuthHTTP
 import AuthJWT
 import AuthPlatform
 import AuthScenarios
@@ -256,11 +257,11 @@ import Testing
     // MARK: - stopping
 
     @Test func stopSummaryLine() {
-        #expect(ConsoleText.stopSummary(Emulator.StopReport(finished: 3, cutOff: 0, database: .checkpointed))
+        #expect(ConsoleText.stopSummary(Emulator.StopReport(requests: DrainReport(finished: 3, cutOff: 0), database: .checkpointed))
             == "stopping: 3 requests finished, 0 cut off, database checkpointed")
-        #expect(ConsoleText.stopSummary(Emulator.StopReport(finished: 1, cutOff: 2, database: .inMemory))
+        #expect(ConsoleText.stopSummary(Emulator.StopReport(requests: DrainReport(finished: 1, cutOff: 2), database: .inMemory))
             == "stopping: 1 request finished, 2 cut off, in-memory database discarded")
-        #expect(ConsoleText.stopSummary(Emulator.StopReport(finished: 0, cutOff: 0, database: .partial(framesLeft: 12)))
+        #expect(ConsoleText.stopSummary(Emulator.StopReport(requests: DrainReport(finished: 0, cutOff: 0), database: .partial(framesLeft: 12)))
             == "stopping: 0 requests finished, 0 cut off, database closed, 12 WAL frames left for the next open (another process was reading)")
     }
 
@@ -272,10 +273,10 @@ import Testing
         let emulator = try Emulator.start(options)
         #expect(emulator.stopReport == nil)
         emulator.stop()
-        #expect(emulator.stopReport == Emulator.StopReport(finished: 0, cutOff: 0, database: .checkpointed))
+        #expect(emulator.stopReport == Emulator.StopReport(requests: DrainReport(finished: 0, cutOff: 0), database: .checkpointed))
 
         let memory = try Emulator.start(.testing())
         memory.stop()
-        #expect(memory.stopReport == Emulator.StopReport(finished: 0, cutOff: 0, database: .inMemory))
+        #expect(memory.stopReport == Emulator.StopReport(requests: DrainReport(finished: 0, cutOff: 0), database: .inMemory))
     }
 }
