@@ -21,6 +21,11 @@ final class ServerCore: Sendable {
     let connectionCount = Atomic<Int>(0)
     /// Set when shutdown begins: responses then announce `Connection: close`.
     let draining = Atomic<Bool>(false)
+    /// The drain's deadline, stored before `draining` is set. A loop that sees `draining`
+    /// begins its own drain before it handles any completion, even if its wake-up has not
+    /// arrived yet: otherwise a request answered between two loops' wake-ups would finish
+    /// as an ordinary keep-alive exchange and count in neither figure of the `DrainReport`.
+    let drainDeadline = Atomic<UInt64>(0)
     /// Requests in flight when the drain began, and those of them cut off at its deadline,
     /// summed over the loops as each one ends (`DrainReport`).
     let drainInFlight = Atomic<Int>(0)
@@ -367,7 +372,16 @@ final class EventLoop {
     }
 
     private func drainInbox() {
-        let drainDeadline = handle.take(&inboxCompletions, &inboxSockets)
+        let requested = handle.take(&inboxCompletions, &inboxSockets)
+        // The drain begins before the completions below are handled: a request in flight
+        // when the stop began counts as such even if its answer arrives in the same batch.
+        if !draining {
+            if let requested {
+                beginDrain(deadline: requested)
+            } else if core.draining.load(ordering: .acquiring) {
+                beginDrain(deadline: core.drainDeadline.load(ordering: .relaxed))
+            }
+        }
         if !inboxSockets.isEmpty {
             for socket in inboxSockets {
                 if draining {
@@ -383,7 +397,6 @@ final class EventLoop {
             for completion in inboxCompletions { complete(completion) }
             inboxCompletions.removeAll(keepingCapacity: true)
         }
-        if let drainDeadline, !draining { beginDrain(deadline: drainDeadline) }
     }
 
     // MARK: - accepting

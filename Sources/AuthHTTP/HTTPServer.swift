@@ -190,8 +190,9 @@ public final class HTTPServer: Sendable {
 
     private func stop(_ runtime: Runtime, timeout: Duration) {
         let core = runtime.core
-        core.draining.store(true, ordering: .relaxed)
         let deadline = Clock.monotonicNanoseconds() + timeout.saturatingNanoseconds
+        core.drainDeadline.store(deadline, ordering: .relaxed)
+        core.draining.store(true, ordering: .releasing)
         for loop in core.loops { loop.requestDrain(deadline: deadline) }
         for thread in runtime.loopThreads { thread.join() }
         core.queue.stop()
