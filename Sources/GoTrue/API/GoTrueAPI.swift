@@ -122,6 +122,12 @@ public final class GoTrueAPI: HTTPResponder {
     }
 
     public func respond(to request: HTTPRequest) -> HTTPResponse {
+        respond(to: request, mountPath: "")
+    }
+
+    /// Answers a request whose mount prefix (`/project/<ref>`) the server has already removed
+    /// from `request.path` and `request.target`; see `RequestContext.mountPath`.
+    public func respond(to request: HTTPRequest, mountPath: String) -> HTTPResponse {
         var path = request.path
         var viaGateway = false
         if path == GoTrueAPI.gatewayPrefix || path.hasPrefix(GoTrueAPI.gatewayPrefix + "/") {
@@ -141,6 +147,7 @@ public final class GoTrueAPI: HTTPResponder {
             // The one lock taken on the live configuration for this request.
             snapshot: project.settings.snapshot
         )
+        context.mountPath = mountPath
         GoTrueAPI.applyExternalHost(&context)
         var cors = CORS(allowedHeaders: context.configuration.corsAllowedHeaders)
         if LocalOrigins.isEmulatorRoute(path) {

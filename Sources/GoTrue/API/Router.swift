@@ -16,6 +16,10 @@ public struct RequestContext: Sendable {
     public var operation: String?
     /// `{name}` segments of the matched route.
     public var pathParameters: [String: String] = [:]
+    /// Where this project is mounted on the server, as the client addressed it: "" at the root
+    /// (the default project, or one reached by its host name `<ref>.localhost`), else
+    /// `/project/<ref>`. Absolute links a page gives the browser start with it.
+    public var mountPath = ""
     /// The project's configuration as it was when the request arrived: taken once, so a
     /// concurrent `PATCH /emulator/v1/config` never hands one request two configurations.
     public var configuration: Configuration {

@@ -32,6 +32,7 @@ public final class Dashboard: Sendable {
         /// so a project assembled in-process signs in through it as on loopback.
         var consentRequiresKey = false
         var catalogue: @Sendable () -> [CatalogueEntry] = { [] }
+        var projects: @Sendable () -> [ProjectLink] = { [] }
         weak var api: GoTrueAPI?
         var secret: [UInt8]?
     }
@@ -61,6 +62,29 @@ public final class Dashboard: Sendable {
     }
 
     var catalogue: [CatalogueEntry] { state.withLock { $0.catalogue }() }
+
+    /// A project the switcher offers: its ref and the dashboard's address within this server,
+    /// relative to the server's root (`/project/<ref>/emulator`; the default project's is
+    /// `/emulator`).
+    public struct ProjectLink: Sendable, Equatable {
+        public var ref: String
+        public var path: String
+        /// Whether it is the project this dashboard shows.
+        public var current: Bool
+        public init(ref: String, path: String, current: Bool) {
+            self.ref = ref
+            self.path = path
+            self.current = current
+        }
+    }
+
+    /// The projects the page header's switcher lists (the layer that hosts several projects
+    /// provides them; none: no switcher).
+    public func setProjects(_ provider: @escaping @Sendable () -> [ProjectLink]) {
+        state.withLock { $0.projects = provider }
+    }
+
+    var projects: [ProjectLink] { state.withLock { $0.projects }() }
 
     /// Called by `GoTrueAPI.init`: the router (with every extension route) actions go through.
     /// Held weakly: the API owns the routes that own this project.
