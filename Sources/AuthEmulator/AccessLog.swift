@@ -22,11 +22,12 @@ public struct AccessLog: Sendable {
 
     /// `METHOD PATH STATUS [ERROR_CODE] [FAULT] [rule=SCENARIO#INDEX] MSms`, STATUS `-` when no
     /// status line reached the client; in JSON the absent ones are left out, `status` null.
-    func line(method: String, path: String, delivery: Delivery, milliseconds: Double, requestID: String) -> String {
+    func line(method: String, path: String, delivery: Delivery, milliseconds: Double, requestID: String,
+              project: String? = nil) -> String {
         let ms = (milliseconds * 10).rounded() / 10
         switch format {
         case .text:
-            var text = "\(method) \(path) " + (delivery.status.map { String($0) } ?? "-")
+            var text = (project.map { "[\($0)] " } ?? "") + "\(method) \(path) " + (delivery.status.map { String($0) } ?? "-")
             for word in [delivery.errorCode, delivery.fault, delivery.rule.map { "rule=" + $0 }] {
                 if let word { text += " " + word }
             }
@@ -39,6 +40,7 @@ public struct AccessLog: Sendable {
             if let rule = delivery.rule { o["rule"] = .string(rule) }
             o["ms"] = .number(ms)
             o["request_id"] = .string(requestID)
+            if let project { o["project"] = .string(project) }
             return JSON.object(o).serialized() + "\n"
         }
     }
@@ -47,6 +49,8 @@ public struct AccessLog: Sendable {
 /// The access log as the outermost middleware: it times everything, scenarios included.
 struct AccessLogMiddleware: Middleware {
     let log: AccessLog
+    /// The project's ref, named on each line; nil for the default project.
+    var project: String? = nil
 
     func respond(to context: RequestContext, next: (RequestContext) -> HTTPResponse) -> HTTPResponse {
         // The dashboard's pages and its 2 s live polling would drown the app's requests.
@@ -61,7 +65,7 @@ struct AccessLogMiddleware: Middleware {
         let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         let path = (context.viaGateway ? GoTrueAPI.gatewayPrefix : "") + context.path
         log.write(log.line(method: context.request.method, path: path, delivery: Delivery(of: response),
-                           milliseconds: ms, requestID: context.requestID))
+                           milliseconds: ms, requestID: context.requestID, project: project))
         return response
     }
 }

@@ -76,10 +76,10 @@ public enum CLI {
     static let serveValueOptions: Set<String> = Set(settingFlags.filter { !$0.switch }.map(\.name)).union([
         "config", "defaults", "host", "port", "db", "workers", "scenario", "journal-size",
         "seed", "export-on-exit", "signing-key", "log-format", "dashboard", "shutdown-timeout",
-        "max-connections", "header-timeout", "body-timeout", "write-timeout",
+        "max-connections", "header-timeout", "body-timeout", "write-timeout", "project",
     ])
     static let serveSwitches: Set<String> = Set(settingFlags.filter(\.switch).map(\.name)).union([
-        "strict-hooks", "quiet", "open", "allow-demo-keys", "export-secrets",
+        "strict-hooks", "quiet", "open", "allow-demo-keys", "export-secrets", "auto-create-projects",
     ])
     static let settingFlags: [(name: String, switch: Bool, setting: Setting)] = Configuration.settings.compactMap { setting in
         guard let flag = setting.flag else { return nil }
@@ -187,6 +187,12 @@ public enum CLI {
                   --dashboard <on|off>       The web dashboard at /emulator (default on; env AUTH_EMULATOR_DASHBOARD).
                                              Beyond a loopback --host it asks for the service_role key.
                   --[no-]open                Open the dashboard in the default browser once listening (default off).
+                  --project <ref>[=<file>]   Serve another isolated project besides the default one, at
+                                             /project/<ref>/... and http://<ref>.localhost:PORT, with the
+                                             server's settings plus a config.toml's [auth] section; repeatable
+                                             (docs/projects.md).
+                  --[no-]auto-create-projects
+                                             A request for an unknown project makes it (default off: 404).
                   -h, --help                 Show this help.
 
                 Precedence, highest first: flags, GOTRUE_* environment variables (the real server's
@@ -521,6 +527,24 @@ public enum CLI {
             }
         }
         if let on = flags.switches["allow-demo-keys"] { options.allowDemoKeys = on }
+        if let on = flags.switches["auto-create-projects"] { options.autoCreateProjects = on }
+        for value in flags.lists["project"] ?? [] {
+            let parts = value.split(separator: "=", maxSplits: 1).map(String.init)
+            let ref = parts.first ?? ""
+            guard ProjectRegistry.isValidRef(ref), ref != ProjectRegistry.defaultRef else {
+                throw UsageError(message: "--project must be <ref> or <ref>=<config.toml> with a ref of lowercase letters, digits and hyphens, not '\(value)'")
+            }
+            guard !options.projects.contains(where: { $0.ref == ref }) else { throw UsageError(message: "--project \(ref) is given twice") }
+            var spec = ProjectSpec(ref: ref)
+            if parts.count == 2 {
+                do {
+                    spec.configTOML = String(decoding: try Platform.readFile(parts[1]), as: UTF8.self)
+                } catch {
+                    throw ConfigurationError(message: error.description)
+                }
+            }
+            options.projects.append(spec)
+        }
         if let text = try nonEmpty(flags, "signing-key") {
             options.signingKeyAlgorithm = try signingAlgorithm(text, option: "signing-key")
         }
@@ -610,6 +634,12 @@ public enum CLI {
         if let publishable = keys.publishable { context.print("publishable key:  \(publishable)") }
         if let secret = keys.secret { context.print("secret key:       \(secret)") }
         if let dashboard = emulator.dashboardURL { context.print("dashboard:        \(dashboard)") }
+        for warning in emulator.projectWarnings { context.warn(warning) }
+        let others = emulator.projects.all.filter { !$0.isDefault }
+        if !others.isEmpty {
+            // Their keys: GET /emulator/v1/projects.
+            context.print("projects:         \(others.map { $0.url(server: emulator.url) }.joined(separator: ", "))")
+        }
         let profile = emulator.project.configuration.defaultsProfile
         context.print("defaults:         \(profile.rawValue) (\(profile == .cli ? "as supabase start" : "as a bare GoTrue container"))")
         context.print("signing key:      \(ConsoleText.signingKey(emulator.project.configuration.jwt))")

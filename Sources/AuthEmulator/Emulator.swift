@@ -25,6 +25,11 @@ public final class Emulator: Sendable {
     public let scenarios: ScenarioEngine
     /// Recent requests (also read through `/emulator/v1/journal`).
     public let journal: Journal
+    /// Every project this server hosts, the default one (`project`, `api`, ...) included.
+    public let projects: ProjectRegistry
+    /// Stored or declared projects that could not be opened at start, one line each.
+    public var projectWarnings: [String] { projectProblems.withLock { $0 } }
+    private let projectProblems = Mutex<[String]>([])
     private let server: HTTPServer
     private let state = Mutex(State.created)
     /// The public demo secrets this run replaced because it listens beyond loopback (`Exposure`).
@@ -96,17 +101,26 @@ public final class Emulator: Sendable {
                               environment: Environment(clock: VirtualClock()))
         project.hookTransport = hookTransport
         self.project = project
-        let scenarios = ScenarioEngine(environment: project.environment)
-        for scenario in options.scenarios { scenarios.add(scenario) }
-        let journal = Journal(capacity: options.journalCapacity)
-        self.scenarios = scenarios
-        self.journal = journal
-        self.api = GoTrueAPI(
-            project: project,
-            middleware: (options.accessLog.map { [AccessLogMiddleware(log: $0)] } ?? [])
-                + [ScenarioMiddleware(engine: scenarios, journal: journal, project: project)],
-            extensions: ControlRoutes.routes(engine: scenarios, journal: journal) + ConfigRoutes.routes(project: project, transport: hookTransport)
+        let readers = http.workerThreads + max(1, http.loopThreads)
+        var directory: String?
+        if options.databasePath != EmulatorOptions.inMemory {
+            let slash = options.databasePath.lastIndex(of: "/")
+            directory = (slash.map { String(options.databasePath[..<$0]) } ?? ".") + "/projects"
+        }
+        let registry = ProjectRegistry(
+            blueprint: .init(options: options, configuration: configuration, transport: hookTransport, readerCount: readers,
+                             beyondLoopback: beyondLoopback, directory: directory),
+            autoCreate: options.autoCreateProjects
         )
+        projects = registry
+        let primary = Emulator.host(ref: ProjectRegistry.defaultRef, project: project, databasePath: options.databasePath,
+                                    options: options, scenarios: options.scenarios, transport: hookTransport,
+                                    beyondLoopback: beyondLoopback, registry: registry,
+                                    extensions: ProjectRoutes.routes(registry: registry))
+        registry.addDefault(primary)
+        self.scenarios = primary.scenarios
+        self.journal = primary.journal
+        self.api = primary.api
 
         // Go's `http.DefaultMaxHeaderBytes` (1 MiB): an access token carrying a user's large
         // metadata still fits. The read buffer grows only with the bytes a client really sends.
@@ -114,7 +128,25 @@ public final class Emulator: Sendable {
         http.protocolErrorRenderer = { failure, headers in
             GoTrueAPI.renderProtocolFailure(failure, headers: headers)
         }
-        self.server = HTTPServer(configuration: http, responder: api)
+        self.server = HTTPServer(configuration: http, responder: ProjectRouter(registry: registry, primary: primary.api))
+    }
+
+    /// Assembles one hosted project around its `Project`: failure scenarios, the journal, the
+    /// control routes, the dashboard's switches. Used for the default project and every other.
+    static func host(ref: String, project: Project, databasePath: String, options: EmulatorOptions, scenarios active: [Scenario],
+                     transport: CurlHookTransport, beyondLoopback: Bool, registry: ProjectRegistry,
+                     extensions: [Route]) -> HostedProject {
+        let scenarios = ScenarioEngine(environment: project.environment)
+        for scenario in active { scenarios.add(scenario) }
+        let journal = Journal(capacity: options.journalCapacity)
+        let tag = ref == ProjectRegistry.defaultRef ? nil : ref
+        let api = GoTrueAPI(
+            project: project,
+            middleware: (options.accessLog.map { [AccessLogMiddleware(log: $0, project: tag)] } ?? [])
+                + [ScenarioMiddleware(engine: scenarios, journal: journal, project: project)],
+            extensions: ControlRoutes.routes(engine: scenarios, journal: journal)
+                + ConfigRoutes.routes(project: project, transport: transport) + extensions
+        )
         project.dashboard.configure(enabled: options.dashboard, requiresKey: beyondLoopback)
         let catalogue = options.scenarioCatalogue
         project.dashboard.setCatalogue {
@@ -122,6 +154,12 @@ public final class Emulator: Sendable {
                 (try? Platform.readFile(catalogue + "/" + name, limit: 1 << 20)).map { Dashboard.CatalogueEntry(name: name, contents: $0) }
             }
         }
+        project.dashboard.setProjects { [weak registry] in
+            (registry?.all ?? []).map { other in
+                Dashboard.ProjectLink(ref: other.ref, path: ProjectRegistry.pathPrefix + other.ref + Dashboard.path, current: other.ref == ref)
+            }
+        }
+        return HostedProject(ref: ref, project: project, api: api, scenarios: scenarios, journal: journal, databasePath: databasePath)
     }
 
     /// The dashboard's address, or nil when it is off.
@@ -154,6 +192,19 @@ public final class Emulator: Sendable {
                 }
             }
         }
+        projects.serverAddress.withLock { $0 = (url, port) }
+        // Projects a previous run stored beside the database, then those declared at start
+        // (`serve --project`), which replace a stored one of the same name.
+        var problems = projects.reopenStored(except: Set(options.projects.map(\.ref)))
+        for spec in options.projects {
+            _ = try? projects.remove(spec.ref)
+            do {
+                try projects.create(spec)
+            } catch {
+                problems.append("project \(spec.ref): \(error.message)")
+            }
+        }
+        projectProblems.withLock { $0 = problems }
         state.withLock { $0 = .running }
     }
 
@@ -217,6 +268,7 @@ public final class Emulator: Sendable {
         guard wasRunning else { return }
         server.shutdown(timeout: timeout)
         for action in stopActions.withLock({ $0 }) { action(self) }
+        projects.closeOthers()
         let database = project.database.close()
         let drain = server.drainReport ?? DrainReport(finished: 0, cutOff: 0)
         report.withLock { $0 = StopReport(requests: drain, database: database) }

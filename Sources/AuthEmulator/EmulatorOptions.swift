@@ -51,6 +51,11 @@ public struct EmulatorOptions: Sendable {
     /// `bench/cost.sh`'s SQLite floor (`StatementTrace`). A benchmark instrument: the file holds
     /// the stored values, secrets included.
     public var statementTracePath: String?
+    /// Projects besides the default one, made at start (`serve --project ref[=config.toml]`).
+    public var projects: [ProjectSpec] = []
+    /// A request for an unknown project (`/project/<ref>/...`, `<ref>.localhost`) makes it,
+    /// with the server's settings (`--auto-create-projects`); off: 404.
+    public var autoCreateProjects: Bool = false
 
     /// The default database: a file under the current directory, so each app project keeps its
     /// own users across restarts (override with `--db` or `AUTH_EMULATOR_DB`).

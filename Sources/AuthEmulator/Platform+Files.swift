@@ -46,6 +46,11 @@ extension Platform {
         }
     }
 
+    /// Deletes the file at `path` if there is one (a dropped project's database and spec).
+    static func removeFile(_ path: String) {
+        _ = unlink(path)
+    }
+
     /// The names of the regular files directly in `directory` ending in `suffix`, sorted; none
     /// when the directory cannot be read (the dashboard's scenario catalogue is optional).
     static func files(in directory: String, suffix: String) -> [String] {

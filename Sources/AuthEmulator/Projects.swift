@@ -1,0 +1,463 @@
+import AuthCrypto
+import AuthHTTP
+import AuthJSON
+import AuthJWT
+import AuthScenarios
+import AuthStore
+import GoTrue
+import Synchronization
+
+/// One project the emulator serves: its GoTrue API with everything that hangs off it (database,
+/// settings and keys, outbox, rate-limit buckets, virtual clock, scenarios, journal). Nothing is
+/// shared between two projects but the HTTP server and the worker threads.
+public final class HostedProject: Sendable {
+    /// `default` for the project at the server's root, else the name it was created with.
+    public let ref: String
+    public let project: Project
+    public let api: GoTrueAPI
+    public let scenarios: ScenarioEngine
+    public let journal: Journal
+    /// The database file, or `:memory:`.
+    public let databasePath: String
+
+    init(ref: String, project: Project, api: GoTrueAPI, scenarios: ScenarioEngine, journal: Journal, databasePath: String) {
+        self.ref = ref
+        self.project = project
+        self.api = api
+        self.scenarios = scenarios
+        self.journal = journal
+        self.databasePath = databasePath
+    }
+
+    public var isDefault: Bool { ref == ProjectRegistry.defaultRef }
+
+    /// Where a client reaches it on this server: `http://HOST:PORT` for the default project,
+    /// `http://HOST:PORT/project/<ref>` for the others (`url + "/auth/v1"` is the auth URL).
+    public func url(server: String) -> String {
+        isDefault ? server : server + ProjectRegistry.pathPrefix + ref
+    }
+
+    /// The same project by host name, `http://<ref>.localhost:PORT`, which browsers (and
+    /// systemd-resolved) map to loopback; nil for the default project.
+    public func hostURL(port: Int) -> String? {
+        isDefault ? nil : "http://\(ref).localhost:\(port)"
+    }
+}
+
+/// What a new project is made of: a name, and optionally a `config.toml` (its `[auth]` section)
+/// and control-API settings (as `PATCH /emulator/v1/config` takes them), applied in that order on
+/// top of the settings the server started with.
+public struct ProjectSpec: Sendable {
+    public var ref: String
+    public var configTOML: String?
+    public var settings: JSONObject?
+    /// `true`: a throwaway in-memory database even when the default project has a file.
+    public var inMemory: Bool
+
+    public init(ref: String, configTOML: String? = nil, settings: JSONObject? = nil, inMemory: Bool = false) {
+        self.ref = ref
+        self.configTOML = configTOML
+        self.settings = settings
+        self.inMemory = inMemory
+    }
+
+    /// The spec as `projects/<ref>.json` keeps it, so a restart reopens the project as made.
+    var json: JSON {
+        var object: JSONObject = ["ref": .string(ref)]
+        if let configTOML { object["config_toml"] = .string(configTOML) }
+        if let settings { object["settings"] = .object(settings) }
+        return .object(object)
+    }
+
+    /// A `POST /emulator/v1/projects` body (or a stored spec).
+    init(json object: JSONObject) throws(AuthError) {
+        guard case .string(let ref)? = object["ref"] else {
+            throw AuthError(400, .validationFailed, "ref: a project needs a name (lowercase letters, digits and hyphens)")
+        }
+        self.ref = ref
+        switch object["config_toml"] {
+        case nil, .null?: configTOML = nil
+        case .string(let text)?: configTOML = text
+        default: throw AuthError(400, .validationFailed, "config_toml: expected the text of a config.toml")
+        }
+        switch object["settings"] {
+        case nil, .null?: settings = nil
+        case .object(let patch)?: settings = patch
+        default: throw AuthError(400, .validationFailed, "settings: expected an object of settings")
+        }
+        switch object["database"] {
+        case nil, .null?: inMemory = false
+        case .string(let name)? where name == EmulatorOptions.inMemory || name == "memory": inMemory = true
+        case .string(let name)? where name == "file": inMemory = false
+        default: throw AuthError(400, .validationFailed, "database: expected \"file\" or \":memory:\"")
+        }
+        for key in object.keys where !["ref", "config_toml", "settings", "database"].contains(key) {
+            throw AuthError(400, .validationFailed, "\(key): unknown field (expected ref, config_toml, settings, database)")
+        }
+    }
+}
+
+/// The projects one emulator serves, by ref. The default project is always there; others are
+/// made through `POST /emulator/v1/projects`, `serve --project`, or on first request when
+/// `autoCreate` is on, and reopened at the next start when their database is a file.
+public final class ProjectRegistry: Sendable {
+    public static let defaultRef = "default"
+    /// `/project/<ref>/...` addresses a project by path.
+    public static let pathPrefix = "/project/"
+
+    /// Everything about the server a new project is assembled from.
+    struct Blueprint: Sendable {
+        var options: EmulatorOptions
+        /// The default project's configuration as assembled at start (after the profile's rules
+        /// and the exposure policy): what a new project's settings start from.
+        var configuration: Configuration
+        var transport: CurlHookTransport
+        var readerCount: Int
+        var beyondLoopback: Bool
+        /// `<database directory>/projects`, or nil when the default database is in memory.
+        var directory: String?
+    }
+
+    private let blueprint: Blueprint
+    private let hosted = Mutex<[String: HostedProject]>([:])
+    /// Creations and drops one at a time, so two requests for one new ref make it once; lookups
+    /// take only `hosted`'s lock, never this one.
+    private let changes = Mutex<Void>(())
+    /// Unknown refs become projects on their first request (`--auto-create-projects`).
+    public let autoCreate: Bool
+    /// The server's root URL and port once it listens (the projects' addresses derive from them).
+    let serverAddress = Mutex<(url: String, port: Int)>(("", 0))
+
+    init(blueprint: Blueprint, autoCreate: Bool) {
+        self.blueprint = blueprint
+        self.autoCreate = autoCreate
+    }
+
+    func addDefault(_ project: HostedProject) {
+        hosted.withLock { $0[project.ref] = project }
+    }
+
+    /// The project named `ref` (the default one for `default`).
+    public func project(_ ref: String) -> HostedProject? {
+        hosted.withLock { $0[ref] }
+    }
+
+    /// Every project, the default first, then by ref.
+    public var all: [HostedProject] {
+        let projects = hosted.withLock { Array($0.values) }
+        return projects.sorted { ($0.isDefault ? 0 : 1, $0.ref) < ($1.isDefault ? 0 : 1, $1.ref) }
+    }
+
+    var defaultProject: HostedProject {
+        guard let project = project(Self.defaultRef) else { preconditionFailure("the default project is added at start") }
+        return project
+    }
+
+    /// A DNS label, so the ref also works as `<ref>.localhost`: lowercase letters, digits and
+    /// inner hyphens, at most 63 characters (RFC 1035 §2.3.1). Supabase's own refs (20 lowercase
+    /// letters) qualify.
+    public static func isValidRef(_ ref: String) -> Bool {
+        let bytes = Array(ref.utf8)
+        guard (1...63).contains(bytes.count), bytes.first != UInt8(ascii: "-"), bytes.last != UInt8(ascii: "-") else { return false }
+        return bytes.allSatisfy { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "-") }
+    }
+
+    /// Makes, opens and registers a project; 409 when the ref is taken, 400 for a bad ref or
+    /// settings (nothing is made then). `persist` stores the spec beside a file database.
+    @discardableResult
+    public func create(_ spec: ProjectSpec, persist: Bool = true) throws(AuthError) -> HostedProject {
+        try changes.withLock { (_: inout Void) throws(AuthError) -> HostedProject in
+            guard Self.isValidRef(spec.ref) else {
+                throw AuthError(400, .validationFailed, "ref: \"\(spec.ref)\" is not a project name: use 1 to 63 lowercase letters, digits and inner hyphens")
+            }
+            if project(spec.ref) != nil {
+                throw AuthError(409, .conflict, "A project named \"\(spec.ref)\" already exists")
+            }
+            let made = try assemble(spec)
+            if persist, made.databasePath != EmulatorOptions.inMemory, let directory = blueprint.directory {
+                do {
+                    try Platform.writeFile(directory + "/" + spec.ref + ".json", Array(spec.json.serialized().utf8))
+                } catch {
+                    made.project.database.close()
+                    throw AuthError(500, .unexpectedFailure, "cannot store the project's settings: \(error)")
+                }
+            }
+            hosted.withLock { $0[spec.ref] = made }
+            return made
+        }
+    }
+
+    /// The project for a request's ref, made on the spot when `autoCreate` is on.
+    func resolve(_ ref: String) -> HostedProject? {
+        if let found = project(ref) { return found }
+        guard autoCreate, Self.isValidRef(ref) else { return nil }
+        do {
+            return try create(ProjectSpec(ref: ref))
+        } catch {
+            // Two first requests raced: the other one made it.
+            return project(ref)
+        }
+    }
+
+    /// Drops a project: it stops answering, its database closes and, for a file, is deleted with
+    /// its stored spec. False when there is no such project; the default one cannot be dropped.
+    @discardableResult
+    public func remove(_ ref: String) throws(AuthError) -> Bool {
+        guard ref != Self.defaultRef else {
+            throw AuthError(400, .validationFailed, "The default project cannot be deleted (reset it with POST /emulator/v1/reset)")
+        }
+        return changes.withLock { _ in
+            guard let gone = hosted.withLock({ $0.removeValue(forKey: ref) }) else { return false }
+            gone.project.database.close()
+            if gone.databasePath != EmulatorOptions.inMemory {
+                for suffix in ["", "-wal", "-shm"] { Platform.removeFile(gone.databasePath + suffix) }
+                if let directory = blueprint.directory { Platform.removeFile(directory + "/" + ref + ".json") }
+            }
+            return true
+        }
+    }
+
+    /// Reopens the projects a previous run stored beside the database (`projects/*.json`);
+    /// returns a line for each that could not be.
+    func reopenStored(except declared: Set<String>) -> [String] {
+        guard let directory = blueprint.directory else { return [] }
+        var problems: [String] = []
+        for name in Platform.files(in: directory, suffix: ".json") {
+            let ref = String(name.dropLast(".json".count))
+            guard !declared.contains(ref), project(ref) == nil else { continue }
+            do {
+                let bytes = try Platform.readFile(directory + "/" + name, limit: 1 << 20)
+                guard case .object(let object) = try JSON(parsing: bytes) else { throw EmulatorError("not a JSON object") }
+                try create(try ProjectSpec(json: object), persist: false)
+            } catch {
+                problems.append("project \(ref) (\(directory)/\(name)) was not reopened: \(error)")
+            }
+        }
+        return problems
+    }
+
+    /// Closes every project's database but the default one's (the emulator closes that last).
+    func closeOthers() {
+        for project in all where !project.isDefault { project.project.database.close() }
+    }
+
+    // MARK: - assembly
+
+    private func assemble(_ spec: ProjectSpec) throws(AuthError) -> HostedProject {
+        let base = blueprint.configuration
+        var config = base
+        if let text = spec.configTOML {
+            var options = blueprint.options
+            options.configuration = config
+            do {
+                _ = try SupabaseConfigFile.apply(text, file: "config_toml", environment: Platform.environment(), to: &options)
+            } catch {
+                throw AuthError(400, .validationFailed, "config_toml: \(error.description)")
+            }
+            config = options.configuration
+            let templates = TemplateSources.load(config, transport: blueprint.transport)
+            config.mailer.templates = templates.templates
+        }
+        if let patch = spec.settings {
+            try ConfigRoutes.apply(patch, to: &config)
+        }
+        // Links and the issuer point at the project's own address (path form: it needs no name
+        // resolution), unless its settings chose an external URL of their own.
+        if config.externalURL == base.externalURL {
+            config.externalURL = Self.externalURL(defaultURL: defaultProject.project.configuration.externalURL, ref: spec.ref)
+            // Under the `cli` profile an issuer no source set follows the auth URL.
+            config.applyCLIIssuer()
+            // A mail link's path is resolved against the external URL as a URL reference
+            // (`ResolveReference`), so an absolute one (`/auth/v1/verify` under `supabase start`,
+            // `/verify` in GoTrue) would drop `/project/<ref>` and land on the default project.
+            for path in [\MailerURLPaths.invite, \.confirmation, \.recovery, \.emailChange]
+            where config.mailer.urlPaths[keyPath: path] == base.mailer.urlPaths[keyPath: path]
+                && config.mailer.urlPaths[keyPath: path].hasPrefix("/") {
+                config.mailer.urlPaths[keyPath: path] = Self.pathPrefix + spec.ref + config.mailer.urlPaths[keyPath: path]
+            }
+        }
+        let path = (spec.inMemory || blueprint.directory == nil)
+            ? EmulatorOptions.inMemory : blueprint.directory! + "/" + spec.ref + ".db"
+        let database: Database
+        do {
+            if let directory = blueprint.directory, path != EmulatorOptions.inMemory { try Platform.makeDirectories(directory) }
+            database = try Database(path: path, options: DatabaseOptions(readerCount: blueprint.readerCount))
+        } catch {
+            throw AuthError(500, .unexpectedFailure, "cannot open the project's database \(path): \(error)")
+        }
+        do {
+            try ProjectKeys.separate(&config, from: base, ref: spec.ref, database: database,
+                                     signingKeyAlgorithm: blueprint.options.signingKeyAlgorithm)
+            config.applyDefaults()
+            try Validation.check(config)
+        } catch {
+            database.close()
+            throw AuthError(400, .validationFailed, "\(error)")
+        }
+        var project = Project(configuration: config, database: database, environment: Environment(clock: VirtualClock()))
+        project.hookTransport = blueprint.transport
+        return Emulator.host(ref: spec.ref, project: project, databasePath: path, options: blueprint.options,
+                             scenarios: [], transport: blueprint.transport, beyondLoopback: blueprint.beyondLoopback,
+                             registry: self, extensions: [])
+    }
+
+    /// The default project's external URL with `/project/<ref>` added, before `/auth/v1` when
+    /// the URL ends with it (as `supabase start`'s `API_EXTERNAL_URL` does).
+    static func externalURL(defaultURL: String, ref: String) -> String {
+        var url = defaultURL
+        while url.hasSuffix("/") { url.removeLast() }
+        let gateway = url.hasSuffix(GoTrueAPI.gatewayPrefix)
+        if gateway { url.removeLast(GoTrueAPI.gatewayPrefix.count) }
+        return url + pathPrefix + ref + (gateway ? GoTrueAPI.gatewayPrefix : "")
+    }
+}
+
+/// Every project signs and checks tokens with keys of its own, so a token or API key of one
+/// project is refused by every other, as two Supabase projects refuse each other's.
+///
+/// What the project's settings leave as the server's is derived from the server's JWT secret
+/// and the ref (HMAC-SHA256 in counter mode): stable across restarts, so a project reopened
+/// from its file keeps its keys and the sessions it issued.
+enum ProjectKeys {
+    static func separate(_ config: inout Configuration, from base: Configuration, ref: String, database: Database,
+                         signingKeyAlgorithm: JWTAlgorithm?) throws {
+        let stream = DerivedBytes(secret: Array(base.jwt.secret.utf8), label: "auth-emulator project " + ref)
+        if config.jwt.secret == base.jwt.secret {
+            config.jwt.secret = Base64URL.encode(stream.bytes(count: 32))
+        }
+        if config.apiKeys == base.apiKeys {
+            var keys = APIKeys.standard(secret: config.jwt.secret)
+            keys.publishable = "sb_publishable_" + Base64URL.encode(stream.bytes(count: 23))
+            keys.secret = "sb_secret_" + Base64URL.encode(stream.bytes(count: 23))
+            config.apiKeys = keys
+        }
+        let sameKeys = config.jwt.keys.map(\.key.kid) == base.jwt.keys.map(\.key.kid)
+        if let algorithm = signingKeyAlgorithm, sameKeys {
+            // `--signing-key`: a key of that algorithm made on first use and kept in the
+            // project's own database, as the default project keeps its own.
+            let key = try Emulator.projectSigningKey(algorithm, database: database)
+            _ = config.adoptSigningKeys([key])
+        } else if sameKeys, let signer = config.jwt.keys.first(where: \.canSign) {
+            // The CLI's built-in key (or one the server was given) would make one project's
+            // user tokens valid in all: each project gets a key of the same kind.
+            let kidBytes = stream.bytes(count: 16)
+            let key = JWK(generating: signer.key.algorithm, kid: uuidString(kidBytes), random: stream)
+            config.jwt.keys = [key]
+        }
+    }
+
+    /// 16 bytes as a version 4 UUID (RFC 9562 §5.4), for a derived key's `kid`.
+    static func uuidString(_ bytes: [UInt8]) -> String {
+        var b = bytes
+        b[6] = (b[6] & 0x0F) | 0x40
+        b[8] = (b[8] & 0x3F) | 0x80
+        let hex = b.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }
+        return [hex[0..<4], hex[4..<6], hex[6..<8], hex[8..<10], hex[10..<16]].map { $0.joined() }.joined(separator: "-")
+    }
+}
+
+/// HMAC-SHA256(secret, label || counter) blocks, read in sequence: a deterministic byte stream
+/// for key derivation (the counter construction of NIST SP 800-108 §4.1).
+final class DerivedBytes: RandomSource {
+    private let key: SymmetricKey
+    private let label: [UInt8]
+    private let state = Mutex<(counter: UInt32, buffer: [UInt8])>((0, []))
+
+    init(secret: [UInt8], label: String) {
+        key = SymmetricKey(data: secret)
+        self.label = Array(label.utf8)
+    }
+
+    func fill(_ buffer: UnsafeMutableRawBufferPointer) {
+        state.withLock { state in
+            for index in 0..<buffer.count {
+                if state.buffer.isEmpty {
+                    state.counter += 1
+                    let c = state.counter
+                    let block = label + [UInt8(c >> 24), UInt8(truncatingIfNeeded: c >> 16), UInt8(truncatingIfNeeded: c >> 8), UInt8(truncatingIfNeeded: c)]
+                    state.buffer = HMAC<SHA256>.authenticationCode(for: block, using: key).reversed()
+                }
+                buffer[index] = state.buffer.removeLast()
+            }
+        }
+    }
+}
+
+/// Sends each request to its project: `/project/<ref>/...` by path (the prefix is removed before
+/// the project sees it), `Host: <ref>.localhost[:port]` by name, anything else to the default
+/// project, so a server with no other project answers exactly as before.
+final class ProjectRouter: HTTPResponder {
+    let registry: ProjectRegistry
+    let primary: GoTrueAPI
+
+    init(registry: ProjectRegistry, primary: GoTrueAPI) {
+        self.registry = registry
+        self.primary = primary
+    }
+
+    enum Target {
+        case project(GoTrueAPI, HTTPRequest, mountPath: String)
+        case unknown(String)
+    }
+
+    private static let prefixBytes = Array(ProjectRegistry.pathPrefix.utf8)
+    private static let localhostSuffix = ".localhost"
+
+    func route(_ request: HTTPRequest) -> Target {
+        if request.path.utf8.starts(with: Self.prefixBytes) {
+            let rest = request.path.dropFirst(ProjectRegistry.pathPrefix.count)
+            let ref = String(rest.prefix { $0 != "/" })
+            let remainder = String(rest.dropFirst(ref.count))
+            let mount = ProjectRegistry.pathPrefix + ref
+            var inner = request
+            inner.path = remainder.isEmpty ? "/" : remainder
+            if inner.target.hasPrefix(mount) {
+                let tail = inner.target.dropFirst(mount.count)
+                inner.target = tail.isEmpty || tail.first == "?" ? "/" + tail : String(tail)
+            }
+            if ref == ProjectRegistry.defaultRef { return .project(primary, inner, mountPath: mount) }
+            guard let hosted = registry.resolve(ref) else { return .unknown(ref) }
+            return .project(hosted.api, inner, mountPath: mount)
+        }
+        if let ref = Self.hostRef(request.headers["Host"]) {
+            if ref == ProjectRegistry.defaultRef { return .project(primary, request, mountPath: "") }
+            guard let hosted = registry.resolve(ref) else { return .unknown(ref) }
+            return .project(hosted.api, request, mountPath: "")
+        }
+        return .project(primary, request, mountPath: "")
+    }
+
+    /// `abc` from `abc.localhost` or `abc.localhost:9999` (any case, a final dot allowed); nil
+    /// for any other host, `localhost` itself and deeper names.
+    static func hostRef(_ authority: String?) -> String? {
+        guard let authority, authority.utf8.count > localhostSuffix.utf8.count else { return nil }
+        var host = Substring(authority)
+        if let colon = host.lastIndex(of: ":"), !host.hasSuffix("]") { host = host[..<colon] }
+        if host.hasSuffix(".") { host = host.dropLast() }
+        let lower = host.lowercased()
+        guard lower.hasSuffix(localhostSuffix) else { return nil }
+        let label = lower.dropLast(localhostSuffix.count)
+        guard !label.isEmpty, !label.contains(".") else { return nil }
+        return String(label)
+    }
+
+    func respondsInline(to request: HTTPRequest) -> Bool {
+        switch route(request) {
+        case .project(let api, let inner, _): return api.respondsInline(to: inner)
+        case .unknown: return true
+        }
+    }
+
+    func respond(to request: HTTPRequest) -> HTTPResponse {
+        switch route(request) {
+        case .project(let api, let inner, let mount):
+            return mount.isEmpty ? api.respond(to: inner) : api.respond(to: inner, mountPath: mount)
+        case .unknown(let ref):
+            let message = ProjectRegistry.isValidRef(ref)
+                ? "No project \"\(ref)\" on this emulator: create it with POST /emulator/v1/projects"
+                : "\"\(ref)\" is not a project name"
+            return AuthError(404, nil, message)
+                .response(apiVersion: APIVersion(headerValue: request.headers[APIVersion.headerName]), requestID: "")
+        }
+    }
+}
