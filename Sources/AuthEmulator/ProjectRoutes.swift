@@ -19,12 +19,12 @@ enum ProjectRoutes {
             Route("POST", path, operation: "emulator.projects.create") { context in
                 let spec = try spec(context.request)
                 // Opening the database and running the migrations touch the disk.
-                let made = try BlockingIO.perform { () throws(AuthError) -> HostedProject in try registry.create(spec) }
+                let made = try BlockingIO.perform { () throws(AuthError) -> ProjectEntry in try registry.create(spec) }
                 return .json(status: 201, describe(made, registry: registry))
             },
             Route("GET", path + "/{ref}", operation: "emulator.projects.get") { context in
                 let ref = context.pathParameters["ref"] ?? ""
-                guard let found = registry.project(ref) else { throw notFound(ref) }
+                guard let found = registry.entry(ref) else { throw notFound(ref) }
                 return .json(describe(found, registry: registry))
             },
             Route("DELETE", path + "/{ref}", operation: "emulator.projects.delete") { context in
@@ -53,9 +53,9 @@ enum ProjectRoutes {
     }
 
     /// A project's addresses and keys, as a test suite needs them to point a client at it.
-    static func describe(_ hosted: HostedProject, registry: ProjectRegistry) -> JSON {
+    static func describe(_ hosted: ProjectEntry, registry: ProjectRegistry) -> JSON {
         let (server, port) = registry.serverAddress.withLock { $0 }
-        let config = hosted.project.configuration
+        let config = hosted.configuration
         let url = hosted.url(server: server)
         var object: JSONObject = [
             "ref": .string(hosted.ref),
@@ -63,7 +63,7 @@ enum ProjectRoutes {
             "url": .string(url),
             "auth_url": .string(url + GoTrueAPI.gatewayPrefix),
             "host_url": hosted.hostURL(port: port).map(JSON.string) ?? .null,
-            "dashboard": hosted.project.dashboard.isEnabled ? .string(url + Dashboard.path) : .null,
+            "dashboard": registry.dashboardEnabled ? .string(url + Dashboard.path) : .null,
             "anon_key": .string(config.apiKeys.anon),
             "service_role_key": .string(config.apiKeys.serviceRole),
         ]

@@ -7,9 +7,9 @@ import AuthStore
 import GoTrue
 import Synchronization
 
-/// One project the emulator serves: its GoTrue API with everything that hangs off it (database,
-/// settings and keys, outbox, rate-limit buckets, virtual clock, scenarios, journal). Nothing is
-/// shared between two projects but the HTTP server and the worker threads.
+/// One project the emulator serves, open: its GoTrue API with everything that hangs off it
+/// (database, settings and keys, outbox, rate-limit buckets, virtual clock, scenarios, journal).
+/// Nothing is shared between two projects but the HTTP server and the worker threads.
 public final class HostedProject: Sendable {
     /// `default` for the project at the server's root, else the name it was created with.
     public let ref: String
@@ -28,8 +28,53 @@ public final class HostedProject: Sendable {
         self.journal = journal
         self.databasePath = databasePath
     }
+}
+
+/// A project the registry knows. One on a file is opened when made; one in memory is assembled
+/// on its first request, so projects made and never used (a pool prepared for parallel test
+/// workers) cost only their settings: bench/projects.py measures both.
+public final class ProjectEntry: Sendable {
+    public let ref: String
+    /// The database file, or `:memory:`.
+    public let databasePath: String
+    /// The settings it was made with (its keys included); once open, the live ones count.
+    let initial: Configuration
+    private let opened = AtomicLazyReference<HostedProject>()
+    private let opening = Mutex<Void>(())
+    private let assemble: @Sendable (ProjectEntry) throws(AuthError) -> HostedProject
+
+    init(ref: String, databasePath: String, initial: Configuration,
+         assemble: @escaping @Sendable (ProjectEntry) throws(AuthError) -> HostedProject) {
+        self.ref = ref
+        self.databasePath = databasePath
+        self.initial = initial
+        self.assemble = assemble
+    }
+
+    init(open project: HostedProject) {
+        ref = project.ref
+        databasePath = project.databasePath
+        initial = project.project.configuration
+        assemble = { _ in project }
+        _ = opened.storeIfNil(project)
+    }
 
     public var isDefault: Bool { ref == ProjectRegistry.defaultRef }
+
+    /// The open project, assembling it first if needed (one thread assembles, others wait).
+    public func hosted() throws(AuthError) -> HostedProject {
+        if let project = opened.load() { return project }
+        return try opening.withLock { (_: inout Void) throws(AuthError) -> HostedProject in
+            if let project = opened.load() { return project }
+            return opened.storeIfNil(try assemble(self))
+        }
+    }
+
+    /// The project if it has been opened, without opening it.
+    public var openProject: HostedProject? { opened.load() }
+
+    /// Its settings now: the live ones once open.
+    public var configuration: Configuration { openProject?.project.configuration ?? initial }
 
     /// Where a client reaches it on this server: `http://HOST:PORT` for the default project,
     /// `http://HOST:PORT/project/<ref>` for the others (`url + "/auth/v1"` is the auth URL).
@@ -119,9 +164,9 @@ public final class ProjectRegistry: Sendable {
     }
 
     private let blueprint: Blueprint
-    private let hosted = Mutex<[String: HostedProject]>([:])
+    private let entries = Mutex<[String: ProjectEntry]>([:])
     /// Creations and drops one at a time, so two requests for one new ref make it once; lookups
-    /// take only `hosted`'s lock, never this one.
+    /// take only `entries`' lock, never this one.
     private let changes = Mutex<Void>(())
     /// Unknown refs become projects on their first request (`--auto-create-projects`).
     public let autoCreate: Bool
@@ -134,23 +179,30 @@ public final class ProjectRegistry: Sendable {
     }
 
     func addDefault(_ project: HostedProject) {
-        hosted.withLock { $0[project.ref] = project }
+        entries.withLock { $0[project.ref] = ProjectEntry(open: project) }
     }
 
-    /// The project named `ref` (the default one for `default`).
-    public func project(_ ref: String) -> HostedProject? {
-        hosted.withLock { $0[ref] }
+    /// The project named `ref` (the default one for `default`), nil when there is none.
+    public func entry(_ ref: String) -> ProjectEntry? {
+        entries.withLock { $0[ref] }
+    }
+
+    /// The project named `ref`, opened if it was not yet; nil when there is none.
+    public func project(_ ref: String) throws(AuthError) -> HostedProject? {
+        try entry(ref)?.hosted()
     }
 
     /// Every project, the default first, then by ref.
-    public var all: [HostedProject] {
-        let projects = hosted.withLock { Array($0.values) }
-        return projects.sorted { ($0.isDefault ? 0 : 1, $0.ref) < ($1.isDefault ? 0 : 1, $1.ref) }
+    public var all: [ProjectEntry] {
+        let list = entries.withLock { Array($0.values) }
+        return list.sorted { ($0.isDefault ? 0 : 1, $0.ref) < ($1.isDefault ? 0 : 1, $1.ref) }
     }
 
-    var defaultProject: HostedProject {
-        guard let project = project(Self.defaultRef) else { preconditionFailure("the default project is added at start") }
-        return project
+    var dashboardEnabled: Bool { blueprint.options.dashboard }
+
+    var defaultProject: ProjectEntry {
+        guard let entry = entry(Self.defaultRef) else { preconditionFailure("the default project is added at start") }
+        return entry
     }
 
     /// A DNS label, so the ref also works as `<ref>.localhost`: lowercase letters, digits and
@@ -162,40 +214,54 @@ public final class ProjectRegistry: Sendable {
         return bytes.allSatisfy { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "-") }
     }
 
-    /// Makes, opens and registers a project; 409 when the ref is taken, 400 for a bad ref or
-    /// settings (nothing is made then). `persist` stores the spec beside a file database.
+    /// Makes and registers a project; 409 when the ref is taken, 400 for a bad ref or settings
+    /// (nothing is made then). One on a file is opened now and its spec stored beside it
+    /// (`persist`); one in memory opens on first use.
     @discardableResult
-    public func create(_ spec: ProjectSpec, persist: Bool = true) throws(AuthError) -> HostedProject {
-        try changes.withLock { (_: inout Void) throws(AuthError) -> HostedProject in
+    public func create(_ spec: ProjectSpec, persist: Bool = true) throws(AuthError) -> ProjectEntry {
+        try changes.withLock { (_: inout Void) throws(AuthError) -> ProjectEntry in
             guard Self.isValidRef(spec.ref) else {
                 throw AuthError(400, .validationFailed, "ref: \"\(spec.ref)\" is not a project name: use 1 to 63 lowercase letters, digits and inner hyphens")
             }
-            if project(spec.ref) != nil {
+            if entry(spec.ref) != nil {
                 throw AuthError(409, .conflict, "A project named \"\(spec.ref)\" already exists")
             }
-            let made = try assemble(spec)
-            if persist, made.databasePath != EmulatorOptions.inMemory, let directory = blueprint.directory {
-                do {
-                    try Platform.writeFile(directory + "/" + spec.ref + ".json", Array(spec.json.serialized().utf8))
-                } catch {
-                    made.project.database.close()
-                    throw AuthError(500, .unexpectedFailure, "cannot store the project's settings: \(error)")
+            let config = try configure(spec)
+            let path = (spec.inMemory || blueprint.directory == nil)
+                ? EmulatorOptions.inMemory : blueprint.directory! + "/" + spec.ref + ".db"
+            let made = ProjectEntry(ref: spec.ref, databasePath: path, initial: config) { [blueprint, weak self] entry throws(AuthError) in
+                guard let self else { throw AuthError(500, .unexpectedFailure, "the emulator is stopping") }
+                return try self.open(entry, blueprint: blueprint)
+            }
+            if path != EmulatorOptions.inMemory {
+                let opened = try made.hosted()
+                if persist, let directory = blueprint.directory {
+                    do {
+                        try Platform.writeFile(directory + "/" + spec.ref + ".json", Array(spec.json.serialized().utf8))
+                    } catch {
+                        opened.project.database.close()
+                        throw AuthError(500, .unexpectedFailure, "cannot store the project's settings: \(error)")
+                    }
                 }
             }
-            hosted.withLock { $0[spec.ref] = made }
+            entries.withLock { $0[spec.ref] = made }
             return made
         }
     }
 
-    /// The project for a request's ref, made on the spot when `autoCreate` is on.
+    /// The project for a request's ref, made on the spot when `autoCreate` is on, and opened.
     func resolve(_ ref: String) -> HostedProject? {
-        if let found = project(ref) { return found }
-        guard autoCreate, Self.isValidRef(ref) else { return nil }
+        var found = entry(ref)
+        if found == nil, autoCreate, Self.isValidRef(ref) {
+            // Two first requests may race: the loser finds the winner's.
+            found = (try? create(ProjectSpec(ref: ref))) ?? entry(ref)
+        }
+        guard let found else { return nil }
         do {
-            return try create(ProjectSpec(ref: ref))
+            return try found.hosted()
         } catch {
-            // Two first requests raced: the other one made it.
-            return project(ref)
+            Platform.writeStandardError("auth-emulator: project \(ref) could not be opened: \(error.message)\n")
+            return nil
         }
     }
 
@@ -207,8 +273,8 @@ public final class ProjectRegistry: Sendable {
             throw AuthError(400, .validationFailed, "The default project cannot be deleted (reset it with POST /emulator/v1/reset)")
         }
         return changes.withLock { _ in
-            guard let gone = hosted.withLock({ $0.removeValue(forKey: ref) }) else { return false }
-            gone.project.database.close()
+            guard let gone = entries.withLock({ $0.removeValue(forKey: ref) }) else { return false }
+            gone.openProject?.project.database.close()
             if gone.databasePath != EmulatorOptions.inMemory {
                 for suffix in ["", "-wal", "-shm"] { Platform.removeFile(gone.databasePath + suffix) }
                 if let directory = blueprint.directory { Platform.removeFile(directory + "/" + ref + ".json") }
@@ -224,7 +290,7 @@ public final class ProjectRegistry: Sendable {
         var problems: [String] = []
         for name in Platform.files(in: directory, suffix: ".json") {
             let ref = String(name.dropLast(".json".count))
-            guard !declared.contains(ref), project(ref) == nil else { continue }
+            guard !declared.contains(ref), entry(ref) == nil else { continue }
             do {
                 let bytes = try Platform.readFile(directory + "/" + name, limit: 1 << 20)
                 guard case .object(let object) = try JSON(parsing: bytes) else { throw EmulatorError("not a JSON object") }
@@ -236,14 +302,16 @@ public final class ProjectRegistry: Sendable {
         return problems
     }
 
-    /// Closes every project's database but the default one's (the emulator closes that last).
+    /// Closes every open project's database but the default one's (the emulator closes that last).
     func closeOthers() {
-        for project in all where !project.isDefault { project.project.database.close() }
+        for entry in all where !entry.isDefault { entry.openProject?.project.database.close() }
     }
 
     // MARK: - assembly
 
-    private func assemble(_ spec: ProjectSpec) throws(AuthError) -> HostedProject {
+    /// A new project's settings: the server's, its config.toml, its settings, its own keys and
+    /// address; checked as at start-up.
+    private func configure(_ spec: ProjectSpec) throws(AuthError) -> Configuration {
         let base = blueprint.configuration
         var config = base
         if let text = spec.configTOML {
@@ -264,7 +332,7 @@ public final class ProjectRegistry: Sendable {
         // Links and the issuer point at the project's own address (path form: it needs no name
         // resolution), unless its settings chose an external URL of their own.
         if config.externalURL == base.externalURL {
-            config.externalURL = Self.externalURL(defaultURL: defaultProject.project.configuration.externalURL, ref: spec.ref)
+            config.externalURL = Self.externalURL(defaultURL: defaultProject.configuration.externalURL, ref: spec.ref)
             // Under the `cli` profile an issuer no source set follows the auth URL.
             config.applyCLIIssuer()
             // A mail link's path is resolved against the external URL as a URL reference
@@ -276,8 +344,19 @@ public final class ProjectRegistry: Sendable {
                 config.mailer.urlPaths[keyPath: path] = Self.pathPrefix + spec.ref + config.mailer.urlPaths[keyPath: path]
             }
         }
-        let path = (spec.inMemory || blueprint.directory == nil)
-            ? EmulatorOptions.inMemory : blueprint.directory! + "/" + spec.ref + ".db"
+        ProjectKeys.separate(&config, from: base, ref: spec.ref, signingKeyAlgorithm: blueprint.options.signingKeyAlgorithm)
+        config.applyDefaults()
+        do {
+            try Validation.check(config)
+        } catch {
+            throw AuthError(400, .validationFailed, "\(error)")
+        }
+        return config
+    }
+
+    /// Opens a project's database and assembles its API.
+    private func open(_ entry: ProjectEntry, blueprint: Blueprint) throws(AuthError) -> HostedProject {
+        let path = entry.databasePath
         let database: Database
         do {
             if let directory = blueprint.directory, path != EmulatorOptions.inMemory { try Platform.makeDirectories(directory) }
@@ -285,18 +364,9 @@ public final class ProjectRegistry: Sendable {
         } catch {
             throw AuthError(500, .unexpectedFailure, "cannot open the project's database \(path): \(error)")
         }
-        do {
-            try ProjectKeys.separate(&config, from: base, ref: spec.ref, database: database,
-                                     signingKeyAlgorithm: blueprint.options.signingKeyAlgorithm)
-            config.applyDefaults()
-            try Validation.check(config)
-        } catch {
-            database.close()
-            throw AuthError(400, .validationFailed, "\(error)")
-        }
-        var project = Project(configuration: config, database: database, environment: Environment(clock: VirtualClock()))
+        var project = Project(configuration: entry.initial, database: database, environment: Environment(clock: VirtualClock()))
         project.hookTransport = blueprint.transport
-        return Emulator.host(ref: spec.ref, project: project, databasePath: path, options: blueprint.options,
+        return Emulator.host(ref: entry.ref, project: project, databasePath: path, options: blueprint.options,
                              scenarios: [], transport: blueprint.transport, beyondLoopback: blueprint.beyondLoopback,
                              registry: self, extensions: [])
     }
@@ -319,8 +389,7 @@ public final class ProjectRegistry: Sendable {
 /// and the ref (HMAC-SHA256 in counter mode): stable across restarts, so a project reopened
 /// from its file keeps its keys and the sessions it issued.
 enum ProjectKeys {
-    static func separate(_ config: inout Configuration, from base: Configuration, ref: String, database: Database,
-                         signingKeyAlgorithm: JWTAlgorithm?) throws {
+    static func separate(_ config: inout Configuration, from base: Configuration, ref: String, signingKeyAlgorithm: JWTAlgorithm?) {
         let stream = DerivedBytes(secret: Array(base.jwt.secret.utf8), label: "auth-emulator project " + ref)
         if config.jwt.secret == base.jwt.secret {
             config.jwt.secret = Base64URL.encode(stream.bytes(count: 32))
@@ -331,17 +400,16 @@ enum ProjectKeys {
             keys.secret = "sb_secret_" + Base64URL.encode(stream.bytes(count: 23))
             config.apiKeys = keys
         }
-        let sameKeys = config.jwt.keys.map(\.key.kid) == base.jwt.keys.map(\.key.kid)
-        if let algorithm = signingKeyAlgorithm, sameKeys {
-            // `--signing-key`: a key of that algorithm made on first use and kept in the
-            // project's own database, as the default project keeps its own.
-            let key = try Emulator.projectSigningKey(algorithm, database: database)
+        guard config.jwt.keys.map(\.key.kid) == base.jwt.keys.map(\.key.kid),
+              let signer = config.jwt.keys.first(where: \.canSign) else { return }
+        // The CLI's built-in key (or one the server was given) would make one project's user
+        // tokens valid in all: each project gets a key of the same kind. Under `--signing-key`
+        // the anon and service_role keys are signed with it too, as the server's are.
+        let kid = uuidString(stream.bytes(count: 16))
+        let key = JWK(generating: signer.key.algorithm, kid: kid, random: stream)
+        if signingKeyAlgorithm != nil {
             _ = config.adoptSigningKeys([key])
-        } else if sameKeys, let signer = config.jwt.keys.first(where: \.canSign) {
-            // The CLI's built-in key (or one the server was given) would make one project's
-            // user tokens valid in all: each project gets a key of the same kind.
-            let kidBytes = stream.bytes(count: 16)
-            let key = JWK(generating: signer.key.algorithm, kid: uuidString(kidBytes), random: stream)
+        } else {
             config.jwt.keys = [key]
         }
     }

@@ -67,8 +67,8 @@ import Testing
         options.configuration.mailer.autoconfirm = false
         let emulator = try Emulator.start(options)
         defer { emulator.stop() }
-        let a = try emulator.projects.create(ProjectSpec(ref: "a"))
-        let b = try emulator.projects.create(ProjectSpec(ref: "b", settings: ["mailer_autoconfirm": true]))
+        let a = try emulator.projects.create(ProjectSpec(ref: "a")).hosted()
+        let b = try emulator.projects.create(ProjectSpec(ref: "b", settings: ["mailer_autoconfirm": true])).hosted()
         let (ca, cb, base) = (a.project.configuration, b.project.configuration, emulator.project.configuration)
 
         #expect(Set([ca.jwt.secret, cb.jwt.secret, base.jwt.secret]).count == 3)
@@ -87,7 +87,7 @@ import Testing
         // reopened project keeps its sessions valid).
         let other = try Emulator.start(options)
         defer { other.stop() }
-        let again = try other.projects.create(ProjectSpec(ref: "a"))
+        let again = try other.projects.create(ProjectSpec(ref: "a")).hosted()
         #expect(again.project.configuration.apiKeys == ca.apiKeys)
         #expect(again.project.configuration.jwt.signingKey.kid == ca.jwt.signingKey.kid)
 
@@ -136,7 +136,7 @@ import Testing
     @Test func pathMountsStripTheirPrefixBeforeTheProjectSeesTheRequest() throws {
         let emulator = try Emulator.start(.testing())
         defer { emulator.stop() }
-        let a = try emulator.projects.create(ProjectSpec(ref: "a"))
+        let a = try emulator.projects.create(ProjectSpec(ref: "a")).hosted()
         let router = ProjectRouter(registry: emulator.projects, primary: emulator.api)
         for (target, path, rewritten) in [("/project/a", "/", "/"), ("/project/a?x=1", "/", "/?x=1"),
                                           ("/project/a/auth/v1/settings?x=1", "/auth/v1/settings", "/auth/v1/settings?x=1")] {
@@ -156,6 +156,20 @@ import Testing
             return
         }
         #expect(api === emulator.api && mount == "")
+    }
+
+    @Test func aProjectInMemoryOpensOnItsFirstRequest() throws {
+        let emulator = try Emulator.start(.testing())
+        defer { emulator.stop() }
+        let entry = try emulator.projects.create(ProjectSpec(ref: "lazy"))
+        // Made, keyed and listed, but no database nor API yet.
+        #expect(entry.openProject == nil)
+        #expect(entry.configuration.apiKeys != emulator.project.configuration.apiKeys)
+        #expect(emulator.projects.all.map(\.ref) == ["default", "lazy"])
+        #expect(request(emulator, "GET", "/project/lazy/health").status == 200)
+        let opened = try #require(entry.openProject)
+        #expect(opened.project.configuration.apiKeys == entry.initial.apiKeys)
+        #expect(try entry.hosted() === opened)
     }
 
     @Test func autoCreationMakesAProjectOnItsFirstRequest() throws {
