@@ -114,19 +114,22 @@ enum DashboardHTML {
         return "<span class=\"copy\">\(inner)<button type=\"button\" class=\"small\" data-copy=\"\(escape(id))\">Copy</button></span>"
     }
 
+    /// The tabs, each a path below the dashboard's root.
     static let navigation: [(view: String, path: String, label: String)] = [
-        ("users", "/emulator", "Users"),
-        ("tokens", "/emulator/tokens", "Tokens"),
-        ("mailbox", "/emulator/mailbox", "Mailbox"),
-        ("journal", "/emulator/journal", "Journal"),
-        ("scenarios", "/emulator/scenarios", "Scenarios"),
-        ("settings", "/emulator/settings", "Settings"),
+        ("users", "", "Users"),
+        ("tokens", "/tokens", "Tokens"),
+        ("mailbox", "/mailbox", "Mailbox"),
+        ("journal", "/journal", "Journal"),
+        ("scenarios", "/scenarios", "Scenarios"),
+        ("settings", "/settings", "Settings"),
     ]
 
     /// The frame around every page. `view` selects the highlighted tab and what the live script
-    /// polls; `stamp` is the state the page was rendered from (the script reloads when it moves);
-    /// `live` false leaves the page still. `clock` is the header's virtual-clock bar.
-    static func page(title: String, view: String, stamp: String, liveQuery: String = "", live: Bool = true,
+    /// polls; `root` is where the dashboard is, as the browser addresses it (see
+    /// `RequestContext.dashboardRoot`); `stamp` is the state the page was rendered from (the
+    /// script reloads when it moves); `live` false leaves the page still. `clock` is the header's
+    /// virtual-clock bar.
+    static func page(title: String, view: String, root: String, stamp: String, liveQuery: String = "", live: Bool = true,
                      notice: String? = nil, error: String? = nil, navigation showNavigation: Bool = true,
                      clock: String = "", body: String) -> String {
         var html = """
@@ -137,7 +140,7 @@ enum DashboardHTML {
             <link rel="icon" href="data:,">
             <title>\(escape(title)) · auth emulator</title>
             <style>\(css)</style></head>
-            <body data-view="\(escape(view))" data-stamp="\(escape(stamp))" data-live="\(live ? escape("/emulator/live?view=" + urlEncode(view) + liveQuery) : "")">
+            <body data-view="\(escape(view))" data-stamp="\(escape(stamp))" data-live="\(live ? escape(root + "/live?view=" + urlEncode(view) + liveQuery) : "")">
             <a class="skip" href="#main">Skip to content</a>
             <header><span class="brand">auth emulator</span>
             """
@@ -145,7 +148,7 @@ enum DashboardHTML {
             html += "<nav aria-label=\"Dashboard\">"
             for item in navigation {
                 let current = item.view == view || (view == "user" && item.view == "users")
-                html += "<a href=\"\(item.path)\"\(current ? " aria-current=\"page\"" : "")>\(item.label)</a>"
+                html += "<a href=\"\(escape(root + item.path))\"\(current ? " aria-current=\"page\"" : "")>\(item.label)</a>"
             }
             html += "</nav>"
         }
