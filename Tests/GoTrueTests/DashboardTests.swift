@@ -696,7 +696,7 @@ extension DashboardTests {
     }
 }
 
-// MARK: A project mounted under a path.
+// MARK: A project mounted under a path, and the project switcher.
 
 extension DashboardTests {
     static let mount = "/project/abc"
@@ -811,5 +811,55 @@ extension DashboardTests {
         #expect(response.headers["Set-Cookie"]?.contains("; Path=/project/abc/emulator; HttpOnly") == true)
         #expect(unmounted(response).isEmpty, "\(unmounted(response))")
         #expect(browser.get("/emulator").status == 200)
+    }
+
+    @Test func headerSwitchesBetweenProjects() throws {
+        let (api, _) = try makeDashboardAPI()
+        _ = api.signUp("ada@example.com")
+        let id = userID(api, "ada@example.com")
+        api.project.dashboard.setProjects {
+            [Dashboard.ProjectLink(ref: "default", path: "/emulator", current: false),
+             Dashboard.ProjectLink(ref: "abc", path: "/project/abc/emulator", current: true),
+             Dashboard.ProjectLink(ref: "q&a", path: "/project/q&a/emulator", current: false)]
+        }
+        var browser = DashboardBrowser(api)
+        browser.mountPath = DashboardTests.mount
+        let switcher = "<nav class=\"projects\" aria-label=\"Projects\"><span class=\"muted\">Project</span>"
+            + "<a href=\"/emulator\">default</a><span aria-current=\"true\">abc</span>"
+            + "<a href=\"/project/q&amp;a/emulator\">q&amp;a</a></nav>"
+        for target in ["/emulator", "/emulator/users/\(id)", "/emulator/tokens", "/emulator/mailbox", "/emulator/journal",
+                       "/emulator/scenarios", "/emulator/settings"] {
+            let page = browser.get(target).text
+            // The other projects' addresses are the server's, as given: not under this mount.
+            #expect(page.contains("<header><span class=\"brand\">auth emulator</span>" + switcher), "\(target)")
+            #expect(!page.contains("href=\"/project/abc/emulator\">abc"), "\(target)")
+            #expect(page.contains(" · abc · auth emulator</title>"), "\(target)")
+            #expect(page.contains(".projects{"), "\(target)")
+        }
+
+        // One project, or none: no switcher, and the page is byte for byte the one without it.
+        var root = DashboardBrowser(api)
+        api.project.dashboard.setProjects { [] }
+        let plain = root.get("/emulator").text
+        api.project.dashboard.setProjects { [Dashboard.ProjectLink(ref: "default", path: "/emulator", current: true)] }
+        let single = root.get("/emulator").text
+        #expect(single == plain)
+        #expect(!single.contains("class=\"projects\""))
+        #expect(!single.contains(".projects{"))
+        #expect(single.contains("<title>Users · auth emulator</title>"))
+    }
+
+    @Test func aVisitorWithoutTheKeyIsNotShownTheOtherProjects() throws {
+        let (api, _) = try makeDashboardAPI(requiresKey: true)
+        api.project.dashboard.setProjects {
+            [Dashboard.ProjectLink(ref: "default", path: "/emulator", current: true),
+             Dashboard.ProjectLink(ref: "secret-client", path: "/project/secret-client/emulator", current: false)]
+        }
+        var browser = DashboardBrowser(api)
+        let login = browser.get("/emulator")
+        #expect(login.status == 401)
+        #expect(!login.text.contains("secret-client"))
+        let key = api.project.configuration.apiKeys.serviceRole
+        #expect(browser.get("/emulator", headers: ["Authorization": "Bearer " + key]).text.contains("secret-client"))
     }
 }

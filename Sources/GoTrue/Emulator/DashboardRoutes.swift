@@ -296,9 +296,12 @@ struct DashboardEndpoints: EndpointGroup {
               body: String) -> HTTPResponse {
         let live = context.request.method == "GET"
         let root = context.dashboardRoot
+        // The switcher goes with the navigation: a visitor who may not see the pages is not
+        // told which other projects this server hosts.
         let html = DashboardHTML.page(title: title, view: view, root: root, stamp: stamp, liveQuery: liveQuery, live: live,
                                       notice: notice ?? context.request.queryValue("notice"),
                                       error: error, navigation: navigation,
+                                      projects: navigation ? dashboard.projects : [],
                                       clock: navigation ? clockBar(context) : "", body: body)
         var headers = HTTPHeaders()
         headers.add(name: "Set-Cookie", value: "\(DashboardEndpoints.csrfCookie)=\(csrfToken); Path=\(root); HttpOnly; SameSite=Strict")
