@@ -15,10 +15,12 @@ func makeDashboardAPI(requiresKey: Bool = false, base: ManualClock = ManualClock
 }
 
 /// A browser's view of the dashboard: it keeps the cookies pages set and sends forms back with
-/// the CSRF field the page carried.
+/// the CSRF field the page carried. With a `mountPath` it is a browser on `/project/<ref>/...`:
+/// targets are given as the server hands them on, with the mount already taken off.
 struct DashboardBrowser {
     let api: GoTrueAPI
     var cookies: [String: String] = [:]
+    var mountPath = ""
 
     init(_ api: GoTrueAPI) { self.api = api }
 
@@ -34,7 +36,7 @@ struct DashboardBrowser {
     mutating func get(_ target: String, headers extra: HTTPHeaders = [:]) -> HTTPResponse {
         var headers = extra
         if !cookies.isEmpty { headers["Cookie"] = cookieHeader }
-        let response = api.respond(to: request("GET", target, headers: headers))
+        let response = api.respond(to: request("GET", target, headers: headers), mountPath: mountPath)
         keep(response)
         return response
     }
@@ -46,7 +48,7 @@ struct DashboardBrowser {
         var all = fields
         if let csrf { all.append(("csrf", csrf)) }
         let body = all.map { DashboardHTML.urlEncode($0.0) + "=" + DashboardHTML.urlEncode($0.1) }.joined(separator: "&")
-        let response = api.respond(to: request("POST", target, headers: headers, body: body))
+        let response = api.respond(to: request("POST", target, headers: headers, body: body), mountPath: mountPath)
         keep(response)
         return response
     }
@@ -691,5 +693,173 @@ extension DashboardTests {
         let response = browser.post("/emulator/journal/clear", csrf: token)
         #expect(response.status == 404)
         #expect(response.text.contains("keeps no request journal"))
+    }
+}
+
+// MARK: A project mounted under a path, and the project switcher.
+
+extension DashboardTests {
+    static let mount = "/project/abc"
+
+    /// What in a response would take the browser out of `mount`: each attribute value that is a
+    /// path from the server's root (`href="/`, `action="/`, `value="/`, `data-live="/`, ...) but
+    /// not under the mount, any quoted `/emulator` address, a `Location` and each cookie `Path`.
+    func unmounted(_ response: HTTPResponse, mount: String = DashboardTests.mount) -> [String] {
+        let text = response.text
+        var found: [String] = []
+        var rest = Substring(text)
+        while let range = rest.range(of: "=\"/") {
+            let value = "/" + rest[range.upperBound...].prefix { $0 != "\"" }
+            if value != mount && !value.hasPrefix(mount + "/") { found.append(value) }
+            rest = rest[range.upperBound...]
+        }
+        for quote in ["\"", "'"] where text.contains(quote + "/emulator") { found.append(quote + "/emulator") }
+        if let location = response.headers["Location"], !location.hasPrefix(mount + "/") { found.append("Location: " + location) }
+        for cookie in response.headers.values(for: "Set-Cookie") where !cookie.contains("; Path=\(mount)/emulator;") {
+            found.append("Set-Cookie: " + cookie)
+        }
+        return found
+    }
+
+    @Test func pagesUnderAPathMountStayInsideIt() throws {
+        let (api, _) = try makeDashboardAPI()
+        _ = api.signUp("ada@example.com")
+        let id = userID(api, "ada@example.com")
+        // A second page of users, for the pager's links.
+        for index in 0..<50 { _ = api.control("POST", "/admin/users", ["email": .string("user\(index)@example.com")]) }
+        var browser = DashboardBrowser(api)
+        browser.mountPath = DashboardTests.mount
+        let pages = ["/emulator", "/emulator?page=2", "/emulator?q=ada", "/emulator/users/\(id)", "/emulator/tokens",
+                     "/emulator/mailbox", "/emulator/mailbox?to=ada%40example.com", "/emulator/journal?op=token",
+                     "/emulator/scenarios", "/emulator/settings"]
+        for target in pages {
+            let response = browser.get(target)
+            #expect(response.status == 200, "\(target)")
+            #expect(unmounted(response).isEmpty, "\(target): \(unmounted(response))")
+            #expect(response.text.contains("data-live=\"\(DashboardTests.mount)/emulator/live?view="), "\(target)")
+        }
+        // The pager, the search's Clear and the mailbox's All were among the links checked.
+        #expect(browser.get("/emulator").text.contains("href=\"/project/abc/emulator?page=2\" rel=\"next\""))
+        #expect(browser.get("/emulator?q=ada").text.contains("<a href=\"/project/abc/emulator\">Clear</a>"))
+        // The header clock sends the browser back to the page as it addressed it.
+        #expect(browser.get("/emulator/users/\(id)").text
+            .contains("name=\"return\" value=\"/project/abc/emulator/users/\(id)\""))
+        // Pages that answer a POST: a minted token (with its Decode form) and a decoded one.
+        let token = browser.token(from: "/emulator/users/\(id)")
+        let minted = browser.post("/emulator/users/\(id)/token", [("role", "authenticated")], csrf: token)
+        #expect(minted.status == 200)
+        #expect(minted.text.contains("action=\"/project/abc/emulator/tokens\" class=\"inline\""))
+        #expect(unmounted(minted).isEmpty, "\(unmounted(minted))")
+        let decoded = browser.post("/emulator/tokens", [("token", "a.b.c")], csrf: token)
+        #expect(decoded.status == 400)
+        #expect(unmounted(decoded).isEmpty, "\(unmounted(decoded))")
+        // The same pages at the root are what they always were.
+        var root = DashboardBrowser(api)
+        let page = root.get("/emulator")
+        #expect(page.text.contains("action=\"/emulator\" class=\"bar\""))
+        #expect(page.headers["Set-Cookie"]?.contains("; Path=/emulator;") == true)
+        #expect(!unmounted(page).isEmpty)
+    }
+
+    @Test func actionsUnderAPathMountRedirectInsideIt() throws {
+        let (api, clock) = try makeDashboardAPI()
+        _ = api.control("POST", "/admin/users", ["email": "new@example.com"])
+        let id = userID(api, "new@example.com")
+        var browser = DashboardBrowser(api)
+        browser.mountPath = DashboardTests.mount
+        let token = browser.token(from: "/emulator/users/\(id)")
+        var response = browser.post("/emulator/users/\(id)/confirm", csrf: token)
+        #expect(response.status == 303)
+        #expect(response.headers["Location"]?.hasPrefix("/project/abc/emulator/users/\(id)?notice=") == true)
+        #expect(api.control("GET", "/admin/users/\(id)").json["email_confirmed_at"]?.stringValue != nil)
+        response = browser.post("/emulator/users/\(id)/metadata", [("user_metadata", "{}"), ("app_metadata", "{}")], csrf: token)
+        #expect(response.headers["Location"]?.hasPrefix("/project/abc/emulator/users/\(id)?notice=") == true)
+        response = browser.post("/emulator/users", [("email", "ada@example.com")], csrf: token)
+        #expect(response.status == 303)
+        #expect(response.headers["Location"]?.hasPrefix("/project/abc/emulator/users/") == true)
+        response = browser.post("/emulator/mailbox/clear", csrf: token)
+        #expect(response.headers["Location"]?.hasPrefix("/project/abc/emulator/mailbox?notice=") == true)
+        response = browser.post("/emulator/users/\(id)/delete", csrf: token)
+        #expect(response.headers["Location"]?.hasPrefix("/project/abc/emulator?notice=") == true)
+
+        // The header clock returns to a page of this project, never to the root's own dashboard.
+        response = browser.post("/emulator/settings/clock", [("advance", "60"), ("return", "/project/abc/emulator/mailbox?to=x")],
+                                csrf: token)
+        #expect(response.headers["Location"]?.hasPrefix("/project/abc/emulator/mailbox?to=x&notice=") == true)
+        response = browser.post("/emulator/settings/clock", [("advance", "60"), ("return", "/emulator/mailbox")], csrf: token)
+        #expect(response.headers["Location"]?.hasPrefix("/project/abc/emulator/settings?notice=") == true)
+        #expect(clock.reading.offsetMicroseconds == 120_000_000)
+        // The trailing-slash address redirects within the mount too.
+        let slash = api.respond(to: request("GET", "/emulator/"), mountPath: DashboardTests.mount)
+        #expect(slash.status == 302)
+        #expect(slash.headers["Location"] == "/project/abc/emulator")
+    }
+
+    @Test func signingInUnderAPathMountKeepsTheCookieToIt() throws {
+        let (api, _) = try makeDashboardAPI(requiresKey: true)
+        var browser = DashboardBrowser(api)
+        browser.mountPath = DashboardTests.mount
+        let login = browser.get("/emulator")
+        #expect(login.status == 401)
+        #expect(login.text.contains("action=\"/project/abc/emulator/login\""))
+        #expect(unmounted(login).isEmpty, "\(unmounted(login))")
+        let token = browser.token(from: "/emulator/login")
+        let response = browser.post("/emulator/login", [("key", api.project.configuration.apiKeys.serviceRole)], csrf: token)
+        #expect(response.status == 303)
+        #expect(response.headers["Location"] == "/project/abc/emulator")
+        // Path-scoped: another project's dashboard on the same host never receives it.
+        #expect(response.headers["Set-Cookie"]?.contains("; Path=/project/abc/emulator; HttpOnly") == true)
+        #expect(unmounted(response).isEmpty, "\(unmounted(response))")
+        #expect(browser.get("/emulator").status == 200)
+    }
+
+    @Test func headerSwitchesBetweenProjects() throws {
+        let (api, _) = try makeDashboardAPI()
+        _ = api.signUp("ada@example.com")
+        let id = userID(api, "ada@example.com")
+        api.project.dashboard.setProjects {
+            [Dashboard.ProjectLink(ref: "default", path: "/emulator", current: false),
+             Dashboard.ProjectLink(ref: "abc", path: "/project/abc/emulator", current: true),
+             Dashboard.ProjectLink(ref: "q&a", path: "/project/q&a/emulator", current: false)]
+        }
+        var browser = DashboardBrowser(api)
+        browser.mountPath = DashboardTests.mount
+        let switcher = "<nav class=\"projects\" aria-label=\"Projects\"><span class=\"muted\">Project</span>"
+            + "<a href=\"/emulator\">default</a><span aria-current=\"true\">abc</span>"
+            + "<a href=\"/project/q&amp;a/emulator\">q&amp;a</a></nav>"
+        for target in ["/emulator", "/emulator/users/\(id)", "/emulator/tokens", "/emulator/mailbox", "/emulator/journal",
+                       "/emulator/scenarios", "/emulator/settings"] {
+            let page = browser.get(target).text
+            // The other projects' addresses are the server's, as given: not under this mount.
+            #expect(page.contains("<header><span class=\"brand\">auth emulator</span>" + switcher), "\(target)")
+            #expect(!page.contains("href=\"/project/abc/emulator\">abc"), "\(target)")
+            #expect(page.contains(" · abc · auth emulator</title>"), "\(target)")
+            #expect(page.contains(".projects{"), "\(target)")
+        }
+
+        // One project, or none: no switcher, and the page is byte for byte the one without it.
+        var root = DashboardBrowser(api)
+        api.project.dashboard.setProjects { [] }
+        let plain = root.get("/emulator").text
+        api.project.dashboard.setProjects { [Dashboard.ProjectLink(ref: "default", path: "/emulator", current: true)] }
+        let single = root.get("/emulator").text
+        #expect(single == plain)
+        #expect(!single.contains("class=\"projects\""))
+        #expect(!single.contains(".projects{"))
+        #expect(single.contains("<title>Users · auth emulator</title>"))
+    }
+
+    @Test func aVisitorWithoutTheKeyIsNotShownTheOtherProjects() throws {
+        let (api, _) = try makeDashboardAPI(requiresKey: true)
+        api.project.dashboard.setProjects {
+            [Dashboard.ProjectLink(ref: "default", path: "/emulator", current: true),
+             Dashboard.ProjectLink(ref: "secret-client", path: "/project/secret-client/emulator", current: false)]
+        }
+        var browser = DashboardBrowser(api)
+        let login = browser.get("/emulator")
+        #expect(login.status == 401)
+        #expect(!login.text.contains("secret-client"))
+        let key = api.project.configuration.apiKeys.serviceRole
+        #expect(browser.get("/emulator", headers: ["Authorization": "Bearer " + key]).text.contains("secret-client"))
     }
 }

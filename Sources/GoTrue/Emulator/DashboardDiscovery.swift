@@ -7,7 +7,8 @@ import AuthJSON
 /// the emulator for every path no route knows. The one deliberate exception: while the
 /// dashboard is on, `GET /` (at the root, not under `/auth/v1`) names the dashboard, the auth
 /// URL, the control API and the JWKS, and `GET /emulator/` (a trailing slash, which the router
-/// treats as another path) redirects to `/emulator`. With the dashboard off both stay GoTrue's 404.
+/// treats as another path) redirects to `/emulator` (under the project's mount, when it has one).
+/// With the dashboard off both stay GoTrue's 404.
 extension DashboardEndpoints {
     static let discoveryOperation = "emulator.dashboard.discovery"
 
@@ -16,7 +17,7 @@ extension DashboardEndpoints {
         guard method == "GET", !viaGateway, project.dashboard.isEnabled else { return nil }
         switch path {
         case Dashboard.path + "/":
-            return Route(method, path, operation: discoveryOperation) { _ in DashboardHTML.redirect(Dashboard.path, status: 302) }
+            return Route(method, path, operation: discoveryOperation) { context in DashboardHTML.redirect(context.dashboardRoot, status: 302) }
         case "/":
             return Route(method, path, operation: discoveryOperation) { context in index(context) }
         default:
@@ -26,6 +27,9 @@ extension DashboardEndpoints {
 
     /// HTML for a browser (its `Accept` names `text/html`), plain text for anything else.
     static func index(_ context: RequestContext) -> HTTPResponse {
+        // Absolute addresses from the project's external URL, the one its clients, mail links and
+        // token issuer use: whatever mount that URL names is in it already, so `mountPath` is not
+        // added again.
         let base = context.configuration.externalURL
         let links: [(String, String, String)] = [
             ("Dashboard", base + Dashboard.path, "users, mailbox, journal, scenarios, tokens, settings"),
@@ -44,7 +48,8 @@ extension DashboardEndpoints {
             body += "<br><span class=\"muted\">\(DashboardHTML.escape(what))</span></dd>"
         }
         body += "</dl>"
-        let html = DashboardHTML.page(title: "Supabase Auth emulator", view: "index", stamp: "", live: false, navigation: false, body: body)
+        let html = DashboardHTML.page(title: "Supabase Auth emulator", view: "index", root: context.dashboardRoot, stamp: "",
+                                      live: false, navigation: false, body: body)
         return DashboardHTML.response(html)
     }
 }

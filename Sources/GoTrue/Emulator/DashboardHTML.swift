@@ -114,38 +114,47 @@ enum DashboardHTML {
         return "<span class=\"copy\">\(inner)<button type=\"button\" class=\"small\" data-copy=\"\(escape(id))\">Copy</button></span>"
     }
 
+    /// The tabs, each a path below the dashboard's root.
     static let navigation: [(view: String, path: String, label: String)] = [
-        ("users", "/emulator", "Users"),
-        ("tokens", "/emulator/tokens", "Tokens"),
-        ("mailbox", "/emulator/mailbox", "Mailbox"),
-        ("journal", "/emulator/journal", "Journal"),
-        ("scenarios", "/emulator/scenarios", "Scenarios"),
-        ("settings", "/emulator/settings", "Settings"),
+        ("users", "", "Users"),
+        ("tokens", "/tokens", "Tokens"),
+        ("mailbox", "/mailbox", "Mailbox"),
+        ("journal", "/journal", "Journal"),
+        ("scenarios", "/scenarios", "Scenarios"),
+        ("settings", "/settings", "Settings"),
     ]
 
     /// The frame around every page. `view` selects the highlighted tab and what the live script
-    /// polls; `stamp` is the state the page was rendered from (the script reloads when it moves);
-    /// `live` false leaves the page still. `clock` is the header's virtual-clock bar.
-    static func page(title: String, view: String, stamp: String, liveQuery: String = "", live: Bool = true,
+    /// polls; `root` is where the dashboard is, as the browser addresses it (see
+    /// `RequestContext.dashboardRoot`); `stamp` is the state the page was rendered from (the
+    /// script reloads when it moves); `live` false leaves the page still. `projects` feeds the
+    /// header's project switcher (shown only when there are several); `clock` is the header's
+    /// virtual-clock bar.
+    static func page(title: String, view: String, root: String, stamp: String, liveQuery: String = "", live: Bool = true,
                      notice: String? = nil, error: String? = nil, navigation showNavigation: Bool = true,
-                     clock: String = "", body: String) -> String {
+                     projects: [Dashboard.ProjectLink] = [], clock: String = "", body: String) -> String {
+        let switcher = projectSwitcher(projects)
+        // With several projects, a browser's tabs tell them apart by the page title too.
+        let own = switcher.isEmpty ? nil : projects.first(where: \.current)
+        let titled = own.map { title + " · " + $0.ref } ?? title
         var html = """
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <meta name="color-scheme" content="light dark">
             <link rel="icon" href="data:,">
-            <title>\(escape(title)) · auth emulator</title>
-            <style>\(css)</style></head>
-            <body data-view="\(escape(view))" data-stamp="\(escape(stamp))" data-live="\(live ? escape("/emulator/live?view=" + urlEncode(view) + liveQuery) : "")">
+            <title>\(escape(titled)) · auth emulator</title>
+            <style>\(css)\(switcher.isEmpty ? "" : projectsCSS)</style></head>
+            <body data-view="\(escape(view))" data-stamp="\(escape(stamp))" data-live="\(live ? escape(root + "/live?view=" + urlEncode(view) + liveQuery) : "")">
             <a class="skip" href="#main">Skip to content</a>
             <header><span class="brand">auth emulator</span>
             """
+        html += switcher
         if showNavigation {
             html += "<nav aria-label=\"Dashboard\">"
             for item in navigation {
                 let current = item.view == view || (view == "user" && item.view == "users")
-                html += "<a href=\"\(item.path)\"\(current ? " aria-current=\"page\"" : "")>\(item.label)</a>"
+                html += "<a href=\"\(escape(root + item.path))\"\(current ? " aria-current=\"page\"" : "")>\(item.label)</a>"
             }
             html += "</nav>"
         }
@@ -156,6 +165,21 @@ enum DashboardHTML {
         html += body
         html += "</main><script>\(script)</script></body></html>"
         return html
+    }
+
+    /// The header's project switcher, when the server hosts several projects: each in the order
+    /// given, the page's own named and marked (not a link: the page is already there), every
+    /// other a link to its dashboard. Those paths are the server's, from its root, so they are
+    /// used as given, never under this page's mount. Nothing for one project or none.
+    static func projectSwitcher(_ projects: [Dashboard.ProjectLink]) -> String {
+        guard projects.count > 1 else { return "" }
+        var html = "<nav class=\"projects\" aria-label=\"Projects\"><span class=\"muted\">Project</span>"
+        for project in projects {
+            html += project.current
+                ? "<span aria-current=\"true\">\(escape(project.ref))</span>"
+                : "<a href=\"\(escape(project.path))\">\(escape(project.ref))</a>"
+        }
+        return html + "</nav>"
     }
 
     static func response(_ html: String, status: Int = 200, headers extra: HTTPHeaders = [:]) -> HTTPResponse {
@@ -239,6 +263,14 @@ enum DashboardHTML {
         @media (max-width:520px){dl.stack{grid-template-columns:1fr;gap:.1rem}dl.stack dd{margin-bottom:.5rem}}
         .pager{display:flex;gap:1rem;align-items:center;margin:.7rem 0}
         .status-2{color:var(--accent)}.status-4,.status-5,.status-none{color:var(--danger)}
+        """
+
+    /// The switcher's own rules, sent only with a switcher: a page of a lone project is the same
+    /// page it was before projects could be several.
+    static let projectsCSS = """
+
+        .projects{align-items:center;font-size:.9rem}
+        .projects span[aria-current]{padding:.3rem .6rem;border:1px solid var(--accent);border-radius:6px;font-weight:600}
         """
 
     /// Live updates by short polling: every 2 s (while the tab is visible) the page asks

@@ -19,13 +19,14 @@ extension DashboardEndpoints {
         let search = context.request.queryValue("q") ?? ""
         let number = max(1, Int(context.request.queryValue("page") ?? "") ?? 1)
         let perPage = DashboardEndpoints.usersPerPage
+        let root = context.dashboardRoot
         var body = """
             <h1>Users</h1>
-            <form method="get" action="/emulator" class="bar" role="search">
+            <form method="get" action="\(root)" class="bar" role="search">
             <label>Search email, phone, name or id<input type="search" name="q" value="\(H.escape(search))"></label>
-            <button type="submit">Search</button>\(search.isEmpty ? "" : " <a href=\"/emulator\">Clear</a>")</form>
+            <button type="submit">Search</button>\(search.isEmpty ? "" : " <a href=\"\(root)\">Clear</a>")</form>
             """
-        body += createUserForm(draft, open: error != nil)
+        body += createUserForm(draft, open: error != nil, root: root)
         let total: Int
         let users: [JSON]
         if search.isEmpty {
@@ -67,7 +68,7 @@ extension DashboardEndpoints {
                 let email = user["email"]?.stringValue ?? ""
                 let providers = user["app_metadata"]?["providers"]?.arrayValue?.compactMap(\.stringValue) ?? []
                 let label = email.isEmpty ? (user["phone"]?.stringValue.flatMap { $0.isEmpty ? nil : "+" + $0 } ?? id) : email
-                body += "<tr><td><a href=\"/emulator/users/\(H.urlEncode(id))\">\(H.escape(label))</a></td>"
+                body += "<tr><td><a href=\"\(root)/users/\(H.urlEncode(id))\">\(H.escape(label))</a></td>"
                 body += "<td>\(H.escape(user["phone"]?.stringValue ?? ""))</td>"
                 body += "<td>\(providers.map { "<span class=\"badge\">\(H.escape($0))</span>" }.joined())</td>"
                 body += "<td>\(yesNo(isConfirmed(user)))</td>"
@@ -81,8 +82,8 @@ extension DashboardEndpoints {
         }
         if pages > 1 {
             body += "<nav class=\"pager\" aria-label=\"Pages\">"
-            if number > 1 { body += "<a href=\"/emulator\(H.query([("q", search), ("page", String(number - 1))]))\" rel=\"prev\">← Newer</a>" }
-            if number < pages { body += "<a href=\"/emulator\(H.query([("q", search), ("page", String(number + 1))]))\" rel=\"next\">Older →</a>" }
+            if number > 1 { body += "<a href=\"\(root)\(H.query([("q", search), ("page", String(number - 1))]))\" rel=\"prev\">← Newer</a>" }
+            if number < pages { body += "<a href=\"\(root)\(H.query([("q", search), ("page", String(number + 1))]))\" rel=\"next\">Older →</a>" }
             body += "</nav>"
         }
         return page(context, status: status, title: "Users", view: "users", stamp: stamp("users", context), error: error, body: body)
@@ -126,10 +127,11 @@ extension DashboardEndpoints {
     func userPage(_ context: RequestContext, status: Int = 200, error: String? = nil, draft: [String: String] = [:],
                   minted: JSON? = nil) throws -> HTTPResponse {
         let id = context.pathParameters["user_id"] ?? ""
+        let root = context.dashboardRoot
         let reply = call("GET", "/admin/users/" + H.urlEncode(id), from: context)
         guard reply.ok else {
             return page(context, status: reply.status, title: "User", view: "user", error: reply.message,
-                        body: "<h1>User</h1><p><a href=\"/emulator\">All users</a></p>")
+                        body: "<h1>User</h1><p><a href=\"\(root)\">All users</a></p>")
         }
         let user = reply.json
         let userID = user["id"]?.stringValue ?? id
@@ -142,8 +144,8 @@ extension DashboardEndpoints {
         }
         let passkeys = call("GET", "/admin/users/" + H.urlEncode(userID) + "/passkeys", from: context).json.arrayValue ?? []
         let csrf = csrfToken
-        let base = "/emulator/users/" + H.urlEncode(userID)
-        var body = "<p><a href=\"/emulator\">← All users</a></p><h1>\(H.escape(email.isEmpty ? (phone.isEmpty ? userID : "+" + phone) : email))</h1>"
+        let base = root + "/users/" + H.urlEncode(userID)
+        var body = "<p><a href=\"\(root)\">← All users</a></p><h1>\(H.escape(email.isEmpty ? (phone.isEmpty ? userID : "+" + phone) : email))</h1>"
         body += "<div class=\"actions\">"
         if !isConfirmed(user) { body += H.button(base + "/confirm", "Confirm", csrf: csrf) }
         body += isBanned(user)
@@ -157,7 +159,7 @@ extension DashboardEndpoints {
                          confirm: "End every session of this user? Their refresh tokens stop working.")
         body += H.button(base + "/delete", "Delete user", csrf: csrf, style: "danger", confirm: "Delete this user for good?")
         body += "</div>"
-        if let minted { body += mintedToken(minted) }
+        if let minted { body += mintedToken(minted, root: root) }
         body += "<div class=\"grid\"><section class=\"card\" aria-labelledby=\"facts\"><h3 id=\"facts\">Account</h3><dl>"
         let facts: [(String, String)] = [
             ("ID", userID), ("Email", email), ("Phone", phone), ("Role", user["role"]?.stringValue ?? ""),
@@ -275,7 +277,7 @@ extension DashboardEndpoints {
             notice = "Ban lifted."
         case "delete":
             reply = call("DELETE", path, from: context)
-            if reply.ok { return H.redirect("/emulator" + H.query([("notice", "Deleted " + (email.isEmpty ? id : email) + ".")])) }
+            if reply.ok { return H.redirect(context.dashboardRoot + H.query([("notice", "Deleted " + (email.isEmpty ? id : email) + ".")])) }
             notice = ""
         case "signout":
             let ended = try signOutEverywhere(context, userID: id)
@@ -292,7 +294,7 @@ extension DashboardEndpoints {
             return page(context, status: 404, title: "Not found", view: "user", error: "Unknown action \"\(action)\".", body: "")
         }
         guard reply.ok else { return try userPage(context, status: reply.status, error: reply.message) }
-        return H.redirect("/emulator/users/" + H.urlEncode(id) + H.query([("notice", notice)]))
+        return H.redirect(context.dashboardRoot + "/users/" + H.urlEncode(id) + H.query([("notice", notice)]))
     }
 
     /// Ends one session as a local logout does: the row goes and its refresh tokens with it.
@@ -309,7 +311,7 @@ extension DashboardEndpoints {
             return true
         }
         guard revoked else { return try userPage(context, status: 404, error: "Session not found") }
-        return H.redirect("/emulator/users/" + H.urlEncode(id) + H.query([("notice", "Session revoked.")]))
+        return H.redirect(context.dashboardRoot + "/users/" + H.urlEncode(id) + H.query([("notice", "Session revoked.")]))
     }
 
     func deleteFactor(_ context: RequestContext) throws -> HTTPResponse {
@@ -323,7 +325,7 @@ extension DashboardEndpoints {
         let itemID = context.pathParameters[parameter] ?? ""
         let reply = call("DELETE", "/admin/users/" + H.urlEncode(id) + "/" + collection + "/" + H.urlEncode(itemID), from: context)
         guard reply.ok else { return try userPage(context, status: reply.status, error: reply.message) }
-        return H.redirect("/emulator/users/" + H.urlEncode(id) + H.query([("notice", notice)]))
+        return H.redirect(context.dashboardRoot + "/users/" + H.urlEncode(id) + H.query([("notice", notice)]))
     }
 
     // MARK: Mailbox
@@ -331,12 +333,13 @@ extension DashboardEndpoints {
     func mailboxPage(_ context: RequestContext, status: Int = 200, error: String? = nil) throws -> HTTPResponse {
         let to = context.request.queryValue("to") ?? ""
         let reply = call("GET", "/emulator/v1/outbox" + H.query([("to", to), ("limit", "100")]), from: context)
+        let root = context.dashboardRoot
         var body = """
             <h1>Mailbox</h1>
-            <div class="actions"><form method="get" action="/emulator/mailbox" class="bar" role="search">
+            <div class="actions"><form method="get" action="\(root)/mailbox" class="bar" role="search">
             <label>Recipient<input type="search" name="to" value="\(H.escape(to))" placeholder="email or phone"></label>
-            <button type="submit">Filter</button>\(to.isEmpty ? "" : " <a href=\"/emulator/mailbox\">All</a>")</form>
-            \(H.button("/emulator/mailbox/clear", "Clear mailbox", csrf: csrfToken, style: "danger", confirm: "Delete every captured message?"))</div>
+            <button type="submit">Filter</button>\(to.isEmpty ? "" : " <a href=\"\(root)/mailbox\">All</a>")</form>
+            \(H.button(root + "/mailbox/clear", "Clear mailbox", csrf: csrfToken, style: "danger", confirm: "Delete every captured message?"))</div>
             """
         guard reply.ok else {
             return page(context, status: reply.status, title: "Mailbox", view: "mailbox", error: reply.message, body: body)
@@ -389,7 +392,7 @@ extension DashboardEndpoints {
         let reply = call("DELETE", "/emulator/v1/outbox", from: context)
         guard reply.ok else { return try mailboxPage(context, status: reply.status, error: reply.message) }
         let count = reply.json["deleted"]?.intValue ?? 0
-        return H.redirect("/emulator/mailbox" + H.query([("notice", "Deleted \(count) message\(count == 1 ? "" : "s").")]))
+        return H.redirect(context.dashboardRoot + "/mailbox" + H.query([("notice", "Deleted \(count) message\(count == 1 ? "" : "s").")]))
     }
 
     // MARK: Journal
@@ -400,20 +403,21 @@ extension DashboardEndpoints {
         let test = context.request.queryValue("test") ?? ""
         let reply = call("GET", "/emulator/v1/journal" + H.query([("op", op), ("status", status), ("test", test), ("limit", "200")]),
                          from: context)
+        let root = context.dashboardRoot
         var body = """
             <h1>Journal</h1>
-            <form method="get" action="/emulator/journal" class="bar" role="search">
+            <form method="get" action="\(root)/journal" class="bar" role="search">
             <label>Operation<input type="search" name="op" value="\(H.escape(op))" placeholder="token.*"></label>
             <label>Status<input type="search" name="status" value="\(H.escape(status))" placeholder="4xx" size="6"></label>
             <label>Test id<input type="search" name="test" value="\(H.escape(test))"></label>
-            <button type="submit">Filter</button>\(op.isEmpty && status.isEmpty && test.isEmpty ? "" : " <a href=\"/emulator/journal\">All</a>")</form>
+            <button type="submit">Filter</button>\(op.isEmpty && status.isEmpty && test.isEmpty ? "" : " <a href=\"\(root)/journal\">All</a>")</form>
             """
         guard reply.ok else {
             let message = reply.status == 404 ? "This server keeps no request journal." : reply.message
             return page(context, status: reply.status == 404 ? 200 : reply.status, title: "Journal", view: "journal", error: message, body: body)
         }
         let entries = Array((reply.json["entries"]?.arrayValue ?? []).reversed())
-        body += "<div class=\"actions\">" + H.button("/emulator/journal/clear", "Clear journal", csrf: csrfToken, style: "danger",
+        body += "<div class=\"actions\">" + H.button(root + "/journal/clear", "Clear journal", csrf: csrfToken, style: "danger",
                                                      confirm: "Forget every recorded request?") + "</div>"
         body += "<p class=\"muted\">Newest first; \(entries.count) shown (the journal keeps \(reply.json["capacity"]?.intValue ?? 0)).</p>"
         if entries.isEmpty { body += "<p>No requests recorded.</p>" } else {
@@ -447,6 +451,7 @@ extension DashboardEndpoints {
                         body: "<h1>Scenarios</h1>")
         }
         let csrf = csrfToken
+        let root = context.dashboardRoot
         var body = "<h1>Scenarios</h1>"
         let active = reply.json["scenarios"]?.arrayValue ?? []
         body += "<h2>Active (\(active.count))</h2>"
@@ -464,7 +469,7 @@ extension DashboardEndpoints {
                 body += "<td class=\"wrap\"><code>\(H.escape(H.pretty(.object(shown), compact: true)))</code></td></tr>"
             }
             body += "</tbody></table></div><div class=\"actions\">"
-            body += H.button("/emulator/scenarios/" + H.urlEncode(name) + "/remove", "Remove", csrf: csrf, style: "danger",
+            body += H.button(root + "/scenarios/" + H.urlEncode(name) + "/remove", "Remove", csrf: csrf, style: "danger",
                              accessibleLabel: "Remove scenario " + name)
             body += "</div></section>"
         }
@@ -473,13 +478,13 @@ extension DashboardEndpoints {
         if catalogue.isEmpty {
             body += "<p class=\"muted\">No scenario files found (the catalogue is the <code>scenarios/</code> folder where the emulator was started).</p>"
         } else {
-            body += "<form method=\"post\" action=\"/emulator/scenarios\" class=\"bar\">\(H.csrfField(csrf))<label>File<select name=\"catalogue\">"
+            body += "<form method=\"post\" action=\"\(root)/scenarios\" class=\"bar\">\(H.csrfField(csrf))<label>File<select name=\"catalogue\">"
             for entry in catalogue { body += "<option>\(H.escape(entry.name))</option>" }
             body += "</select></label><button type=\"submit\">Load</button></form>"
         }
         body += """
             <h2>Paste a scenario</h2>
-            <form method="post" action="/emulator/scenarios">\(H.csrfField(csrf))
+            <form method="post" action="\(root)/scenarios">\(H.csrfField(csrf))
             <label>Scenario JSON<textarea name="json" spellcheck="false" placeholder='{"name": "...", "rules": [...]}'>\(H.escape(pasted))</textarea></label>
             <div class="actions"><button type="submit">Activate</button></div></form>
             """
@@ -503,20 +508,21 @@ extension DashboardEndpoints {
         let reply = call("POST", "/emulator/v1/scenarios", raw: document, from: context)
         guard reply.ok else { return try scenariosPage(context, status: reply.status, error: reply.message, pasted: pasted) }
         let loaded = reply.json["name"]?.stringValue ?? ""
-        return H.redirect("/emulator/scenarios" + H.query([("notice", "Activated \(loaded).")]))
+        return H.redirect(context.dashboardRoot + "/scenarios" + H.query([("notice", "Activated \(loaded).")]))
     }
 
     func removeScenario(_ context: RequestContext) throws -> HTTPResponse {
         let name = context.pathParameters["name"] ?? ""
         let reply = call("DELETE", "/emulator/v1/scenarios/" + H.urlEncode(name), from: context)
         guard reply.ok else { return try scenariosPage(context, status: reply.status, error: reply.message) }
-        return H.redirect("/emulator/scenarios" + H.query([("notice", "Removed \(name).")]))
+        return H.redirect(context.dashboardRoot + "/scenarios" + H.query([("notice", "Removed \(name).")]))
     }
 
     // MARK: Settings
 
     func settingsPage(_ context: RequestContext, status: Int = 200, error: String? = nil) throws -> HTTPResponse {
         let csrf = csrfToken
+        let root = context.dashboardRoot
         let clock = call("GET", "/emulator/v1/clock", from: context).json
         let config = call("GET", "/emulator/v1/config", from: context)
         let keys = api.config.apiKeys
@@ -528,11 +534,11 @@ extension DashboardEndpoints {
         body += "<p>Now: <strong data-clock-offset=\"\(offset)\" data-frozen=\"\(frozen)\">\(H.escape(clock["now"]?.stringValue ?? ""))</strong>"
         body += "<br><span class=\"muted\">offset \(H.escape(formatSeconds(offset)))\(frozen ? " · frozen" : "")</span></p><div class=\"actions\">"
         for (label, seconds) in [("+1 min", 60), ("+1 hour", 3600), ("+1 day", 86_400), ("+7 days", 604_800)] {
-            body += H.button("/emulator/settings/clock", label, csrf: csrf, style: "secondary", fields: [("advance", String(seconds))])
+            body += H.button(root + "/settings/clock", label, csrf: csrf, style: "secondary", fields: [("advance", String(seconds))])
         }
-        body += H.button("/emulator/settings/clock", frozen ? "Unfreeze" : "Freeze", csrf: csrf, style: "secondary",
+        body += H.button(root + "/settings/clock", frozen ? "Unfreeze" : "Freeze", csrf: csrf, style: "secondary",
                          fields: [("freeze", frozen ? "false" : "true")])
-        body += "</div><form method=\"post\" action=\"/emulator/settings/clock\" class=\"bar\">\(H.csrfField(csrf))"
+        body += "</div><form method=\"post\" action=\"\(root)/settings/clock\" class=\"bar\">\(H.csrfField(csrf))"
         body += "<label>Advance by seconds<input type=\"number\" name=\"advance\" step=\"any\" required></label><button type=\"submit\">Advance</button></form></section>"
 
         body += "<section class=\"card\" aria-labelledby=\"config\"><h3 id=\"config\">Live configuration</h3>"
@@ -544,13 +550,13 @@ extension DashboardEndpoints {
                 let stored = config.json[toggle.setting]?.boolValue == true
                 let on = stored != toggle.inverted
                 body += "<dt>\(H.escape(toggle.label))</dt><dd>\(H.escape(on ? toggle.on : toggle.off)) "
-                body += H.button("/emulator/settings/config", on ? toggle.turnOff : toggle.turnOn, csrf: csrf, style: "small",
+                body += H.button(root + "/settings/config", on ? toggle.turnOff : toggle.turnOn, csrf: csrf, style: "small",
                                  fields: [("setting", toggle.setting), ("value", String(on == toggle.inverted))],
                                  accessibleLabel: (on ? toggle.turnOff : toggle.turnOn) + ": " + toggle.label)
                 body += "</dd>"
             }
             let preset = config.json["rate_limits"]?["preset"]?.stringValue ?? ""
-            body += "<dt>Rate limits</dt><dd><form method=\"post\" action=\"/emulator/settings/config\" class=\"inline\">\(H.csrfField(csrf))"
+            body += "<dt>Rate limits</dt><dd><form method=\"post\" action=\"\(root)/settings/config\" class=\"inline\">\(H.csrfField(csrf))"
             body += "<input type=\"hidden\" name=\"setting\" value=\"rate_limits\"><select name=\"value\" aria-label=\"Rate-limit preset\">"
             for option in RateLimitSettings.Preset.allCases.map(\.rawValue) {
                 body += "<option\(option == preset ? " selected" : "")>\(H.escape(option))</option>"
@@ -563,7 +569,7 @@ extension DashboardEndpoints {
         body += "</section></div>"
 
         body += """
-            <h2>Reset</h2><form method="post" action="/emulator/settings/reset" class="card" \
+            <h2>Reset</h2><form method="post" action="\(root)/settings/reset" class="card" \
             data-confirm="Delete every user, session, message and key of this project?">\(H.csrfField(csrf))
             <p>Empties every table and sets the virtual clock back to the wall clock, as <code>POST /emulator/v1/reset</code> does.</p>
             <label class="check"><input type="checkbox" name="confirm" value="yes" required> Yes, delete everything</label>
@@ -632,7 +638,8 @@ extension DashboardEndpoints {
         let reply = call("POST", "/emulator/v1/clock", .object(change), from: context)
         guard reply.ok else { return try settingsPage(context, status: reply.status, error: reply.message) }
         // The header's buttons come back to the page they were pressed on.
-        let back = DashboardEndpoints.localTarget(DashboardEndpoints.field(context.request, "return")) ?? "/emulator/settings"
+        let root = context.dashboardRoot
+        let back = DashboardEndpoints.localTarget(DashboardEndpoints.field(context.request, "return"), root: root) ?? root + "/settings"
         return H.redirect(back.withNotice("Clock now " + (reply.json["now"]?.stringValue ?? "") + "."))
     }
 
@@ -647,7 +654,7 @@ extension DashboardEndpoints {
         if let toggle = DashboardEndpoints.toggles.first(where: { $0.setting == setting }), let stored = value.boolValue {
             notice = "\(toggle.label): \(stored != toggle.inverted ? toggle.on : toggle.off)."
         }
-        return H.redirect("/emulator/settings" + H.query([("notice", notice)]))
+        return H.redirect(context.dashboardRoot + "/settings" + H.query([("notice", notice)]))
     }
 
     /// The header's clock on every page: the virtual time (ticking with the script), +1 h,
@@ -657,7 +664,9 @@ extension DashboardEndpoints {
         let clock = call("GET", "/emulator/v1/clock", from: context).json
         let frozen = clock["frozen"]?.boolValue == true
         let offset = clock["offset_seconds"]?.doubleValue ?? 0
-        let here = context.request.method == "GET" ? context.request.target.removingNotice() : "/emulator/settings"
+        let root = context.dashboardRoot
+        // The target as the browser asked for it: the server took the mount off.
+        let here = context.request.method == "GET" ? context.mountPrefix + context.request.target.removingNotice() : root + "/settings"
         let csrf = csrfToken
         var html = "<div class=\"clock\" role=\"group\" aria-label=\"Virtual clock\"><span>Clock "
         // Whole seconds, as the script's ticking shows them.
@@ -665,19 +674,20 @@ extension DashboardEndpoints {
         html += "<time id=\"header-clock\" data-clock-offset=\"\(offset)\" data-frozen=\"\(frozen)\">\(H.escape(String(now)))</time>"
         html += frozen ? " (frozen)</span>" : "</span>"
         for (label, seconds, name) in [("+1 h", 3600, "+1 hour"), ("+1 day", 86_400, "+1 day")] {
-            html += H.button("/emulator/settings/clock", label, csrf: csrf, style: "secondary",
+            html += H.button(root + "/settings/clock", label, csrf: csrf, style: "secondary",
                              fields: [("advance", String(seconds)), ("return", here)], accessibleLabel: "Advance the clock " + name)
         }
-        html += "<form method=\"post\" action=\"/emulator/settings/clock\">\(H.csrfField(csrf))"
+        html += "<form method=\"post\" action=\"\(root)/settings/clock\">\(H.csrfField(csrf))"
         html += "<input type=\"hidden\" name=\"return\" value=\"\(H.escape(here))\">"
         html += "<input type=\"datetime-local\" name=\"set\" required aria-label=\"Set the clock to (UTC)\">"
         html += "<button type=\"submit\" class=\"secondary\">Set (UTC)</button></form></div>"
         return html
     }
 
-    /// A dashboard page to go back to: only `/emulator` paths, never another site.
-    static func localTarget(_ text: String?) -> String? {
-        guard let text, text == Dashboard.path || text.hasPrefix(Dashboard.path + "/") || text.hasPrefix(Dashboard.path + "?"),
+    /// A dashboard page to go back to: only paths under this dashboard's `root` (its
+    /// `RequestContext.dashboardRoot`), never another site, nor another project on this server.
+    static func localTarget(_ text: String?, root: String) -> String? {
+        guard let text, text == root || text.hasPrefix(root + "/") || text.hasPrefix(root + "?"),
               !text.contains("\\"), !text.unicodeScalars.contains(where: { $0.value < 0x20 }) else { return nil }
         return text
     }
@@ -690,7 +700,7 @@ extension DashboardEndpoints {
         let reply = call("POST", "/emulator/v1/reset" + (keepSeed ? "?keep_seed=true" : ""), from: context)
         guard reply.ok else { return try settingsPage(context, status: reply.status, error: reply.message) }
         let users = reply.json["users"]?.intValue ?? 0
-        return H.redirect("/emulator" + H.query([("notice", "Project reset: \(users) user\(users == 1 ? "" : "s") left.")]))
+        return H.redirect(context.dashboardRoot + H.query([("notice", "Project reset: \(users) user\(users == 1 ? "" : "s") left.")]))
     }
 
     func clearJournal(_ context: RequestContext) throws -> HTTPResponse {
@@ -699,7 +709,7 @@ extension DashboardEndpoints {
             let message = reply.status == 404 ? "This server keeps no request journal." : reply.message
             return page(context, status: reply.status, title: "Journal", view: "journal", error: message, body: "<h1>Journal</h1>")
         }
-        return H.redirect("/emulator/journal" + H.query([("notice", "Journal cleared.")]))
+        return H.redirect(context.dashboardRoot + "/journal" + H.query([("notice", "Journal cleared.")]))
     }
 
     // MARK: Live updates

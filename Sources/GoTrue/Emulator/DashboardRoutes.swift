@@ -104,6 +104,20 @@ public final class Dashboard: Sendable {
     }
 }
 
+extension RequestContext {
+    /// The dashboard's root as the browser addresses it: `/emulator` at the root, else under the
+    /// mount (`/project/<ref>/emulator`). Every link, form, redirect, cookie path and script URL
+    /// the dashboard emits starts here, so a browser that came in through a mount stays in that
+    /// project, and two projects' cookies on one host never meet.
+    var dashboardRoot: String { mountPrefix + Dashboard.path }
+
+    /// `mountPath` with each segment percent-encoded, so it can go as it is into an attribute, a
+    /// `Location` or a cookie's `Path`; "" at the root.
+    var mountPrefix: String {
+        mountPath.split(separator: "/").map { "/" + DashboardHTML.urlEncode(String($0)) }.joined()
+    }
+}
+
 /// A control or admin route's answer, as the dashboard reads it.
 struct DashboardReply {
     var status: Int
@@ -255,7 +269,7 @@ struct DashboardEndpoints: EndpointGroup {
             <h1>Dashboard sign-in</h1>
             <p>This emulator listens beyond loopback, so the dashboard asks for the project's
             <code>service_role</code> key (or its <code>sb_secret_</code> key), as the control routes do.</p>
-            <form method="post" action="/emulator/login" class="bar">\(DashboardHTML.csrfField(csrfToken))
+            <form method="post" action="\(context.dashboardRoot)/login" class="bar">\(DashboardHTML.csrfField(csrfToken))
             <label>service_role key<input type="password" name="key" autocomplete="off" required size="40"></label>
             <button type="submit">Sign in</button></form>
             """
@@ -267,9 +281,10 @@ struct DashboardEndpoints: EndpointGroup {
         guard let key = adminKeys.first(where: { constantTimeEquals(Array(given.utf8), Array($0.utf8)) }) else {
             return loginPage(context, status: 401, error: "That is not this project's service_role key.")
         }
-        var response = DashboardHTML.redirect(Dashboard.path)
+        let root = context.dashboardRoot
+        var response = DashboardHTML.redirect(root)
         response.headers.add(name: "Set-Cookie",
-                             value: "\(DashboardEndpoints.sessionCookie)=\(sessionValue(key)); Path=\(Dashboard.path); HttpOnly; SameSite=Strict")
+                             value: "\(DashboardEndpoints.sessionCookie)=\(sessionValue(key)); Path=\(root); HttpOnly; SameSite=Strict")
         return response
     }
 
@@ -280,12 +295,16 @@ struct DashboardEndpoints: EndpointGroup {
               liveQuery: String = "", navigation: Bool = true, notice: String? = nil, error: String? = nil,
               body: String) -> HTTPResponse {
         let live = context.request.method == "GET"
-        let html = DashboardHTML.page(title: title, view: view, stamp: stamp, liveQuery: liveQuery, live: live,
+        let root = context.dashboardRoot
+        // The switcher goes with the navigation: a visitor who may not see the pages is not
+        // told which other projects this server hosts.
+        let html = DashboardHTML.page(title: title, view: view, root: root, stamp: stamp, liveQuery: liveQuery, live: live,
                                       notice: notice ?? context.request.queryValue("notice"),
                                       error: error, navigation: navigation,
+                                      projects: navigation ? dashboard.projects : [],
                                       clock: navigation ? clockBar(context) : "", body: body)
         var headers = HTTPHeaders()
-        headers.add(name: "Set-Cookie", value: "\(DashboardEndpoints.csrfCookie)=\(csrfToken); Path=\(Dashboard.path); HttpOnly; SameSite=Strict")
+        headers.add(name: "Set-Cookie", value: "\(DashboardEndpoints.csrfCookie)=\(csrfToken); Path=\(root); HttpOnly; SameSite=Strict")
         return DashboardHTML.response(html, status: status, headers: headers)
     }
 

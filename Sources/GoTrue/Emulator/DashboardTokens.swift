@@ -12,7 +12,7 @@ extension DashboardEndpoints {
         let body = """
             <h1>Tokens</h1>
             <p>Decode any JWT and check it against this emulator's keys. To mint one for a user, open the user's page.</p>
-            <form method="post" action="/emulator/tokens">\(H.csrfField(csrfToken))
+            <form method="post" action="\(context.dashboardRoot)/tokens">\(H.csrfField(csrfToken))
             <label>JWT<textarea name="token" class="short" spellcheck="false" autocomplete="off" placeholder="eyJhbGciOi...">\(H.escape(token))</textarea></label>
             <div class="actions"><button type="submit">Decode</button></div></form>
             \(result)

@@ -30,10 +30,10 @@ extension DashboardEndpoints {
 
     // MARK: Create
 
-    func createUserForm(_ draft: [String: String], open: Bool) -> String {
+    func createUserForm(_ draft: [String: String], open: Bool, root: String) -> String {
         """
         <details\(open ? " open" : "")><summary>Create a user</summary>
-        <form method="post" action="/emulator/users" class="card">\(H.csrfField(csrfToken))
+        <form method="post" action="\(root)/users" class="card">\(H.csrfField(csrfToken))
         <div class="bar">
         <label>Email<input type="email" name="email" autocomplete="off" value="\(H.escape(draft["email"] ?? ""))"></label>
         <label>Phone<input type="tel" name="phone" autocomplete="off" placeholder="+15551234567" value="\(H.escape(draft["phone"] ?? ""))"></label>
@@ -73,7 +73,7 @@ extension DashboardEndpoints {
             return try usersPage(context, status: reply.ok ? 500 : reply.status, error: reply.message, draft: draft)
         }
         let name = email.isEmpty ? (phone.isEmpty ? id : phone) : email
-        return H.redirect("/emulator/users/" + H.urlEncode(id) + H.query([("notice", "Created \(name).")]))
+        return H.redirect(context.dashboardRoot + "/users/" + H.urlEncode(id) + H.query([("notice", "Created \(name).")]))
     }
 
     // MARK: Metadata
@@ -116,7 +116,7 @@ extension DashboardEndpoints {
         }
         let reply = call("PUT", path, .object(changes), from: context)
         guard reply.ok else { return try userPage(context, status: reply.status, error: reply.message, draft: draft) }
-        return H.redirect(path.replacingPrefix("/admin", with: "/emulator") + H.query([("notice", "Metadata saved.")]))
+        return H.redirect(context.dashboardRoot + "/users/" + H.urlEncode(id) + H.query([("notice", "Metadata saved.")]))
     }
 
     // MARK: Tokens
@@ -165,7 +165,7 @@ extension DashboardEndpoints {
         return try userPage(context, draft: draft, minted: reply.json)
     }
 
-    func mintedToken(_ minted: JSON) -> String {
+    func mintedToken(_ minted: JSON, root: String) -> String {
         let token = minted["access_token"]?.stringValue ?? ""
         let expiresAt = minted["expires_at"]?.doubleValue.map { Timestamp(microseconds: Int64($0) * 1_000_000).rfc3339 } ?? ""
         var html = "<section class=\"card\" aria-labelledby=\"minted\"><h3 id=\"minted\">Minted access token</h3>"
@@ -173,7 +173,7 @@ extension DashboardEndpoints {
         if let refresh = minted["refresh_token"]?.stringValue {
             html += "<p>Refresh token: \(H.copyable("minted-refresh-token", refresh))</p>"
         }
-        html += "<form method=\"post\" action=\"/emulator/tokens\" class=\"inline\">\(H.csrfField(csrfToken))"
+        html += "<form method=\"post\" action=\"\(root)/tokens\" class=\"inline\">\(H.csrfField(csrfToken))"
         html += "<input type=\"hidden\" name=\"token\" value=\"\(H.escape(token))\"><button type=\"submit\" class=\"secondary\">Decode</button></form>"
         html += "</section>"
         return html
@@ -205,10 +205,4 @@ extension DashboardEndpoints {
 /// A form field the dashboard refuses before calling any route.
 struct DashboardFormError: Error {
     var message: String
-}
-
-extension String {
-    fileprivate func replacingPrefix(_ prefix: String, with replacement: String) -> String {
-        hasPrefix(prefix) ? replacement + dropFirst(prefix.count) : self
-    }
 }
