@@ -135,7 +135,7 @@ public final class Emulator: Sendable {
     /// control routes, the dashboard's switches. Used for the default project and every other.
     static func host(ref: String, project: Project, databasePath: String, options: EmulatorOptions, scenarios active: [Scenario],
                      transport: CurlHookTransport, beyondLoopback: Bool, registry: ProjectRegistry,
-                     extensions: [Route]) -> HostedProject {
+                     extensions: [Route], lane: Int = 0) -> HostedProject {
         let scenarios = ScenarioEngine(environment: project.environment)
         for scenario in active { scenarios.add(scenario) }
         let journal = Journal(capacity: options.journalCapacity)
@@ -159,7 +159,8 @@ public final class Emulator: Sendable {
                 Dashboard.ProjectLink(ref: other.ref, path: ProjectRegistry.pathPrefix + other.ref + Dashboard.path, current: other.ref == ref)
             }
         }
-        return HostedProject(ref: ref, project: project, api: api, scenarios: scenarios, journal: journal, databasePath: databasePath)
+        return HostedProject(ref: ref, project: project, api: api, scenarios: scenarios, journal: journal, databasePath: databasePath,
+                             lane: lane)
     }
 
     /// The dashboard's address, or nil when it is off.

@@ -19,14 +19,18 @@ public final class HostedProject: Sendable {
     public let journal: Journal
     /// The database file, or `:memory:`.
     public let databasePath: String
+    /// Its lane in the worker queue (`HTTPResponder.dispatch`): 0 for the default project.
+    let lane: Int
 
-    init(ref: String, project: Project, api: GoTrueAPI, scenarios: ScenarioEngine, journal: Journal, databasePath: String) {
+    init(ref: String, project: Project, api: GoTrueAPI, scenarios: ScenarioEngine, journal: Journal, databasePath: String,
+         lane: Int) {
         self.ref = ref
         self.project = project
         self.api = api
         self.scenarios = scenarios
         self.journal = journal
         self.databasePath = databasePath
+        self.lane = lane
     }
 }
 
@@ -39,15 +43,17 @@ public final class ProjectEntry: Sendable {
     public let databasePath: String
     /// The settings it was made with (its keys included); once open, the live ones count.
     let initial: Configuration
+    let lane: Int
     private let opened = AtomicLazyReference<HostedProject>()
     private let opening = Mutex<Void>(())
     private let assemble: @Sendable (ProjectEntry) throws(AuthError) -> HostedProject
 
-    init(ref: String, databasePath: String, initial: Configuration,
+    init(ref: String, databasePath: String, initial: Configuration, lane: Int,
          assemble: @escaping @Sendable (ProjectEntry) throws(AuthError) -> HostedProject) {
         self.ref = ref
         self.databasePath = databasePath
         self.initial = initial
+        self.lane = lane
         self.assemble = assemble
     }
 
@@ -55,6 +61,7 @@ public final class ProjectEntry: Sendable {
         ref = project.ref
         databasePath = project.databasePath
         initial = project.project.configuration
+        lane = project.lane
         assemble = { _ in project }
         _ = opened.storeIfNil(project)
     }
@@ -172,6 +179,8 @@ public final class ProjectRegistry: Sendable {
     public let autoCreate: Bool
     /// The server's root URL and port once it listens (the projects' addresses derive from them).
     let serverAddress = Mutex<(url: String, port: Int)>(("", 0))
+    /// The last worker-queue lane given to a project (the default project's is 0).
+    private let lastLane = Mutex(0)
 
     init(blueprint: Blueprint, autoCreate: Bool) {
         self.blueprint = blueprint
@@ -229,7 +238,11 @@ public final class ProjectRegistry: Sendable {
             let config = try configure(spec)
             let path = (spec.inMemory || blueprint.directory == nil)
                 ? EmulatorOptions.inMemory : blueprint.directory! + "/" + spec.ref + ".db"
-            let made = ProjectEntry(ref: spec.ref, databasePath: path, initial: config) { [blueprint, weak self] entry throws(AuthError) in
+            let lane = lastLane.withLock { last -> Int in
+                last += 1
+                return last
+            }
+            let made = ProjectEntry(ref: spec.ref, databasePath: path, initial: config, lane: lane) { [blueprint, weak self] entry throws(AuthError) in
                 guard let self else { throw AuthError(500, .unexpectedFailure, "the emulator is stopping") }
                 return try self.open(entry, blueprint: blueprint)
             }
@@ -368,7 +381,7 @@ public final class ProjectRegistry: Sendable {
         project.hookTransport = blueprint.transport
         return Emulator.host(ref: entry.ref, project: project, databasePath: path, options: blueprint.options,
                              scenarios: [], transport: blueprint.transport, beyondLoopback: blueprint.beyondLoopback,
-                             registry: self, extensions: [])
+                             registry: self, extensions: [], lane: entry.lane)
     }
 
     /// The default project's external URL with `/project/<ref>` added, before `/auth/v1` when
@@ -464,7 +477,7 @@ final class ProjectRouter: HTTPResponder {
     }
 
     enum Target {
-        case project(GoTrueAPI, HTTPRequest, mountPath: String)
+        case project(GoTrueAPI, HTTPRequest, mountPath: String, lane: Int)
         case unknown(String)
     }
 
@@ -483,16 +496,16 @@ final class ProjectRouter: HTTPResponder {
                 let tail = inner.target.dropFirst(mount.count)
                 inner.target = tail.isEmpty || tail.first == "?" ? "/" + tail : String(tail)
             }
-            if ref == ProjectRegistry.defaultRef { return .project(primary, inner, mountPath: mount) }
+            if ref == ProjectRegistry.defaultRef { return .project(primary, inner, mountPath: mount, lane: 0) }
             guard let hosted = registry.resolve(ref) else { return .unknown(ref) }
-            return .project(hosted.api, inner, mountPath: mount)
+            return .project(hosted.api, inner, mountPath: mount, lane: hosted.lane)
         }
         if let ref = Self.hostRef(request.headers["Host"]) {
-            if ref == ProjectRegistry.defaultRef { return .project(primary, request, mountPath: "") }
+            if ref == ProjectRegistry.defaultRef { return .project(primary, request, mountPath: "", lane: 0) }
             guard let hosted = registry.resolve(ref) else { return .unknown(ref) }
-            return .project(hosted.api, request, mountPath: "")
+            return .project(hosted.api, request, mountPath: "", lane: hosted.lane)
         }
-        return .project(primary, request, mountPath: "")
+        return .project(primary, request, mountPath: "", lane: 0)
     }
 
     /// `abc` from `abc.localhost` or `abc.localhost:9999` (any case, a final dot allowed); nil
@@ -510,15 +523,21 @@ final class ProjectRouter: HTTPResponder {
     }
 
     func respondsInline(to request: HTTPRequest) -> Bool {
+        dispatch(request) == .inline
+    }
+
+    /// Each project waits in a lane of its own, so a flood of requests to one project delays
+    /// another's by about one request, not by the flood.
+    func dispatch(_ request: HTTPRequest) -> HTTPDispatch {
         switch route(request) {
-        case .project(let api, let inner, _): return api.respondsInline(to: inner)
-        case .unknown: return true
+        case .project(let api, let inner, _, let lane): return api.respondsInline(to: inner) ? .inline : .queued(lane: lane)
+        case .unknown: return .inline
         }
     }
 
     func respond(to request: HTTPRequest) -> HTTPResponse {
         switch route(request) {
-        case .project(let api, let inner, let mount):
+        case .project(let api, let inner, let mount, _):
             return mount.isEmpty ? api.respond(to: inner) : api.respond(to: inner, mountPath: mount)
         case .unknown(let ref):
             let message = ProjectRegistry.isValidRef(ref)

@@ -586,10 +586,12 @@ final class EventLoop {
                 connection.phase = .processing
                 connection.headStartedAt = 0
                 connection.bodyStartedAt = 0
-                let job = Job(request: request, token: connection.token, loop: index, keepAlive: keepAlive, enqueuedAt: now)
-                if core.responder.respondsInline(to: job.request) {
+                var job = Job(request: request, token: connection.token, loop: index, keepAlive: keepAlive, enqueuedAt: now)
+                switch core.responder.dispatch(job.request) {
+                case .inline:
                     inlineJobs.append(job)
-                } else {
+                case .queued(let lane):
+                    job.lane = lane
                     pendingJobs.append(job)
                 }
                 return (position, .dispatched)

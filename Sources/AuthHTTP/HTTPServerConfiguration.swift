@@ -12,10 +12,27 @@ public protocol HTTPResponder: Sendable {
     /// the response, but every other connection of that loop waits while it runs. Asked on the
     /// loop for every request, so it must be cheap. Default: false.
     func respondsInline(to request: HTTPRequest) -> Bool
+
+    /// How the loop runs `request`: by itself (`respondsInline`) or through the worker queue,
+    /// in a lane. Lanes take turns at the workers, one job each, so a flood of requests in one
+    /// lane (one project of several) delays another lane's request by about one job per busy
+    /// lane, not by the whole backlog. Asked on the loop for every request. Default: lane 0, or
+    /// inline when `respondsInline` says so.
+    func dispatch(_ request: HTTPRequest) -> HTTPDispatch
+}
+
+/// See `HTTPResponder.dispatch`.
+public enum HTTPDispatch: Sendable, Equatable {
+    case inline
+    case queued(lane: Int)
 }
 
 extension HTTPResponder {
     public func respondsInline(to request: HTTPRequest) -> Bool { false }
+
+    public func dispatch(_ request: HTTPRequest) -> HTTPDispatch {
+        respondsInline(to: request) ? .inline : .queued(lane: 0)
+    }
 }
 
 /// A request the transport refuses before any responder sees it. Each is answered once and the

@@ -10,6 +10,8 @@ struct Job: Sendable {
     var keepAlive: Bool
     /// Monotonic time of submission, to spot jobs left waiting.
     var enqueuedAt: UInt64
+    /// The lane it waits in (`HTTPResponder.dispatch`).
+    var lane = 0
 }
 
 /// A serialized response on its way back to the connection's loop.
@@ -59,6 +61,52 @@ struct RingBuffer<Element> {
     }
 }
 
+/// Jobs waiting for a worker, in lanes that take turns: `pop` serves the lane whose turn it is,
+/// one job, then moves that lane to the back of the turn order if it has more. Within a lane,
+/// first in, first out. With one lane (a server hosting one project) it is a plain FIFO; lane 0
+/// lives outside the dictionary, so that case never hashes.
+struct LaneQueue {
+    private var main = RingBuffer<Job>()
+    private var others: [Int: RingBuffer<Job>] = [:]
+    /// The lanes with jobs, in the order they are served.
+    private var turns = RingBuffer<Int>()
+    private(set) var count = 0
+
+    var isEmpty: Bool { count == 0 }
+
+    /// The job `pop` would return.
+    var first: Job? {
+        guard let lane = turns.first else { return nil }
+        return lane == 0 ? main.first : others[lane]?.first
+    }
+
+    mutating func push(_ job: Job) {
+        let lane = job.lane
+        if lane == 0 {
+            if main.isEmpty { turns.push(0) }
+            main.push(job)
+        } else {
+            if others[lane] == nil { turns.push(lane) }
+            others[lane, default: RingBuffer()].push(job)
+        }
+        count += 1
+    }
+
+    mutating func pop() -> Job? {
+        guard let lane = turns.pop() else { return nil }
+        count -= 1
+        if lane == 0 {
+            let job = main.pop()
+            if !main.isEmpty { turns.push(0) }
+            return job
+        }
+        let job = others[lane]?.pop()
+        // An emptied lane is dropped, so lanes of projects gone quiet hold no memory.
+        if others[lane]?.isEmpty == true { others[lane] = nil } else { turns.push(lane) }
+        return job
+    }
+}
+
 /// The bounded pool's queue: loops submit batches, workers sleep on a condition variable until
 /// work arrives. One lock acquisition per loop iteration, however many requests it parsed.
 ///
@@ -68,7 +116,7 @@ struct RingBuffer<Element> {
 /// make the average long, and then every job gets a worker of its own, as before.
 final class WorkQueue: Sendable {
     private struct State {
-        var jobs = RingBuffer<Job>()
+        var jobs = LaneQueue()
         var idleWorkers = 0
         var stopping = false
         /// Workers inside `BlockingIO.perform`, waiting on something outside the process.

@@ -140,18 +140,20 @@ import Testing
         let router = ProjectRouter(registry: emulator.projects, primary: emulator.api)
         for (target, path, rewritten) in [("/project/a", "/", "/"), ("/project/a?x=1", "/", "/?x=1"),
                                           ("/project/a/auth/v1/settings?x=1", "/auth/v1/settings", "/auth/v1/settings?x=1")] {
-            guard case .project(let api, let inner, let mount) = router.route(HTTPRequest(method: "GET", target: target)) else {
+            guard case .project(let api, let inner, let mount, let lane) = router.route(HTTPRequest(method: "GET", target: target)) else {
                 Issue.record("\(target) was not routed")
                 continue
             }
-            #expect(api === a.api)
+            #expect(api === a.api && lane == a.lane && lane != 0)
             #expect(inner.path == path && inner.target == rewritten && mount == "/project/a")
         }
         // Quick reads stay on the event loop for a mounted project as for the default one.
         #expect(router.respondsInline(to: HTTPRequest(method: "GET", target: "/project/a/auth/v1/health")))
         #expect(!router.respondsInline(to: HTTPRequest(method: "POST", target: "/project/a/auth/v1/signup")))
         // `/projectx` is an ordinary (unknown) GoTrue path of the default project.
-        guard case .project(let api, _, let mount) = router.route(HTTPRequest(method: "GET", target: "/projects")) else {
+        #expect(router.dispatch(HTTPRequest(method: "POST", target: "/project/a/auth/v1/signup")) == .queued(lane: a.lane))
+        #expect(router.dispatch(HTTPRequest(method: "POST", target: "/auth/v1/signup")) == .queued(lane: 0))
+        guard case .project(let api, _, let mount, _) = router.route(HTTPRequest(method: "GET", target: "/projects")) else {
             Issue.record("not routed")
             return
         }
