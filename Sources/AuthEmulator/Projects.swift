@@ -509,18 +509,31 @@ final class ProjectRouter: HTTPResponder {
     }
 
     /// `abc` from `abc.localhost` or `abc.localhost:9999` (any case, a final dot allowed); nil
-    /// for any other host, `localhost` itself and deeper names.
+    /// for any other host, `localhost` itself and deeper names. Asked of every request, so the
+    /// common answer (an IP address or `localhost`) is found on the bytes, without allocating.
     static func hostRef(_ authority: String?) -> String? {
-        guard let authority, authority.utf8.count > localhostSuffix.utf8.count else { return nil }
-        var host = Substring(authority)
-        if let colon = host.lastIndex(of: ":"), !host.hasSuffix("]") { host = host[..<colon] }
-        if host.hasSuffix(".") { host = host.dropLast() }
-        let lower = host.lowercased()
-        guard lower.hasSuffix(localhostSuffix) else { return nil }
-        let label = lower.dropLast(localhostSuffix.count)
-        guard !label.isEmpty, !label.contains(".") else { return nil }
-        return String(label)
+        guard var authority else { return nil }
+        return authority.withUTF8 { bytes -> String? in
+            var end = bytes.count
+            // `name:port`: the port goes (an IPv6 literal `[...]:port` never names a project).
+            if let colon = bytes.lastIndex(of: UInt8(ascii: ":")) {
+                if bytes.contains(UInt8(ascii: "]")) { return nil }
+                end = colon
+            }
+            if end > 0, bytes[end - 1] == UInt8(ascii: ".") { end -= 1 }
+            let suffix = localhostSuffixBytes
+            guard end > suffix.count else { return nil }
+            let start = end - suffix.count
+            for offset in 0..<suffix.count where bytes[start + offset] | 0x20 != suffix[offset] { return nil }
+            let label = UnsafeBufferPointer(rebasing: bytes[0..<start])
+            guard !label.contains(UInt8(ascii: ".")) else { return nil }
+            return String(decoding: label, as: UTF8.self).lowercased()
+        }
     }
+
+    /// `.localhost` in lowercase; `| 0x20` lowercases the letters of a byte compared with it
+    /// (and leaves `.` as it is).
+    private static let localhostSuffixBytes = Array(localhostSuffix.utf8)
 
     func respondsInline(to request: HTTPRequest) -> Bool {
         dispatch(request) == .inline
