@@ -4,8 +4,9 @@
 1. Memory and creation: starts `BINARY serve --port 0` (in memory, or on a file with --file),
    reads its resident memory (VmRSS), creates --count projects through
    `POST /emulator/v1/projects` one after another, timing each (client side, keep-alive
-   connection), then reads VmRSS again. Reports the median and p99 creation time and the
-   resident memory per idle project.
+   connection), then reads VmRSS again; then sends each project one request (`GET /health`,
+   which opens a project in memory) and reads VmRSS once more. Reports the median and p99
+   creation and first-request times and the resident memory per idle and per open project.
 2. Fairness: project `quiet` signs a user in --probes times, alone, then again while --threads
    clients sign users in to project `busy` as fast as they can (each sign-in hashes a password:
    CPU-bound work on the shared worker threads). Reports the quiet project's median and p99
@@ -103,6 +104,23 @@ def main():
                 raise RuntimeError(f"creating p{index} answered {response.status_code}: {response.text}")
         time.sleep(0.5)
         after = rss_kib(process.pid)
+        # A project in memory opens (database, migrations, API) on its first request.
+        opened = []
+        plain = httpx.Client(timeout=30)
+        for index in range(args.count):
+            started = time.monotonic()
+            response = plain.get(f"{url}/project/p{index}/auth/v1/health")
+            opened.append(time.monotonic() - started)
+            if response.status_code != 200:
+                raise RuntimeError(f"p{index} answered {response.status_code}")
+        time.sleep(0.5)
+        touched = rss_kib(process.pid)
+        results.update({
+            "first_request_p50_ms": round(statistics.median(opened) * 1000, 2),
+            "first_request_p99_ms": round(percentile(opened, 0.99) * 1000, 2),
+            "rss_opened_mib": round(touched / 1024, 1),
+            "rss_per_open_project_kib": round((touched - before) / args.count, 1),
+        })
         results.update({
             "projects": args.count,
             "database": "file" if args.file else "memory",

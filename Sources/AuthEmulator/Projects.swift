@@ -181,6 +181,13 @@ public final class ProjectRegistry: Sendable {
     let serverAddress = Mutex<(url: String, port: Int)>(("", 0))
     /// The last worker-queue lane given to a project (the default project's is 0).
     private let lastLane = Mutex(0)
+    /// Projects besides the default one. While there are none (and nothing is made on demand),
+    /// host names are not looked at: every request is the default project's, as before projects
+    /// existed, whatever name an app's local setup gives the server (`myapp.localhost`).
+    private let others = Atomic<Int>(0)
+
+    /// Whether `Host: <ref>.localhost` picks a project.
+    var routesByHost: Bool { autoCreate || others.load(ordering: .relaxed) > 0 }
 
     init(blueprint: Blueprint, autoCreate: Bool) {
         self.blueprint = blueprint
@@ -258,6 +265,7 @@ public final class ProjectRegistry: Sendable {
                 }
             }
             entries.withLock { $0[spec.ref] = made }
+            others.add(1, ordering: .relaxed)
             return made
         }
     }
@@ -287,6 +295,7 @@ public final class ProjectRegistry: Sendable {
         }
         return changes.withLock { _ in
             guard let gone = entries.withLock({ $0.removeValue(forKey: ref) }) else { return false }
+            others.subtract(1, ordering: .relaxed)
             gone.openProject?.project.database.close()
             if gone.databasePath != EmulatorOptions.inMemory {
                 for suffix in ["", "-wal", "-shm"] { Platform.removeFile(gone.databasePath + suffix) }
@@ -500,7 +509,7 @@ final class ProjectRouter: HTTPResponder {
             guard let hosted = registry.resolve(ref) else { return .unknown(ref) }
             return .project(hosted.api, inner, mountPath: mount, lane: hosted.lane)
         }
-        if let ref = Self.hostRef(request.headers["Host"]) {
+        if registry.routesByHost, let ref = Self.hostRef(request.headers["Host"]) {
             if ref == ProjectRegistry.defaultRef { return .project(primary, request, mountPath: "", lane: 0) }
             guard let hosted = registry.resolve(ref) else { return .unknown(ref) }
             return .project(hosted.api, request, mountPath: "", lane: hosted.lane)
@@ -515,11 +524,9 @@ final class ProjectRouter: HTTPResponder {
         guard var authority else { return nil }
         return authority.withUTF8 { bytes -> String? in
             var end = bytes.count
-            // `name:port`: the port goes (an IPv6 literal `[...]:port` never names a project).
-            if let colon = bytes.lastIndex(of: UInt8(ascii: ":")) {
-                if bytes.contains(UInt8(ascii: "]")) { return nil }
-                end = colon
-            }
+            // `name:port`: the port goes. (An IPv6 literal, `[::1]:port`, is left with no
+            // `.localhost` ending whichever colon this finds.)
+            if let colon = bytes.lastIndex(of: UInt8(ascii: ":")) { end = colon }
             if end > 0, bytes[end - 1] == UInt8(ascii: ".") { end -= 1 }
             let suffix = localhostSuffixBytes
             guard end > suffix.count else { return nil }
@@ -535,6 +542,19 @@ final class ProjectRouter: HTTPResponder {
     /// (and leaves `.` as it is).
     private static let localhostSuffixBytes = Array(localhostSuffix.utf8)
 
+    /// Neither `/project/...` nor `Host: <name>.localhost`: the default project's, as every
+    /// request of a server hosting one project is. Checked first, on the bytes, so those
+    /// requests skip building a `Target` (a copy of the request) on the loop and again on the
+    /// worker.
+    func isDefaultProjects(_ request: HTTPRequest) -> Bool {
+        var bytes = request.path.utf8.makeIterator()
+        for expected in Self.prefixBytes where bytes.next() != expected {
+            // Usually at the second byte: not `/project/`.
+            return !registry.routesByHost || Self.hostRef(request.headers["Host"]) == nil
+        }
+        return false
+    }
+
     func respondsInline(to request: HTTPRequest) -> Bool {
         dispatch(request) == .inline
     }
@@ -542,6 +562,7 @@ final class ProjectRouter: HTTPResponder {
     /// Each project waits in a lane of its own, so a flood of requests to one project delays
     /// another's by about one request, not by the flood.
     func dispatch(_ request: HTTPRequest) -> HTTPDispatch {
+        if isDefaultProjects(request) { return primary.respondsInline(to: request) ? .inline : .queued(lane: 0) }
         switch route(request) {
         case .project(let api, let inner, _, let lane): return api.respondsInline(to: inner) ? .inline : .queued(lane: lane)
         case .unknown: return .inline
@@ -549,6 +570,7 @@ final class ProjectRouter: HTTPResponder {
     }
 
     func respond(to request: HTTPRequest) -> HTTPResponse {
+        if isDefaultProjects(request) { return primary.respond(to: request) }
         switch route(request) {
         case .project(let api, let inner, let mount, _):
             return mount.isEmpty ? api.respond(to: inner) : api.respond(to: inner, mountPath: mount)

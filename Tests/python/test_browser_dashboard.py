@@ -287,3 +287,37 @@ def test_without_javascript_pages_read_and_forms_work(start_auth, browser_withou
     submit(driver, "/emulator/settings/reset", "Reset the project")
     wait_for_notice(driver, "Project reset: 0 users left.")
     assert http.get("/admin/users", headers=ADMIN).json()["users"] == []
+
+
+def test_a_projects_dashboard_stays_in_its_project(start_auth, browser, api):
+    """Several projects (docs/projects.md): a user made in one project's dashboard, reached by
+    path, lands in that project only; the header's switcher goes to the default project's."""
+    server = start_auth()
+    http = api(server)
+    made = http.post("/emulator/v1/projects", headers=ADMIN, json={"ref": "shop"})
+    assert made.status_code == 201, made.text
+    shop = made.json()
+    shop_admin = {"Authorization": f"Bearer {shop['service_role_key']}", "apikey": shop["service_role_key"]}
+
+    mounted = "/project/shop/emulator"
+    browser.get(f"{server.url}{mounted}")
+    assert "shop" in browser.title
+    css(browser, "details summary").click()
+    set_field(browser, f'form[action="{mounted}/users"] input[name=email]', "ada.shop@example.com")
+    set_field(browser, f'form[action="{mounted}/users"] input[name=password]', "password1")
+    submit(browser, f"{mounted}/users", "Create user")
+    wait_for_notice(browser, "Created ada.shop@example.com.")
+    # Still inside the project: the new user's page is under its mount.
+    assert f"{mounted}/users/" in browser.current_url
+    users = http.get("/project/shop/auth/v1/admin/users", headers=shop_admin).json()["users"]
+    assert [u["email"] for u in users] == ["ada.shop@example.com"]
+    assert http.get("/admin/users", headers=ADMIN).json()["users"] == []
+
+    # The switcher: the current project unlinked, the default project one click away.
+    switcher = css(browser, "nav.projects")
+    assert css(browser, "nav.projects [aria-current]").text == "shop"
+    [default] = [a for a in switcher.find_elements("css selector", "a") if a.text == "default"]
+    default.click()
+    element(browser, "main")
+    assert "/project/default/emulator" in browser.current_url
+    assert "ada.shop@example.com" not in css(browser, "main").text
