@@ -74,5 +74,27 @@ import Testing
         #expect(entries[2]["status"] == 200)
         #expect(entries[2]["rule"] == nil && entries[2]["fault"] == nil)
         #expect(entries.allSatisfy { $0["request_id"]?.stringValue?.isEmpty == false && $0["ms"]?.doubleValue != nil })
+        // The default project's lines name no project.
+        #expect(entries.allSatisfy { $0["project"] == nil })
+    }
+
+    /// Another project's lines say which project answered (docs/projects.md).
+    @Test func aProjectsLinesNameIt() throws {
+        let lines = Mutex<[String]>([])
+        var options = EmulatorOptions.testing()
+        options.accessLog = AccessLog(format: .text) { line in lines.withLock { $0.append(line) } }
+        let emulator = try Emulator.start(options)
+        defer { emulator.stop() }
+        try emulator.projects.create(ProjectSpec(ref: "shop"))
+        let router = ProjectRouter(registry: emulator.projects, primary: emulator.api)
+        _ = router.respond(to: HTTPRequest(method: "GET", target: "/project/shop/auth/v1/health", headers: ["Host": "127.0.0.1"]))
+        _ = router.respond(to: HTTPRequest(method: "GET", target: "/health", headers: ["Host": "shop.localhost"]))
+        _ = router.respond(to: HTTPRequest(method: "GET", target: "/health", headers: ["Host": "127.0.0.1"]))
+        #expect(lines.withLock { $0 }.map(head) == ["[shop] GET /auth/v1/health 200", "[shop] GET /health 200", "GET /health 200"])
+
+        let json = AccessLog(format: .json) { _ in }
+        let line = json.line(method: "GET", path: "/health", delivery: Delivery(of: HTTPResponse(status: 200)), milliseconds: 1,
+                             requestID: "r", project: "shop")
+        #expect(try JSON(parsing: line)["project"] == "shop")
     }
 }

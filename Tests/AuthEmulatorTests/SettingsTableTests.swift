@@ -89,7 +89,7 @@ import Testing
                 #expect(options.configuration.settingSources[setting.key] == .env, "env \(variable)")
             }
 
-            if let file = setting.file, case .pairs = setting.kind {} else if let file = setting.file {
+            if setting.file != nil, case .pairs = setting.kind {} else if let file = setting.file {
                 var fileOptions = EmulatorOptions()
                 var text = sample.toml
                 if setting.fileInverted, case .bool(let on) = sample.value { text = on ? "false" : "true" }
