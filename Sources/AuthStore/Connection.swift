@@ -57,6 +57,27 @@ public final class Connection {
         sqlite3_close_v2(handle)
     }
 
+    /// The main database as one SQLite file image (`sqlite3_serialize`); nil when SQLite
+    /// cannot make one.
+    func serialized() -> [UInt8]? {
+        var size: sqlite3_int64 = 0
+        guard let bytes = sqlite3_serialize(handle, "main", &size, 0) else { return nil }
+        defer { sqlite3_free(bytes) }
+        return Array(UnsafeBufferPointer(start: bytes, count: Int(size)))
+    }
+
+    /// Replaces the main database with a copy of `image` held in memory by SQLite
+    /// (`sqlite3_deserialize`), which frees it when the connection closes and grows it as
+    /// writes need. Returns false when SQLite refuses it.
+    func deserialize(_ image: [UInt8]) -> Bool {
+        guard let copy = sqlite3_malloc64(sqlite3_uint64(image.count))?.assumingMemoryBound(to: UInt8.self) else { return false }
+        image.withUnsafeBufferPointer { copy.update(from: $0.baseAddress!, count: image.count) }
+        let size = sqlite3_int64(image.count)
+        let flags = UInt32(SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_RESIZEABLE)
+        // On failure SQLite has already freed the copy (FREEONCLOSE).
+        return sqlite3_deserialize(handle, "main", copy, size, size, flags) == SQLITE_OK
+    }
+
     // MARK: Public API
 
     /// The page cache every file-backed connection keeps (`PRAGMA cache_size`): pages are

@@ -1,3 +1,4 @@
+import AuthPlatform
 import CSQLite
 
 public struct DatabaseOptions: Sendable {
@@ -45,6 +46,8 @@ public final class Database: Sendable {
     public let path: String
     public let options: DatabaseOptions
     let pool: ConnectionPool
+    /// Whether this `:memory:` database began as a copy of an already migrated one (tests).
+    let startedFromImage: Bool
 
     /// Opens (creating if needed) the database, applies the per-connection pragmas and runs the
     /// pending migrations of `Migrations.all`.
@@ -64,8 +67,15 @@ public final class Database: Sendable {
         self.path = path
         self.options = options
         pool = try ConnectionPool(path: path, options: options)
+        // A database in memory starts as a copy of the first one this process migrated: running
+        // the migrations parses and re-parses the schema after each statement (about 10 ms in
+        // a release build), copying the migrated image about 1.
+        let isMemory = path == ConnectionPool.memoryPath
+        let key = MigratedImages.key(migrations)
+        startedFromImage = isMemory && MigratedImages.image(for: key).map(pool.startFromImage) == true
         do {
             try Migrator(migrations).migrate(pool)
+            if isMemory && !startedFromImage, let image = pool.serializedImage() { MigratedImages.store(image, for: key) }
         } catch {
             pool.close()
             throw error
@@ -127,6 +137,24 @@ public final class Database: Sendable {
     }
 }
 
+/// Empty databases as the migrations leave them, one SQLite file image per list of migrations,
+/// for `:memory:` databases to start from (tests and projects make many). The migrator still
+/// runs on the copy and finds nothing to do; `schema_migrations.applied_at` is the time the
+/// first copy was migrated.
+enum MigratedImages {
+    private static let images = Lock<[String: [UInt8]]>([:])
+
+    static func key(_ migrations: [Migration]) -> String {
+        migrations.map { $0.names.joined(separator: ",") + ":" + String($0.sql.utf8.count) }.joined(separator: ";")
+    }
+
+    static func image(for key: String) -> [UInt8]? { images.withLock { $0[key] } }
+
+    static func store(_ image: [UInt8], for key: String) {
+        images.withLock { $0[key] = image }
+    }
+}
+
 /// Owns the connections and hands them out. All mutable state is guarded by `monitor`; the
 /// non-Sendable connections never leave it except for the duration of one closure on the
 /// thread recorded as their owner, which is why the class can be `@unchecked Sendable`.
@@ -170,6 +198,17 @@ final class ConnectionPool: @unchecked Sendable {
             self.checkpointer = checkpointer
         }
         self.writer = writer
+    }
+
+    /// Replaces a new `:memory:` database, before any other use, with a copy of `image`
+    /// (`MigratedImages`); false when SQLite refuses it, and the database is then as it was.
+    func startFromImage(_ image: [UInt8]) -> Bool {
+        monitor.withLock { writer?.deserialize(image) ?? false }
+    }
+
+    /// The database as a SQLite file image, taken from the writer (nil when SQLite cannot).
+    func serializedImage() -> [UInt8]? {
+        monitor.withLock { writer?.serialized() }
     }
 
     /// Background, writer and idle checkpoint passes so far, and WAL rewinds (tests).

@@ -22,6 +22,35 @@ import Testing
         #expect(try second.read { try $0.count("users") } == 1)
     }
 
+    /// A database in memory after the first starts as a copy of the migrated image: the same
+    /// schema and records, foreign keys enforced, and nothing shared with the others.
+    @Test func memoryDatabasesStartFromTheMigratedImage() throws {
+        let migrations = Migrations.all + [Migration(id: "9000_image_test", sql: "CREATE TABLE image_probe (x INTEGER) STRICT;")]
+        let first = try Database(path: ":memory:", migrations: migrations)
+        defer { first.close() }
+        let second = try Database(path: ":memory:", migrations: migrations)
+        defer { second.close() }
+        #expect(!first.startedFromImage)
+        #expect(second.startedFromImage)
+        let schema = "SELECT type, name, sql FROM sqlite_master ORDER BY name"
+        func rows(_ database: Database, _ sql: String) throws -> [String] {
+            try database.read { try $0.query(sql).map { row in "\(row.string("type") ?? "") \(row.string("name") ?? "") \(row.string("sql") ?? "")" } }
+        }
+        #expect(try rows(second, schema) == rows(first, schema))
+        #expect(try second.appliedMigrations == migrations.flatMap(\.names))
+        #expect(try second.read { try $0.scalar("PRAGMA foreign_keys") }.int64Value == 1)
+        // Each is its own database.
+        try first.write { try $0.execute("INSERT INTO image_probe (x) VALUES (1)") }
+        try second.write { try $0.insertUser(id: "u2") }
+        #expect(try second.read { try $0.count("image_probe") } == 0)
+        #expect(try first.read { try $0.count("users") } == 0)
+        #expect(try second.read { try $0.count("users") } == 1)
+        // A session for a user that does not exist is refused, as in a migrated database.
+        #expect(throws: StoreError.self) {
+            try second.write { try $0.execute("INSERT INTO sessions (id, user_id, created_at, updated_at) VALUES ('s', 'nobody', 0, 0)") }
+        }
+    }
+
     @Test func appliesOnlyPendingMigrationsInOrder() throws {
         let dir = try TemporaryDirectory()
         let path = dir.path("auth.db")

@@ -32,9 +32,12 @@ def accept_confirm(driver):
 
 
 def wait_for_notice(driver, text):
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    WebDriverWait(driver, WAIT_SECONDS).until(
+    # The previous page's notice may be read just as the next page replaces it: a stale element
+    # is a page still loading, so the wait goes on.
+    WebDriverWait(driver, WAIT_SECONDS, ignored_exceptions=(StaleElementReferenceException,)).until(
         lambda d: any(text in n.text for n in d.find_elements("css selector", ".notice, .error"))
     )
 

@@ -266,7 +266,6 @@ struct ExternalEndpoints: EndpointGroup {
 
     private func finishCallback(_ context: RequestContext, flow: FlowStateRecord, redirectTo: String,
                                 value: (String) -> String) throws(AuthError) -> HTTPResponse {
-        let config = api.config
         let provider = flow.providerType.lowercased()
         // `oAuthCallback`.
         let providerError = value("error")
