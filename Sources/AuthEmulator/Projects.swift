@@ -45,7 +45,8 @@ public final class ProjectEntry: Sendable {
     let initial: Configuration
     let lane: Int
     private let opened = AtomicLazyReference<HostedProject>()
-    private let opening = Mutex<Void>(())
+    /// Held while the project opens or closes; true once it is dropped (`close`).
+    private let opening = Mutex<Bool>(false)
     private let assemble: @Sendable (ProjectEntry) throws(AuthError) -> HostedProject
 
     init(ref: String, databasePath: String, initial: Configuration, lane: Int,
@@ -71,9 +72,19 @@ public final class ProjectEntry: Sendable {
     /// The open project, assembling it first if needed (one thread assembles, others wait).
     public func hosted() throws(AuthError) -> HostedProject {
         if let project = opened.load() { return project }
-        return try opening.withLock { (_: inout Void) throws(AuthError) -> HostedProject in
+        return try opening.withLock { (dropped: inout Bool) throws(AuthError) -> HostedProject in
             if let project = opened.load() { return project }
+            if dropped { throw AuthError(404, nil, "No project \"\(ref)\" on this emulator") }
             return opened.storeIfNil(try assemble(self))
+        }
+    }
+
+    /// Drops it: its database closes if open, and a request that finds it later cannot open it
+    /// again (it would keep a database nobody closes).
+    func close() {
+        opening.withLock { dropped in
+            dropped = true
+            opened.load()?.project.database.close()
         }
     }
 
@@ -180,7 +191,7 @@ public final class ProjectRegistry: Sendable {
     /// The server's root URL and port once it listens (the projects' addresses derive from them).
     let serverAddress = Mutex<(url: String, port: Int)>(("", 0))
     /// The last worker-queue lane given to a project (the default project's is 0).
-    private let lastLane = Mutex(0)
+    private let lastLane = Atomic<Int>(0)
     /// Projects besides the default one. While there are none (and nothing is made on demand),
     /// host names are not looked at: every request is the default project's, as before projects
     /// existed, whatever name an app's local setup gives the server (`myapp.localhost`).
@@ -245,10 +256,7 @@ public final class ProjectRegistry: Sendable {
             let config = try configure(spec)
             let path = (spec.inMemory || blueprint.directory == nil)
                 ? EmulatorOptions.inMemory : blueprint.directory! + "/" + spec.ref + ".db"
-            let lane = lastLane.withLock { last -> Int in
-                last += 1
-                return last
-            }
+            let lane = lastLane.add(1, ordering: .relaxed).newValue
             let made = ProjectEntry(ref: spec.ref, databasePath: path, initial: config, lane: lane) { [blueprint, weak self] entry throws(AuthError) in
                 guard let self else { throw AuthError(500, .unexpectedFailure, "the emulator is stopping") }
                 return try self.open(entry, blueprint: blueprint)
@@ -296,7 +304,7 @@ public final class ProjectRegistry: Sendable {
         return changes.withLock { _ in
             guard let gone = entries.withLock({ $0.removeValue(forKey: ref) }) else { return false }
             others.subtract(1, ordering: .relaxed)
-            gone.openProject?.project.database.close()
+            gone.close()
             if gone.databasePath != EmulatorOptions.inMemory {
                 for suffix in ["", "-wal", "-shm"] { Platform.removeFile(gone.databasePath + suffix) }
                 if let directory = blueprint.directory { Platform.removeFile(directory + "/" + ref + ".json") }
@@ -326,7 +334,7 @@ public final class ProjectRegistry: Sendable {
 
     /// Closes every open project's database but the default one's (the emulator closes that last).
     func closeOthers() {
-        for entry in all where !entry.isDefault { entry.openProject?.project.database.close() }
+        for entry in all where !entry.isDefault { entry.close() }
     }
 
     // MARK: - assembly
@@ -487,13 +495,18 @@ final class ProjectRouter: HTTPResponder {
 
     enum Target {
         case project(GoTrueAPI, HTTPRequest, mountPath: String, lane: Int)
+        /// A project not open yet (or one `--auto-create-projects` would make): asked on the
+        /// event loop, which must not open databases, it goes to a worker, which opens it.
+        case unopened(lane: Int)
         case unknown(String)
     }
 
     private static let prefixBytes = Array(ProjectRegistry.pathPrefix.utf8)
     private static let localhostSuffix = ".localhost"
 
-    func route(_ request: HTTPRequest) -> Target {
+    /// The request's project. `opening` (on a worker) opens or makes it as needed; without it
+    /// (on the event loop) a project not open yet is only named, `.unopened`.
+    func route(_ request: HTTPRequest, opening: Bool) -> Target {
         if request.path.utf8.starts(with: Self.prefixBytes) {
             let rest = request.path.dropFirst(ProjectRegistry.pathPrefix.count)
             let ref = String(rest.prefix { $0 != "/" })
@@ -506,15 +519,25 @@ final class ProjectRouter: HTTPResponder {
                 inner.target = tail.isEmpty || tail.first == "?" ? "/" + tail : String(tail)
             }
             if ref == ProjectRegistry.defaultRef { return .project(primary, inner, mountPath: mount, lane: 0) }
-            guard let hosted = registry.resolve(ref) else { return .unknown(ref) }
-            return .project(hosted.api, inner, mountPath: mount, lane: hosted.lane)
+            return target(ref, inner, mountPath: mount, opening: opening)
         }
         if registry.routesByHost, let ref = Self.hostRef(request.headers["Host"]) {
             if ref == ProjectRegistry.defaultRef { return .project(primary, request, mountPath: "", lane: 0) }
-            guard let hosted = registry.resolve(ref) else { return .unknown(ref) }
-            return .project(hosted.api, request, mountPath: "", lane: hosted.lane)
+            return target(ref, request, mountPath: "", opening: opening)
         }
         return .project(primary, request, mountPath: "", lane: 0)
+    }
+
+    private func target(_ ref: String, _ request: HTTPRequest, mountPath: String, opening: Bool) -> Target {
+        if !opening {
+            if let entry = registry.entry(ref) {
+                guard let open = entry.openProject else { return .unopened(lane: entry.lane) }
+                return .project(open.api, request, mountPath: mountPath, lane: open.lane)
+            }
+            return registry.autoCreate && ProjectRegistry.isValidRef(ref) ? .unopened(lane: 0) : .unknown(ref)
+        }
+        guard let hosted = registry.resolve(ref) else { return .unknown(ref) }
+        return .project(hosted.api, request, mountPath: mountPath, lane: hosted.lane)
     }
 
     /// `abc` from `abc.localhost` or `abc.localhost:9999` (any case, a final dot allowed); nil
@@ -546,7 +569,7 @@ final class ProjectRouter: HTTPResponder {
     /// request of a server hosting one project is. Checked first, on the bytes, so those
     /// requests skip building a `Target` (a copy of the request) on the loop and again on the
     /// worker.
-    func isDefaultProjects(_ request: HTTPRequest) -> Bool {
+    func isForDefaultProject(_ request: HTTPRequest) -> Bool {
         var bytes = request.path.utf8.makeIterator()
         for expected in Self.prefixBytes where bytes.next() != expected {
             // Usually at the second byte: not `/project/`.
@@ -562,18 +585,21 @@ final class ProjectRouter: HTTPResponder {
     /// Each project waits in a lane of its own, so a flood of requests to one project delays
     /// another's by about one request, not by the flood.
     func dispatch(_ request: HTTPRequest) -> HTTPDispatch {
-        if isDefaultProjects(request) { return primary.respondsInline(to: request) ? .inline : .queued(lane: 0) }
-        switch route(request) {
+        if isForDefaultProject(request) { return primary.respondsInline(to: request) ? .inline : .queued(lane: 0) }
+        switch route(request, opening: false) {
         case .project(let api, let inner, _, let lane): return api.respondsInline(to: inner) ? .inline : .queued(lane: lane)
+        case .unopened(let lane): return .queued(lane: lane)
         case .unknown: return .inline
         }
     }
 
     func respond(to request: HTTPRequest) -> HTTPResponse {
-        if isDefaultProjects(request) { return primary.respond(to: request) }
-        switch route(request) {
+        if isForDefaultProject(request) { return primary.respond(to: request) }
+        switch route(request, opening: true) {
         case .project(let api, let inner, let mount, _):
-            return mount.isEmpty ? api.respond(to: inner) : api.respond(to: inner, mountPath: mount)
+            return api.respond(to: inner, mountPath: mount)
+        case .unopened:
+            preconditionFailure("route(opening: true) opens the project")
         case .unknown(let ref):
             let message = ProjectRegistry.isValidRef(ref)
                 ? "No project \"\(ref)\" on this emulator: create it with POST /emulator/v1/projects"

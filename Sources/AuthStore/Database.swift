@@ -71,11 +71,10 @@ public final class Database: Sendable {
         // the migrations parses and re-parses the schema after each statement (about 10 ms in
         // a release build), copying the migrated image about 1.
         let isMemory = path == ConnectionPool.memoryPath
-        let key = MigratedImages.key(migrations)
-        startedFromImage = isMemory && MigratedImages.image(for: key).map(pool.startFromImage) == true
+        startedFromImage = isMemory && MigratedImages.image(for: migrations).map(pool.startFromImage) == true
         do {
             try Migrator(migrations).migrate(pool)
-            if isMemory && !startedFromImage, let image = pool.serializedImage() { MigratedImages.store(image, for: key) }
+            if isMemory && !startedFromImage, let image = pool.serializedImage() { MigratedImages.store(image, for: migrations) }
         } catch {
             pool.close()
             throw error
@@ -142,16 +141,12 @@ public final class Database: Sendable {
 /// runs on the copy and finds nothing to do; `schema_migrations.applied_at` is the time the
 /// first copy was migrated.
 enum MigratedImages {
-    private static let images = Lock<[String: [UInt8]]>([:])
+    private static let images = Lock<[[Migration]: [UInt8]]>([:])
 
-    static func key(_ migrations: [Migration]) -> String {
-        migrations.map { $0.names.joined(separator: ",") + ":" + String($0.sql.utf8.count) }.joined(separator: ";")
-    }
+    static func image(for migrations: [Migration]) -> [UInt8]? { images.withLock { $0[migrations] } }
 
-    static func image(for key: String) -> [UInt8]? { images.withLock { $0[key] } }
-
-    static func store(_ image: [UInt8], for key: String) {
-        images.withLock { $0[key] = image }
+    static func store(_ image: [UInt8], for migrations: [Migration]) {
+        images.withLock { $0[migrations] = image }
     }
 }
 

@@ -140,7 +140,7 @@ import Testing
         let router = ProjectRouter(registry: emulator.projects, primary: emulator.api)
         for (target, path, rewritten) in [("/project/a", "/", "/"), ("/project/a?x=1", "/", "/?x=1"),
                                           ("/project/a/auth/v1/settings?x=1", "/auth/v1/settings", "/auth/v1/settings?x=1")] {
-            guard case .project(let api, let inner, let mount, let lane) = router.route(HTTPRequest(method: "GET", target: target)) else {
+            guard case .project(let api, let inner, let mount, let lane) = router.route(HTTPRequest(method: "GET", target: target), opening: true) else {
                 Issue.record("\(target) was not routed")
                 continue
             }
@@ -153,7 +153,7 @@ import Testing
         // `/projectx` is an ordinary (unknown) GoTrue path of the default project.
         #expect(router.dispatch(HTTPRequest(method: "POST", target: "/project/a/auth/v1/signup")) == .queued(lane: a.lane))
         #expect(router.dispatch(HTTPRequest(method: "POST", target: "/auth/v1/signup")) == .queued(lane: 0))
-        guard case .project(let api, _, let mount, _) = router.route(HTTPRequest(method: "GET", target: "/projects")) else {
+        guard case .project(let api, _, let mount, _) = router.route(HTTPRequest(method: "GET", target: "/projects"), opening: true) else {
             Issue.record("not routed")
             return
         }
@@ -168,10 +168,24 @@ import Testing
         #expect(entry.openProject == nil)
         #expect(entry.configuration.apiKeys != emulator.project.configuration.apiKeys)
         #expect(emulator.projects.all.map(\.ref) == ["default", "lazy"])
+        // The event loop asks first: it never opens a database, it hands the request to a worker.
+        let router = ProjectRouter(registry: emulator.projects, primary: emulator.api)
+        let health = HTTPRequest(method: "GET", target: "/project/lazy/health")
+        #expect(router.dispatch(health) == .queued(lane: entry.lane))
+        #expect(entry.openProject == nil)
         #expect(request(emulator, "GET", "/project/lazy/health").status == 200)
         let opened = try #require(entry.openProject)
         #expect(opened.project.configuration.apiKeys == entry.initial.apiKeys)
         #expect(try entry.hosted() === opened)
+        // Open, its quick reads are the loop's again.
+        #expect(router.dispatch(health) == .inline)
+        // Dropped, its database closes...
+        #expect(try emulator.projects.remove("lazy"))
+        #expect(throws: (any Error).self) { try opened.project.database.read { try $0.query("SELECT 1") } }
+        // ...and one dropped before it opened cannot be opened by a request that found it just before.
+        let never = try emulator.projects.create(ProjectSpec(ref: "never"))
+        #expect(try emulator.projects.remove("never"))
+        #expect(throws: AuthError.self) { try never.hosted() }
     }
 
     @Test func autoCreationMakesAProjectOnItsFirstRequest() throws {
@@ -179,6 +193,10 @@ import Testing
         options.autoCreateProjects = true
         let emulator = try Emulator.start(options)
         defer { emulator.stop() }
+        // On the event loop an unknown ref is only handed to a worker, which makes it.
+        let router = ProjectRouter(registry: emulator.projects, primary: emulator.api)
+        #expect(router.dispatch(HTTPRequest(method: "GET", target: "/project/fresh/health")) == .queued(lane: 0))
+        #expect(emulator.projects.all.map(\.ref) == ["default"])
         #expect(request(emulator, "GET", "/health", host: "fresh.localhost:1").status == 200)
         #expect(request(emulator, "GET", "/project/other/health").status == 200)
         #expect(request(emulator, "GET", "/project/Not_Valid/health").status == 404)

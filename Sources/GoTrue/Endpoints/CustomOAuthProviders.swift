@@ -170,33 +170,21 @@ struct CustomOAuthProviderEndpoints: EndpointGroup {
         if let map = params.authorizationParams { record.authorizationParams = JSON.object(map).serialized(sortedKeys: true) }
         if let enabled = params.enabled { record.enabled = enabled }
         if let optional = params.emailOptional { record.emailOptional = optional }
+        // A URL sent non-empty is checked, then replaces the stored one.
+        func setURL(_ url: String?, _ field: WritableKeyPath<CustomOAuthProviderRecord, String?>) throws(AuthError) {
+            guard let url, !url.isEmpty else { return }
+            try validateURL(url)
+            record[keyPath: field] = url
+        }
         if record.providerType == "oidc" {
-            if let issuer = params.issuer, !issuer.isEmpty {
-                try validateURL(issuer)
-                record.issuer = issuer
-            }
-            if let url = params.discoveryURL, !url.isEmpty {
-                try validateURL(url)
-                record.discoveryURL = url
-            }
+            try setURL(params.issuer, \.issuer)
+            try setURL(params.discoveryURL, \.discoveryURL)
             if let skip = params.skipNonceCheck { record.skipNonceCheck = skip }
         } else {
-            if let url = params.authorizationURL, !url.isEmpty {
-                try validateURL(url)
-                record.authorizationURL = url
-            }
-            if let url = params.tokenURL, !url.isEmpty {
-                try validateURL(url)
-                record.tokenURL = url
-            }
-            if let url = params.userinfoURL, !url.isEmpty {
-                try validateURL(url)
-                record.userinfoURL = url
-            }
-            if let url = params.jwksURI, !url.isEmpty {
-                try validateURL(url)
-                record.jwksURI = url
-            }
+            try setURL(params.authorizationURL, \.authorizationURL)
+            try setURL(params.tokenURL, \.tokenURL)
+            try setURL(params.userinfoURL, \.userinfoURL)
+            try setURL(params.jwksURI, \.jwksURI)
         }
         // Discovery is read again only when the issuer or the discovery URL was sent.
         if record.providerType == "oidc" && (!(params.issuer ?? "").isEmpty || params.discoveryURL != nil) {
