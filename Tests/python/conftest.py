@@ -35,6 +35,31 @@ def pytest_collection_modifyitems(items):
     items.sort(key=lambda item: not item.nodeid.split("::")[0].endswith(LONG_RUNNING))
 
 
+# The tests that move bytes over real sockets in every way a client can (docs/platforms.md). With
+# AUTH_EMULATOR_TEST_PORTABLE=1 (scripts/test sets it on Linux) each of them runs twice, as
+# `[native]` and `[portable]`: the second time every server it starts serves through the
+# transport macOS uses (AUTH_EMULATOR_PORTABLE_IO=1: poll(2), a wake-up pipe, accept and fcntl).
+# Both runs are in one session, so pytest-xdist's workers share them out.
+PORTABLE_FILES = (
+    "test_serve.py", "test_floods.py", "test_concurrency.py", "test_durability.py",
+    "test_fuzz_socket.py", "test_client_reliability.py", "test_client_scenarios.py",
+)
+
+
+def pytest_generate_tests(metafunc):
+    if os.environ.get("AUTH_EMULATOR_TEST_PORTABLE") == "1" and metafunc.definition.path.name in PORTABLE_FILES:
+        metafunc.parametrize("io_mode", ["native", "portable"], indirect=True)
+
+
+@pytest.fixture(autouse=True)
+def io_mode(request, monkeypatch):
+    """The transport the test's servers use; `portable` sets AUTH_EMULATOR_PORTABLE_IO=1 for them."""
+    mode = getattr(request, "param", "native")
+    if mode == "portable":
+        monkeypatch.setenv("AUTH_EMULATOR_PORTABLE_IO", "1")
+    return mode
+
+
 class Server:
     def __init__(self, args, env=None, host="127.0.0.1"):
         # A file, not a pipe: a server that logs a lot must never block on a full pipe that
