@@ -442,6 +442,29 @@ import Testing
         #expect(seeded.json["address"] == "0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf")
     }
 
+    @Test func listsTheWalletsItHolds() throws {
+        let (api, _) = try Web3GrantTests.makeWeb3API()
+        #expect(api.control("GET", "/emulator/v1/web3/wallets").json == ["wallets": []])
+        let alice = api.control("POST", "/emulator/v1/web3/wallets", ["chain": "solana", "label": "alice"]).json
+        let seeded = api.control("POST", "/emulator/v1/web3/wallets",
+                                 ["chain": "ethereum", "seed": .string(String(repeating: "0", count: 63) + "1")]).json
+        // Naming a label elsewhere makes the wallet too.
+        _ = Web3GrantTests.signed(api, "ethereum", label: "bob")
+        // Made again: listed once, where it was first made.
+        _ = api.control("POST", "/emulator/v1/web3/wallets", ["chain": "solana", "label": "alice"])
+        let listed = api.control("GET", "/emulator/v1/web3/wallets")
+        #expect(listed.status == 200)
+        let wallets = listed.json["wallets"]?.arrayValue ?? []
+        try #require(wallets.count == 3)
+        #expect(wallets[0] == alice)
+        #expect(wallets[1] == seeded && wallets[1]["label"] == .null)
+        #expect(wallets[2]["label"] == "bob" && wallets[2]["chain"] == "ethereum")
+        #expect(wallets[2]["address"] == api.control("POST", "/emulator/v1/web3/wallets", ["chain": "ethereum", "label": "bob"]).json["address"])
+        // Another project holds its own.
+        let (other, _) = try Web3GrantTests.makeWeb3API()
+        #expect(other.control("GET", "/emulator/v1/web3/wallets").json["wallets"]?.arrayValue?.count == 0)
+    }
+
     @Test func refusesAddressesItDidNotCreate() throws {
         let (api, _) = try Web3GrantTests.makeWeb3API()
         let message = Web3GrantTests.body("ethereum", ["", "URI: https://supabase.com/", "Version: 1", "Issued At: 2026-01-01T00:00:00Z"])
@@ -477,8 +500,11 @@ import Testing
 
     @Test func requiresTheServiceRoleKey() throws {
         let (api, _) = try Web3GrantTests.makeWeb3API()
-        let response = api.call("POST", "/emulator/v1/web3/wallets", ["chain": "solana"], bearer: api.project.configuration.apiKeys.anon)
+        let anon = api.project.configuration.apiKeys.anon
+        let response = api.call("POST", "/emulator/v1/web3/wallets", ["chain": "solana"], bearer: anon)
         #expect(response.status == 401 || response.status == 403)
+        let listing = api.call("GET", "/emulator/v1/web3/wallets", bearer: anon)
+        #expect(listing.status == 401 || listing.status == 403)
         #expect(api.control("POST", "/emulator/v1/web3/wallets", ["chain": "bitcoin"]).status == 400)
         #expect(api.control("POST", "/emulator/v1/web3/wallets", ["chain": "solana", "nonsense": true]).status == 400)
     }

@@ -269,3 +269,13 @@ def test_independent_solana_key(start_auth, make_client):
     expired = grant(server, "solana", message, signature)
     assert expired.status_code == 400
     assert expired.json()["error_description"] == "Signed Solana message is expired"
+
+
+def test_wallet_list_shows_what_the_emulator_holds(start_auth):
+    server = start_auth(**WEB3_ON)
+    made = [control(server, "web3/wallets", {"chain": chain, "label": "alice"}).json() for chain in ("solana", "ethereum")]
+    listed = httpx.get(f"{server.url}/emulator/v1/web3/wallets", headers={"apikey": SERVICE_ROLE_KEY}, timeout=10)
+    assert listed.status_code == 200
+    assert listed.json() == {"wallets": made}
+    # The anon key is not enough for a side door.
+    assert httpx.get(f"{server.url}/emulator/v1/web3/wallets", headers={"apikey": ANON_KEY}, timeout=10).status_code in (401, 403)
