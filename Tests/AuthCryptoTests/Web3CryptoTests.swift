@@ -236,6 +236,180 @@ enum Secp256k1Python {
         """#
 }
 
+/// Differential checks against implementations that share no code with ours: pycryptodome's
+/// Keccak-256 (`Crypto.Hash.keccak`) and coincurve, the Python bindings of Bitcoin Core's
+/// libsecp256k1 (the library go-ethereum's cgo build and most wallets sign and recover with).
+/// EIP-55 checksums and EIP-191 prefixes are written out in the script from their EIPs, over
+/// those two libraries. Skipped locally without them; required under CI.
+@Suite struct Web3LibraryCrossCheckTests {
+    static func run(_ requests: [String]) throws -> [[String]] {
+        try #require(Web3Python.available, "Python with pycryptodome and coincurve is required under CI (Tests/python/requirements.txt)")
+        let lines = try Python.run(script: Web3Python.script, input: requests.joined(separator: "\n") + "\n")
+            .split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+        try #require(lines.count == requests.count)
+        return lines
+    }
+
+    /// Inputs around the 136-byte rate (one byte short, exact, one over, two blocks), then
+    /// random lengths.
+    @Test(.enabled(if: Web3Python.shouldRun, "needs Python 3 with pycryptodome and coincurve (AUTH_EMULATOR_PYTHON)"))
+    func keccak256MatchesPycryptodome() throws {
+        let random = SeededRandom(seed: 0x6B656363)
+        var g = random.generator
+        var lengths = [0, 1, 135, 136, 137, 271, 272, 273, 1000]
+        while lengths.count < 80 { lengths.append(Int.random(in: 0...700, using: &g)) }
+        let inputs = lengths.map { random.bytes(count: $0) }
+        let lines = try Self.run(inputs.map { "keccak m\($0.hexString)" })
+        for (input, line) in zip(inputs, lines) {
+            #expect(Keccak256.hash(data: input).hexString == line.first, "length \(input.count)")
+        }
+    }
+
+    /// Address and EIP-55 checksum of random keys: Q from libsecp256k1, Keccak-256 from
+    /// pycryptodome.
+    @Test(.enabled(if: Web3Python.shouldRun, "needs Python 3 with pycryptodome and coincurve (AUTH_EMULATOR_PYTHON)"))
+    func checksummedAddressesMatch() throws {
+        let random = SeededRandom(seed: 0xE1055)
+        let keys = try (0..<40).map { _ in try Secp256k1PrivateKey(scalar: random.bytes(count: 32)) }
+        let lines = try Self.run(keys.map { "address m\($0.scalar.hexString)" })
+        var mixed = 0
+        for (index, (key, fields)) in zip(keys, lines).enumerated() {
+            try #require(fields.count == 2)
+            #expect((key.publicKey.x + key.publicKey.y).hexString == fields[0], "Q of key \(index)")
+            let ours = Ethereum.checksumAddress(Ethereum.address(of: key.publicKey))
+            #expect(ours == fields[1], "address of key \(index)")
+            if ours != ours.lowercased() && ours.dropFirst(2) != ours.dropFirst(2).uppercased() { mixed += 1 }
+        }
+        #expect(mixed > 30, "most checksummed addresses mix cases")
+    }
+
+    /// The `personal_sign` digest; lengths where the decimal length gains a digit (9/10,
+    /// 99/100, 999/1000) and where the prefixed input crosses the rate.
+    @Test(.enabled(if: Web3Python.shouldRun, "needs Python 3 with pycryptodome and coincurve (AUTH_EMULATOR_PYTHON)"))
+    func personalMessageDigestsMatch() throws {
+        let random = SeededRandom(seed: 0x191)
+        var g = random.generator
+        var lengths = [0, 1, 9, 10, 99, 100, 108, 109, 110, 999, 1000, 20 * 1024]
+        while lengths.count < 40 { lengths.append(Int.random(in: 0...400, using: &g)) }
+        let messages = lengths.map { random.bytes(count: $0) }
+        let lines = try Self.run(messages.map { "personal m\($0.hexString)" })
+        for (message, line) in zip(messages, lines) {
+            #expect(Ethereum.personalMessageHash(message).hexString == line.first, "length \(message.count)")
+        }
+    }
+
+    /// Our signatures verify in libsecp256k1 (which also refuses a high s) and recover there to
+    /// the signer; and, both being RFC 6979 with HMAC-SHA256 and low s, they equal
+    /// libsecp256k1's own signature of the same digest, recovery id included.
+    @Test(.enabled(if: Web3Python.shouldRun, "needs Python 3 with pycryptodome and coincurve (AUTH_EMULATOR_PYTHON)"))
+    func ourSignaturesMatchLibsecp256k1() throws {
+        let random = SeededRandom(seed: 0x5EC9)
+        let cases = try (0..<32).map { _ in (try Secp256k1PrivateKey(scalar: random.bytes(count: 32)), random.bytes(count: 32)) }
+        var requests: [String] = []
+        var signatures: [[UInt8]] = []
+        for (key, digest) in cases {
+            let (signature, recoveryID) = key.signature(digest: digest)
+            signatures.append(signature + [UInt8(recoveryID)])
+            requests.append("check m\(key.scalar.hexString) m\(digest.hexString) m\(signatures.last!.hexString)")
+        }
+        let lines = try Self.run(requests)
+        var recoveryIDs: Set<UInt8> = []
+        for (index, (ours, fields)) in zip(signatures, lines).enumerated() {
+            try #require(fields.count == 3)
+            #expect(fields[0] == "valid", "libsecp256k1 verifies signature \(index)")
+            #expect(fields[1] == "same-key", "libsecp256k1 recovers the signer of signature \(index)")
+            #expect(fields[2] == ours.hexString, "RFC 6979 signature \(index)")
+            recoveryIDs.insert(ours[64])
+        }
+        #expect(recoveryIDs == [0, 1], "both parities occur")
+    }
+
+    /// `personal_sign` signatures libsecp256k1 makes with nonces we would not pick (RFC 6979
+    /// with extra entropy): the address we recover is the one computed in Python.
+    @Test(.enabled(if: Web3Python.shouldRun, "needs Python 3 with pycryptodome and coincurve (AUTH_EMULATOR_PYTHON)"))
+    func recoversLibsecp256k1Signatures() throws {
+        let random = SeededRandom(seed: 0x7EC0)
+        var g = random.generator
+        let cases = try (0..<32).map { _ in
+            (key: try Secp256k1PrivateKey(scalar: random.bytes(count: 32)), message: random.bytes(count: Int.random(in: 0...300, using: &g)),
+             entropy: random.bytes(count: 32))
+        }
+        let lines = try Self.run(cases.map { "sign m\($0.key.scalar.hexString) m\($0.message.hexString) m\($0.entropy.hexString)" })
+        for (index, (c, fields)) in zip(cases, lines).enumerated() {
+            try #require(fields.count == 2)
+            let signature = unhex(String(fields[1].dropFirst(2)))
+            try #require(signature.count == 65)
+            #expect(Ethereum.recoverAddress(message: c.message, signature: signature).map(Ethereum.checksumAddress) == fields[0],
+                    "recovered address \(index)")
+            let digest = Ethereum.personalMessageHash(c.message)
+            #expect(Secp256k1PublicKey.recover(signature: Array(signature[0..<64]), recoveryID: Int(signature[64]) - 27, digest: digest)
+                    == c.key.publicKey, "recovered key \(index)")
+            #expect(c.key.publicKey.isValidSignature(Array(signature[0..<64]), digest: digest), "verifies \(index)")
+            #expect(Ethereum.personalSign(c.message, with: c.key) != signature, "another nonce than RFC 6979's \(index)")
+        }
+    }
+}
+
+enum Web3Python {
+    static let available: Bool = {
+        guard Python.interpreter != nil else { return false }
+        return (try? Python.run(script: "from Crypto.Hash import keccak; import coincurve; print('ok')", input: "")) == "ok\n"
+    }()
+
+    static var shouldRun: Bool { available || Python.isCI }
+
+    /// One request a line, each argument hex behind an "m" (so an empty one is still a word).
+    static let script = #"""
+        import sys
+        import coincurve
+        from coincurve._libsecp256k1 import ffi, lib
+        from coincurve.ecdsa import cdata_to_der, deserialize_compact
+        from Crypto.Hash import keccak
+
+        def keccak256(data):
+            return keccak.new(digest_bits=256, data=data).digest()
+
+        def address(public_key):
+            return keccak256(public_key.format(compressed=False)[1:])[12:]
+
+        def checksum(raw):
+            # EIP-55: upper-case a letter whose nibble of keccak256(lower-case hex) is 8 or more.
+            lower = raw.hex()
+            nibbles = keccak256(lower.encode()).hex()
+            return "0x" + "".join(c.upper() if int(nibbles[i], 16) >= 8 else c for i, c in enumerate(lower))
+
+        def personal(message):
+            # EIP-191 version 0x45.
+            return keccak256(b"\x19Ethereum Signed Message:\n" + str(len(message)).encode() + message)
+
+        for line in sys.stdin:
+            op, *args = line.split()
+            args = [bytes.fromhex(a[1:]) for a in args]
+            if op == "keccak":
+                print(keccak256(args[0]).hex())
+            elif op == "address":
+                public_key = coincurve.PrivateKey(args[0]).public_key
+                print(public_key.format(compressed=False)[1:].hex(), checksum(address(public_key)))
+            elif op == "personal":
+                print(personal(args[0]).hex())
+            elif op == "check":
+                scalar, digest, ours = args
+                key = coincurve.PrivateKey(scalar)
+                der = cdata_to_der(deserialize_compact(ours[:64]))
+                valid = key.public_key.verify(der, digest, hasher=None)
+                recovered = coincurve.PublicKey.from_signature_and_message(ours, digest, hasher=None)
+                same = recovered.format(compressed=False) == key.public_key.format(compressed=False)
+                theirs = key.sign_recoverable(digest, hasher=None)
+                print("valid" if valid else "invalid", "same-key" if same else "other-key", theirs.hex())
+            elif op == "sign":
+                scalar, message, entropy = args
+                key = coincurve.PrivateKey(scalar)
+                nonce = (lib.secp256k1_nonce_function_rfc6979, ffi.new("unsigned char[32]", entropy))
+                signature = key.sign_recoverable(personal(message), hasher=None, custom_nonce=nonce)
+                print(checksum(address(key.public_key)), "0x" + (signature[:64] + bytes([27 + signature[64]])).hex())
+        """#
+}
+
 @Suite struct Base58Tests {
     /// The Bitcoin-alphabet examples of draft-msporny-base58 section 5.
     @Test func knownAnswers() throws {

@@ -50,9 +50,15 @@ import Testing
         body["label"] = .string(label)
         let built = api.control("POST", "/emulator/v1/web3/message", .object(body))
         let message = built.json["message"]?.stringValue ?? "(\(built.text))"
-        let signature = api.control("POST", "/emulator/v1/web3/sign", ["chain": .string(chain), "label": .string(label),
-                                                                        "message": .string(message)]).json["signature"]?.stringValue ?? ""
-        return (message, signature)
+        return (message, sign(api, chain, message, ["label": .string(label)]))
+    }
+
+    /// Any text signed by a software wallet (`wallet`: its `label` or `address`).
+    static func sign(_ api: GoTrueAPI, _ chain: String, _ message: String, _ wallet: JSONObject) -> String {
+        var body = wallet
+        body["chain"] = .string(chain)
+        body["message"] = .string(message)
+        return api.control("POST", "/emulator/v1/web3/sign", .object(body)).json["signature"]?.stringValue ?? ""
     }
 
     // MARK: Enabling
@@ -331,6 +337,175 @@ import Testing
         }
     }
 
+    /// Go's zero time (0001-01-01T00:00:00Z) as Issued At: siwe refuses it on reading the line,
+    /// siws (a plain `time.Time`, `IsZero` checked after the loop) only at the end, so there a
+    /// later unparsable line wins. As Expiration Time, siwe keeps it (Issued At is then after
+    /// it); siws takes it for no expiration.
+    @Test func zeroTimes() throws {
+        let (api, _) = try Self.makeWeb3API()
+        let zero = ["", "URI: https://supabase.com/", "Version: 1", "Issued At: 0001-01-01T00:00:00Z"]
+        Self.expectError(Self.grant(api, "ethereum", Self.body("ethereum", zero), Self.ethereumSignature), 400, "validation_failed",
+                         "siwe: Issued At is not specified")
+        Self.expectError(Self.grant(api, "solana", Self.body("solana", zero), Self.solanaSignature), 400, "validation_failed",
+                         "siws: Issued At is not specified")
+        Self.expectError(Self.grant(api, "ethereum", Self.body("ethereum", zero + ["no colon"]), Self.ethereumSignature), 400,
+                         "validation_failed", "siwe: Issued At is not specified")
+        Self.expectError(Self.grant(api, "solana", Self.body("solana", zero + ["no colon"]), Self.solanaSignature), 400,
+                         "validation_failed", "siws: encountered unparsable line at index 6")
+
+        for chain in ["solana", "ethereum"] {
+            let address = api.control("POST", "/emulator/v1/web3/wallets", ["chain": .string(chain), "label": "alice"]).json["address"]?
+                .stringValue ?? ""
+            let message = ["supabase.com wants you to sign in with your \(Web3Chain(rawValue: chain)!.title) account:", address,
+                           "", "URI: https://supabase.com/", "Version: 1", "Issued At: 2026-01-01T00:00:00Z",
+                           "Expiration Time: 0001-01-01T00:00:00Z"].joined(separator: "\n")
+            let response = Self.grant(api, chain, message, Self.sign(api, chain, message, ["label": "alice"]))
+            if chain == "solana" {
+                #expect(response.status == 200, "\(response.text)")
+            } else {
+                Self.expectError(response, 400, "validation_failed", "siwe: Issued At is after Expiration Time")
+            }
+        }
+    }
+
+    /// `Web3Grant` picks the parser by `chain` alone: a message for the other chain fails that
+    /// chain's signature-format check, or, with a signature of the right shape, its parser's
+    /// first-line check. Nothing is created.
+    @Test func aMessageForTheOtherChain() throws {
+        let (api, _) = try Self.makeWeb3API()
+        let (siwe, ethereumSignature) = Self.signed(api, "ethereum")
+        let (siws, solanaSignature) = Self.signed(api, "solana")
+        Self.expectError(Self.grant(api, "solana", siwe, ethereumSignature), 400, "validation_failed",
+                         "signature must be 64 bytes encoded as base64 with or without padding")
+        Self.expectError(Self.grant(api, "solana", siwe, solanaSignature), 400, "validation_failed",
+                         "siws: message first line does not end in \" wants you to sign in with your Solana account:\"")
+        Self.expectError(Self.grant(api, "ethereum", siws, solanaSignature), 400, "validation_failed",
+                         "signature must be 65 bytes long, encoded as a 130 character-long hexadecimal string")
+        Self.expectError(Self.grant(api, "ethereum", siws, ethereumSignature), 400, "validation_failed",
+                         "siwe: message first line does not end in \" wants you to sign in with your Ethereum account:\"")
+        #expect(api.control("GET", "/admin/users").json["users"]?.arrayValue?.count == 0)
+    }
+
+    // MARK: Requests as supabase-swift sends them
+
+    /// The key of the web3.js `eth.accounts` documentation (address
+    /// 0x2c7536E3605D9C16a7a3D7b1898e529396a65c23), which supabase-swift's tests sign with.
+    static let web3jsKey = "4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"
+
+    /// supabase-swift's `AuthClient` headers: its client info and API version, the key as
+    /// `apikey` and, as its integration tests configure it, as bearer too.
+    static func swiftHeaders(_ api: GoTrueAPI) -> HTTPHeaders {
+        let key = api.project.configuration.apiKeys.anon
+        return ["Content-Type": "application/json", "X-Client-Info": "auth-swift/0.0.0", "X-Supabase-Api-Version": "2024-01-01",
+                "apikey": key, "Authorization": "Bearer \(key)"]
+    }
+
+    /// `signInWithWeb3` posts `Web3Credentials` through its JSONEncoder: keys sorted and
+    /// snake_cased, "/" written "\/", and `gotrue_meta_security` only with a captcha token
+    /// (none here).
+    static func swiftSignIn(_ api: GoTrueAPI, chain: String, message: String, signature: String) -> HTTPResponse {
+        let body = [("chain", chain), ("message", message), ("signature", signature)]
+            .map { "\(JSON.string($0.0).serialized()):\(JSON.string($0.1).serialized())" }.joined(separator: ",")
+        return api.call("POST", "/auth/v1/token?grant_type=web3", headers: swiftHeaders(api),
+                        raw: "{" + body.replacingOccurrences("/", "\\/") + "}")
+    }
+
+    /// The bodies of supabase-swift's `signInWithWeb3Ethereum` / `Solana` request snapshots
+    /// (Tests/AuthTests/AuthClientTests.swift), byte for byte, the first with its captcha token.
+    /// Their signatures are placeholders, so the real server refuses them: the Ethereum one
+    /// does not match the address, the Solana one is 55 bytes, not 64. The Ethereum body with
+    /// a real signature signs in.
+    @Test func supabaseSwiftRequestSnapshots() throws {
+        let (api, _) = try Self.makeWeb3API { c in c.siteURL = "https://example.com" }
+        let ethereum = #"{"chain":"ethereum","gotrue_meta_security":{"captcha_token":"captcha-token"},"message":"example.com wants you to sign in with your Ethereum account:\n0x2c7536E3605D9C16a7a3D7b1898e529396a65c23\n\nURI: https:\/\/example.com\nVersion: 1\nChain ID: 1\nNonce: abc123\nIssued At: 2026-01-01T00:00:00.000Z","signature":"0x468cc42ece552183597cbbbd0418a5d3efff707a1021a222ad16e55124327ee670d363a8ee08976b5bd5f7af5e3ac53a4e43983a9ac7f4853a75423fcc387ddc1c"}"#
+        let solana = #"{"chain":"solana","message":"example.com wants you to sign in with your Solana account:\n4Cw1koUQtqybLFem7uqhzMBznMPGARbFS4cjaYbM9RnR\n\nURI: https:\/\/example.com\nVersion: 1\nIssued At: 2026-01-01T00:00:00.000Z","signature":"dGVzdC1zaWduYXR1cmUtYnl0ZXMtdGhhdC1hcmUtNjQtYnl0ZXMtbG9uZy1mb3ItdGVzdGluZw=="}"#
+        // The snapshots' Content-Length.
+        #expect(ethereum.utf8.count == 448 && solana.utf8.count == 305)
+        var headers = Self.swiftHeaders(api)
+        headers["Authorization"] = nil
+        Self.expectOAuth(api.call("POST", "/auth/v1/token?grant_type=web3", headers: headers, raw: ethereum),
+                         "Signature does not match address in message")
+        // API version 2024-01-01: `code` and `message`.
+        let short = api.call("POST", "/auth/v1/token?grant_type=web3", headers: headers, raw: solana)
+        #expect(short.status == 400 && short.json["code"] == "validation_failed")
+        #expect(short.json["message"] == "signature must be 64 bytes encoded as base64 with or without padding")
+        // The key behind the snapshot's address, in the wallet, signs the same message.
+        _ = api.control("POST", "/emulator/v1/web3/wallets", ["chain": "ethereum", "seed": .string(Self.web3jsKey)])
+        let snapshot = try JSON(parsing: Array(ethereum.utf8))
+        let placeholder = snapshot["signature"]?.stringValue ?? ""
+        let signed = ethereum.replacingOccurrences(placeholder, Self.sign(api, "ethereum", snapshot["message"]?.stringValue ?? "", [:]))
+        let response = api.call("POST", "/auth/v1/token?grant_type=web3", headers: headers, raw: signed)
+        #expect(response.status == 200, "\(response.text)")
+        #expect(response.json["user"]?["identities"]?[0]?["id"] == "web3:ethereum:0x2c7536E3605D9C16a7a3D7b1898e529396a65c23")
+    }
+
+    /// Messages as supabase-swift's integration tests build them (AuthClientIntegrationTests:
+    /// `signInWithWeb3Solana` / `Ethereum`): Issued At from `ISO8601DateFormatter` (seconds, no
+    /// fraction), no Expiration Time, Solana's without Nonce or Chain ID; against that suite's
+    /// config.toml (site URL http://127.0.0.1:3000, http://localhost:3000 allowed).
+    @Test(arguments: ["solana", "ethereum"])
+    func supabaseSwiftIntegrationMessages(chain: String) throws {
+        let (api, clock) = try Self.makeWeb3API { c in
+            c.siteURL = "http://127.0.0.1:3000"
+            c.uriAllowList = ["https://127.0.0.1:3000", "http://localhost:3000"]
+        }
+        let wallet: JSONObject = chain == "solana"
+            ? ["chain": "solana", "label": "swift"]
+            : ["chain": "ethereum", "seed": .string(Self.web3jsKey)]
+        let address = api.control("POST", "/emulator/v1/web3/wallets", .object(wallet)).json["address"]?.stringValue ?? ""
+        let title = Web3Chain(rawValue: chain)!.title
+        var lines = ["localhost:3000 wants you to sign in with your \(title) account:", address, "",
+                     "I accept the Terms of Service", "", "URI: http://localhost:3000", "Version: 1"]
+        if chain == "ethereum" { lines += ["Chain ID: 1", "Nonce: supabaseswiftintegrationtest"] }
+        lines.append("Issued At: 2026-01-01T00:00:00Z")
+        let message = lines.joined(separator: "\n")
+        let signature = Self.sign(api, chain, message, ["address": .string(address)])
+
+        let response = Self.swiftSignIn(api, chain: chain, message: message, signature: signature)
+        #expect(response.status == 200, "\(response.text)")
+        #expect(response.json["user"]?["identities"]?[0]?["id"]?.stringValue == "web3:\(chain):\(address)")
+        // Without Expiration Time only the validity window (10 minutes) ends the message.
+        clock.advance(seconds: 600)
+        #expect(Self.swiftSignIn(api, chain: chain, message: message, signature: signature).status == 200)
+        clock.advance(seconds: 1)
+        Self.expectOAuth(Self.swiftSignIn(api, chain: chain, message: message, signature: signature),
+                         "\(title) message was issued too long ago")
+    }
+
+    /// supabase-js adds `gotrue_meta_security: {captcha_token}` when given a captcha token; GoTrue
+    /// decodes the grant's three fields and ignores the rest (captcha is checked, when enabled,
+    /// by a middleware the emulator does not model).
+    @Test(arguments: ["solana", "ethereum"])
+    func captchaFieldIsIgnored(chain: String) throws {
+        let (api, _) = try Self.makeWeb3API()
+        let (message, signature) = Self.signed(api, chain)
+        let response = api.call("POST", "/token?grant_type=web3", [
+            "chain": .string(chain), "message": .string(message), "signature": .string(signature),
+            "gotrue_meta_security": ["captcha_token": "10000000-aaaa-bbbb-cccc-000000000001"],
+        ])
+        #expect(response.status == 200, "\(response.text)")
+    }
+
+    // MARK: The dashboard
+
+    @Test func dashboardShowsTheWeb3Identity() throws {
+        let (api, _) = try Self.makeWeb3API()
+        api.project.dashboard.configure(enabled: true, requiresKey: false)
+        let (message, signature) = Self.signed(api, "ethereum")
+        let user = Self.grant(api, "ethereum", message, signature).json["user"]
+        let id = user?["id"]?.stringValue ?? ""
+        let subject = user?["identities"]?[0]?["id"]?.stringValue ?? ""
+        #expect(subject.hasPrefix("web3:ethereum:0x"))
+        var browser = DashboardBrowser(api)
+        let list = browser.get("/emulator").text
+        #expect(list.contains("<span class=\"badge\">web3</span>"))
+        let page = browser.get("/emulator/users/\(id)").text
+        #expect(page.contains("Identities (1)"))
+        #expect(page.contains("<tr><td>web3</td><td>\(subject)</td>"), "the identity row: provider web3, the identity id")
+        // The wallet's details, in the identity data.
+        #expect(page.contains("&quot;chain&quot;: &quot;ethereum&quot;"))
+    }
+
     // MARK: Binding to this app
 
     @Test(arguments: ["solana", "ethereum"])
@@ -442,6 +617,29 @@ import Testing
         #expect(seeded.json["address"] == "0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf")
     }
 
+    @Test func listsTheWalletsItHolds() throws {
+        let (api, _) = try Web3GrantTests.makeWeb3API()
+        #expect(api.control("GET", "/emulator/v1/web3/wallets").json == ["wallets": []])
+        let alice = api.control("POST", "/emulator/v1/web3/wallets", ["chain": "solana", "label": "alice"]).json
+        let seeded = api.control("POST", "/emulator/v1/web3/wallets",
+                                 ["chain": "ethereum", "seed": .string(String(repeating: "0", count: 63) + "1")]).json
+        // Naming a label elsewhere makes the wallet too.
+        _ = Web3GrantTests.signed(api, "ethereum", label: "bob")
+        // Made again: listed once, where it was first made.
+        _ = api.control("POST", "/emulator/v1/web3/wallets", ["chain": "solana", "label": "alice"])
+        let listed = api.control("GET", "/emulator/v1/web3/wallets")
+        #expect(listed.status == 200)
+        let wallets = listed.json["wallets"]?.arrayValue ?? []
+        try #require(wallets.count == 3)
+        #expect(wallets[0] == alice)
+        #expect(wallets[1] == seeded && wallets[1]["label"] == .null)
+        #expect(wallets[2]["label"] == "bob" && wallets[2]["chain"] == "ethereum")
+        #expect(wallets[2]["address"] == api.control("POST", "/emulator/v1/web3/wallets", ["chain": "ethereum", "label": "bob"]).json["address"])
+        // Another project holds its own.
+        let (other, _) = try Web3GrantTests.makeWeb3API()
+        #expect(other.control("GET", "/emulator/v1/web3/wallets").json["wallets"]?.arrayValue?.count == 0)
+    }
+
     @Test func refusesAddressesItDidNotCreate() throws {
         let (api, _) = try Web3GrantTests.makeWeb3API()
         let message = Web3GrantTests.body("ethereum", ["", "URI: https://supabase.com/", "Version: 1", "Issued At: 2026-01-01T00:00:00Z"])
@@ -477,8 +675,11 @@ import Testing
 
     @Test func requiresTheServiceRoleKey() throws {
         let (api, _) = try Web3GrantTests.makeWeb3API()
-        let response = api.call("POST", "/emulator/v1/web3/wallets", ["chain": "solana"], bearer: api.project.configuration.apiKeys.anon)
+        let anon = api.project.configuration.apiKeys.anon
+        let response = api.call("POST", "/emulator/v1/web3/wallets", ["chain": "solana"], bearer: anon)
         #expect(response.status == 401 || response.status == 403)
+        let listing = api.call("GET", "/emulator/v1/web3/wallets", bearer: anon)
+        #expect(listing.status == 401 || listing.status == 403)
         #expect(api.control("POST", "/emulator/v1/web3/wallets", ["chain": "bitcoin"]).status == 400)
         #expect(api.control("POST", "/emulator/v1/web3/wallets", ["chain": "solana", "nonsense": true]).status == 400)
     }

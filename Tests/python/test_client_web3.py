@@ -269,3 +269,48 @@ def test_independent_solana_key(start_auth, make_client):
     expired = grant(server, "solana", message, signature)
     assert expired.status_code == 400
     assert expired.json()["error_description"] == "Signed Solana message is expired"
+
+
+def test_wallet_list_shows_what_the_emulator_holds(start_auth):
+    server = start_auth(**WEB3_ON)
+    made = [control(server, "web3/wallets", {"chain": chain, "label": "alice"}).json() for chain in ("solana", "ethereum")]
+    listed = httpx.get(f"{server.url}/emulator/v1/web3/wallets", headers={"apikey": SERVICE_ROLE_KEY}, timeout=10)
+    assert listed.status_code == 200
+    assert listed.json() == {"wallets": made}
+    # The anon key is not enough for a side door.
+    assert httpx.get(f"{server.url}/emulator/v1/web3/wallets", headers={"apikey": ANON_KEY}, timeout=10).status_code in (401, 403)
+
+
+@pytest.mark.parametrize("chain", ["solana", "ethereum"])
+def test_captcha_field_as_supabase_js_sends_it(start_auth, chain):
+    # signInWithWeb3 with options.captchaToken: Solana's signature base64url without padding
+    # (bytesToBase64URL), and `gotrue_meta_security`, which the grant ignores as GoTrue does.
+    server = start_auth(**WEB3_ON)
+    message = control(server, "web3/message", {"chain": chain, "label": "alice"}).json()["message"]
+    signature = control(server, "web3/sign", {"chain": chain, "message": message}).json()["signature"]
+    if chain == "solana":
+        signature = base64.urlsafe_b64encode(base64.b64decode(signature)).decode().rstrip("=")
+    response = httpx.post(
+        f"{server.url}/auth/v1/token?grant_type=web3",
+        json={"chain": chain, "message": message, "signature": signature,
+              "gotrue_meta_security": {"captcha_token": "10000000-aaaa-bbbb-cccc-000000000001"}},
+        headers=CLIENT_HEADERS,
+        timeout=10,
+    )
+    assert response.status_code == 200, response.text
+
+
+def test_a_message_for_the_other_chain(start_auth):
+    # The grant's `chain` picks the parser: each message fails the other chain's header check.
+    server = start_auth(**WEB3_ON)
+    siws = control(server, "web3/message", {"chain": "solana", "label": "alice"}).json()["message"]
+    siwe = control(server, "web3/message", {"chain": "ethereum", "label": "alice"}).json()["message"]
+    solana_signature = control(server, "web3/sign", {"chain": "solana", "message": siws}).json()["signature"]
+    ethereum_signature = control(server, "web3/sign", {"chain": "ethereum", "message": siwe}).json()["signature"]
+    for chain, message, signature, title in [("solana", siwe, solana_signature, "Solana"),
+                                             ("ethereum", siws, ethereum_signature, "Ethereum")]:
+        response = grant(server, chain, message, signature)
+        assert response.status_code == 400
+        assert response.headers["x-sb-error-code"] == "validation_failed"
+        prefix = "siws" if chain == "solana" else "siwe"
+        assert response.json()["message"] == f'{prefix}: message first line does not end in " wants you to sign in with your {title} account:"'

@@ -9,6 +9,9 @@ import AuthPlatform
 /// - `POST /emulator/v1/web3/wallets` `{chain, label?, seed?}` creates (or re-creates) a test
 ///   wallet: its key is derived from the label, so the same label gives the same address on
 ///   every run and in every emulator; `seed` (32 bytes in hex) picks the key itself.
+/// - `GET /emulator/v1/web3/wallets` lists the wallets this emulator holds (made by the route
+///   above or named by label in the two below), oldest first, so a test can find the address it
+///   must sign for without keeping it.
 /// - `POST /emulator/v1/web3/message` builds a sign-in message for a wallet (SIWS for Solana,
 ///   EIP-4361 for Ethereum) that this server accepts now: the site URL (or the first allow-list
 ///   URL the grant would accept) as URI and domain, Issued At from the emulator's clock, a random
@@ -27,6 +30,7 @@ struct SoftwareWalletEndpoints: EndpointGroup {
 
     static var endpoints: [Endpoint<Self>] {
         [
+            Endpoint("GET", prefix + "/wallets", operation: "emulator.web3.wallets.list") { g, _ in g.list() },
             Endpoint("POST", prefix + "/wallets", operation: "emulator.web3.wallets") { g, c in try g.create(c) },
             Endpoint("POST", prefix + "/message", operation: "emulator.web3.message") { g, c in try g.message(c) },
             Endpoint("POST", prefix + "/sign", operation: "emulator.web3.sign") { g, c in try g.sign(c) },
@@ -52,6 +56,10 @@ struct SoftwareWalletEndpoints: EndpointGroup {
         }
         wallets.remember(wallet)
         return .json(.object(wallet.json))
+    }
+
+    func list() -> HTTPResponse {
+        .json(["wallets": .array(wallets.all.map { .object($0.json) })])
     }
 
     func message(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
@@ -284,16 +292,26 @@ struct SoftwareWallet: Sendable {
     var key: String { "\(chain.rawValue):\(chain == .ethereum ? address.lowercased() : address)" }
 }
 
-/// The wallets this emulator created, by address, so `sign` can refuse any other.
+/// The wallets this emulator created, by address, so `sign` can refuse any other; each keeps
+/// the position it was first made at, so the list reads in creation order.
 public final class SoftwareWallets: Sendable {
-    private let wallets = Lock<[String: SoftwareWallet]>([:])
+    private let wallets = Lock<[String: (order: Int, wallet: SoftwareWallet)]>([:])
 
     public init() {}
 
-    func remember(_ wallet: SoftwareWallet) { wallets.withLock { $0[wallet.key] = wallet } }
+    func remember(_ wallet: SoftwareWallet) {
+        wallets.withLock { all in
+            let order = all[wallet.key]?.order ?? all.count
+            all[wallet.key] = (order, wallet)
+        }
+    }
 
     func wallet(chain: Web3Chain, address: String) -> SoftwareWallet? {
         let key = "\(chain.rawValue):\(chain == .ethereum ? address.lowercased() : address)"
-        return wallets.withLock { $0[key] }
+        return wallets.withLock { $0[key]?.wallet }
+    }
+
+    var all: [SoftwareWallet] {
+        wallets.withLock { $0.values.sorted { $0.order < $1.order }.map(\.wallet) }
     }
 }
