@@ -2,6 +2,7 @@
 lines, the one line a stop leaves with its request counts, the seeding summary, and usage errors
 with a suggestion."""
 import json
+import pathlib
 import re
 import signal
 import subprocess
@@ -29,6 +30,19 @@ def test_banner_names_signing_key_and_settings_sources(start_server, tmp_path):
     assert "GOTRUE_JWT_EXP" in names and "GOTRUE_JWT_SECRET" in names
     assert secret not in "\n".join(server.banner)
     assert "600" not in sources
+
+
+def test_the_running_page_shows_the_real_banner(start_server):
+    """docs/running.md's banner is the one `serve` prints with nothing configured: line by line,
+    with its port and database path standing for this run's."""
+    text = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "running.md").read_text()
+    block = re.search(r"^```\n(listening on .*?)^```$", text, re.S | re.M)
+    assert block, "docs/running.md has no banner example"
+    shown = block.group(1).replace("http://127.0.0.1:9999", "{url}").splitlines()
+    server = start_server("--db", ":memory:")
+    real = [f"listening on {server.url}", *server.banner]
+    assert [line.replace(server.url, "{url}") for line in real[:-1]] == shown[:-1]
+    assert real[-1].split(":")[0] == shown[-1].split(":")[0] == "database"
 
 
 def test_banner_names_an_asymmetric_key_by_kid(start_server):
@@ -137,3 +151,4 @@ def test_unknown_flag_exits_64_with_a_suggestion():
     result = subprocess.run([BIN, "serv"], capture_output=True, text=True, timeout=10)
     assert result.returncode == 64
     assert "did you mean 'serve'?" in result.stderr
+
