@@ -162,6 +162,26 @@ struct DashboardBrowser {
         #expect(!search.contains("<b>bold"))
     }
 
+    /// A refused create form comes back with what was typed, as text: the admin route rejects the
+    /// address, the page shows the draft escaped in its fields, and no user is made.
+    @Test func refusedDraftsAreShownEscaped() throws {
+        let (api, _) = try makeDashboardAPI()
+        var browser = DashboardBrowser(api)
+        let token = browser.token(from: "/emulator")
+        let refused = browser.post("/emulator/users", [("email", "<b>x</b>"), ("phone", "\"><i>1</i>")], csrf: token)
+        #expect(refused.status == 400)
+        #expect(refused.text.contains("value=\"&lt;b&gt;x&lt;/b&gt;\""), "\(refused.text)")
+        #expect(refused.text.contains("value=\"&quot;&gt;&lt;i&gt;1&lt;/i&gt;\""))
+        #expect(!refused.text.contains("<b>x</b>") && !refused.text.contains("<i>1</i>"))
+        // Metadata that is not JSON is refused before the route is called, and shown as typed.
+        let markup = "{\"a\": \"</textarea><script>alert(1)</script>"
+        let notJSON = browser.post("/emulator/users", [("email", "ok@example.com"), ("user_metadata", markup)], csrf: token)
+        #expect(notJSON.status == 400)
+        #expect(notJSON.text.contains("&lt;/textarea&gt;&lt;script&gt;alert(1)&lt;/script&gt;</textarea>"))
+        #expect(!notJSON.text.contains("<script>alert(1)"))
+        #expect(api.control("GET", "/admin/users").json["users"]?.arrayValue?.isEmpty == true)
+    }
+
     @Test func postsWithoutTheRightCSRFTokenAreRefused() throws {
         let (api, _) = try makeDashboardAPI()
         _ = api.signUp("ada@example.com")
