@@ -324,3 +324,123 @@ def test_a_projects_dashboard_stays_in_its_project(start_auth, browser, api):
     element(browser, "main")
     assert "/project/default/emulator" in browser.current_url
     assert "ada.shop@example.com" not in css(browser, "main").text
+
+
+def test_create_a_phone_user_and_edit_its_app_metadata(start_auth, browser, api):
+    # Phone sign-in on, so the new user's password works (the admin route makes the user either way).
+    server = start_auth(GOTRUE_EXTERNAL_PHONE_ENABLED="true")
+    http = api(server)
+
+    # A confirmed phone user: no email, the confirmation is the phone's.
+    browser.get(f"{server.url}/emulator")
+    css(browser, "details summary").click()
+    set_field(browser, 'form[action="/emulator/users"] input[name=phone]', "+15551234567")
+    set_field(browser, 'form[action="/emulator/users"] input[name=password]', "password1")
+    css(browser, 'form[action="/emulator/users"] input[name=confirmed]').click()
+    submit(browser, "/emulator/users", "Create user")
+    wait_for_notice(browser, "Created +15551234567.")
+    user_id = browser.current_url.split("/emulator/users/")[1].split("?")[0]
+    user = http.get(f"/admin/users/{user_id}", headers=ADMIN).json()
+    assert user["phone"] == "15551234567"
+    assert user["phone_confirmed_at"]
+    assert not user.get("email")
+    assert user["app_metadata"]["provider"] == "phone"
+    signed_in = http.post("/auth/v1/token?grant_type=password", headers={"apikey": ANON_KEY},
+                          json={"phone": "+15551234567", "password": "password1"})
+    assert signed_in.status_code == 200, signed_in.text
+
+    # app_metadata: the textarea holds the whole object; a key added is stored, the rest kept.
+    field = css(browser, "textarea[name=app_metadata]")
+    shown = json.loads(field.get_attribute("value"))
+    assert shown == user["app_metadata"]
+    set_field(browser, "textarea[name=app_metadata]", json.dumps({**shown, "plan": "pro", "roles": ["admin"]}))
+    submit(browser, f"/emulator/users/{user_id}/metadata", "Save metadata")
+    wait_for_notice(browser, "Metadata saved.")
+    user = http.get(f"/admin/users/{user_id}", headers=ADMIN).json()
+    assert user["app_metadata"]["plan"] == "pro"
+    assert user["app_metadata"]["roles"] == ["admin"]
+    assert user["app_metadata"]["provider"] == "phone"
+    assert user["user_metadata"] == {}
+
+    # A key taken out of the textarea is removed.
+    shown = json.loads(css(browser, "textarea[name=app_metadata]").get_attribute("value"))
+    del shown["plan"]
+    set_field(browser, "textarea[name=app_metadata]", json.dumps(shown))
+    submit(browser, f"/emulator/users/{user_id}/metadata", "Save metadata")
+    wait_for_notice(browser, "Metadata saved.")
+    app_metadata = http.get(f"/admin/users/{user_id}", headers=ADMIN).json()["app_metadata"]
+    assert "plan" not in app_metadata and app_metadata["roles"] == ["admin"]
+
+
+def test_header_clock_advances_a_day_and_sets_a_time(start_auth, browser, api):
+    server = start_auth()
+    http = api(server)
+    browser.get(f"{server.url}/emulator/mailbox")
+    element(browser, 'header button[aria-label="Advance the clock +1 day"]').click()
+    wait_for_notice(browser, "Clock now")
+    # Back on the page the button was pressed on.
+    assert browser.current_url.startswith(f"{server.url}/emulator/mailbox?notice=")
+    offset = http.get("/emulator/v1/clock", headers=ADMIN).json()["offset_seconds"]
+    assert 86_399 <= offset <= 86_500
+
+    # A datetime-local field's keyboard entry follows the browser's locale; its value is the
+    # one format every locale submits.
+    field = element(browser, 'header input[name=set]')
+    browser.execute_script("arguments[0].value = '2031-02-03T04:05'", field)
+    submit(browser, "/emulator/settings/clock", "Set (UTC)")
+    wait_for_notice(browser, "Clock now 2031-02-03T04:05")
+    assert http.get("/emulator/v1/clock", headers=ADMIN).json()["now"].startswith("2031-02-03T04:05:")
+    assert css(browser, "#header-clock").text.startswith("2031-02-03T04:05:")
+    # What the API stamps follows the clock: a user made now was made in 2031.
+    made = http.post("/admin/users", headers=ADMIN, json={"email": "later@example.com"}).json()
+    assert made["created_at"].startswith("2031-02-03T04:05:")
+
+
+def test_mint_with_role_and_aal(start_auth, browser, api):
+    import jwt
+    from selenium.webdriver.support.ui import Select
+
+    server = start_auth()
+    http = api(server)
+    user_id = sign_up(http, "aal@example.com")["user"]["id"]
+
+    browser.get(f"{server.url}/emulator/users/{user_id}")
+    set_field(browser, "input[name=role]", "service_role")
+    Select(css(browser, "select[name=aal]")).select_by_value("aal2")
+    submit(browser, f"/emulator/users/{user_id}/token", "Mint token")
+    token = element(browser, "#minted-token").text
+
+    # Verified with the project's published key, as a backend would.
+    jwks = http.get("/auth/v1/.well-known/jwks.json").json()
+    header = jwt.get_unverified_header(token)
+    [key] = [key for key in jwks["keys"] if key["kid"] == header["kid"]]
+    decoded = jwt.decode(token, jwt.PyJWK(key), algorithms=[header["alg"]], audience="authenticated")
+    assert decoded["sub"] == user_id
+    assert decoded["role"] == "service_role"
+    assert decoded["aal"] == "aal2"
+    assert decoded["email"] == "aal@example.com"
+
+
+def test_delete_a_passkey(start_auth, browser, api):
+    server = start_auth(GOTRUE_PASSKEY_ENABLED="true", GOTRUE_SITE_URL="http://localhost:3000")
+    http = api(server)
+    session = sign_up(http, "passkey.dash@example.com")
+    user_id = session["user"]["id"]
+    user = {"apikey": ANON_KEY, "Authorization": f"Bearer {session['access_token']}"}
+    # Registered through the software authenticator (docs/passkeys.md).
+    options = http.post("/auth/v1/passkeys/registration/options", headers=user, json={}).json()
+    credential = http.post("/emulator/v1/webauthn/attestation", headers=ADMIN, json=options).json()
+    verified = http.post("/auth/v1/passkeys/registration/verify", headers=user,
+                         json={"challenge_id": options["challenge_id"], "credential": credential})
+    assert verified.status_code == 200, verified.text
+    passkey_id = verified.json()["id"]
+    assert [p["id"] for p in http.get(f"/admin/users/{user_id}/passkeys", headers=ADMIN).json()] == [passkey_id]
+
+    browser.get(f"{server.url}/emulator/users/{user_id}")
+    assert "Passkeys (1)" in css(browser, "main").text
+    element(browser, f'form[action="/emulator/users/{user_id}/passkeys/{passkey_id}/delete"] button').click()
+    accept_confirm(browser)
+    wait_for_notice(browser, "Passkey deleted.")
+    assert http.get(f"/admin/users/{user_id}/passkeys", headers=ADMIN).json() == []
+    assert "Passkeys (0)" in css(browser, "main").text
+
