@@ -1,6 +1,6 @@
 """The web dashboard in a real browser (headless Chromium through Selenium): every action a
-person takes there, each checked afterwards through the admin or control API, and the users
-table's layout at 1920 and 360 px.
+person takes there, each checked afterwards through the admin or control API, a form filled and
+sent with the keyboard alone, and the users table's layout at 1920 and 360 px.
 
 Chromium, its driver and the skip rules are those of test_browser_consent.py (system packages,
 the driver path passed explicitly; skipped locally without them, a failure under CI).
@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from conftest import ANON_KEY, SERVICE_ROLE_KEY
-from test_browser_consent import WAIT_SECONDS, browser, chromium_session, element  # noqa: F401 (browser is a fixture)
+from test_browser_consent import WAIT_SECONDS, browser, chromium_session, element, wait_for_url  # noqa: F401 (browser is a fixture)
 
 ADMIN = {"Authorization": f"Bearer {SERVICE_ROLE_KEY}", "apikey": SERVICE_ROLE_KEY}
 
@@ -444,3 +444,54 @@ def test_delete_a_passkey(start_auth, browser, api):
     assert http.get(f"/admin/users/{user_id}/passkeys", headers=ADMIN).json() == []
     assert "Passkeys (0)" in css(browser, "main").text
 
+
+def focused(driver):
+    return driver.switch_to.active_element
+
+
+def press(driver, *keys):
+    """Keys to whatever has the focus, as a person at the keyboard sends them."""
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    ActionChains(driver).send_keys(*keys).perform()
+
+
+def test_create_a_user_with_the_keyboard_only(start_auth, browser, api):
+    from selenium.webdriver.common.keys import Keys
+
+    server = start_auth()
+    http = api(server)
+    browser.get(f"{server.url}/emulator")
+    # From the search box, Tab goes to its button, then into the create form's disclosure.
+    css(browser, "input[name=q]").click()
+    assert focused(browser).get_attribute("name") == "q"
+    press(browser, Keys.TAB)
+    assert focused(browser).text == "Search"
+    press(browser, Keys.TAB)
+    assert focused(browser).tag_name == "summary"
+    press(browser, Keys.ENTER)
+    # Through the fields in order: email, phone, password, confirmed, metadata, the button.
+    press(browser, Keys.TAB)
+    assert focused(browser).get_attribute("name") == "email"
+    press(browser, "keys@example.com", Keys.TAB, Keys.TAB)
+    assert focused(browser).get_attribute("name") == "password"
+    press(browser, "password1", Keys.TAB)
+    assert focused(browser).get_attribute("name") == "confirmed"
+    press(browser, Keys.SPACE, Keys.TAB)
+    assert focused(browser).get_attribute("name") == "user_metadata"
+    press(browser, '{"via": "keyboard"}', Keys.TAB)
+    assert focused(browser).text == "Create user"
+    press(browser, Keys.ENTER)
+    wait_for_notice(browser, "Created keys@example.com.")
+    [user] = http.get("/admin/users", headers=ADMIN).json()["users"]
+    assert user["email"] == "keys@example.com"
+    assert user["email_confirmed_at"]
+    assert user["user_metadata"]["via"] == "keyboard"
+
+    # The search the same way: type, Tab to its button, Enter.
+    browser.get(f"{server.url}/emulator")
+    css(browser, "input[name=q]").click()
+    press(browser, "KEYS@", Keys.TAB, Keys.ENTER)
+    # The results page, not the one it replaces (whose table is there until it goes).
+    wait_for_url(browser, f"{server.url}/emulator?q=KEYS%40")
+    assert "1 user matching" in element(browser, "main").text
