@@ -58,6 +58,21 @@ def submit(driver, action, label):
     raise AssertionError(f"no button {label!r} for {action}")
 
 
+def create_user(browser, server, notice, confirmed=False, **fields):
+    """Fills the users page's create form (`fields` by field name), ticks "Confirmed" if asked,
+    sends it and waits for `notice`; returns the new user's id, from the page it lands on."""
+    form = 'form[action="/emulator/users"]'
+    browser.get(f"{server.url}/emulator")
+    css(browser, "details summary").click()
+    for name, value in fields.items():
+        set_field(browser, f"{form} [name={name}]", value)
+    if confirmed:
+        css(browser, f"{form} input[name=confirmed]").click()
+    submit(browser, "/emulator/users", "Create user")
+    wait_for_notice(browser, notice)
+    return browser.current_url.split("/emulator/users/")[1].split("?")[0]
+
+
 @pytest.fixture
 def browser_without_js():
     """test_browser_consent.py's browser with JavaScript turned off."""
@@ -98,15 +113,8 @@ def test_create_edit_ban_sign_out_revoke_delete(start_auth, browser, api):
     http = api(server)
 
     # Create: email, password, confirmed, metadata with markup in it.
-    browser.get(f"{server.url}/emulator")
-    css(browser, "details summary").click()
-    set_field(browser, 'form[action="/emulator/users"] input[name=email]', "ada.dash@example.com")
-    set_field(browser, 'form[action="/emulator/users"] input[name=password]', "password1")
-    css(browser, 'form[action="/emulator/users"] input[name=confirmed]').click()
-    set_field(browser, 'form[action="/emulator/users"] textarea[name=user_metadata]', '{"full_name": "<b>Ada</b>"}')
-    submit(browser, "/emulator/users", "Create user")
-    wait_for_notice(browser, "Created ada.dash@example.com.")
-    user_id = browser.current_url.split("/emulator/users/")[1].split("?")[0]
+    user_id = create_user(browser, server, "Created ada.dash@example.com.", confirmed=True, email="ada.dash@example.com",
+                          password="password1", user_metadata='{"full_name": "<b>Ada</b>"}')
     user = http.get(f"/admin/users/{user_id}", headers=ADMIN).json()
     assert user["email"] == "ada.dash@example.com"
     assert user["email_confirmed_at"]
@@ -163,16 +171,29 @@ def test_create_edit_ban_sign_out_revoke_delete(start_auth, browser, api):
     assert http.get(f"/admin/users/{user_id}", headers=ADMIN).status_code == 404
 
 
+def mint(browser, server, user_id, **fields):
+    """Fills the user page's mint form (`fields` by field name; a list is chosen by value),
+    sends it and returns the token the page shows."""
+    from selenium.webdriver.support.ui import Select
+
+    action = f"/emulator/users/{user_id}/token"
+    browser.get(f"{server.url}/emulator/users/{user_id}")
+    for name, value in fields.items():
+        selector = f'form[action="{action}"] [name={name}]'
+        if css(browser, selector).tag_name == "select":
+            Select(css(browser, selector)).select_by_value(value)
+        else:
+            set_field(browser, selector, value)
+    submit(browser, action, "Mint token")
+    return element(browser, "#minted-token").text
+
+
 def test_mint_a_token_use_it_and_decode_it(start_auth, browser, api):
     server = start_auth()
     http = api(server)
     user_id = sign_up(http, "mint@example.com")["user"]["id"]
 
-    browser.get(f"{server.url}/emulator/users/{user_id}")
-    set_field(browser, "input[name=expires_in]", "600")
-    set_field(browser, "textarea[name=claims]", '{"tenant": "<i>acme</i>"}')
-    submit(browser, f"/emulator/users/{user_id}/token", "Mint token")
-    token = element(browser, "#minted-token").text
+    token = mint(browser, server, user_id, expires_in="600", claims='{"tenant": "<i>acme</i>"}')
     assert token.count(".") == 2
     me = http.get("/auth/v1/user", headers={"apikey": ANON_KEY, "Authorization": f"Bearer {token}"})
     assert me.status_code == 200
@@ -209,6 +230,16 @@ def test_delete_a_factor(start_auth, browser, api):
     assert http.get(f"/admin/users/{user_id}/factors", headers=ADMIN).json() == []
 
 
+def advance_from_header(browser, http, page, step):
+    """Presses the header's clock button for `step` ("+1 hour", "+1 day") on `page`; the browser
+    comes back to that page. Returns the clock's offset then, read through the control API."""
+    browser.get(page)
+    element(browser, f'header button[aria-label="Advance the clock {step}"]').click()
+    wait_for_notice(browser, "Clock now")
+    assert browser.current_url.startswith(f"{page}?notice=")
+    return http.get("/emulator/v1/clock", headers=ADMIN).json()["offset_seconds"]
+
+
 def test_header_clock_journal_and_reset(start_auth, browser, api):
     server = start_auth()
     http = api(server)
@@ -216,12 +247,7 @@ def test_header_clock_journal_and_reset(start_auth, browser, api):
     assert http.get("/emulator/v1/journal", headers=ADMIN).json()["entries"]
 
     # +1 h from the header of the users page: back on the same page, an hour later.
-    browser.get(f"{server.url}/emulator")
-    element(browser, 'header button[aria-label="Advance the clock +1 hour"]').click()
-    wait_for_notice(browser, "Clock now")
-    assert browser.current_url.startswith(f"{server.url}/emulator?notice=")
-    offset = http.get("/emulator/v1/clock", headers=ADMIN).json()["offset_seconds"]
-    assert 3599 <= offset <= 3700
+    assert 3599 <= advance_from_header(browser, http, f"{server.url}/emulator", "+1 hour") <= 3700
 
     # Clear the journal.
     browser.get(f"{server.url}/emulator/journal")
@@ -332,14 +358,7 @@ def test_create_a_phone_user_and_edit_its_app_metadata(start_auth, browser, api)
     http = api(server)
 
     # A confirmed phone user: no email, the confirmation is the phone's.
-    browser.get(f"{server.url}/emulator")
-    css(browser, "details summary").click()
-    set_field(browser, 'form[action="/emulator/users"] input[name=phone]', "+15551234567")
-    set_field(browser, 'form[action="/emulator/users"] input[name=password]', "password1")
-    css(browser, 'form[action="/emulator/users"] input[name=confirmed]').click()
-    submit(browser, "/emulator/users", "Create user")
-    wait_for_notice(browser, "Created +15551234567.")
-    user_id = browser.current_url.split("/emulator/users/")[1].split("?")[0]
+    user_id = create_user(browser, server, "Created +15551234567.", confirmed=True, phone="+15551234567", password="password1")
     user = http.get(f"/admin/users/{user_id}", headers=ADMIN).json()
     assert user["phone"] == "15551234567"
     assert user["phone_confirmed_at"]
@@ -375,13 +394,7 @@ def test_create_a_phone_user_and_edit_its_app_metadata(start_auth, browser, api)
 def test_header_clock_advances_a_day_and_sets_a_time(start_auth, browser, api):
     server = start_auth()
     http = api(server)
-    browser.get(f"{server.url}/emulator/mailbox")
-    element(browser, 'header button[aria-label="Advance the clock +1 day"]').click()
-    wait_for_notice(browser, "Clock now")
-    # Back on the page the button was pressed on.
-    assert browser.current_url.startswith(f"{server.url}/emulator/mailbox?notice=")
-    offset = http.get("/emulator/v1/clock", headers=ADMIN).json()["offset_seconds"]
-    assert 86_399 <= offset <= 86_500
+    assert 86_399 <= advance_from_header(browser, http, f"{server.url}/emulator/mailbox", "+1 day") <= 86_500
 
     # A datetime-local field's keyboard entry follows the browser's locale; its value is the
     # one format every locale submits.
@@ -398,17 +411,11 @@ def test_header_clock_advances_a_day_and_sets_a_time(start_auth, browser, api):
 
 def test_mint_with_role_and_aal(start_auth, browser, api):
     import jwt
-    from selenium.webdriver.support.ui import Select
 
     server = start_auth()
     http = api(server)
     user_id = sign_up(http, "aal@example.com")["user"]["id"]
-
-    browser.get(f"{server.url}/emulator/users/{user_id}")
-    set_field(browser, "input[name=role]", "service_role")
-    Select(css(browser, "select[name=aal]")).select_by_value("aal2")
-    submit(browser, f"/emulator/users/{user_id}/token", "Mint token")
-    token = element(browser, "#minted-token").text
+    token = mint(browser, server, user_id, role="service_role", aal="aal2")
 
     # Verified with the project's published key, as a backend would.
     jwks = http.get("/auth/v1/.well-known/jwks.json").json()
