@@ -82,12 +82,13 @@ import Testing
     @Test func scenarioValidateSuggestsTheOperation() throws {
         let path = NSTemporaryDirectory() + "console-\(UUID().uuidString).json"
         defer { removeFile(path) }
-        try writeFile(path, #"{"name": "x", "rules": [{"match": {"op": "signup.pasword"}, "then": {"status": 503}}]}"#)
+        try writeFile(path, #"{"name": "x", "rules": [{"match": {"op": "token.pasword"}, "then": {"status": 503}}]}"#)
         let result = run(["scenario", "validate", path])
         #expect(result.status == CLI.exitFailure)
-        if let near = Spelling.suggestion(for: "signup.pasword", among: Operations.names) {
-            #expect(result.error.contains("did you mean \"\(near)\"?"), "\(result.error)")
-        }
+        // One letter off a real name: without a suggestion there would be nothing to check.
+        let near = try #require(Spelling.suggestion(for: "token.pasword", among: Operations.names))
+        #expect(near == "token.password")
+        #expect(result.error.contains("did you mean \"\(near)\"?"), "\(result.error)")
     }
 
     // MARK: - help

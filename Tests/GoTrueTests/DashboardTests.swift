@@ -70,6 +70,45 @@ struct DashboardBrowser {
         api.control("GET", "/admin/users").json["users"]?.arrayValue?.first { $0["email"]?.stringValue == email }?["id"]?.stringValue ?? ""
     }
 
+    /// What in a page would make the browser fetch from another origin: a `src` (script, image,
+    /// frame) or a `<link>` (stylesheet, icon, preload) to `http(s)://` or protocol-relative
+    /// `//`, a protocol-relative link, a CSS `@import` or `url()` off the page, a script's fetch
+    /// of an absolute URL. Plain links to the API (`<a href="http://...">`) are navigation, not
+    /// assets. The dashboard must work offline and leak nothing to a CDN.
+    func externalAssets(in html: String) throws -> [String] {
+        let patterns = [
+            #"(?i)\bsrc\s*=\s*["']?\s*(https?:)?//"#,
+            #"(?i)<link\b[^>]*\bhref\s*=\s*["']?\s*(https?:)?//"#,
+            #"(?i)\bhref\s*=\s*["']?\s*//"#,
+            #"(?i)@import"#,
+            #"(?i)url\(\s*["']?\s*(https?:)?//"#,
+            #"(?i)\b(fetch|EventSource|WebSocket)\s*\(\s*["'`](https?:|wss?:)?//"#,
+        ]
+        var found: [String] = []
+        for pattern in patterns {
+            let regex = try Regex(pattern)
+            found += html.matches(of: regex).map { String(html[$0.range]) }
+        }
+        return found
+    }
+
+    /// The check above finds each kind of external asset, and leaves links alone.
+    @Test func externalAssetCheckFindsEachKind() throws {
+        for html in [
+            #"<script src="https://cdn.example/app.js"></script>"#, #"<img src='http://cdn.example/a.png'>"#,
+            #"<script src=//cdn.example/app.js></script>"#, #"<link rel="stylesheet" href="https://cdn.example/a.css">"#,
+            #"<link href="//fonts.example/f.css" rel="stylesheet">"#, #"<style>@import url(http://cdn.example/a.css);</style>"#,
+            #"<style>body{background:url('//cdn.example/bg.png')}</style>"#, #"<script>fetch('https://tracker.example/')</script>"#,
+            #"<a href="//elsewhere.example/">x</a>"#,
+        ] {
+            #expect(try !externalAssets(in: html).isEmpty, "\(html)")
+        }
+        for html in [#"<a href="http://127.0.0.1:9999/auth/v1">API</a>"#, #"<link rel="icon" href="data:,">"#,
+                     #"<script>fetch(root+'/live')</script>"#, #"<form action="/emulator/users">"#] {
+            #expect(try externalAssets(in: html) == [], "\(html)")
+        }
+    }
+
     @Test func everyPageRendersAsHTML() throws {
         let (api, _) = try makeDashboardAPI()
         _ = api.signUp("ada@example.com")
@@ -78,18 +117,29 @@ struct DashboardBrowser {
         let pages: [(String, String)] = [
             ("/emulator", "ada@example.com"),
             ("/emulator/users/\(id)", "Sessions (1)"),
+            ("/emulator/tokens", "Decode"),
             ("/emulator/mailbox", "Mailbox"),
             ("/emulator/journal", "Journal"),
             ("/emulator/scenarios", "Scenarios"),
             ("/emulator/settings", "Virtual clock"),
+            ("/emulator/login", "Dashboard sign-in"),
         ]
+        // Every page the route table serves is in the list (the live digest is JSON, not a page),
+        // so a new page cannot skip the checks below.
+        let served = Set(DashboardEndpoints.endpoints.filter { $0.method == "GET" && $0.pattern != Dashboard.path + "/live" }.map(\.pattern))
+        #expect(Set(pages.map { $0.0.replacingOccurrences(of: id, with: "{user_id}") }) == served)
         for (target, content) in pages {
             let response = browser.get(target)
             #expect(response.status == 200, "\(target)")
             #expect(isHTML(response), "\(target)")
             #expect(response.text.contains(content), "\(target)")
             #expect(response.text.hasPrefix("<!doctype html>"), "\(target)")
+            #expect(try externalAssets(in: response.text) == [], "\(target)")
         }
+        // The server's root names the dashboard in the same frame, and loads nothing either.
+        let index = api.respond(to: request("GET", "/", headers: ["Accept": "text/html"]))
+        #expect(index.text.hasPrefix("<!doctype html>"))
+        #expect(try externalAssets(in: index.text) == [])
         // The settings page shows the real keys and a client snippet built from them.
         let settings = browser.get("/emulator/settings").text
         #expect(settings.contains(api.project.configuration.apiKeys.serviceRole))
@@ -110,6 +160,26 @@ struct DashboardBrowser {
         let search = browser.get("/emulator?q=%3Cb%3Ebold").text
         #expect(search.contains("value=\"&lt;b&gt;bold\""))
         #expect(!search.contains("<b>bold"))
+    }
+
+    /// A refused create form comes back with what was typed, as text: the admin route rejects the
+    /// address, the page shows the draft escaped in its fields, and no user is made.
+    @Test func refusedDraftsAreShownEscaped() throws {
+        let (api, _) = try makeDashboardAPI()
+        var browser = DashboardBrowser(api)
+        let token = browser.token(from: "/emulator")
+        let refused = browser.post("/emulator/users", [("email", "<b>x</b>"), ("phone", "\"><i>1</i>")], csrf: token)
+        #expect(refused.status == 400)
+        #expect(refused.text.contains("value=\"&lt;b&gt;x&lt;/b&gt;\""), "\(refused.text)")
+        #expect(refused.text.contains("value=\"&quot;&gt;&lt;i&gt;1&lt;/i&gt;\""))
+        #expect(!refused.text.contains("<b>x</b>") && !refused.text.contains("<i>1</i>"))
+        // Metadata that is not JSON is refused before the route is called, and shown as typed.
+        let markup = "{\"a\": \"</textarea><script>alert(1)</script>"
+        let notJSON = browser.post("/emulator/users", [("email", "ok@example.com"), ("user_metadata", markup)], csrf: token)
+        #expect(notJSON.status == 400)
+        #expect(notJSON.text.contains("&lt;/textarea&gt;&lt;script&gt;alert(1)&lt;/script&gt;</textarea>"))
+        #expect(!notJSON.text.contains("<script>alert(1)"))
+        #expect(api.control("GET", "/admin/users").json["users"]?.arrayValue?.isEmpty == true)
     }
 
     @Test func postsWithoutTheRightCSRFTokenAreRefused() throws {

@@ -1,6 +1,6 @@
 """The web dashboard in a real browser (headless Chromium through Selenium): every action a
-person takes there, each checked afterwards through the admin or control API, and the users
-table's layout at 1920 and 360 px.
+person takes there, each checked afterwards through the admin or control API, a form filled and
+sent with the keyboard alone, and the users table's layout at 1920 and 360 px.
 
 Chromium, its driver and the skip rules are those of test_browser_consent.py (system packages,
 the driver path passed explicitly; skipped locally without them, a failure under CI).
@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from conftest import ANON_KEY, SERVICE_ROLE_KEY
-from test_browser_consent import WAIT_SECONDS, browser, chromium_session, element  # noqa: F401 (browser is a fixture)
+from test_browser_consent import WAIT_SECONDS, browser, chromium_session, element, wait_for_url  # noqa: F401 (browser is a fixture)
 
 ADMIN = {"Authorization": f"Bearer {SERVICE_ROLE_KEY}", "apikey": SERVICE_ROLE_KEY}
 
@@ -58,6 +58,21 @@ def submit(driver, action, label):
     raise AssertionError(f"no button {label!r} for {action}")
 
 
+def create_user(browser, server, notice, confirmed=False, **fields):
+    """Fills the users page's create form (`fields` by field name), ticks "Confirmed" if asked,
+    sends it and waits for `notice`; returns the new user's id, from the page it lands on."""
+    form = 'form[action="/emulator/users"]'
+    browser.get(f"{server.url}/emulator")
+    css(browser, "details summary").click()
+    for name, value in fields.items():
+        set_field(browser, f"{form} [name={name}]", value)
+    if confirmed:
+        css(browser, f"{form} input[name=confirmed]").click()
+    submit(browser, "/emulator/users", "Create user")
+    wait_for_notice(browser, notice)
+    return browser.current_url.split("/emulator/users/")[1].split("?")[0]
+
+
 @pytest.fixture
 def browser_without_js():
     """test_browser_consent.py's browser with JavaScript turned off."""
@@ -98,15 +113,8 @@ def test_create_edit_ban_sign_out_revoke_delete(start_auth, browser, api):
     http = api(server)
 
     # Create: email, password, confirmed, metadata with markup in it.
-    browser.get(f"{server.url}/emulator")
-    css(browser, "details summary").click()
-    set_field(browser, 'form[action="/emulator/users"] input[name=email]', "ada.dash@example.com")
-    set_field(browser, 'form[action="/emulator/users"] input[name=password]', "password1")
-    css(browser, 'form[action="/emulator/users"] input[name=confirmed]').click()
-    set_field(browser, 'form[action="/emulator/users"] textarea[name=user_metadata]', '{"full_name": "<b>Ada</b>"}')
-    submit(browser, "/emulator/users", "Create user")
-    wait_for_notice(browser, "Created ada.dash@example.com.")
-    user_id = browser.current_url.split("/emulator/users/")[1].split("?")[0]
+    user_id = create_user(browser, server, "Created ada.dash@example.com.", confirmed=True, email="ada.dash@example.com",
+                          password="password1", user_metadata='{"full_name": "<b>Ada</b>"}')
     user = http.get(f"/admin/users/{user_id}", headers=ADMIN).json()
     assert user["email"] == "ada.dash@example.com"
     assert user["email_confirmed_at"]
@@ -163,16 +171,29 @@ def test_create_edit_ban_sign_out_revoke_delete(start_auth, browser, api):
     assert http.get(f"/admin/users/{user_id}", headers=ADMIN).status_code == 404
 
 
+def mint(browser, server, user_id, **fields):
+    """Fills the user page's mint form (`fields` by field name; a list is chosen by value),
+    sends it and returns the token the page shows."""
+    from selenium.webdriver.support.ui import Select
+
+    action = f"/emulator/users/{user_id}/token"
+    browser.get(f"{server.url}/emulator/users/{user_id}")
+    for name, value in fields.items():
+        selector = f'form[action="{action}"] [name={name}]'
+        if css(browser, selector).tag_name == "select":
+            Select(css(browser, selector)).select_by_value(value)
+        else:
+            set_field(browser, selector, value)
+    submit(browser, action, "Mint token")
+    return element(browser, "#minted-token").text
+
+
 def test_mint_a_token_use_it_and_decode_it(start_auth, browser, api):
     server = start_auth()
     http = api(server)
     user_id = sign_up(http, "mint@example.com")["user"]["id"]
 
-    browser.get(f"{server.url}/emulator/users/{user_id}")
-    set_field(browser, "input[name=expires_in]", "600")
-    set_field(browser, "textarea[name=claims]", '{"tenant": "<i>acme</i>"}')
-    submit(browser, f"/emulator/users/{user_id}/token", "Mint token")
-    token = element(browser, "#minted-token").text
+    token = mint(browser, server, user_id, expires_in="600", claims='{"tenant": "<i>acme</i>"}')
     assert token.count(".") == 2
     me = http.get("/auth/v1/user", headers={"apikey": ANON_KEY, "Authorization": f"Bearer {token}"})
     assert me.status_code == 200
@@ -209,6 +230,16 @@ def test_delete_a_factor(start_auth, browser, api):
     assert http.get(f"/admin/users/{user_id}/factors", headers=ADMIN).json() == []
 
 
+def advance_from_header(browser, http, page, step):
+    """Presses the header's clock button for `step` ("+1 hour", "+1 day") on `page`; the browser
+    comes back to that page. Returns the clock's offset then, read through the control API."""
+    browser.get(page)
+    element(browser, f'header button[aria-label="Advance the clock {step}"]').click()
+    wait_for_notice(browser, "Clock now")
+    assert browser.current_url.startswith(f"{page}?notice=")
+    return http.get("/emulator/v1/clock", headers=ADMIN).json()["offset_seconds"]
+
+
 def test_header_clock_journal_and_reset(start_auth, browser, api):
     server = start_auth()
     http = api(server)
@@ -216,12 +247,7 @@ def test_header_clock_journal_and_reset(start_auth, browser, api):
     assert http.get("/emulator/v1/journal", headers=ADMIN).json()["entries"]
 
     # +1 h from the header of the users page: back on the same page, an hour later.
-    browser.get(f"{server.url}/emulator")
-    element(browser, 'header button[aria-label="Advance the clock +1 hour"]').click()
-    wait_for_notice(browser, "Clock now")
-    assert browser.current_url.startswith(f"{server.url}/emulator?notice=")
-    offset = http.get("/emulator/v1/clock", headers=ADMIN).json()["offset_seconds"]
-    assert 3599 <= offset <= 3700
+    assert 3599 <= advance_from_header(browser, http, f"{server.url}/emulator", "+1 hour") <= 3700
 
     # Clear the journal.
     browser.get(f"{server.url}/emulator/journal")
@@ -324,3 +350,155 @@ def test_a_projects_dashboard_stays_in_its_project(start_auth, browser, api):
     element(browser, "main")
     assert "/project/default/emulator" in browser.current_url
     assert "ada.shop@example.com" not in css(browser, "main").text
+
+
+def test_create_a_phone_user_and_edit_its_app_metadata(start_auth, browser, api):
+    # Phone sign-in on, so the new user's password works (the admin route makes the user either way).
+    server = start_auth(GOTRUE_EXTERNAL_PHONE_ENABLED="true")
+    http = api(server)
+
+    # A confirmed phone user: no email, the confirmation is the phone's.
+    user_id = create_user(browser, server, "Created +15551234567.", confirmed=True, phone="+15551234567", password="password1")
+    user = http.get(f"/admin/users/{user_id}", headers=ADMIN).json()
+    assert user["phone"] == "15551234567"
+    assert user["phone_confirmed_at"]
+    assert not user.get("email")
+    assert user["app_metadata"]["provider"] == "phone"
+    signed_in = http.post("/auth/v1/token?grant_type=password", headers={"apikey": ANON_KEY},
+                          json={"phone": "+15551234567", "password": "password1"})
+    assert signed_in.status_code == 200, signed_in.text
+
+    # app_metadata: the textarea holds the whole object; a key added is stored, the rest kept.
+    field = css(browser, "textarea[name=app_metadata]")
+    shown = json.loads(field.get_attribute("value"))
+    assert shown == user["app_metadata"]
+    set_field(browser, "textarea[name=app_metadata]", json.dumps({**shown, "plan": "pro", "roles": ["admin"]}))
+    submit(browser, f"/emulator/users/{user_id}/metadata", "Save metadata")
+    wait_for_notice(browser, "Metadata saved.")
+    user = http.get(f"/admin/users/{user_id}", headers=ADMIN).json()
+    assert user["app_metadata"]["plan"] == "pro"
+    assert user["app_metadata"]["roles"] == ["admin"]
+    assert user["app_metadata"]["provider"] == "phone"
+    assert user["user_metadata"] == {}
+
+    # A key taken out of the textarea is removed.
+    shown = json.loads(css(browser, "textarea[name=app_metadata]").get_attribute("value"))
+    del shown["plan"]
+    set_field(browser, "textarea[name=app_metadata]", json.dumps(shown))
+    submit(browser, f"/emulator/users/{user_id}/metadata", "Save metadata")
+    wait_for_notice(browser, "Metadata saved.")
+    app_metadata = http.get(f"/admin/users/{user_id}", headers=ADMIN).json()["app_metadata"]
+    assert "plan" not in app_metadata and app_metadata["roles"] == ["admin"]
+
+
+def test_header_clock_advances_a_day_and_sets_a_time(start_auth, browser, api):
+    server = start_auth()
+    http = api(server)
+    assert 86_399 <= advance_from_header(browser, http, f"{server.url}/emulator/mailbox", "+1 day") <= 86_500
+
+    # A datetime-local field's keyboard entry follows the browser's locale; its value is the
+    # one format every locale submits.
+    field = element(browser, 'header input[name=set]')
+    browser.execute_script("arguments[0].value = '2031-02-03T04:05'", field)
+    submit(browser, "/emulator/settings/clock", "Set (UTC)")
+    wait_for_notice(browser, "Clock now 2031-02-03T04:05")
+    assert http.get("/emulator/v1/clock", headers=ADMIN).json()["now"].startswith("2031-02-03T04:05:")
+    assert css(browser, "#header-clock").text.startswith("2031-02-03T04:05:")
+    # What the API stamps follows the clock: a user made now was made in 2031.
+    made = http.post("/admin/users", headers=ADMIN, json={"email": "later@example.com"}).json()
+    assert made["created_at"].startswith("2031-02-03T04:05:")
+
+
+def test_mint_with_role_and_aal(start_auth, browser, api):
+    import jwt
+
+    server = start_auth()
+    http = api(server)
+    user_id = sign_up(http, "aal@example.com")["user"]["id"]
+    token = mint(browser, server, user_id, role="service_role", aal="aal2")
+
+    # Verified with the project's published key, as a backend would.
+    jwks = http.get("/auth/v1/.well-known/jwks.json").json()
+    header = jwt.get_unverified_header(token)
+    [key] = [key for key in jwks["keys"] if key["kid"] == header["kid"]]
+    decoded = jwt.decode(token, jwt.PyJWK(key), algorithms=[header["alg"]], audience="authenticated")
+    assert decoded["sub"] == user_id
+    assert decoded["role"] == "service_role"
+    assert decoded["aal"] == "aal2"
+    assert decoded["email"] == "aal@example.com"
+
+
+def test_delete_a_passkey(start_auth, browser, api):
+    server = start_auth(GOTRUE_PASSKEY_ENABLED="true", GOTRUE_SITE_URL="http://localhost:3000")
+    http = api(server)
+    session = sign_up(http, "passkey.dash@example.com")
+    user_id = session["user"]["id"]
+    user = {"apikey": ANON_KEY, "Authorization": f"Bearer {session['access_token']}"}
+    # Registered through the software authenticator (docs/passkeys.md).
+    options = http.post("/auth/v1/passkeys/registration/options", headers=user, json={}).json()
+    credential = http.post("/emulator/v1/webauthn/attestation", headers=ADMIN, json=options).json()
+    verified = http.post("/auth/v1/passkeys/registration/verify", headers=user,
+                         json={"challenge_id": options["challenge_id"], "credential": credential})
+    assert verified.status_code == 200, verified.text
+    passkey_id = verified.json()["id"]
+    assert [p["id"] for p in http.get(f"/admin/users/{user_id}/passkeys", headers=ADMIN).json()] == [passkey_id]
+
+    browser.get(f"{server.url}/emulator/users/{user_id}")
+    assert "Passkeys (1)" in css(browser, "main").text
+    element(browser, f'form[action="/emulator/users/{user_id}/passkeys/{passkey_id}/delete"] button').click()
+    accept_confirm(browser)
+    wait_for_notice(browser, "Passkey deleted.")
+    assert http.get(f"/admin/users/{user_id}/passkeys", headers=ADMIN).json() == []
+    assert "Passkeys (0)" in css(browser, "main").text
+
+
+def focused(driver):
+    return driver.switch_to.active_element
+
+
+def press(driver, *keys):
+    """Keys to whatever has the focus, as a person at the keyboard sends them."""
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    ActionChains(driver).send_keys(*keys).perform()
+
+
+def test_create_a_user_with_the_keyboard_only(start_auth, browser, api):
+    from selenium.webdriver.common.keys import Keys
+
+    server = start_auth()
+    http = api(server)
+    browser.get(f"{server.url}/emulator")
+    # From the search box, Tab goes to its button, then into the create form's disclosure.
+    css(browser, "input[name=q]").click()
+    assert focused(browser).get_attribute("name") == "q"
+    press(browser, Keys.TAB)
+    assert focused(browser).text == "Search"
+    press(browser, Keys.TAB)
+    assert focused(browser).tag_name == "summary"
+    press(browser, Keys.ENTER)
+    # Through the fields in order: email, phone, password, confirmed, metadata, the button.
+    press(browser, Keys.TAB)
+    assert focused(browser).get_attribute("name") == "email"
+    press(browser, "keys@example.com", Keys.TAB, Keys.TAB)
+    assert focused(browser).get_attribute("name") == "password"
+    press(browser, "password1", Keys.TAB)
+    assert focused(browser).get_attribute("name") == "confirmed"
+    press(browser, Keys.SPACE, Keys.TAB)
+    assert focused(browser).get_attribute("name") == "user_metadata"
+    press(browser, '{"via": "keyboard"}', Keys.TAB)
+    assert focused(browser).text == "Create user"
+    press(browser, Keys.ENTER)
+    wait_for_notice(browser, "Created keys@example.com.")
+    [user] = http.get("/admin/users", headers=ADMIN).json()["users"]
+    assert user["email"] == "keys@example.com"
+    assert user["email_confirmed_at"]
+    assert user["user_metadata"]["via"] == "keyboard"
+
+    # The search the same way: type, Tab to its button, Enter.
+    browser.get(f"{server.url}/emulator")
+    css(browser, "input[name=q]").click()
+    press(browser, "KEYS@", Keys.TAB, Keys.ENTER)
+    # The results page, not the one it replaces (whose table is there until it goes).
+    wait_for_url(browser, f"{server.url}/emulator?q=KEYS%40")
+    assert "1 user matching" in element(browser, "main").text

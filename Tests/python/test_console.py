@@ -1,14 +1,17 @@
 """What the binary tells the person at the console, read from the real process: the banner's
-lines, the one line a stop leaves with its request counts, the seeding summary, and usage errors
-with a suggestion."""
+lines, the one line a stop leaves with its request counts, the seeding summary, usage errors
+with a suggestion, and the one line `--open` leaves where no browser can be opened."""
 import json
+import pathlib
 import re
 import signal
 import subprocess
+import sys
 import threading
 import time
 
 import httpx
+import pytest
 
 from conftest import BIN
 
@@ -29,6 +32,19 @@ def test_banner_names_signing_key_and_settings_sources(start_server, tmp_path):
     assert "GOTRUE_JWT_EXP" in names and "GOTRUE_JWT_SECRET" in names
     assert secret not in "\n".join(server.banner)
     assert "600" not in sources
+
+
+def test_the_running_page_shows_the_real_banner(start_server):
+    """docs/running.md's banner is the one `serve` prints with nothing configured: line by line,
+    with its port and database path standing for this run's."""
+    text = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "running.md").read_text()
+    block = re.search(r"^```\n(listening on .*?)^```$", text, re.S | re.M)
+    assert block, "docs/running.md has no banner example"
+    shown = block.group(1).replace("http://127.0.0.1:9999", "{url}").splitlines()
+    server = start_server("--db", ":memory:")
+    real = [f"listening on {server.url}", *server.banner]
+    assert [line.replace(server.url, "{url}") for line in real[:-1]] == shown[:-1]
+    assert real[-1].split(":")[0] == shown[-1].split(":")[0] == "database"
 
 
 def test_banner_names_an_asymmetric_key_by_kid(start_server):
@@ -137,3 +153,37 @@ def test_unknown_flag_exits_64_with_a_suggestion():
     result = subprocess.run([BIN, "serv"], capture_output=True, text=True, timeout=10)
     assert result.returncode == 64
     assert "did you mean 'serve'?" in result.stderr
+
+
+OPENER = "open" if sys.platform == "darwin" else "xdg-open"
+
+
+def opener_failure_lines(server):
+    """The `--open` warning lines on stderr, once the server has had time to write them (after
+    the banner; an opener that ran is waited for in the background)."""
+    deadline = time.monotonic() + 5
+    while True:
+        lines = [line for line in server.stderr_text().splitlines() if "could not open a browser" in line]
+        if lines or time.monotonic() > deadline:
+            # A moment more: a second line, if the server wrote one, would be there by now.
+            time.sleep(0.3)
+            return [line for line in server.stderr_text().splitlines() if "could not open a browser" in line]
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize("opener", ["missing", "finds no browser"])
+def test_open_without_a_browser_says_so_in_one_line(start_server, tmp_path, opener):
+    # PATH is one empty folder (no opener at all), or one holding an opener that exits 3 as
+    # xdg-open does on a machine with no browser it could start.
+    if opener != "missing":
+        fake = tmp_path / OPENER
+        fake.write_text("#!/bin/sh\nexit 3\n")
+        fake.chmod(0o755)
+    server = start_server("--db", ":memory:", "--open", env={"PATH": str(tmp_path)})
+    dashboard = server.info["dashboard"]
+    assert opener_failure_lines(server) == [
+        f"warning: could not open a browser (no {OPENER} or no browser it could start); the dashboard is at {dashboard}"
+    ]
+    # The server goes on serving, the dashboard included.
+    assert httpx.get(f"{server.url}/health", timeout=5).status_code == 200
+    assert httpx.get(dashboard, timeout=5).status_code == 200

@@ -1,9 +1,15 @@
 """scripts/test's short output: the filters it passes the build's and Swift Testing's output
 through by default (docs/tests.md, "What it prints"). They are read out of the script and run
-by bash on sample logs, so the script's own text is what is tested."""
+by bash on sample logs, so the script's own text is what is tested; the note naming the system
+package the browser tests lack is read from the whole script, run with stubs for the builds and
+test runners."""
+import os
 import pathlib
 import re
+import shutil
 import subprocess
+
+import pytest
 
 SCRIPT = pathlib.Path(__file__).resolve().parents[2] / "scripts" / "test"
 
@@ -92,3 +98,64 @@ def test_build_output_keeps_warnings_errors_and_the_result():
 def test_the_script_parses():
     # The filters are read out of the script above; this checks the whole of it.
     subprocess.run(["bash", "-n", str(SCRIPT)], check=True, timeout=30)
+
+
+# --- which system package the browser tests lack -------------------------------------------
+
+# What the script runs besides the builds and test runners the test replaces with stubs.
+SCRIPT_TOOLS = ("bash", "dirname", "uname", "mktemp", "rm", "cat", "grep", "awk")
+# Where the script looks for the browser and its driver besides PATH.
+FALLBACK_DIRS = ("/usr/bin", "/usr/lib/chromium")
+PACKAGES = {"chromium": "chromium", "chromedriver": "chromium-driver"}
+
+
+def run_script_without(program, tmp_path, ci=False):
+    """Runs scripts/test as it is with `swift`, the Swift test binary and Python replaced by stubs
+    that succeed, and `program` (chromium or chromedriver) nowhere the script looks: not on PATH
+    (the other one is, as a stub), and any copy installed in the script's fallback folders hidden
+    behind /dev/null, which is not executable, in a private mount namespace."""
+    stubs = tmp_path / "stubs"
+    tools = tmp_path / "tools"
+    built = tmp_path / "build"
+    for folder in (stubs, tools, built):
+        folder.mkdir(parents=True)
+
+    def stub(path, body="exit 0"):
+        path.write_text(f"#!/bin/sh\n{body}\n")
+        path.chmod(0o755)
+
+    stub(stubs / "swift", f'[ "$2" = --show-bin-path ] && echo "{built}"; exit 0')
+    stub(built / "supabase-auth-emulatorPackageTests.xctest")
+    stub(stubs / "python")
+    other = next(name for name in PACKAGES if name != program)
+    stub(stubs / other)
+    for tool in SCRIPT_TOOLS:
+        (tools / tool).symlink_to(shutil.which(tool))
+    env = {"PATH": f"{stubs}:{tools}", "HOME": str(tmp_path), "AUTH_EMULATOR_PYTHON": str(stubs / "python"),
+           "AUTH_EMULATOR_PORTABLE_PASS": "0", "AUTH_EMULATOR_TEST_VERBOSE": "0"}
+    if ci:
+        env["CI"] = "true"
+    command = [str(SCRIPT)]
+    installed = [f"{folder}/{program}" for folder in FALLBACK_DIRS if os.path.exists(f"{folder}/{program}")]
+    if installed:
+        # Not root: a user namespace too, in which this user may mount.
+        unshare = [shutil.which("unshare") or "unshare", "-m", *([] if os.geteuid() == 0 else ["-r"])]
+        if not shutil.which("unshare") or subprocess.run([*unshare, "true"], capture_output=True).returncode != 0:
+            pytest.skip(f"{program} is installed and mount namespaces are not allowed here to hide it")
+        hide = " && ".join(f'{shutil.which("mount")} --bind /dev/null "{path}"' for path in installed)
+        command = [*unshare, "--propagation", "private", "/bin/sh", "-c", f'{hide} && exec "$@"', "sh", *command]
+    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    return [line for line in result.stderr.splitlines() if "browser tests" in line]
+
+
+@pytest.mark.parametrize("program", ["chromedriver", "chromium"])
+def test_a_missing_browser_package_is_named_alone(tmp_path, program):
+    package = PACKAGES[program]
+    assert run_script_without(program, tmp_path) == [
+        f"note: {package} not installed: the browser tests (Tests/python/test_browser_*.py) are skipped;"
+        f" apt-get install -y {package} to run them"
+    ]
+    assert run_script_without(program, tmp_path / "ci", ci=True) == [
+        f"error: the browser tests need {package} under CI (apt-get install -y {package})"
+    ]
