@@ -25,14 +25,38 @@ SERVICE_ROLE_KEY = (
 )
 
 
-# The longest tests (bounded load and fuzzing runs of 15-20 s) are handed out first, so that
-# under pytest-xdist (`scripts/test` runs several workers) they run beside the short ones
-# instead of after them.
+# The longest tests (bounded load and fuzzing runs of 15-25 s each, the 503-on-shutdown test)
+# are dealt out one to a worker, each at the head of the share pytest-xdist's work-stealing
+# scheduler first hands that worker (a contiguous slice of this order; `scripts/test` runs
+# `--dist worksteal`), so they run beside the short ones instead of after each other: sorted to
+# the front they all landed in the first worker's slice, which ran 110 s while the others
+# finished in 45.
 LONG_RUNNING = ("test_fuzz_socket.py", "test_floods.py", "test_durability.py")
+LONG_TESTS = ("test_serve.py::test_shutdown_answers_unfinished_requests_with_503",)
+
+
+def is_long(item):
+    path = item.nodeid.split("::")[0]
+    return path.endswith(LONG_RUNNING) or item.nodeid.split("[")[0].endswith(LONG_TESTS)
 
 
 def pytest_collection_modifyitems(items):
-    items.sort(key=lambda item: not item.nodeid.split("::")[0].endswith(LONG_RUNNING))
+    long = [item for item in items if is_long(item)]
+    short = [item for item in items if not is_long(item)]
+    workers = max(1, int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
+    shares = [[] for _ in range(workers)]
+    for index, item in enumerate(long):
+        shares[index % workers].append(item)
+    # Each share is then filled with short tests up to an equal length, in their own order.
+    size = -(-len(items) // workers)
+    rest = iter(short)
+    for share in shares:
+        while len(share) < size:
+            item = next(rest, None)
+            if item is None:
+                break
+            share.append(item)
+    items[:] = [item for share in shares for item in share] + list(rest)
 
 
 # The tests that move bytes over real sockets in every way a client can (docs/platforms.md). With
