@@ -56,7 +56,16 @@ row() {
 }
 
 echo "building (cold release) ..." >&2
-timed release-cold swift build -c release --product auth-emulator
+# Each output line stamped with the seconds since the start: SwiftPM prints a module's
+# "[n/m] Compiling <Module> <first file>" line when that module's compile job ends, so the
+# stamps are the build's timeline (the critical path: the modules GoTrue needs, GoTrue, then
+# AuthScenarios and AuthEmulator).
+timed release-cold bash -c 'swift build -c release --product auth-emulator 2>&1 | python3 -c "
+import sys, time
+start = time.monotonic()
+for line in sys.stdin:
+    sys.stdout.write(\"%6.1f %s\" % (time.monotonic() - start, line))
+"; exit ${PIPESTATUS[0]}'
 touch "$src/$touched"
 timed release-touch swift build -c release --product auth-emulator
 if [ "$debug" = 1 ]; then
@@ -85,6 +94,13 @@ report=$work/report.md
   fi
   echo
   echo "Release binary: $((size / 1024)) KiB ($((stripped / 1024)) KiB stripped)."
+  echo
+  echo "### When each module's compile ended (cold release build, seconds from its start)"
+  echo
+  echo "| s | module |"
+  echo "|---:|---|"
+  sed -n -E 's/^ *([0-9.]+) \[[0-9]+\/[0-9]+\] Compiling ([A-Za-z_]+) .*/| \1 | \2 |/p' "$work/release-cold.log" | awk '!seen[$4]++'
+  sed -n -E 's/^ *([0-9.]+) \[[0-9]+\/[0-9]+\] Linking (.*)/| \1 | linked \2 |/p' "$work/release-cold.log"
   echo
 } > "$report"
 

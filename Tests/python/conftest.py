@@ -25,38 +25,76 @@ SERVICE_ROLE_KEY = (
 )
 
 
-# The longest tests (bounded load and fuzzing runs of 15-25 s each, the 503-on-shutdown test)
-# are dealt out one to a worker, each at the head of the share pytest-xdist's work-stealing
-# scheduler first hands that worker (a contiguous slice of this order; `scripts/test` runs
-# `--dist worksteal`), so they run beside the short ones instead of after each other: sorted to
-# the front they all landed in the first worker's slice, which ran 110 s while the others
-# finished in 45.
-LONG_RUNNING = ("test_fuzz_socket.py", "test_floods.py", "test_durability.py")
-LONG_TESTS = ("test_serve.py::test_shutdown_answers_unfinished_requests_with_503",)
-
-
-def is_long(item):
-    path = item.nodeid.split("::")[0]
-    return path.endswith(LONG_RUNNING) or item.nodeid.split("[")[0].endswith(LONG_TESTS)
+# The longest tests are placed for pytest-xdist's work-stealing scheduler (`scripts/test` runs
+# `--dist worksteal`), which first hands each worker a contiguous slice of this order:
+# - the bounded load runs (`test_floods.py`, 22-25 s each, in both I/O modes) at the head of
+#   the first worker's slice, one after the other: they measure latency and reset times, which
+#   anything heavy beside them would skew, so they run alone (HEAVY_LOCK below: exclusive for a
+#   load run, shared for a fuzzing run);
+# - the bounded fuzzing runs (20 s each) at the end of the next slices, so they run beside each
+#   other once the load runs are over;
+# - the other long tests (the durability runs, the 503-on-shutdown test) one at the head of each
+#   other slice.
+# Sorted to the front of the order as one block, the first worker ran all of them and more (110 s
+# while the others finished in 45); dealt one to a worker, the load and fuzzing runs all ran at
+# once and a reset landed 0.1 s past its bound; after the fuzzing runs, in the middle of the
+# session, a load run still measured one 0.05 s past it.
+LOAD = ("test_floods.py",)
+FUZZ = ("test_fuzz_socket.py",)
+LONG = ("test_durability.py", "test_serve.py::test_shutdown_answers_unfinished_requests_with_503")
 
 
 def pytest_collection_modifyitems(items):
-    long = [item for item in items if is_long(item)]
-    short = [item for item in items if not is_long(item)]
+    def kind(item):
+        path, name = item.nodeid.split("::")[0], item.nodeid.split("[")[0]
+        if path.endswith(LOAD):
+            return "load"
+        if path.endswith(FUZZ):
+            return "fuzz"
+        return "long" if path.endswith(LONG) or name.endswith(LONG) else "short"
+
+    kinds = {name: [item for item in items if kind(item) == name] for name in ("load", "fuzz", "long", "short")}
     workers = max(1, int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
     shares = [[] for _ in range(workers)]
-    for index, item in enumerate(long):
-        shares[index % workers].append(item)
-    # Each share is then filled with short tests up to an equal length, in their own order.
+    shares[0].extend(kinds["load"])
+    for index, item in enumerate(kinds["long"]):
+        shares[1 + index % (workers - 1) if workers > 1 else 0].append(item)
+    # Then short tests, in their own order, bring each slice up to an equal length, leaving room
+    # for the fuzzing runs, which end the slices after the first.
+    fuzz = kinds["fuzz"]
+    tails = [[] for _ in range(workers)]
+    for index, item in enumerate(fuzz):
+        tails[1 + index % (workers - 1) if workers > 1 else 0].append(item)
     size = -(-len(items) // workers)
-    rest = iter(short)
-    for share in shares:
-        while len(share) < size:
+    rest = iter(kinds["short"])
+    for share, tail in zip(shares, tails):
+        while len(share) + len(tail) < size:
             item = next(rest, None)
             if item is None:
                 break
             share.append(item)
+        share.extend(tail)
     items[:] = [item for share in shares for item in share] + list(rest)
+
+
+@pytest.fixture(autouse=True)
+def heavy_lock(request):
+    """A load run alone, fuzzing runs only beside each other, across the session's workers (and
+    whichever worker stole the test): a lock on a file named after the run, exclusive for a load
+    run and shared for a fuzzing run."""
+    path = request.node.nodeid.split("::")[0]
+    if not path.endswith(LOAD + FUZZ):
+        yield
+        return
+    import fcntl
+
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID", str(os.getpid()))
+    with open(os.path.join(tempfile.gettempdir(), f"auth-emulator-heavy-{run}.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX if path.endswith(LOAD) else fcntl.LOCK_SH)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 # The tests that move bytes over real sockets in every way a client can (docs/platforms.md). With
