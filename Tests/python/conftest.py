@@ -4,6 +4,7 @@ Every server is started with `--port 0`, its real URL read from the first stdout
 (`listening on http://HOST:PORT`), and stopped by its PID at the end (SIGTERM, then SIGKILL
 after a bounded wait).
 """
+import itertools
 import os
 import re
 import signal
@@ -29,8 +30,8 @@ SERVICE_ROLE_KEY = (
 # `--dist worksteal`), which first hands each worker a contiguous slice of this order:
 # - the bounded load runs (`test_floods.py`, 22-25 s each, in both I/O modes) at the head of
 #   the first worker's slice, one after the other: they measure latency and reset times, which
-#   anything heavy beside them would skew, so they run alone (HEAVY_LOCK below: exclusive for a
-#   load run, shared for a fuzzing run);
+#   anything heavy beside them would skew, so they run alone (`heavy_lock` below: exclusive for
+#   a load run, shared for a fuzzing run);
 # - the bounded fuzzing runs (20 s each) at the end of the next slices, so they run beside each
 #   other once the load runs are over;
 # - the other long tests (the durability runs, the 503-on-shutdown test) one at the head of each
@@ -55,25 +56,26 @@ def pytest_collection_modifyitems(items):
 
     kinds = {name: [item for item in items if kind(item) == name] for name in ("load", "fuzz", "long", "short")}
     workers = max(1, int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
-    shares = [[] for _ in range(workers)]
-    shares[0].extend(kinds["load"])
-    for index, item in enumerate(kinds["long"]):
-        shares[1 + index % (workers - 1) if workers > 1 else 0].append(item)
-    # Then short tests, in their own order, bring each slice up to an equal length, leaving room
-    # for the fuzzing runs, which end the slices after the first.
-    fuzz = kinds["fuzz"]
+
+    def other(index):
+        """The slice after the first that the index-th long or fuzzing run goes to."""
+        return 1 + index % (workers - 1) if workers > 1 else 0
+
+    heads = [[] for _ in range(workers)]
     tails = [[] for _ in range(workers)]
-    for index, item in enumerate(fuzz):
-        tails[1 + index % (workers - 1) if workers > 1 else 0].append(item)
+    heads[0].extend(kinds["load"])
+    for index, item in enumerate(kinds["long"]):
+        heads[other(index)].append(item)
+    for index, item in enumerate(kinds["fuzz"]):
+        tails[other(index)].append(item)
+    # Short tests, in their own order, fill each slice up to an equal length between its head and
+    # its tail.
     size = -(-len(items) // workers)
     rest = iter(kinds["short"])
-    for share, tail in zip(shares, tails):
-        while len(share) + len(tail) < size:
-            item = next(rest, None)
-            if item is None:
-                break
-            share.append(item)
-        share.extend(tail)
+    shares = []
+    for head, tail in zip(heads, tails):
+        middle = list(itertools.islice(rest, max(0, size - len(head) - len(tail))))
+        shares.append(head + middle + tail)
     items[:] = [item for share in shares for item in share] + list(rest)
 
 
