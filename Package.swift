@@ -1,9 +1,21 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 // No package dependencies, by design: only the Swift toolchain and the system SQLite library.
 // Each target lists exactly the modules it imports; arrows point down only (README, Layout).
 import PackageDescription
 
 let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+
+// GoTrue and the two modules built on it compile file by file in release builds instead of as one
+// whole module. Whole-module optimization runs the SIL optimizer on one thread, and GoTrue alone
+// kept one core busy for about 58 s while the other idled; in batches both cores share it, and the
+// cold release build drops from about 100 s to about 73 s on two cores (bench/results/HISTORY.md,
+// "Build and test time"). The modules on the request's hot path (AuthHTTP, AuthJSON, AuthStore,
+// AuthJWT, AuthCrypto) keep whole-module optimization; bench/cost.sh compared both builds.
+// These are unsafe flags: SwiftPM accepts them in a dependency pinned by version only from
+// tools version 6.2 on, hence the tools version above.
+let batched: [SwiftSetting] = strict + [
+    .unsafeFlags(["-no-whole-module-optimization", "-enable-batch-mode"], .when(configuration: .release)),
+]
 
 let package = Package(
     name: "supabase-auth-emulator",
@@ -44,7 +56,7 @@ let package = Package(
         .target(
             name: "GoTrue",
             dependencies: ["AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto", "AuthPlatform", "AuthTemplate"],
-            swiftSettings: strict
+            swiftSettings: batched
         ),
         .target(name: "AuthScenarios", dependencies: ["GoTrue", "AuthHTTP", "AuthJSON", "AuthCrypto", "AuthPlatform"], swiftSettings: strict),
         .target(
@@ -53,7 +65,7 @@ let package = Package(
                 "AuthScenarios", "GoTrue", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto", "AuthTOML", "AuthPlatform",
                 "AuthTemplate", "CAuthPlatform",
             ],
-            swiftSettings: strict
+            swiftSettings: batched
         ),
         // The Swift Testing trait and the XCTest helpers that give each test an emulator of its own.
         // Testing and XCTest come with the toolchain; each file compiles only where its framework exists.

@@ -219,7 +219,9 @@ import Testing
         for _ in 0..<5_000 { values.append(Int64(g.next(1 << 30)) * Int64(g.next(1 << 30)) * (g.next(2) == 0 ? 1 : -1)) }
         for micros in values {
             let t = Timestamp(microseconds: micros)
-            #expect(t.withRFC3339UTF8 { Array($0) } == Array(t.rfc3339.utf8), "\(micros)")
+            var bytes: [UInt8] = []
+            t.withRFC3339UTF8 { bytes = Array($0) }
+            #expect(bytes == Array(t.rfc3339.utf8), "\(micros)")
         }
     }
 }

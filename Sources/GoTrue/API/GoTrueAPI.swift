@@ -149,17 +149,17 @@ public final class GoTrueAPI: HTTPResponder {
         )
         context.mountPath = mountPath
         GoTrueAPI.applyExternalHost(&context)
-        var cors = CORS(allowedHeaders: context.configuration.corsAllowedHeaders)
+        var cors = CORS(allowedHeaders: context.snapshot.configuration.corsAllowedHeaders)
         if LocalOrigins.isEmulatorRoute(path) {
-            if let host = request.headers["Host"], !LocalOrigins.allows(host: host, context.configuration) {
+            if let host = request.headers["Host"], !LocalOrigins.allows(host: host, context.snapshot.configuration) {
                 return GoTrueAPI.render(AuthError(403, nil, "Host \"\(host)\" is not allowed for the emulator's own routes: use localhost, an IP address, or add the name to GOTRUE_MAILER_EXTERNAL_HOSTS"), context)
             }
-            cors.sharesWith = { LocalOrigins.allows(origin: $0, context.configuration) }
+            cors.sharesWith = { LocalOrigins.allows(origin: $0, context.snapshot.configuration) }
         }
         if let preflight = cors.preflight(request, viaGateway: viaGateway) { return preflight }
         if viaGateway {
-            let keys = context.configuration.apiKeys
-            if context.configuration.requireAPIKey, let refusal = gatewayRefusal(request, path: path, keys: keys) { return refusal }
+            let keys = context.snapshot.configuration.apiKeys
+            if context.snapshot.configuration.requireAPIKey, let refusal = gatewayRefusal(request, path: path, keys: keys) { return refusal }
             if !GoTrueAPI.untransformedGatewayPaths.contains(path) { GoTrueAPI.translateKeys(&context.request, keys: keys) }
         }
         // The fake identity providers' public routes are reached as a real provider's are: by a
@@ -230,7 +230,7 @@ public final class GoTrueAPI: HTTPResponder {
     /// request target's own host counts only when no `X-Forwarded-Host` is sent; server requests
     /// carry none (origin-form targets), as Go's `req.URL.Hostname()` is empty for them.
     static func applyExternalHost(_ context: inout RequestContext) {
-        let hosts = context.configuration.mailer.externalHosts
+        let hosts = context.snapshot.configuration.mailer.externalHosts
         guard !hosts.isEmpty, let forwarded = context.request.headers["X-Forwarded-Host"], !forwarded.isEmpty,
               hosts.contains(forwarded) else { return }
         let proto = forwarded == "localhost" && context.request.headers["X-Forwarded-Proto"] == "http" ? "http" : "https"

@@ -11,7 +11,7 @@ struct ExternalAccounts {
     let context: RequestContext
 
     private var project: Project { api.project }
-    private var config: Configuration { api.config }
+    private var config: Configuration { api.snapshot.configuration }
 
     enum Decision {
         case accountExists(UserRecord, IdentityRecord)

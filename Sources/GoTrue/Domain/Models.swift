@@ -116,6 +116,9 @@ enum Models {
 
     /// `user(...)` written to any output: the one description of the user's JSON, which
     /// `GET /user` and the refresh grant send as bytes without building the tree.
+    // Specialized here for the byte writer: GoTrue's files are optimized one by one (Package.swift),
+    // so `GET /user` and the refresh grant, in other files, could not specialize it themselves.
+    @_specialize(where Output == JSONByteWriter)
     static func writeUser<Output: JSONOutput>(_ u: UserRecord, identities: [IdentityRecord]?, factors: [FactorRecord],
                                               to o: inout Output) {
         o.beginObject(reservingCapacity: 26)  // every field below
@@ -194,6 +197,7 @@ enum Models {
     }
 
     /// `models.Identity` as JSON, inside a user's.
+    @_specialize(where Output == JSONByteWriter)  // as `writeUser`
     static func writeIdentity<Output: JSONOutput>(_ i: IdentityRecord, to o: inout Output) {
         o.beginObject(reservingCapacity: 9)
         o.member("identity_id", i.id)

@@ -235,7 +235,7 @@ extension Core {
     /// inside the handler for `/signup` and `/token`). No `Retry-After` or `X-RateLimit-*`
     /// headers: the real limiter is called in a way that emits none.
     func rateLimit(_ bucket: RateLimitBucket, _ context: RequestContext) throws(AuthError) {
-        let settings = config.rateLimits
+        let settings = snapshot.configuration.rateLimits
         guard let client = settings.clientKey(for: context.request) else { return }
         if !project.rateLimiter.allow(bucket, client: client, settings: settings, now: project.environment.now()) {
             throw AuthError(429, .overRequestRateLimit, "Request rate limit reached")

@@ -27,11 +27,12 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     static let rfc3339Capacity = 40
 
     /// `rfc3339`'s UTF-8 in a buffer on the stack, for writers that copy it on (`JSONOutput`):
-    /// no `String` is made. `body` must not keep the buffer.
-    func withRFC3339UTF8<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+    /// no `String` is made. `body` must not keep the buffer. Not generic: its callers are in other
+    /// files, which GoTrue's file-by-file optimization (Package.swift) does not let specialize it.
+    func withRFC3339UTF8(_ body: (UnsafeBufferPointer<UInt8>) -> Void) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.rfc3339Capacity) { buffer in
             let count = writeRFC3339(into: buffer)
-            return body(UnsafeBufferPointer(rebasing: buffer[..<count]))
+            body(UnsafeBufferPointer(rebasing: buffer[..<count]))
         }
     }
 

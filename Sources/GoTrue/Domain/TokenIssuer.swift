@@ -7,7 +7,7 @@ import AuthStore
 struct Tokens {
     let api: Core
     var project: Project { api.project }
-    var configuration: Configuration { api.config }
+    var configuration: Configuration { api.snapshot.configuration }
 
     init(api: Core) {
         self.api = api

@@ -33,7 +33,7 @@ struct AdminEndpoints: EndpointGroup {
     }
 
     var project: Project { api.project }
-    var config: Configuration { api.config }
+    var config: Configuration { api.snapshot.configuration }
 
     // MARK: Loading
 

@@ -34,7 +34,7 @@ struct CustomOAuthProviderEndpoints: EndpointGroup {
         ]
     }
 
-    var config: Configuration { api.config }
+    var config: Configuration { api.snapshot.configuration }
 
     static let disabled = AuthError(404, .featureDisabled, "Custom OAuth providers are disabled")
 

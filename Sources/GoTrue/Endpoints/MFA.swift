@@ -23,7 +23,7 @@ struct MFAEndpoints: EndpointGroup {
     }
 
     var project: Project { api.project }
-    var config: Configuration { api.config }
+    var config: Configuration { api.snapshot.configuration }
 
     // MARK: middleware
 

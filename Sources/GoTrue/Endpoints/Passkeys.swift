@@ -31,7 +31,7 @@ struct PasskeyEndpoints: EndpointGroup {
         ]
     }
 
-    private var config: Configuration { api.config }
+    private var config: Configuration { api.snapshot.configuration }
     private var environment: Environment { api.project.environment }
     private var relyingParty: RelyingParty { config.webAuthn.relyingParty(siteURL: config.siteURL) }
 

@@ -11,7 +11,7 @@ struct SignupEndpoints: EndpointGroup {
     }
 
     private var project: Project { api.project }
-    private var config: Configuration { api.config }
+    private var config: Configuration { api.snapshot.configuration }
 
     /// The route wrapper of api.go: parse first, then anonymous sign-in when neither email nor
     /// phone is given.

@@ -20,7 +20,7 @@ struct TokenEndpoints: EndpointGroup {
     static let limitedGrants: Set<String> = Set(grants)
 
     private var project: Project { api.project }
-    private var config: Configuration { api.config }
+    private var config: Configuration { api.snapshot.configuration }
 
     func token(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         // api.Token: the limiter runs once the grant is known (an unknown grant is a 400, never

@@ -14,7 +14,7 @@ struct UserEndpoints: EndpointGroup {
     }
 
     private var project: Project { api.project }
-    private var config: Configuration { api.config }
+    private var config: Configuration { api.snapshot.configuration }
 
     func get(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let caller = try api.authenticate(context, loadingIdentities: true)

@@ -51,7 +51,7 @@ struct OAuthServerEndpoints: EndpointGroup {
     }
 
     var project: Project { api.project }
-    var config: Configuration { api.config }
+    var config: Configuration { api.snapshot.configuration }
 
     /// `requireOAuthServerEnabled`.
     func requireEnabled() throws(AuthError) {
