@@ -28,18 +28,16 @@ SERVICE_ROLE_KEY = (
 
 # The longest tests are placed for pytest-xdist's work-stealing scheduler (`scripts/test` runs
 # `--dist worksteal`), which first hands each worker a contiguous slice of this order:
-# - the bounded load runs (`test_floods.py`, 22-25 s each, in both I/O modes) at the head of
+# - the bounded load runs (`test_floods.py`, 18-25 s each, in both I/O modes) at the head of
 #   the first worker's slice, one after the other: they measure latency and reset times, which
 #   anything heavy beside them would skew, so they run alone (`heavy_lock` below: exclusive for
-#   a load run, shared for a fuzzing run);
-# - the bounded fuzzing runs (20 s each) at the end of the next slices, so they run beside each
-#   other once the load runs are over;
-# - the other long tests (the durability runs, the 503-on-shutdown test) one at the head of each
-#   other slice.
+#   a load run, shared for a fuzzing run and for scripts/test while its Swift tests run);
+# - the bounded fuzzing runs (20 s each) and the other long tests (the durability runs, the
+#   503-on-shutdown test) one at the head of each other slice: the fuzzing runs go beside each
+#   other and the Swift tests, which the load runs wait for anyway.
 # Sorted to the front of the order as one block, the first worker ran all of them and more (110 s
-# while the others finished in 45); dealt one to a worker, the load and fuzzing runs all ran at
-# once and a reset landed 0.1 s past its bound; after the fuzzing runs, in the middle of the
-# session, a load run still measured one 0.05 s past it.
+# while the others finished in 45); dealt one to a worker with no lock, the load and fuzzing runs
+# all ran at once and a reset landed 0.1 s past its bound.
 LOAD = ("test_floods.py",)
 FUZZ = ("test_fuzz_socket.py",)
 LONG = ("test_durability.py", "test_serve.py::test_shutdown_answers_unfinished_requests_with_503")
@@ -58,24 +56,17 @@ def pytest_collection_modifyitems(items):
     workers = max(1, int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
 
     def other(index):
-        """The slice after the first that the index-th long or fuzzing run goes to."""
+        """The slice after the first that the index-th fuzzing or long run goes to."""
         return 1 + index % (workers - 1) if workers > 1 else 0
 
     heads = [[] for _ in range(workers)]
-    tails = [[] for _ in range(workers)]
     heads[0].extend(kinds["load"])
-    for index, item in enumerate(kinds["long"]):
+    for index, item in enumerate(kinds["fuzz"] + kinds["long"]):
         heads[other(index)].append(item)
-    for index, item in enumerate(kinds["fuzz"]):
-        tails[other(index)].append(item)
-    # Short tests, in their own order, fill each slice up to an equal length between its head and
-    # its tail.
+    # Short tests, in their own order, fill each slice up to an equal length after its head.
     size = -(-len(items) // workers)
     rest = iter(kinds["short"])
-    shares = []
-    for head, tail in zip(heads, tails):
-        middle = list(itertools.islice(rest, max(0, size - len(head) - len(tail))))
-        shares.append(head + middle + tail)
+    shares = [head + list(itertools.islice(rest, max(0, size - len(head)))) for head in heads]
     items[:] = [item for share in shares for item in share] + list(rest)
 
 
@@ -91,7 +82,10 @@ def heavy_lock(request):
     import fcntl
 
     run = os.environ.get("PYTEST_XDIST_TESTRUNUID", str(os.getpid()))
-    with open(os.path.join(tempfile.gettempdir(), f"auth-emulator-heavy-{run}.lock"), "w") as lock:
+    # scripts/test names the file and holds a shared lock on it while the Swift tests run beside
+    # this session, so a load run waits for them.
+    path_name = os.environ.get("AUTH_EMULATOR_HEAVY_LOCK") or os.path.join(tempfile.gettempdir(), f"auth-emulator-heavy-{run}.lock")
+    with open(path_name, "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX if path.endswith(LOAD) else fcntl.LOCK_SH)
         try:
             yield

@@ -103,7 +103,7 @@ def test_the_script_parses():
 # --- which system package the browser tests lack -------------------------------------------
 
 # What the script runs besides the builds and test runners the test replaces with stubs.
-SCRIPT_TOOLS = ("bash", "dirname", "uname", "mktemp", "rm", "cat", "grep", "awk")
+SCRIPT_TOOLS = ("bash", "dirname", "uname", "mktemp", "rm", "cat", "grep", "awk", "env", "flock")
 # Where the script looks for the browser and its driver besides PATH.
 FALLBACK_DIRS = ("/usr/bin", "/usr/lib/chromium")
 PACKAGES = {"chromium": "chromium", "chromedriver": "chromium-driver"}
