@@ -99,7 +99,10 @@ report=$work/report.md
   echo
   echo "| s | module |"
   echo "|---:|---|"
-  sed -n -E 's/^ *([0-9.]+) \[[0-9]+\/[0-9]+\] Compiling ([A-Za-z_]+) .*/| \1 | \2 |/p' "$work/release-cold.log" | awk '!seen[$4]++'
+  # A module built file by file (Package.swift) prints a line per file as its batches end: keep
+  # the last, when the module is done.
+  sed -n -E 's/^ *([0-9.]+) \[[0-9]+\/[0-9]+\] Compiling ([A-Za-z_]+) .*/| \1 | \2 |/p' "$work/release-cold.log" \
+    | awk '{ last[$4] = $0 } END { for (m in last) print last[m] }' | sort -t'|' -k2 -n
   sed -n -E 's/^ *([0-9.]+) \[[0-9]+\/[0-9]+\] Linking (.*)/| \1 | linked \2 |/p' "$work/release-cold.log"
   echo
 } > "$report"
