@@ -110,7 +110,12 @@ report=$work/report.md
 if [ "$profile" = 1 ]; then
   echo "building (instrumented release) ..." >&2
   mkdir -p "$work/stats"
+  # Every module whole here, even those Package.swift builds file by file: a batch job's output
+  # is printed once per file of the batch, which would count its pass times many times over; and
+  # where the optimizer's work goes is the question this part answers. (-Xswiftc flags come
+  # after a target's own, so this one wins.)
   (cd "$src" && swift build -c release --product auth-emulator --scratch-path .build-profile \
+      -Xswiftc -whole-module-optimization \
       -Xswiftc -stats-output-dir -Xswiftc "$work/stats" \
       -Xswiftc -Xfrontend -Xswiftc -debug-time-function-bodies \
       -Xswiftc -Xllvm -Xswiftc -sil-print-pass-time 2>&1) \
