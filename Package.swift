@@ -11,7 +11,7 @@ let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 // build of the product drops from about 100 s to about 71 s on two cores (docs/tests.md, "Build
 // and test time"). The modules every request runs through (AuthHTTP, AuthJSON, AuthStore, AuthJWT,
 // AuthCrypto, AuthScenarios' middleware) keep whole-module optimization; instructions per request
-// against the whole-module build: health +2.8 %, GET /user +1.0 %, refresh +0.4 %.
+// against the whole-module build: health +2.8 %, GET /user +1.0 %, refresh +0.2 %.
 // These are unsafe flags: SwiftPM accepts them in a dependency pinned by version only from tools
 // version 6.2 on, hence the tools version above (Tests/python/test_package_manifest.py).
 let batched: [SwiftSetting] = strict + [

@@ -34,7 +34,7 @@ extension Core {
             }
         }
         let role = claims["role"]?.stringValue ?? ""
-        guard config.jwt.adminRoles.contains(role) else {
+        guard snapshot.configuration.jwt.adminRoles.contains(role) else {
             throw AuthError(403, .notAdmin, "User not allowed")
         }
         return AdminCaller(claims: claims, role: role)
@@ -44,7 +44,7 @@ extension Core {
     /// from the last refresh, else the creation).
     func isSessionValid(_ s: SessionRecord) -> Bool {
         let now = project.environment.now().microseconds
-        let sessions = config.sessions
+        let sessions = snapshot.configuration.sessions
         if let notAfter = s.notAfter, now > notAfter { return false }
         if let timebox = sessions.timeboxSeconds, timebox > 0, now > s.createdAt + Int64(timebox * 1_000_000) {
             return false

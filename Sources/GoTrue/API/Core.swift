@@ -22,11 +22,11 @@ struct Core: Sendable {
     let project: Project
     /// The configuration snapshot `GoTrueAPI.respond` took for this request.
     let snapshot: ConfigurationSnapshot
-    /// The endpoints' own `config` read `api.snapshot.configuration` instead (stored properties
-    /// all the way down): GoTrue's files are optimized one by one (Package.swift), and this getter
-    /// called from another file returns a copy of the whole struct, a retain per field (14 of
-    /// them per refresh before).
-    var config: Configuration { snapshot.configuration }
+    /// For this file only. Every other file reads `snapshot.configuration` (stored properties all
+    /// the way down): GoTrue's files are optimized one by one (Package.swift), and a getter called
+    /// from another file returns a copy of the whole struct, a retain per field (14 of them per
+    /// refresh when the endpoints read it through here).
+    fileprivate var config: Configuration { snapshot.configuration }
 
     init(project: Project, snapshot: ConfigurationSnapshot) {
         self.project = project

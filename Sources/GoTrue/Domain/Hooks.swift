@@ -83,7 +83,7 @@ struct Hooks {
         }
     }
 
-    func enabled(_ name: Name) -> Bool { api.config.hooks[keyPath: name.point].callable }
+    func enabled(_ name: Name) -> Bool { api.snapshot.configuration.hooks[keyPath: name.point].callable }
 
     /// `NewMetadata`: a fresh id, the (virtual) time, the hook's name, the caller's address.
     private func metadata(_ name: Name) -> JSON {
@@ -102,7 +102,7 @@ struct Hooks {
     /// (nil for 204 No Content) or throws the real server's error.
     @discardableResult
     func invoke(_ name: Name, _ fields: JSONObject) throws(AuthError) -> JSONObject? {
-        let point = api.config.hooks[keyPath: name.point]
+        let point = api.snapshot.configuration.hooks[keyPath: name.point]
         var input: JSONObject = ["metadata": metadata(name)]
         for (key, value) in fields { input[key] = value }
         let payload = JSON.object(input).serializedBytes()

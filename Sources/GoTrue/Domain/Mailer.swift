@@ -19,7 +19,7 @@ struct Mailer {
     init(api: Core, context: RequestContext) {
         self.api = api
         self.context = context
-        self.config = api.config
+        self.config = api.snapshot.configuration
         self.referrer = Mailer.referrer(context, config)
     }
 

@@ -41,7 +41,7 @@ extension DashboardEndpoints {
             // The admin API's `filter` is GoTrue's (case-sensitive email, `full_name` only), which
             // clients rely on; the search box asks the store's case-insensitive search instead.
             let found = try api.read { conn in
-                try conn.searchUsers(aud: api.config.jwt.audience, text: search, paging: Paging(page: number, perPage: perPage))
+                try conn.searchUsers(aud: api.snapshot.configuration.jwt.audience, text: search, paging: Paging(page: number, perPage: perPage))
             }
             total = found.total
             users = found.items.map { Models.user($0, identities: nil) }
@@ -525,8 +525,8 @@ extension DashboardEndpoints {
         let root = context.dashboardRoot
         let clock = call("GET", "/emulator/v1/clock", from: context).json
         let config = call("GET", "/emulator/v1/config", from: context)
-        let keys = api.config.apiKeys
-        let projectURL = api.config.externalURL
+        let keys = api.snapshot.configuration.apiKeys
+        let projectURL = api.snapshot.configuration.externalURL
         let authURL = projectURL + GoTrueAPI.gatewayPrefix
         let frozen = clock["frozen"]?.boolValue == true
         let offset = clock["offset_seconds"]?.doubleValue ?? 0
@@ -730,7 +730,7 @@ extension DashboardEndpoints {
             // rowid: the audit table has no index on time, and this runs every two seconds per
             // open page), cover them.
             if let (users, audit) = try? api.read({ conn in
-                (try conn.users(aud: api.config.jwt.audience, filter: "", ascending: false, paging: Paging(page: 1, perPage: 1)),
+                (try conn.users(aud: api.snapshot.configuration.jwt.audience, filter: "", ascending: false, paging: Paging(page: 1, perPage: 1)),
                  try conn.newestAuditLogEntry())
             }) {
                 parts += [String(users.total), users.items.first?.id ?? "", String(users.items.first?.updatedAt ?? 0),

@@ -250,7 +250,7 @@ struct DashboardEndpoints: EndpointGroup {
     }
 
     /// The keys that open the dashboard: the service_role key and the opaque secret key.
-    var adminKeys: [String] { [api.config.apiKeys.serviceRole, api.config.apiKeys.secret].compactMap { $0 } }
+    var adminKeys: [String] { [api.snapshot.configuration.apiKeys.serviceRole, api.snapshot.configuration.apiKeys.secret].compactMap { $0 } }
 
     func authorized(_ context: RequestContext) -> Bool {
         guard dashboard.requiresKey else { return true }
@@ -316,7 +316,7 @@ struct DashboardEndpoints: EndpointGroup {
     func call(_ method: String, _ target: String, _ body: JSON? = nil, raw: [UInt8]? = nil,
               from context: RequestContext) -> DashboardReply {
         var headers = HTTPHeaders()
-        headers["Authorization"] = "Bearer " + api.config.apiKeys.serviceRole
+        headers["Authorization"] = "Bearer " + api.snapshot.configuration.apiKeys.serviceRole
         headers["Content-Type"] = "application/json"
         let request = HTTPRequest(method: method, target: target, headers: headers, body: raw ?? body.map { Array($0.serialized().utf8) } ?? [],
                                   remoteAddress: context.request.remoteAddress, remotePort: context.request.remotePort)

@@ -132,7 +132,7 @@ extension DashboardEndpoints {
             <div class="bar">
             <label>Role<input name="role" placeholder="the user's role" value="\(H.escape(draft["role"] ?? ""))"></label>
             <label>AAL<select name="aal">\(options)</select></label>
-            <label>Expires in (seconds)<input type="number" name="expires_in" placeholder="\(api.config.jwt.expirySeconds)" value="\(H.escape(draft["expires_in"] ?? ""))"></label>
+            <label>Expires in (seconds)<input type="number" name="expires_in" placeholder="\(api.snapshot.configuration.jwt.expirySeconds)" value="\(H.escape(draft["expires_in"] ?? ""))"></label>
             </div>
             <label>Extra claims (JSON object)<textarea name="claims" class="short" spellcheck="false" placeholder='{"tenant": "acme"}'>\(H.escape(draft["claims"] ?? ""))</textarea></label>
             <div class="actions"><button type="submit">Mint token</button></div>

@@ -253,7 +253,7 @@ struct FakeIdentityProvider: IdentityProviderSeam, Sendable {
 
     /// "<externalURL>/emulator/v1/idp/": every fake issuer starts with it.
     var issuerBase: String {
-        var base = api.config.externalURL
+        var base = api.snapshot.configuration.externalURL
         while base.hasSuffix("/") { base.removeLast() }
         return base + FakeIdentityProvider.pathPrefix
     }

@@ -113,7 +113,7 @@ struct ControlIdPEndpoints: EndpointGroup {
         if let problem = request.problem() { return ConsentPage.error(problem, provider: name) }
         guard keyAccepted(context, form: []) else { return ConsentPage.keyPrompt(provider: name, request: request) }
         let hint = request.loginHint.trimmingASCIISpaces()
-        if api.config.identityProviders.autoApprove, ControlIdPEndpoints.looksLikeEmail(hint) {
+        if api.snapshot.configuration.identityProviders.autoApprove, ControlIdPEndpoints.looksLikeEmail(hint) {
             // Headless tests: the browser never stops at the page.
             let account = try resolveAccount(provider: name, email: hint, name: "", emailVerified: true)
             return try deliver(provider: name, request: request, account: account)
@@ -336,7 +336,7 @@ struct ControlIdPEndpoints: EndpointGroup {
             default: throw ControlRequest.invalid("\"aud\" must be a non-empty string or array of strings")
             }
         } else {
-            let config = api.config
+            let config = api.snapshot.configuration
             var ids = config.external.providers[name]?.clientIDs.filter { !$0.isEmpty } ?? []
             if name == "apple", ids.isEmpty, !config.external.iosBundleID.isEmpty { ids = [config.external.iosBundleID] }
             if name.hasPrefix("custom:"), ids.isEmpty,

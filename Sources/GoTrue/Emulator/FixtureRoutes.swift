@@ -30,7 +30,7 @@ struct FixtureEndpoints: EndpointGroup {
 
     func seed(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let fixture = try Fixture(json: .object(try ControlRequest.body(context.request)))
-        let users = try Seeder(project: project, configuration: api.config).seed(fixture)
+        let users = try Seeder(project: project, configuration: api.snapshot.configuration).seed(fixture)
         let factors = try api.read { conn in try users.map { try conn.factors(userID: $0.0.id) } }
         return .json(["users": .array(zip(users, factors).map { Models.user($0.0.0, identities: $0.0.1, factors: $0.1) })])
     }

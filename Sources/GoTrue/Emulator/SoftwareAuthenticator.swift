@@ -34,7 +34,7 @@ struct SoftwareAuthenticatorEndpoints: EndpointGroup {
     }
 
     private var environment: Environment { api.project.environment }
-    private var relyingParty: RelyingParty { api.config.webAuthn.relyingParty(siteURL: api.config.siteURL) }
+    private var relyingParty: RelyingParty { api.snapshot.configuration.webAuthn.relyingParty(siteURL: api.snapshot.configuration.siteURL) }
 
     /// What a ceremony needs from its options.
     private struct Ceremony {

@@ -70,7 +70,7 @@ struct SoftwareWalletEndpoints: EndpointGroup {
         let chain = try Self.chain(fields)
         let wallet = try resolve(fields, chain: chain, messageAddress: nil)
         let environment = api.project.environment
-        let config = api.config
+        let config = api.snapshot.configuration
 
         func time(_ key: String) throws(AuthError) -> Timestamp? {
             guard let text = try fields.nonEmptyString(key) else { return nil }

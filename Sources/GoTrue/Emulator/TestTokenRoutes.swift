@@ -26,7 +26,7 @@ struct TestTokenEndpoints: EndpointGroup {
 
     func mint(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let fields = try ControlFields(context.request, allowed: ["user_id", "email", "role", "claims", "expires_in"])
-        let config = api.config
+        let config = api.snapshot.configuration
         let expiresIn = try fields.expiresIn(default: Int64(config.jwt.expirySeconds))
         let extra = try fields.object("claims") ?? JSONObject()
         let role = try fields.nonEmptyString("role")

@@ -37,7 +37,7 @@ struct ExternalEndpoints: EndpointGroup {
     /// `GetExternalProviderRedirectURL`: checks the provider, records the flow state (its id is
     /// the OAuth `state`) and builds the provider's authorization URL.
     func providerRedirectURL(_ context: RequestContext, linkingTarget: UserRecord?) throws(AuthError) -> String {
-        let config = api.config
+        let config = api.snapshot.configuration
         let query = context.request.query
         func value(_ name: String) -> String { query.first { $0.name == name }?.value ?? "" }
         let providerType = value("provider")
@@ -119,8 +119,8 @@ struct ExternalEndpoints: EndpointGroup {
     /// `custom_oauth_providers` (`loadCustomProvider`; GoTrue lowercases the name first).
     func resolve(_ name: String) -> Result<(OAuthProviderSettings, CustomFlowProvider?), ProviderProblem> {
         let lower = name.lowercased()
-        guard lower.hasPrefix("custom:") else { return ExternalEndpoints.oauthSettings(name, api.config).map { ($0, nil) } }
-        if !api.config.customOAuth.enabled { return .failure(ProviderProblem(message: "custom OAuth providers are disabled")) }
+        guard lower.hasPrefix("custom:") else { return ExternalEndpoints.oauthSettings(name, api.snapshot.configuration).map { ($0, nil) } }
+        if !api.snapshot.configuration.customOAuth.enabled { return .failure(ProviderProblem(message: "custom OAuth providers are disabled")) }
         let found: CustomOAuthProviderRecord?
         do {
             found = try api.project.database.read { conn in try conn.customOAuthProvider(identifier: lower) }
@@ -198,7 +198,7 @@ struct ExternalEndpoints: EndpointGroup {
     }
 
     func callback(_ context: RequestContext) -> HTTPResponse {
-        let config = api.config
+        let config = api.snapshot.configuration
         let params = parameters(context)
         func value(_ name: String) -> String { params.first { $0.name == name }?.value ?? "" }
 
@@ -255,7 +255,7 @@ struct ExternalEndpoints: EndpointGroup {
             return .failure(AuthError(400, .badOauthState, "OAuth state not found or expired"))
         }
         if FlowStates.isExpired(flow, now: project.environment.now(),
-                                lifetimeSeconds: api.config.external.flowStateExpirySeconds) {
+                                lifetimeSeconds: api.snapshot.configuration.external.flowStateExpirySeconds) {
             return .failure(AuthError(400, .badOauthState, "OAuth state has expired"))
         }
         if flow.isPKCE && flow.userID != nil {

@@ -19,7 +19,7 @@ struct HealthEndpoints: EndpointGroup {
 
     var health: HTTPResponse {
         .json([
-            "version": .string(api.config.version),
+            "version": .string(api.snapshot.configuration.version),
             "name": "GoTrue",
             "description": "GoTrue is a user registration and authentication API",
         ])

@@ -19,7 +19,7 @@ struct InviteEndpoints: EndpointGroup {
         let email = try Validation.email(try body.string("email") ?? "")
         let data = try body.map("data") ?? JSONObject()
         let aud = api.requestAudience(context, claims: caller.claims)
-        let config = api.config
+        let config = api.snapshot.configuration
 
         // The invited user (`ToUserModel`), shown to the before-user-created hook outside any
         // transaction when the address is new (invite.go).

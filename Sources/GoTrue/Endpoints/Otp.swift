@@ -66,7 +66,7 @@ struct OtpEndpoints: EndpointGroup {
     /// address goes through sign-up with a throwaway password instead, whose confirmation email
     /// doubles as the link (or, with autoconfirm on, is followed by the magic link).
     func magicLink(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
-        let config = api.config
+        let config = api.snapshot.configuration
         guard config.external.emailEnabled else {
             throw AuthError(422, .emailProviderDisabled, "Email logins are disabled")
         }
@@ -121,7 +121,7 @@ struct OtpEndpoints: EndpointGroup {
     /// `SmsOtp`: a code by SMS to a confirmed number; an unknown or unconfirmed number is signed
     /// up first (its confirmation SMS is the code).
     func smsOTP(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
-        let config = api.config
+        let config = api.snapshot.configuration
         guard config.external.phoneEnabled else {
             throw AuthError(400, .phoneProviderDisabled, "Unsupported phone provider")
         }

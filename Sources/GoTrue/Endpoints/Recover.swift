@@ -11,7 +11,7 @@ struct RecoverEndpoints: EndpointGroup {
             Endpoint("POST", "/recover", operation: "recover") { g, context in
                 try g.api.rateLimit(.recover, context)
                 // requireEmailProvider middleware.
-                guard g.api.config.external.emailEnabled else {
+                guard g.api.snapshot.configuration.external.emailEnabled else {
                     throw AuthError(400, .emailProviderDisabled, "Email logins are disabled")
                 }
                 return try g.recover(context)

@@ -20,7 +20,7 @@ struct ResendEndpoints: EndpointGroup {
     /// `Resend`: the last signup, SMS, email-change or phone-change message again, with a new
     /// code. Nothing pending (or an unknown user) answers `{}`.
     func resend(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
-        let config = api.config
+        let config = api.snapshot.configuration
         let body = try RequestBody(context.request, as: "ResendConfirmationParams")
         let type = try body.string("type") ?? ""
         var email = try body.string("email") ?? ""

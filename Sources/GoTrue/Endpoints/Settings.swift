@@ -6,7 +6,7 @@ struct SettingsEndpoints: EndpointGroup {
     let api: Core
 
     static var endpoints: [Endpoint<Self>] {
-        [Endpoint("GET", "/settings", operation: "settings") { g, _ in .json(g.settings(g.api.config)) }]
+        [Endpoint("GET", "/settings", operation: "settings") { g, _ in .json(g.settings(g.api.snapshot.configuration)) }]
     }
 
     func settings(_ config: Configuration) -> JSON {

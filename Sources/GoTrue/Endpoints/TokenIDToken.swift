@@ -115,7 +115,7 @@ extension TokenEndpoints {
     /// `IdTokenGrantParams.getProvider`, in the real order of checks. The emulator's fake
     /// issuers select their provider the way the real issuers do.
     private func resolveProvider(name: String, issuer: String, clientID: String, token: String) throws(AuthError) -> IdTokenProvider {
-        let config = api.config
+        let config = api.snapshot.configuration
         let fake = api.identityProviders
         let issuerProvider = issuer.isEmpty ? nil : fake.provider(forIssuer: issuer)
         func selects(_ p: String, _ realIssuer: (String) -> Bool) -> Bool {
@@ -215,7 +215,7 @@ extension TokenEndpoints {
 
     /// `provider.ParseIDToken` for the three kinds of token. Every failure is "Bad ID token".
     private func verifiedClaims(_ token: String, provider: IdTokenProvider, accessToken: String) throws(AuthError) -> JSONObject {
-        let strict = api.config.identityProviders.strictIDTokens
+        let strict = api.snapshot.configuration.identityProviders.strictIDTokens
         let now = api.project.environment.now().unixSeconds
         let fake = api.identityProviders
         let claims: JSONObject

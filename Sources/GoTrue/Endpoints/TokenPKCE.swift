@@ -18,7 +18,7 @@ extension TokenEndpoints {
         guard let flow = found, let userID = flow.userID else {
             throw AuthError(404, .flowStateNotFound, "invalid flow state, no valid flow state found")
         }
-        if FlowStates.isExpired(flow, now: project.environment.now(), lifetimeSeconds: api.config.external.flowStateExpirySeconds) {
+        if FlowStates.isExpired(flow, now: project.environment.now(), lifetimeSeconds: api.snapshot.configuration.external.flowStateExpirySeconds) {
             throw AuthError(422, .flowStateExpired, "invalid flow state, flow state has expired")
         }
         if let problem = FlowStates.verify(challenge: flow.codeChallenge, method: flow.codeChallengeMethod, verifier: verifier) {

@@ -9,7 +9,7 @@ import AuthStore
 /// timestamps, so a message may be presented again while it is still valid, as with GoTrue.
 extension TokenEndpoints {
     func web3(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
-        let external = api.config.external
+        let external = api.snapshot.configuration.external
         // Checked before the body is read.
         if !external.web3Solana.enabled && !external.web3Ethereum.enabled {
             throw AuthError(422, .web3ProviderDisabled, "Web3 provider is disabled")
@@ -27,7 +27,7 @@ extension TokenEndpoints {
         }
 
         let parsed = try verifiedMessage(message, signature: signature, chain: chain)
-        try TokenEndpoints.checkBinding(parsed, api.config)
+        try TokenEndpoints.checkBinding(parsed, api.snapshot.configuration)
         try checkTimes(parsed, validity: settings.maximumValiditySeconds)
         return try signIn(parsed, context)
     }

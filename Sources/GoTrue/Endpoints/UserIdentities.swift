@@ -18,7 +18,7 @@ struct IdentityEndpoints: EndpointGroup {
 
     /// `requireManualLinkingEnabled`, after `requireAuthentication` as the routes nest them.
     private func requireManualLinking() throws(AuthError) {
-        guard api.config.security.manualLinkingEnabled else {
+        guard api.snapshot.configuration.security.manualLinkingEnabled else {
             throw AuthError(404, .manualLinkingDisabled, "Manual linking is disabled")
         }
     }

@@ -102,7 +102,7 @@ struct VerifyEndpoints: EndpointGroup {
         var params = Params()
         params.token = context.request.queryValue("token") ?? ""
         params.type = context.request.queryValue("type") ?? ""
-        params.redirectTo = Mailer.referrer(context, api.config)
+        params.redirectTo = Mailer.referrer(context, api.snapshot.configuration)
         if params.type.isEmpty { throw AuthError(400, .validationFailed, "Verify requires a verification type") }
         if params.token.isEmpty { throw AuthError(400, .validationFailed, "Verify requires a token or a token hash") }
         params.tokenHash = params.token
@@ -229,7 +229,7 @@ struct VerifyEndpoints: EndpointGroup {
               let user = try conn.user(id: userID)
         else { throw invalid }
         if api.isBanned(user) { throw AuthError(403, .userBanned, "User is banned") }
-        let lifetime = api.config.mailer.otpExpirySeconds
+        let lifetime = api.snapshot.configuration.mailer.otpExpirySeconds
         let expired: Bool
         switch params.type {
         case "email":
@@ -250,7 +250,7 @@ struct VerifyEndpoints: EndpointGroup {
 
     /// `verifyUserAndToken`: the code path (`token` with `email` or `phone`).
     private func verifyUserAndToken(_ conn: Connection, _ params: inout Params, aud: String) throws -> UserRecord {
-        let config = api.config
+        let config = api.snapshot.configuration
         let invalid = AuthError(403, .otpExpired, "Token has expired or is invalid")
         let found: UserRecord?
         switch params.type {
@@ -300,7 +300,7 @@ struct VerifyEndpoints: EndpointGroup {
     /// `FindUserForEmailChange`: by the current address's token first (secure change), then the
     /// new one's, each with or without the `pkce_` prefix.
     private func userForEmailChange(_ conn: Connection, email: String, tokenHash: String, aud: String) throws -> UserRecord? {
-        let secure = api.config.mailer.secureEmailChangeEnabled
+        let secure = api.snapshot.configuration.mailer.secureEmailChangeEnabled
         for (type, enabled) in [("email_change_token_current", secure), ("email_change_token_new", true)] where enabled {
             let owner = try conn.oneTimeTokenOwner(tokenHash: tokenHash, types: [type])
                 ?? conn.oneTimeTokenOwner(tokenHash: "pkce_" + tokenHash, types: [type])
@@ -357,7 +357,7 @@ struct VerifyEndpoints: EndpointGroup {
     /// for a real one); the email is confirmed and matching identities marked verified.
     private func signupVerify(_ conn: Connection, _ context: RequestContext, _ user: inout UserRecord) throws {
         if (user.encryptedPassword ?? "").isEmpty && user.invitedAt != nil {
-            let passwords = Passwords(configuration: api.config, environment: project.environment)
+            let passwords = Passwords(configuration: api.snapshot.configuration, environment: project.environment)
             user.encryptedPassword = passwords.hash(Mailer.randomPassword(project.environment, requiredCharacters: [], length: 64))
             try conn.updateUser(user)
         }
@@ -388,7 +388,7 @@ struct VerifyEndpoints: EndpointGroup {
     /// (returns false: the half-confirmed answer); the last one swaps the address.
     private func emailChangeVerify(_ conn: Connection, _ context: RequestContext, _ params: Params,
                                    _ user: inout UserRecord) throws -> Bool {
-        let config = api.config
+        let config = api.snapshot.configuration
         if !config.mailer.autoconfirm && config.mailer.secureEmailChangeEnabled && user.emailChangeConfirmStatus == 0
             && !(user.email ?? "").isEmpty {
             let current = try conn.oneTimeTokenOwner(tokenHash: params.tokenHash, types: ["email_change_token_current"]) != nil

@@ -20,21 +20,21 @@ struct WellKnownEndpoints: EndpointGroup {
     func jwks() -> HTTPResponse {
         var headers = HTTPHeaders()
         headers["Cache-Control"] = "public, max-age=600"
-        return .json(["keys": .array(api.config.jwt.publicJWKs.map(JSON.object))], headers: headers)
+        return .json(["keys": .array(api.snapshot.configuration.jwt.publicJWKs.map(JSON.object))], headers: headers)
     }
 
     /// The algorithms the real server advertises (a fixed list there), plus the signing key's
     /// own when it is not among them (EdDSA), so discovery never hides the algorithm in use.
     var signingAlgorithms: [String] {
         var algorithms = ["RS256", "HS256", "ES256"]
-        let signing = api.config.jwt.signingKey.algorithm.rawValue
+        let signing = api.snapshot.configuration.jwt.signingKey.algorithm.rawValue
         if !algorithms.contains(signing) { algorithms.append(signing) }
         return algorithms
     }
 
     /// `WellKnownOpenID`, members in the response struct's order.
     func openIDConfiguration() -> HTTPResponse {
-        let issuer = api.config.jwt.issuer
+        let issuer = api.snapshot.configuration.jwt.issuer
         var base = Substring(issuer)
         while base.hasSuffix("/") { base = base.dropLast() }
         func strings(_ values: [String]) -> JSON { .array(values.map(JSON.string)) }
@@ -44,7 +44,7 @@ struct WellKnownEndpoints: EndpointGroup {
         body["token_endpoint"] = .string(base + "/oauth/token")
         body["jwks_uri"] = .string(base + "/.well-known/jwks.json")
         body["userinfo_endpoint"] = .string(base + "/oauth/userinfo")
-        if api.config.oauthServer.enabled && api.config.oauthServer.allowDynamicRegistration {
+        if api.snapshot.configuration.oauthServer.enabled && api.snapshot.configuration.oauthServer.allowDynamicRegistration {
             body["registration_endpoint"] = .string(base + "/oauth/clients/register")
         }
         body["scopes_supported"] = strings(["openid", "profile", "email", "phone", "offline_access"])
