@@ -1,5 +1,6 @@
 import AuthHTTP
 import AuthJSON
+import AuthTemplate
 import Foundation
 import AuthTestSupport
 import Testing
@@ -53,6 +54,33 @@ import Testing
         #expect(response.json["msg"] == "Error sending magic link email")
         // Nothing was sent, and the token was not stored (the write rolled back).
         #expect(try api.project.database.read { try $0.outboxMessages(recipient: "x@example.com", type: "magiclink", limit: 1) }.isEmpty)
+    }
+
+    /// Parses are kept by text, name and escaping: the same text under another name reports its
+    /// own name, a text that does not parse fails on every send, and what is kept stays bounded.
+    @Test func keptParsesAnswerAsFreshOnes() throws {
+        let text = "{{ index .Data.list 5 }}"
+        let data: JSON = ["Data": ["list": [1]]]
+        for name in ["first.html", "second.html", "first.html"] {
+            let kept = try MailTemplates.parsed(text, name: name)
+            let fresh = try GoTemplate(parsing: text, name: name)
+            #expect(throws: TemplateError.self) { try kept.execute(data) }
+            #expect(throws: TemplateError.self) { try fresh.execute(data) }
+            do { _ = try kept.execute(data) } catch {
+                #expect(error.description.contains(name), "\(error)")
+                do { _ = try fresh.execute(data) } catch let freshError { #expect(error.description == freshError.description) }
+            }
+        }
+        // One text, two escapings: html/template escapes the value, text/template does not.
+        let value: JSON = ["Code": "<b>"]
+        #expect(try MailTemplates.parsed("{{ .Code }}", name: "").execute(value) == "&lt;b&gt;")
+        #expect(try MailTemplates.parsed("{{ .Code }}", name: "", escaping: .text).execute(value) == "<b>")
+        for _ in 0..<2 { #expect(throws: TemplateError.self) { try MailTemplates.parsed("{{ if .Token }}never closed", name: "") } }
+        for index in 0...MailTemplates.parsedLimit {
+            _ = try MailTemplates.parsed("<p>\(index) {{ .Token }}</p>", name: "bounded")
+        }
+        #expect(MailTemplates.parsedCount <= MailTemplates.parsedLimit)
+        #expect(try MailTemplates.parsed("<p>7 {{ .Token }}</p>", name: "bounded").execute(["Token": "1"]) == "<p>7 1</p>")
     }
 
     @Test func builtInBodiesRenderEveryTemplate() throws {

@@ -1,7 +1,8 @@
 """The package as an app takes it: `.package(url:..., from: "0.1.0")`.
 
-GoTrue, AuthScenarios and AuthEmulator build with unsafe flags in release (Package.swift: file by
-file instead of whole-module, which the cold build's time needs). SwiftPM refuses a dependency
+Some targets build with unsafe flags in release (Package.swift: GoTrue and AuthEmulator file by
+file instead of whole-module, AuthTOML and AuthTemplate unoptimized, which the cold build's time
+needs). SwiftPM refuses a dependency
 pinned by version whose targets carry unsafe flags unless its manifest declares tools version 6.2
 or later. Loading the package graph is enough to see the refusal, so nothing is compiled: a
 clone of this repository with the working tree's Package.swift, tagged 0.1.0, and an app that
