@@ -168,10 +168,30 @@ enum MailTemplates {
 
     static let parsedLimit = 256
     static var parsedCount: Int { parsedTemplates.withLock { $0.count } }
+    /// Hashed when made, before the lock is taken: hashing a template's text is work in its
+    /// length, and every send of every project goes through the one lock.
     private struct ParsedKey: Hashable {
         let text: String
         let name: String
         let escaping: GoTemplate.Escaping
+        let hashed: Int
+
+        init(text: String, name: String, escaping: GoTemplate.Escaping) {
+            self.text = text
+            self.name = name
+            self.escaping = escaping
+            var hasher = Hasher()
+            hasher.combine(text)
+            hasher.combine(name)
+            hasher.combine(escaping)
+            hashed = hasher.finalize()
+        }
+
+        static func == (a: ParsedKey, b: ParsedKey) -> Bool {
+            a.hashed == b.hashed && a.escaping == b.escaping && a.name == b.name && a.text == b.text
+        }
+
+        func hash(into hasher: inout Hasher) { hasher.combine(hashed) }
     }
     private static let parsedTemplates = Mutex<[ParsedKey: GoTemplate]>([:])
 
