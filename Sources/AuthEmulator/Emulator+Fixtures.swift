@@ -1,6 +1,10 @@
 import AuthJSON
 import GoTrue
 
+// Built unoptimized in release too (`@_optimize(none)` on its functions): no request that
+// bench/cost.sh measures runs this file, and it shortens the cold release build; the list of
+// such files is pinned in Tests/python/test_unoptimized_code.py (docs/tests.md, "Build and test time").
+
 /// Fixtures, snapshots and shutdown actions of a running emulator (`serve --seed`,
 /// `serve --export-on-exit`, and the same for a Swift test suite embedding the emulator).
 extension Emulator {
@@ -10,7 +14,7 @@ extension Emulator {
     ///
     /// `progress`, when given, follows the work (passwords hashed, users written) for a
     /// console to show; polling it costs the seed nothing.
-    public func seed(file path: String, progress: SeedProgress? = nil) throws(EmulatorError) {
+    @_optimize(none) public func seed(file path: String, progress: SeedProgress? = nil) throws(EmulatorError) {
         // A local file the user chose: large enough for a million users (~85 MB), the bulk
         // path `bench/cost.sh --seed-users` measures; still refuses a pointer at a disk image.
         let bytes = try Platform.readFile(path, limit: 1 << 30)
@@ -28,7 +32,7 @@ extension Emulator {
     }
 
     /// Applies a parsed fixture.
-    public func seed(_ fixture: Fixture, progress: SeedProgress? = nil) throws(EmulatorError) {
+    @_optimize(none) public func seed(_ fixture: Fixture, progress: SeedProgress? = nil) throws(EmulatorError) {
         do {
             try Seeder(project: project).seed(fixture, collect: false, progress: progress)
         } catch {
@@ -38,7 +42,7 @@ extension Emulator {
 
     /// The snapshot `GET /emulator/v1/export` returns; the emulator's own private keys only
     /// when `includeSecrets` (`?include_secrets=true`).
-    public func snapshot(includeSecrets: Bool = false) throws(EmulatorError) -> Snapshot {
+    @_optimize(none) public func snapshot(includeSecrets: Bool = false) throws(EmulatorError) -> Snapshot {
         do {
             return try Snapshot.take(project, includeSecrets: includeSecrets)
         } catch {
@@ -47,7 +51,7 @@ extension Emulator {
     }
 
     /// Writes the export snapshot to `path` (replacing it atomically).
-    public func exportSnapshot(to path: String, includeSecrets: Bool = false) throws(EmulatorError) {
+    @_optimize(none) public func exportSnapshot(to path: String, includeSecrets: Bool = false) throws(EmulatorError) {
         var bytes = try snapshot(includeSecrets: includeSecrets).json.serializedBytes()
         bytes.append(0x0A)
         try Platform.writeFile(path, bytes)
@@ -55,7 +59,7 @@ extension Emulator {
 
     /// Runs `action` when the emulator stops, after in-flight requests have finished and before
     /// the database closes (so it may still read it).
-    public func onStop(_ action: @escaping @Sendable (Emulator) -> Void) {
+    @_optimize(none) public func onStop(_ action: @escaping @Sendable (Emulator) -> Void) {
         stopActions.withLock { $0.append(action) }
     }
 }

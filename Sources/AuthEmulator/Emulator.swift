@@ -8,6 +8,10 @@ import Dispatch
 import GoTrue
 import Synchronization
 
+// Built unoptimized in release too (`@_optimize(none)` on its functions): no request that
+// bench/cost.sh measures runs this file, and it shortens the cold release build; the list of
+// such files is pinned in Tests/python/test_unoptimized_code.py (docs/tests.md, "Build and test time").
+
 /// One running emulated Supabase Auth project: its database, its GoTrue API and the HTTP server
 /// in front of it. Usable in-process (a Swift test starts one on port 0 and stops it) and by the
 /// `auth-emulator serve` command.
@@ -51,7 +55,7 @@ public final class Emulator: Sendable {
     private enum State { case created, running, stopped }
 
     /// Opens (creating if needed) the database and assembles the server; does not listen yet.
-    public init(options: EmulatorOptions) throws(EmulatorError) {
+    @_optimize(none) public init(options: EmulatorOptions) throws(EmulatorError) {
         // An embedder builds options in code, past the CLI's checks: the same rules apply.
         try options.validate()
         self.options = options
@@ -133,7 +137,7 @@ public final class Emulator: Sendable {
 
     /// Assembles one hosted project around its `Project`: failure scenarios, the journal, the
     /// control routes, the dashboard's switches. Used for the default project and every other.
-    static func host(ref: String, project: Project, databasePath: String, options: EmulatorOptions, scenarios active: [Scenario],
+    @_optimize(none) static func host(ref: String, project: Project, databasePath: String, options: EmulatorOptions, scenarios active: [Scenario],
                      transport: CurlHookTransport, beyondLoopback: Bool, registry: ProjectRegistry,
                      extensions: [Route], lane: Int = 0) -> HostedProject {
         let scenarios = ScenarioEngine(environment: project.environment)
@@ -167,7 +171,7 @@ public final class Emulator: Sendable {
     public var dashboardURL: String? { options.dashboard ? url + Dashboard.path : nil }
 
     /// Starts listening. After it returns, `port` and `url` are final.
-    public func start() throws(EmulatorError) {
+    @_optimize(none) public func start() throws(EmulatorError) {
         do {
             try server.start()
         } catch {
@@ -211,7 +215,7 @@ public final class Emulator: Sendable {
 
     /// The database's key for `algorithm`, made (and stored) on first use. Processes sharing
     /// the file adopt whichever key was stored first.
-    static func projectSigningKey(_ algorithm: JWTAlgorithm, database: Database) throws(EmulatorError) -> JWK {
+    @_optimize(none) static func projectSigningKey(_ algorithm: JWTAlgorithm, database: Database) throws(EmulatorError) -> JWK {
         do {
             var text = try database.read { conn in try conn.projectSigningKey(algorithm: algorithm.rawValue) }
             if text == nil {
@@ -232,7 +236,7 @@ public final class Emulator: Sendable {
     }
 
     /// Opens the database, assembles the server and starts it.
-    public static func start(_ options: EmulatorOptions) throws(EmulatorError) -> Emulator {
+    @_optimize(none) public static func start(_ options: EmulatorOptions) throws(EmulatorError) -> Emulator {
         let emulator = try Emulator(options: options)
         try emulator.start()
         return emulator
@@ -260,7 +264,7 @@ public final class Emulator: Sendable {
 
     /// Graceful stop: no new connections, in-flight requests finish, then the database is
     /// checkpointed and closed. Idempotent; callable from any thread.
-    public func stop(timeout: Duration? = nil) {
+    @_optimize(none) public func stop(timeout: Duration? = nil) {
         let timeout = timeout ?? .milliseconds(Int64(options.shutdownTimeoutSeconds * 1000))
         let wasRunning = state.withLock { current -> Bool in
             defer { current = .stopped }
@@ -287,21 +291,21 @@ public final class Emulator: Sendable {
         /// What became of the database's write-ahead log.
         public var database: CloseOutcome
 
-        public init(requests: DrainReport, database: CloseOutcome) {
+        @_optimize(none) public init(requests: DrainReport, database: CloseOutcome) {
             self.requests = requests
             self.database = database
         }
     }
 
     /// Blocks until `stop()` has completed, database included (for the CLI's main thread).
-    public func waitUntilStopped() {
+    @_optimize(none) public func waitUntilStopped() {
         stopped.wait()
         stopped.signal()  // let any other waiter through too
     }
 
     /// Stops the emulator when the process receives SIGINT or SIGTERM. Keep the returned value
     /// alive for as long as the handling should last.
-    public func stopOnTerminationSignals(then action: @escaping @Sendable (Int32) -> Void = { _ in }) -> SignalHandling {
+    @_optimize(none) public func stopOnTerminationSignals(then action: @escaping @Sendable (Int32) -> Void = { _ in }) -> SignalHandling {
         SignalHandling(sources: Platform.onTerminationSignal { [self] signalNumber in
             self.stop()
             action(signalNumber)

@@ -2,6 +2,10 @@ import AuthJWT
 import AuthScenarios
 import GoTrue
 
+// Built unoptimized in release too (`@_optimize(none)` on its functions): no request that
+// bench/cost.sh measures runs this file, and it shortens the cold release build; the list of
+// such files is pinned in Tests/python/test_unoptimized_code.py (docs/tests.md, "Build and test time").
+
 /// How to run one emulator: where to listen, where the database lives, and the GoTrue
 /// configuration. Built, lowest precedence first, from defaults equal to `supabase start`'s, the
 /// `[auth]` section of a Supabase `config.toml` (`SupabaseConfigFile`), `GOTRUE_*` environment
@@ -62,10 +66,10 @@ public struct EmulatorOptions: Sendable {
     public static let defaultDatabasePath = ".auth-emulator/auth.db"
     public static let inMemory = ":memory:"
 
-    public init() {}
+    @_optimize(none) public init() {}
 
     /// Options for an in-process test server: ephemeral loopback port, in-memory database.
-    public static func testing() -> EmulatorOptions {
+    @_optimize(none) public static func testing() -> EmulatorOptions {
         var options = EmulatorOptions()
         options.port = 0
         options.databasePath = inMemory
@@ -76,7 +80,7 @@ public struct EmulatorOptions: Sendable {
     /// then the environment, as `auth-emulator serve` does before applying its flags; then
     /// `validate()`. `warning` receives one line per thing worth telling the user (ignored
     /// variables, a setting of the file the emulator cannot honour).
-    public static func resolve(
+    @_optimize(none) public static func resolve(
         configFile: String? = nil,
         environment: [String: String],
         base: EmulatorOptions = EmulatorOptions(),
@@ -90,7 +94,7 @@ public struct EmulatorOptions: Sendable {
 
     /// The file and environment layers without the final cross-setting check (the command line
     /// applies its flags first).
-    static func layered(
+    @_optimize(none) static func layered(
         configFile: String?, environment: [String: String], base: EmulatorOptions, warning: (String) -> Void,
         applied: ([String]) -> Void = { _ in }
     ) throws(EmulatorError) -> EmulatorOptions {
@@ -119,12 +123,12 @@ public struct EmulatorOptions: Sendable {
 
     /// Checks that span several settings, as GoTrue does at startup (e.g. email auto-confirm
     /// together with unverified email sign-ins is refused).
-    public func validate() throws(EmulatorError) {
+    @_optimize(none) public func validate() throws(EmulatorError) {
         try Validation.check(configuration)
     }
 
     /// Options whose settings start from the defaults of `profile`.
-    public init(defaults profile: DefaultsProfile) {
+    @_optimize(none) public init(defaults profile: DefaultsProfile) {
         configuration = Configuration(defaults: profile)
     }
 }

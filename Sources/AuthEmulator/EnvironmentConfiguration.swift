@@ -4,6 +4,10 @@ import AuthJSON
 import AuthJWT
 import GoTrue
 
+// Built unoptimized in release too (`@_optimize(none)` on its functions): no request that
+// bench/cost.sh measures runs this file, and it shortens the cold release build; the list of
+// such files is pinned in Tests/python/test_unoptimized_code.py (docs/tests.md, "Build and test time").
+
 /// Reads the real server's environment variables (reference §15 and §20) into options, with the
 /// real names, units and syntax: GoTrue loads them with `envconfig`, so booleans follow Go's
 /// `strconv.ParseBool`, durations Go's `time.ParseDuration` (`10s`, `1h30m`, `500ms`), lists are
@@ -40,13 +44,13 @@ public enum EnvironmentConfiguration {
     /// Applies every variable that maps onto `options`; returns the `GOTRUE_*` and
     /// `AUTH_EMULATOR_*` names present in `environment` that were not used (sorted).
     @discardableResult
-    public static func apply(_ environment: [String: String], to options: inout EmulatorOptions) throws(EmulatorError) -> [String] {
+    @_optimize(none) public static func apply(_ environment: [String: String], to options: inout EmulatorOptions) throws(EmulatorError) -> [String] {
         try applyReporting(environment, to: &options).ignored
     }
 
     /// `apply`, also telling which names present in `environment` it read (sorted), for the
     /// banner: names only, since values may be secrets.
-    static func applyReporting(
+    @_optimize(none) static func applyReporting(
         _ environment: [String: String], to options: inout EmulatorOptions
     ) throws(EmulatorError) -> (applied: [String], ignored: [String]) {
         var env = Reader(environment: environment)
@@ -99,7 +103,7 @@ public enum EnvironmentConfiguration {
 
     /// Every row of the settings table with a variable: the first of its names that gives a
     /// value wins (`API_EXTERNAL_URL` before `GOTRUE_API_EXTERNAL_URL`).
-    private static func applySettings(_ env: inout Reader, _ config: inout Configuration) throws(EmulatorError) {
+    @_optimize(none) private static func applySettings(_ env: inout Reader, _ config: inout Configuration) throws(EmulatorError) {
         for setting in Configuration.settings {
             var found: (String, SettingValue)?
             for name in setting.env {
@@ -119,7 +123,7 @@ public enum EnvironmentConfiguration {
         }
     }
 
-    private static func environmentText(_ env: Reader, _ name: String) -> String { env.environment[name] ?? "" }
+    @_optimize(none) private static func environmentText(_ env: Reader, _ name: String) -> String { env.environment[name] ?? "" }
 
     /// Typed access to the environment that remembers every name it was asked about, so the
     /// names nobody asked about can be reported as ignored.
@@ -128,19 +132,19 @@ public enum EnvironmentConfiguration {
         var known: Set<String> = []
 
         /// The value as set, even when empty (an empty string or list is a real value).
-        mutating func raw(_ name: String) -> String? {
+        @_optimize(none) mutating func raw(_ name: String) -> String? {
             known.insert(name)
             return environment[name]
         }
 
         /// A non-empty value; an empty one counts as unset (for required-looking settings such
         /// as URLs, the host and secrets, where empty is never meant).
-        mutating func string(_ name: String) -> String? {
+        @_optimize(none) mutating func string(_ name: String) -> String? {
             guard let value = raw(name), !value.isEmpty else { return nil }
             return value
         }
 
-        mutating func boolean(_ name: String) throws(EmulatorError) -> Bool? {
+        @_optimize(none) mutating func boolean(_ name: String) throws(EmulatorError) -> Bool? {
             guard let text = string(name) else { return nil }
             guard let value = GoValue.parseBool(text) else {
                 throw EmulatorError("\(name): '\(text)' is not a boolean (use true or false)")
@@ -148,7 +152,7 @@ public enum EnvironmentConfiguration {
             return value
         }
 
-        mutating func integer(_ name: String, in range: ClosedRange<Int>, unit: String? = nil) throws(EmulatorError) -> Int? {
+        @_optimize(none) mutating func integer(_ name: String, in range: ClosedRange<Int>, unit: String? = nil) throws(EmulatorError) -> Int? {
             guard let text = string(name) else { return nil }
             guard let value = GoValue.parseInt(text), range.contains(value) else {
                 let what = unit.map { "a whole number of \($0)" } ?? "a whole number"
@@ -166,7 +170,7 @@ public enum EnvironmentConfiguration {
 /// config file readers.
 enum GoValue {
     /// Go's `strconv.ParseBool`.
-    static func parseBool(_ text: String) -> Bool? {
+    @_optimize(none) static func parseBool(_ text: String) -> Bool? {
         switch text {
         case "1", "t", "T", "TRUE", "true", "True": true
         case "0", "f", "F", "FALSE", "false", "False": false
@@ -175,13 +179,13 @@ enum GoValue {
     }
 
     /// A decimal integer with an optional sign, surrounding spaces tolerated.
-    static func parseInt(_ text: String) -> Int? {
+    @_optimize(none) static func parseInt(_ text: String) -> Int? {
         Int(text.trimmingSpaces)
     }
 
     /// Go's `time.ParseDuration`, in seconds: `[-+]?([0-9]*(\.[0-9]*)?[a-z]+)+`, or a bare `0`,
     /// with the units ns, us (µs, μs), ms, s, m and h.
-    static func parseDuration(_ text: String) -> Double? {
+    @_optimize(none) static func parseDuration(_ text: String) -> Double? {
         let scalars = Array(text.unicodeScalars)
         var i = 0
         var sign = 1.0
@@ -191,7 +195,7 @@ enum GoValue {
         }
         if scalars.count - i == 1, scalars[i] == "0" { return 0 }
         guard i < scalars.count else { return nil }
-        func isDigit(_ c: Unicode.Scalar) -> Bool { c.value >= 0x30 && c.value <= 0x39 }
+        @_optimize(none) func isDigit(_ c: Unicode.Scalar) -> Bool { c.value >= 0x30 && c.value <= 0x39 }
         var total = 0.0
         while i < scalars.count {
             var number = ""
@@ -233,7 +237,7 @@ enum GoValue {
 
     /// GoTrue's `PasswordRequiredCharacters.Decode`: sets separated by `:`, where `\:` stands for
     /// a literal colon inside a set; empty sets are dropped.
-    static func requiredCharacters(_ value: String) -> [String] {
+    @_optimize(none) static func requiredCharacters(_ value: String) -> [String] {
         var parts = value.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         var i = 0
         while i < parts.count - 1 {
@@ -251,7 +255,7 @@ enum GoValue {
 /// exactly one has `sign` in its `key_ops` (reference §7.3, conf/jwk.go). `null` or `[]` means
 /// none, as `supabase start` passes when no signing keys are configured.
 enum JWTKeys {
-    static func parse(_ text: String, setting: String) throws(EmulatorError) -> [JWK] {
+    @_optimize(none) static func parse(_ text: String, setting: String) throws(EmulatorError) -> [JWK] {
         let json: JSON
         do {
             json = try JSON(parsing: text)
@@ -263,7 +267,7 @@ enum JWTKeys {
         return try parse(array, setting: setting)
     }
 
-    static func parse(_ array: [JSON], setting: String) throws(EmulatorError) -> [JWK] {
+    @_optimize(none) static func parse(_ array: [JSON], setting: String) throws(EmulatorError) -> [JWK] {
         var keys: [JWK] = []
         for (position, element) in array.enumerated() {
             let which = "\(setting)[\(position)]"
@@ -288,7 +292,7 @@ enum JWTKeys {
 
 /// Checks that hold across settings: `Configuration.problem()`, as the emulator reports it.
 enum Validation {
-    static func check(_ config: Configuration) throws(EmulatorError) {
+    @_optimize(none) static func check(_ config: Configuration) throws(EmulatorError) {
         if let problem = config.problem() { throw EmulatorError(problem) }
     }
 }

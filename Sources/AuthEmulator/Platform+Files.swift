@@ -8,10 +8,14 @@ import Musl
 import Darwin
 #endif
 
+// Built unoptimized in release too (`@_optimize(none)` on its functions): no request that
+// bench/cost.sh measures runs this file, and it shortens the cold release build; the list of
+// such files is pinned in Tests/python/test_unoptimized_code.py (docs/tests.md, "Build and test time").
+
 extension Platform {
     /// The bytes of the file at `path`; refuses anything over `limit` bytes (a config file is a
     /// few kilobytes, so a huge one is a mistake such as pointing at a database).
-    static func readFile(_ path: String, limit: Int = 4 << 20) throws(EmulatorError) -> [UInt8] {
+    @_optimize(none) static func readFile(_ path: String, limit: Int = 4 << 20) throws(EmulatorError) -> [UInt8] {
         guard let file = fopen(path, "rb") else {
             throw EmulatorError("\(path): cannot read the file: \(String(cString: strerror(errno)))")
         }
@@ -31,7 +35,7 @@ extension Platform {
 
     /// Writes `bytes` to `path` through a temporary file renamed over it, so a reader (or a
     /// crash mid-write) never sees half a file (`serve --export-on-exit`).
-    static func writeFile(_ path: String, _ bytes: [UInt8]) throws(EmulatorError) {
+    @_optimize(none) static func writeFile(_ path: String, _ bytes: [UInt8]) throws(EmulatorError) {
         let temporary = path + ".tmp"
         guard let file = fopen(temporary, "wb") else {
             throw EmulatorError("\(path): cannot write the file: \(String(cString: strerror(errno)))")
@@ -47,13 +51,13 @@ extension Platform {
     }
 
     /// Deletes the file at `path` if there is one (a dropped project's database and spec).
-    static func removeFile(_ path: String) {
+    @_optimize(none) static func removeFile(_ path: String) {
         _ = unlink(path)
     }
 
     /// The names of the regular files directly in `directory` ending in `suffix`, sorted; none
     /// when the directory cannot be read (the dashboard's scenario catalogue is optional).
-    static func files(in directory: String, suffix: String) -> [String] {
+    @_optimize(none) static func files(in directory: String, suffix: String) -> [String] {
         guard let handle = opendir(directory) else { return [] }
         defer { closedir(handle) }
         var names: [String] = []

@@ -117,7 +117,7 @@ public struct ProjectSpec: Sendable {
     /// `true`: a throwaway in-memory database even when the default project has a file.
     public var inMemory: Bool
 
-    public init(ref: String, configTOML: String? = nil, settings: JSONObject? = nil, inMemory: Bool = false) {
+    @_optimize(none) public init(ref: String, configTOML: String? = nil, settings: JSONObject? = nil, inMemory: Bool = false) {
         self.ref = ref
         self.configTOML = configTOML
         self.settings = settings
@@ -133,7 +133,7 @@ public struct ProjectSpec: Sendable {
     }
 
     /// A `POST /emulator/v1/projects` body (or a stored spec).
-    init(json object: JSONObject) throws(AuthError) {
+    @_optimize(none) init(json object: JSONObject) throws(AuthError) {
         guard case .string(let ref)? = object["ref"] else {
             throw AuthError(400, .validationFailed, "ref: a project needs a name (lowercase letters, digits and hyphens)")
         }
@@ -159,6 +159,11 @@ public struct ProjectSpec: Sendable {
         }
     }
 }
+
+// The functions marked `@_optimize(none)` in this file run when a project is made, opened,
+// closed or removed, never per request; release builds leave them unoptimized to shorten the
+// cold build (docs/tests.md, "Build and test time"). `ProjectRouter` and the lookups it makes
+// per request stay optimized (Tests/python/test_unoptimized_code.py pins which these are).
 
 /// The projects one emulator serves, by ref. The default project is always there; others are
 /// made through `POST /emulator/v1/projects`, `serve --project`, or on first request when
@@ -245,7 +250,7 @@ public final class ProjectRegistry: Sendable {
     /// (nothing is made then). One on a file is opened now and its spec stored beside it
     /// (`persist`); one in memory opens on first use.
     @discardableResult
-    public func create(_ spec: ProjectSpec, persist: Bool = true) throws(AuthError) -> ProjectEntry {
+    @_optimize(none) public func create(_ spec: ProjectSpec, persist: Bool = true) throws(AuthError) -> ProjectEntry {
         try changes.withLock { (_: inout Void) throws(AuthError) -> ProjectEntry in
             guard Self.isValidRef(spec.ref) else {
                 throw AuthError(400, .validationFailed, "ref: \"\(spec.ref)\" is not a project name: use 1 to 63 lowercase letters, digits and inner hyphens")
@@ -297,7 +302,7 @@ public final class ProjectRegistry: Sendable {
     /// Drops a project: it stops answering, its database closes and, for a file, is deleted with
     /// its stored spec. False when there is no such project; the default one cannot be dropped.
     @discardableResult
-    public func remove(_ ref: String) throws(AuthError) -> Bool {
+    @_optimize(none) public func remove(_ ref: String) throws(AuthError) -> Bool {
         guard ref != Self.defaultRef else {
             throw AuthError(400, .validationFailed, "The default project cannot be deleted (reset it with POST /emulator/v1/reset)")
         }
@@ -315,7 +320,7 @@ public final class ProjectRegistry: Sendable {
 
     /// Reopens the projects a previous run stored beside the database (`projects/*.json`);
     /// returns a line for each that could not be.
-    func reopenStored(except declared: Set<String>) -> [String] {
+    @_optimize(none) func reopenStored(except declared: Set<String>) -> [String] {
         guard let directory = blueprint.directory else { return [] }
         var problems: [String] = []
         for name in Platform.files(in: directory, suffix: ".json") {
@@ -333,7 +338,7 @@ public final class ProjectRegistry: Sendable {
     }
 
     /// Closes every open project's database but the default one's (the emulator closes that last).
-    func closeOthers() {
+    @_optimize(none) func closeOthers() {
         for entry in all where !entry.isDefault { entry.close() }
     }
 
@@ -341,7 +346,7 @@ public final class ProjectRegistry: Sendable {
 
     /// A new project's settings: the server's, its config.toml, its settings, its own keys and
     /// address; checked as at start-up.
-    private func configure(_ spec: ProjectSpec) throws(AuthError) -> Configuration {
+    @_optimize(none) private func configure(_ spec: ProjectSpec) throws(AuthError) -> Configuration {
         let base = blueprint.configuration
         var config = base
         if let text = spec.configTOML {
@@ -385,7 +390,7 @@ public final class ProjectRegistry: Sendable {
     }
 
     /// Opens a project's database and assembles its API.
-    private func open(_ entry: ProjectEntry, blueprint: Blueprint) throws(AuthError) -> HostedProject {
+    @_optimize(none) private func open(_ entry: ProjectEntry, blueprint: Blueprint) throws(AuthError) -> HostedProject {
         let path = entry.databasePath
         let database: Database
         do {
@@ -403,7 +408,7 @@ public final class ProjectRegistry: Sendable {
 
     /// The default project's external URL with `/project/<ref>` added, before `/auth/v1` when
     /// the URL ends with it (as `supabase start`'s `API_EXTERNAL_URL` does).
-    static func externalURL(defaultURL: String, ref: String) -> String {
+    @_optimize(none) static func externalURL(defaultURL: String, ref: String) -> String {
         var url = defaultURL
         while url.hasSuffix("/") { url.removeLast() }
         let gateway = url.hasSuffix(GoTrueAPI.gatewayPrefix)
@@ -419,7 +424,7 @@ public final class ProjectRegistry: Sendable {
 /// and the ref (HMAC-SHA256 in counter mode): stable across restarts, so a project reopened
 /// from its file keeps its keys and the sessions it issued.
 enum ProjectKeys {
-    static func separate(_ config: inout Configuration, from base: Configuration, ref: String, signingKeyAlgorithm: JWTAlgorithm?) {
+    @_optimize(none) static func separate(_ config: inout Configuration, from base: Configuration, ref: String, signingKeyAlgorithm: JWTAlgorithm?) {
         let stream = DerivedBytes(secret: Array(base.jwt.secret.utf8), label: "auth-emulator project " + ref)
         if config.jwt.secret == base.jwt.secret {
             config.jwt.secret = Base64URL.encode(stream.bytes(count: 32))
@@ -445,7 +450,7 @@ enum ProjectKeys {
     }
 
     /// 16 bytes as a version 4 UUID (RFC 9562 §5.4), for a derived key's `kid`.
-    static func uuidString(_ bytes: [UInt8]) -> String {
+    @_optimize(none) static func uuidString(_ bytes: [UInt8]) -> String {
         var b = bytes
         b[6] = (b[6] & 0x0F) | 0x40
         b[8] = (b[8] & 0x3F) | 0x80
@@ -461,12 +466,12 @@ final class DerivedBytes: RandomSource {
     private let label: [UInt8]
     private let state = Mutex<(counter: UInt32, buffer: [UInt8])>((0, []))
 
-    init(secret: [UInt8], label: String) {
+    @_optimize(none) init(secret: [UInt8], label: String) {
         key = SymmetricKey(data: secret)
         self.label = Array(label.utf8)
     }
 
-    func fill(_ buffer: UnsafeMutableRawBufferPointer) {
+    @_optimize(none) func fill(_ buffer: UnsafeMutableRawBufferPointer) {
         state.withLock { state in
             for index in 0..<buffer.count {
                 if state.buffer.isEmpty {

@@ -1,14 +1,18 @@
 import AuthJSON
 import GoTrue
 
+// Built unoptimized in release too (`@_optimize(none)` on its functions): no request that
+// bench/cost.sh measures runs this file, and it shortens the cold release build; the list of
+// such files is pinned in Tests/python/test_unoptimized_code.py (docs/tests.md, "Build and test time").
+
 /// How each source writes a value of each kind of setting (`SettingKind`): the environment and
 /// flags in Go's `envconfig` syntax, the config file in TOML decoded weakly as the Supabase CLI
 /// decodes it, the control API in JSON. Each returns nil when the source's value means "not
 /// given" (an empty variable for a number), and a `SettingError` naming the setting otherwise.
 enum SettingSyntax {
     /// A variable's or a flag's text.
-    static func value(text: String, kind: SettingKind, name: String) throws(SettingError) -> SettingValue? {
-        func refused(_ what: String? = nil) -> SettingError {
+    @_optimize(none) static func value(text: String, kind: SettingKind, name: String) throws(SettingError) -> SettingValue? {
+        @_optimize(none) func refused(_ what: String? = nil) -> SettingError {
             SettingError(name, "'\(text)' is not \(what ?? kind.describe)")
         }
         let trimmed = text.trimmingSpaces
@@ -60,7 +64,7 @@ enum SettingSyntax {
     }
 
     /// A value of the config file, weakly typed as the CLI's decoder reads it.
-    static func value(field: SupabaseConfigFile.Field, kind: SettingKind) throws(EmulatorError) -> SettingValue? {
+    @_optimize(none) static func value(field: SupabaseConfigFile.Field, kind: SettingKind) throws(EmulatorError) -> SettingValue? {
         switch kind {
         case .bool: return .bool(try field.boolean())
         case .integer, .seconds: return .int(try field.unsigned())
@@ -83,7 +87,7 @@ enum SettingSyntax {
     }
 
     /// A value of `PATCH /emulator/v1/config`.
-    static func value(json: JSON, kind: SettingKind, name: String) throws(SettingError) -> SettingValue {
+    @_optimize(none) static func value(json: JSON, kind: SettingKind, name: String) throws(SettingError) -> SettingValue {
         let refused = SettingError(name, "expected \(kind.describe)")
         switch kind {
         case .bool:
@@ -127,7 +131,7 @@ enum SettingSyntax {
     }
 
     /// A value as the control API shows it.
-    static func json(_ value: SettingValue) -> JSON {
+    @_optimize(none) static func json(_ value: SettingValue) -> JSON {
         switch value {
         case .bool(let b): .bool(b)
         case .int(let n): .number(n)
@@ -141,7 +145,7 @@ enum SettingSyntax {
     }
 
     /// A value as the help and the docs show it.
-    static func text(_ value: SettingValue) -> String {
+    @_optimize(none) static func text(_ value: SettingValue) -> String {
         switch value {
         case .bool(let b): b ? "true" : "false"
         case .int(let n): String(n)

@@ -1,10 +1,14 @@
 import AuthTemplate
 import GoTrue
 
+// Built unoptimized in release too (`@_optimize(none)` on its functions): no request that
+// bench/cost.sh measures runs this file, and it shortens the cold release build; the list of
+// such files is pinned in Tests/python/test_unoptimized_code.py (docs/tests.md, "Build and test time").
+
 /// Why a template body could not be fetched.
 struct TemplateFetchError: Error, CustomStringConvertible {
     let description: String
-    init(_ description: String) { self.description = description }
+    @_optimize(none) init(_ description: String) { self.description = description }
 }
 
 /// The custom email bodies' sources, read outside any request: `GOTRUE_MAILER_TEMPLATES_<ID>`
@@ -18,7 +22,7 @@ enum TemplateSources {
     static let sizeLimit = 1 << 20
 
     /// Reads every source of `config` again; returns the bodies to use and the warnings.
-    static func load(_ config: Configuration, transport: CurlHookTransport) -> (templates: [String: MailTemplateSource], warnings: [String]) {
+    @_optimize(none) static func load(_ config: Configuration, transport: CurlHookTransport) -> (templates: [String: MailTemplateSource], warnings: [String]) {
         var templates = config.mailer.templates
         var warnings: [String] = []
         // Files named in the config file are read again (a reload sees an edited template).
@@ -49,7 +53,7 @@ enum TemplateSources {
         return (templates, warnings)
     }
 
-    static func readFile(_ path: String) -> Result<String, TemplateFetchError> {
+    @_optimize(none) static func readFile(_ path: String) -> Result<String, TemplateFetchError> {
         do {
             let bytes = try Platform.readFile(path, limit: sizeLimit)
             return .success(String(decoding: bytes, as: UTF8.self))
@@ -58,7 +62,7 @@ enum TemplateSources {
         }
     }
 
-    static func fetch(_ url: String, siteURL: String, remote: Bool, transport: CurlHookTransport) -> Result<String, TemplateFetchError> {
+    @_optimize(none) static func fetch(_ url: String, siteURL: String, remote: Bool, transport: CurlHookTransport) -> Result<String, TemplateFetchError> {
         if url.hasPrefix("file://") { return readFile(String(url.dropFirst("file://".count))) }
         // `loadEntryBody`: a URL that does not start with "http" is a path on the site.
         let full = url.hasPrefix("http") ? url : siteURL + url

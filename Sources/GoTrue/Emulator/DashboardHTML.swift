@@ -1,12 +1,16 @@
 import AuthHTTP
 import AuthJSON
 
+// Built unoptimized in release too (`@_optimize(none)` on its functions): no request that
+// bench/cost.sh measures runs this file, and it shortens the cold release build; the list of
+// such files is pinned in Tests/python/test_unoptimized_code.py (docs/tests.md, "Build and test time").
+
 /// The dashboard's HTML toolkit: escaping, the page frame, and the stylesheet and script served
 /// inline with every page, so the binary needs no asset files and the pages work offline.
 enum DashboardHTML {
     /// Text and attribute values are escaped with one function: everything shown comes from
     /// users of the emulated app (emails, metadata, captured mail) and must never become markup.
-    static func escape(_ text: String) -> String {
+    @_optimize(none) static func escape(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for c in text.unicodeScalars {
@@ -23,7 +27,7 @@ enum DashboardHTML {
     }
 
     /// Percent-encoding for a query value or path segment (RFC 3986 unreserved characters kept).
-    static func urlEncode(_ text: String) -> String {
+    @_optimize(none) static func urlEncode(_ text: String) -> String {
         var out = ""
         for byte in text.utf8 {
             switch byte {
@@ -39,14 +43,14 @@ enum DashboardHTML {
     }
 
     /// A query string from name/value pairs, empty values left out.
-    static func query(_ items: [(String, String)]) -> String {
+    @_optimize(none) static func query(_ items: [(String, String)]) -> String {
         let parts = items.filter { !$0.1.isEmpty }.map { urlEncode($0.0) + "=" + urlEncode($0.1) }
         return parts.isEmpty ? "" : "?" + parts.joined(separator: "&")
     }
 
     /// JSON for reading: indented two spaces per level (or on one line), keys in stored order,
     /// and unlike the wire format `<`, `>` and `&` left as they are (the page escapes them).
-    static func pretty(_ value: JSON, level: Int = 0, compact: Bool = false) -> String {
+    @_optimize(none) static func pretty(_ value: JSON, level: Int = 0, compact: Bool = false) -> String {
         let pad = compact ? "" : String(repeating: "  ", count: level + 1)
         let closing = compact ? "" : String(repeating: "  ", count: level)
         let newline = compact ? "" : "\n"
@@ -67,7 +71,7 @@ enum DashboardHTML {
         }
     }
 
-    static func quoted(_ text: String) -> String {
+    @_optimize(none) static func quoted(_ text: String) -> String {
         var out = "\""
         for c in text.unicodeScalars {
             switch c {
@@ -89,14 +93,14 @@ enum DashboardHTML {
     }
 
     /// The hidden field every state-changing form carries (checked against the cookie).
-    static func csrfField(_ token: String) -> String {
+    @_optimize(none) static func csrfField(_ token: String) -> String {
         "<input type=\"hidden\" name=\"csrf\" value=\"\(escape(token))\">"
     }
 
     /// A one-button POST form.
     /// `accessibleLabel` names the button for screen readers when its text relies on what sits
     /// beside it ("Turn off" next to "Email auto-confirm").
-    static func button(_ action: String, _ label: String, csrf: String, style: String = "", confirm: String? = nil,
+    @_optimize(none) static func button(_ action: String, _ label: String, csrf: String, style: String = "", confirm: String? = nil,
                        fields: [(String, String)] = [], accessibleLabel: String? = nil) -> String {
         var html = "<form method=\"post\" action=\"\(escape(action))\" class=\"inline\""
         if let confirm { html += " data-confirm=\"\(escape(confirm))\"" }
@@ -109,7 +113,7 @@ enum DashboardHTML {
     }
 
     /// A value with a copy button (the script copies the element's text).
-    static func copyable(_ id: String, _ value: String, code: Bool = true) -> String {
+    @_optimize(none) static func copyable(_ id: String, _ value: String, code: Bool = true) -> String {
         let inner = code ? "<code id=\"\(escape(id))\">\(escape(value))</code>" : "<span id=\"\(escape(id))\">\(escape(value))</span>"
         return "<span class=\"copy\">\(inner)<button type=\"button\" class=\"small\" data-copy=\"\(escape(id))\">Copy</button></span>"
     }
@@ -130,7 +134,7 @@ enum DashboardHTML {
     /// script reloads when it moves); `live` false leaves the page still. `projects` feeds the
     /// header's project switcher (shown only when there are several); `clock` is the header's
     /// virtual-clock bar.
-    static func page(title: String, view: String, root: String, stamp: String, liveQuery: String = "", live: Bool = true,
+    @_optimize(none) static func page(title: String, view: String, root: String, stamp: String, liveQuery: String = "", live: Bool = true,
                      notice: String? = nil, error: String? = nil, navigation showNavigation: Bool = true,
                      projects: [Dashboard.ProjectLink] = [], clock: String = "", body: String) -> String {
         let switcher = projectSwitcher(projects)
@@ -171,7 +175,7 @@ enum DashboardHTML {
     /// given, the page's own named and marked (not a link: the page is already there), every
     /// other a link to its dashboard. Those paths are the server's, from its root, so they are
     /// used as given, never under this page's mount. Nothing for one project or none.
-    static func projectSwitcher(_ projects: [Dashboard.ProjectLink]) -> String {
+    @_optimize(none) static func projectSwitcher(_ projects: [Dashboard.ProjectLink]) -> String {
         guard projects.count > 1 else { return "" }
         var html = "<nav class=\"projects\" aria-label=\"Projects\"><span class=\"muted\">Project</span>"
         for project in projects {
@@ -182,7 +186,7 @@ enum DashboardHTML {
         return html + "</nav>"
     }
 
-    static func response(_ html: String, status: Int = 200, headers extra: HTTPHeaders = [:]) -> HTTPResponse {
+    @_optimize(none) static func response(_ html: String, status: Int = 200, headers extra: HTTPHeaders = [:]) -> HTTPResponse {
         var headers = extra
         headers["Content-Type"] = "text/html; charset=utf-8"
         // Pages show keys and personal data: never cached, never framed by another site.
@@ -194,7 +198,7 @@ enum DashboardHTML {
     }
 
     /// Post/Redirect/Get: 303 so a reload does not repeat the action.
-    static func redirect(_ location: String, status: Int = 303) -> HTTPResponse {
+    @_optimize(none) static func redirect(_ location: String, status: Int = 303) -> HTTPResponse {
         var headers = HTTPHeaders()
         headers["Location"] = location
         headers["Cache-Control"] = "no-store"

@@ -4,6 +4,10 @@ import AuthJSON
 import AuthStore
 import Synchronization
 
+// Built unoptimized in release too (`@_optimize(none)` on its functions): no request that
+// bench/cost.sh measures runs this file, and it shortens the cold release build; the list of
+// such files is pinned in Tests/python/test_unoptimized_code.py (docs/tests.md, "Build and test time").
+
 /// The dashboard's per-project settings and its seam to the layers above. GoTrue does not know
 /// scenarios, the journal or runtime configuration exist (they are routes added by the layers
 /// above), so the dashboard reaches them the way a test does: by calling the project's own
@@ -18,7 +22,7 @@ public final class Dashboard: Sendable {
     public struct CatalogueEntry: Sendable {
         public var name: String
         public var contents: [UInt8]
-        public init(name: String, contents: [UInt8]) {
+        @_optimize(none) public init(name: String, contents: [UInt8]) {
             self.name = name
             self.contents = contents
         }
@@ -39,12 +43,12 @@ public final class Dashboard: Sendable {
 
     private let state = Mutex(State())
 
-    public init() {}
+    @_optimize(none) public init() {}
 
     /// `--dashboard off` answers every page with 404; `requiresKey` asks for the service_role
     /// key (set when the server listens beyond loopback), on the dashboard and on the test
     /// providers' consent page.
-    public func configure(enabled: Bool, requiresKey: Bool) {
+    @_optimize(none) public func configure(enabled: Bool, requiresKey: Bool) {
         state.withLock {
             $0.enabled = enabled
             $0.requiresKey = requiresKey
@@ -57,7 +61,7 @@ public final class Dashboard: Sendable {
     var consentRequiresKey: Bool { state.withLock { $0.consentRequiresKey } }
 
     /// The scenario files offered for loading (the layer that reads files provides them).
-    public func setCatalogue(_ provider: @escaping @Sendable () -> [CatalogueEntry]) {
+    @_optimize(none) public func setCatalogue(_ provider: @escaping @Sendable () -> [CatalogueEntry]) {
         state.withLock { $0.catalogue = provider }
     }
 
@@ -71,7 +75,7 @@ public final class Dashboard: Sendable {
         public var path: String
         /// Whether it is the project this dashboard shows.
         public var current: Bool
-        public init(ref: String, path: String, current: Bool) {
+        @_optimize(none) public init(ref: String, path: String, current: Bool) {
             self.ref = ref
             self.path = path
             self.current = current
@@ -80,7 +84,7 @@ public final class Dashboard: Sendable {
 
     /// The projects the page header's switcher lists (the layer that hosts several projects
     /// provides them; none: no switcher).
-    public func setProjects(_ provider: @escaping @Sendable () -> [ProjectLink]) {
+    @_optimize(none) public func setProjects(_ provider: @escaping @Sendable () -> [ProjectLink]) {
         state.withLock { $0.projects = provider }
     }
 
@@ -88,13 +92,13 @@ public final class Dashboard: Sendable {
 
     /// Called by `GoTrueAPI.init`: the router (with every extension route) actions go through.
     /// Held weakly: the API owns the routes that own this project.
-    func attach(_ api: GoTrueAPI) { state.withLock { $0.api = api } }
+    @_optimize(none) func attach(_ api: GoTrueAPI) { state.withLock { $0.api = api } }
 
     var api: GoTrueAPI? { state.withLock { $0.api } }
 
     /// A per-process secret, drawn from the project's random source on first use: the CSRF
     /// token and the login cookie are MACs under it, so a restart invalidates both.
-    func secret(_ environment: Environment) -> [UInt8] {
+    @_optimize(none) func secret(_ environment: Environment) -> [UInt8] {
         state.withLock { s in
             if let secret = s.secret { return secret }
             let fresh = environment.randomBytes(32)
@@ -150,11 +154,11 @@ struct DashboardEndpoints: EndpointGroup {
 
     static var endpoints: [Endpoint<Self>] {
         let root = Dashboard.path
-        func get(_ pattern: String, _ name: String,
+        @_optimize(none) func get(_ pattern: String, _ name: String,
                  _ body: @escaping @Sendable (Self, RequestContext) throws -> HTTPResponse) -> Endpoint<Self> {
             Endpoint("GET", root + pattern, operation: "emulator.dashboard." + name) { g, c in try g.guarded(c, post: false, body) }
         }
-        func post(_ pattern: String, _ name: String,
+        @_optimize(none) func post(_ pattern: String, _ name: String,
                   _ body: @escaping @Sendable (Self, RequestContext) throws -> HTTPResponse) -> Endpoint<Self> {
             Endpoint("POST", root + pattern, operation: "emulator.dashboard." + name) { g, c in try g.guarded(c, post: true, body) }
         }
@@ -193,7 +197,7 @@ struct DashboardEndpoints: EndpointGroup {
     // MARK: Access
 
     /// The gate in front of every page and action: enabled, authenticated, CSRF-checked.
-    func guarded(_ context: RequestContext, post: Bool, _ body: (Self, RequestContext) throws -> HTTPResponse) throws -> HTTPResponse {
+    @_optimize(none) func guarded(_ context: RequestContext, post: Bool, _ body: (Self, RequestContext) throws -> HTTPResponse) throws -> HTTPResponse {
         guard dashboard.isEnabled else { return .plainText(status: 404, "404 page not found") }
         let isLogin = context.path == Dashboard.path + "/login"
         if post && !csrfValid(context) {
@@ -209,16 +213,16 @@ struct DashboardEndpoints: EndpointGroup {
         return try body(self, context)
     }
 
-    func mac(_ label: String) -> String {
+    @_optimize(none) func mac(_ label: String) -> String {
         HMAC<SHA256>.authenticationCode(for: Array(label.utf8), using: SymmetricKey(data: dashboard.secret(api.project.environment))).hexString
     }
 
     var csrfToken: String { mac("csrf") }
 
     /// The login cookie's value for a key: changes when the key does.
-    func sessionValue(_ key: String) -> String { mac("session:" + key) }
+    @_optimize(none) func sessionValue(_ key: String) -> String { mac("session:" + key) }
 
-    static func cookie(_ request: HTTPRequest, _ name: String) -> String? {
+    @_optimize(none) static func cookie(_ request: HTTPRequest, _ name: String) -> String? {
         for header in request.headers.values(for: "Cookie") {
             for part in header.split(separator: ";") {
                 let pair = part.split(separator: "=", maxSplits: 1)
@@ -229,20 +233,20 @@ struct DashboardEndpoints: EndpointGroup {
         return nil
     }
 
-    private static func trimmed(_ text: Substring) -> String {
+    @_optimize(none) private static func trimmed(_ text: Substring) -> String {
         String(text.drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
     }
 
     /// The submitted form fields (`application/x-www-form-urlencoded`), decoded as a query.
-    static func form(_ request: HTTPRequest) -> [QueryItem] {
+    @_optimize(none) static func form(_ request: HTTPRequest) -> [QueryItem] {
         HTTPRequest(method: "GET", target: "/?" + String(decoding: request.body, as: UTF8.self)).query
     }
 
-    static func field(_ request: HTTPRequest, _ name: String) -> String? {
+    @_optimize(none) static func field(_ request: HTTPRequest, _ name: String) -> String? {
         form(request).first { $0.name == name }?.value
     }
 
-    func csrfValid(_ context: RequestContext) -> Bool {
+    @_optimize(none) func csrfValid(_ context: RequestContext) -> Bool {
         let expected = Array(csrfToken.utf8)
         guard let field = DashboardEndpoints.field(context.request, "csrf"),
               let cookie = DashboardEndpoints.cookie(context.request, DashboardEndpoints.csrfCookie) else { return false }
@@ -252,7 +256,7 @@ struct DashboardEndpoints: EndpointGroup {
     /// The keys that open the dashboard: the service_role key and the opaque secret key.
     var adminKeys: [String] { [api.snapshot.configuration.apiKeys.serviceRole, api.snapshot.configuration.apiKeys.secret].compactMap { $0 } }
 
-    func authorized(_ context: RequestContext) -> Bool {
+    @_optimize(none) func authorized(_ context: RequestContext) -> Bool {
         guard dashboard.requiresKey else { return true }
         let request = context.request
         if let cookie = DashboardEndpoints.cookie(request, DashboardEndpoints.sessionCookie) {
@@ -264,7 +268,7 @@ struct DashboardEndpoints: EndpointGroup {
         return presented.contains { given in adminKeys.contains { constantTimeEquals(Array(given.utf8), Array($0.utf8)) } }
     }
 
-    func loginPage(_ context: RequestContext, status: Int = 200, error: String? = nil) -> HTTPResponse {
+    @_optimize(none) func loginPage(_ context: RequestContext, status: Int = 200, error: String? = nil) -> HTTPResponse {
         let body = """
             <h1>Dashboard sign-in</h1>
             <p>This emulator listens beyond loopback, so the dashboard asks for the project's
@@ -276,7 +280,7 @@ struct DashboardEndpoints: EndpointGroup {
         return page(context, status: status, title: "Sign in", view: "login", navigation: false, error: error, body: body)
     }
 
-    func login(_ context: RequestContext) -> HTTPResponse {
+    @_optimize(none) func login(_ context: RequestContext) -> HTTPResponse {
         let given = DashboardEndpoints.field(context.request, "key") ?? ""
         guard let key = adminKeys.first(where: { constantTimeEquals(Array(given.utf8), Array($0.utf8)) }) else {
             return loginPage(context, status: 401, error: "That is not this project's service_role key.")
@@ -291,7 +295,7 @@ struct DashboardEndpoints: EndpointGroup {
     /// Every page goes out with the CSRF cookie its forms are checked against. A page answering
     /// a POST (an error, a minted token, a decoded one) does not poll for live updates: the
     /// script would fetch its URL with a GET, which is another page or none.
-    func page(_ context: RequestContext, status: Int = 200, title: String, view: String, stamp: String = "",
+    @_optimize(none) func page(_ context: RequestContext, status: Int = 200, title: String, view: String, stamp: String = "",
               liveQuery: String = "", navigation: Bool = true, notice: String? = nil, error: String? = nil,
               body: String) -> HTTPResponse {
         let live = context.request.method == "GET"
@@ -313,7 +317,7 @@ struct DashboardEndpoints: EndpointGroup {
     /// Answers `method target` as the API would for a service_role caller, through the same
     /// router and handlers (admin, outbox, clock, and the control routes of the layers above),
     /// but past the middleware: the dashboard's own calls are neither journaled nor faulted.
-    func call(_ method: String, _ target: String, _ body: JSON? = nil, raw: [UInt8]? = nil,
+    @_optimize(none) func call(_ method: String, _ target: String, _ body: JSON? = nil, raw: [UInt8]? = nil,
               from context: RequestContext) -> DashboardReply {
         var headers = HTTPHeaders()
         headers["Authorization"] = "Bearer " + api.snapshot.configuration.apiKeys.serviceRole

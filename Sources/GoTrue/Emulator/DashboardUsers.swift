@@ -2,13 +2,17 @@ import AuthHTTP
 import AuthJSON
 import AuthStore
 
+// Built unoptimized in release too (`@_optimize(none)` on its functions): no request that
+// bench/cost.sh measures runs this file, and it shortens the cold release build; the list of
+// such files is pinned in Tests/python/test_unoptimized_code.py (docs/tests.md, "Build and test time").
+
 /// The users pages' forms beyond one-click actions: create a user, edit the metadata, mint a
 /// token, delete a passkey. Each is the admin or control route a test would call (`call`); the
 /// dashboard only turns form fields into that route's JSON and refuses JSON that does not parse
 /// before anything is sent, so a typo changes nothing.
 extension DashboardEndpoints {
     /// The submitted form as a dictionary (the first value of a repeated field wins).
-    static func fields(_ request: HTTPRequest) -> [String: String] {
+    @_optimize(none) static func fields(_ request: HTTPRequest) -> [String: String] {
         var out: [String: String] = [:]
         for item in form(request) where out[item.name] == nil { out[item.name] = item.value }
         return out
@@ -16,7 +20,7 @@ extension DashboardEndpoints {
 
     /// A JSON object typed into a textarea; empty text is an empty object. The error names the
     /// field and what was expected, for the page to show.
-    static func jsonObject(_ text: String, field: String) -> Result<JSONObject, DashboardFormError> {
+    @_optimize(none) static func jsonObject(_ text: String, field: String) -> Result<JSONObject, DashboardFormError> {
         let trimmed = text.trimmingASCIISpaces()
         if trimmed.isEmpty { return .success(JSONObject()) }
         guard let value = try? JSON(parsing: trimmed) else {
@@ -30,7 +34,7 @@ extension DashboardEndpoints {
 
     // MARK: Create
 
-    func createUserForm(_ draft: [String: String], open: Bool, root: String) -> String {
+    @_optimize(none) func createUserForm(_ draft: [String: String], open: Bool, root: String) -> String {
         """
         <details\(open ? " open" : "")><summary>Create a user</summary>
         <form method="post" action="\(root)/users" class="card">\(H.csrfField(csrfToken))
@@ -48,7 +52,7 @@ extension DashboardEndpoints {
     }
 
     /// `POST /emulator/users` → `POST /admin/users`.
-    func createUser(_ context: RequestContext) throws -> HTTPResponse {
+    @_optimize(none) func createUser(_ context: RequestContext) throws -> HTTPResponse {
         var draft = DashboardEndpoints.fields(context.request)
         draft["password"] = nil  // never echoed back into the page
         let email = (draft["email"] ?? "").trimmingASCIISpaces()
@@ -78,7 +82,7 @@ extension DashboardEndpoints {
 
     // MARK: Metadata
 
-    func metadataForm(_ base: String, user: JSON, draft: [String: String]) -> String {
+    @_optimize(none) func metadataForm(_ base: String, user: JSON, draft: [String: String]) -> String {
         let userText = draft["user_metadata"] ?? H.pretty(user["user_metadata"] ?? .object([:]))
         let appText = draft["app_metadata"] ?? H.pretty(user["app_metadata"] ?? .object([:]))
         return """
@@ -95,7 +99,7 @@ extension DashboardEndpoints {
     /// each object into the stored one (`UpdateUserMetaData`: a `null` value deletes the key), so
     /// the textareas' whole objects become "what it should be" by sending `null` for every key
     /// that was removed.
-    func editMetadata(_ context: RequestContext) throws -> HTTPResponse {
+    @_optimize(none) func editMetadata(_ context: RequestContext) throws -> HTTPResponse {
         let id = context.pathParameters["user_id"] ?? ""
         let draft = DashboardEndpoints.fields(context.request)
         var parsed: [String: JSONObject] = [:]
@@ -121,7 +125,7 @@ extension DashboardEndpoints {
 
     // MARK: Tokens
 
-    func mintForm(_ base: String, draft: [String: String]) -> String {
+    @_optimize(none) func mintForm(_ base: String, draft: [String: String]) -> String {
         let aal = draft["aal"] ?? ""
         var options = ""
         for (value, label) in [("", "the session's (aal1)"), ("aal1", "aal1"), ("aal2", "aal2")] {
@@ -144,7 +148,7 @@ extension DashboardEndpoints {
 
     /// `POST /emulator/users/{id}/token` → `POST /emulator/v1/token`; the answer is the user
     /// page with the token shown once (a redirect would have to carry it in a URL).
-    func mintToken(_ context: RequestContext) throws -> HTTPResponse {
+    @_optimize(none) func mintToken(_ context: RequestContext) throws -> HTTPResponse {
         let id = context.pathParameters["user_id"] ?? ""
         let draft = DashboardEndpoints.fields(context.request)
         var claims: JSONObject
@@ -165,7 +169,7 @@ extension DashboardEndpoints {
         return try userPage(context, draft: draft, minted: reply.json)
     }
 
-    func mintedToken(_ minted: JSON, root: String) -> String {
+    @_optimize(none) func mintedToken(_ minted: JSON, root: String) -> String {
         let token = minted["access_token"]?.stringValue ?? ""
         let expiresAt = minted["expires_at"]?.doubleValue.map { Timestamp(microseconds: Int64($0) * 1_000_000).rfc3339 } ?? ""
         var html = "<section class=\"card\" aria-labelledby=\"minted\"><h3 id=\"minted\">Minted access token</h3>"
@@ -181,7 +185,7 @@ extension DashboardEndpoints {
 
     // MARK: Passkeys
 
-    func deletePasskey(_ context: RequestContext) throws -> HTTPResponse {
+    @_optimize(none) func deletePasskey(_ context: RequestContext) throws -> HTTPResponse {
         try deleteUserItem(context, collection: "passkeys", parameter: "passkey_id", notice: "Passkey deleted.")
     }
 
@@ -190,7 +194,7 @@ extension DashboardEndpoints {
     /// What `POST /logout?scope=global` does for the user's own token (`models.Logout`): every
     /// session goes, and their refresh tokens with them; one `logout` audit entry with the user
     /// as actor. No admin route signs a user out, so this is the logout's store call.
-    func signOutEverywhere(_ context: RequestContext, userID: String) throws -> Int {
+    @_optimize(none) func signOutEverywhere(_ context: RequestContext, userID: String) throws -> Int {
         let id = AdminEndpoints.canonicalUUID(userID) ?? ""
         return try api.write { conn -> Int in
             guard let user = try conn.user(id: id) else { throw AuthError(404, .userNotFound, "User not found") }

@@ -3,6 +3,10 @@ import AuthHTTP
 import AuthJSON
 import AuthJWT
 
+// Built unoptimized in release too (`@_optimize(none)` on its functions): no request that
+// bench/cost.sh measures runs this file, and it shortens the cold release build; the list of
+// such files is pinned in Tests/python/test_unoptimized_code.py (docs/tests.md, "Build and test time").
+
 /// The routes of the fake identity providers, one set per provider under
 /// `/emulator/v1/idp/{provider}`:
 /// - public, like a real provider's (no key): `GET .well-known/openid-configuration`,
@@ -36,7 +40,7 @@ struct ControlIdPEndpoints: EndpointGroup {
 
     /// Whether `path` (gateway prefix removed) is one of the public provider routes. Everything
     /// else under `/emulator/v1`, including the mint route, keeps requiring the service_role key.
-    static func isPublic(path: String) -> Bool {
+    @_optimize(none) static func isPublic(path: String) -> Bool {
         guard path.hasPrefix(FakeIdentityProvider.pathPrefix) else { return false }
         let rest = path.dropFirst(FakeIdentityProvider.pathPrefix.count).split(separator: "/", omittingEmptySubsequences: false)
         guard let provider = rest.first, !provider.isEmpty, provider != ".", provider != ".." else { return false }
@@ -50,13 +54,13 @@ struct ControlIdPEndpoints: EndpointGroup {
     private var project: Project { api.project }
     private var idp: FakeIdentityProvider { FakeIdentityProvider(api: api) }
 
-    private func provider(_ context: RequestContext) throws(AuthError) -> String {
+    @_optimize(none) private func provider(_ context: RequestContext) throws(AuthError) -> String {
         let name = context.pathParameters["provider"] ?? ""
         try FakeIdentityProvider.checkProvider(name)
         return name
     }
 
-    private func internalFailure(_ error: any Error) -> AuthError {
+    @_optimize(none) private func internalFailure(_ error: any Error) -> AuthError {
         if let auth = error as? AuthError { return auth }
         logError("identity provider: \(error)")
         return AuthError.unexpected
@@ -65,14 +69,14 @@ struct ControlIdPEndpoints: EndpointGroup {
     // MARK: Discovery and keys
 
     /// OpenID Connect Discovery 1.0 §3 metadata.
-    func discovery(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+    @_optimize(none) func discovery(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let name = try provider(context)
         return .json(ControlIdPEndpoints.discoveryDocument(issuer: idp.issuer(for: name), provider: name))
     }
 
     /// The discovery document of the fake issuer of `provider`; also read in-process when a
     /// custom OIDC provider names a fake issuer (`/admin/custom-providers`).
-    static func discoveryDocument(issuer: String, provider name: String) -> JSON {
+    @_optimize(none) static func discoveryDocument(issuer: String, provider name: String) -> JSON {
         let claims: [JSON] = name == "apple"
             ? ["aud", "email", "email_verified", "exp", "iat", "is_private_email", "iss", "nonce", "nonce_supported", "sub", "auth_time"]
             : ["aud", "email", "email_verified", "exp", "iat", "iss", "name", "nonce", "picture", "sub", "at_hash"]
@@ -96,7 +100,7 @@ struct ControlIdPEndpoints: EndpointGroup {
     }
 
     /// RFC 7517 §5: the one key every fake provider signs with.
-    func jwks(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+    @_optimize(none) func jwks(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         _ = try provider(context)
         do {
             return .json(try idp.jwks())
@@ -107,7 +111,7 @@ struct ControlIdPEndpoints: EndpointGroup {
 
     // MARK: Authorization (the consent page)
 
-    func authorize(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+    @_optimize(none) func authorize(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let name = try provider(context)
         let request = AuthorizationRequest(context.request.query)
         if let problem = request.problem() { return ConsentPage.error(problem, provider: name) }
@@ -123,12 +127,12 @@ struct ControlIdPEndpoints: EndpointGroup {
 
     /// The consent form's answer: `action=approve` (the default) with `email`, `name`,
     /// `email_verified`, or `action=deny`.
-    func consent(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+    @_optimize(none) func consent(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let name = try provider(context)
         let form = ControlIdPEndpoints.form(context.request)
         let request = AuthorizationRequest(form)
         if let problem = request.problem() { return ConsentPage.error(problem, provider: name) }
-        func value(_ key: String) -> String? { form.last { $0.name == key }?.value }
+        @_optimize(none) func value(_ key: String) -> String? { form.last { $0.name == key }?.value }
         guard keyAccepted(context, form: form) else {
             let problem = value("key") == nil ? nil : "That is not this project's service_role or sb_secret_ key."
             return ConsentPage.keyPrompt(provider: name, request: request, problem: problem)
@@ -161,7 +165,7 @@ struct ControlIdPEndpoints: EndpointGroup {
     /// any user, so it asks for the project's service_role or `sb_secret_` key, as the dashboard
     /// does: the dashboard's login cookie, the key as bearer or `apikey`, or typed into the page
     /// (then carried in its forms).
-    private func keyAccepted(_ context: RequestContext, form: [QueryItem]) -> Bool {
+    @_optimize(none) private func keyAccepted(_ context: RequestContext, form: [QueryItem]) -> Bool {
         guard project.dashboard.consentRequiresKey else { return true }
         let dashboard = DashboardEndpoints(api: api)
         if dashboard.authorized(context) { return true }
@@ -169,7 +173,7 @@ struct ControlIdPEndpoints: EndpointGroup {
         return dashboard.adminKeys.contains { constantTimeEquals(Array(typed.utf8), Array($0.utf8)) }
     }
 
-    static func looksLikeEmail(_ text: String) -> Bool {
+    @_optimize(none) static func looksLikeEmail(_ text: String) -> Bool {
         guard let at = text.firstIndex(of: "@") else { return false }
         return at != text.startIndex && text.index(after: at) != text.endIndex && text.count <= 255
             && !text.contains(where: { $0 == " " || $0 == "<" || $0 == ">" })
@@ -178,7 +182,7 @@ struct ControlIdPEndpoints: EndpointGroup {
     /// The account approved for `email`: a known one keeps its subject and address spelling (and
     /// its name unless a new one is typed), a new one gets the provider-style subject derived
     /// from the email.
-    private func resolveAccount(provider: String, email: String, name: String, emailVerified: Bool) throws(AuthError) -> IdentityProviderStore.Account {
+    @_optimize(none) private func resolveAccount(provider: String, email: String, name: String, emailVerified: Bool) throws(AuthError) -> IdentityProviderStore.Account {
         let known = try idp.knownAccount(provider: provider, email: email)
         let typed = name.trimmingASCIISpaces()
         return IdentityProviderStore.Account(
@@ -187,7 +191,7 @@ struct ControlIdPEndpoints: EndpointGroup {
             name: typed.isEmpty ? known?.name : typed, picture: known?.picture)
     }
 
-    private func deliver(provider: String, request: AuthorizationRequest, account: IdentityProviderStore.Account) throws(AuthError) -> HTTPResponse {
+    @_optimize(none) private func deliver(provider: String, request: AuthorizationRequest, account: IdentityProviderStore.Account) throws(AuthError) -> HTTPResponse {
         let (code, appleUser) = try idp.approve(provider: provider, request: request, account: account)
         var items = [QueryItem(name: "code", value: code)]
         if !request.state.isEmpty { items.append(QueryItem(name: "state", value: request.state)) }
@@ -199,7 +203,7 @@ struct ControlIdPEndpoints: EndpointGroup {
     /// The authorization response (RFC 6749 §4.1.2): a 302 with the parameters added to the
     /// redirect URI's query (its own query kept), or, for `form_post` (OAuth 2.0 Form Post
     /// Response Mode §2), a page whose form POSTs them there.
-    static func redirect(_ uri: String, _ items: [QueryItem], formPost: Bool) -> HTTPResponse {
+    @_optimize(none) static func redirect(_ uri: String, _ items: [QueryItem], formPost: Bool) -> HTTPResponse {
         if formPost { return ConsentPage.formPost(action: uri, fields: items) }
         var url = RedirectURL(uri)
         let added = items.map { GoURL.queryEscape($0.name) + "=" + GoURL.queryEscape($0.value) }.joined(separator: "&")
@@ -211,16 +215,16 @@ struct ControlIdPEndpoints: EndpointGroup {
     }
 
     /// An `application/x-www-form-urlencoded` body (also read when the type is missing).
-    static func form(_ request: HTTPRequest) -> [QueryItem] {
+    @_optimize(none) static func form(_ request: HTTPRequest) -> [QueryItem] {
         RedirectURL.parseQuery(String(decoding: request.body, as: UTF8.self))
     }
 
     // MARK: Token endpoint (RFC 6749 §4.1.3, §5)
 
-    func token(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+    @_optimize(none) func token(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let name = try provider(context)
         let form = ControlIdPEndpoints.form(context.request)
-        func value(_ key: String) -> String { form.first { $0.name == key }?.value ?? "" }
+        @_optimize(none) func value(_ key: String) -> String { form.first { $0.name == key }?.value ?? "" }
         let grantType = value("grant_type")
         guard !grantType.isEmpty else { return ControlIdPEndpoints.oauthError("invalid_request", "grant_type is required") }
         guard grantType == "authorization_code" else {
@@ -274,11 +278,11 @@ struct ControlIdPEndpoints: EndpointGroup {
     static let noStore: HTTPHeaders = ["Cache-Control": "no-store", "Pragma": "no-cache"]
 
     /// RFC 6749 §5.2.
-    static func oauthError(_ error: String, _ description: String, status: Int = 400) -> HTTPResponse {
+    @_optimize(none) static func oauthError(_ error: String, _ description: String, status: Int = 400) -> HTTPResponse {
         .json(status: status, ["error": .string(error), "error_description": .string(description)], headers: noStore)
     }
 
-    static func basicClientID(_ request: HTTPRequest) -> String? {
+    @_optimize(none) static func basicClientID(_ request: HTTPRequest) -> String? {
         guard let header = request.headers["Authorization"], header.count > 6, header.prefix(6).lowercased() == "basic ",
               let decoded = try? Base64.decode(String(header.dropFirst(6)).trimmingASCIISpaces()) else { return nil }
         let text = String(decoding: decoded, as: UTF8.self)
@@ -288,7 +292,7 @@ struct ControlIdPEndpoints: EndpointGroup {
 
     // MARK: Userinfo (OpenID Connect Core 1.0 §5.3)
 
-    func userinfo(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+    @_optimize(none) func userinfo(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let name = try provider(context)
         var token = ""
         if let bearer = context.request.bearerToken {
@@ -321,7 +325,7 @@ struct ControlIdPEndpoints: EndpointGroup {
 
     /// `POST /emulator/v1/idp/{provider}/id_token`: an id_token as the provider would issue to
     /// a native app (Sign in with Apple, Google Sign-In), for `grant_type=id_token` tests.
-    func mint(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+    @_optimize(none) func mint(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let name = try provider(context)
         let fields = try ControlFields(context.request, allowed: ControlIdPEndpoints.mintKeys, emptyAllowed: true)
         let email = try fields.nonEmptyString("email")
@@ -369,7 +373,7 @@ struct ControlIdPEndpoints: EndpointGroup {
 enum ConsentPage {
     /// HTML-escapes text for element content and quoted attribute values, as the email
     /// templates do (Go's `html/template` escapes).
-    static func escape(_ text: String) -> String { MailTemplates.escape(text) }
+    @_optimize(none) static func escape(_ text: String) -> String { MailTemplates.escape(text) }
 
     static let style = """
         body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;background:#f3f4f6;color:#111827;margin:0}
@@ -387,7 +391,7 @@ enum ConsentPage {
         button.account small{display:block;color:#6b7280}
         """
 
-    static func document(title: String, body: String) -> String {
+    @_optimize(none) static func document(title: String, body: String) -> String {
         """
         <!DOCTYPE html>
         <html lang="en">
@@ -408,7 +412,7 @@ enum ConsentPage {
         """
     }
 
-    static func response(status: Int = 200, _ html: String) -> HTTPResponse {
+    @_optimize(none) static func response(status: Int = 200, _ html: String) -> HTTPResponse {
         var headers = HTTPHeaders()
         headers["Content-Type"] = "text/html; charset=utf-8"
         headers["Cache-Control"] = "no-store"
@@ -416,13 +420,13 @@ enum ConsentPage {
         return HTTPResponse(status: status, headers: headers, body: Array(html.utf8))
     }
 
-    static func hidden(_ name: String, _ value: String) -> String {
+    @_optimize(none) static func hidden(_ name: String, _ value: String) -> String {
         "<input type=\"hidden\" name=\"\(escape(name))\" value=\"\(escape(value))\">"
     }
 
     /// The consent page. The forms post to `authorize` relative to the page, so the same page
     /// works at the root and under the gateway prefix.
-    static func page(provider: String, request: AuthorizationRequest, accounts: [IdentityProviderStore.Account],
+    @_optimize(none) static func page(provider: String, request: AuthorizationRequest, accounts: [IdentityProviderStore.Account],
                      email: String? = nil, name: String = "", problem: String? = nil, key: String? = nil) -> HTTPResponse {
         let display = FakeIdentityProvider.displayName(provider)
         let carried = (request.hiddenFields + (key.map { [("key", $0)] } ?? [])).map { hidden($0.0, $0.1) }.joined(separator: "\n")
@@ -473,7 +477,7 @@ enum ConsentPage {
     }
 
     /// The page beyond loopback before the key is given (`keyAccepted`).
-    static func keyPrompt(provider: String, request: AuthorizationRequest, problem: String? = nil) -> HTTPResponse {
+    @_optimize(none) static func keyPrompt(provider: String, request: AuthorizationRequest, problem: String? = nil) -> HTTPResponse {
         let display = FakeIdentityProvider.displayName(provider)
         let carried = request.hiddenFields.map { hidden($0.0, $0.1) }.joined(separator: "\n")
         var body = """
@@ -496,7 +500,7 @@ enum ConsentPage {
     }
 
     /// A request the provider cannot serve: it must not redirect (RFC 6749 §4.1.2.1).
-    static func error(_ message: String, provider: String) -> HTTPResponse {
+    @_optimize(none) static func error(_ message: String, provider: String) -> HTTPResponse {
         let display = FakeIdentityProvider.displayName(provider)
         let body = """
             <p class="badge">Test identity provider &middot; Supabase Auth emulator</p>
@@ -509,7 +513,7 @@ enum ConsentPage {
 
     /// OAuth 2.0 Form Post Response Mode: the parameters as a form auto-posted to the client.
     /// The one-line script only presses the button a user could press.
-    static func formPost(action: String, fields: [QueryItem]) -> HTTPResponse {
+    @_optimize(none) static func formPost(action: String, fields: [QueryItem]) -> HTTPResponse {
         let inputs = fields.map { hidden($0.name, $0.value) }.joined(separator: "\n")
         let body = """
             <p class="badge">Test identity provider &middot; Supabase Auth emulator</p>

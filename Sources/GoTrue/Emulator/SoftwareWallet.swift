@@ -3,6 +3,10 @@ import AuthHTTP
 import AuthJSON
 import AuthPlatform
 
+// Built unoptimized in release too (`@_optimize(none)` on its functions): no request that
+// bench/cost.sh measures runs this file, and it shortens the cold release build; the list of
+// such files is pinned in Tests/python/test_unoptimized_code.py (docs/tests.md, "Build and test time").
+
 /// The software wallet (service_role): what a browser wallet extension does for Web3 sign-in,
 /// so a headless test signs in with `grant_type=web3` without one.
 ///
@@ -39,7 +43,7 @@ struct SoftwareWalletEndpoints: EndpointGroup {
 
     private var wallets: SoftwareWallets { api.project.wallets }
 
-    func create(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+    @_optimize(none) func create(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let fields = try ControlFields(context.request, allowed: ["chain", "label", "seed"])
         let chain = try Self.chain(fields)
         let wallet: SoftwareWallet
@@ -58,11 +62,11 @@ struct SoftwareWalletEndpoints: EndpointGroup {
         return .json(.object(wallet.json))
     }
 
-    func list() -> HTTPResponse {
+    @_optimize(none) func list() -> HTTPResponse {
         .json(["wallets": .array(wallets.all.map { .object($0.json) })])
     }
 
-    func message(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+    @_optimize(none) func message(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let fields = try ControlFields(context.request, allowed: [
             "chain", "label", "address", "statement", "uri", "domain", "chain_id", "nonce", "issued_at", "expires_in",
             "not_before", "request_id", "resources",
@@ -72,7 +76,7 @@ struct SoftwareWalletEndpoints: EndpointGroup {
         let environment = api.project.environment
         let config = api.snapshot.configuration
 
-        func time(_ key: String) throws(AuthError) -> Timestamp? {
+        @_optimize(none) func time(_ key: String) throws(AuthError) -> Timestamp? {
             guard let text = try fields.nonEmptyString(key) else { return nil }
             guard let time = Web3Message.goParseRFC3339(text) else {
                 throw ControlRequest.invalid("\"\(key)\" must be an RFC 3339 time such as 2026-01-02T03:04:05Z")
@@ -117,7 +121,7 @@ struct SoftwareWalletEndpoints: EndpointGroup {
         ])
     }
 
-    func sign(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+    @_optimize(none) func sign(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let fields = try ControlFields(context.request, allowed: ["chain", "message", "label", "address"])
         let chain = try Self.chain(fields)
         guard let message = try fields.string("message") else { throw ControlRequest.invalid("\"message\" is required") }
@@ -133,7 +137,7 @@ struct SoftwareWalletEndpoints: EndpointGroup {
 
     // MARK: Helpers
 
-    private static func chain(_ fields: ControlFields) throws(AuthError) -> Web3Chain {
+    @_optimize(none) private static func chain(_ fields: ControlFields) throws(AuthError) -> Web3Chain {
         guard let name = try fields.string("chain") else { throw ControlRequest.invalid("\"chain\" is required (solana or ethereum)") }
         guard let chain = Web3Chain(rawValue: name) else {
             throw ControlRequest.invalid("\"chain\" must be solana or ethereum (found \(goQuoted(name)))")
@@ -143,7 +147,7 @@ struct SoftwareWalletEndpoints: EndpointGroup {
 
     /// The wallet named by `label` (derived, and remembered), else by `address`, else by the
     /// message's address; only wallets this emulator created can be named by address.
-    private func resolve(_ fields: ControlFields, chain: Web3Chain, messageAddress: String?) throws(AuthError) -> SoftwareWallet {
+    @_optimize(none) private func resolve(_ fields: ControlFields, chain: Web3Chain, messageAddress: String?) throws(AuthError) -> SoftwareWallet {
         if let label = try fields.nonEmptyString("label") {
             let wallet = SoftwareWallet(chain: chain, label: label)
             wallets.remember(wallet)
@@ -160,14 +164,14 @@ struct SoftwareWalletEndpoints: EndpointGroup {
     }
 
     /// EIP-4361's nonce: at least 8 alphanumeric characters.
-    static func nonce(_ bytes: [UInt8]) -> String {
+    @_optimize(none) static func nonce(_ bytes: [UInt8]) -> String {
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
         return String(decoding: bytes.map { alphabet[Int($0) % alphabet.count] }, as: UTF8.self)
     }
 
     /// The first of the site URL and the allow list's URLs (cut before any wildcard) for which
     /// a message passes the grant's URI and domain checks; otherwise why none does.
-    private func chooseURI(_ draft: inout Web3MessageDraft, _ config: Configuration) throws(AuthError) {
+    @_optimize(none) private func chooseURI(_ draft: inout Web3MessageDraft, _ config: Configuration) throws(AuthError) {
         var candidates = [config.siteURL]
         for pattern in config.uriAllowList {
             let literal = String(pattern.prefix { $0 != "*" && $0 != "?" })
@@ -248,13 +252,13 @@ struct SoftwareWallet: Sendable {
 
     /// The wallet of a label: SHA-256 of a fixed prefix, the chain and the label (hashed again
     /// in the rare case the digest is not a secp256k1 scalar).
-    init(chain: Web3Chain, label: String) {
+    @_optimize(none) init(chain: Web3Chain, label: String) {
         var secret = SHA256.hash(data: Array("supabase-auth-emulator web3 wallet \(chain.rawValue):\(label)".utf8))
         while chain == .ethereum && (try? Secp256k1PrivateKey(scalar: secret)) == nil { secret = SHA256.hash(data: secret) }
         self.init(chain: chain, label: label, secret: secret)!
     }
 
-    init?(chain: Web3Chain, label: String?, secret: [UInt8]) {
+    @_optimize(none) init?(chain: Web3Chain, label: String?, secret: [UInt8]) {
         self.chain = chain
         self.label = label
         self.secret = secret
@@ -272,7 +276,7 @@ struct SoftwareWallet: Sendable {
 
     /// Solana: Ed25519 over the bytes, standard base64 (as `signMessage` bytes are sent).
     /// Ethereum: `personal_sign`, 0x-prefixed hex with v = 27 or 28.
-    func sign(_ message: [UInt8]) -> String {
+    @_optimize(none) func sign(_ message: [UInt8]) -> String {
         switch chain {
         case .solana:
             let key = try! Ed25519PrivateKey(seed: secret)
@@ -297,16 +301,16 @@ struct SoftwareWallet: Sendable {
 public final class SoftwareWallets: Sendable {
     private let wallets = Lock<[String: (order: Int, wallet: SoftwareWallet)]>([:])
 
-    public init() {}
+    @_optimize(none) public init() {}
 
-    func remember(_ wallet: SoftwareWallet) {
+    @_optimize(none) func remember(_ wallet: SoftwareWallet) {
         wallets.withLock { all in
             let order = all[wallet.key]?.order ?? all.count
             all[wallet.key] = (order, wallet)
         }
     }
 
-    func wallet(chain: Web3Chain, address: String) -> SoftwareWallet? {
+    @_optimize(none) func wallet(chain: Web3Chain, address: String) -> SoftwareWallet? {
         let key = "\(chain.rawValue):\(chain == .ethereum ? address.lowercased() : address)"
         return wallets.withLock { $0[key]?.wallet }
     }

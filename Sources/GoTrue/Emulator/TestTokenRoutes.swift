@@ -3,6 +3,10 @@ import AuthJSON
 import AuthJWT
 import AuthStore
 
+// Built unoptimized in release too (`@_optimize(none)` on its functions): no request that
+// bench/cost.sh measures runs this file, and it shortens the cold release build; the list of
+// such files is pinned in Tests/python/test_unoptimized_code.py (docs/tests.md, "Build and test time").
+
 /// `POST /emulator/v1/token`: mints an access token without a sign-in flow.
 ///
 /// Body: `{"user_id": "<uuid>"}` or `{"email": "..."}`, optionally `"role"` (default: the user's
@@ -24,7 +28,7 @@ struct TestTokenEndpoints: EndpointGroup {
 
     private var project: Project { api.project }
 
-    func mint(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+    @_optimize(none) func mint(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let fields = try ControlFields(context.request, allowed: ["user_id", "email", "role", "claims", "expires_in"])
         let config = api.snapshot.configuration
         let expiresIn = try fields.expiresIn(default: Int64(config.jwt.expirySeconds))
@@ -83,7 +87,7 @@ struct TestTokenEndpoints: EndpointGroup {
 public enum TestTokens {
     /// The claims of an API key (`APIKeys.standard`): without an expiry the well-known keys'
     /// fixed `exp`, so `--role anon` reproduces the project's anon key.
-    static func keyClaims(role: String, issuedAt: Timestamp, expiresIn: Int64?) -> JSONObject {
+    @_optimize(none) static func keyClaims(role: String, issuedAt: Timestamp, expiresIn: Int64?) -> JSONObject {
         var claims: JSONObject = ["iss": "supabase-demo", "role": .string(role)]
         if let expiresIn {
             claims["iat"] = .number(issuedAt.unixSeconds)
@@ -96,7 +100,7 @@ public enum TestTokens {
 
     /// A user's claims in the order `GenerateAccessToken` writes them (session claims are the
     /// caller's to add).
-    static func userClaims(user: UserRecord, role: String, issuer: String, issuedAt: Timestamp, expiresIn: Int64) -> JSONObject {
+    @_optimize(none) static func userClaims(user: UserRecord, role: String, issuer: String, issuedAt: Timestamp, expiresIn: Int64) -> JSONObject {
         var claims = JSONObject()
         if !issuer.isEmpty { claims["iss"] = .string(issuer) }
         claims["sub"] = .string(user.id)
@@ -113,13 +117,13 @@ public enum TestTokens {
 
     /// An API-key-like token for `role` (`anon`, `service_role`, ...), signed with the
     /// configuration's key. `expiresIn` nil gives the well-known keys' fixed expiry.
-    public static func keyToken(role: String, configuration: Configuration, now: Timestamp, expiresIn: Int64?) -> String {
+    @_optimize(none) public static func keyToken(role: String, configuration: Configuration, now: Timestamp, expiresIn: Int64?) -> String {
         JWTSigner.sign(claims: keyClaims(role: role, issuedAt: now, expiresIn: expiresIn), key: configuration.jwt.roleTokenKey)
     }
 
     /// A user token without a session (no `session_id`): GoTrue accepts it on `/user` as long as
     /// the user `userID` exists, but it cannot be refreshed.
-    public static func userToken(userID: String, email: String?, role: String, configuration: Configuration,
+    @_optimize(none) public static func userToken(userID: String, email: String?, role: String, configuration: Configuration,
                                  now: Timestamp, expiresIn: Int64?) -> String {
         var user = UserRecord(id: userID, createdAt: now.microseconds)
         user.aud = configuration.jwt.audience
