@@ -7,6 +7,11 @@ import AuthStore
 import GoTrue
 import Synchronization
 
+// The functions marked `@_optimize(none)` in this file run when a project is made, opened,
+// closed or removed, never per request; release builds leave them unoptimized to shorten the
+// cold build (docs/tests.md, "Build and test time"). `ProjectRouter` and the lookups it makes
+// per request stay optimized (Tests/python/test_unoptimized_code.py pins which these are).
+
 /// One project the emulator serves, open: its GoTrue API with everything that hangs off it
 /// (database, settings and keys, outbox, rate-limit buckets, virtual clock, scenarios, journal).
 /// Nothing is shared between two projects but the HTTP server and the worker threads.
@@ -159,11 +164,6 @@ public struct ProjectSpec: Sendable {
         }
     }
 }
-
-// The functions marked `@_optimize(none)` in this file run when a project is made, opened,
-// closed or removed, never per request; release builds leave them unoptimized to shorten the
-// cold build (docs/tests.md, "Build and test time"). `ProjectRouter` and the lookups it makes
-// per request stay optimized (Tests/python/test_unoptimized_code.py pins which these are).
 
 /// The projects one emulator serves, by ref. The default project is always there; others are
 /// made through `POST /emulator/v1/projects`, `serve --project`, or on first request when
