@@ -42,6 +42,14 @@ def wait_for_notice(driver, text):
     )
 
 
+def wait_for_next_page(driver, old):
+    """Until `old`, an element of the page a form was sent from, is gone: the answer has loaded."""
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(driver, WAIT_SECONDS).until(expected_conditions.staleness_of(old))
+
+
 def set_field(driver, selector, value):
     field = css(driver, selector)
     field.clear()
@@ -385,7 +393,10 @@ def test_create_a_phone_user_and_edit_its_app_metadata(start_auth, browser, api)
     shown = json.loads(css(browser, "textarea[name=app_metadata]").get_attribute("value"))
     del shown["plan"]
     set_field(browser, "textarea[name=app_metadata]", json.dumps(shown))
+    saved_once = css(browser, "main")
     submit(browser, f"/emulator/users/{user_id}/metadata", "Save metadata")
+    # The page still shows the first save's "Metadata saved.": wait for the next page first.
+    wait_for_next_page(browser, saved_once)
     wait_for_notice(browser, "Metadata saved.")
     app_metadata = http.get(f"/admin/users/{user_id}", headers=ADMIN).json()["app_metadata"]
     assert "plan" not in app_metadata and app_metadata["roles"] == ["admin"]
