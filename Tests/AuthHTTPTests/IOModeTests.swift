@@ -88,7 +88,7 @@ struct IOModeTests {
             try client.send("GET /health HTTP/1.1\r\nHost: h\r\n\r\n")
             #expect(try client.readResponse().status == 200)
             let start = monotonicSeconds()
-            #expect(client.awaitPeer(seconds: 5) == .closed)
+            #expect(client.awaitPeer(seconds: 30) == .closed)
             #expect(monotonicSeconds() - start >= 0.25)
         }
     }
@@ -135,22 +135,24 @@ struct IOModeTests {
     func shutdownFinishesTheRequestInFlight(mode: HTTPIOMode) throws {
         var configuration = HTTPServerConfiguration(port: 0, loopThreads: 2, workerThreads: 2)
         configuration.ioMode = mode
-        let server = HTTPServer(configuration: configuration, responder: TestResponder())
+        let responder = ObservedResponder(signalled: ["/delay"])
+        let server = HTTPServer(configuration: configuration, responder: responder)
         try server.start()
         let idle = try TestClient(port: server.port)
         try idle.send("GET /health HTTP/1.1\r\nHost: h\r\n\r\n")
         #expect(try idle.readResponse().status == 200)
         let busy = try TestClient(port: server.port)
         try busy.send("GET /delay?ms=300 HTTP/1.1\r\nHost: h\r\n\r\n")
-        usleep(50_000)
+        // The request is in flight (its response held) before the stop begins.
+        #expect(responder.awaitEntered())
         let stopped = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
-            server.shutdown(timeout: .seconds(5))
+            server.shutdown(timeout: .seconds(30))
             stopped.signal()
         }
-        #expect(idle.awaitPeer(seconds: 5) == .closed)
+        #expect(idle.awaitPeer(seconds: 30) == .closed)
         #expect(try busy.readResponse().text == "delayed")
-        #expect(busy.awaitPeer(seconds: 5) == .closed)
-        #expect(stopped.wait(timeout: .now() + 5) == .success)
+        #expect(busy.awaitPeer(seconds: 30) == .closed)
+        #expect(stopped.wait(timeout: .now() + 30) == .success)
     }
 }

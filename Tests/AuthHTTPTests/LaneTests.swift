@@ -49,10 +49,17 @@ import Testing
         final class Recorder: HTTPResponder {
             let busyDone = Atomic<Int>(0)
             let doneWhenQuietRan = Atomic<Int>(-1)
+            /// Requests the loop has parsed and handed on (`dispatch` runs on the loop).
+            let dispatched = Atomic<Int>(0)
             let started = DispatchSemaphore(value: 0)
+            /// Holds the first busy request (and with it the only worker) until all are queued.
+            let firstGate = DispatchSemaphore(value: 0)
             func respond(to request: HTTPRequest) -> HTTPResponse {
                 if request.path == "/busy" {
-                    started.signal()
+                    if busyDone.load(ordering: .relaxed) == 0 {
+                        started.signal()
+                        _ = firstGate.wait(timeout: .now() + 60)
+                    }
                     usleep(30_000)
                     busyDone.add(1, ordering: .relaxed)
                 } else {
@@ -60,18 +67,27 @@ import Testing
                 }
                 return HTTPResponse(status: 200, body: Array("ok".utf8))
             }
-            func dispatch(_ request: HTTPRequest) -> HTTPDispatch { .queued(lane: request.path == "/busy" ? 1 : 2) }
+            func dispatch(_ request: HTTPRequest) -> HTTPDispatch {
+                dispatched.add(1, ordering: .relaxed)
+                return .queued(lane: request.path == "/busy" ? 1 : 2)
+            }
         }
         let recorder = Recorder()
         let server = HTTPServer(configuration: HTTPServerConfiguration(port: 0, loopThreads: 1, workerThreads: 1), responder: recorder)
         try server.start()
-        defer { server.shutdown() }
+        defer {
+            recorder.firstGate.signal()
+            server.shutdown()
+        }
         let busy = try (0..<12).map { _ in try TestClient(port: server.port) }
         for client in busy { try client.send("GET /busy HTTP/1.1\r\nHost: h\r\n\r\n") }
-        // The first busy request runs, so the loop has read the others into the queue.
-        #expect(recorder.started.wait(timeout: .now() + 10) == .success)
+        // The first busy request holds the worker while the loop queues the others and the quiet
+        // one: the order they then run in is the queue's doing, not the machine's speed.
+        #expect(recorder.started.wait(timeout: .now() + 30) == .success)
         let quiet = try TestClient(port: server.port)
         try quiet.send("GET /quiet HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(waitUntil { recorder.dispatched.load(ordering: .relaxed) == 13 })
+        recorder.firstGate.signal()
         #expect(try quiet.readResponse().status == 200)
         let done = recorder.doneWhenQuietRan.load(ordering: .relaxed)
         #expect(done >= 0 && done <= 3, "\(done) busy requests finished before the quiet one ran")

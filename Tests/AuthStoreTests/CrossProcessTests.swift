@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import Testing
 @testable import AuthStore
@@ -46,10 +47,11 @@ struct CrossProcessTests {
         let dir = try TemporaryDirectory()
         let path = dir.path("auth.db")
         // The other process makes the new file WAL, takes the write lock and keeps it for a few
-        // hundred milliseconds with a slow query before committing.
+        // hundred milliseconds with a slow query before committing. Its own lock waits are long
+        // too: the probe below may hold the lock for an instant before it does.
         let process = Process()
         process.executableURL = URL(fileURLWithPath: sqliteShell!)
-        process.arguments = ["-batch", path, """
+        process.arguments = ["-batch", "-cmd", ".timeout 60000", path, """
             PRAGMA journal_mode = WAL;
             BEGIN IMMEDIATE;
             CREATE TABLE held (x INTEGER);
@@ -58,7 +60,23 @@ struct CrossProcessTests {
             """]
         process.standardOutput = Pipe()
         try process.run()
-        Thread.sleep(forTimeInterval: 0.05)
+        // Until the other process surely holds the write lock: a probe's own attempt to take
+        // it finds it busy (one that gets it lets go at once and tries again).
+        let lockedElsewhere = waitUntil {
+            guard access(path + "-wal", F_OK) == 0,
+                  let probe = try? Connection(path: path, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX) else { return false }
+            defer { probe.close() }
+            do {
+                try probe.execute("BEGIN IMMEDIATE")
+                try? probe.execute("ROLLBACK")
+                return false
+            } catch let error as StoreError {
+                return error.isBusy
+            } catch {
+                return false
+            }
+        }
+        #expect(lockedElsewhere)
         // Waits for the lock, then migrates. The wait allowed is long: on a loaded machine the
         // other process's query takes seconds (the default 5 s ran out in CI), and the test is
         // about waiting at all, not about how long.

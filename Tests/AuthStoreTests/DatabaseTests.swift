@@ -291,14 +291,17 @@ import Testing
         let path = dir.path("auth.db")
         let holder = try Database(path: path)
         let impatient = try Database(path: path, options: .init(busyTimeoutMilliseconds: 50))
-        let patient = try Database(path: path, options: .init(busyTimeoutMilliseconds: 5000))
+        let patient = try Database(path: path, options: .init(busyTimeoutMilliseconds: 60_000))
         defer { holder.close(); impatient.close(); patient.close() }
+        // The holder keeps the write lock until the test lets it go, so the impatient write
+        // meets it held however slowly this thread gets there.
         let locked = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
         let thread = Thread {
             try? holder.write { c in
                 try c.insertUser(id: "holder")
                 locked.signal()
-                Thread.sleep(forTimeInterval: 0.4)
+                _ = release.wait(timeout: .now() + 60)
             }
         }
         thread.start()
@@ -312,7 +315,13 @@ import Testing
         }
         // Readers are not blocked by the writer in WAL mode (they see the last commit).
         #expect(try impatient.read { try $0.count("users") } == 0)
-        // A longer timeout waits for the holder to commit, then writes.
+        // A longer timeout waits for the holder to commit, then writes. The holder lets go a
+        // moment after the patient write began waiting (this pause is the scenario; the
+        // outcome does not depend on it).
+        Thread.detachNewThread {
+            Thread.sleep(forTimeInterval: 0.3)
+            release.signal()
+        }
         try patient.write { try $0.insertUser(id: "patient") }
         #expect(try patient.read { try $0.count("users") } == 2)
     }

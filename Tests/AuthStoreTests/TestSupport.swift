@@ -55,3 +55,15 @@ extension Connection {
 }
 
 struct ExpectedFailure: Error {}
+
+/// Polls `condition` until it holds or `seconds` have passed; says whether it held. For a state
+/// the code under test gives no signal for: the deadline only guards against a hang, so it is
+/// generous (a busy machine may take seconds to get there).
+func waitUntil(seconds: Double = 30, _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while try !condition() {
+        if Date() > deadline { return false }
+        usleep(2_000)
+    }
+    return true
+}

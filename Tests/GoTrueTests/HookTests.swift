@@ -387,14 +387,16 @@ private func hookAPI(_ server: FakeHookServer, _ hook: WritableKeyPath<HookSetti
 // Design §4: hooks are called while no SQLite writer is held (`WriteRounds`), so a slow hook
 // delays only the requests that call it.
 @Suite struct HookOutsideTheWriterTests {
-    /// Counts calls in flight and holds each until `release` (or a 10 s safety bound).
+    /// Counts calls in flight and holds each until `gate` is signalled (or a two-minute bound
+    /// that only guards against a hang: the test's writes, each hashing a password in a debug
+    /// build, may take long on a busy machine, and the calls must still be held meanwhile).
     final class HangingHook: Sendable {
         let inFlight = Mutex(0)
         let gate = DispatchSemaphore(value: 0)
 
         func answer(_ request: FakeHookServer.Request) -> HookReply {
             inFlight.withLock { $0 += 1 }
-            _ = gate.wait(timeout: .now() + 10)
+            _ = gate.wait(timeout: .now() + 120)
             inFlight.withLock { $0 -= 1 }
             var claims = request.json["claims"]?.objectValue ?? [:]
             claims["held"] = true
@@ -402,11 +404,7 @@ private func hookAPI(_ server: FakeHookServer, _ hook: WritableKeyPath<HookSetti
         }
 
         func waitForCalls(_ count: Int) -> Bool {
-            for _ in 0..<1000 {
-                if inFlight.withLock({ $0 }) == count { return true }
-                _ = DispatchSemaphore(value: 0).wait(timeout: .now() + .milliseconds(10))
-            }
-            return false
+            waitUntil(seconds: 60) { inFlight.withLock({ $0 }) == count }
         }
     }
 

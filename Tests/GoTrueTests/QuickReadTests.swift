@@ -68,7 +68,8 @@ import Testing
         let flags = Flags()
         let hold = Route("GET", "/test/hold", operation: "test.hold") { _ in
             flags.entered.store(true, ordering: .releasing)
-            for _ in 0..<20_000 where !flags.released.load(ordering: .acquiring) { usleep(1_000) }
+            // Until the test releases it; the minute only guards against a hang.
+            _ = waitUntil(seconds: 60) { flags.released.load(ordering: .acquiring) }
             return .json(["held": true])
         }
         let api = GoTrueAPI(project: project, extensions: [hold])
@@ -85,13 +86,14 @@ import Testing
             server.shutdown(timeout: .seconds(5))
         }
 
-        let holder = try TestClient(port: server.port, receiveTimeout: 25)
+        let holder = try TestClient(port: server.port, receiveTimeout: 90)
         try holder.send("GET /test/hold HTTP/1.1\r\nHost: h\r\n\r\n")
-        for _ in 0..<10_000 where !flags.entered.load(ordering: .acquiring) { usleep(1_000) }
-        let holding = flags.entered.load(ordering: .acquiring)
+        let holding = waitUntil { flags.entered.load(ordering: .acquiring) }
         #expect(holding)
 
-        let reader = try TestClient(port: server.port, receiveTimeout: 3)
+        // Well under the hold (which lasts until released): a read queued behind it would time
+        // out, however busy the machine.
+        let reader = try TestClient(port: server.port, receiveTimeout: 20)
         for target in ["/user", "/auth/v1/user"] {
             try reader.send("GET \(target) HTTP/1.1\r\nHost: h\r\nAuthorization: Bearer \(token)\r\n\r\n")
             let response = try reader.readResponse()

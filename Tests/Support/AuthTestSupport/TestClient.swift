@@ -37,8 +37,11 @@ public enum PeerEnd: Equatable, Sendable {
 public final class TestClient {
     public let fd: Int32
     private var buffer: [UInt8] = []
+    /// The receive timeout reads fall back to after a bounded wait (`awaitPeer`, `readAll`).
+    private var standingTimeout: Double
 
-    public init(port: Int, receiveTimeout: Double = 5) throws {
+    /// `receiveTimeout` only guards against a hang: a busy machine may take seconds to answer.
+    public init(port: Int, receiveTimeout: Double = 30) throws {
         #if canImport(Darwin)
         let fd = socket(AF_INET, SOCK_STREAM, 0)
         #else
@@ -65,6 +68,7 @@ public final class TestClient {
         setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
         #endif
         self.fd = fd
+        standingTimeout = receiveTimeout
         setReceiveTimeout(receiveTimeout)
     }
 
@@ -73,6 +77,11 @@ public final class TestClient {
     }
 
     public func setReceiveTimeout(_ seconds: Double) {
+        standingTimeout = seconds
+        applyReceiveTimeout(seconds)
+    }
+
+    private func applyReceiveTimeout(_ seconds: Double) {
         var timeout = timeval(tv_sec: Int(seconds), tv_usec: .init(Int((seconds - Double(Int(seconds))) * 1_000_000)))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
@@ -159,10 +168,12 @@ public final class TestClient {
         return buffer
     }
 
-    /// Waits up to `seconds` for the peer: EOF, RST, data, or nothing.
+    /// Waits up to `seconds` for the peer: EOF, RST, data, or nothing. Later reads wait as long
+    /// as before.
     public func awaitPeer(seconds: Double) -> PeerEnd {
         if !buffer.isEmpty { return .data }
-        setReceiveTimeout(seconds)
+        applyReceiveTimeout(seconds)
+        defer { applyReceiveTimeout(standingTimeout) }
         var byte: UInt8 = 0
         let n = recv(fd, &byte, 1, 0)
         if n > 0 {
@@ -175,6 +186,17 @@ public final class TestClient {
         return .stillOpen
     }
 
+    /// Everything received so far, without waiting: what has arrived at this instant (kept for
+    /// the next read). Lets a test assert that a response is still incomplete.
+    public func receivedSoFar() -> [UInt8] {
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            guard n > 0 else { return buffer }
+            buffer.append(contentsOf: chunk[0..<n])
+        }
+    }
+
     /// Sends a request with a JSON body and the headers a client would add.
     public func post(_ target: String, _ body: String, headers: [String] = []) throws {
         var head = "POST \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n"
@@ -183,8 +205,9 @@ public final class TestClient {
     }
 
     /// Reads until EOF, reset or timeout; reports how it ended and everything that arrived.
-    public func readAll(timeout: Double = 5) -> (bytes: [UInt8], end: PeerEnd) {
-        setReceiveTimeout(timeout)
+    public func readAll(timeout: Double = 30) -> (bytes: [UInt8], end: PeerEnd) {
+        applyReceiveTimeout(timeout)
+        defer { applyReceiveTimeout(standingTimeout) }
         var collected = buffer
         buffer = []
         var chunk = [UInt8](repeating: 0, count: 65536)
@@ -214,9 +237,22 @@ private func rawSend(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int, _ flags: Int3
 private func rawSend(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int, _ flags: Int32) -> Int { Glibc.send(fd, p, n, flags) }
 #endif
 
-/// Seconds on the monotonic clock, for elapsed-time assertions.
+/// Seconds on the monotonic clock, for elapsed-time assertions (lower bounds: that a delay or
+/// timeout was honoured; how fast the machine is belongs in bench/).
 public func monotonicSeconds() -> Double {
     var now = timespec()
     clock_gettime(CLOCK_MONOTONIC, &now)
     return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}
+
+/// Polls `condition` until it holds or `seconds` have passed; says whether it held. For an event
+/// the code under test gives no signal for: the deadline only guards against a hang, so it is
+/// generous (a busy machine may take seconds to get there).
+public func waitUntil(seconds: Double = 30, _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = monotonicSeconds() + seconds
+    while try !condition() {
+        if monotonicSeconds() > deadline { return false }
+        usleep(2_000)
+    }
+    return true
 }
