@@ -349,6 +349,22 @@ extension GoTrueAPI {
 }
 
 @Suite struct InviteTests {
+    // InviteParams and GenerateLinkParams are decoded whole before the address is validated, so
+    // a mistyped `data` is bad_json even beside an invalid address.
+    @Test func mistypedFieldsAreBadJSONBeforeTheAddressIsChecked() throws {
+        let api = try makeAPI()
+        let service = api.project.configuration.apiKeys.serviceRole
+        let invite = api.call("POST", "/invite", ["email": "not-an-address", "data": "x"], bearer: service)
+        #expect(invite.status == 400)
+        #expect(invite.json["msg"] == "Could not parse request body as JSON: json: cannot unmarshal string into Go struct field InviteParams.data of type map[string]interface {}")
+        let link = api.call("POST", "/admin/generate_link", ["type": "magiclink", "email": "not-an-address", "redirect_to": 5],
+                            bearer: service)
+        #expect(link.status == 400)
+        #expect(link.json["msg"] == "Could not parse request body as JSON: json: cannot unmarshal number into Go struct field GenerateLinkParams.redirect_to of type string")
+        let users = try api.project.database.read { try $0.scalar("SELECT count(*) FROM users") }
+        #expect(users == 0)
+    }
+
     @Test func inviteAndAccept() throws {
         let api = try makeAPI()
         let service = api.project.configuration.apiKeys.serviceRole
@@ -520,6 +536,9 @@ extension GoTrueAPI {
         let location = try #require(redirect.headers["Location"])
         #expect(location.hasPrefix("http://127.0.0.1:3000?code="))
         let code = String(location.dropFirst("http://127.0.0.1:3000?code=".count))
+        // http.Redirect on a GET: an HTML body linking to the target, with the status text.
+        #expect(redirect.headers["Content-Type"] == "text/html; charset=utf-8")
+        #expect(redirect.text == "<a href=\"\(location)\">See Other</a>.\n\n")
 
         let wrong = api.call("POST", "/token?grant_type=pkce", ["auth_code": .string(code), "code_verifier": "nope"])
         #expect(wrong.status == 400)

@@ -96,3 +96,32 @@ import Testing
         #expect(GoTrueAPI.renderProtocolFailure(.connectionLimit, headers: nil).status == 503)
     }
 }
+
+// Go's http.Redirect, which every GoTrue redirect goes through (net/http server.go).
+@Suite struct GoRedirectTests {
+    static let bare = HTTPResponse(status: 302, headers: ["Location": "https://app.example/caf\u{E9}?q=<a>&x='1'\""])
+
+    @Test func aGETGetsALinkToTheTarget() {
+        let shaped = HTTPResponse.goRedirect(Self.bare, method: "GET")
+        #expect(shaped.headers["Location"] == "https://app.example/caf%c3%a9?q=<a>&x='1'\"")
+        #expect(shaped.headers["Content-Type"] == "text/html; charset=utf-8")
+        #expect(String(decoding: shaped.body, as: UTF8.self)
+            == "<a href=\"https://app.example/caf\u{E9}?q=&lt;a&gt;&amp;x=&#39;1&#39;&#34;\">Found</a>.\n\n")
+    }
+
+    @Test func headGetsTheContentTypeOnlyAndPostNeither() {
+        let head = HTTPResponse.goRedirect(Self.bare, method: "HEAD")
+        #expect(head.headers["Content-Type"] == "text/html; charset=utf-8" && head.body.isEmpty)
+        let post = HTTPResponse.goRedirect(Self.bare, method: "POST")
+        #expect(post.headers["Content-Type"] == nil && post.body.isEmpty)
+        #expect(post.headers["Location"] == "https://app.example/caf%c3%a9?q=<a>&x='1'\"")
+    }
+
+    @Test func aResponseWithItsOwnContentTypeOrBodyIsLeftAlone() {
+        var typed = Self.bare
+        typed.headers["Content-Type"] = "application/json"
+        #expect(HTTPResponse.goRedirect(typed, method: "GET").body.isEmpty)
+        let ok = HTTPResponse(status: 200, headers: ["Location": "x"])
+        #expect(HTTPResponse.goRedirect(ok, method: "GET").headers["Content-Type"] == nil)
+    }
+}

@@ -44,6 +44,30 @@ import Testing
         }
     }
 
+    /// chi splits on the byte `/`: a segment that starts with a combining mark, an emoji
+    /// modifier, a variation selector or a tag character is a segment like any other, and a
+    /// literal matches only its own bytes (not a canonically equivalent spelling).
+    @Test(arguments: ["\u{301}", "\u{1F3FB}", "\u{FE0F}", "\u{E0041}", "\u{200D}x", "e\u{301}"])
+    func segmentsAreSplitOnBytes(segment: String) {
+        guard case .found(let route, let parameters) = router.match(method: "GET", path: "/admin/users/" + segment) else {
+            Issue.record("no route for a segment starting with \(segment.unicodeScalars.first!.properties.name ?? "?")")
+            return
+        }
+        #expect(route.operation == "admin.users.get")
+        #expect(parameters["user_id"].map { Array($0.utf8) } == Array(segment.utf8))
+        #expect(Self.describe(router.match(method: "GET", path: "/health/" + segment)) == "404")
+    }
+
+    @Test func literalsMatchTheirBytesOnly() {
+        let accented = Router([Route("GET", "/caf\u{E9}", operation: "composed") { _ in HTTPResponse(status: 200) }])
+        #expect(Self.describe(accented.match(method: "GET", path: "/caf\u{E9}")) == "found GET composed []")
+        // The same text decomposed: equal as Swift Strings, other bytes to Go.
+        #expect(Self.describe(accented.match(method: "GET", path: "/cafe\u{301}")) == "404")
+        // U+212A KELVIN SIGN is canonically equivalent to K.
+        let kelvin = Router([Route("GET", "/K", operation: "k") { _ in HTTPResponse(status: 200) }])
+        #expect(Self.describe(kelvin.match(method: "GET", path: "/\u{212A}")) == "404")
+    }
+
     static func describe(_ match: Router.Match) -> String {
         switch match {
         case .found(let route, let parameters):

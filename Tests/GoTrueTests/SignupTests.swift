@@ -135,6 +135,30 @@ import Testing
         #expect(users == 0, "nothing stored on a rejected sign-up")
     }
 
+    // The route wrapper in api.go decodes the whole SignupParams before it looks at email and
+    // phone, so a mistyped field is `bad_json` even on the anonymous branch: never
+    // anonymous_provider_disabled, never an anonymous user. The first mismatch in the body's
+    // order is the one named, as json.Unmarshal keeps its first error.
+    @Test(arguments: [false, true], [
+        (#"{"password":5}"#, "SignupParams.password of type string", "number"),
+        (#"{"channel":true}"#, "SignupParams.channel of type string", "bool"),
+        (#"{"code_challenge":[]}"#, "SignupParams.code_challenge of type string", "array"),
+        (#"{"code_challenge_method":{}}"#, "SignupParams.code_challenge_method of type string", "object"),
+        (#"{"data":"x"}"#, "SignupParams.data of type map[string]interface {}", "string"),
+        (#"{"channel":1,"data":"x","password":2}"#, "SignupParams.channel of type string", "number"),
+        (#"{"data":"x","channel":1}"#, "SignupParams.data of type map[string]interface {}", "string"),
+    ])
+    func mistypedFieldsBeforeTheAnonymousBranch(anonymous: Bool, input: (body: String, field: String, kind: String)) throws {
+        let api = try makeAPI { $0.external.anonymousUsersEnabled = anonymous }
+        let response = api.respond(to: request("POST", "/signup", body: input.body))
+        #expect(response.status == 400)
+        #expect(errorCode(response) == "bad_json")
+        #expect(response.json["msg"]?.stringValue
+            == "Could not parse request body as JSON: json: cannot unmarshal \(input.kind) into Go struct field \(input.field)")
+        let users = try api.project.database.read { try $0.scalar("SELECT count(*) FROM users") }
+        #expect(users == 0)
+    }
+
     @Test func passwordOverLimit() throws {
         let api = try makeAPI()
         let response = api.call("POST", "/signup", ["email": "a@b.co", "password": .string(String(repeating: "x", count: 73))])

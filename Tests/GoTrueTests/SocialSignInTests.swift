@@ -335,6 +335,23 @@ extension GoTrueAPI {
         #expect(Validation.isUUID(value("state") ?? ""))
     }
 
+    // AppleProvider.AuthCodeURL drops the options GoTrue passes it: the client's extra query
+    // parameters reach Google's URL, never Apple's, whose only extra is response_mode.
+    @Test func appleURLCarriesNothingTheClientAdded() throws {
+        let api = try socialAPI()
+        for provider in ["google", "apple"] {
+            let response = api.call("GET", "/authorize?provider=\(provider)&skip_http_redirect=true&login_hint=a@b.co&prompt=consent")
+            let location = try #require(response.headers["Location"])
+            let names = RedirectURL(location).query.map(\.name)
+            if provider == "apple" {
+                #expect(names == ["client_id", "redirect_uri", "response_mode", "response_type", "scope", "state"]
+                    || names == ["client_id", "redirect_uri", "response_type", "scope", "state", "response_mode"])
+            } else {
+                #expect(names.contains("skip_http_redirect") && names.contains("login_hint") && names.contains("prompt"))
+            }
+        }
+    }
+
     @Test func implicitFlowWithAutoApprove() throws {
         let api = try socialAPI { $0.identityProviders.autoApprove = true }
         let start = api.call("GET", "/authorize?provider=google&redirect_to=http://127.0.0.1:3000/cb&login_hint=flow@example.com")

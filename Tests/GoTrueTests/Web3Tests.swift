@@ -671,6 +671,16 @@ import Testing
         let built = allowed.control("POST", "/emulator/v1/web3/message", ["chain": "ethereum", "label": "alice"])
         #expect(built.status == 200)
         #expect(built.json["uri"] == "http://localhost:3000/" && built.json["domain"] == "localhost:3000")
+        // An entry without a wildcard (supabase-swift's integration config) is used as written:
+        // the grant matches it only without a trailing slash. The message signs and the grant
+        // takes it.
+        let (exact, _) = try Web3GrantTests.makeWeb3API { c in
+            c.siteURL = "http://127.0.0.1:3000"
+            c.uriAllowList = ["http://localhost:3000"]
+        }
+        let message = exact.control("POST", "/emulator/v1/web3/message", ["chain": "solana", "label": "alice"])
+        #expect(message.status == 200, "\(message.text)")
+        #expect(message.json["uri"] == "http://localhost:3000" && message.json["domain"] == "localhost:3000")
     }
 
     @Test func requiresTheServiceRoleKey() throws {

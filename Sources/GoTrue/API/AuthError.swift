@@ -15,6 +15,39 @@ public struct AuthError: Error, Sendable, Equatable {
         case oauth(error: String)
         /// A non-HTTP failure (database, bug): 500 `unexpected_failure`, no code header.
         case unexpected
+        /// An `HTTPError` wrapping a Postgres error that GoTrue shows its client
+        /// (`utilities.NewPostgresError`: constraint violations, raised exceptions): in the
+        /// initial API version the body is the database error itself, with its SQLSTATE.
+        case postgres(PostgresError)
+    }
+
+    /// The body `utilities.PostgresError` marshals to: `code`, `message`, then `hint` and
+    /// `detail` when not empty.
+    public struct PostgresError: Sendable, Equatable {
+        public var code: String
+        public var message: String
+        public var detail: String
+        public var hint: String
+
+        public init(code: String, message: String, detail: String = "", hint: String = "") {
+            self.code = code
+            self.message = message
+            self.detail = detail
+            self.hint = hint
+        }
+
+        /// Postgres' own words for a unique index that refused a value (SQLSTATE 23505).
+        public static func uniqueViolation(index: String, column: String, value: String) -> PostgresError {
+            PostgresError(code: "23505", message: "duplicate key value violates unique constraint \"\(index)\"",
+                          detail: "Key (\(column))=(\(value)) already exists.")
+        }
+    }
+
+    /// `NewInternalServerError(message).WithInternalError(pgErr)`.
+    public static func database(_ message: String, _ postgres: PostgresError) -> AuthError {
+        var e = AuthError(500, .unexpectedFailure, message)
+        e.kind = .postgres(postgres)
+        return e
     }
 
     public var status: Int
@@ -171,7 +204,16 @@ extension AuthError {
                 body["msg"] = .string(AuthError.unexpectedFailureMessage)
             }
 
-        case .http:
+        case .postgres(let database) where apiVersion == .initial:
+            // handleResponseErrorHTTP sets the code header, then sends the database's error
+            // with its status (500 for every constraint violation).
+            if let code { headers["x-sb-error-code"] = code.rawValue }
+            body["code"] = .string(database.code)
+            body["message"] = .string(database.message)
+            if !database.hint.isEmpty { body["hint"] = .string(database.hint) }
+            if !database.detail.isEmpty { body["detail"] = .string(database.detail) }
+
+        case .http, .postgres:
             if let code { headers["x-sb-error-code"] = code.rawValue }
             let effective = code ?? (status == 500 ? .unexpectedFailure : .unknown)
             if apiVersion == .v20240101 {

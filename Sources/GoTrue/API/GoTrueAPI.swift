@@ -207,7 +207,7 @@ public final class GoTrueAPI: HTTPResponder {
                 for method in allowed { headers.add(name: "Allow", value: method) }
                 return HTTPResponse(status: 405, headers: headers)
             case .found(let route, _):
-                return try route.handler(context)
+                return HTTPResponse.goRedirect(try route.handler(context), method: context.request.method)
             }
         } catch {
             return GoTrueAPI.render(error, context)

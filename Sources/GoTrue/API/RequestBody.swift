@@ -130,4 +130,24 @@ struct RequestBody {
     }
 
     func contains(_ key: String) -> Bool { object[key] != nil && object[key] != .null }
+
+    /// The Go type of a params struct's field, for `checking(_:)`.
+    enum FieldType: Sendable { case string, bool, map }
+
+    /// `json.Unmarshal` type-checks every field of the params struct before the handler reads
+    /// any of them, and keeps the first mismatch in the body's order (`decodeState.saveError`).
+    /// A handler that reads its fields one by one, and branches before reading them all (the
+    /// anonymous branch of `/signup`, a bad address before `data`), would otherwise answer
+    /// another error, or none, for a body GoTrue refuses as `bad_json`.
+    func checking(_ fields: [String: FieldType]) throws(AuthError) -> RequestBody {
+        for key in object.keys {
+            switch fields[key] {
+            case .string?: _ = try string(key)
+            case .bool?: _ = try bool(key)
+            case .map?: _ = try map(key)
+            case nil: continue
+            }
+        }
+        return self
+    }
 }

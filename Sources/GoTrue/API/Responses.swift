@@ -27,6 +27,39 @@ extension HTTPResponse {
     }
 }
 
+extension HTTPResponse {
+    /// What Go's `http.Redirect`, through which every GoTrue redirect goes, makes of a
+    /// redirect a handler returns as status and Location alone: the Location with every byte
+    /// past ASCII hex-escaped (`hexEscapeNonASCII`: `%` and lowercase hex) and, when no
+    /// Content-Type was set, `text/html; charset=utf-8` on a GET or HEAD and, on a GET, the
+    /// short HTML body RFC 7231 §6.4 suggests for older user agents: a link to the target with
+    /// the status text, then a blank line (`fmt.Fprintln` of a text ending in a newline). Its
+    /// `htmlEscape` replaces the same five characters as `MailTemplates.escape`.
+    static func goRedirect(_ response: HTTPResponse, method: String) -> HTTPResponse {
+        guard (300..<400).contains(response.status), response.body.isEmpty,
+              let location = response.headers["Location"] else { return response }
+        var shaped = response
+        if location.utf8.contains(where: { $0 >= 0x80 }) {
+            var escaped = ""
+            for byte in location.utf8 {
+                if byte >= 0x80 {
+                    escaped += "%" + String(byte, radix: 16)
+                } else {
+                    escaped.unicodeScalars.append(Unicode.Scalar(byte))
+                }
+            }
+            shaped.headers["Location"] = escaped
+        }
+        guard response.headers["Content-Type"] == nil, method == "GET" || method == "HEAD" else { return shaped }
+        shaped.headers["Content-Type"] = "text/html; charset=utf-8"
+        if method == "GET" {
+            let link = "<a href=\"" + MailTemplates.escape(location) + "\">" + HTTPResponse.standardReason(for: response.status) + "</a>.\n"
+            shaped.body = Array((link + "\n").utf8)
+        }
+        return shaped
+    }
+}
+
 extension JSON {
     /// The bytes Go's `encoding/json` would write for this value. Response bodies are mostly
     /// users (~1 KB) and sessions (~2 KB): the buffer starts at that size.

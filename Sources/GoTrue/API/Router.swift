@@ -97,7 +97,9 @@ public struct Route: Sendable {
         var parameters: [String: String] = [:]
         for (segment, part) in zip(segments, parts) {
             switch segment {
-            case .literal(let text): if text != part { return nil }
+            // Bytes, not Characters: String equality is canonical equivalence, under which
+            // a segment spelled with other scalars could match a literal Go tells apart.
+            case .literal(let text): if !text.utf8.elementsEqual(part.utf8) { return nil }
             case .parameter(let name):
                 guard !part.isEmpty else { return nil }
                 parameters[name] = String(part)
@@ -122,7 +124,9 @@ public struct Router: Sendable {
     /// any other method: most requests name such a path (`/token`, `/user`, `/health`), and
     /// splitting the path and comparing it with every route cost ~7,000 instructions each.
     /// Built with the routes, which never change after, so it is always the scan's answer.
-    private let literalPaths: [String: (byMethod: [String: Match], otherwise: Match)]
+    /// Keyed by String, whose hashing and equality are canonical equivalence: an answer counts
+    /// only when its path has the request's very bytes (`match`).
+    private let literalPaths: [String: (path: String, byMethod: [String: Match], otherwise: Match)]
 
     public init(_ routes: [Route] = []) {
         self.routes = routes
@@ -131,8 +135,8 @@ public struct Router: Sendable {
 
     /// One pass over the routes per literal path gives the scan's answer for every method: the
     /// first matching route of that method, else 405 naming the matching routes' methods.
-    private static func literalPaths(_ routes: [Route]) -> [String: (byMethod: [String: Match], otherwise: Match)] {
-        var table: [String: (byMethod: [String: Match], otherwise: Match)] = [:]
+    private static func literalPaths(_ routes: [Route]) -> [String: (path: String, byMethod: [String: Match], otherwise: Match)] {
+        var table: [String: (path: String, byMethod: [String: Match], otherwise: Match)] = [:]
         for literal in routes {
             let texts = literal.segments.compactMap { if case .literal(let text) = $0 { text } else { nil } }
             guard texts.count == literal.segments.count else { continue }  // has a parameter
@@ -146,21 +150,27 @@ public struct Router: Sendable {
                 if byMethod[route.method] == nil { byMethod[route.method] = .found(route, parameters) }
                 if !allowed.contains(route.method) { allowed.append(route.method) }
             }
-            table[path] = (byMethod, allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: allowed))
+            table[path] = (path, byMethod, allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: allowed))
         }
         return table
     }
 
     public func match(method: String, path: String) -> Match {
-        if let known = literalPaths[path] { return known.byMethod[method] ?? known.otherwise }
+        if let known = literalPaths[path], known.path.utf8.elementsEqual(path.utf8) {
+            return known.byMethod[method] ?? known.otherwise
+        }
         return scan(method: method, path: path)
     }
 
-    /// chi's answer by comparing `path` with every route in order.
+    /// chi's answer by comparing `path` with every route in order. chi splits the path on the
+    /// byte `/`; splitting a Swift String splits on Characters, and a `/` followed by a
+    /// combining mark, an emoji modifier, a variation selector or a tag character is one
+    /// Character that is not `/` (`/admin/users/%CC%81` would find no route at all).
     func scan(method: String, path: String) -> Match {
-        guard path.hasPrefix("/") else { return .notFound }
-        let trailingSlash = path.count > 1 && path.hasSuffix("/")
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        let slash = UInt8(ascii: "/")
+        guard path.utf8.first == slash else { return .notFound }
+        let trailingSlash = path.utf8.count > 1 && path.utf8.last == slash
+        let parts = path.utf8.split(separator: slash, omittingEmptySubsequences: false).dropFirst().map { Substring($0) }
         if trailingSlash || parts.contains(where: \.isEmpty) && path != "/" { return .notFound }
         let segments = Array(parts.filter { !$0.isEmpty })
         var allowed: [String] = []

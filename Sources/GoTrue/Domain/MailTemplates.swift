@@ -264,17 +264,19 @@ enum MailTemplates {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// HTML escaping as Go's `html/template` does for text and attribute values.
+    /// HTML escaping as Go's `html/template` does for text and attribute values. Scalar by
+    /// scalar, as Go reads bytes: a quote followed by a combining mark is one Swift Character
+    /// that is not a quote, and would pass unescaped.
     static func escape(_ text: String) -> String {
         var out = ""
-        for c in text {
-            switch c {
+        for scalar in text.unicodeScalars {
+            switch scalar {
             case "&": out += "&amp;"
             case "<": out += "&lt;"
             case ">": out += "&gt;"
             case "\"": out += "&#34;"
             case "'": out += "&#39;"
-            default: out.append(c)
+            default: out.unicodeScalars.append(scalar)
             }
         }
         return out

@@ -175,7 +175,11 @@ struct SoftwareWalletEndpoints: EndpointGroup {
         var candidates = [config.siteURL]
         for pattern in config.uriAllowList {
             let literal = String(pattern.prefix { $0 != "*" && $0 != "?" })
-            if let parsed = GoParsedURL.parse(literal), !parsed.host.isEmpty, !parsed.scheme.isEmpty {
+            if literal == pattern {
+                // An entry without a wildcard matches only itself: `http://localhost:3000` as
+                // written, not `http://localhost:3000/`.
+                candidates.append(pattern)
+            } else if let parsed = GoParsedURL.parse(literal), !parsed.host.isEmpty, !parsed.scheme.isEmpty {
                 candidates.append("\(parsed.scheme)://\(parsed.host)/")
             }
         }

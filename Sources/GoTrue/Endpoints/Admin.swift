@@ -465,9 +465,18 @@ struct AdminEndpoints: EndpointGroup {
                               traits: AdminEndpoints.traits(user))
             } catch let error as AuthError {
                 throw error
+            } catch let error as StoreError where error.isUniqueViolation
+                && (error.message.contains("users_email_partial_key") || error.message.contains("users.phone")) {
+                // adminUserUpdate checks no other account for the address: Postgres refuses the
+                // row, and GoTrue shows its client that error (`NewPostgresError`), naming its
+                // own index and the stored value.
+                let email = error.message.contains("users_email_partial_key")
+                throw AuthError.database("Error updating user", .uniqueViolation(
+                    index: email ? "users_email_partial_key" : "users_phone_key", column: email ? "email" : "phone",
+                    value: email ? params.email : params.phone))
             } catch {
-                // Anything inside the transaction (a taken email or phone among them) is GoTrue's
-                // generic "Error updating user"; throwing rolls the partial changes back.
+                // Anything else inside the transaction is GoTrue's generic "Error updating user";
+                // throwing rolls the partial changes back.
                 throw AuthError(500, .unexpectedFailure, "Error updating user")
             }
             let reloaded = try conn.user(id: user.id) ?? user

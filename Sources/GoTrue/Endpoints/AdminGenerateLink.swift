@@ -9,7 +9,10 @@ import AuthStore
 extension AdminEndpoints {
     func generateLink(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let caller = try api.requireAdmin(context)
-        let body = try RequestBody(context.request, as: "GenerateLinkParams")
+        let body = try RequestBody(context.request, as: "GenerateLinkParams").checking([
+            "type": .string, "email": .string, "new_email": .string, "password": .string, "data": .map,
+            "redirect_to": .string,
+        ])
         var type = try body.string("type") ?? ""
         let email = try Validation.email(try body.string("email") ?? "")
         var newEmail = try body.string("new_email") ?? ""

@@ -105,7 +105,12 @@ struct ExternalEndpoints: EndpointGroup {
         for item in custom?.authorizationParams ?? [] where !parameters.contains(where: { $0.name == item.name }) {
             parameters.append(item)
         }
-        for item in forwarded where !parameters.contains(where: { $0.name == item.name }) { parameters.append(item) }
+        // `AppleProvider.AuthCodeURL` passes only its own `response_mode` to oauth2 and drops the
+        // options it is given: nothing the client sent (not even `skip_http_redirect`) reaches
+        // Apple's URL.
+        if providerType.lowercased() != "apple" {
+            for item in forwarded where !parameters.contains(where: { $0.name == item.name }) { parameters.append(item) }
+        }
         if let custom {
             // The endpoint the provider's discovery document (OIDC) or its row (OAuth2) names.
             return custom.authorizationEndpoint + (custom.authorizationEndpoint.contains("?") ? "&" : "?") + GoURL.encode(parameters)

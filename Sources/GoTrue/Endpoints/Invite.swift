@@ -15,7 +15,7 @@ struct InviteEndpoints: EndpointGroup {
 
     func invite(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let caller = try api.requireAdmin(context)
-        let body = try RequestBody(context.request, as: "InviteParams")
+        let body = try RequestBody(context.request, as: "InviteParams").checking(["email": .string, "data": .map])
         let email = try Validation.email(try body.string("email") ?? "")
         let data = try body.map("data") ?? JSONObject()
         let aud = api.requestAudience(context, claims: caller.claims)

@@ -18,7 +18,7 @@ struct SignupEndpoints: EndpointGroup {
     /// `limited: false` is the internal re-entry of `/otp` and `/magiclink`, which the real
     /// server makes past the route's limiter.
     func signup(_ context: RequestContext, limited: Bool = true) throws(AuthError) -> HTTPResponse {
-        let body = try RequestBody(context.request, as: "SignupParams")
+        let body = try RequestBody(context.request, as: "SignupParams").checking(SignupEndpoints.params)
         let email = try body.string("email") ?? ""
         let phone = try body.string("phone") ?? ""
         if email.isEmpty && phone.isEmpty {
@@ -31,6 +31,12 @@ struct SignupEndpoints: EndpointGroup {
         if limited { try api.rateLimit(.signups, context) }
         return try signup(context, body: body, email: email, phone: phone)
     }
+
+    /// `SignupParams`' decoded fields (`Provider` and `Aud` are `json:"-"`).
+    static let params: [String: RequestBody.FieldType] = [
+        "email": .string, "phone": .string, "password": .string, "data": .map, "channel": .string,
+        "code_challenge_method": .string, "code_challenge": .string,
+    ]
 
     private func signupDisabledCheck() throws(AuthError) {
         if config.disableSignup { throw AuthError(422, .signupDisabled, "Signups not allowed for this instance") }
