@@ -380,6 +380,16 @@ public final class ProjectRegistry: Sendable {
             }
         }
         ProjectKeys.separate(&config, from: base, ref: spec.ref, signingKeyAlgorithm: blueprint.options.signingKeyAlgorithm)
+        // The exposure policy holds for every project, however it is made: beyond loopback a
+        // `config_toml`, a `--project` file or settings that bring back the public demo secret
+        // (or keys) get fresh random ones, as the default project does at start.
+        if blueprint.beyondLoopback && !blueprint.options.allowDemoKeys {
+            let replaced = Exposure.replacePublicSecrets(&config)
+            if !replaced.isEmpty {
+                Platform.writeStandardError("auth-emulator: project \(spec.ref): the public demo "
+                    + replaced.joined(separator: ", ") + " replaced by random ones (listening beyond loopback; --allow-demo-keys keeps them)\n")
+            }
+        }
         config.applyDefaults()
         do {
             try Validation.check(config)

@@ -50,6 +50,34 @@ import Testing
         #expect(a.apiKeys.secret != b.apiKeys.secret)
     }
 
+    // However a project is made (config_toml or a --project file), beyond loopback it
+    // does not keep the public demo secret: the README's service_role key opens nothing.
+    @Test func everyProjectFollowsThePolicy() throws {
+        let demoTOML = "[auth]\njwt_secret = \"\(JWTSettings.defaultSecret)\"\n"
+        let demo = APIKeys.standard(secret: JWTSettings.defaultSecret)
+        let emulator = try Emulator.start(options(host: "0.0.0.0"))
+        defer { emulator.stop() }
+        // (A --project file is read as the same config_toml; settings cannot name the secret.)
+        for spec in [ProjectSpec(ref: "toml", configTOML: demoTOML)] {
+            let config = try emulator.projects.create(spec).hosted().project.configuration
+            #expect(config.jwt.secret != JWTSettings.defaultSecret, "\(spec.ref)")
+            #expect(config.apiKeys.serviceRole != demo.serviceRole && config.apiKeys.anon != demo.anon, "\(spec.ref)")
+            #expect(config.apiKeys.serviceRole == APIKeys.standard(secret: config.jwt.secret).serviceRole)
+        }
+        // On loopback, or with the opt-out, a project keeps the secret its file chose (here the
+        // demo one, while the server has a secret of its own).
+        let own = { (o: inout EmulatorOptions) in
+            o.configuration.jwt.secret = "a-secret-of-our-own-with-at-least-32-characters"
+            o.configuration.deriveAPIKeys()
+        }
+        for (host, allow, kept) in [("127.0.0.1", false, true), ("0.0.0.0", true, true), ("0.0.0.0", false, false)] {
+            let server = try Emulator.start(options(host: host) { own(&$0); $0.allowDemoKeys = allow })
+            defer { server.stop() }
+            let config = try server.projects.create(ProjectSpec(ref: "toml", configTOML: demoTOML)).hosted().project.configuration
+            #expect((config.jwt.secret == JWTSettings.defaultSecret) == kept, "\(host) \(allow)")
+        }
+    }
+
     @Test func chosenSecretsAreKeptAndTheOptOutKeepsTheDemoOnes() throws {
         let chosen = try Emulator(options: options(host: "0.0.0.0") {
             $0.configuration.jwt.secret = "a-secret-of-our-own-with-at-least-32-characters"
