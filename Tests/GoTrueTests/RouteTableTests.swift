@@ -6,10 +6,7 @@ import Testing
 /// Every route of the real server's table (reference §2) reaches a handler: none answers with
 /// the router's plain-text 404, and features that are off answer with the real "disabled" error.
 @Suite struct RouteTableTests {
-    /// Reference §2, with sample path parameters. Left out until they are built: the admin SSO
-    /// provider routes, which work on the real server with SAML off, and the admin custom OAuth
-    /// provider routes (`GOTRUE_CUSTOM_OAUTH_ENABLED` is on by default there): features of their
-    /// own, not disabled ones.
+    /// Reference §2, with sample path parameters.
     static let realRoutes: [(String, String)] = [
         ("GET", "/health"), ("GET", "/.well-known/jwks.json"), ("GET", "/.well-known/openid-configuration"),
         ("GET", "/.well-known/oauth-authorization-server"), ("GET", "/callback"), ("POST", "/callback"),
@@ -30,6 +27,8 @@ import Testing
         ("POST", "/admin/oauth/clients"), ("GET", "/admin/oauth/clients"), ("GET", "/admin/oauth/clients/c1"),
         ("PUT", "/admin/oauth/clients/c1"), ("DELETE", "/admin/oauth/clients/c1"),
         ("POST", "/admin/oauth/clients/c1/regenerate_secret"),
+        ("GET", "/admin/sso/providers"), ("POST", "/admin/sso/providers"), ("GET", "/admin/sso/providers/p1"),
+        ("PUT", "/admin/sso/providers/p1"), ("DELETE", "/admin/sso/providers/p1"),
         ("GET", "/admin/custom-providers"), ("POST", "/admin/custom-providers"), ("GET", "/admin/custom-providers/custom:a"),
         ("PUT", "/admin/custom-providers/custom:a"), ("DELETE", "/admin/custom-providers/custom:a"),
         ("POST", "/oauth/clients/register"), ("POST", "/oauth/token"), ("GET", "/oauth/userinfo"), ("GET", "/oauth/authorize"),
@@ -74,6 +73,30 @@ import Testing
         expect(api.call("POST", "/oauth/token", ["grant_type": "authorization_code"]), 404, "feature_disabled", "OAuth server is disabled")
         expect(api.call("GET", "/.well-known/oauth-authorization-server"), 404, "feature_disabled", "OAuth server is disabled")
         expect(api.call("GET", "/scim/v2/Schemas"), 404, "feature_disabled", "SCIM server is disabled")
+        // The admin SSO routes have no SAML gate on the real server: with none stored, the list
+        // is empty, a provider is not found, and a create is validated as ssoadmin.go does.
+        expect(api.call("GET", "/admin/sso/providers", bearer: user), 403, "not_admin", "User not allowed")
+        let providers = api.call("GET", "/admin/sso/providers", bearer: admin)
+        #expect(providers.status == 200 && providers.text == #"{"items":[]}"#)
+        for method in ["GET", "PUT", "DELETE"] {
+            for id in ["p1", "resource_abc", "00000000-0000-0000-0000-000000000001"] {
+                expect(api.call(method, "/admin/sso/providers/\(id)", ["type": 5], bearer: admin), 404, "sso_provider_not_found",
+                       "SSO Identity Provider not found")
+            }
+        }
+        for (body, message) in [
+            (["type": "oidc"] as JSON, "Only 'saml' supported for SSO provider type"),
+            (["type": "saml"], "Either metadata_xml or metadata_url must be set"),
+            (["type": "saml", "metadata_url": "https://a.example/m", "metadata_xml": "<x/>"], "Only one of metadata_xml or metadata_url needs to be set"),
+            (["type": "saml", "metadata_url": "not a url"], "metadata_url is not a valid URL"),
+            (["type": "saml", "metadata_url": "http://a.example/m"], "metadata_url is not a HTTPS URL"),
+            (["type": "saml", "metadata_xml": "<x/>", "name_id_format": "plain"],
+             "name_id_format must be unspecified or one of urn:oasis:names:tc:SAML:2.0:nameid-format:persistent, urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress, urn:oasis:names:tc:SAML:2.0:nameid-format:transient, urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified"),
+        ] {
+            expect(api.call("POST", "/admin/sso/providers", body, bearer: admin), 400, "validation_failed", message)
+        }
+        expect(api.call("POST", "/admin/sso/providers", ["type": 1], bearer: admin), 400, "bad_json",
+               "Could not parse request body as JSON: json: cannot unmarshal number into Go struct field CreateSSOProviderParams.type of type string")
         expect(api.call("POST", "/token?grant_type=web3", ["chain": "solana"]), 422, "web3_provider_disabled", "Web3 provider is disabled")
 
         // A user's passkeys: none is ever stored, so the list is empty and a delete finds nothing.

@@ -60,6 +60,7 @@ public final class GoTrueAPI: HTTPResponder {
         // Features off by default: their real "disabled" answers (passkeys are built, see
         // Passkeys.swift, and answer so while GOTRUE_PASSKEY_ENABLED is off).
         SSOEndpoints.self,
+        SSOAdminEndpoints.self,
         OAuthServerEndpoints.self,
         CustomOAuthProviderEndpoints.self,
         PasskeyEndpoints.self,

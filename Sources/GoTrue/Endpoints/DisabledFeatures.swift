@@ -26,6 +26,69 @@ struct SSOEndpoints: EndpointGroup {
     }
 }
 
+/// `/admin/sso/providers*` (ssoadmin.go). The real server routes them under `/admin` without
+/// `requireSAMLEnabled`, so with SAML off they still list, load and validate providers. The
+/// emulator stores none: the list is empty, every provider id is not found (`loadSSOProvider`
+/// runs before the body is read), and a create is checked as `CreateSSOProviderParams.validate`
+/// checks it; one that passes would need the SAML metadata parsed (or fetched) and is refused
+/// with a message saying so (docs/wire-behaviour.md).
+struct SSOAdminEndpoints: EndpointGroup {
+    let api: Core
+
+    static var endpoints: [Endpoint<Self>] {
+        [
+            Endpoint("GET", "/admin/sso/providers", operation: "admin.sso.providers.list") { g, context in
+                _ = try g.api.requireAdmin(context)
+                return .json(["items": .array([])])
+            },
+            Endpoint("POST", "/admin/sso/providers", operation: "admin.sso.providers.create") { g, context in try g.create(context) },
+        ] + ["GET", "PUT", "DELETE"].map { method in
+            Endpoint(method, "/admin/sso/providers/{idp_id}", operation: "admin.sso.providers." + method.lowercased()) { g, context in
+                _ = try g.api.requireAdmin(context)
+                throw AuthError(404, .ssoProviderNotFound, "SSO Identity Provider not found")
+            }
+        }
+    }
+
+    /// The name ID formats crewjam/saml names, in the order GoTrue's message lists them.
+    static let nameIDFormats = [
+        "urn:oasis:names:tc:SAML:2.0:nameid-format:persistent", "urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress",
+        "urn:oasis:names:tc:SAML:2.0:nameid-format:transient", "urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified",
+    ]
+
+    private func create(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+        _ = try api.requireAdmin(context)
+        let body = try RequestBody(context.request, as: "CreateSSOProviderParams").checking([
+            "type": .string, "metadata_url": .string, "metadata_xml": .string, "name_id_format": .string,
+            "resource_id": .string, "disabled": .bool,
+        ])
+        let type = try body.string("type") ?? ""
+        let metadataURL = try body.string("metadata_url") ?? ""
+        let metadataXML = try body.string("metadata_xml") ?? ""
+        let nameIDFormat = try body.string("name_id_format") ?? ""
+        // `validate(false)`, in its order.
+        if type != "saml" { throw AuthError(400, .validationFailed, "Only 'saml' supported for SSO provider type") }
+        if !metadataURL.isEmpty && !metadataXML.isEmpty {
+            throw AuthError(400, .validationFailed, "Only one of metadata_xml or metadata_url needs to be set")
+        }
+        if metadataURL.isEmpty && metadataXML.isEmpty {
+            throw AuthError(400, .validationFailed, "Either metadata_xml or metadata_url must be set")
+        }
+        if !metadataURL.isEmpty {
+            guard let parsed = Web3Message.requestURI(metadataURL) else {
+                throw AuthError(400, .validationFailed, "metadata_url is not a valid URL")
+            }
+            if parsed.scheme != "https" { throw AuthError(400, .validationFailed, "metadata_url is not a HTTPS URL") }
+        }
+        if !nameIDFormat.isEmpty && !Self.nameIDFormats.contains(nameIDFormat) {
+            throw AuthError(400, .validationFailed,
+                            "name_id_format must be unspecified or one of " + Self.nameIDFormats.joined(separator: ", "))
+        }
+        throw AuthError(400, .validationFailed,
+                        "SAML identity providers are not emulated: auth-emulator does not read SAML metadata, so no provider was created")
+    }
+}
+
 /// `/scim/v2/*` (`GOTRUE_EXPERIMENTAL_SCIM_ENABLED`, off by default).
 struct SCIMEndpoints: EndpointGroup {
     let api: Core
