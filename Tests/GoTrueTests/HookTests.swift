@@ -479,6 +479,63 @@ private func hookAPI(_ server: FakeHookServer, _ hook: WritableKeyPath<HookSetti
         #expect(try api.project.database.read { try $0.session(id: sessionID) } != nil)
     }
 
+    /// GoTrue calls the send-email hook once, inside the transaction that commits, and never for
+    /// a request it answers 429: ten requests at once for one address make one call, for the one
+    /// 200, with the code stored. The first call holds until the other nine have had time to
+    /// reach the hook too (at most 3 s), where each would have called it before the writer let
+    /// it see the first one's commit.
+    @Test func theEmailHookIsCalledOnceForTheRequestThatCommits() throws {
+        let arrived = Mutex(0)
+        let server = FakeHookServer { _ in
+            if arrived.withLock({ count in count += 1; return count }) == 1 {
+                _ = waitUntil(seconds: 3) { arrived.withLock { $0 } >= 10 }
+            }
+            return FakeHookServer.json([:])
+        }
+        let api = try hookAPI(server, \.sendEmail) { $0.mailer.autoconfirm = false }
+        let results = Mutex<[HTTPResponse]>([])
+        let threads = try (0..<10).map { _ in
+            try Threads.spawn(name: "otp", stackSize: 1 << 20) {
+                let response = api.call("POST", "/otp", ["email": "once@example.com"])
+                results.withLock { $0.append(response) }
+            }
+        }
+        for thread in threads { thread.join() }
+        let statuses = results.withLock { $0.map(\.status) }
+        #expect(statuses.filter { $0 == 200 }.count == 1, "\(statuses)")
+        #expect(statuses.filter { $0 == 429 }.count == 9, "\(statuses)")
+        #expect(server.received.count == 1)
+        let sent = try #require(server.received.first?.json["email_data"]?["token"]?.stringValue)
+        let verified = api.call("POST", "/verify", ["type": "email", "email": "once@example.com", "token": .string(sent)])
+        #expect(verified.status == 200, "\(verified.text)")
+    }
+
+    /// A user whose metadata changes at every hook call still signs in: past `maxCalls` the
+    /// hook's last answer stands, the snapshot GoTrue's transaction would have shown it.
+    @Test func aUserWhoseMetadataKeepsChangingStillSignsIn() throws {
+        let database = Mutex<Database?>(nil)
+        let server = FakeHookServer { request in
+            if let database = database.withLock({ $0 }) {
+                let id = request.json["user_id"]?.stringValue ?? ""
+                _ = try? database.write { conn in
+                    guard var user = try conn.user(id: id) else { return }
+                    user.userMetadata = "{\"n\":\(Int.random(in: 0..<1_000_000_000))}"
+                    try conn.updateUser(user)
+                }
+            }
+            return FakeHookServer.json(["claims": request.json["claims"] ?? [:]])
+        }
+        let api = try hookAPI(server, \.customAccessToken)
+        #expect(api.signUp("churn@example.com")["access_token"] != nil)
+        database.withLock { $0 = api.project.database }
+        let before = server.received.count
+        let response = api.call("POST", "/token?grant_type=password", ["email": "churn@example.com", "password": "password1"])
+        #expect(response.status == 200, "\(response.text)")
+        #expect(server.received.count - before == WriteRounds.maxCalls)
+        let sessionID = claims(of: response.json["access_token"]?.stringValue ?? "")["session_id"]?.stringValue ?? ""
+        #expect(try api.project.database.read { try $0.session(id: sessionID) } != nil)
+    }
+
     @Test func theCodeTheEmailHookSendsIsTheOneStored() throws {
         let server = FakeHookServer { _ in FakeHookServer.json([:]) }
         let api = try hookAPI(server, \.sendEmail) { $0.mailer.autoconfirm = false }

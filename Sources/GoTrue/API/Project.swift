@@ -25,6 +25,10 @@ public struct Project: Sendable {
     public var hookBackoff: Double = 2
     /// The latest hook calls, newest last (bounded).
     public let hookLog = HookLog()
+    /// Held by a write from the round before a send-email or send-SMS hook call to its commit
+    /// (`WriteRounds`): such calls, and the send limits they follow, go one at a time. Worker
+    /// threads only; the event loop never takes it.
+    public let hookEffects = ConditionLock<Void>()
     /// The software wallets the control API created (Web3 sign-in), by address.
     public let wallets = SoftwareWallets()
     /// The web dashboard's switches and its seam to the layers above (`/emulator`).

@@ -21,6 +21,18 @@ import Synchronization
 /// id) are recorded in the first round and replayed in the next, so the payload, and what gets
 /// committed, is what the hook was shown. A closure therefore must not keep state across runs:
 /// anything it appends to outside itself is reset at its start.
+///
+/// Two limits keep this GoTrue's single snapshot:
+/// - A hook with an effect outside the database (send-email, send-SMS: the app's mailer) is called
+///   at most once per write, and only for the round that commits. Its write runs its rounds under
+///   the project's `hookEffects` lock and the round before the call is run again under it, so
+///   the send limits are checked again first (a write that would answer 429 calls nothing), and
+///   no other mail-sending write can change them before the commit. Its answer then stands even if
+///   a write of another kind changed the payload meanwhile: GoTrue's transaction also showed its
+///   hook the user as read once.
+/// - A hook without such an effect is asked again when what it is shown changed, up to
+///   `maxCalls`; past that its last answer stands (the snapshot it saw), instead of failing a
+///   sign-in because the user's metadata keeps changing.
 final class WriteRounds: @unchecked Sendable {
     // @unchecked: one write's rounds run one after another; the closure may run on the group
     // commit leader's thread while the caller's thread sleeps, never on both at once.
@@ -68,6 +80,9 @@ final class WriteRounds: @unchecked Sendable {
     /// few re-calls when concurrent writes keep changing what a hook is shown.
     static let maxCalls = 8
 
+    /// The hooks whose call has an effect outside the database (`Hooks.Name` raw values).
+    static let outsideEffects: Set<String> = ["send-email", "send-sms"]
+
     /// What a closure throws to end a round early (its transaction rolls back); `Core.write`
     /// recognises it by `pendingCall`, whatever error reached it.
     static let deferred = AuthError(500, .unexpectedFailure, "hook call deferred until the writer is free")
@@ -111,7 +126,8 @@ final class WriteRounds: @unchecked Sendable {
                 call: @escaping () -> Result<[UInt8]?, AuthError>) throws(AuthError) -> [UInt8]? {
         if exchangeIndex < exchanges.count {
             let recorded = exchanges[exchangeIndex]
-            if recorded.name == name && recorded.payload == payload {
+            let standing = WriteRounds.outsideEffects.contains(name) || calls >= WriteRounds.maxCalls
+            if recorded.name == name && (recorded.payload == payload || standing) {
                 exchangeIndex += 1
                 return try recorded.outcome.get()
             }
