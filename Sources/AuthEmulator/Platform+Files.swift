@@ -12,6 +12,39 @@ import Darwin
 // bench/cost.sh measures runs this file, and it shortens the cold release build; the list of
 // such files is pinned in Tests/python/test_unoptimized_code.py (docs/tests.md, "Build and test time").
 
+/// A shared `flock(2)` lock on a file, held from `init` until this value is gone: every emulator
+/// process serving one projects folder holds one, so a process can tell whether it is the only
+/// one (`whileAlone`). Locks of `flock` belong to the open file, so two servers in one process
+/// see each other as two processes do.
+final class FolderLock: Sendable {
+    private let descriptor: Int32
+
+    /// nil when the file cannot be opened or locked.
+    init?(path: String) {
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { return nil }
+        guard flock(descriptor, LOCK_SH) == 0 else {
+            close(descriptor)
+            return nil
+        }
+        self.descriptor = descriptor
+    }
+
+    deinit { close(descriptor) }
+
+    /// Runs `body` with the lock exclusive when no other holder has it, then shares it again;
+    /// nil (and `body` not run) when another holder has it. Converting a `flock` lock may drop
+    /// it for a moment (flock(2)), so it is taken shared again in every case.
+    func whileAlone<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T? {
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            _ = flock(descriptor, LOCK_SH)
+            return nil
+        }
+        defer { _ = flock(descriptor, LOCK_SH) }
+        return try body()
+    }
+}
+
 extension Platform {
     /// The bytes of the file at `path`; refuses anything over `limit` bytes (a config file is a
     /// few kilobytes, so a huge one is a mistake such as pointing at a database).

@@ -76,7 +76,8 @@ enum Platform {
             let text: String? = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { ipv4 in
                 var raw = ipv4.pointee.sin_addr
                 guard inet_ntop(AF_INET, &raw, &buffer, socklen_t(buffer.count)) != nil else { return nil }
-                return String(cString: buffer)
+                // The C string ends at its first NUL; String(cString:) on an array is deprecated.
+                return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             }
             if let text { return text }
         }

@@ -205,9 +205,20 @@ public final class ProjectRegistry: Sendable {
     /// Whether `Host: <ref>.localhost` picks a project.
     var routesByHost: Bool { autoCreate || others.load(ordering: .relaxed) > 0 }
 
+    /// Held shared by every process serving the projects folder (`<folder>/.lock`): a project is
+    /// dropped only while no other process holds it, since that process would go on
+    /// acknowledging writes into the deleted files (docs/projects.md).
+    private let folderLock: Mutex<FolderLock?>
+
     init(blueprint: Blueprint, autoCreate: Bool) {
         self.blueprint = blueprint
         self.autoCreate = autoCreate
+        if let directory = blueprint.directory {
+            try? Platform.makeDirectories(directory)
+            folderLock = Mutex(FolderLock(path: directory + "/.lock"))
+        } else {
+            folderLock = Mutex(nil)
+        }
     }
 
     func addDefault(_ project: HostedProject) {
@@ -306,15 +317,25 @@ public final class ProjectRegistry: Sendable {
         guard ref != Self.defaultRef else {
             throw AuthError(400, .validationFailed, "The default project cannot be deleted (reset it with POST /emulator/v1/reset)")
         }
-        return changes.withLock { _ in
-            guard let gone = entries.withLock({ $0.removeValue(forKey: ref) }) else { return false }
-            others.subtract(1, ordering: .relaxed)
-            gone.close()
-            if gone.databasePath != EmulatorOptions.inMemory {
-                for suffix in ["", "-wal", "-shm"] { Platform.removeFile(gone.databasePath + suffix) }
-                if let directory = blueprint.directory { Platform.removeFile(directory + "/" + ref + ".json") }
+        return try changes.withLock { (_: inout Void) throws(AuthError) -> Bool in
+            guard let found = entry(ref) else { return false }
+            let drop = { () -> Bool in
+                guard let gone = self.entries.withLock({ $0.removeValue(forKey: ref) }) else { return false }
+                self.others.subtract(1, ordering: .relaxed)
+                gone.close()
+                if gone.databasePath != EmulatorOptions.inMemory {
+                    for suffix in ["", "-wal", "-shm"] { Platform.removeFile(gone.databasePath + suffix) }
+                    if let directory = self.blueprint.directory { Platform.removeFile(directory + "/" + ref + ".json") }
+                }
+                return true
             }
-            return true
+            // A project in memory is this process's alone; one on a file may be open in another
+            // process serving the same folder too.
+            guard found.databasePath != EmulatorOptions.inMemory, let folderLock = folderLock.withLock({ $0 }) else { return drop() }
+            guard let dropped = folderLock.whileAlone(drop) else {
+                throw AuthError(409, .conflict, "Project \"\(ref)\" is stored in \(blueprint.directory ?? "a folder") that another auth-emulator process also serves: stop that process first, or use a database folder of its own for each")
+            }
+            return dropped
         }
     }
 
@@ -340,6 +361,8 @@ public final class ProjectRegistry: Sendable {
     /// Closes every open project's database but the default one's (the emulator closes that last).
     @_optimize(none) func closeOthers() {
         for entry in all where !entry.isDefault { entry.close() }
+        // A stopped server no longer serves the folder: another may drop its projects.
+        folderLock.withLock { $0 = nil }
     }
 
     // MARK: - assembly

@@ -1,4 +1,5 @@
 @testable import AuthEmulator
+import Foundation
 import AuthHTTP
 import AuthJSON
 import AuthJWT
@@ -107,6 +108,37 @@ import Testing
         let crossed = request(emulator, "GET", "/project/a/auth/v1/admin/users",
                               headers: ["Authorization": "Bearer " + cb.apiKeys.serviceRole])
         #expect(crossed.status == 403)
+    }
+
+    // Two processes serving one database folder: a drop would delete files the other one still
+    // acknowledges writes into, so it is refused (409) while the other one runs, and allowed
+    // once it has stopped. (flock locks belong to the open file: two servers in one process
+    // stand for two processes.)
+    @Test func aSharedFolderRefusesDrops() throws {
+        let directory = NSTemporaryDirectory() + "shared-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var options = EmulatorOptions.testing()
+        options.databasePath = directory + "/auth.db"
+        let first = try Emulator.start(options)
+        defer { first.stop() }
+        try first.projects.create(ProjectSpec(ref: "shared"))
+        let second = try Emulator.start(options)
+        #expect(try second.projects.project("shared") != nil)  // reopened from the folder
+        #expect {
+            try first.projects.remove("shared")
+        } throws: { error in
+            (error as? AuthError)?.status == 409 && (error as? AuthError)?.message.contains("another auth-emulator process") == true
+        }
+        #expect(try first.projects.project("shared") != nil)
+        #expect(FileManager.default.fileExists(atPath: directory + "/projects/shared.db"))
+        second.stop()
+        #expect(try first.projects.remove("shared"))
+        #expect(!FileManager.default.fileExists(atPath: directory + "/projects/shared.db"))
+        // Projects in memory are the process's own: dropped whatever else serves the folder.
+        let third = try Emulator.start(options)
+        defer { third.stop() }
+        try first.projects.create(ProjectSpec(ref: "mine", inMemory: true))
+        #expect(try first.projects.remove("mine"))
     }
 
     @Test func theRegistryRefusesWithoutChangingAnything() throws {
