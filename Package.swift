@@ -131,6 +131,10 @@ let package = Package(
         .executableTarget(name: "fuzz-json", dependencies: ["AuthJSON", "FuzzSupport"], path: "Tests/Fuzz/JSON", swiftSettings: strict),
         .executableTarget(name: "fuzz-toml", dependencies: ["AuthTOML", "FuzzSupport"], path: "Tests/Fuzz/TOML", swiftSettings: strict),
         .executableTarget(
+            name: "fuzz-template", dependencies: ["AuthTemplate", "AuthJSON", "FuzzSupport"], path: "Tests/Fuzz/Template",
+            swiftSettings: strict
+        ),
+        .executableTarget(
             name: "fuzz-jwt", dependencies: ["AuthJWT", "AuthJSON", "AuthCrypto", "FuzzSupport"], path: "Tests/Fuzz/JWT",
             swiftSettings: strict
         ),

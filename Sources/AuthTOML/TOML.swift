@@ -136,6 +136,27 @@ private struct TOMLParser {
     let file: String
     var index = 0
     var line = 1
+    /// How deep the value being read sits: the parts of the table header and key above it, plus
+    /// one per array or inline table it is inside (and the parts of the keys inside those).
+    var depth = 0
+
+    /// The deepest a value may sit, counted as `depth` is. Reading nests a call per array or
+    /// inline table, and inserting one per key part; unoptimized (Package.swift) a level costs
+    /// about 2.5 KiB of stack, and the reader runs on a 512 KiB HTTP worker for a
+    /// `config_toml` sent to the control API, so 200 nested arrays or a 1,000-part dotted key
+    /// crashed it. At 64 the deepest document allowed takes well under half a worker's stack;
+    /// the Supabase CLI's config.toml nests 4 levels. (TOML sets no limit, and the CLI's Go
+    /// reader has a growing stack instead.)
+    static let maxDepth = 64
+
+    /// Fails when `levels` (the key parts or the container just entered) take `depth` past
+    /// `maxDepth`.
+    mutating func nest(_ levels: Int) throws(TOMLError) {
+        depth += levels
+        if depth > Self.maxDepth {
+            throw error("nesting too deep: more than \(Self.maxDepth) levels of tables, dotted key parts, arrays and inline tables")
+        }
+    }
 
     init(bytes: [UInt8], file: String) {
         self.bytes = bytes
@@ -157,6 +178,7 @@ private struct TOMLParser {
                 try consumeNewline()
             case .openBracket:
                 current = try parseHeader(into: &root)
+                depth = 0
                 try expectEndOfLine(after: "the table header")
             default:
                 let keyLine = line
@@ -165,7 +187,10 @@ private struct TOMLParser {
                 guard peek() == .equals else { throw error("expected '=' after the key '\(path.joined(separator: "."))'") }
                 index += 1
                 skipSpaces()
+                depth = 0
+                try nest(current.count + path.count)
                 let value = try parseValue()
+                depth = 0
                 try insert(value, at: path, line: keyLine, under: current, in: &root)
                 try expectEndOfLine(after: "the value of '\(path.joined(separator: "."))'")
             }
@@ -181,6 +206,8 @@ private struct TOMLParser {
         if isArray { index += 1 }
         skipSpaces()
         let path = try parseKey()
+        depth = 0
+        try nest(path.count)
         skipSpaces()
         guard peek() == .closeBracket else { throw error("expected ']' to close the table header") }
         index += 1
@@ -336,6 +363,8 @@ private struct TOMLParser {
 
     mutating func parseArray() throws(TOMLError) -> TOMLValue {
         let startLine = line
+        try nest(1)
+        defer { depth -= 1 }
         index += 1  // [
         var elements: [TOMLValue] = []
         while true {
@@ -360,6 +389,8 @@ private struct TOMLParser {
 
     mutating func parseInlineTable() throws(TOMLError) -> TOMLValue {
         let startLine = line
+        try nest(1)
+        defer { depth -= 1 }
         index += 1  // {
         var table = TOMLTable(origin: .inline)
         while true {
@@ -375,7 +406,9 @@ private struct TOMLParser {
             guard peek() == .equals else { throw error("expected '=' after the key '\(path.joined(separator: "."))'") }
             index += 1
             skipSpaces()
+            try nest(path.count)
             let value = try parseValue()
+            depth -= path.count
             try Self.insert(value, at: path[...], line: keyLine, into: &table, file: file)
             try skipSpacesCommentsAndNewlines()
             switch peek() {

@@ -9,10 +9,25 @@
 /// discards its edits.
 struct Escaper {
     private var rangeContexts: [(breaks: [Context], continues: [Context])] = []
+    /// Range bodies already escaped, by the range's position: the context each was entered in,
+    /// and what escaping it from there gave (`escapeRangeBody`).
+    private var rangeBodies: [Int: [(entry: Context, context: Context, list: [Node])]] = [:]
+    /// Nodes escaped so far, against `maxSteps`.
+    private var steps = 0
+    private var stepsExceeded: EscapeError?
+
+    /// A bound on the escaping work, whatever the template: the memoized range bodies keep it
+    /// linear in the template for every template measured, and this guards the rest (a
+    /// template whose nested bodies each end in a context of their own). Go has no such bound.
+    /// A 10 KiB email template escapes in a few thousand steps.
+    static let maxSteps = 100_000
 
     static func escape(_ root: [Node], location: SourceLocation) -> Result<[Node], TemplateError> {
         var escaper = Escaper()
         let (c, nodes) = escaper.escapeList(Context(), root)
+        if let err = escaper.stepsExceeded {
+            return .failure(templateError(err, location))
+        }
         if let err = c.err {
             return .failure(templateError(err, location))
         }
@@ -34,6 +49,14 @@ struct Escaper {
     // MARK: Nodes
 
     private mutating func escape(_ c: Context, _ node: Node) -> (Context, Node) {
+        steps += 1
+        if steps > Escaper.maxSteps {
+            // Every later call returns here, without descending: the error is reported whole.
+            let err = stepsExceeded ?? EscapeError(
+                node: nil, line: 0, description: "escaping the template takes more than \(Escaper.maxSteps) steps (the escaping limit)")
+            stepsExceeded = err
+            return (Context.error(err), node)
+        }
         switch node {
         case .action(let a):
             let (c1, a1) = escapeAction(c, a)
@@ -296,33 +319,14 @@ struct Escaper {
     private mutating func escapeBranch(_ c: Context, _ n: BranchNode) -> (Context, BranchNode) {
         let nodeName = n.kind.name
         var branch = n
-        if n.kind == .range { rangeContexts.append(([], [])) }
-        var (c0, list) = escapeList(c, n.list)
-        branch.list = list
+        var c0: Context
         if n.kind == .range {
-            if c0.state != .stateError { c0 = joinRange(c0, rangeContexts.last!) }
-            rangeContexts.removeLast()
-            if c0.state == .stateError { return (c0, branch) }
-            // A range body may run again from where it ended, so escaping it a second time,
-            // from its end context, must end the same way.
-            rangeContexts.append(([], []))
-            let (c1, _) = escapeList(c0, n.list)
-            if c1.jsBraceDepth.count == c0.jsBraceDepth.count {
-                // Go hands the second pass the first pass's brace depths without copying them,
-                // so the braces the body counts again show in the body's end context too.
-                c0.jsBraceDepth = c1.jsBraceDepth
-            }
-            c0 = Escaper.join(c0, c1, nodePos: n.pos, nodeName)
-            if c0.state == .stateError {
-                rangeContexts.removeLast()
-                // Go says that the second pass failed.
-                c0.err!.line = n.line
-                c0.err!.description = "on range loop re-entry: " + c0.err!.description
-                return (c0, branch)
-            }
-            c0 = joinRange(c0, rangeContexts.last!)
-            rangeContexts.removeLast()
-            if c0.state == .stateError { return (c0, branch) }
+            let body = escapeRangeBody(c, n)
+            branch.list = body.list
+            if body.context.state == .stateError { return (body.context, branch) }
+            c0 = body.context
+        } else {
+            (c0, branch.list) = escapeList(c, n.list)
         }
         var c1 = c
         if let elseList = n.elseList {
@@ -331,6 +335,53 @@ struct Escaper {
             branch.elseList = escapedElse
         }
         return (Escaper.join(c0, c1, nodePos: n.pos, nodeName), branch)
+    }
+
+    /// A range body escaped from `c`: its end context, joined with where its {{break}}s and
+    /// {{continue}}s leave it, and its escaped nodes.
+    ///
+    /// The body is escaped twice (once more from its end context, as the loop runs again), so
+    /// ranges nested n deep would escape the innermost body 2^n times: 22 levels took most of a
+    /// minute. Go's escaper does the same work (escapeBranch, then escapeListConditionally on
+    /// the body); it memoizes only template calls, by name and context (escapeTree). The result
+    /// depends on nothing but the body and the context it starts in (the body's own
+    /// {{break}}/{{continue}} contexts are collected in its own entry of `rangeContexts`), so
+    /// it is kept by the range's position and that context, and a nested range is escaped once
+    /// per context it is entered in.
+    private mutating func escapeRangeBody(_ c: Context, _ n: BranchNode) -> (context: Context, list: [Node]) {
+        let memoizable = c.err == nil
+        if memoizable, let known = rangeBodies[n.pos]?.first(where: { $0.entry.eq(c) && $0.entry.breakNode ?? (-1, -1) == c.breakNode ?? (-1, -1) }) {
+            return (known.context, known.list)
+        }
+        rangeContexts.append(([], []))
+        var (c0, list) = escapeList(c, n.list)
+        if c0.state != .stateError { c0 = joinRange(c0, rangeContexts.last!) }
+        rangeContexts.removeLast()
+        if c0.state == .stateError {
+            if memoizable { rangeBodies[n.pos, default: []].append((c, c0, list)) }
+            return (c0, list)
+        }
+        // A range body may run again from where it ended, so escaping it a second time,
+        // from its end context, must end the same way.
+        rangeContexts.append(([], []))
+        let (c1, _) = escapeList(c0, n.list)
+        if c1.jsBraceDepth.count == c0.jsBraceDepth.count {
+            // Go hands the second pass the first pass's brace depths without copying them,
+            // so the braces the body counts again show in the body's end context too.
+            c0.jsBraceDepth = c1.jsBraceDepth
+        }
+        c0 = Escaper.join(c0, c1, nodePos: n.pos, "range")
+        if c0.state == .stateError {
+            rangeContexts.removeLast()
+            // Go says that the second pass failed.
+            c0.err!.line = n.line
+            c0.err!.description = "on range loop re-entry: " + c0.err!.description
+        } else {
+            c0 = joinRange(c0, rangeContexts.last!)
+            rangeContexts.removeLast()
+        }
+        if memoizable { rangeBodies[n.pos, default: []].append((c, c0, list)) }
+        return (c0, list)
     }
 
     private func joinRange(_ c0: Context, _ rc: (breaks: [Context], continues: [Context])) -> Context {

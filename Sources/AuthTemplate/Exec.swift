@@ -30,6 +30,18 @@ struct ExecState {
     var out: [UInt8] = []
     var vars: [(name: String, value: Value)]
     private var node: NodeRef?
+    /// Nodes walked and loop iterations run so far, against `maxSteps`.
+    private var steps = 0
+
+    /// The render budget. Go's text/template has none: `{{range 20000000}}x{{end}}` renders
+    /// 20 MB there, and a `printf` doubling a variable in a loop grows without end. Here a
+    /// render runs on an HTTP worker, with the database writer waiting on the mail it sends, so
+    /// it stops with an execution error once its output (or any string a function returns)
+    /// passes `maxOutputBytes`, or once it has walked `maxSteps` nodes and loop iterations. An
+    /// email body is a few KiB and a loop over a user's metadata a few hundred steps; a render
+    /// within both limits takes well under a second even unoptimized.
+    static let maxOutputBytes = 2 << 20
+    static let maxSteps = 1_000_000
 
     init(location: SourceLocation, dot: Value) {
         self.location = location
@@ -79,15 +91,34 @@ struct ExecState {
         return .normal
     }
 
+    /// Counts one step of the render budget.
+    private mutating func step() throws(ExecFailure) {
+        steps += 1
+        if steps > ExecState.maxSteps {
+            throw failure("template takes more than \(ExecState.maxSteps) steps (the render limit)")
+        }
+    }
+
+    private mutating func checkOutputSize() throws(ExecFailure) {
+        if out.count > ExecState.maxOutputBytes {
+            throw failure("template output exceeds \(ExecState.maxOutputBytes) bytes (the render limit)")
+        }
+    }
+
     private mutating func walk(_ dot: Value, _ node: Node) throws(ExecFailure) -> Control {
+        try step()
         switch node {
         case .text(let t):
             at(.text(t))
             out.append(contentsOf: t.text)
+            try checkOutputSize()
         case .action(let a):
             at(.action(a))
             let value = try evalPipeline(dot, a.pipe)
-            if a.pipe.decl.isEmpty { printValue(value) }
+            if a.pipe.decl.isEmpty {
+                printValue(value)
+                try checkOutputSize()
+            }
         case .branch(let b):
             switch b.kind {
             case .range: return try walkRange(dot, b)
@@ -126,6 +157,8 @@ struct ExecState {
         // One iteration: the declared variables take the element (and the index or key), then
         // the body runs; a {{continue}} ends the iteration, a {{break}} the loop.
         func iteration(_ state: inout ExecState, _ index: Value, _ element: Value) throws(ExecFailure) -> Bool {
+            // An iteration is a step even when the body is empty.
+            try state.step()
             if declared > 0 { state.vars[state.vars.count - 1].value = element }
             if declared > 1 { state.vars[state.vars.count - 2].value = index }
             defer { state.vars.removeLast(state.vars.count - mark) }
@@ -382,6 +415,12 @@ struct ExecState {
             : Functions.call(function, callArgs)
         switch result {
         case .success(let result):
+            // Strings grow only through functions (printf, print, the escapers), so bounding
+            // what a function returns bounds every value a variable can hold.
+            if case .string(let text) = result, text.utf8.count > ExecState.maxOutputBytes {
+                at(node)
+                throw failure("error calling \(name): result exceeds \(ExecState.maxOutputBytes) bytes (the render limit)")
+            }
             return result
         case .failure(let error):
             at(node)

@@ -48,6 +48,7 @@ struct GoFormat {
     static func sprintln(_ args: [Value]) -> String {
         var p = GoFormat()
         for (i, a) in args.enumerated() {
+            if p.overLimit { break }
             if i > 0 { p.buf.append(UInt8(ascii: " ")) }
             p.printArg(a, UInt32(ascii: "v"))
         }
@@ -60,6 +61,11 @@ struct GoFormat {
         p.doPrintf(Array(format.utf8), args)
         return String(decoding: p.buf, as: UTF8.self)
     }
+
+    /// Whether the text so far is past the render limit (`ExecState.maxOutputBytes`): then the
+    /// formatting stops early, since the caller refuses the result anyway. Go formats it all;
+    /// one `printf` of a few hundred `%9999999d` would otherwise build gigabytes.
+    private var overLimit: Bool { buf.count > ExecState.maxOutputBytes }
 
     private mutating func clearFlags() {
         widPresent = false
@@ -78,6 +84,7 @@ struct GoFormat {
     private mutating func doPrint(_ args: [Value]) {
         var prevString = false
         for (i, a) in args.enumerated() {
+            if overLimit { break }
             var isString = false
             if case .string = a { isString = true }
             // A space between two operands when neither is a string.
@@ -157,6 +164,7 @@ struct GoFormat {
         reordered = false
         var i = 0
         formatLoop: while i < end {
+            if overLimit { return }
             goodArgNum = true
             let lasti = i
             while i < end && format[i] != UInt8(ascii: "%") { i += 1 }
@@ -270,6 +278,7 @@ struct GoFormat {
             clearFlags()
             buf.append(contentsOf: Array("%!(EXTRA ".utf8))
             for (k, extra) in a[argNum...].enumerated() {
+                if overLimit { return }
                 if k > 0 { buf.append(contentsOf: Array(", ".utf8)) }
                 if !extra.isValid {
                     buf.append(contentsOf: Array("<nil>".utf8))

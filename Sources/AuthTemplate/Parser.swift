@@ -10,7 +10,36 @@ struct Parser {
     private var vars: [String] = ["$"]
     private var actionLine = 0
     private var rangeDepth = 0
+    /// How deep the parse is in blocks and parenthesized pipelines, in the units of
+    /// `maxNestingDepth`.
+    private var nestingDepth = 0
     private let name: String
+
+    /// The deepest nesting a template may have: each `{{if}}`, `{{with}}` and `{{range}}` (and
+    /// each `{{else if}}` / `{{else with}}` of a chain, which Go parses as a block inside the
+    /// `{{else}}`) counts 1, each parenthesized pipeline 2.
+    ///
+    /// Go's parser limits only parentheses (`maxStackDepth`, 10000, "max expression depth
+    /// exceeded") and leaves blocks to its growing goroutine stacks. Here parsing, escaping and
+    /// executing recurse once per level on a thread of fixed size (the HTTP workers have
+    /// 512 KiB), and this module is compiled without optimization, release included
+    /// (Package.swift), so a level is costly: measured on Linux x86-64, up to 18 KiB of stack
+    /// for a block (a `{{range}}` when escaping) and up to 30 KiB for a parenthesized pipeline
+    /// (`(index (...).A "k").B` when executing), hence the weight of 2. At 14 units the deepest
+    /// template allowed needs at most about 250 KiB, half a worker's stack, leaving the rest to
+    /// the request that renders it. Email templates nest a few levels.
+    static let maxNestingDepth = 14
+
+    /// Adds `units` to the nesting depth, failing past `maxNestingDepth`.
+    private mutating func enterNesting(_ units: Int, parenthesized: Bool) throws(Failure) {
+        nestingDepth += units
+        guard nestingDepth > Parser.maxNestingDepth else { return }
+        // Go's wording where Go has a limit (parentheses), then this one's rule.
+        let what = parenthesized ? "max expression depth exceeded" : "nesting too deep"
+        throw failure(
+            "\(what) (limit \(Parser.maxNestingDepth): each {{if}}, {{with}}, {{range}}, {{else if}} and {{else with}} "
+                + "counts 1, each parenthesized pipeline 2)")
+    }
 
     /// The builtins of text/template (funcs.go); no other function is defined.
     static let builtinNames: Set<String> = [
@@ -208,6 +237,8 @@ struct Parser {
     private mutating func parseControl(kind: BranchKind) throws(Failure) -> BranchNode {
         let savedVars = vars.count
         defer { vars.removeLast(vars.count - savedVars) }
+        try enterNesting(1, parenthesized: false)
+        defer { nestingDepth -= 1 }
         let pipe = try pipeline(kind.name, end: .rightDelim)
         if kind == .range { rangeDepth += 1 }
         let (list, firstNext) = try itemList()
@@ -373,6 +404,8 @@ struct Parser {
             case .failure(let error): throw failure(error.message)
             }
         case .leftParen:
+            try enterNesting(2, parenthesized: true)
+            defer { nestingDepth -= 2 }
             return .pipe(try pipeline("parenthesized pipeline", end: .rightParen))
         case .string, .rawString:
             do {

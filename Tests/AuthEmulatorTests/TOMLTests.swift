@@ -1,4 +1,5 @@
 @testable import AuthTOML
+import Foundation
 import Testing
 
 /// The TOML reader against examples from the TOML v1.0.0 specification (https://toml.io/en/v1.0.0)
@@ -209,5 +210,69 @@ import Testing
 
     @Test func invalidUTF8IsRejected() {
         #expect(throws: TOMLError.self) { try TOML.parse([0x61, 0x20, 0x3D, 0x20, 0x22, 0xFF, 0x22]) }
+    }
+}
+
+/// The nesting limit (TOMLParser.maxDepth, 64): the deepest document of each shape allowed
+/// reads on a thread with an HTTP worker's 512 KiB stack, where a `config_toml` sent to the
+/// control API is read; one level more is an error naming the line. Without the limit 200
+/// nested arrays or a 1,000-part dotted key overflowed that stack.
+@Suite struct TOMLNestingTests {
+    static func onWorkerStack(_ text: String) -> Result<TOMLTable, TOMLError> {
+        final class Box: @unchecked Sendable { var result: Result<TOMLTable, TOMLError>? }
+        let box = Box()
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            box.result = Result { () throws(TOMLError) in try TOML.parse(text) }
+            done.signal()
+        }
+        thread.stackSize = 512 * 1024
+        thread.start()
+        done.wait()
+        return box.result!
+    }
+
+    static func keys(_ n: Int) -> String { (0..<n).map { "k\($0)" }.joined(separator: ".") }
+
+    /// `x = VALUE` with the value `d - 1` deep: `unit` (opening `open`, closing `close`) as
+    /// often as it fits, arrays for the rest.
+    static func value(_ d: Int, _ open: String, _ close: String, unit: Int) -> String {
+        let n = (d - 1) / unit, pad = (d - 1) % unit
+        return "x = " + String(repeating: "[", count: pad) + String(repeating: open, count: n) + "1"
+            + String(repeating: close, count: n) + String(repeating: "]", count: pad)
+    }
+
+    /// Documents whose deepest value sits exactly `d` deep.
+    static func shapes(_ d: Int) -> [String] {
+        [
+            value(d, "[", "]", unit: 1),
+            value(d, "{ y = ", " }", unit: 2),
+            value(d, "[{ y = ", " }]", unit: 3),
+            keys(d) + " = 1",
+            "[" + keys(d - 1) + "]\nz = 1",
+            "[[" + keys(d - 1) + "]]\nz = 1",
+            "[" + keys(d / 2) + "]\n" + keys(d - d / 2 - 2) + ".z = [1]",
+            "x = { " + keys(d - 3) + " = [1] }",
+        ]
+    }
+
+    @Test func deepestAllowedNestingReadsAndOneMoreIsAnError() throws {
+        let d = 64
+        for text in Self.shapes(d) {
+            #expect((try? Self.onWorkerStack(text).get()) != nil, "\(text.prefix(80))")
+        }
+        for text in Self.shapes(d + 1) {
+            let result = Self.onWorkerStack("# deep\n" + text)
+            #expect(throws: TOMLError.self, "\(text.prefix(80))") { try result.get() }
+            if case .failure(let error) = result {
+                #expect(error.line >= 2 && error.message.hasPrefix("nesting too deep: more than 64 levels"), "\(error)")
+            }
+        }
+        // What crashed a worker before.
+        for text in ["x = " + String(repeating: "[", count: 200) + String(repeating: "]", count: 200),
+                     "x = " + String(repeating: "{a=", count: 200) + "1" + String(repeating: "}", count: 200),
+                     Self.keys(1000) + " = 1"] {
+            #expect(throws: TOMLError.self) { try Self.onWorkerStack(text).get() }
+        }
     }
 }

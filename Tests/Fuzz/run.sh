@@ -3,7 +3,7 @@
 # time (or number of inputs) on a scratch copy of its seed corpus. See Tests/Fuzz/README.md.
 #
 #   Tests/Fuzz/run.sh [--seconds N] [--runs N] [--debug] [--build-only] [target...]
-#                                                       targets: http json toml jwt
+#                                                       targets: http json toml jwt template
 #
 # Targets are built optimized (-c release and -O: about six times the executions per second of -Onone;
 # preconditions and overflow checks stay on); --debug builds them -Onone instead.
@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-all_targets=(http json toml jwt)
+all_targets=(http json toml jwt template)
 seconds=""
 runs=""
 targets=()
@@ -50,7 +50,7 @@ build_path=.build-fuzz
 # inputs may go past it.
 max_len() { case "$1" in http) echo 8192 ;; *) echo 4096 ;; esac; }
 
-# Package.swift leaves AuthTOML unoptimized in release (it runs once at start); a fuzzer wants
+# Package.swift leaves AuthTOML and AuthTemplate unoptimized in release (cold code); a fuzzer wants
 # every execution it can get, so -O comes last and wins there.
 optimize=()
 [ "$configuration" = release ] && optimize=(-Xswiftc -O)

@@ -3,7 +3,8 @@ import FuzzSupport
 
 // Fuzz target for the TOML reader that loads `supabase/config.toml`. There is no TOML writer
 // to round-trip through, so the properties are: no crash, trap or sanitizer report on any
-// input; parsing is deterministic; the text entry point agrees with the byte one on valid UTF-8.
+// input (run on a 512 KiB stack, so nesting past the reader's limit crashes as on a worker);
+// parsing is deterministic; the text entry point agrees with the byte one on valid UTF-8.
 
 /// `==`, except that a document holding `nan` is (correctly) never equal to itself; such
 /// documents only have to agree on succeeding.
@@ -27,5 +28,6 @@ func fuzzOne(_ input: [UInt8]) {
 
 @main
 enum Main {
-    static func main() { FuzzTarget.main(name: "fuzz-toml", fuzzOne) }
+    // A worker's 512 KiB stack: a `config_toml` sent to the control API is read on one.
+    static func main() { FuzzTarget.main(name: "fuzz-toml", stackSize: 512 * 1024, fuzzOne) }
 }
