@@ -65,11 +65,24 @@ public final class LiveConfiguration: Sendable {
     public var snapshot: ConfigurationSnapshot { value.withLock { $0 } }
 
     /// Applies `change` atomically; nothing changes when it throws.
+    ///
+    /// `change` runs on a copy outside the lock, since it may be slow (a PATCH parses and
+    /// escapes email templates) and every request, the event loop's `/health` among them, takes
+    /// this lock for its snapshot. The result is swapped in only if no other change landed
+    /// meanwhile; otherwise `change` runs again on the newer configuration, so it must only
+    /// change its copy (and values it resets itself).
     public func update<E: Error>(_ change: (inout Configuration) throws(E) -> Void) throws(E) {
-        try value.withLock { (snapshot: inout ConfigurationSnapshot) throws(E) in
-            var copy = snapshot.configuration
+        while true {
+            let base = snapshot
+            var copy = base.configuration
             try change(&copy)
-            snapshot = ConfigurationSnapshot(copy)
+            let next = ConfigurationSnapshot(copy)
+            let swapped = value.withLock { (current: inout ConfigurationSnapshot) -> Bool in
+                guard current === base else { return false }
+                current = next
+                return true
+            }
+            if swapped { return }
         }
     }
 }
