@@ -57,15 +57,44 @@ struct AccessLogMiddleware: Middleware {
         let dashboard = context.path == "/emulator" || (context.path.hasPrefix("/emulator/")
             && !context.path.hasPrefix(GoTrueAPI.emulatorPrefix + "/"))
         if dashboard { return next(context) }
-        let clock = ContinuousClock()
-        let started = clock.now
-        let response = next(context)
-        // An injected delay is waited out by the loop after this returns; count it as the journal does.
-        let elapsed = started.duration(to: clock.now) + (response.directive.delay ?? .zero)
-        let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        let started = HTTPResponse.deliveryClock()
+        var response = next(context)
         let path = (context.viaGateway ? GoTrueAPI.gatewayPrefix : "") + context.path
-        log.write(log.line(method: context.request.method, path: path, delivery: Delivery(of: response),
-                           milliseconds: ms, requestID: context.requestID, project: project))
+        let planned = Delivery(of: response)
+        let (log, project, method, requestID) = (self.log, self.project, context.request.method, context.requestID)
+        @Sendable func write(_ delivery: Delivery) {
+            let ms = Double(HTTPResponse.deliveryClock() &- started) / 1e6
+            log.write(log.line(method: method, path: path, delivery: delivery, milliseconds: ms, requestID: requestID, project: project))
+        }
+        guard context.request.reportsDelivery else {
+            // Made in-process (a test, the embedding API): no transport to ask. An injected
+            // delay would be waited out after this returns; count it as the journal does.
+            let delay = response.directive.delay.map { Double($0.components.seconds) * 1000 + Double($0.components.attoseconds) / 1e15 } ?? 0
+            let ms = Double(HTTPResponse.deliveryClock() &- started) / 1e6 + delay
+            log.write(log.line(method: method, path: path, delivery: planned, milliseconds: ms, requestID: requestID, project: project))
+            return response
+        }
+        // Over a socket the line is written once the transport knows what the client got: a
+        // response cut off at shutdown, or answered 503 in its place, is logged as such, with
+        // the time it took until then (injected delays included).
+        let earlier = response.onDelivery
+        response.onDelivery = { delivered in
+            earlier?(delivered)
+            switch delivered {
+            case .written: write(planned)
+            case .cutOff: write(planned.cutOff)
+            case .replaced(let status): write(Delivery(status: status))
+            }
+        }
         return response
+    }
+}
+
+extension Delivery {
+    /// The same response, cut off before it was out: no status reached the client. A fault that
+    /// already answers no status (reset, hang) is logged as it is.
+    var cutOff: Delivery {
+        guard status != nil else { return self }
+        return Delivery(status: nil, rule: rule, fault: [fault, "cut_off"].compactMap { $0 }.joined(separator: " "))
     }
 }

@@ -53,6 +53,11 @@ final class LoopHandle: Sendable {
         /// A wake-up is already on its way; later deliveries ride along with it, so a burst of
         /// completions costs one eventfd (or pipe) write.
         var wakePending = false
+        /// Set when the loop has stopped: a completion that arrives later is reported to its
+        /// observer here, as answered with 503 at the drain's deadline (its token in `refused`)
+        /// or cut off.
+        var stopped = false
+        var refused: Set<UInt64> = []
     }
 
     let index: Int
@@ -65,13 +70,27 @@ final class LoopHandle: Sendable {
     }
 
     func deliver(_ completion: Completion) {
-        let wake = inbox.withLock { box -> Bool in
+        let (wake, late) = inbox.withLock { box -> (Bool, HTTPResponse.Delivered?) in
+            if box.stopped { return (false, box.refused.contains(completion.token) ? .replaced(status: 503) : .cutOff) }
             box.completions.append(completion)
-            if box.wakePending { return false }
+            if box.wakePending { return (false, nil) }
             box.wakePending = true
-            return true
+            return (true, nil)
         }
+        if let late { completion.report(late) }
         if wake { poller.wake() }
+    }
+
+    /// The loop has stopped: completions still in the inbox, and any delivered later, are
+    /// reported to their observers instead of being written.
+    func stop(refused: Set<UInt64>) {
+        let left = inbox.withLock { box -> [Completion] in
+            box.stopped = true
+            box.refused = refused
+            defer { box.completions = [] }
+            return box.completions
+        }
+        for completion in left { completion.report(refused.contains(completion.token) ? .replaced(status: 503) : .cutOff) }
     }
 
     func handOff(_ socket: AcceptedSocket) {
@@ -134,6 +153,8 @@ final class Connection {
     var outputOffset = 0
     var closeAfterWrite = false
     var held: Completion? = nil
+    /// The observer of the response being written (`HTTPResponse.onDelivery`), told once.
+    var onDelivery: (@Sendable (HTTPResponse.Delivered) -> Void)? = nil
     /// `drip` directive: the pieces still to send, the pause between them, and whether the
     /// connection closes after the last.
     var dripPieces: [[UInt8]] = []
@@ -262,6 +283,8 @@ final class EventLoop {
     /// This loop's requests in flight when the drain began, and those cut off (`DrainReport`).
     private var drainInFlight = 0
     private var drainCutOff = 0
+    /// Requests answered 503 at the drain's deadline while a worker still had them.
+    private var refusedAtDrain: Set<UInt64> = []
     private var listening: Bool
     private var acceptPausedUntil: UInt64 = 0
     private var queueCheckAt: UInt64 = 0
@@ -321,6 +344,7 @@ final class EventLoop {
         }
         core.drainInFlight.add(drainInFlight, ordering: .relaxed)
         core.drainCutOff.add(drainCutOff, ordering: .relaxed)
+        handle.stop(refused: refusedAtDrain)
     }
 
     private func nextTimeout() -> UInt64? {
@@ -583,6 +607,7 @@ final class EventLoop {
             case .request(var request, let keepAlive):
                 request.remoteAddress = connection.remoteAddress
                 request.remotePort = connection.remotePort
+                request.reportsDelivery = true
                 connection.phase = .processing
                 connection.headStartedAt = 0
                 connection.bodyStartedAt = 0
@@ -646,7 +671,11 @@ final class EventLoop {
     // MARK: - responses
 
     private func complete(_ completion: Completion) {
-        guard let connection = lookup(completion.token), connection.phase == .processing else { return }
+        guard let connection = lookup(completion.token), connection.phase == .processing else {
+            // The connection is gone (the peer left, or it was answered 503 at the drain's end).
+            completion.report(refusedAtDrain.contains(completion.token) ? .replaced(status: 503) : .cutOff)
+            return
+        }
         if let delay = completion.directive.delay, delay > .zero {
             connection.phase = .delayed
             connection.held = completion
@@ -657,6 +686,7 @@ final class EventLoop {
     }
 
     private func deliver(_ connection: Connection, _ completion: Completion) {
+        connection.onDelivery = completion.onDelivery
         let directive = completion.directive
         if directive.reset {
             abort(connection)
@@ -815,7 +845,13 @@ final class EventLoop {
         }
         connection.output = []
         connection.outputOffset = 0
-        if connection.phase == .writing { afterWrite(connection) }
+        if connection.phase == .writing {
+            if let report = connection.onDelivery {
+                connection.onDelivery = nil
+                report(.written)
+            }
+            afterWrite(connection)
+        }
     }
 
     private func afterWrite(_ connection: Connection) {
@@ -867,6 +903,12 @@ final class EventLoop {
     }
 
     private func forget(_ connection: Connection) {
+        // A response not (wholly) written by now never will be: held by a delay, stalled,
+        // dripping, waiting for writability, or reset on purpose.
+        if let report = connection.onDelivery ?? connection.held?.onDelivery {
+            connection.onDelivery = nil
+            report(.cutOff)
+        }
         connection.phase = .closed
         connection.readReady = false
         connection.input = []
@@ -967,6 +1009,7 @@ final class EventLoop {
             case .reading, .stalled, .lingering, .closed: break
             }
             if connection.phase == .processing && !connection.hasPendingOutput {
+                refusedAtDrain.insert(connection.token)
                 let response = core.configuration.protocolErrorRenderer(.shuttingDown, nil)
                 let context = ResponseSerializer.Context(
                     isHead: false, isHTTP10: false, keepAlive: false,

@@ -28,6 +28,9 @@ public struct HTTPRequest: Sendable {
     /// Peer IP address as text, e.g. "127.0.0.1" or "::1".
     public var remoteAddress: String
     public var remotePort: Int
+    /// True when the request came over a socket whose loop reports what became of the response
+    /// (`HTTPResponse.onDelivery`); false for requests made in-process.
+    public var reportsDelivery = false
 
     public init(
         method: String, target: String, version: String = "HTTP/1.1",

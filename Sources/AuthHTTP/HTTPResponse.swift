@@ -49,6 +49,25 @@ public struct HTTPResponse: Sendable {
     /// Facts about how the response was made (which fault rule fired, whether the client will see
     /// a status line), for the server's own log; never written to the wire.
     public var annotations: [String: String]
+    /// Called once by the transport with what became of this response on the wire, when a
+    /// request came over a socket (`HTTPRequest.reportsDelivery`); never for a response made
+    /// in-process. On the thread of the connection's loop, or on a worker's after the loop has
+    /// stopped: it must not block.
+    public var onDelivery: (@Sendable (Delivered) -> Void)?
+
+    /// What the client got of a response.
+    public enum Delivered: Sendable, Equatable {
+        /// Every byte planned went to the peer's socket (a fault's cut included).
+        case written
+        /// The connection ended before the response was out (the peer left, a write timeout,
+        /// a `reset`/`stall` fault, or shutdown cut it off): no complete answer.
+        case cutOff
+        /// The server answered this status in its place (503 when the drain's time ran out).
+        case replaced(status: Int)
+    }
+
+    /// The monotonic clock the transport stamps deliveries with, in nanoseconds.
+    public static func deliveryClock() -> UInt64 { Clock.monotonicNanoseconds() }
 
     public init(status: Int, headers: HTTPHeaders = [:], body: [UInt8] = [], directive: ResponseDirective = .none) {
         self.status = status
@@ -57,6 +76,7 @@ public struct HTTPResponse: Sendable {
         self.body = body
         self.directive = directive
         self.annotations = [:]
+        self.onDelivery = nil
     }
 
     /// Standard reason phrases (RFC 9110 §15, RFC 6585 for 428/429/431).

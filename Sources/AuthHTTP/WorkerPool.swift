@@ -20,6 +20,11 @@ struct Completion: Sendable {
     var bytes: [UInt8]
     var directive: ResponseDirective
     var keepAlive: Bool
+    /// `HTTPResponse.onDelivery`.
+    var onDelivery: (@Sendable (HTTPResponse.Delivered) -> Void)? = nil
+
+    /// Tells the response's observer, once.
+    func report(_ delivered: HTTPResponse.Delivered) { onDelivery?(delivered) }
 }
 
 /// First-in first-out storage that reuses its slots, so steady traffic does not allocate.
@@ -286,7 +291,8 @@ enum Worker {
             server: core.configuration.serverHeader
         )
         let (bytes, keepAlive) = ResponseSerializer.serialize(response, context)
-        return Completion(token: job.token, bytes: bytes, directive: response.directive, keepAlive: keepAlive)
+        return Completion(token: job.token, bytes: bytes, directive: response.directive, keepAlive: keepAlive,
+                          onDelivery: response.onDelivery)
     }
 }
 

@@ -2,6 +2,7 @@
 import AuthHTTP
 import AuthJSON
 import AuthScenarios
+import AuthTestSupport
 import Synchronization
 import Testing
 
@@ -96,5 +97,58 @@ import Testing
         let line = json.line(method: "GET", path: "/health", delivery: Delivery(of: HTTPResponse(status: 200)), milliseconds: 1,
                              requestID: "r", project: "shop")
         #expect(try JSON(parsing: line)["project"] == "shop")
+    }
+
+    /// A hook endpoint that never answers in time, counting the calls that reached it.
+    final class Counter: Sendable { let value = Mutex(0) }
+    struct HangingHook: HTTPResponder {
+        let calls: Counter
+        func respond(to request: HTTPRequest) -> HTTPResponse {
+            calls.value.withLock { $0 += 1 }
+            return HTTPResponse(status: 204, directive: ResponseDirective(delay: .seconds(60)))
+        }
+    }
+
+    /// Over a socket a line is written once the transport knows what the client got: a response
+    /// held by a delay when the drain's time runs out is cut off (no status), and a request a
+    /// worker still has then is answered 503 by the server, which is what its line says (not the
+    /// status the handler builds after the hook gives up).
+    @Test func linesAtShutdownSayWhatTheClientSaw() throws {
+        let hookCalls = Counter()
+        let hook = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0, loopThreads: 1, workerThreads: 1),
+                              responder: HangingHook(calls: hookCalls))
+        try hook.start()
+        defer { hook.shutdown(timeout: .milliseconds(100)) }
+
+        let lines = Mutex<[String]>([])
+        var options = EmulatorOptions.testing()
+        options.scenarios = [try Scenario(json: Array(#"{"name": "d", "rules": [{"match": {"op": "settings"}, "then": {"delay_ms": 60000}}]}"#.utf8), source: "t")]
+        options.configuration.hooks.customAccessToken.enabled = true
+        options.configuration.hooks.customAccessToken.uri = "http://127.0.0.1:\(hook.port)/claims"
+        options.configuration.hooks.customAccessToken.secrets = ["v1,whsec_" + String(repeating: "A", count: 40)]
+        options.accessLog = AccessLog(format: .text) { line in lines.withLock { $0.append(line) } }
+        let emulator = try Emulator.start(options)
+        let service = emulator.project.configuration.apiKeys.serviceRole
+        let created = emulator.api.respond(to: HTTPRequest(
+            method: "POST", target: "/admin/users", headers: ["Host": "127.0.0.1", "Authorization": "Bearer " + service],
+            body: Array(#"{"email": "late@example.com", "password": "password1", "email_confirm": true}"#.utf8)))
+        #expect(created.status == 200)
+
+        let delayed = try TestClient(port: emulator.port)
+        try delayed.send("GET /settings HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        let signIn = try TestClient(port: emulator.port)
+        try signIn.post("/token?grant_type=password", #"{"email": "late@example.com", "password": "password1"}"#)
+        // Both are in flight: the sign-in's worker waits on the hook, the settings answer on its
+        // delay (the journal records it before the loop holds it).
+        #expect(waitUntil { hookCalls.value.withLock { $0 } == 1 })
+        #expect(waitUntil { emulator.journal.entries().contains { $0.operation == "settings" } })
+
+        emulator.stop(timeout: .milliseconds(300))
+        #expect(waitUntil(seconds: 60) { lines.withLock { $0.count } >= 3 })
+        let heads = lines.withLock { $0 }.map(head)
+        #expect(heads.contains("GET /settings - delay cut_off rule=d#0"), "\(heads)")
+        #expect(heads.contains("POST /token 503"), "\(heads)")
+        #expect(!heads.contains { $0.hasPrefix("GET /settings 200") || $0.hasPrefix("POST /token 2") || $0.hasPrefix("POST /token 4") })
+        #expect(try signIn.readResponse().status == 503)
     }
 }
