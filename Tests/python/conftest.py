@@ -28,10 +28,11 @@ SERVICE_ROLE_KEY = (
 
 # The longest tests are placed for pytest-xdist's work-stealing scheduler (`scripts/test` runs
 # `--dist worksteal`), which first hands each worker a contiguous slice of this order:
-# - the bounded load runs (`test_floods.py`, 18-25 s each, in both I/O modes) at the head of
-#   the first worker's slice, one after the other: they measure latency and reset times, which
-#   anything heavy beside them would skew, so they run alone (`heavy_lock` below: exclusive for
-#   a load run, shared for a fuzzing run and for scripts/test while its Swift tests run);
+# - the bounded load runs (`test_floods.py`, 20-30 s each, in both I/O modes) at the head of
+#   the first worker's slice, one after the other: a thousand connections and fifty never-readers
+#   each, which nothing heavy should double (their checks allow for a busy machine, but a run
+#   beside another only gets longer), so they run alone (`heavy_lock` below: exclusive for a
+#   load run, shared for a fuzzing run and for scripts/test while its Swift tests run);
 # - the bounded fuzzing runs (20 s each) and the other long tests (the durability runs, the
 #   503-on-shutdown test) one at the head of each other slice: the fuzzing runs go beside each
 #   other and the Swift tests, which the load runs wait for anyway.
@@ -118,6 +119,66 @@ def io_mode(request, monkeypatch):
     return mode
 
 
+def wait_until(condition, seconds=30, interval=0.01):
+    """Polls `condition` until it returns something true, which is returned; None once `seconds`
+    ran out. A bound on how long the test waits for a state, never a judgement of how fast the
+    machine reached it."""
+    deadline = time.monotonic() + seconds
+    while True:
+        value = condition()
+        if value or time.monotonic() > deadline:
+            return value or None
+        time.sleep(interval)
+
+
+_TCP_STATES = {"01": "ESTABLISHED", "06": "TIME_WAIT", "07": "CLOSE", "08": "CLOSE_WAIT", "0A": "LISTEN"}
+
+
+def tcp_connection(local_port, remote_port):
+    """The kernel's view of one end of a loopback TCP connection, `{"state", "send_queue",
+    "receive_queue"}` (bytes not yet acknowledged by the peer, bytes not yet read by the owner),
+    or None when there is no such socket: /proc/net/tcp on Linux, `netstat` elsewhere."""
+    if os.path.exists("/proc/net/tcp"):
+        for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+            try:
+                with open(table) as lines:
+                    next(lines)
+                    for line in lines:
+                        fields = line.split()
+                        local, remote, state, queues = fields[1], fields[2], fields[3], fields[4]
+                        if int(local.rsplit(":", 1)[1], 16) == local_port and int(remote.rsplit(":", 1)[1], 16) == remote_port:
+                            send_queue, receive_queue = (int(q, 16) for q in queues.split(":"))
+                            return {"state": _TCP_STATES.get(state, state), "send_queue": send_queue,
+                                    "receive_queue": receive_queue}
+            except OSError:
+                continue
+        return None
+    # BSD netstat: Proto Recv-Q Send-Q Local-Address Foreign-Address (state), ports after the last dot.
+    out = subprocess.run(["netstat", "-an", "-p", "tcp"], capture_output=True, text=True, timeout=30).stdout
+    for line in out.splitlines():
+        fields = line.split()
+        if len(fields) >= 6 and fields[0].startswith("tcp"):
+            if fields[3].rsplit(".", 1)[-1] == str(local_port) and fields[4].rsplit(".", 1)[-1] == str(remote_port):
+                return {"state": fields[5], "send_queue": int(fields[2]), "receive_queue": int(fields[1])}
+    return None
+
+
+def wait_until_server_read(server_port, client_port, seconds=30):
+    """Waits until the server has read all the client sent on a connection: the client's bytes
+    are acknowledged and none wait in the server's receive queue. The emulator parses what it
+    reads in the same step, so a complete request is then in the server (dispatched, in flight).
+    Asserts within the bound."""
+    def read():
+        client = tcp_connection(client_port, server_port)
+        server = tcp_connection(server_port, client_port)
+        return (client is not None and server is not None and client["send_queue"] == 0
+                and server["receive_queue"] == 0)
+
+    assert wait_until(read, seconds), (
+        f"the server did not read the request within {seconds} s: client end {tcp_connection(client_port, server_port)}, "
+        f"server end {tcp_connection(server_port, client_port)}")
+
+
 class Server:
     def __init__(self, args, env=None, host="127.0.0.1"):
         # A file, not a pipe: a server that logs a lot must never block on a full pipe that
@@ -134,7 +195,7 @@ class Server:
         match = re.fullmatch(r"listening on (http://" + re.escape(host) + r":(\d+))\n", first)
         if not match:
             self.process.kill()
-            self.process.wait(timeout=5)
+            self.process.wait(timeout=30)
             raise AssertionError(f"unexpected first line {first!r}; stderr: {self.stderr_text()}")
         self.url = match.group(1)
         self.port = int(match.group(2))
@@ -162,17 +223,18 @@ class Server:
         self._stderr.seek(0)
         return self._stderr.read()
 
-    def stop(self, sig=signal.SIGTERM, timeout=10):
-        """Stops the server by PID; returns its exit status."""
+    def stop(self, sig=signal.SIGTERM, timeout=30):
+        """Stops the server by PID; returns its exit status. `timeout` bounds the wait (the
+        default drain alone may take 10 s), generously for a busy machine."""
         if self.process.poll() is None:
             self.process.send_signal(sig)
             try:
                 self.process.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
                 self.process.kill()
-                self.process.wait(timeout=5)
+                self.process.wait(timeout=30)
                 raise AssertionError("server did not stop within the timeout")
-        self._drain.join(timeout=5)
+        self._drain.join(timeout=30)
         self.process.stdout.close()
         self._stderr.close()
         return self.process.returncode
@@ -219,16 +281,20 @@ def make_client():
 
     clients = []
 
-    def make(server, persist_session=True, timeout=None):
-        """`timeout` (seconds) replaces the client's own HTTP timeout, for hang scenarios."""
+    def make(server, persist_session=True, timeout=None, http_client=None):
+        """`timeout` (seconds) replaces the client's own HTTP timeout; `http_client` replaces its
+        HTTP client (for hang scenarios: a test that keeps it can shorten its timeout for the
+        call that hangs alone)."""
         import httpx
 
+        if http_client is None and timeout is not None:
+            http_client = httpx.Client(timeout=timeout)
         client = SyncGoTrueClient(
             url=f"{server.url}/auth/v1",
             headers={"apikey": ANON_KEY},
             auto_refresh_token=False,
             persist_session=persist_session,
-            http_client=httpx.Client(timeout=timeout) if timeout is not None else None,
+            http_client=http_client,
         )
         clients.append(client)
         return client

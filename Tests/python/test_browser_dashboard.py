@@ -7,7 +7,6 @@ the driver path passed explicitly; skipped locally without them, a failure under
 """
 import base64
 import json
-import time
 
 import httpx
 import pytest
@@ -266,8 +265,21 @@ def test_header_clock_journal_and_reset(start_auth, browser, api):
 
     # Reset: the checkbox is required (the browser will not send the form without it).
     browser.get(f"{server.url}/emulator/settings")
+    # The click meets the unticked checkbox: its `invalid` event fires and the form is not sent
+    # (no submit event). Listeners set before the click record both; the test waits for the
+    # first, not for a guessed moment after which a sent form would have left the page.
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.execute_script("""
+        const form = document.querySelector('form[action="/emulator/settings/reset"]');
+        window.resetBlocked = false;
+        window.resetSent = false;
+        form.querySelector('input[name=confirm]').addEventListener('invalid', () => { window.resetBlocked = true; });
+        form.addEventListener('submit', () => { window.resetSent = true; });
+    """)
     submit(browser, "/emulator/settings/reset", "Reset the project")
-    time.sleep(0.3)
+    WebDriverWait(browser, WAIT_SECONDS).until(lambda d: d.execute_script("return window.resetBlocked"))
+    assert browser.execute_script("return window.resetSent") is False
     assert browser.current_url == f"{server.url}/emulator/settings"
     assert len(http.get("/admin/users", headers=ADMIN).json()["users"]) == 1
     css(browser, 'form[action="/emulator/settings/reset"] input[name=confirm]').click()

@@ -1,13 +1,12 @@
 """Email and phone flows through the real supabase-auth client, with codes read from the
 emulator's outbox over its control routes (reference §5.8-5.13, §6.2-6.3, §10)."""
-import time
 
 import httpx
 import pytest
 from supabase_auth import SyncGoTrueClient
 from supabase_auth.errors import AuthApiError
 
-from conftest import ANON_KEY, SERVICE_ROLE_KEY
+from conftest import ANON_KEY, SERVICE_ROLE_KEY, wait_until
 from helpers_client import PASSWORD, api_error, claims, unique_email
 
 CONFIRMATIONS_ON = {"GOTRUE_MAILER_AUTOCONFIRM": "false"}
@@ -211,11 +210,8 @@ def test_mailer_test_otp_and_outbox_routes(start_auth):
     cleared = httpx.delete(f"{server.url}/emulator/v1/outbox", headers={"apikey": SERVICE_ROLE_KEY}, timeout=10)
     assert cleared.json() == {"deleted": 1}
     assert outbox(server) == []
-    # `serve` logs one line per captured message.
-    deadline = time.time() + 5
-    while time.time() < deadline and not any("outbox: email to fixed@example.com: signup code 111222" in line
-                                              for line in server.output):
-        time.sleep(0.05)
+    # `serve` logs one line per captured message (stdout, read by a thread of its own).
+    wait_until(lambda: any("outbox: email to fixed@example.com: signup code 111222" in line for line in server.output))
     assert any("outbox: email to fixed@example.com: signup code 111222 link " in line for line in server.output)
 
 

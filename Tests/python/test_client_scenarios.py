@@ -52,6 +52,26 @@ def advance_clock(server, seconds):
     assert control(server, "POST", "/clock", json={"advance_seconds": seconds}).status_code == 200
 
 
+def freeze_clock(server):
+    """Stops the emulator's clock: a scenario's `window_ms` then closes when the test moves the
+    clock on, never because the machine took its time between two requests."""
+    assert control(server, "POST", "/clock", json={"freeze": True}).json()["frozen"] is True
+
+
+# How long a client waits on a request the scenario hangs forever: the hang outlasts any, so
+# this only sets how long the test takes. Every other request is given GENEROUS: a busy
+# machine is never mistaken for a hang.
+HANG_TIMEOUT = 1.0
+GENEROUS = 30.0
+
+
+def hang_client(server, make_client):
+    """A supabase-auth client and its HTTP client, whose timeout the test shortens to
+    HANG_TIMEOUT around the calls that hang (httpx.Client.timeout is settable)."""
+    http = httpx.Client(timeout=GENEROUS)
+    return make_client(server, http_client=http), http
+
+
 def sign_up(client):
     email = unique_email()
     session = client.sign_up({"email": email, "password": PASSWORD}).session
@@ -122,10 +142,12 @@ def test_malformed_json_is_a_parse_failure_without_a_session(start_with, make_cl
 
 def test_hang_ends_in_the_clients_timeout(start_with, make_client):
     server = start_with("sign-in-timeout")
-    client = make_client(server, timeout=1.0)
+    client, http = hang_client(server, make_client)
     email, _ = sign_up(client)
+    http.timeout = HANG_TIMEOUT
     with pytest.raises(AuthRetryableError) as raised:
         client.sign_in_with_password({"email": email, "password": PASSWORD})
+    http.timeout = GENEROUS
     assert raised.value.status == 0
     assert client.sign_in_with_password({"email": email, "password": PASSWORD}).session is not None
     entries = control(server, "GET", "/journal", params={"op": "token.password"}).json()["entries"]
@@ -246,33 +268,37 @@ SWIFT_RETRY_STATUSES = {408, 500, 502, 503, 504, 520, 521, 522, 523, 524, 530}
 SWIFT_RETRY_DELAY = 1.0
 
 
-def swift_like(send):
-    """One call as supabase-swift makes it: `send()` once more, after the delay, when the first
-    attempt failed retryably. What it returns or raises is what the app sees."""
+def swift_like(send, timeouts, attempts=None, pause=lambda: time.sleep(SWIFT_RETRY_DELAY)):
+    """One call as supabase-swift makes it: `send(timeout)` once more, after the delay (`pause`),
+    when the first attempt failed retryably, each attempt with its timeout from `timeouts`. What
+    it returns or raises is what the app sees; `attempts` (a list) gets one entry per attempt."""
     for attempt in (1, 2):
+        if attempts is not None:
+            attempts.append(attempt)
         try:
-            response = send()
+            response = send(timeouts[attempt - 1])
         except httpx.TransportError:
             if attempt == 2:
                 raise
         else:
             if attempt == 2 or response.status_code not in SWIFT_RETRY_STATUSES:
                 return response
-        time.sleep(SWIFT_RETRY_DELAY)
+        pause()
     raise AssertionError("unreachable")
 
 
-def raw_sender(server, operation, email, timeout):
-    """A sign-in or sign-up over plain HTTP through the gateway, headers as the clients send them."""
+def raw_sender(server, operation, email):
+    """A sign-in or sign-up over plain HTTP through the gateway, headers as the clients send them;
+    `send(timeout)` makes one attempt."""
     http = httpx.Client(
         base_url=f"{server.url}/auth/v1",
         headers={"apikey": ANON_KEY, "X-Supabase-Api-Version": "2024-01-01"},
-        timeout=timeout,
+        timeout=GENEROUS,
     )
     body = {"email": email, "password": PASSWORD}
     if operation == "sign_in":
-        return http, lambda: http.post("/token", params={"grant_type": "password"}, json=body)
-    return http, lambda: http.post("/signup", json=body)
+        return http, lambda timeout: http.post("/token", params={"grant_type": "password"}, json=body, timeout=timeout)
+    return http, lambda timeout: http.post("/signup", json=body, timeout=timeout)
 
 
 def journal_rules(server, op):
@@ -282,41 +308,52 @@ def journal_rules(server, op):
 
 
 # Each scenario that fires once, its variant that outlasts supabase-swift's retry, the request,
-# and what the app finally sees under the variant.
+# what the app finally sees under the variant, and whether the fault is a hang.
 SWIFT_PAIRS = [
-    ("server-error-then-recovery", "server-error-twice", "sign_in", 500),
-    ("proxy-html-502", "proxy-html-502-twice", "sign_up", 502),
-    ("truncated-session", "truncated-session-twice", "sign_in", httpx.RemoteProtocolError),
-    ("sign-in-timeout", "sign-in-timeout-twice", "sign_in", httpx.TimeoutException),
-    ("sign-up-connection-reset", "sign-up-connection-reset-for-5s", "sign_up", httpx.TransportError),
+    ("server-error-then-recovery", "server-error-twice", "sign_in", 500, False),
+    ("proxy-html-502", "proxy-html-502-twice", "sign_up", 502, False),
+    ("truncated-session", "truncated-session-twice", "sign_in", httpx.RemoteProtocolError, False),
+    ("sign-in-timeout", "sign-in-timeout-twice", "sign_in", httpx.TimeoutException, True),
+    ("sign-up-connection-reset", "sign-up-connection-reset-for-5s", "sign_up", httpx.TransportError, False),
 ]
 
 
-@pytest.mark.parametrize("once, variant, operation, seen", SWIFT_PAIRS, ids=[p[1] for p in SWIFT_PAIRS])
-def test_swift_retry_hides_the_once_scenario_but_not_its_variant(start_with, make_client, once, variant, operation, seen):
+@pytest.mark.parametrize("once, variant, operation, seen, hangs", SWIFT_PAIRS, ids=[p[1] for p in SWIFT_PAIRS])
+def test_swift_retry_hides_the_once_scenario_but_not_its_variant(start_with, make_client, once, variant, operation, seen,
+                                                                 hangs):
     op = "token.password" if operation == "sign_in" else "signup"
-    # A 1 s client timeout stands in for URLRequest's 60 s: the hang outlasts any.
-    timeout = 1.0
+    # HANG_TIMEOUT stands in for URLRequest's 60 s on an attempt the scenario hangs (the hang
+    # outlasts any); an attempt that gets an answer is given GENEROUS.
+    faulted = HANG_TIMEOUT if hangs else GENEROUS
 
     # Fires once: the retry, 1 s later, succeeds and the app never hears of the fault.
     server = start_with(once)
     email = sign_up(make_client(server))[0] if operation == "sign_in" else unique_email()
-    http, send = raw_sender(server, operation, email, timeout)
+    http, send = raw_sender(server, operation, email)
     with http:
-        started = time.monotonic()
-        response = swift_like(send)
+        attempts = []
+        response = swift_like(send, (faulted, GENEROUS), attempts)
         assert response.status_code == 200, response.text
         assert response.json()["access_token"]
-        assert time.monotonic() - started >= SWIFT_RETRY_DELAY
+        # The success came from the retry (after SWIFT_RETRY_DELAY), not the first attempt.
+        assert attempts == [1, 2]
     assert journal_rules(server, op)[-2:] == [f"{once}#0", None]
 
-    # The variant answers both attempts with the fault: the app sees it.
+    # The variant answers both attempts with the fault: the app sees it. The emulator's clock is
+    # frozen and moved on by the retry delay alone, so a window (`..-for-5s`) outlasts the retry
+    # however long the machine takes to send it.
     server = start_with(variant)
     email = sign_up(make_client(server))[0] if operation == "sign_in" else unique_email()
-    http, send = raw_sender(server, operation, email, timeout)
+    freeze_clock(server)
+    http, send = raw_sender(server, operation, email)
+
+    def pause():
+        time.sleep(SWIFT_RETRY_DELAY)
+        advance_clock(server, SWIFT_RETRY_DELAY)
+
     with http:
         if isinstance(seen, int):
-            response = swift_like(send)
+            response = swift_like(send, (faulted, faulted), pause=pause)
             assert response.status_code == seen
             if seen == 500:
                 assert response.json()["code"] == "unexpected_failure"
@@ -324,7 +361,7 @@ def test_swift_retry_hides_the_once_scenario_but_not_its_variant(start_with, mak
                 assert response.headers["content-type"].startswith("text/html")
         else:
             with pytest.raises(seen):
-                swift_like(send)
+                swift_like(send, (faulted, faulted), pause=pause)
     assert journal_rules(server, op)[-2:] == [f"{variant}#0", f"{variant}#0"]
 
 
@@ -353,12 +390,14 @@ def test_proxy_html_502_twice_reaches_the_python_client(start_with, make_client)
 
 def test_sign_in_timeout_twice_reaches_the_python_client(start_with, make_client):
     server = start_with("sign-in-timeout-twice")
-    client = make_client(server, timeout=1.0)
+    client, http = hang_client(server, make_client)
     email, _ = sign_up(client)
+    http.timeout = HANG_TIMEOUT
     for _ in range(2):
         with pytest.raises(AuthRetryableError) as raised:
             client.sign_in_with_password({"email": email, "password": PASSWORD})
         assert raised.value.status == 0
+    http.timeout = GENEROUS
     assert client.sign_in_with_password({"email": email, "password": PASSWORD}).session is not None
     entries = control(server, "GET", "/journal", params={"op": "token.password"}).json()["entries"]
     assert [e["fault"] for e in entries] == ["hang", "hang", None]
@@ -385,6 +424,7 @@ def test_sign_up_reset_window_fails_every_attempt_until_it_closes(start_with, ma
     server = start_with("sign-up-connection-reset-for-5s")
     client = make_client(server)
     email = unique_email()
+    freeze_clock(server)
     for _ in range(3):
         with pytest.raises(AuthRetryableError) as raised:
             client.sign_up({"email": email, "password": PASSWORD})
@@ -442,6 +482,8 @@ def test_js_refresh_retry_hides_refresh_503_but_not_the_30s_outage(start_with, m
     # reports it and keeps the session.
     server = start_with("refresh-503-for-30s")
     _, session = sign_up(make_client(server))
+    # Frozen, the clock moves by the backoff alone: the last attempt is 25.4 s in, exactly.
+    freeze_clock(server)
     responses = js_like_refresh(server, session.refresh_token)
     assert [r.status_code for r in responses] == [503] * 8
     assert responses[-1].headers["retry-after"] == "1"
@@ -454,6 +496,7 @@ def test_refresh_503_for_30s_reaches_the_python_client_and_keeps_the_session(sta
     server = start_with("refresh-503-for-30s")
     client = make_client(server)
     _, session = sign_up(client)
+    freeze_clock(server)
     for _ in range(3):
         with pytest.raises(AuthRetryableError) as raised:
             client.refresh_session()

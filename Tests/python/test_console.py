@@ -1,19 +1,19 @@
 """What the binary tells the person at the console, read from the real process: the banner's
 lines, the one line a stop leaves with its request counts, the seeding summary, usage errors
 with a suggestion, and the one line `--open` leaves where no browser can be opened."""
+import http.client
 import json
 import pathlib
 import re
 import signal
 import subprocess
 import sys
-import threading
 import time
 
 import httpx
 import pytest
 
-from conftest import BIN
+from conftest import BIN, wait_until, wait_until_server_read
 
 
 def test_banner_names_signing_key_and_settings_sources(start_server, tmp_path):
@@ -51,7 +51,7 @@ def test_banner_names_an_asymmetric_key_by_kid(start_server):
     server = start_server("--db", ":memory:", "--signing-key", "es256")
     match = re.fullmatch(r"ES256 kid ([0-9a-f-]{36})", server.info["signing key"])
     assert match, server.info["signing key"]
-    jwks = httpx.get(f"{server.url}/.well-known/jwks.json", timeout=5).json()
+    jwks = httpx.get(f"{server.url}/.well-known/jwks.json", timeout=30).json()
     assert match.group(1) in [key.get("kid") for key in jwks["keys"]]
 
 
@@ -66,7 +66,7 @@ def test_each_warning_once(start_server, tmp_path):
     assert len([line for line in warnings if "[auth.external.github] url" in line]) == 1, warnings
 
 
-def stop_and_read(server, sig=signal.SIGTERM, timeout=15):
+def stop_and_read(server, sig=signal.SIGTERM, timeout=60):
     """Stops the server by PID and returns its exit status and its `stopping:` lines (read
     before the fixture's `stop` closes the captured stderr)."""
     server.process.send_signal(sig)
@@ -77,35 +77,38 @@ def stop_and_read(server, sig=signal.SIGTERM, timeout=15):
 
 
 def test_stop_line_counts_finished_and_cut_off_requests(start_server, tmp_path):
-    # /health is held 1 s (finishes within the 3 s drain), /settings 30 s (cut off at the drain).
+    # /health is held 4 s (finishes within the 6 s drain), /settings 60 s (cut off at the drain).
+    drain = 6
     scenario = tmp_path / "slow.json"
     scenario.write_text(json.dumps({"name": "slow", "rules": [
-        {"match": {"op": "health"}, "then": {"delay_ms": 1000}},
-        {"match": {"op": "settings"}, "then": {"delay_ms": 30000}},
+        {"match": {"op": "health"}, "then": {"delay_ms": 4000}},
+        {"match": {"op": "settings"}, "then": {"delay_ms": 60000}},
     ]}))
     db = tmp_path / "auth.db"
-    server = start_server("--db", str(db), "--scenario", str(scenario), "--shutdown-timeout", "3", "--quiet")
-    results = {}
+    server = start_server("--db", str(db), "--scenario", str(scenario), "--shutdown-timeout", str(drain), "--quiet")
 
-    def get(path):
-        try:
-            results[path] = httpx.get(f"{server.url}{path}", timeout=20).status_code
-        except httpx.HTTPError as error:
-            results[path] = type(error).__name__
-
-    threads = [threading.Thread(target=get, args=(path,)) for path in ("/health", "/settings")]
-    for thread in threads:
-        thread.start()
-    # Both requests must be in the server (held by their delays) before the signal; a held
-    # response is not in the journal yet, so there is nothing to poll: a bounded pause.
-    time.sleep(0.5)
+    # Both requests must be in the server (held by their delays) before the signal: each is
+    # sent, then awaited until the server has read it (a held response is not in the journal
+    # yet; the socket's queues show it). /health goes last, so its hold has only begun when
+    # the signal is sent; the answers are read from the sockets after the stop.
+    connections = {}
+    for path in ("/settings", "/health"):
+        connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
+        connection.request("GET", path)
+        wait_until_server_read(server.port, connection.sock.getsockname()[1])
+        connections[path] = connection
     started = time.monotonic()
     status, lines = stop_and_read(server)
     assert status == 0
-    # The held /health finished within the drain; /settings waited out the 3 s.
-    assert 2.5 < time.monotonic() - started < 10
-    for thread in threads:
-        thread.join(timeout=10)
+    # /settings waited out the drain: the server gave in-flight requests all of it.
+    assert time.monotonic() - started > drain - 0.5
+    results = {}
+    for path, connection in connections.items():
+        try:
+            results[path] = connection.getresponse().status
+        except (OSError, http.client.HTTPException) as error:
+            results[path] = type(error).__name__
+        connection.close()
     assert results["/health"] == 200
     assert results["/settings"] != 200
     assert lines == ["stopping: 1 request finished, 1 cut off, database checkpointed"], lines
@@ -138,7 +141,7 @@ def test_seeding_into_a_file_prints_one_summary_line(tmp_path):
             text = stderr.read_text()
         finally:
             process.send_signal(signal.SIGTERM)
-            assert process.wait(timeout=15) == 0
+            assert process.wait(timeout=60) == 0
             process.stdout.close()
     # Not a terminal: no progress, no carriage returns, exactly one line about the seed.
     assert "\r" not in text and "\x1b" not in text, repr(text)
@@ -159,16 +162,8 @@ OPENER = "open" if sys.platform == "darwin" else "xdg-open"
 
 
 def opener_failure_lines(server):
-    """The `--open` warning lines on stderr, once the server has had time to write them (after
-    the banner; an opener that ran is waited for in the background)."""
-    deadline = time.monotonic() + 5
-    while True:
-        lines = [line for line in server.stderr_text().splitlines() if "could not open a browser" in line]
-        if lines or time.monotonic() > deadline:
-            # A moment more: a second line, if the server wrote one, would be there by now.
-            time.sleep(0.3)
-            return [line for line in server.stderr_text().splitlines() if "could not open a browser" in line]
-        time.sleep(0.05)
+    """The `--open` warning lines on stderr so far."""
+    return [line for line in server.stderr_text().splitlines() if "could not open a browser" in line]
 
 
 @pytest.mark.parametrize("opener", ["missing", "finds no browser"])
@@ -181,9 +176,14 @@ def test_open_without_a_browser_says_so_in_one_line(start_server, tmp_path, open
         fake.chmod(0o755)
     server = start_server("--db", ":memory:", "--open", env={"PATH": str(tmp_path)})
     dashboard = server.info["dashboard"]
+    # The line comes after the banner (an opener that ran is waited for in the background).
+    assert wait_until(lambda: opener_failure_lines(server)), server.stderr_text()
+    # The server goes on serving, the dashboard included.
+    assert httpx.get(f"{server.url}/health", timeout=30).status_code == 200
+    assert httpx.get(dashboard, timeout=30).status_code == 200
+    # Once the server has exited it has written all it will: a second line would be there now.
+    server.process.send_signal(signal.SIGTERM)
+    assert server.process.wait(timeout=60) == 0
     assert opener_failure_lines(server) == [
         f"warning: could not open a browser (no {OPENER} or no browser it could start); the dashboard is at {dashboard}"
     ]
-    # The server goes on serving, the dashboard included.
-    assert httpx.get(f"{server.url}/health", timeout=5).status_code == 200
-    assert httpx.get(dashboard, timeout=5).status_code == 200

@@ -14,7 +14,7 @@ import time
 
 import httpx
 
-from conftest import ANON_KEY
+from conftest import ANON_KEY, wait_until
 from helpers_client import PASSWORD
 
 CYCLES = int(os.environ.get("AUTH_EMULATOR_DURABILITY_CYCLES", "10"))
@@ -23,7 +23,9 @@ HEADERS = {"apikey": ANON_KEY}
 
 def load(server, stop, acknowledged, lock, prefix):
     """Signs users up and refreshes their sessions until told to stop; records what was acknowledged."""
-    client = httpx.Client(timeout=5)
+    # A request that outlasts the timeout counts as unanswered, which ends this worker: the bound
+    # is generous so that a busy machine does not end the load early.
+    client = httpx.Client(timeout=30)
     n = 0
     refresh = None
     try:
@@ -64,6 +66,16 @@ def check(db, acknowledged):
     assert not missing_tokens, f"{len(missing_tokens)} acknowledged refresh tokens lost"
 
 
+def wait_for_more(acknowledged, lock, before, prefix="", seconds=30):
+    """Until a user (whose address starts with `prefix`) beyond the first `before` has been
+    acknowledged, or the bound ran out."""
+    def more():
+        with lock:
+            return sum(e.startswith(prefix) for e in acknowledged["users"][before:]) > 0
+
+    wait_until(more, seconds, interval=0.005)
+
+
 def run_cycle(start_auth, db, acknowledged, cycle, rng, stop_signal=signal.SIGKILL):
     server = start_auth(db=db)
     stop = threading.Event()
@@ -74,18 +86,19 @@ def run_cycle(start_auth, db, acknowledged, cycle, rng, stop_signal=signal.SIGKI
         w.start()
     # The stop lands at a random moment once the load is under way: on a busy machine the first
     # answers can take longer than the shortest random pause (a bounded wait, not a fixed sleep).
-    deadline = time.monotonic() + 10
-    while len(acknowledged["users"]) == before and time.monotonic() < deadline:
-        time.sleep(0.005)
+    # The random pause only picks the moment; nothing waits on it.
+    wait_for_more(acknowledged, lock, before)
     time.sleep(rng.uniform(0.05, 0.6))
     if stop_signal == signal.SIGKILL:
         server.process.kill()
-        server.process.wait(timeout=10)
+        server.process.wait(timeout=30)
     else:
-        assert server.stop(sig=stop_signal) == 0
+        # The drain (10 s by default) lets the requests in flight finish.
+        assert server.stop(sig=stop_signal, timeout=60) == 0
     stop.set()
     for w in workers:
-        w.join(timeout=10)
+        w.join(timeout=60)
+        assert not w.is_alive()
     check(db, acknowledged)
 
 
@@ -115,15 +128,23 @@ def test_two_processes_on_one_file_kill_9(start_auth, tmp_path):
         lock = threading.Lock()
         workers = [threading.Thread(target=load, args=(server, stop, acknowledged, lock, f"p{cycle}s{i}w{j}"))
                    for i, server in enumerate((first, second)) for j in range(2)]
+        before = len(acknowledged["users"])
         for w in workers:
             w.start()
+        # As in run_cycle: the kill lands at a random moment once the load is under way.
+        wait_for_more(acknowledged, lock, before)
         time.sleep(rng.uniform(0.1, 0.5))
         first.process.kill()
-        first.process.wait(timeout=10)
-        time.sleep(0.1)
+        first.process.wait(timeout=30)
+        # The survivor goes on writing to the file the killed one left: until it has had one
+        # more write acknowledged, not for a guessed moment.
+        with lock:
+            before = len(acknowledged["users"])
+        wait_for_more(acknowledged, lock, before, prefix=f"p{cycle}s1w")
         stop.set()
         for w in workers:
-            w.join(timeout=10)
-        assert second.stop() == 0
+            w.join(timeout=60)
+            assert not w.is_alive()
+        assert second.stop(timeout=60) == 0
         check(db, acknowledged)
     assert acknowledged["users"]

@@ -1,15 +1,14 @@
 """The binary end to end over loopback: start-up contract, health, gateway key check, clean
 shutdown on SIGTERM/SIGINT with the database left consistent."""
-import os
+import json
 import pathlib
 import signal
 import sqlite3
-import time
 
 import httpx
 import pytest
 
-from conftest import ANON_KEY, SERVICE_ROLE_KEY
+from conftest import ANON_KEY, SERVICE_ROLE_KEY, wait_until, wait_until_server_read
 
 
 def test_banner_prints_keys_and_database(server):
@@ -27,7 +26,7 @@ def test_health_at_root_and_behind_gateway_prefix(server):
         "name": "GoTrue",
         "description": "GoTrue is a user registration and authentication API",
     }
-    with httpx.Client(timeout=5) as client:
+    with httpx.Client(timeout=30) as client:
         root = client.get(f"{server.url}/health")
         assert root.status_code == 200
         assert root.headers["content-type"] == "application/json"
@@ -44,7 +43,7 @@ def test_gateway_checks_no_key_by_default(server):
     """As supabase start's Kong: /auth/v1 has no key check; opaque keys reach GoTrue as JWTs."""
     from conftest import SERVICE_ROLE_KEY as service_role
 
-    with httpx.Client(timeout=5) as client:
+    with httpx.Client(timeout=30) as client:
         assert client.get(f"{server.url}/auth/v1/health").status_code == 200
         assert client.get(f"{server.url}/auth/v1/health", headers={"apikey": "nope"}).status_code == 200
         secret = server.info["secret key"]
@@ -55,7 +54,7 @@ def test_gateway_checks_no_key_by_default(server):
 
 def test_gateway_requires_a_known_api_key(start_server):
     server = start_server("--db", ":memory:", "--require-apikey")
-    with httpx.Client(timeout=5) as client:
+    with httpx.Client(timeout=30) as client:
         missing = client.get(f"{server.url}/auth/v1/health")
         assert missing.status_code == 401
         assert missing.json() == {"message": "No API key found in request"}
@@ -67,7 +66,7 @@ def test_gateway_requires_a_known_api_key(start_server):
 
 
 def test_unknown_path_and_wrong_method(server):
-    with httpx.Client(timeout=5) as client:
+    with httpx.Client(timeout=30) as client:
         missing = client.get(f"{server.url}/nope")
         assert missing.status_code == 404
         assert missing.text == "404 page not found\n"
@@ -94,9 +93,11 @@ def test_oversized_body_is_gotrue_413(server):
 def test_sigterm_and_sigint_stop_cleanly_and_keep_the_database(start_server, tmp_path):
     db = tmp_path / "nested" / "auth.db"
     for sig in (signal.SIGTERM, signal.SIGINT):
-        server = start_server("--db", str(db))
+        # With nothing in flight a stop waits for nothing: a drain of an hour would outlast the
+        # stop's generous bound, were the server to sit it out.
+        server = start_server("--db", str(db), "--shutdown-timeout", "3600")
         assert server.banner[-1] == f"database:         {db}"
-        with httpx.Client(timeout=5) as client:
+        with httpx.Client(timeout=30) as client:
             assert client.get(f"{server.url}/health").status_code == 200
         # The signals reach the server through a thread of its own, not a libdispatch worker.
         tasks = pathlib.Path(f"/proc/{server.process.pid}/task")
@@ -104,9 +105,7 @@ def test_sigterm_and_sigint_stop_cleanly_and_keep_the_database(start_server, tmp
             names = [(task / "comm").read_text().strip() for task in tasks.iterdir()]
             assert "signal-reader" in names, names
             assert not any("qos" in name for name in names), names
-        started = time.monotonic()
-        assert server.stop(sig) == 0
-        assert time.monotonic() - started < 5
+        assert server.stop(sig, timeout=60) == 0
         # A clean close checkpoints the WAL into the main file.
         assert db.exists()
         wal = db.with_name(db.name + "-wal")
@@ -147,20 +146,17 @@ def test_signal_right_after_start_is_never_lost(start_server):
     # the port is known has to stop the server cleanly (it once could be dropped).
     for sig in (signal.SIGTERM, signal.SIGINT) * 15:
         server = start_server("--db", ":memory:")
-        assert server.stop(sig, timeout=5) == 0
+        assert server.stop(sig, timeout=30) == 0
 
 
-def wait_for_log(server, needle, seconds=5):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        if needle in server.stderr_text():
-            return server.stderr_text()
-        time.sleep(0.02)
+def wait_for_log(server, needle, seconds=30):
+    """The server's stderr once `needle` is in it (or the bound ran out): access lines are
+    written after the response."""
+    wait_until(lambda: needle in server.stderr_text(), seconds)
     return server.stderr_text()
 
 
 def test_access_log_one_line_per_request_without_secrets(start_server):
-    import json
     server = start_server("--db", ":memory:")
     httpx.get(f"{server.url}/auth/v1/verify?token=super-secret-token&type=signup", timeout=10)
     httpx.post(f"{server.url}/token?grant_type=password", json={"email": "no@example.com", "password": "hunter22"},
@@ -185,7 +181,6 @@ def test_access_log_one_line_per_request_without_secrets(start_server):
 
 
 def test_access_log_shows_injected_faults_as_the_client_saw_them(start_server, tmp_path):
-    import json
     rules = {"name": "faults", "rules": [
         {"match": {"op": "health"}, "when": {"times": 1}, "then": {"reset": True}},
         {"match": {"op": "settings"}, "when": {"times": 1}, "then": {"error": "unexpected_failure", "message": "Database error finding user"}},
@@ -214,45 +209,22 @@ def test_access_log_shows_injected_faults_as_the_client_saw_them(start_server, t
     assert "error_code" not in entry
 
 
-def cpu_seconds(server):
-    """The server's user + system CPU time, from /proc/PID/stat (Linux); None elsewhere."""
-    try:
-        with open(f"/proc/{server.process.pid}/stat") as stat:
-            fields = stat.read().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def test_shutdown_answers_unfinished_requests_with_503(start_server):
-    import threading
+    import http.client
     # A slow sign-up (costly hashing) is still in a worker when the drain time (0 s) runs out.
-    # The most iterations the emulator accepts: about 0.7 s on one core of an optimized build.
+    # The most iterations the emulator accepts: about 0.7 s on one core of an optimized build,
+    # several seconds in a debug build, all of which the stop then waits for (the worker
+    # finishes its hash before the process exits): its bound is generous.
     server = start_server("--db", ":memory:", "--shutdown-timeout", "0", "--quiet",
                           env={"AUTH_EMULATOR_PASSWORD_ITERATIONS": "10000000"})
-    result = {}
-
-    def sign_up():
-        try:
-            result["response"] = httpx.post(f"{server.url}/signup", json={"email": "slow@example.com", "password": "password1"},
-                                            timeout=30)
-        except httpx.HTTPError as error:
-            result["error"] = error
-
-    thread = threading.Thread(target=sign_up)
-    idle = cpu_seconds(server)
-    thread.start()
-    if idle is None:
-        time.sleep(0.3)  # no /proc: a guess that the request has reached a worker
-    else:
-        # Stop once the hashing has begun (the server has burnt 50 ms of CPU since it sat idle),
-        # not after a guessed delay that a faster build outruns.
-        deadline = time.monotonic() + 10
-        while cpu_seconds(server) - idle < 0.05 and time.monotonic() < deadline:
-            time.sleep(0.01)
-    assert server.stop(timeout=60) == 0
-    thread.join(timeout=30)
-    response = result.get("response")
-    assert response is not None, result
-    assert response.status_code == 503
-    assert response.text == "503 Service Unavailable: the server is shutting down\n"
+    body = json.dumps({"email": "slow@example.com", "password": "password1"})
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=300)
+    connection.request("POST", "/signup", body=body, headers={"Content-Type": "application/json"})
+    # Stop once the server has read the request (it is then dispatched, in flight), not after a
+    # guessed delay; the answer is read from the socket afterwards.
+    wait_until_server_read(server.port, connection.sock.getsockname()[1])
+    assert server.stop(timeout=300) == 0
+    response = connection.getresponse()
+    assert response.status == 503
+    assert response.read() == b"503 Service Unavailable: the server is shutting down\n"
+    connection.close()
