@@ -103,7 +103,7 @@ def test_the_script_parses():
 # --- which system package the browser tests lack -------------------------------------------
 
 # What the script runs besides the builds and test runners the test replaces with stubs.
-SCRIPT_TOOLS = ("bash", "dirname", "uname", "mktemp", "rm", "cat", "grep", "awk", "env", "flock")
+SCRIPT_TOOLS = ("bash", "dirname", "uname", "mktemp", "rm", "cat", "grep", "awk", "env", "flock", "cut", "head", "tail")
 # Where the script looks for the browser and its driver besides PATH.
 FALLBACK_DIRS = ("/usr/bin", "/usr/lib/chromium")
 PACKAGES = {"chromium": "chromium", "chromedriver": "chromium-driver"}
@@ -125,7 +125,8 @@ def run_script_without(program, tmp_path, ci=False):
         path.chmod(0o755)
 
     stub(stubs / "swift", f'[ "$2" = --show-bin-path ] && echo "{built}"; exit 0')
-    stub(built / "supabase-auth-emulatorPackageTests.xctest")
+    stub(built / "supabase-auth-emulatorPackageTests.xctest",
+         "echo '✔ Test run with 1 test in 1 suite passed after 0.001 seconds.'")
     stub(stubs / "python")
     other = next(name for name in PACKAGES if name != program)
     stub(stubs / other)
@@ -145,7 +146,7 @@ def run_script_without(program, tmp_path, ci=False):
         hide = " && ".join(f'{shutil.which("mount")} --bind /dev/null "{path}"' for path in installed)
         command = [*unshare, "--propagation", "private", "/bin/sh", "-c", f'{hide} && exec "$@"', "sh", *command]
     result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == 0, result.stdout + result.stderr
     return [line for line in result.stderr.splitlines() if "browser tests" in line]
 
 
@@ -159,3 +160,101 @@ def test_a_missing_browser_package_is_named_alone(tmp_path, program):
     assert run_script_without(program, tmp_path / "ci", ci=True) == [
         f"error: the browser tests need {package} under CI (apt-get install -y {package})"
     ]
+
+
+# --- each warning once, a line per quarter of the build -------------------------------------
+
+WARNING = """\
+/src/Sources/A/Platform.swift:79:24: warning: 'init(cString:)' is deprecated [#DeprecatedDeclaration]
+ 78 |                 guard x else { return nil }
+ 79 |                 return String(cString: buffer)
+    |                        `- warning: 'init(cString:)' is deprecated [#DeprecatedDeclaration]
+ 80 |             }
+
+[#DeprecatedDeclaration]: <https://docs.swift.org/compiler/documentation/diagnostics/deprecated-declaration>
+"""
+
+
+def test_a_warning_reported_by_several_compiler_jobs_is_printed_once():
+    build = "Building for debugging...\n" + "[3/300] Compiling A a.swift\n" + WARNING * 3 + "Build complete! (1.0s)\n"
+    assert run_filter("build_output", build) == "Building for debugging...\n" + WARNING + "Build complete! (1.0s)\n"
+    # Another warning at another place is printed too.
+    other = WARNING.replace(":79:24:", ":90:5:")
+    assert run_filter("build_output", WARNING + other).count("warning: 'init(cString:)'") == 4
+
+
+def test_a_long_build_prints_a_line_per_quarter_of_its_steps():
+    build = "".join(f"[{n}/400] Compiling A f{n}.swift\n" for n in range(1, 401)) + "Build complete! (9.0s)\n"
+    assert run_filter("build_output", build).splitlines() == [
+        "   25% of the build steps (100/400)",
+        "   50% of the build steps (200/400)",
+        "   75% of the build steps (300/400)",
+        "   100% of the build steps (400/400)",
+        "Build complete! (9.0s)",
+    ]
+
+
+# --- the summary: every process runs, every failure is named ---------------------------------
+
+def swift_counts(log, status="0", tmp_path=None):
+    source = SCRIPT.read_text()
+    match = re.search(r"^swift_counts\(\) {\n.*?^}\n", source, re.S | re.M)
+    assert match, "scripts/test has no swift_counts"
+    (tmp_path / "one.log").write_text(log)
+    return subprocess.run(["bash", "-c", f"set -euo pipefail; work_dir={tmp_path}\n{match.group(0)}\nswift_counts one {status}"],
+                          capture_output=True, text=True, check=True, timeout=30).stdout.splitlines()
+
+
+def test_swift_counts_read_the_closing_line_and_name_each_failure(tmp_path):
+    assert swift_counts(SWIFT_LOG, "1", tmp_path) == ["1 1 0", "rejectsGarbage()"]
+    passing = "✔ Test run with 1,234 tests in 150 suites passed after 30.1 seconds.\n"
+    assert swift_counts(passing, "0", tmp_path) == ["1234 0 0"]
+    coloured = SWIFT_LOG.replace("✘", "\x1b[91m✘\x1b[0m")
+    assert swift_counts(coloured, "1", tmp_path) == ["1 1 0", "rejectsGarbage()"]
+
+
+def test_a_crashed_swift_process_counts_as_a_failure(tmp_path):
+    crashed = "◇ Test run started.\n◇ Test deep() started.\n"
+    assert swift_counts(crashed, "139", tmp_path) == [
+        "0 1 0", 'the Swift test process "one" ended without its closing line (exit status 139)']
+
+
+def test_a_failing_swift_process_hides_neither_the_others_nor_pytest(tmp_path):
+    """Runs the whole script with stubs: the Swift test process for GoTrueTests fails, the others
+    pass, pytest runs all the same and fails one test; the summary names both and the script
+    exits non-zero."""
+    stubs, tools, built = tmp_path / "stubs", tmp_path / "tools", tmp_path / "build"
+    for folder in (stubs, tools, built):
+        folder.mkdir()
+
+    def stub(path, body):
+        path.write_text(f"#!/bin/sh\n{body}\n")
+        path.chmod(0o755)
+
+    stub(stubs / "swift", f'[ "$2" = --show-bin-path ] && echo "{built}"; exit 0')
+    stub(built / "supabase-auth-emulatorPackageTests.xctest", """
+if [ "$4" = '^GoTrueTests\\.' ]; then
+  echo '✘ Test signsUp() failed after 0.1 seconds with 1 issue.'
+  echo '✘ Test run with 10 tests in 2 suites failed after 0.2 seconds with 1 issue.'
+  exit 1
+fi
+echo '✔ Test run with 5 tests in 1 suite passed after 0.1 seconds.'""")
+    stub(stubs / "python", """
+echo 'FAILED Tests/python/test_a.py::test_b - assert 1 == 2'
+echo '1 failed, 7 passed, 2 skipped in 1.50s'
+exit 1""")
+    for name in ("chromium", "chromedriver"):
+        stub(stubs / name, "exit 0")
+    for tool in SCRIPT_TOOLS:
+        (tools / tool).symlink_to(shutil.which(tool))
+    env = {"PATH": f"{stubs}:{tools}", "HOME": str(tmp_path), "AUTH_EMULATOR_PYTHON": str(stubs / "python"),
+           "AUTH_EMULATOR_PORTABLE_PASS": "0", "AUTH_EMULATOR_TEST_VERBOSE": "0"}
+    result = subprocess.run([str(SCRIPT)], env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode != 0
+    lines = result.stdout.splitlines()
+    assert "== Swift tests: 19 passed, 1 failed (3 processes)" in [re.sub(r" in \d+ s", "", line) for line in lines]
+    assert "== pytest: 7 passed, 1 failed, 2 skipped" in [re.sub(r" in \d+ s", "", line) for line in lines]
+    failed = lines[lines.index("== failed:") + 1:-1]
+    assert failed == ["   Swift (gotrue): signsUp()",
+                      "   pytest: FAILED Tests/python/test_a.py::test_b - assert 1 == 2"]
+    assert lines[-1] == "tests: 26 passed, 2 failed, 2 skipped"
