@@ -845,16 +845,16 @@ final class EventLoop {
         }
         connection.output = []
         connection.outputOffset = 0
-        if connection.phase == .writing {
-            if let report = connection.onDelivery {
-                connection.onDelivery = nil
-                report(.written)
-            }
-            afterWrite(connection)
-        }
+        if connection.phase == .writing { afterWrite(connection) }
     }
 
+    /// The response is wholly in the socket's send queue: what the client gets of it is
+    /// settled (its observer is told so), and the connection goes on.
     private func afterWrite(_ connection: Connection) {
+        if let report = connection.onDelivery {
+            connection.onDelivery = nil
+            report(.written)
+        }
         if connection.closeAfterWrite || draining {
             closeGracefully(connection)
             return

@@ -134,6 +134,12 @@ import Testing
             body: Array(#"{"email": "late@example.com", "password": "password1", "email_confirm": true}"#.utf8)))
         #expect(created.status == 200)
 
+        // A request answered in full is logged with its status once written.
+        let plain = try TestClient(port: emulator.port)
+        try plain.send("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        #expect(try plain.readResponse().status == 200)
+        #expect(waitUntil { lines.withLock { $0 }.map(head).contains("GET /health 200") })
+
         let delayed = try TestClient(port: emulator.port)
         try delayed.send("GET /settings HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         let signIn = try TestClient(port: emulator.port)
@@ -144,7 +150,7 @@ import Testing
         #expect(waitUntil { emulator.journal.entries().contains { $0.operation == "settings" } })
 
         emulator.stop(timeout: .milliseconds(300))
-        #expect(waitUntil(seconds: 60) { lines.withLock { $0.count } >= 3 })
+        #expect(waitUntil(seconds: 60) { lines.withLock { $0.count } >= 4 })
         let heads = lines.withLock { $0 }.map(head)
         #expect(heads.contains("GET /settings - delay cut_off rule=d#0"), "\(heads)")
         #expect(heads.contains("POST /token 503"), "\(heads)")
