@@ -22,6 +22,11 @@ suite's interpreter, JavaScript and TypeScript blocks with node as ES modules (n
 types: a ts block stays valid JavaScript), Swift blocks with the `swift` interpreter. The client
 libraries the suite does not install are stood in for: '@supabase/supabase-js' by
 doc_snippets/supabase-js.mjs and `import Supabase` by doc_snippets/Supabase.swift.
+
+A reader runs a page's examples one after another against one server, so each page also runs
+that way: one emulator started with every `server:` setting of the page's blocks, one project
+folder, the blocks in page order. An example that makes a named thing a later one makes again
+(a project ref, a user, a mail to the same address within the send interval) fails there.
 """
 import os
 import pathlib
@@ -142,13 +147,16 @@ def given_names(block):
 
 
 def tool_folder(tmp_path):
-    """The folder put first on PATH: `auth-emulator` and a `curl` that fails on an error status."""
+    """The folder put first on PATH: `auth-emulator` and a `curl` that fails on an error status
+    (DOC_SNIPPETS_CURL_FAILURES names the file its failures go to)."""
     folder = tmp_path / ".bin"
     folder.mkdir()
     curl = shutil.which("curl")
     scripts = {
         "auth-emulator": f"#!{sys.executable}\n" + (HERE / "auth-emulator.py").read_text(),
-        "curl": f'#!/bin/sh\nexec {shlex.quote(curl)} --fail-with-body "$@"\n' if curl else None,
+        # A failure is also written down, since `curl ... | jq` in sh hides curl's exit status.
+        "curl": (f'#!/bin/sh\n{shlex.quote(curl)} --fail-with-body "$@" && exit 0\nstatus=$?\n'
+                 f'echo "curl $* (exit $status)" >> "$DOC_SNIPPETS_CURL_FAILURES"\nexit $status\n') if curl else None,
     }
     for name, text in scripts.items():
         if text is not None:
@@ -223,25 +231,54 @@ def tools_needed(block):
         pytest.skip(f"{block.name} needs {', '.join(missing)}, not on PATH")
 
 
-def run_example(block, start_server, tmp_path):
-    """Runs a block as the rules above say; returns (the process's result, the source run, the server)."""
-    tools_needed(block)
-    args, env = server_arguments(block)
-    server = start_server("--db", ":memory:", *args, env={**FAST_HASHING, **env})
+def start_emulator(start_server, *blocks):
+    """One emulator with the `server:` settings of all these blocks (one block's, or a page's)."""
+    args, env = [], {}
+    for block in blocks:
+        block_args, block_env = server_arguments(block)
+        if block_args and not any(args[i:i + len(block_args)] == block_args for i in range(len(args))):
+            args += block_args
+        clashing = {name for name in block_env if env.get(name, block_env[name]) != block_env[name]}
+        assert not clashing, f"{block.name}: its server needs {sorted(clashing)} set otherwise than an earlier block's"
+        env.update(block_env)
+    return start_server("--db", ":memory:", *args, env={**FAST_HASHING, **env})
+
+
+def project_folder(tmp_path):
+    """A folder as a project using the Supabase CLI has it, with the scenario catalogue."""
     work = tmp_path / "project"
     (work / "supabase").mkdir(parents=True)
     shutil.copy(REPOSITORY / "Tests/Fixtures/supabase/config.toml", work / "supabase/config.toml")
     (work / "scenarios").symlink_to(REPOSITORY / "scenarios", target_is_directory=True)
+    return work
+
+
+def run_against(block, server, work, tools, scripts):
+    """Runs one block against a running server in a project folder; returns (result, source run)."""
     source = source_of(block, server)
-    script = tmp_path / {"node": "example.mjs", "swift": "main.swift"}.get(RUNNERS[block.language],
-                                                                       f"example.{block.language}")
+    scripts.mkdir(exist_ok=True)
+    script = scripts / {"node": "example.mjs", "swift": "main.swift"}.get(RUNNERS[block.language],
+                                                                         f"example.{block.language}")
     script.write_text(source)
-    tools = tool_folder(tmp_path)
     environment = {**os.environ, "PATH": f"{tools}{os.pathsep}{os.environ.get('PATH', '')}",
-                   "DOC_SNIPPETS_BINARY": os.path.abspath(BIN)}
+                   "DOC_SNIPPETS_BINARY": os.path.abspath(BIN),
+                   "DOC_SNIPPETS_CURL_FAILURES": str(scripts / "curl-failures")}
     run = subprocess.run(command_for(block, script), cwd=work, capture_output=True, text=True, timeout=120,
                          env=environment, stdin=subprocess.DEVNULL)
     print(run.stdout, run.stderr, sep="")   # shown by pytest -rA: what the example printed
+    failed = scripts / "curl-failures"
+    if run.returncode == 0 and failed.exists():
+        # The block went on past a failed request (its status lost in a pipeline): a failure too.
+        run.returncode = 1
+        run.stderr += "a request failed while the block went on:\n" + failed.read_text()
+    return run, source
+
+
+def run_example(block, start_server, tmp_path):
+    """Runs a block as the rules above say; returns (the process's result, the source run, the server)."""
+    tools_needed(block)
+    server = start_emulator(start_server, block)
+    run, source = run_against(block, server, project_folder(tmp_path), tool_folder(tmp_path), tmp_path)
     return run, source, server
 
 
@@ -249,3 +286,20 @@ def run_example(block, start_server, tmp_path):
 def test_the_example_runs(block, start_server, tmp_path):
     run, source, server = run_example(block, start_server, tmp_path)
     assert run.returncode == 0, failure(block, source, run, server)
+
+
+# Pages with more than one example to run: a page of one runs above as it would here.
+PAGES_RUN = {page: blocks for page in PAGES if len(blocks := [b for b in RUN if b.page == page]) > 1}
+
+
+@pytest.mark.parametrize("page", PAGES_RUN, ids=[str(page.relative_to(REPOSITORY)) for page in PAGES_RUN])
+def test_the_page_runs_top_to_bottom_on_one_server(page, start_server, tmp_path):
+    blocks = PAGES_RUN[page]
+    for block in blocks:
+        tools_needed(block)
+    server = start_emulator(start_server, *blocks)
+    work, tools = project_folder(tmp_path), tool_folder(tmp_path)
+    for number, block in enumerate(blocks, 1):
+        run, source = run_against(block, server, work, tools, tmp_path / f"block-{number}")
+        assert run.returncode == 0, ("run after the page's earlier examples on the same server: "
+                                     + failure(block, source, run, server))

@@ -100,3 +100,67 @@ def test_the_runtime_configuration_example_changes_settings_and_names_their_sour
     assert patched == shown
     assert shown["mailer_autoconfirm"] is False and shown["password_min_length"] == 10
     assert shown["sources"]["mailer_autoconfirm"] == "runtime" and shown["sources"]["password_min_length"] == "runtime"
+
+
+LONGEST_CELL = 300
+
+
+def table_cells(text):
+    """(line number, cell) of every table row outside fenced code; `\\|` inside a cell is text."""
+    fenced = False
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        elif not fenced and line.lstrip().startswith("|"):
+            for cell in re.split(r"(?<!\\)\|", line.strip().removeprefix("|").removesuffix("|")):
+                yield number, cell.strip()
+
+
+def test_no_table_cell_of_the_readme_or_docs_is_a_wall_of_text():
+    """A table is read across: detail longer than a short paragraph goes in prose under it (or, for
+    measurements of the past, in bench/results/HISTORY.md)."""
+    repository = DOCS.parent
+    long = [f"{page.relative_to(repository)}:{number}: {len(cell)} characters: {cell[:60]}..."
+            for page in [repository / "README.md", *sorted(DOCS.glob("*.md"))]
+            for number, cell in table_cells(page.read_text()) if len(cell) > LONGEST_CELL]
+    assert not long, "\n".join(long)
+
+
+def readme_and_docs():
+    repository = DOCS.parent
+    return [(page.relative_to(repository), page.read_text())
+            for page in [repository / "README.md", *sorted(DOCS.glob("*.md"))]]
+
+
+def test_no_page_points_into_a_document_the_reader_does_not_have():
+    """Section signs cite published specifications (RFC 9110 §15, WebAuthn §7.1), never a
+    reference text kept outside this repository."""
+    pointers = [f"{page}: {m.group(0)}" for page, text in readme_and_docs()
+                for m in re.finditer(r"\breference\s+§[\d.\-]+", text, re.I)]
+    assert not pointers, pointers
+
+
+def test_every_version_a_dependency_line_names_is_tagged():
+    """A `from:`/`exact:` version or a checkout `ref:` in the docs must exist as a tag of this
+    repository; until a release is tagged the pages pin a commit."""
+    git = subprocess.run(["git", "-C", str(DOCS.parent), "tag", "--list"], capture_output=True, text=True)
+    if git.returncode != 0:
+        import pytest
+        pytest.skip("not a git checkout")
+    tags = set(git.stdout.split())
+    lines = [(page, line) for page, text in readme_and_docs() for line in text.splitlines()
+             if "supabase-auth-emulator" in line or "AUTH_EMULATOR_REF:" in line]
+    named = [(page, version) for page, line in lines
+             for version in re.findall(r'\b(?:from|exact):\s*"(\d[^"]*)"'
+                                       r'|\bref:\s*(v?\d[\w.\-]*)|AUTH_EMULATOR_REF:\s*(v?\d[\w.\-]*)', line)]
+    missing = [f"{page}: {v}" for page, found in named for v in found if v and v not in tags]
+    assert not missing, missing
+
+
+def test_the_readme_says_what_the_emulator_is_not():
+    text = (DOCS.parent / "README.md").read_text()
+    assert text.startswith("# supabase-auth-emulator\n"), "the README opens with its name and the two commands"
+    section = " ".join(text.split("## What it is not", 1)[-1].split("\n## ", 1)[0].split())
+    for absent in ("No Postgres", "auth.users", "auth.uid()", "PostgREST", "Storage", "Realtime", "Edge Functions"):
+        assert absent in section, absent
+    assert "planned, not available" in section

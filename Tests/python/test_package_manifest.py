@@ -1,4 +1,6 @@
-"""The package as an app takes it: `.package(url:..., from: "0.1.0")`.
+"""The package as an app will take it once a version is tagged: `.package(url:..., from: "0.1.0")`
+(no release is tagged yet; the docs pin a commit with `revision:`, which SwiftPM does not check
+for unsafe flags, so the version pin is the one to prove).
 
 Some targets build with unsafe flags in release (Package.swift: GoTrue and AuthEmulator file by
 file instead of whole-module, AuthTOML and AuthTemplate unoptimized, which the cold build's time
