@@ -600,21 +600,32 @@ public enum CLI {
             let console = context.console
             options.accessLog = AccessLog(format: logFormat) { line in console.error(line) }
         }
-        let emulator = try Emulator.start(options)
+        // The server listens only once a fixture is in: a CI job that waits for the first line
+        // (or for /health) never starts against a half-seeded database.
+        let emulator = try Emulator(options: options)
         if !emulator.replacedSecrets.isEmpty {
             context.warn("listening on \(options.host), beyond loopback, where the public demo secrets would open the admin API, the dashboard and /emulator/v1 to the network: this run uses a fresh random \(emulator.replacedSecrets.joined(separator: ", ")) (printed below; set GOTRUE_JWT_SECRET and the key flags to choose your own, or --allow-demo-keys to keep the demo ones)")
         }
         for warning in emulator.templateWarnings { context.warn(warning) }
-        if let address = emulator.linkAddress {
-            context.console.error("note: listening on every interface; links in mails and redirects use \(address) (set --external-url to choose another address)\n")
-        }
+        var seedProgress: SeedProgress?
         if let seedFile {
+            let progress = SeedProgress()
+            seedProgress = progress
+            // Until the server listens, SIGINT or SIGTERM cancels the seed: its transaction rolls
+            // back and the process ends, instead of seeding for minutes and then serving.
+            let interrupts = Platform.onTerminationSignal { _ in progress.cancel() }
             do {
-                try seed(emulator, file: seedFile, console: context.console)
+                try seed(emulator, file: seedFile, console: context.console, progress: progress)
             } catch {
                 emulator.stop()
+                if progress.isCancelled { return seedInterrupted(seedFile, console: context.console) }
                 throw ConfigurationError(message: "invalid fixture file \(error)")
             }
+            withExtendedLifetime(interrupts) {}
+        }
+        try emulator.start()
+        if let address = emulator.linkAddress {
+            context.console.error("note: listening on every interface; links in mails and redirects use \(address) (set --external-url to choose another address)\n")
         }
         if let exportFile {
             let path = exportFile.hasPrefix("/") ? exportFile : Platform.currentDirectory() + "/" + exportFile
@@ -628,6 +639,11 @@ public enum CLI {
             }
         }
         let signals = emulator.stopOnTerminationSignals()
+        // A signal that came as the seed ended, before the handler above took over.
+        if seedProgress?.isCancelled == true {
+            emulator.stop()
+            return seedInterrupted(seedFile ?? "", console: context.console)
+        }
         // The project's keys: a signing key made at start-up signs them.
         let keys = emulator.project.configuration.apiKeys
         // The first line is a contract: scripts wait for it to learn the real port.
@@ -673,12 +689,34 @@ public enum CLI {
     /// line is redrawn in place about four times a second (count, rate, time left), by a thread
     /// of its own that polls the seed's counters, so a slow terminal never holds the seed up;
     /// into a file or a pipe nothing is written per row, only the summary line at the end.
-    @_optimize(none) static func seed(_ emulator: Emulator, file: String, console: Console) throws(EmulatorError) {
+    /// The one line a seed stopped by a signal ends with; the process exits 130, as a shell
+    /// reports a command ended by Ctrl-C.
+    static func seedInterrupted(_ file: String, console: Console) -> Int32 {
+        console.error("stopped: interrupted while seeding \(file); nothing of it was kept, and the server never listened\n")
+        return 130
+    }
+
+    @_optimize(none) static func seed(_ emulator: Emulator, file: String, console: Console, progress: SeedProgress) throws(EmulatorError) {
         let started = Platform.monotonicSeconds()
-        let progress = SeedProgress()
         let finished = Flag()
         var ticker: ThreadHandle?
-        if console.errorIsTerminal {
+        if !console.errorIsTerminal {
+            // Into a file or a pipe (a CI log): a line now and one every ten seconds, so a long
+            // seed is seen to progress before the server listens.
+            console.error("seeding \(file)...\n")
+            ticker = try? Threads.spawn(name: "seed-progress", stackSize: 128 * 1024) {
+                var lastWritten = started
+                while !finished.isSet {
+                    Platform.sleep(milliseconds: 100)
+                    let now = Platform.monotonicSeconds()
+                    guard now - lastWritten >= 10, !finished.isSet else { continue }
+                    lastWritten = now
+                    let state = ConsoleText.SeedState(total: progress.total, passwords: progress.passwords,
+                                                      hashed: progress.hashed, written: progress.written)
+                    console.error(ConsoleText.seedProgress(state, rate: nil, file: file) + "\n")
+                }
+            }
+        } else {
             ticker = try? Threads.spawn(name: "seed-progress", stackSize: 128 * 1024) {
                 // The rate follows the phase shown (reading the file, hashing, writing), measured
                 // from the first reading of that phase: the file's parse does not dilute the

@@ -238,14 +238,36 @@ import Testing
         let captured = CapturedConsole()
         var console = captured.console
         console.errorIsTerminal = terminal
-        try CLI.seed(emulator, file: path, console: console)
+        try CLI.seed(emulator, file: path, console: console, progress: SeedProgress())
         return captured.standardError
     }
 
-    /// Into a file or a pipe: the summary line alone, nothing per row.
-    @Test func seedingOffATerminalPrintsOneLine() throws {
+    /// Into a file or a pipe: a line as it starts and the summary, nothing per row (a progress
+    /// line only every ten seconds of a long seed).
+    @Test func seedingOffATerminalPrintsTheStartAndTheSummary() throws {
         let text = try seedThroughTheCommandLine(terminal: false)
-        #expect(text.wholeMatch(of: /seeded 3 users in \d+\.\d s\n/) != nil, "\(text)")
+        #expect(text.wholeMatch(of: /seeding \S+\.json\.\.\.\nseeded 3 users in \d+\.\d s\n/) != nil, "\(text)")
+    }
+
+    /// A cancelled seed (a signal during `serve --seed`) stops within its hashing or writing and
+    /// keeps nothing: its one transaction rolls back.
+    @Test func aCancelledSeedKeepsNothing() throws {
+        let users = (0..<4_000).map { #"{"email": "u\#($0)@example.com", "password": "password1"}"# }
+        let fixture = try Fixture(bytes: Array(#"{"users": [\#(users.joined(separator: ","))]}"#.utf8))
+        var options = EmulatorOptions.testing()
+        options.configuration.passwordHashIterations = 1000
+        let emulator = try Emulator(options: options)
+        defer { emulator.stop() }
+        let progress = SeedProgress()
+        let canceller = try Threads.spawn(name: "cancel", stackSize: 1 << 20) {
+            _ = waitUntil { progress.hashed > 0 }
+            progress.cancel()
+        }
+        #expect(throws: EmulatorError.self) { try emulator.seed(fixture, progress: progress) }
+        canceller.join()
+        #expect(progress.isCancelled)
+        let count = try emulator.project.database.read { try $0.scalar("SELECT count(*) FROM users") }
+        #expect(count == 0)
     }
 
     /// On a terminal the summary replaces the progress line in place.

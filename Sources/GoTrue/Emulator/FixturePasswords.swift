@@ -56,14 +56,21 @@ final class FixturePasswords: @unchecked Sendable {
                     let range = (c * Self.chunkSize)..<min(plaintexts.count, (c + 1) * Self.chunkSize)
                     if !progress.withLock({ $0.stopped }) {
                         var fresh: [Int] = []
-                        for k in range {
+                        for k in range where seedProgress?.isCancelled != true {
                             if let hash = stored[k], Passwords.verify(plaintexts[k], against: hash) {
                                 out[k] = hash
                             } else {
                                 fresh.append(k)
                             }
                         }
-                        for (k, hash) in zip(fresh, passwords.hash(fresh.map { plaintexts[$0] })) { out[k] = hash }
+                        // Two at a time (the SIMD pair `Passwords.hash` derives together), so a
+                        // cancelled seed stops within one pair's time, not a chunk's.
+                        var start = 0
+                        while start < fresh.count, seedProgress?.isCancelled != true {
+                            let pair = Array(fresh[start..<min(fresh.count, start + 2)])
+                            for (k, hash) in zip(pair, passwords.hash(pair.map { plaintexts[$0] })) { out[k] = hash }
+                            start += 2
+                        }
                     }
                     progress.withLock { state in
                         state.done[c] = true

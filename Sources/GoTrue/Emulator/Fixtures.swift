@@ -364,15 +364,25 @@ public struct Seeder: Sendable {
         // About 1 KiB of table and index pages per user (a million users make a 963 MiB file):
         // a cache of that size, up to 256 MiB, keeps the transaction's pages in memory.
         let cache = min(fixture.users.count, Self.bulkCacheLimitKiB)
-        let (resolved, users) = try Core(project: project).write { conn in
-            try conn.withPageCache(kibibytes: cache) { () throws -> (Fixture, [(UserRecord, [IdentityRecord])]) in
-                try apply(fixture, conn, collect: collect, passwords: passwords, progress: progress)
+        if progress?.isCancelled == true { throw Self.interrupted }
+        let resolved: Fixture
+        let users: [(UserRecord, [IdentityRecord])]
+        do {
+            (resolved, users) = try Core(project: project).write { conn in
+                try conn.withPageCache(kibibytes: cache) { () throws -> (Fixture, [(UserRecord, [IdentityRecord])]) in
+                    try apply(fixture, conn, collect: collect, passwords: passwords, progress: progress)
+                }
             }
+        } catch {
+            throw progress?.isCancelled == true ? Self.interrupted : error
         }
         progress?.setWritten(fixture.users.count)
         project.fixtures.remember(resolved)
         return users
     }
+
+    /// What a cancelled seed (`SeedProgress.cancel`) throws; its transaction was rolled back.
+    public static let interrupted = AuthError(500, .unexpectedFailure, "the seed was interrupted: nothing of the fixture was kept")
 
     /// Measured with a million users (bench/results/HISTORY.md): 256 MiB seeds as fast as 512 MiB or
     /// 1 GiB, and the cache is freed when the transaction ends.
@@ -458,7 +468,11 @@ public struct Seeder: Sendable {
         var inserted = try conn.hasUsers() ? nil : InsertedKeys(capacity: fixture.users.count)
         for (position, entry) in fixture.users.enumerated() {
             // Every 1,024 rows: an atomic store, against the ~50 µs a row costs.
-            if position & 1023 == 0, let progress { progress.setWritten(position) }
+            if position & 1023 == 0, let progress {
+                progress.setWritten(position)
+                // Thrown out of the write: its one transaction rolls back.
+                if progress.isCancelled { throw Self.interrupted }
+            }
             var at: String { "users[\(entry.index)]" }
             let aud = entry.aud ?? config.jwt.audience
             let mayBeStored = inserted?.mayHold(entry, aud: aud) ?? true

@@ -9,6 +9,7 @@ public final class SeedProgress: Sendable {
     private let passwordCount = Atomic<Int>(0)
     private let hashedCount = Atomic<Int>(0)
     private let writtenCount = Atomic<Int>(0)
+    private let cancelled = Atomic<Bool>(false)
 
     public init() {}
 
@@ -20,6 +21,12 @@ public final class SeedProgress: Sendable {
     public var hashed: Int { hashedCount.load(ordering: .relaxed) }
     /// Users written so far (inside the seed's one transaction: none is visible before the end).
     public var written: Int { writtenCount.load(ordering: .relaxed) }
+
+    /// Asks the seed to stop as soon as it can (a signal while `serve --seed` runs): hashing
+    /// stops after the pair of passwords in hand, the writer within 1,024 rows, and the seed's
+    /// one transaction rolls back, so nothing of it is kept (`Seeder.interrupted`).
+    public func cancel() { cancelled.store(true, ordering: .relaxed) }
+    public var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
 
     func begin(total: Int) { totalCount.store(total, ordering: .relaxed) }
     func beginHashing(_ count: Int) { passwordCount.store(count, ordering: .relaxed) }
