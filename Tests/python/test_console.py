@@ -121,7 +121,7 @@ def test_idle_stop_line(start_server):
     assert lines == ["stopping: 0 requests finished, 0 cut off, in-memory database discarded"]
 
 
-def test_seeding_into_a_file_prints_one_summary_line(tmp_path):
+def test_seeding_into_a_file_prints_the_start_and_a_summary_line(tmp_path):
     users = [{"email": f"user{i}@example.com", "password": "bulk-Passw0rd!", "email_confirm": True} for i in range(3000)]
     fixture = tmp_path / "users.json"
     fixture.write_text(json.dumps({"users": users}))
@@ -143,10 +143,13 @@ def test_seeding_into_a_file_prints_one_summary_line(tmp_path):
             process.send_signal(signal.SIGTERM)
             assert process.wait(timeout=60) == 0
             process.stdout.close()
-    # Not a terminal: no progress, no carriage returns, exactly one line about the seed.
+    # Not a terminal: no carriage returns, no redrawing; a line as the seed starts, a progress
+    # line only per 10 s of seeding, and the summary.
     assert "\r" not in text and "\x1b" not in text, repr(text)
     seeded = [line for line in text.splitlines() if "seed" in line]
-    assert len(seeded) == 1 and re.fullmatch(r"seeded 3,000 users in \d+\.\d s", seeded[0]), text
+    assert seeded[0] == f"seeding {fixture}...", text
+    assert all(line.startswith("seeding: ") for line in seeded[1:-1]), text
+    assert re.fullmatch(r"seeded 3,000 users in \d+\.\d s", seeded[-1]), text
 
 
 def test_unknown_flag_exits_64_with_a_suggestion():
