@@ -80,10 +80,11 @@ public enum CLI {
     static let serveValueOptions: Set<String> = Set(settingFlags.filter { !$0.switch }.map(\.name)).union([
         "config", "defaults", "host", "port", "db", "workers", "scenario", "journal-size",
         "seed", "export-on-exit", "signing-key", "log-format", "dashboard", "shutdown-timeout",
-        "max-connections", "header-timeout", "body-timeout", "write-timeout", "project",
+        "max-connections", "header-timeout", "body-timeout", "write-timeout", "project", "max-projects",
     ])
     static let serveSwitches: Set<String> = Set(settingFlags.filter(\.switch).map(\.name)).union([
         "strict-hooks", "quiet", "open", "allow-demo-keys", "export-secrets", "auto-create-projects",
+        "persist-auto-created-projects",
     ])
     static let settingFlags: [(name: String, switch: Bool, setting: Setting)] = Configuration.settings.compactMap { setting in
         guard let flag = setting.flag else { return nil }
@@ -196,7 +197,13 @@ public enum CLI {
                                              server's settings plus a config.toml's [auth] section; repeatable
                                              (docs/projects.md).
                   --[no-]auto-create-projects
-                                             A request for an unknown project makes it (default off: 404).
+                                             A request for an unknown project makes it (default off: 404),
+                                             in memory, with no key needed.
+                  --max-projects <n>         Auto-creation stops once there are <n> projects besides the
+                                             default one; later unknown refs get the 404 (default 100).
+                  --[no-]persist-auto-created-projects
+                                             Keep auto-created projects on the database's folder, reopened
+                                             at the next start (default off: in memory, gone at exit).
                   -h, --help                 Show this help.
 
                 Precedence, highest first: flags, GOTRUE_* environment variables (the real server's
@@ -532,6 +539,8 @@ public enum CLI {
         }
         if let on = flags.switches["allow-demo-keys"] { options.allowDemoKeys = on }
         if let on = flags.switches["auto-create-projects"] { options.autoCreateProjects = on }
+        if let cap = try number(flags, "max-projects", in: EmulatorOptions.maxProjectsRange) { options.maxProjects = cap }
+        if let on = flags.switches["persist-auto-created-projects"] { options.persistAutoCreatedProjects = on }
         for value in flags.lists["project"] ?? [] {
             let parts = value.split(separator: "=", maxSplits: 1).map(String.init)
             let ref = parts.first ?? ""

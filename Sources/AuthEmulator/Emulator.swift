@@ -152,6 +152,10 @@ public final class Emulator: Sendable {
                 + ConfigRoutes.routes(project: project, transport: transport) + extensions
         )
         project.dashboard.configure(enabled: options.dashboard, requiresKey: beyondLoopback)
+        // Beyond loopback a labelled test wallet's key must not follow from its label alone
+        // (anyone who can reach the server could sign in as it): derive under a random secret
+        // of this start, as the public demo secrets are replaced (Exposure).
+        if beyondLoopback && !options.allowDemoKeys { project.wallets.deriveLabels(under: SystemRandom().bytes(count: 32)) }
         let catalogue = options.scenarioCatalogue
         project.dashboard.setCatalogue {
             Platform.files(in: catalogue, suffix: ".json").compactMap { name in

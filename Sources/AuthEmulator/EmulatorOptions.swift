@@ -60,6 +60,17 @@ public struct EmulatorOptions: Sendable {
     /// A request for an unknown project (`/project/<ref>/...`, `<ref>.localhost`) makes it,
     /// with the server's settings (`--auto-create-projects`); off: 404.
     public var autoCreateProjects: Bool = false
+    /// Auto-creation stops once the server has this many projects besides the default one
+    /// (`--max-projects`); a request for another unknown ref is then refused as one for an
+    /// unknown project is without auto-creation. Auto-creation needs no key, so without a cap
+    /// any client that can reach the server could make projects (threads, databases) without end.
+    public var maxProjects: Int = EmulatorOptions.defaultMaxProjects
+    public static let defaultMaxProjects = 100
+    public static let maxProjectsRange = 0...10_000
+    /// Auto-created projects are kept on the database's folder like the others
+    /// (`--persist-auto-created-projects`); off (the default), they live in memory and go with
+    /// the process, so key-less requests leave no files behind.
+    public var persistAutoCreatedProjects: Bool = false
 
     /// The default database: a file under the current directory, so each app project keeps its
     /// own users across restarts (override with `--db` or `AUTH_EMULATOR_DB`).

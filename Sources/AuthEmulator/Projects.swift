@@ -259,15 +259,20 @@ public final class ProjectRegistry: Sendable {
 
     /// Makes and registers a project; 409 when the ref is taken, 400 for a bad ref or settings
     /// (nothing is made then). One on a file is opened now and its spec stored beside it
-    /// (`persist`); one in memory opens on first use.
+    /// (`persist`); one in memory opens on first use. With `limit`, nothing is made (404) when
+    /// the server already has that many projects besides the default one.
     @discardableResult
-    @_optimize(none) public func create(_ spec: ProjectSpec, persist: Bool = true) throws(AuthError) -> ProjectEntry {
+    @_optimize(none) public func create(_ spec: ProjectSpec, persist: Bool = true, limit: Int? = nil) throws(AuthError) -> ProjectEntry {
         try changes.withLock { (_: inout Void) throws(AuthError) -> ProjectEntry in
             guard Self.isValidRef(spec.ref) else {
                 throw AuthError(400, .validationFailed, "ref: \"\(spec.ref)\" is not a project name: use 1 to 63 lowercase letters, digits and inner hyphens")
             }
             if entry(spec.ref) != nil {
                 throw AuthError(409, .conflict, "A project named \"\(spec.ref)\" already exists")
+            }
+            // Counted under `changes`, so racing first requests cannot overshoot the cap.
+            if let limit, others.load(ordering: .relaxed) >= limit {
+                throw AuthError(404, nil, "No project \"\(spec.ref)\" on this emulator: --auto-create-projects stops at --max-projects \(limit) projects besides the default one; create it with POST /emulator/v1/projects")
             }
             let config = try configure(spec)
             let path = (spec.inMemory || blueprint.directory == nil)
@@ -294,12 +299,21 @@ public final class ProjectRegistry: Sendable {
         }
     }
 
-    /// The project for a request's ref, made on the spot when `autoCreate` is on, and opened.
-    func resolve(_ ref: String) -> HostedProject? {
+    /// The project for a request's ref, made on the spot when `autoCreate` is on, and opened;
+    /// nil when there is none, the refusal when auto-creation is at `--max-projects`.
+    /// Auto-created projects are in memory unless `--persist-auto-created-projects`: anyone who
+    /// can reach the server may make them, so by default they leave nothing on disk.
+    func resolve(_ ref: String) throws(AuthError) -> HostedProject? {
         var found = entry(ref)
         if found == nil, autoCreate, Self.isValidRef(ref) {
-            // Two first requests may race: the loser finds the winner's.
-            found = (try? create(ProjectSpec(ref: ref))) ?? entry(ref)
+            let options = blueprint.options
+            do {
+                found = try create(ProjectSpec(ref: ref, inMemory: !options.persistAutoCreatedProjects), limit: options.maxProjects)
+            } catch {
+                // Two first requests may race: the loser finds the winner's.
+                found = entry(ref)
+                if found == nil, error.status == 404 { throw error }
+            }
         }
         guard let found else { return nil }
         do {
@@ -537,6 +551,8 @@ final class ProjectRouter: HTTPResponder {
         /// event loop, which must not open databases, it goes to a worker, which opens it.
         case unopened(lane: Int)
         case unknown(String)
+        /// Refused with this error (auto-creation at its cap).
+        case refused(AuthError)
     }
 
     private static let prefixBytes = Array(ProjectRegistry.pathPrefix.utf8)
@@ -574,7 +590,13 @@ final class ProjectRouter: HTTPResponder {
             }
             return registry.autoCreate && ProjectRegistry.isValidRef(ref) ? .unopened(lane: 0) : .unknown(ref)
         }
-        guard let hosted = registry.resolve(ref) else { return .unknown(ref) }
+        let hosted: HostedProject?
+        do {
+            hosted = try registry.resolve(ref)
+        } catch {
+            return .refused(error)
+        }
+        guard let hosted else { return .unknown(ref) }
         return .project(hosted.api, request, mountPath: mountPath, lane: hosted.lane)
     }
 
@@ -627,7 +649,7 @@ final class ProjectRouter: HTTPResponder {
         switch route(request, opening: false) {
         case .project(let api, let inner, _, let lane): return api.respondsInline(to: inner) ? .inline : .queued(lane: lane)
         case .unopened(let lane): return .queued(lane: lane)
-        case .unknown: return .inline
+        case .unknown, .refused: return .inline
         }
     }
 
@@ -644,6 +666,8 @@ final class ProjectRouter: HTTPResponder {
                 : "\"\(ref)\" is not a project name"
             return AuthError(404, nil, message)
                 .response(apiVersion: APIVersion(headerValue: request.headers[APIVersion.headerName]), requestID: "")
+        case .refused(let error):
+            return error.response(apiVersion: APIVersion(headerValue: request.headers[APIVersion.headerName]), requestID: "")
         }
     }
 }

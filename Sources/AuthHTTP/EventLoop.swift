@@ -40,7 +40,7 @@ final class ServerCore: Sendable {
         self.transport = transport
         self.loops = loops
         self.listenerFD = listenerFD
-        queue = WorkQueue(workerCount: max(1, configuration.workerThreads))
+        queue = WorkQueue(workerCount: max(1, configuration.workerThreads), maxBlockedPerLane: configuration.maxBlockedPerLane)
     }
 }
 

@@ -135,6 +135,17 @@ public struct HTTPServerConfiguration: Sendable {
     /// Stack size of each worker thread: below the 8 MiB default to keep RSS small, large enough
     /// for SQLite and PBKDF2.
     public var workerStackSize: Int = 512 * 1024
+    /// At most this many requests of one lane (one project) may wait at once on an outgoing call
+    /// that can be refused (`BlockingIO.perform(refusing:)`, a hook's HTTP request); the next is
+    /// answered at once with the caller's refusal (the hook's timeout error).
+    ///
+    /// Waiting workers are stood in for by at most `WorkQueue.maxStandIns` (256) extra threads,
+    /// shared by every project. 64 is a quarter of them: a hook that never answers in one project
+    /// leaves at least 192 for the others, so it takes four projects hanging at once to use them
+    /// up, while 64 requests waiting on one project's hook at once is more than a test suite's
+    /// clients run in parallel (a healthy hook answers in milliseconds, so calls rarely overlap).
+    public var maxBlockedPerLane: Int = defaultMaxBlockedPerLane
+    public static let defaultMaxBlockedPerLane = 64
     public var maxConnections: Int = 10_000
     /// Cap on request line plus header section.
     public var maxHeaderBytes: Int = 16 * 1024

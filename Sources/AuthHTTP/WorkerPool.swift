@@ -128,6 +128,10 @@ final class WorkQueue: Sendable {
         var blocked = 0
         /// Stand-in workers alive (see `beginBlocking`).
         var standIns = 0
+        /// Blocked calls per lane other than 0 (lane 0's count is `blockedInMain`), for the
+        /// per-lane bound; a lane with none holds no entry.
+        var blockedByLane: [Int: Int] = [:]
+        var blockedInMain = 0
     }
 
     /// At most this many stand-ins at once: past it, requests queue behind the blocked calls
@@ -136,6 +140,9 @@ final class WorkQueue: Sendable {
 
     /// Threads that take from this queue.
     private let workerCount: Int
+    /// At most this many calls of one lane may wait in `BlockingIO.perform(refusing:)` at once
+    /// (`HTTPServerConfiguration.maxBlockedPerLane`).
+    let maxBlockedPerLane: Int
 
     /// Work one woken worker should have in front of it before another is woken.
     private static let wakeBudgetNanoseconds = 50_000
@@ -145,8 +152,9 @@ final class WorkQueue: Sendable {
     /// without synchronisation beyond atomicity: a lost update only nudges a heuristic.
     private let averageServiceNanoseconds = Atomic<Int>(wakeBudgetNanoseconds)
 
-    init(workerCount: Int) {
+    init(workerCount: Int, maxBlockedPerLane: Int = HTTPServerConfiguration.defaultMaxBlockedPerLane) {
         self.workerCount = workerCount
+        self.maxBlockedPerLane = max(1, maxBlockedPerLane)
     }
 
     /// Moves every job of `batch` into the queue and wakes as many sleeping workers as needed.
@@ -202,21 +210,37 @@ final class WorkQueue: Sendable {
     }
 
     /// A worker is about to wait on an outgoing call (a hook's HTTP request, up to its 5 s
-    /// deadline). The pool keeps its strength for everyone else: returns true when a stand-in
+    /// deadline). The pool keeps its strength for everyone else: `.standIn` when a stand-in
     /// worker should be started, one per blocked worker, so six requests stuck on a hanging hook
     /// leave the other requests as many workers as before.
-    func beginBlocking() -> Bool {
+    ///
+    /// `.refused` (nothing counted) when `refusable` and `lane` already has `maxBlockedPerLane`
+    /// calls waiting: the stand-ins are shared by every lane, and without a bound per lane one
+    /// project's hanging hook would take them all, and then every project's requests would
+    /// queue behind its calls for up to their deadline.
+    func beginBlocking(lane: Int, refusable: Bool) -> BlockingAdmission {
         lock.withLock { s in
+            let inLane = lane == 0 ? s.blockedInMain : s.blockedByLane[lane, default: 0]
+            if refusable && inLane >= maxBlockedPerLane { return .refused }
+            if lane == 0 { s.blockedInMain += 1 } else { s.blockedByLane[lane] = inLane + 1 }
             s.blocked += 1
-            guard !s.stopping, s.standIns < s.blocked, s.standIns < Self.maxStandIns else { return false }
+            guard !s.stopping, s.standIns < s.blocked, s.standIns < Self.maxStandIns else { return .admitted }
             s.standIns += 1
-            return true
+            return .standIn
         }
     }
 
     /// The blocked call returned; a surplus stand-in leaves once it is idle.
-    func endBlocking() {
-        lock.withLock { $0.blocked -= 1 }
+    func endBlocking(lane: Int) {
+        lock.withLock { s in
+            s.blocked -= 1
+            if lane == 0 {
+                s.blockedInMain -= 1
+            } else if let inLane = s.blockedByLane[lane] {
+                // A lane whose calls all returned holds no entry, as an emptied queue lane.
+                s.blockedByLane[lane] = inLane > 1 ? inLane - 1 : nil
+            }
+        }
         lock.broadcast()
     }
 
@@ -261,9 +285,22 @@ final class WorkQueue: Sendable {
     }
 }
 
+/// What `WorkQueue.beginBlocking` decided.
+enum BlockingAdmission {
+    /// Counted; start a stand-in for this worker.
+    case standIn
+    /// Counted; no stand-in (the pool-wide cap is reached or the pool is stopping).
+    case admitted
+    /// Not counted: the lane is at its bound and the caller answers at once instead of waiting.
+    case refused
+}
+
 enum Worker {
     /// The server a worker thread serves, for `BlockingIO.perform` on it.
     static let current = ThreadLocal<ServerCore?> { nil }
+    /// The lane of the job this worker thread is serving, for the per-lane bound of
+    /// `BlockingIO.perform`.
+    static let currentLane = ThreadLocal<Int> { 0 }
 
     /// The body of each worker thread: run the responder, serialize, hand the bytes back to the
     /// connection's loop. Serializing here keeps that work off the loops.
@@ -271,6 +308,7 @@ enum Worker {
         current.withValue { $0 = core }
         var dates = DateCache()
         while let job = standIn ? core.queue.takeAsStandIn() : core.queue.take() {
+            currentLane.withValue { $0 = job.lane }
             let started = Clock.monotonicNanoseconds()
             let completion = serve(job, core, &dates)
             let elapsed = Clock.monotonicNanoseconds() &- started
@@ -306,7 +344,31 @@ public enum BlockingIO {
     /// outgoing calls as there are workers would leave every other request waiting in the queue.
     public static func perform<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
         guard let core = Worker.current.withValue({ $0 }) else { return try body() }
-        if core.queue.beginBlocking() {
+        let lane = Worker.currentLane.withValue { $0 }
+        _ = admit(core, lane: lane, refusable: false)
+        defer { core.queue.endBlocking(lane: lane) }
+        return try body()
+    }
+
+    /// `perform`, except that when the current job's lane (one project's requests) already has
+    /// `HTTPServerConfiguration.maxBlockedPerLane` calls waiting, `body` is not run and
+    /// `refusal()` is thrown at once: the caller answers as if its call had timed out, rather
+    /// than the request queueing behind calls that may hang until their deadline.
+    public static func perform<T, E: Error>(refusing refusal: () -> E, _ body: () throws(E) -> T) throws(E) -> T {
+        guard let core = Worker.current.withValue({ $0 }) else { return try body() }
+        let lane = Worker.currentLane.withValue { $0 }
+        guard admit(core, lane: lane, refusable: true) else { throw refusal() }
+        defer { core.queue.endBlocking(lane: lane) }
+        return try body()
+    }
+
+    /// Counts the call in and starts a stand-in when one is due; false when refused (nothing
+    /// counted, so no `endBlocking`).
+    private static func admit(_ core: ServerCore, lane: Int, refusable: Bool) -> Bool {
+        switch core.queue.beginBlocking(lane: lane, refusable: refusable) {
+        case .refused:
+            return false
+        case .standIn:
             do {
                 let handle = try Threads.spawn(name: "http-standin", stackSize: core.configuration.workerStackSize) {
                     Worker.run(core, standIn: true)
@@ -315,8 +377,9 @@ public enum BlockingIO {
             } catch {
                 core.queue.standInNotStarted()
             }
+            return true
+        case .admitted:
+            return true
         }
-        defer { core.queue.endBlocking() }
-        return try body()
     }
 }

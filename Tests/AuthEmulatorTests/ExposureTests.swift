@@ -1,4 +1,5 @@
 import AuthCrypto
+import AuthJSON
 @testable import AuthEmulator
 import GoTrue
 import Testing
@@ -52,6 +53,27 @@ import Testing
 
     // However a project is made (config_toml or a --project file), beyond loopback it
     // does not keep the public demo secret: the README's service_role key opens nothing.
+    /// A labelled test wallet's key follows from its label on loopback (stable addresses for
+    /// tests); beyond loopback it is derived under a random secret of each start, so knowing the
+    /// label gives no key, unless `--allow-demo-keys`.
+    @Test func beyondLoopbackWalletLabelsDoNotGiveTheKey() throws {
+        func address(_ emulator: Emulator, _ label: String = "alice") -> String? {
+            let made = ScenarioWiringTests().call(emulator, "POST", "/emulator/v1/web3/wallets",
+                                                  body: #"{"chain": "solana", "label": "\#(label)"}"#, service: true)
+            return (try? JSON(parsing: made.body))?["address"]?.stringValue
+        }
+        let onLoopback = try #require(address(try Emulator(options: options(host: "127.0.0.1"))))
+        #expect(address(try Emulator(options: options(host: "127.0.0.1"))) == onLoopback)
+        #expect(address(try Emulator(options: options(host: "0.0.0.0") { $0.allowDemoKeys = true })) == onLoopback)
+        let exposed = try Emulator(options: options(host: "0.0.0.0"))
+        let first = try #require(address(exposed))
+        #expect(first != onLoopback)
+        // Stable within the start (a test still finds its wallet again by label)...
+        #expect(address(exposed) == first)
+        // ...but not across starts.
+        #expect(address(try Emulator(options: options(host: "0.0.0.0"))) != first)
+    }
+
     @Test func everyProjectFollowsThePolicy() throws {
         let demoTOML = "[auth]\njwt_secret = \"\(JWTSettings.defaultSecret)\"\n"
         let demo = APIKeys.standard(secret: JWTSettings.defaultSecret)

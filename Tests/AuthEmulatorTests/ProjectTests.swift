@@ -234,4 +234,41 @@ import Testing
         #expect(request(emulator, "GET", "/project/Not_Valid/health").status == 404)
         #expect(emulator.projects.all.map(\.ref) == ["default", "fresh", "other"])
     }
+
+    /// Auto-creation needs no key: it stops at `--max-projects` (the next unknown ref gets the
+    /// unknown project's 404, saying why), and what it makes lives in memory unless asked, so
+    /// key-less requests leave no files in the database's folder.
+    @Test func autoCreationIsCappedAndInMemory() throws {
+        let directory = NSTemporaryDirectory() + "auto-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var options = EmulatorOptions.testing()
+        options.databasePath = directory + "/auth.db"
+        options.autoCreateProjects = true
+        options.maxProjects = 2
+        let emulator = try Emulator.start(options)
+        defer { emulator.stop() }
+        #expect(request(emulator, "GET", "/project/one/health").status == 200)
+        #expect(request(emulator, "GET", "/health", host: "two.localhost").status == 200)
+        let refused = request(emulator, "GET", "/project/three/health")
+        #expect(refused.status == 404)
+        #expect(try json(refused)["msg"]?.stringValue?.contains("--max-projects 2") == true)
+        #expect(emulator.projects.all.map(\.ref) == ["default", "one", "two"])
+        // Known projects still answer, and a key holder may still make more.
+        #expect(request(emulator, "GET", "/project/one/health").status == 200)
+        try emulator.projects.create(ProjectSpec(ref: "made"))
+        #expect(emulator.projects.entry("one")?.databasePath == EmulatorOptions.inMemory)
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory + "/projects")) ?? []
+        #expect(!files.contains { $0.hasPrefix("one.") || $0.hasPrefix("two.") })
+        #expect(files.contains("made.json"))
+
+        // Asked to persist: kept on the folder like the others.
+        var persisting = EmulatorOptions.testing()
+        persisting.databasePath = directory + "/second/auth.db"
+        persisting.autoCreateProjects = true
+        persisting.persistAutoCreatedProjects = true
+        let second = try Emulator.start(persisting)
+        defer { second.stop() }
+        #expect(request(second, "GET", "/project/kept/health").status == 200)
+        #expect(FileManager.default.fileExists(atPath: directory + "/second/projects/kept.json"))
+    }
 }

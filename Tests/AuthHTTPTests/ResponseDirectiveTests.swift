@@ -5,6 +5,7 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import Synchronization
 import Testing
 @testable import AuthHTTP
 
@@ -285,5 +286,76 @@ final class ServerBox: @unchecked Sendable {
         }
         for _ in 0..<6 { gate.signal() }
         for client in waiting { #expect(try client.readResponse().text == "waited") }
+    }
+
+    /// `/wait/<lane>` waits in `BlockingIO.perform(refusing:)` until the test opens the gate, as a
+    /// hook call does; a refusal is answered 422 `refused`.
+    final class LaneWaitingResponder: HTTPResponder {
+        struct Refused: Error {}
+        let gate = DispatchSemaphore(value: 0)
+        let entered = Atomic<Int>(0)
+        func respond(to request: HTTPRequest) -> HTTPResponse {
+            guard request.path.hasPrefix("/wait") else { return HTTPResponse(status: 200, body: Array("quick".utf8)) }
+            do {
+                try BlockingIO.perform(refusing: { Refused() }) { () throws(Refused) in
+                    entered.add(1, ordering: .relaxed)
+                    gate.wait()
+                }
+                return HTTPResponse(status: 200, body: Array("waited".utf8))
+            } catch {
+                return HTTPResponse(status: 422, body: Array("refused".utf8))
+            }
+        }
+        func dispatch(_ request: HTTPRequest) -> HTTPDispatch {
+            .queued(lane: request.path.hasSuffix("/2") ? 2 : 1)
+        }
+    }
+
+    /// One lane (one project) whose calls hang cannot take every stand-in: past its bound its
+    /// next calls are refused at once, while the calls it has are still held, and another lane's
+    /// requests, waiting ones included, are served meanwhile.
+    @Test func aLaneAtItsBoundIsRefusedAtOnceWhileOtherLanesAreServed() throws {
+        let responder = LaneWaitingResponder()
+        var configuration = HTTPServerConfiguration(port: 0, loopThreads: 1, workerThreads: 2)
+        configuration.maxBlockedPerLane = 3
+        let server = HTTPServer(configuration: configuration, responder: responder)
+        try server.start()
+        let released = Atomic<Bool>(false)
+        defer {
+            if !released.load(ordering: .relaxed) { for _ in 0..<8 { responder.gate.signal() } }
+            server.shutdown()
+        }
+        let held = try (0..<3).map { _ in
+            let client = try TestClient(port: server.port)
+            try client.send("GET /wait/1 HTTP/1.1\r\nHost: h\r\n\r\n")
+            return client
+        }
+        #expect(waitUntil { responder.entered.load(ordering: .relaxed) == 3 })
+        // The gate is shut: every overflow answer arrives while the three calls are still held.
+        for _ in 0..<5 {
+            let overflow = try TestClient(port: server.port)
+            try overflow.send("GET /wait/1 HTTP/1.1\r\nHost: h\r\n\r\n")
+            let response = try overflow.readResponse()
+            #expect(response.status == 422 && response.text == "refused")
+        }
+        #expect(responder.entered.load(ordering: .relaxed) == 3)
+        // Another lane still gets its own calls and its quick requests.
+        let other = try TestClient(port: server.port)
+        try other.send("GET /wait/2 HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(waitUntil { responder.entered.load(ordering: .relaxed) == 4 })
+        for _ in 0..<5 {
+            let quick = try TestClient(port: server.port)
+            try quick.send("GET /quick/2 HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(try quick.readResponse().text == "quick")
+        }
+        released.store(true, ordering: .relaxed)
+        for _ in 0..<4 { responder.gate.signal() }
+        for client in held + [other] { #expect(try client.readResponse().text == "waited") }
+        // The lane's count went back down: it may wait again.
+        let again = try TestClient(port: server.port)
+        try again.send("GET /wait/1 HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(waitUntil { responder.entered.load(ordering: .relaxed) == 5 })
+        responder.gate.signal()
+        #expect(try again.readResponse().text == "waited")
     }
 }

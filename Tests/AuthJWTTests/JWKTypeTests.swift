@@ -115,4 +115,14 @@ import Testing
         okp["d"] = JWK(generating: .edDSA, kid: "c", random: SeededRandom(seed: 8)).privateJSON["d"]
         #expect(throws: JWKError.self) { try JWK(okp) }
     }
+
+    /// GoTrue loads `oct` keys (GOTRUE_JWT_KEYS, `signing_keys_path`, the runtime config) through
+    /// jwx v2, whose check of a symmetric key asks only for a non-empty `k`, and golang-jwt
+    /// signs HS256 with a key of any length: a 3-byte key is accepted, an empty one refused.
+    @Test func octKeysOfAnyNonEmptyLengthLoadAsGoTrueLoadsThem() throws {
+        let short = try JWK(["kty": "oct", "k": "YWJj", "kid": "short", "key_ops": ["sign", "verify"]])
+        #expect(short.keyOperations == ["sign", "verify"])
+        #expect(throws: JWKError.self) { try JWK(["kty": "oct", "k": "", "kid": "empty"]) }
+        #expect(throws: JWKError.self) { try JWK(["kty": "oct", "kid": "none"]) }
+    }
 }

@@ -164,7 +164,14 @@ struct Core: Sendable {
                     // The rest of this write's rounds run under the lock: the round is run again
                     // before the call, so what it checks (the send limits) is checked again.
                     // The wait may be long (another write's hook call): a stand-in serves meanwhile.
-                    BlockingIO.perform { project.hookEffects.lock() }
+                    // Past the project's bound of waiting requests, this request's hook call
+                    // fails as one reaching its deadline does, and the write answers that.
+                    do throws(AuthError) {
+                        try BlockingIO.perform(refusing: { Hooks.timedOut }) { () throws(AuthError) in project.hookEffects.lock() }
+                    } catch {
+                        rounds.record(pending, outcome: .failure(error))
+                        continue
+                    }
                     holdsEffects = true
                     continue
                 }

@@ -124,16 +124,29 @@ struct Hooks {
 
     /// `runHTTPHook`. The worker thread waits here for up to the deadline; a stand-in serves
     /// other requests meanwhile (`BlockingIO`).
+    ///
+    /// When this project already has as many requests waiting on hooks as the server allows one
+    /// project (`HTTPServerConfiguration.maxBlockedPerLane`), the hook is not called and the
+    /// request gets at once the error a call that reached the deadline gets (`hookserrors`'
+    /// 422 `hook_timeout`): the emulator's own limit, so a hook that never answers cannot hold
+    /// the stand-in workers every project shares.
     private func dispatch(_ point: HookSettings.Point, _ payload: [UInt8], name: Name) throws(AuthError) -> [UInt8]? {
-        try BlockingIO.perform { () throws(AuthError) in try attempts(point, payload, name: name) }
+        try BlockingIO.perform(refusing: { record(name, point, SystemClock().now().microseconds, nil, Hooks.timedOut) }) {
+            () throws(AuthError) in try attempts(point, payload, name: name)
+        }
+    }
+
+    /// What a call that did not answer within `timeout` fails with (`hookserrors`: 422
+    /// `hook_timeout`, the deadline as Go's `%f`).
+    static var timedOut: AuthError {
+        AuthError(422, .hookTimeout, "Failed to reach hook within maximum time of \(goFloat(timeout)) seconds")
     }
 
     private func attempts(_ point: HookSettings.Point, _ payload: [UInt8], name: Name) throws(AuthError) -> [UInt8]? {
         let clock = SystemClock()
         let started = clock.now().microseconds
         let deadline = clock.now().microseconds + Int64(Hooks.timeout * 1_000_000)
-        let timedOut = AuthError(422, .hookTimeout,
-                                 "Failed to reach hook within maximum time of \(Hooks.goFloat(Hooks.timeout)) seconds")
+        let timedOut = Hooks.timedOut
         for attempt in 0..<Hooks.attempts {
             // Signatures carry the wall clock: the receiver checks them against its own.
             let messageID = project.environment.uuid()

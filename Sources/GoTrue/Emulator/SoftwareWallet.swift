@@ -56,7 +56,7 @@ struct SoftwareWalletEndpoints: EndpointGroup {
             }
             wallet = made
         } else {
-            wallet = SoftwareWallet(chain: chain, label: try fields.nonEmptyString("label") ?? "default")
+            wallet = SoftwareWallet(chain: chain, label: try fields.nonEmptyString("label") ?? "default", labelSecret: wallets.labelSecret)
         }
         wallets.remember(wallet)
         return .json(.object(wallet.json))
@@ -149,7 +149,7 @@ struct SoftwareWalletEndpoints: EndpointGroup {
     /// message's address; only wallets this emulator created can be named by address.
     @_optimize(none) private func resolve(_ fields: ControlFields, chain: Web3Chain, messageAddress: String?) throws(AuthError) -> SoftwareWallet {
         if let label = try fields.nonEmptyString("label") {
-            let wallet = SoftwareWallet(chain: chain, label: label)
+            let wallet = SoftwareWallet(chain: chain, label: label, labelSecret: wallets.labelSecret)
             wallets.remember(wallet)
             return wallet
         }
@@ -256,8 +256,13 @@ struct SoftwareWallet: Sendable {
 
     /// The wallet of a label: SHA-256 of a fixed prefix, the chain and the label (hashed again
     /// in the rare case the digest is not a secp256k1 scalar).
-    @_optimize(none) init(chain: Web3Chain, label: String) {
-        var secret = SHA256.hash(data: Array("supabase-auth-emulator web3 wallet \(chain.rawValue):\(label)".utf8))
+    /// With `labelSecret` (a server listening beyond loopback), HMAC-SHA256 under that secret
+    /// instead: anyone on the network may know or guess a label, and a key that follows from
+    /// the label alone would let them sign in as the test's wallet user.
+    @_optimize(none) init(chain: Web3Chain, label: String, labelSecret: [UInt8]? = nil) {
+        let input = Array("supabase-auth-emulator web3 wallet \(chain.rawValue):\(label)".utf8)
+        var secret = labelSecret.map { Array(HMAC<SHA256>.authenticationCode(for: input, using: SymmetricKey(data: $0))) }
+            ?? SHA256.hash(data: input)
         while chain == .ethereum && (try? Secp256k1PrivateKey(scalar: secret)) == nil { secret = SHA256.hash(data: secret) }
         self.init(chain: chain, label: label, secret: secret)!
     }
@@ -304,8 +309,18 @@ struct SoftwareWallet: Sendable {
 /// the position it was first made at, so the list reads in creation order.
 public final class SoftwareWallets: Sendable {
     private let wallets = Lock<[String: (order: Int, wallet: SoftwareWallet)]>([:])
+    private let secret = Lock<[UInt8]?>(nil)
 
     @_optimize(none) public init() {}
+
+    /// Keys of labelled wallets are derived under `secret` from now on (`SoftwareWallet.init`);
+    /// set at start, beyond loopback, with a random secret, so a label alone no longer gives
+    /// the key and addresses change from one start to the next.
+    @_optimize(none) public func deriveLabels(under secret: [UInt8]) {
+        self.secret.withLock { $0 = secret }
+    }
+
+    var labelSecret: [UInt8]? { secret.withLock { $0 } }
 
     @_optimize(none) func remember(_ wallet: SoftwareWallet) {
         wallets.withLock { all in
