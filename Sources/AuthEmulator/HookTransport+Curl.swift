@@ -47,18 +47,41 @@ struct CurlHookTransport: HookTransport {
     }
 
     /// A GET with the same redirect rules (email templates); the body, or why there is none.
-    func get(_ url: String, timeout: Double, limit: Int) -> Result<[UInt8], TemplateFetchError> {
-        var reply = cauth_http_reply()
-        let milliseconds = max(1, Int((timeout * 1000).rounded(.up)))
-        let outcome = cauth_http_get(url, milliseconds, limit + 1, caFile, caDirectory, &reply)
-        guard Int(outcome) == Int(CAUTH_HTTP_RESPONSE) else {
-            return .failure(TemplateFetchError(Int(outcome) == Int(CAUTH_HTTP_TIMED_OUT) ? "timed out" : Self.message(reply)))
+    /// With `eachHop`, the fetch stays on this machine: libcurl connects to loopback addresses
+    /// only and uses no proxy (`cauth_http_get`), and redirects are followed here, each target
+    /// passed to `eachHop` before it is asked for (a problem it names ends the fetch), up to
+    /// the 10 redirects Go's client follows.
+    func get(_ url: String, timeout: Double, limit: Int,
+             eachHop check: ((String) -> String?)? = nil) -> Result<[UInt8], TemplateFetchError> {
+        let start = ContinuousClock.now
+        var current = url
+        var redirects = 0
+        while true {
+            if let check, let problem = check(current) {
+                return .failure(TemplateFetchError(redirects == 0 ? problem : "a redirect to \(current): \(problem)"))
+            }
+            let elapsed = start.duration(to: .now).components
+            let remaining = timeout - (Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
+            guard remaining > 0 else { return .failure(TemplateFetchError("timed out")) }
+            var reply = cauth_http_reply()
+            let milliseconds = max(1, Int((remaining * 1000).rounded(.up)))
+            let outcome = cauth_http_get(current, milliseconds, limit + 1, caFile, caDirectory, check == nil ? 0 : 1, &reply)
+            guard Int(outcome) == Int(CAUTH_HTTP_RESPONSE) else {
+                return .failure(TemplateFetchError(Int(outcome) == Int(CAUTH_HTTP_TIMED_OUT) ? "timed out" : Self.message(reply)))
+            }
+            defer { cauth_http_reply_free(&reply) }
+            if let next = reply.redirect_url {
+                // defaultCheckRedirect: the 11th redirect is an error.
+                if redirects == 10 { return .failure(TemplateFetchError("stopped after 10 redirects")) }
+                redirects += 1
+                current = String(cString: next)
+                continue
+            }
+            // templatemailer's fetch: anything but 200 is an error; the body is read up to the limit.
+            guard reply.status == 200 else { return .failure(TemplateFetchError("http: GET \(url): status code \(reply.status)")) }
+            let content = reply.body.map { Array(UnsafeBufferPointer(start: $0, count: reply.body_count)) } ?? []
+            return .success(Array(content.prefix(limit)))
         }
-        defer { cauth_http_reply_free(&reply) }
-        // templatemailer's fetch: anything but 200 is an error; the body is read up to the limit.
-        guard reply.status == 200 else { return .failure(TemplateFetchError("http: GET \(url): status code \(reply.status)")) }
-        let content = reply.body.map { Array(UnsafeBufferPointer(start: $0, count: reply.body_count)) } ?? []
-        return .success(Array(content.prefix(limit)))
     }
 
     /// The `Name: value` fields of a header block (its status line and blank end skipped).

@@ -12,7 +12,9 @@
 
 #include "CAuthPlatform.h"
 
+#include <arpa/inet.h>
 #include <dlfcn.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -20,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <time.h>
 
 enum {
@@ -41,8 +44,13 @@ enum {
     OPT_POSTFIELDSIZE_LARGE = 30120,
     OPT_TIMEOUT_MS = 155,
     OPT_PROTOCOLS = 181,
+    OPT_PROXY = 10004,
+    OPT_OPENSOCKETFUNCTION = 20163,
+    OPT_OPENSOCKETDATA = 10164,
     INFO_RESPONSE_CODE = 0x200002,
     INFO_REDIRECT_URL = 0x10001F,
+    INFO_PRIMARY_IP = 0x100020,
+    SOCKET_BAD = -1,
     CODE_OK = 0,
     CODE_WRITE_ERROR = 23,
     CODE_OPERATION_TIMEDOUT = 28,
@@ -191,11 +199,70 @@ static char *referer_for(const char *previous, const char *next) {
     return referer;
 }
 
+// libcurl's `struct curl_sockaddr` (curl/curl.h), the address it is about to connect to.
+struct curl_sockaddr {
+    int family;
+    int socktype;
+    int protocol;
+    unsigned int addrlen;
+    struct sockaddr addr;
+};
+
+// What the loopback guard saw: the first address it refused, as text.
+struct loopback_guard {
+    int refused;
+    char address[INET6_ADDRSTRLEN];
+};
+
+// 127.0.0.0/8, ::1, or ::ffff:127.0.0.0/104: `bytes` holds 4 (AF_INET) or 16 (AF_INET6) bytes.
+static int is_loopback_bytes(int family, const uint8_t *bytes) {
+    static const uint8_t loopback[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+    static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF};
+    if (family == AF_INET) return bytes[0] == 127;
+    if (family == AF_INET6) return memcmp(bytes, loopback, 16) == 0 || (memcmp(bytes, mapped, 12) == 0 && bytes[12] == 127);
+    return 0;
+}
+
+static int is_loopback_address(const struct curl_sockaddr *address) {
+    // libcurl's `addr` is followed by room for the whole address (its curl_sockaddr_ex).
+    if (address->family == AF_INET && address->addrlen >= sizeof(struct sockaddr_in)) {
+        return is_loopback_bytes(AF_INET, (const uint8_t *)&((const struct sockaddr_in *)&address->addr)->sin_addr);
+    }
+    if (address->family == AF_INET6 && address->addrlen >= sizeof(struct sockaddr_in6)) {
+        return is_loopback_bytes(AF_INET6, ((const struct sockaddr_in6 *)&address->addr)->sin6_addr.s6_addr);
+    }
+    return 0;
+}
+
+// CURLOPT_OPENSOCKETFUNCTION: called with the address libcurl resolved and is about to connect
+// to, for every connection of every hop (and whatever a name resolves to at that moment, so a
+// name that changes its answer after the emulator's own check still cannot lead elsewhere).
+// Anything but a loopback address gets no socket (CURL_SOCKET_BAD): nothing is sent to it.
+static int open_loopback_socket(void *context, int purpose, struct curl_sockaddr *address) {
+    (void)purpose;
+    struct loopback_guard *guard = context;
+    if (!is_loopback_address(address)) {
+        if (!guard->refused) {
+            guard->refused = 1;
+            const void *raw = address->family == AF_INET6 ? (const void *)&((struct sockaddr_in6 *)&address->addr)->sin6_addr
+                                                          : (const void *)&((struct sockaddr_in *)&address->addr)->sin_addr;
+            if (inet_ntop(address->family, raw, guard->address, sizeof guard->address) == NULL) {
+                snprintf(guard->address, sizeof guard->address, "an address of family %d", address->family);
+            }
+        }
+        return SOCKET_BAD;
+    }
+    return socket(address->family, address->socktype, address->protocol);
+}
+
 // One request with Go's redirect rules: a POST of `body` (hooks), or a GET (`as_get`; email
 // templates, as templatemailer fetches them with http.DefaultClient).
+// `loopback_only` (email templates): no proxy, every connection checked by
+// open_loopback_socket, and no redirect followed: the caller checks each hop's URL before asking
+// for it, and gets a redirect as the answer, with its target in `redirect_url`.
 static int perform(const char *url, const char *const *headers, size_t header_count, int as_get,
                    const uint8_t *body, size_t body_count, long timeout_ms, size_t body_limit,
-                   const char *ca_file, const char *ca_directory, cauth_http_reply *reply) {
+                   const char *ca_file, const char *ca_directory, int loopback_only, cauth_http_reply *reply) {
     memset(reply, 0, sizeof *reply);
     if (!available(reply->error, sizeof reply->error)) return CAUTH_HTTP_FAILED;
     void *easy = curl.easy_init();
@@ -228,6 +295,15 @@ static int perform(const char *url, const char *const *headers, size_t header_co
     curl.easy_setopt(easy, OPT_PROTOCOLS, (long)PROTO_HTTP_HTTPS);
     if (ca_file != NULL) curl.easy_setopt(easy, OPT_CAINFO, ca_file);
     if (ca_directory != NULL) curl.easy_setopt(easy, OPT_CAPATH, ca_directory);
+    struct loopback_guard guard = {0};
+    if (loopback_only) {
+        // "" turns off the proxies the environment names: a proxy on loopback would connect
+        // onwards to any host.
+        curl.easy_setopt(easy, OPT_PROXY, "");
+        curl.easy_setopt(easy, OPT_OPENSOCKETFUNCTION, open_loopback_socket);
+        curl.easy_setopt(easy, OPT_OPENSOCKETDATA, (void *)&guard);
+    }
+    char *redirect_url = NULL;
 
     // Redirects are followed here, hop by hop, with the rules of Go's http.Client (net/http
     // client.go: redirectBehavior, defaultCheckRedirect, refererForURL), which GoTrue's hook
@@ -271,6 +347,25 @@ static int perform(const char *url, const char *const *headers, size_t header_co
         code = curl.easy_perform(easy);
         status = 0;
         curl.easy_getinfo(easy, INFO_RESPONSE_CODE, &status);
+        if (loopback_only) {
+            // The refusal, and libcurl's own word on the address it used (CURLINFO_PRIMARY_IP).
+            const char *primary = NULL;
+            curl.easy_getinfo(easy, INFO_PRIMARY_IP, (char **)&primary);
+            if (!guard.refused && status > 0 && primary != NULL && primary[0] != 0) {
+                uint8_t bytes[16] = {0};
+                int family = strchr(primary, ':') != NULL ? AF_INET6 : AF_INET;
+                if (inet_pton(family, primary, bytes) != 1 || !is_loopback_bytes(family, bytes)) {
+                    guard.refused = 1;
+                    snprintf(guard.address, sizeof guard.address, "%s", primary);
+                }
+            }
+            if (guard.refused) {
+                code = -1;
+                status = 0;
+                snprintf(error, sizeof error, "refused to connect to %s: not a loopback address", guard.address);
+                break;
+            }
+        }
         int answered = code == CODE_OK || (code == CODE_WRITE_ERROR && content.truncated && status > 0);
         if (!answered) break;
         code = CODE_OK;
@@ -279,6 +374,10 @@ static int perform(const char *url, const char *const *headers, size_t header_co
         const char *location = NULL;
         curl.easy_getinfo(easy, INFO_REDIRECT_URL, (char **)&location);
         if (location == NULL || location[0] == 0) break;
+        if (loopback_only) {
+            redirect_url = strdup(location);
+            break;
+        }
         if (redirects == 10) {
             code = -1;
             snprintf(error, sizeof error, "stopped after 10 redirects");
@@ -304,6 +403,7 @@ static int perform(const char *url, const char *const *headers, size_t header_co
         reply->headers_count = head.count;
         reply->body = content.bytes;
         reply->body_count = content.count;
+        reply->redirect_url = redirect_url;
         return CAUTH_HTTP_RESPONSE;
     }
     int outcome = code == CODE_OPERATION_TIMEDOUT ? CAUTH_HTTP_TIMED_OUT : CAUTH_HTTP_FAILED;
@@ -314,23 +414,26 @@ static int perform(const char *url, const char *const *headers, size_t header_co
     }
     free(head.bytes);
     free(content.bytes);
+    free(redirect_url);
     return outcome;
 }
 
 int cauth_http_post(const char *url, const char *const *headers, size_t header_count,
                     const uint8_t *body, size_t body_count, long timeout_ms, size_t body_limit,
                     const char *ca_file, const char *ca_directory, cauth_http_reply *reply) {
-    return perform(url, headers, header_count, 0, body, body_count, timeout_ms, body_limit, ca_file, ca_directory, reply);
+    return perform(url, headers, header_count, 0, body, body_count, timeout_ms, body_limit, ca_file, ca_directory, 0, reply);
 }
 
 int cauth_http_get(const char *url, long timeout_ms, size_t body_limit, const char *ca_file, const char *ca_directory,
-                   cauth_http_reply *reply) {
-    return perform(url, NULL, 0, 1, NULL, 0, timeout_ms, body_limit, ca_file, ca_directory, reply);
+                   int loopback_only, cauth_http_reply *reply) {
+    return perform(url, NULL, 0, 1, NULL, 0, timeout_ms, body_limit, ca_file, ca_directory, loopback_only, reply);
 }
 
 void cauth_http_reply_free(cauth_http_reply *reply) {
     free(reply->headers);
     free(reply->body);
+    free(reply->redirect_url);
     reply->headers = NULL;
     reply->body = NULL;
+    reply->redirect_url = NULL;
 }

@@ -104,6 +104,43 @@ import Testing
         #expect(Outbox.links(inHTML: "<p data-href=\"x\">no</p><link rel=x>") == [])
         #expect(Outbox.decodeCharacterReferences("&lt;&#x41;&#66;&bogus;&") == "<AB&bogus;&")
     }
+
+    /// Links are the `href` of `<a>` and `<area>` start tags as a browser's tokenizer reads
+    /// them (HTML §13.2.5), never text that only looks like an attribute.
+    @Test func linksAreAttributesOfLinkTagsOnly() {
+        let notLinks = [
+            #"<p>Paste href="http://text.example" into your browser</p>"#,
+            #"<p>href=http://bare.example</p> href='http://single.example'"#,
+            #"<!-- <a href="http://comment.example">old</a> -->"#,
+            #"<!--> <p>after an abrupt comment</p> href="http://x.example""#,
+            #"<img alt='<a href="http://alt.example">' src=x>"#,
+            #"<a title=' href="http://title.example"'>t</a>"#,
+            #"<a data-href="http://data.example">d</a><link href="http://link.example"><base href="http://base.example">"#,
+            #"<script>var a = '<a href="http://script.example">';</script><style>a[href="http://style.example"]{}</style>"#,
+            #"<textarea><a href="http://textarea.example">x</a></textarea>"#,
+            #"<!DOCTYPE html href="http://doctype.example"><?xml href="http://pi.example"?>"#,
+            #"</p href="http://endtag.example"><a href="http://unterminated.example"#,
+        ]
+        for body in notLinks { #expect(Outbox.links(inHTML: body) == [], "\(body)") }
+        // The first of a repeated attribute counts; names in any case; quotes of either kind or
+        // none; `&amp;`, numeric references with or without ";", and a legacy `&amp` that is
+        // kept as written before "=" in an attribute; white space around the value is dropped.
+        #expect(Outbox.links(inHTML: #"<A HrEf='http://a.example/?x=1&amp;y=2' HREF="http://second.example">a</A>"#)
+                == ["http://a.example/?x=1&y=2"])
+        #expect(Outbox.links(inHTML: "<a\nhref=http://u.example/?a=1&#38b=2>u</a><area shape=rect href=\" http://area.example/\t\n \">")
+                == ["http://u.example/?a=1&b=2", "http://area.example/"])
+        #expect(Outbox.links(inHTML: #"<a href="http://q.example/?a=1&amp=2&copy=3">q</a>"#) == ["http://q.example/?a=1&amp=2&copy=3"])
+        #expect(Outbox.links(inHTML: #"<script>x</script><a href="http://after.example">a</a><!-- c --><a href=http://c.example/>c</a>"#)
+                == ["http://after.example", "http://c.example/"])
+        // A plain-text reading keeps a link's case and shows no comment or script.
+        #expect(MailTemplates.plainText(#"<p>Hi<!-- hidden --><script>no()</script></p><p><a HREF="https://App.example/Confirm?T=AbC">Go</a></p>"#)
+                == "Hi\n\nGo: https://App.example/Confirm?T=AbC\n")
+        // Whatever the input, a pass ends and stays linear (no nesting is followed).
+        let hostile = String(repeating: "<a href='", count: 20_000) + String(repeating: "<!--", count: 20_000) + "<a"
+        #expect(Outbox.links(inHTML: hostile).count <= 1)
+        #expect(HTMLTokens.decodeCharacterReferences(ArraySlice("&#0;&#xD800;&#99999999999;&#x80;".utf8), inAttribute: false)
+                == "\u{FFFD}\u{FFFD}\u{FFFD}\u{20AC}")
+    }
 }
 
 private extension String {

@@ -72,6 +72,21 @@ private func expectError(_ response: HTTPResponse, _ status: Int, _ code: String
         ("private", oauth2Body(["userinfo_url": "https://192.168.1.4/user"]), "URL cannot resolve to private network addresses"),
         ("link-local", oauth2Body(["jwks_uri": "https://169.254.169.254/keys"]), "URL cannot resolve to link-local addresses"),
         ("private v6", oauth2Body(["authorization_url": "https://[fd00::1]/authorize"]), "URL cannot resolve to private network addresses"),
+        // Go's url.Parse refuses a `\` in userinfo, as GoTrue answers; a browser would read
+        // 127.0.0.1 (WHATWG: `\` ends the authority of an https URL) where a split at the last
+        // "@" reads evil.example.
+        ("backslash userinfo", oauth2Body(["authorization_url": #"https://127.0.0.1:9999\@evil.example/authorize"#]), "Invalid URL format"),
+        ("backslash host", oauth2Body(["token_url": #"https://evil.example\@127.0.0.1/token"#]), "Invalid URL format"),
+        // Go's To4: an IPv4-mapped address is the IPv4 address it holds.
+        ("mapped loopback", oauth2Body(["token_url": "https://[::ffff:127.0.0.1]/token"]), "URL cannot resolve to loopback addresses"),
+        ("mapped private", oauth2Body(["token_url": "https://[::ffff:a00:1]/token"]), "URL cannot resolve to private network addresses"),
+        ("link-local multicast", oauth2Body(["token_url": "https://224.0.0.251/token"]), "URL cannot resolve to link-local addresses"),
+        // Names to Go, loopback to a browser (WHATWG IPv4 parser) and to a resolver.
+        ("hex loopback", oauth2Body(["authorization_url": "https://0x7f.1/authorize"]), "URL cannot resolve to loopback addresses"),
+        ("number loopback", oauth2Body(["authorization_url": "https://2130706433/authorize"]), "URL cannot resolve to loopback addresses"),
+        ("localhost dot", oauth2Body(["authorization_url": "https://LocalHost./authorize"]), "URL cannot resolve to loopback addresses"),
+        // Go accepts any run of port digits; a browser refuses a port past 65535.
+        ("port", oauth2Body(["authorization_url": "https://idp.example:99999/authorize"]), "Invalid URL format"),
         ("oidc issuer https", oidcBody(["issuer": "http://idp.example.com"]), "URL must use HTTPS"),
         ("discovery unreachable", oidcBody(["issuer": "https://idp.example.com"]),
          "OIDC discovery from \"https://idp.example.com/.well-known/openid-configuration\" failed: oidc: discovery request to "

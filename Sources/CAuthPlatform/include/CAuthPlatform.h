@@ -36,6 +36,8 @@ typedef struct {
     size_t body_count;
     // Why there is no response (CAUTH_HTTP_TIMED_OUT, CAUTH_HTTP_FAILED).
     char error[256];
+    // A loopback-only GET's redirect target (absolute), not followed; NULL for none.
+    char *redirect_url;
 } cauth_http_reply;
 
 // POSTs `body` with `headers` ("Name: value" strings) to `url`, following redirects as Go's
@@ -46,9 +48,12 @@ int cauth_http_post(const char *url, const char *const *headers, size_t header_c
                     const uint8_t *body, size_t body_count, long timeout_ms, size_t body_limit,
                     const char *ca_file, const char *ca_directory, cauth_http_reply *reply);
 
-// A GET, with the same redirect rules; no request headers.
+// A GET, with the same redirect rules; no request headers. With `loopback_only`, no proxy is
+// used, a connection to any address outside 127.0.0.0/8 and ::1 (IPv4-mapped too) is refused
+// before it is made (CAUTH_HTTP_FAILED), and a redirect is not followed but answered, with its
+// absolute target in `redirect_url`, for the caller to check.
 int cauth_http_get(const char *url, long timeout_ms, size_t body_limit, const char *ca_file, const char *ca_directory,
-                   cauth_http_reply *reply);
+                   int loopback_only, cauth_http_reply *reply);
 
 void cauth_http_reply_free(cauth_http_reply *reply);
 

@@ -229,40 +229,42 @@ enum MailTemplates {
         var line = ""
         var link: String?
         var label = ""
-        var rest = Substring(html)
         func flush() {
             let trimmed = line.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
             if !trimmed.isEmpty || lines.last?.isEmpty == false { lines.append(trimmed) }
             line = ""
         }
-        while let open = rest.firstIndex(of: "<") {
-            let textPart = Outbox.decodeCharacterReferences(String(rest[..<open])).replacingNewlines
-            if link != nil { label += textPart } else { line += textPart }
-            guard let close = rest[open...].firstIndex(of: ">") else {
-                rest = rest[open...]
-                break
+        // Read by the same tokenizer as the outbox's links: a comment, a script or a tag's
+        // attributes are not text, and a link's URL keeps its case.
+        for token in HTMLTokens.tokens(html) {
+            switch token {
+            case .text(let text):
+                if link != nil { label += text.replacingNewlines } else { line += text.replacingNewlines }
+            case .startTag(let name, _):
+                if name == "a" {
+                    link = HTMLTokens.link(token) ?? ""
+                    label = ""
+                } else if plainTextBreaks.contains(name) {
+                    flush()
+                }
+            case .endTag(let name):
+                if name == "a" {
+                    let target = link ?? ""
+                    let words = label.split(separator: " ").joined(separator: " ")
+                    line += target.isEmpty || words == target ? words : (words.isEmpty ? target : words + ": " + target)
+                    link = nil
+                } else if plainTextBreaks.contains(name) {
+                    flush()
+                }
             }
-            let tag = rest[rest.index(after: open)..<close].lowercased()
-            let name = tag.split(whereSeparator: { $0 == " " || $0 == "/" || $0 == "\n" || $0 == "\t" }).first.map(String.init) ?? ""
-            if name == "a", !tag.hasPrefix("/") {
-                link = Outbox.links(inHTML: "<" + tag + ">").first ?? ""
-                label = ""
-            } else if tag.hasPrefix("/a") {
-                let target = link ?? ""
-                let words = label.split(separator: " ").joined(separator: " ")
-                line += target.isEmpty || words == target ? words : (words.isEmpty ? target : words + ": " + target)
-                link = nil
-            } else if ["p", "/p", "br", "br/", "div", "/div", "li", "/li", "tr", "/tr", "h1", "/h1", "h2", "/h2", "h3", "/h3",
-                       "h4", "/h4", "table", "/table"].contains(tag.hasPrefix("/") ? "/" + name : name) {
-                flush()
-            }
-            rest = rest[rest.index(after: close)...]
         }
-        line += Outbox.decodeCharacterReferences(String(rest)).replacingNewlines
         flush()
         while lines.last?.isEmpty == true { lines.removeLast() }
         return lines.joined(separator: "\n") + "\n"
     }
+
+    /// The elements that start or end a line of the plain-text reading.
+    static let plainTextBreaks: Set<String> = ["p", "br", "div", "li", "tr", "h1", "h2", "h3", "h4", "table"]
 
     /// HTML escaping as Go's `html/template` does for text and attribute values. Scalar by
     /// scalar, as Go reads bytes: a quote followed by a combining mark is one Swift Character

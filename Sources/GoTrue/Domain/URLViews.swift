@@ -628,3 +628,42 @@ struct RedirectTarget {
         return browser.port == value
     }
 }
+
+/// The host a client that reads URLs as a browser does (libcurl's URL parser follows the same
+/// WHATWG rules for http and https: `\` ends the authority, `0x7f.1` is an IPv4 address) will
+/// connect to, for a caller that must keep its fetches on this machine (email template URLs).
+public enum ConnectHost: Equatable, Sendable {
+    /// An address literal, serialized, and whether it is loopback (127.0.0.0/8, `::1`, or
+    /// `::ffff:127.0.0.0/104`, which Linux routes to 127/8).
+    case address(String, isLoopback: Bool)
+    /// A name (lowercased) that must be resolved to know where it leads.
+    case name(String)
+
+    /// Nil unless the URL is http or https, Go's `url.Parse` accepts it, and a browser reads
+    /// the same host and port (`RedirectTarget`): a text two readers split differently names
+    /// no one host to check.
+    public static func of(_ url: String) -> ConnectHost? {
+        guard let target = RedirectTarget(url), target.go.scheme == "http" || target.go.scheme == "https" else { return nil }
+        switch target.browser.host {
+        case .ipv4(let v): return .address(IPAddress.serializeIPv4(v), isLoopback: v >> 24 == 127)
+        case .ipv6(let pieces): return .address(IPAddress.serializeIPv6(pieces), isLoopback: isLoopback(pieces))
+        case .domain(let name): return .name(name)
+        case .none, .empty, .opaque: return nil
+        }
+    }
+
+    /// Whether a numeric address text (as `getnameinfo` writes it) is loopback; nil if it is
+    /// no address.
+    public static func isLoopbackAddress(_ text: String) -> Bool? {
+        let address = text.split(separator: "%", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        let bytes = Array(address.utf8)[...]
+        if let v4 = IPAddress.parseGoIPv4(bytes) { return v4 >> 24 == 127 }
+        guard bytes.contains(UInt8(ascii: ":")), let pieces = IPAddress.parseIPv6(bytes) else { return nil }
+        return isLoopback(pieces)
+    }
+
+    private static func isLoopback(_ pieces: [UInt16]) -> Bool {
+        if pieces == [0, 0, 0, 0, 0, 0, 0, 1] { return true }
+        return pieces[0..<5].allSatisfy { $0 == 0 } && pieces[5] == 0xFFFF && pieces[6] >> 8 == 127
+    }
+}

@@ -97,79 +97,22 @@ public final class Outbox: Sendable {
 }
 
 extension Outbox {
-    /// The `href` values of a message's HTML, in order and without repeats, with the character
-    /// references a browser decodes before following them (`&amp;` in a query is `&`).
+    /// The links a reader could follow in a message's HTML, in order and without repeats: the
+    /// `href` of each `<a>` and `<area>` start tag as a browser's tokenizer reads it (tag and
+    /// attribute names in any case, values quoted or not, character references decoded, so
+    /// `&amp;` in a query is `&`). Text that merely looks like an attribute (`href="..."` in a
+    /// paragraph, a comment, another attribute's value or a `<script>`) is no link.
     public static func links(inHTML html: String) -> [String] {
         var links: [String] = []
-        let bytes = Array(html.utf8)
-        var i = 0
-        while i < bytes.count {
-            // An attribute named href: preceded by a space, its name, optional spaces, "=".
-            guard bytes[i] == UInt8(ascii: "h") || bytes[i] == UInt8(ascii: "H"), i > 0, isSpace(bytes[i - 1]),
-                  i + 4 <= bytes.count, String(decoding: bytes[i..<(i + 4)], as: UTF8.self).lowercased() == "href" else {
-                i += 1
-                continue
-            }
-            var j = i + 4
-            while j < bytes.count, isSpace(bytes[j]) { j += 1 }
-            guard j < bytes.count, bytes[j] == UInt8(ascii: "=") else {
-                i = j
-                continue
-            }
-            j += 1
-            while j < bytes.count, isSpace(bytes[j]) { j += 1 }
-            guard j < bytes.count else { break }
-            var end = j
-            if bytes[j] == UInt8(ascii: "\"") || bytes[j] == UInt8(ascii: "'") {
-                let quote = bytes[j]
-                j += 1
-                end = j
-                while end < bytes.count, bytes[end] != quote { end += 1 }
-            } else {
-                while end < bytes.count, !isSpace(bytes[end]), bytes[end] != UInt8(ascii: ">") { end += 1 }
-            }
-            let link = decodeCharacterReferences(String(decoding: bytes[j..<min(end, bytes.count)], as: UTF8.self))
-            if !link.isEmpty && !links.contains(link) { links.append(link) }
-            i = end + 1
+        var seen: Set<String> = []
+        for token in HTMLTokens.tokens(html) {
+            if let link = HTMLTokens.link(token), !link.isEmpty, seen.insert(link).inserted { links.append(link) }
         }
         return links
     }
 
-    private static func isSpace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0C || byte == 0x0D
-    }
-
-    /// The numeric references and the few named ones template escaping produces (HTML §13.2.5.72).
+    /// Text with its character references decoded, as the HTML tokenizer decodes text.
     static func decodeCharacterReferences(_ text: String) -> String {
-        guard text.contains("&") else { return text }
-        let named: [String: String] = ["amp": "&", "lt": "<", "gt": ">", "quot": "\"", "apos": "'", "nbsp": "\u{A0}"]
-        var out = ""
-        var rest = Substring(text)
-        while let amp = rest.firstIndex(of: "&") {
-            out += rest[..<amp]
-            let after = rest[rest.index(after: amp)...]
-            guard let semicolon = after.prefix(12).firstIndex(of: ";") else {
-                out += "&"
-                rest = after
-                continue
-            }
-            let name = after[..<semicolon]
-            var decoded: String?
-            if name.hasPrefix("#x") || name.hasPrefix("#X") {
-                decoded = UInt32(name.dropFirst(2), radix: 16).flatMap(Unicode.Scalar.init).map { String(Character($0)) }
-            } else if name.hasPrefix("#") {
-                decoded = UInt32(name.dropFirst()).flatMap(Unicode.Scalar.init).map { String(Character($0)) }
-            } else {
-                decoded = named[String(name)]
-            }
-            if let decoded {
-                out += decoded
-                rest = after[after.index(after: semicolon)...]
-            } else {
-                out += "&"
-                rest = after
-            }
-        }
-        return out + rest
+        HTMLTokens.decodeCharacterReferences(ArraySlice(text.utf8), inAttribute: false)
     }
 }

@@ -9,8 +9,9 @@ import AuthStore
 ///
 /// Offline differences, both documented in docs/social-sign-in.md:
 /// - `ValidateOAuthURL` resolves host names to refuse private addresses; the emulator checks
-///   literal addresses only, and lets URLs of its own fake issuers (`/emulator/v1/idp/...`,
-///   plain http on loopback) through, since they are the only issuers it can reach.
+///   literal addresses only (as Go and as a browser read the URL, which must agree), and lets
+///   URLs of its own fake issuers (`/emulator/v1/idp/...`, plain http on loopback) through,
+///   since they are the only issuers it can reach.
 /// - An OIDC provider's discovery document is read in-process when it belongs to a fake issuer;
 ///   any other discovery URL fails as an unreachable one would.
 struct CustomOAuthProviderEndpoints: EndpointGroup {
@@ -330,50 +331,76 @@ struct CustomOAuthProviderEndpoints: EndpointGroup {
         try CustomOAuthProviderEndpoints.validateExternalURL(url)
     }
 
+    /// The checks of `ValidateOAuthURL` in its order, on the URL as Go's `url.Parse` reads it
+    /// (`GoParsedURL`), so a text Go rejects is "Invalid URL format" as there
+    /// (`https://127.0.0.1:9\@evil.example/`: `\` is no userinfo byte). Then, stricter than
+    /// GoTrue, which reads the URL only with Go: a browser follows `authorization_url` and reads
+    /// it by the WHATWG URL Standard (`BrowserURL`), so that reading must name the same host
+    /// and port (`RedirectTarget`), and the address it names is judged too: `https://0x7f.1/`
+    /// or `https://2130706433/` is a name to Go but 127.0.0.1 to a browser, and GoTrue, which
+    /// resolves names, would find it loopback as well.
     static func validateExternalURL(_ url: String) throws(AuthError) {
-        if url.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) { throw invalid("Invalid URL format") }
-        // `url.Parse` lowercases the scheme; without "//" there is no host.
-        guard let colon = url.firstIndex(of: ":"), url[..<colon].lowercased() == "https" else { throw invalid("URL must use HTTPS") }
-        var authority = url[url.index(after: colon)...]
-        guard authority.hasPrefix("//") else { throw invalid("URL must have a valid hostname") }
-        authority = authority.dropFirst(2)
-        if let end = authority.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) { authority = authority[..<end] }
-        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
-        // `URL.Hostname`: the bracketed IPv6 literal, else everything before the port.
-        var host: Substring
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else { throw invalid("Invalid URL format") }
-            host = authority[authority.index(after: authority.startIndex)..<close]
-        } else if let colon = authority.lastIndex(of: ":") {
-            host = authority[..<colon]
-        } else {
-            host = authority
+        guard let go = GoParsedURL.parse(url) else { throw invalid("Invalid URL format") }
+        guard go.scheme == "https" else { throw invalid("URL must use HTTPS") }
+        let hostname = go.hostname
+        if hostname.isEmpty { throw invalid("URL must have a valid hostname") }
+        if RedirectPolicy.isLocalhost(hostname) { throw invalid("URL cannot point to localhost or loopback addresses") }
+        // `net.LookupIP` answers an address literal (zone and all) with itself.
+        let literal = hostname.split(separator: "%", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? hostname
+        if let address = goAddress(literal), let problem = addressProblem(address) {
+            throw invalid("URL cannot resolve to \(problem) addresses")
         }
-        if host.isEmpty { throw invalid("URL must have a valid hostname") }
-        let lower = host.lowercased()
-        if ["localhost", "127.0.0.1", "::1", "0.0.0.0", "::"].contains(lower) || lower.hasSuffix(".localhost") {
-            throw invalid("URL cannot point to localhost or loopback addresses")
+        guard let browser = BrowserURL.parse(url), browser.scheme == "https" else { throw invalid("Invalid URL format") }
+        switch browser.host {
+        case .ipv4(let v):
+            if let problem = addressProblem(ipv4Mapped(v)) { throw invalid("URL cannot resolve to \(problem) addresses") }
+        case .ipv6(let pieces):
+            if let problem = addressProblem(pieces) { throw invalid("URL cannot resolve to \(problem) addresses") }
+        case .domain(let name):
+            // `localhost.` is a name to `isLocalhost`; every resolver answers it with loopback.
+            var trimmed = Substring(name)
+            if trimmed.hasSuffix(".") { trimmed = trimmed.dropLast() }
+            if RedirectPolicy.isLocalhost(String(trimmed)) { throw invalid("URL cannot resolve to loopback addresses") }
+        case .none, .empty, .opaque:
+            throw invalid("Invalid URL format")
         }
-        if let problem = addressProblem(lower) { throw invalid("URL cannot resolve to \(problem) addresses") }
+        guard RedirectTarget(url) != nil else { throw invalid("Invalid URL format") }
     }
 
-    /// The class of a literal IP address `validateIP` refuses, in its order of checks.
-    static func addressProblem(_ host: String) -> String? {
-        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
-        if parts.count == 4, let octets = Optional(parts.compactMap { UInt8($0) }), octets.count == 4 {
-            let (a, b) = (octets[0], octets[1])
+    /// `net.ParseIP` / `netip.ParseAddr` of a host: IPv4 as IPv4-mapped IPv6 pieces, as Go
+    /// stores it; nil for a name.
+    static func goAddress(_ host: String) -> [UInt16]? {
+        let bytes = Array(host.utf8)[...]
+        if let v4 = IPAddress.parseGoIPv4(bytes) { return ipv4Mapped(v4) }
+        guard bytes.contains(UInt8(ascii: ":")) else { return nil }
+        return IPAddress.parseIPv6(bytes)
+    }
+
+    static func ipv4Mapped(_ v: UInt32) -> [UInt16] {
+        [0, 0, 0, 0, 0, 0xFFFF, UInt16(v >> 16), UInt16(v & 0xFFFF)]
+    }
+
+    /// The class of an address `validateIP` refuses, in its order of checks, with Go's `net.IP`
+    /// methods: an IPv4-mapped address (`::ffff:127.0.0.1`) is judged as the IPv4 address it
+    /// holds (`To4`); `IsLinkLocalMulticast` (224.0.0.0/24, ff02::/16) counts as link-local
+    /// before multicast; 169.254.169.254 is already link-local.
+    static func addressProblem(_ pieces: [UInt16]) -> String? {
+        guard pieces.count == 8 else { return nil }
+        if pieces[0..<5].allSatisfy({ $0 == 0 }) && pieces[5] == 0xFFFF {
+            let (a, b, c) = (UInt8(pieces[6] >> 8), UInt8(pieces[6] & 0xFF), UInt8(pieces[7] >> 8))
             if a == 127 { return "loopback" }
             if a == 10 || (a == 172 && (16...31).contains(b)) || (a == 192 && b == 168) { return "private network" }
-            if a == 169 && b == 254 { return "link-local" }
+            if (a == 169 && b == 254) || (a == 224 && b == 0 && c == 0) { return "link-local" }
             if a >= 224 && a <= 239 { return "multicast" }
-            if octets.allSatisfy({ $0 == 0 }) { return "unspecified" }
+            if pieces[6] == 0 && pieces[7] == 0 { return "unspecified" }
             return nil
         }
-        guard host.contains(":"), host.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else { return nil }
-        let first = host.split(separator: ":", omittingEmptySubsequences: false).first.flatMap { UInt16($0.isEmpty ? "0" : $0, radix: 16) } ?? 0
+        let first = pieces[0]
+        if pieces == [0, 0, 0, 0, 0, 0, 0, 1] { return "loopback" }
         if first & 0xFE00 == 0xFC00 { return "private network" }
-        if first & 0xFFC0 == 0xFE80 { return "link-local" }
+        if first & 0xFFC0 == 0xFE80 || first == 0xFF02 { return "link-local" }
         if first & 0xFF00 == 0xFF00 { return "multicast" }
+        if pieces.allSatisfy({ $0 == 0 }) { return "unspecified" }
         return nil
     }
 
