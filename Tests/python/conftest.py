@@ -29,16 +29,13 @@ SERVICE_ROLE_KEY = (
 # The longest tests are placed for pytest-xdist's work-stealing scheduler (`scripts/test` runs
 # `--dist worksteal`), which first hands each worker a contiguous slice of this order:
 # - the bounded load runs (`test_floods.py`, 20-30 s each, in both I/O modes) at the head of
-#   the first worker's slice, one after the other: a thousand connections and fifty never-readers
-#   each, which nothing heavy should double (their checks allow for a busy machine, but a run
-#   beside another only gets longer), so they run alone (`heavy_lock` below: exclusive for a
-#   load run, shared for a fuzzing run and for scripts/test while its Swift tests run);
+#   the first worker's slice, one after the other (`heavy_lock` below): a thousand connections
+#   and fifty never-readers each, which nothing should double. Their checks hold on a busy
+#   machine (they judge behaviour, not speed), so they go beside everything else;
 # - the bounded fuzzing runs (20 s each) and the other long tests (the durability runs, the
-#   503-on-shutdown test) one at the head of each other slice: the fuzzing runs go beside each
-#   other and the Swift tests, which the load runs wait for anyway.
+#   503-on-shutdown test) one at the head of each other slice.
 # Sorted to the front of the order as one block, the first worker ran all of them and more (110 s
-# while the others finished in 45); dealt one to a worker with no lock, the load and fuzzing runs
-# all ran at once and a reset landed 0.1 s past its bound.
+# while the others finished in 45).
 LOAD = ("test_floods.py",)
 FUZZ = ("test_fuzz_socket.py",)
 LONG = ("test_durability.py", "test_serve.py::test_shutdown_answers_unfinished_requests_with_503")
@@ -73,21 +70,18 @@ def pytest_collection_modifyitems(items):
 
 @pytest.fixture(autouse=True)
 def heavy_lock(request):
-    """A load run alone, fuzzing runs only beside each other, across the session's workers (and
-    whichever worker stole the test): a lock on a file named after the run, exclusive for a load
-    run and shared for a fuzzing run."""
+    """One load run at a time across the session's workers (and whichever worker stole the
+    test): an exclusive lock on a file named after the run."""
     path = request.node.nodeid.split("::")[0]
-    if not path.endswith(LOAD + FUZZ):
+    if not path.endswith(LOAD):
         yield
         return
     import fcntl
 
     run = os.environ.get("PYTEST_XDIST_TESTRUNUID", str(os.getpid()))
-    # scripts/test names the file and holds a shared lock on it while the Swift tests run beside
-    # this session, so a load run waits for them.
-    path_name = os.environ.get("AUTH_EMULATOR_HEAVY_LOCK") or os.path.join(tempfile.gettempdir(), f"auth-emulator-heavy-{run}.lock")
+    path_name = os.path.join(tempfile.gettempdir(), f"auth-emulator-heavy-{run}.lock")
     with open(path_name, "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX if path.endswith(LOAD) else fcntl.LOCK_SH)
+        fcntl.flock(lock, fcntl.LOCK_EX)
         try:
             yield
         finally:
