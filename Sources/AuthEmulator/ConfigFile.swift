@@ -1,3 +1,4 @@
+import AuthPlatform
 import AuthTOML
 import GoTrue
 
@@ -399,7 +400,10 @@ public enum SupabaseConfigFile {
                         if path == ["auth", "external"] {
                             throw EmulatorError("\(file):\(line): \(childPath.joined(separator: ".")): unknown name '\(key)' (expected one of: \(children.keys.sorted().joined(separator: ", ")))")
                         }
-                        throw EmulatorError("\(file):\(line): \(childPath.joined(separator: ".")): unknown setting (not part of the Supabase CLI's [\(path.joined(separator: "."))] section)")
+                        // A near miss among the section's keys is named, as a mistyped flag is.
+                        let hint = Spelling.suggestion(for: key, among: children.keys.sorted())
+                            .map { " (did you mean '\($0)'?)" } ?? ""
+                        throw EmulatorError("\(file):\(line): \(childPath.joined(separator: ".")): unknown setting (not part of the Supabase CLI's [\(path.joined(separator: "."))] section)\(hint)")
                     }
                     child = known
                 case .map(let allowed, let element):

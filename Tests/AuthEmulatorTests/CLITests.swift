@@ -93,7 +93,7 @@ func removeFile(_ path: String) {
         defer { removeFile(path) }
         let result = run(["serve", "--config", path, "--port", "0"])
         #expect(result.status == CLI.exitConfiguration)
-        #expect(result.error == "Error: \(path):3: auth.enable_sigup: unknown setting (not part of the Supabase CLI's [auth] section)\n")
+        #expect(result.error == "Error: \(path):3: auth.enable_sigup: unknown setting (not part of the Supabase CLI's [auth] section) (did you mean 'enable_signup'?)\n")
     }
 
     @Test func keysWithDefaults() {

@@ -74,9 +74,9 @@ import Testing
         defer { emulator.stop() }
         let before = emulator.project.configuration
         let refused: [(String, String)] = [
-            (#"{"site_url": "\u0000"}"#, "GOTRUE_SITE_URL (site_url)"),
-            (#"{"site_url": "not a url"}"#, "GOTRUE_SITE_URL (site_url)"),
-            (#"{"site_url": "http://"}"#, "GOTRUE_SITE_URL (site_url)"),
+            (#"{"site_url": "\u0000"}"#, "site_url (set at run time)"),
+            (#"{"site_url": "not a url"}"#, "site_url (set at run time)"),
+            (#"{"site_url": "http://"}"#, "site_url (set at run time)"),
             (#"{"webauthn": {"rp_origins": ["not a url"]}}"#, "GOTRUE_WEBAUTHN_RP_ORIGINS (webauthn.rp_origins)"),
             (#"{"webauthn": {"rp_id": ""}}"#, "webauthn.rp_id"),
             (#"{"webauthn": {"rp_id": "https://example.com"}}"#, "GOTRUE_WEBAUTHN_RP_ID (webauthn.rp_id)"),
@@ -84,7 +84,7 @@ import Testing
             (#"{"webauthn": {"rp_id": "intranet"}}"#, "GOTRUE_WEBAUTHN_RP_ID (webauthn.rp_id)"),
             (#"{"jwt_keys": [{"kty": "oct", "k": "", "key_ops": ["sign", "verify"]}]}"#, "jwt_keys[0]"),
             // A valid change in the same PATCH is not applied either.
-            (#"{"disable_signup": true, "site_url": "not a url"}"#, "GOTRUE_SITE_URL (site_url)"),
+            (#"{"disable_signup": true, "site_url": "not a url"}"#, "site_url (set at run time)"),
         ]
         for (body, setting) in refused {
             let response = patch(emulator, body)
@@ -136,7 +136,18 @@ import Testing
             _ = try EmulatorOptions.resolve(configFile: path, environment: [:])
             Issue.record("config.toml's site_url was accepted")
         } catch {
-            #expect(error.description.contains("GOTRUE_SITE_URL (site_url)"))
+            // Named by its source: the file, not the variable.
+            #expect(error.description.contains("site_url (config.toml)"))
+        }
+        // An env() the environment does not set is named as such.
+        try Data("[auth]\nsite_url = \"env(NO_SUCH_SITE)\"\n".utf8).write(to: URL(fileURLWithPath: path))
+        do {
+            _ = try EmulatorOptions.resolve(configFile: path, environment: [:])
+            Issue.record("an unset env() was accepted as site_url")
+        } catch {
+            #expect(error.description.contains("site_url (config.toml): must be an absolute URL"))
+            #expect(error.description.contains("env(NO_SUCH_SITE) names an environment variable that is not set"))
+            #expect(!error.description.contains("GOTRUE_SITE_URL"))
         }
 
         let flags = try CLI.parseOptions(["--site-url", "not a url"], values: CLI.serveValueOptions, switches: CLI.serveSwitches)
@@ -144,7 +155,7 @@ import Testing
             _ = try CLI.options(from: flags, context: CLI.Context(environment: [:], console: .silent))
             Issue.record("--site-url was accepted")
         } catch {
-            #expect("\(error)".contains("GOTRUE_SITE_URL (site_url)"))
+            #expect("\(error)".contains("--site-url: must be"))
         }
     }
 }

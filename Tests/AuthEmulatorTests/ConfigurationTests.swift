@@ -566,6 +566,8 @@ let wellKnownServiceRoleKey = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9"
 
     @Test(arguments: [
         ("[auth]\nsite_url = \"x\"\nsite_ulr = \"y\"\n", "config.toml:3: auth.site_ulr: unknown setting"),
+        ("[auth]\nsite_ulr = \"y\"\n", "[auth] section) (did you mean 'site_url'?)"),
+        ("[auth.email]\nenable_confirmation = true\n", "(did you mean 'enable_confirmations'?)"),
         ("[auth.email]\nenable_confirmation = true\n", "config.toml:2: auth.email.enable_confirmation: unknown setting"),
         ("[auth.rate_limit]\nemails_sent = 1\n", "config.toml:2: auth.rate_limit.emails_sent: unknown setting"),
         ("[auth.external.githib]\nenabled = false\n", "config.toml:1: auth.external.githib: unknown name 'githib'"),

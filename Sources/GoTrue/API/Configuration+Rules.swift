@@ -141,7 +141,21 @@ extension Configuration {
         // redirect from it with net/url; one that is not an absolute URL fails each of them
         // later, so it is refused here, as `APIConfiguration.Validate` refuses such an
         // API_EXTERNAL_URL (`url.ParseRequestURI`).
-        if let problem = Configuration.absoluteURLProblem(siteURL) { return "GOTRUE_SITE_URL (site_url): \(problem)" }
+        if let problem = Configuration.absoluteURLProblem(siteURL) {
+            // Named by where the value came from: a config.toml `env(NAME)` left unset is the
+            // file's doing, not GOTRUE_SITE_URL's.
+            let origin: String
+            switch settingSources["site_url"] {
+            case .file?: origin = "site_url (config.toml)"
+            case .flag?: origin = "--site-url"
+            case .runtime?: origin = "site_url (set at run time)"
+            case .env?: origin = "GOTRUE_SITE_URL"
+            case .default?, nil: origin = "GOTRUE_SITE_URL (site_url)"
+            }
+            let unset = siteURL.hasPrefix("env(") && siteURL.hasSuffix(")")
+                ? " (\(siteURL) names an environment variable that is not set)" : ""
+            return "\(origin): \(problem)\(unset)"
+        }
         // The SMS templates are parsed when the real server loads its configuration
         // (`PopulateGlobal`): one that does not parse stops the start.
         for (template, name) in [(sms.template, "GOTRUE_SMS_TEMPLATE (sms.template)"), (mfa.phoneTemplate, "GOTRUE_MFA_PHONE_TEMPLATE (mfa.phone_template)")] {
