@@ -241,6 +241,10 @@ public final class ScenarioEngine: Sendable {
                     object["index"] = .number(index)
                     object["matched"] = .number(entry.rules[index].matched)
                     object["fired"] = .number(entry.rules[index].fired)
+                    // The rule's test scope as it applies, whether written in its `match` or
+                    // given once for the whole file (top-level `test`, which the rule as
+                    // written does not show): without it a scoped rule reads as global.
+                    object["test"] = rule.match.test.map(JSON.string) ?? .null
                     if let window = rule.when.windowMilliseconds, let opened = entry.rules[index].windowOpened {
                         object["window_closes_at"] = .string(opened.adding(microseconds: Int64(window) * 1000).rfc3339)
                     }

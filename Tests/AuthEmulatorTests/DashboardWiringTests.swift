@@ -111,6 +111,22 @@ import Testing
         #expect(emulator.scenarios.describe().count == 1)
     }
 
+    /// A rule scoped to a test id says so on the page (the file's `test` is not in the rule's
+    /// own JSON); an unscoped one says it sees every request.
+    @Test func scenariosPageShowsEachRulesTestScope() throws {
+        let emulator = try Emulator(options: .testing())
+        defer { emulator.stop() }
+        let browser = Browser(emulator)
+        let scoped = #"{"name": "scoped", "test": "checkout-17", "rules": [{"match": {"op": "token.password"}, "then": {"status": 503}}]}"#
+        #expect(control(emulator, "POST", "/emulator/v1/scenarios", body: scoped).status == 201)
+        let global = #"{"name": "global", "rules": [{"match": {"op": "signup"}, "then": {"status": 503}}]}"#
+        #expect(control(emulator, "POST", "/emulator/v1/scenarios", body: global).status == 201)
+        let page = text(browser.send("GET", "/emulator/scenarios"))
+        #expect(page.contains("<th scope=\"col\">Test id</th>"))
+        #expect(page.contains("<code class=\"test-scope\">checkout-17</code>"))
+        #expect(page.contains("every request"))
+    }
+
     @Test func configTogglesGoThroughTheConfigRoute() throws {
         let emulator = try Emulator(options: .testing())
         defer { emulator.stop() }

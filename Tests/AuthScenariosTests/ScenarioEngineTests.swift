@@ -176,6 +176,24 @@ struct ScenarioEngineTests {
         #expect(healthStatuses(h, 2, headers: ["X-Emulator-Test": "test-a"]) == [500, 500])
     }
 
+    /// The listing names each rule's test scope as it applies: the file's `test` (absent from
+    /// the rule as written), a rule's own `match.test` over it, `null` for a rule that sees
+    /// every request, so a scoped rule never reads as global.
+    @Test func listingNamesEachRulesTestScope() throws {
+        let h = try Harness()
+        try h.load(#"""
+            {"name": "scoped", "test": "checkout-17", "rules": [{"match": {"op": "health"}, "then": {"status": 500}},
+             {"match": {"op": "settings", "test": "checkout-18"}, "then": {"status": 500}}]}
+            """#)
+        try h.load(#"{"name": "global", "rules": [{"match": {"op": "jwks"}, "then": {"status": 500}}]}"#)
+        let scoped = h.control("GET", "/scenarios/scoped").json["rules"]?.arrayValue ?? []
+        #expect(scoped.map { $0["test"] } == [.string("checkout-17"), .string("checkout-18")])
+        let global = h.control("GET", "/scenarios/global").json["rules"]?.arrayValue ?? []
+        #expect(global.map { $0["test"] } == [.null])
+        let all = h.control("GET", "/scenarios").json["scenarios"]?[0]?["rules"]?[0]?["test"]
+        #expect(all == .string("checkout-17"))
+    }
+
     @Test func controlRoutesAreNeverMatchedAndNeedTheServiceRole() throws {
         let h = try Harness()
         try h.load(#"{"name": "all", "rules": [{"match": {}, "then": {"status": 500}}]}"#)

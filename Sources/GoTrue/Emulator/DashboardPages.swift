@@ -465,11 +465,17 @@ extension DashboardEndpoints {
             body += "<section class=\"card\"><h3>\(H.escape(name))</h3>"
             if let description = scenario["description"]?.stringValue, !description.isEmpty { body += "<p>\(H.escape(description))</p>" }
             body += "<p class=\"muted\">source \(H.escape(scenario["source"]?.stringValue ?? "")) · state \(H.escape(scenario["state"]?.stringValue ?? "")) · seed \(H.escape((scenario["seed"] ?? .null).serialized()))</p>"
-            body += "<div class=\"scroll\"><table><thead><tr><th scope=\"col\">#</th><th scope=\"col\">Matched</th><th scope=\"col\">Fired</th><th scope=\"col\">Rule</th></tr></thead><tbody>"
+            body += "<div class=\"scroll\"><table><thead><tr><th scope=\"col\">#</th><th scope=\"col\">Matched</th><th scope=\"col\">Fired</th><th scope=\"col\">Test id</th><th scope=\"col\">Rule</th></tr></thead><tbody>"
             for rule in scenario["rules"]?.arrayValue ?? [] {
                 var shown = rule.objectValue ?? JSONObject()
-                for key in ["index", "matched", "fired"] { shown[key] = nil }
+                for key in ["index", "matched", "fired", "test"] { shown[key] = nil }
+                // A rule scoped by the file's top-level `test` shows no `test` in its own JSON;
+                // the route's effective `test` says whose requests it sees, so a scoped rule
+                // never reads as one that fires for every test.
+                let scope = rule["test"]?.stringValue.map { "<code class=\"test-scope\">\(H.escape($0))</code>" }
+                    ?? "<span class=\"muted\">every request</span>"
                 body += "<tr><td>\(rule["index"]?.intValue ?? 0)</td><td>\(rule["matched"]?.intValue ?? 0)</td><td>\(rule["fired"]?.intValue ?? 0)</td>"
+                body += "<td>\(scope)</td>"
                 body += "<td class=\"wrap\"><code>\(H.escape(H.pretty(.object(shown), compact: true)))</code></td></tr>"
             }
             body += "</tbody></table></div><div class=\"actions\">"
