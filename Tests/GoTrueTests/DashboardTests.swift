@@ -384,6 +384,21 @@ struct DashboardBrowser {
         #expect(DashboardHTML.urlEncode("a b/ü?&=") == "a%20b%2F%C3%BC%3F%26%3D")
         #expect(DashboardHTML.query([("q", "x y"), ("page", "")]) == "?q=x%20y")
     }
+
+    /// Counts read at a glance: a comma between each group of three digits, one noun singular.
+    @Test func countsHaveThousandsSeparatorsAndOneIsSingular() throws {
+        let grouped = [0, 7, 999, 1000, 12_345, 100_001, 1_234_567, -4200].map(DashboardHTML.grouped)
+        #expect(grouped == ["0", "7", "999", "1,000", "12,345", "100,001", "1,234,567", "-4,200"])
+        #expect(DashboardHTML.counted(100_001, "user") == "100,001 users")
+        #expect(DashboardHTML.counted(1, "user") == "1 user")
+        #expect(DashboardHTML.counted(0, "message") == "0 messages")
+
+        // The users page says it so: one user is "1 user", never "1 users".
+        let (api, _) = try makeDashboardAPI()
+        _ = api.control("POST", "/admin/users", ["email": "only@example.com"])
+        var browser = DashboardBrowser(api)
+        #expect(browser.get("/emulator").text.contains(">1 user · page 1 of 1<"))
+    }
 }
 
 // MARK: The dashboard as a daily tool: create and edit users, tokens, reset, the header clock.

@@ -42,6 +42,24 @@ enum DashboardHTML {
         return out
     }
 
+    /// A whole number with a comma between each group of three digits ("100,001"), so a large
+    /// count reads at a glance. Fixed rather than the locale's: the page is the same for every
+    /// reader, and the server knows no reader's locale.
+    @_optimize(none) static func grouped(_ number: Int) -> String {
+        let digits = String(number.magnitude)
+        var out = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0 && (digits.count - index) % 3 == 0 { out += "," }
+            out.append(digit)
+        }
+        return (number < 0 ? "-" : "") + out
+    }
+
+    /// A count and its noun, singular for exactly one: "1 user", "100,001 users".
+    @_optimize(none) static func counted(_ number: Int, _ singular: String, plural: String? = nil) -> String {
+        grouped(number) + " " + (number == 1 ? singular : plural ?? singular + "s")
+    }
+
     /// A query string from name/value pairs, empty values left out.
     @_optimize(none) static func query(_ items: [(String, String)]) -> String {
         let parts = items.filter { !$0.1.isEmpty }.map { urlEncode($0.0) + "=" + urlEncode($0.1) }

@@ -58,7 +58,7 @@ extension DashboardEndpoints {
             return counts
         }
         let pages = max(1, (total + perPage - 1) / perPage)
-        body += "<p class=\"muted\">\(total) user\(total == 1 ? "" : "s")\(search.isEmpty ? "" : " matching") · page \(number) of \(pages)</p>"
+        body += "<p class=\"muted\">\(H.counted(total, "user"))\(search.isEmpty ? "" : " matching") · page \(H.grouped(number)) of \(H.grouped(pages))</p>"
         if users.isEmpty {
             body += "<p>No users\(search.isEmpty ? " yet. Sign up from the app, or seed fixtures with <code>POST /emulator/v1/seed</code>." : " match.")</p>"
         } else {
@@ -240,7 +240,7 @@ extension DashboardEndpoints {
             body += "</tbody></table></div>"
         }
 
-        body += "<h2>Audit log (latest \(audit.items.count) of \(audit.total))</h2>"
+        body += "<h2>Audit log (latest \(audit.items.count) of \(H.grouped(audit.total)))</h2>"
         if audit.items.isEmpty { body += "<p class=\"muted\">No entries.</p>" } else {
             body += "<div class=\"scroll\"><table><thead><tr><th scope=\"col\">Time</th><th scope=\"col\">Action</th><th scope=\"col\">Actor</th><th scope=\"col\">Type</th></tr></thead><tbody>"
             for entry in audit.items {
@@ -396,7 +396,7 @@ extension DashboardEndpoints {
         let reply = call("DELETE", "/emulator/v1/outbox", from: context)
         guard reply.ok else { return try mailboxPage(context, status: reply.status, error: reply.message) }
         let count = reply.json["deleted"]?.intValue ?? 0
-        return H.redirect(context.dashboardRoot + "/mailbox" + H.query([("notice", "Deleted \(count) message\(count == 1 ? "" : "s").")]))
+        return H.redirect(context.dashboardRoot + "/mailbox" + H.query([("notice", "Deleted \(H.counted(count, "message")).")]))
     }
 
     // MARK: Journal
@@ -423,7 +423,7 @@ extension DashboardEndpoints {
         let entries = Array((reply.json["entries"]?.arrayValue ?? []).reversed())
         body += "<div class=\"actions\">" + H.button(root + "/journal/clear", "Clear journal", csrf: csrfToken, style: "danger",
                                                      confirm: "Forget every recorded request?") + "</div>"
-        body += "<p class=\"muted\">Newest first; \(entries.count) shown (the journal keeps \(reply.json["capacity"]?.intValue ?? 0)).</p>"
+        body += "<p class=\"muted\">Newest first; \(H.grouped(entries.count)) shown (the journal keeps \(H.grouped(reply.json["capacity"]?.intValue ?? 0))).</p>"
         if entries.isEmpty { body += "<p>No requests recorded.</p>" } else {
             body += """
                 <div class="scroll"><table><thead><tr><th scope="col">Time</th><th scope="col">Method</th><th scope="col">Path</th>\
