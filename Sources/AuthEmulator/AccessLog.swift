@@ -53,10 +53,13 @@ struct AccessLogMiddleware: Middleware {
     var project: String? = nil
 
     func respond(to context: RequestContext, next: (RequestContext) -> HTTPResponse) -> HTTPResponse {
-        // The dashboard's pages and its 2 s live polling would drown the app's requests.
+        // The dashboard's page loads and its 2 s live polling would drown the app's requests,
+        // so its GETs (and HEADs) stay out. Its actions (create, ban, revoke, delete, settings)
+        // are POSTs that change state as an API call would, so they are logged like one.
         let dashboard = context.path == "/emulator" || (context.path.hasPrefix("/emulator/")
             && !context.path.hasPrefix(GoTrueAPI.emulatorPrefix + "/"))
-        if dashboard { return next(context) }
+        let readOnly = context.request.method == "GET" || context.request.method == "HEAD"
+        if dashboard && readOnly { return next(context) }
         let started = HTTPResponse.deliveryClock()
         var response = next(context)
         let path = (context.viaGateway ? GoTrueAPI.gatewayPrefix : "") + context.path

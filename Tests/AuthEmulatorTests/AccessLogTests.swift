@@ -157,4 +157,23 @@ import Testing
         #expect(!heads.contains { $0.hasPrefix("GET /settings 200") || $0.hasPrefix("POST /token 2") || $0.hasPrefix("POST /token 4") })
         #expect(try signIn.readResponse().status == 503)
     }
+
+    /// The dashboard's actions (POSTs that change state) are logged as API calls are; its page
+    /// loads and its live polling are not, or they would drown the app's requests.
+    @Test func dashboardActionsAreLoggedItsPagesAndPollingAreNot() throws {
+        let lines = Mutex<[String]>([])
+        var options = EmulatorOptions.testing()
+        options.accessLog = AccessLog(format: .text) { line in lines.withLock { $0.append(line) } }
+        let emulator = try Emulator(options: options)
+        defer { emulator.stop() }
+        let browser = DashboardWiringTests.Browser(emulator)
+        let token = browser.token()
+        _ = browser.send("GET", "/emulator")
+        _ = browser.send("GET", "/emulator/live?view=users")
+        #expect(lines.withLock { $0 }.isEmpty)
+        let created = browser.send("POST", "/emulator/users", form: [("email", "logged@example.com"), ("password", "password1"), ("csrf", token)])
+        #expect(created.status == 303)
+        _ = browser.send("POST", "/emulator/settings/clock", form: [("advance", "60"), ("csrf", token)])
+        #expect(lines.withLock { $0 }.map(head) == ["POST /emulator/users 303", "POST /emulator/settings/clock 303"])
+    }
 }

@@ -5,6 +5,7 @@ import re
 import httpx
 
 from conftest import SERVICE_ROLE_KEY
+from test_serve import wait_for_log
 
 ADMIN = {"Authorization": f"Bearer {SERVICE_ROLE_KEY}", "apikey": SERVICE_ROLE_KEY}
 
@@ -60,6 +61,27 @@ def test_pages_render_and_a_csrf_protected_ban(start_auth):
         live = http.get("/emulator/live", params={"view": "users"})
         assert live.status_code == 200
         assert re.fullmatch(r"[0-9a-f]{20}", live.json()["stamp"])
+
+
+def test_dashboard_actions_reach_the_access_log(start_auth):
+    """Each dashboard action (a POST) writes one access-log line on stderr, as an API call does;
+    page loads and the live polling write none."""
+    server = start_auth()
+    with httpx.Client(base_url=server.url, follow_redirects=False, timeout=10) as http:
+        token = csrf_token(http.get("/emulator").text)
+        assert http.get("/emulator/live", params={"view": "users"}).status_code == 200
+        created = http.post("/emulator/users", data={"email": "logged@example.com", "password": "password1", "csrf": token})
+        assert created.status_code == 303
+        user_id = created.headers["location"].split("/emulator/users/")[1].split("?")[0]
+        assert http.post(f"/emulator/users/{user_id}/ban", data={"csrf": token}).status_code == 303
+        assert http.post("/emulator/settings/config", data={"setting": "disable_signup", "value": "true",
+                                                            "csrf": token}).status_code == 303
+        # A marker request after the actions: once its line is out, theirs are too.
+        http.get("/health")
+    log = wait_for_log(server, "GET /health 200")
+    lines = [line.rsplit(" ", 1)[0] for line in log.splitlines() if line.startswith(("GET ", "POST ", "HEAD "))]
+    assert lines == ["POST /emulator/users 303", f"POST /emulator/users/{user_id}/ban 303",
+                     "POST /emulator/settings/config 303", "GET /health 200"], log
 
 
 def test_root_names_the_dashboard_and_the_apis(start_auth):
