@@ -1,6 +1,7 @@
 """The web dashboard in a real browser (headless Chromium through Selenium): every action a
 person takes there, each checked afterwards through the admin or control API, a form filled and
-sent with the keyboard alone, and the users table's layout at 1920 and 360 px.
+sent with the keyboard alone, the users table's layout at 1920 and 360 px, and the sessions
+table's at 1280 and 1920 px.
 
 Chromium, its driver and the skip rules are those of test_browser_consent.py (system packages,
 the driver path passed explicitly; skipped locally without them, a failure under CI).
@@ -313,6 +314,51 @@ def test_users_table_uses_the_width(start_auth, browser, api, tmp_path):
     element(browser, "table")
     browser.save_screenshot(str(tmp_path / "users-360.png"))
     # The page itself never scrolls sideways; the table scrolls in its own frame.
+    page_width = browser.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
+    assert page_width[0] <= page_width[1], page_width
+
+
+LONG_USER_AGENTS = [
+    "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 "
+    "Safari/537.36 Edg/131.0.2903.86",
+    "supabase-swift/2.24.1 (iOS 18.2; iPhone15,3) CFNetwork/1568.300.101 Darwin/24.2.0 SomeLongAppName/4.5.6 build 20261128",
+]
+
+
+def test_sessions_table_fits_with_revoke_in_view(start_auth, browser, api, tmp_path):
+    server = start_auth()
+    http = api(server)
+    email = "ada.lovelace.with.a.long.address@example.com"
+    user_id = http.post("/admin/users", headers=ADMIN, json={"email": email, "password": "password1", "email_confirm": True}).json()["id"]
+    for agent in LONG_USER_AGENTS:
+        signed_in = http.post("/auth/v1/token?grant_type=password", headers={"apikey": ANON_KEY, "User-Agent": agent},
+                              json={"email": email, "password": "password1"})
+        assert signed_in.status_code == 200, signed_in.text
+
+    for width in (1280, 1920):
+        browser.set_window_size(width, 900)
+        browser.get(f"{server.url}/emulator/users/{user_id}")
+        element(browser, "table.sessions")
+        browser.save_screenshot(str(tmp_path / f"user-sessions-{width}.png"))
+        # Every column, IP and Revoke last, is in view without scrolling sideways, and the long
+        # user agents are there to read (wrapped, not cut).
+        fits = browser.execute_script(
+            "var t=document.querySelector('table.sessions'),s=t.closest('.scroll');"
+            "var r=[].map.call(t.querySelectorAll('form[action$=\"/revoke\"] button'),function(b){return b.getBoundingClientRect().right});"
+            "return {scroll: [s.scrollWidth, s.clientWidth], page: [document.documentElement.scrollWidth, window.innerWidth],"
+            " revoke: r, ip: t.querySelector('td.ip').getBoundingClientRect().right, text: t.innerText}"
+        )
+        assert fits["scroll"][0] <= fits["scroll"][1], (width, fits)
+        assert fits["page"][0] <= fits["page"][1], (width, fits)
+        assert len(fits["revoke"]) == 2 and max(fits["revoke"]) <= fits["page"][1], (width, fits)
+        assert fits["ip"] <= fits["page"][1], (width, fits)
+        for agent in LONG_USER_AGENTS:
+            assert agent in fits["text"].replace("\n", " "), width
+
+    # At phone width the page itself still never scrolls sideways.
+    browser.set_window_size(360, 800)
+    browser.get(f"{server.url}/emulator/users/{user_id}")
+    element(browser, "table.sessions")
     page_width = browser.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
     assert page_width[0] <= page_width[1], page_width
 

@@ -252,6 +252,9 @@ enum DashboardHTML {
         table{border-collapse:collapse;width:100%;font-size:.9rem}
         th,td{text-align:left;padding:.4rem .6rem;border-bottom:1px solid var(--line);vertical-align:top;white-space:nowrap}
         td.wrap{white-space:normal;overflow-wrap:anywhere;min-width:10rem}
+        table.sessions tr.has-detail td{border-bottom:0;padding-bottom:.1rem}
+        table.sessions tr.detail td{white-space:normal;overflow-wrap:anywhere;font-size:.8rem;padding-top:0}
+        table.sessions td.ip{white-space:normal;overflow-wrap:anywhere;min-width:7rem;max-width:12rem}
         th{background:var(--panel);font-weight:600}
         tr:last-child td{border-bottom:0}
         code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.85rem}

@@ -196,16 +196,26 @@ extension DashboardEndpoints {
 
         body += "<h2>Sessions (\(sessions.count))</h2>"
         if sessions.isEmpty { body += "<p class=\"muted\">None.</p>" } else {
-            body += "<div class=\"scroll\"><table><thead><tr><th scope=\"col\">Session</th><th scope=\"col\">AAL</th><th scope=\"col\">Created</th><th scope=\"col\">Refreshed</th><th scope=\"col\">Refresh tokens</th><th scope=\"col\">Last rotated</th><th scope=\"col\">User agent</th><th scope=\"col\">IP</th><th scope=\"col\"></th></tr></thead><tbody>"
+            // Fits the page at 1280 px with Revoke in view: each time pairs with the one it goes
+            // with (created over refreshed, the family over its last rotation), and the user
+            // agent, the one long and unbounded value, gets a second line across the row.
+            body += "<div class=\"scroll\"><table class=\"sessions\"><thead><tr><th scope=\"col\">Session</th><th scope=\"col\">AAL</th><th scope=\"col\">Created · refreshed</th><th scope=\"col\">Refresh tokens</th><th scope=\"col\">IP</th><th scope=\"col\"></th></tr></thead><tbody>"
             for (session, family) in zip(sessions, families) {
-                body += "<tr><td><code>\(H.escape(session.id))</code></td><td>\(H.escape(session.aal))</td>"
-                body += "<td>\(H.escape(shortTime(microseconds: session.createdAt)))</td><td>\(H.escape(shortTime(microseconds: session.refreshedAt)))</td>"
-                body += "<td>\(refreshFamily(session, family))</td>"
-                body += "<td>\(H.escape(shortTime(microseconds: family.count > 0 ? family.lastIssuedAt : session.refreshedAt)))</td>"
-                body += "<td class=\"wrap\">\(H.escape(session.userAgent ?? ""))</td><td>\(H.escape(session.ip ?? ""))</td>"
+                let agent = session.userAgent ?? ""
+                let rotated = shortTime(microseconds: family.count > 0 ? family.lastIssuedAt : session.refreshedAt)
+                let refreshed = shortTime(microseconds: session.refreshedAt)
+                body += "<tr\(agent.isEmpty ? "" : " class=\"has-detail\"")><td><code>\(H.escape(session.id))</code></td><td>\(H.escape(session.aal))</td>"
+                body += "<td>\(H.escape(shortTime(microseconds: session.createdAt)))"
+                body += refreshed.isEmpty ? "" : "<br><span class=\"muted\">refreshed \(H.escape(refreshed))</span>"
+                body += "</td><td>\(refreshFamily(session, family))"
+                body += rotated.isEmpty ? "" : "<br><span class=\"muted\">last rotated \(H.escape(rotated))</span>"
+                body += "</td><td class=\"ip\">\(H.escape(session.ip ?? ""))</td>"
                 let revoke = H.button(base + "/sessions/" + H.urlEncode(session.id) + "/revoke", "Revoke", csrf: csrf, style: "danger",
                                       accessibleLabel: "Revoke session " + session.id)
                 body += "<td>\(revoke)</td></tr>"
+                if !agent.isEmpty {
+                    body += "<tr class=\"detail\"><td colspan=\"6\"><span class=\"muted\">User agent</span> \(H.escape(agent))</td></tr>"
+                }
             }
             body += "</tbody></table></div>"
         }
