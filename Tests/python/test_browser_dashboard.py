@@ -1,7 +1,7 @@
 """The web dashboard in a real browser (headless Chromium through Selenium): every action a
 person takes there, each checked afterwards through the admin or control API, a form filled and
-sent with the keyboard alone, the users table's layout at 1920 and 360 px, and the sessions
-table's at 1280 and 1920 px.
+sent with the keyboard alone, the users table's layout at 1920 and 360 px, the sessions table's
+at 1280 and 1920 px, and the client snippets wrapped whole at every width.
 
 Chromium, its driver and the skip rules are those of test_browser_consent.py (system packages,
 the driver path passed explicitly; skipped locally without them, a failure under CI).
@@ -361,6 +361,25 @@ def test_sessions_table_fits_with_revoke_in_view(start_auth, browser, api, tmp_p
     element(browser, "table.sessions")
     page_width = browser.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
     assert page_width[0] <= page_width[1], page_width
+
+
+def test_client_snippets_are_never_cut_off(start_auth, browser, tmp_path):
+    server = start_auth()
+    for width, height in ((1280, 900), (1920, 1080), (360, 800)):
+        browser.set_window_size(width, height)
+        browser.get(f"{server.url}/emulator/settings")
+        element(browser, "pre#snippet-js")
+        browser.save_screenshot(str(tmp_path / f"settings-{width}.png"))
+        # Each snippet wraps inside its box: nothing hidden past the right edge to scroll to.
+        boxes = browser.execute_script(
+            "return [].map.call(document.querySelectorAll('pre[id^=snippet-]'),function(p){"
+            "return [p.id, p.scrollWidth, p.clientWidth, p.textContent]})"
+        )
+        assert [box[0] for box in boxes] == ["snippet-js", "snippet-swift", "snippet-py"]
+        for name, scroll_width, client_width, text in boxes:
+            assert scroll_width <= client_width, (width, name, scroll_width, client_width)
+            # The whole line is there (the copy button copies this text): URL and key in full.
+            assert server.url in text and "sb_publishable_" in text, (width, name)
 
 
 def test_without_javascript_pages_read_and_forms_work(start_auth, browser_without_js, api):

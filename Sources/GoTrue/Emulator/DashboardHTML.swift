@@ -260,6 +260,7 @@ enum DashboardHTML {
         code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.85rem}
         code{background:var(--code);padding:.05rem .3rem;border-radius:4px;overflow-wrap:anywhere}
         pre{background:var(--code);padding:.7rem;border-radius:8px;overflow:auto;max-height:28rem;white-space:pre}
+        pre.snippet{white-space:pre-wrap;overflow-wrap:anywhere}
         form.inline{display:inline}
         form.bar{display:flex;flex-wrap:wrap;gap:.5rem;align-items:end;margin:.5rem 0 1rem}
         label{display:flex;flex-direction:column;font-size:.85rem;color:var(--muted);gap:.15rem}

@@ -630,7 +630,8 @@ extension DashboardEndpoints {
         body += "<h2>Client snippets</h2><div class=\"grid\">"
         for (id, title, code) in snippets {
             body += "<section class=\"card\"><h3>\(H.escape(title))<button type=\"button\" class=\"small\" data-copy=\"\(id)\">Copy</button></h3>"
-            body += "<pre id=\"\(id)\">\(H.escape(code))</pre></section>"
+            // Wrapped inside its card, not cut off: each line of a snippet is read whole.
+            body += "<pre id=\"\(id)\" class=\"snippet\">\(H.escape(code))</pre></section>"
         }
         body += "</div>"
         return page(context, status: status, title: "Settings", view: "settings", stamp: stamp("settings", context), error: error, body: body)
