@@ -709,48 +709,37 @@ public enum CLI {
         let started = Platform.monotonicSeconds()
         let finished = Flag()
         var ticker: ThreadHandle?
-        if !console.errorIsTerminal {
-            // Into a file or a pipe (a CI log): a line now and one every ten seconds, so a long
-            // seed is seen to progress before the server listens.
-            console.error("seeding \(file)...\n")
-            ticker = try? Threads.spawn(name: "seed-progress", stackSize: 128 * 1024) {
-                var lastWritten = started
-                while !finished.isSet {
-                    Platform.sleep(milliseconds: 100)
-                    let now = Platform.monotonicSeconds()
-                    guard now - lastWritten >= 10, !finished.isSet else { continue }
-                    lastWritten = now
-                    let state = ConsoleText.SeedState(total: progress.total, passwords: progress.passwords,
-                                                      hashed: progress.hashed, written: progress.written)
-                    console.error(ConsoleText.seedProgress(state, rate: nil, file: file) + "\n")
+        // On a terminal a line redrawn in place four times a second; into a file or a pipe (a CI
+        // log) a line as the seed starts and one every ten seconds, so a long seed is seen to
+        // progress before the server listens.
+        let terminal = console.errorIsTerminal
+        if !terminal { console.error("seeding \(file)...\n") }
+        let every = terminal ? 0.25 : 10
+        ticker = try? Threads.spawn(name: "seed-progress", stackSize: 128 * 1024) {
+            // The rate follows the phase shown (reading the file, hashing, writing), measured
+            // from the first reading of that phase: the file's parse does not dilute the
+            // hashing rate, and the writer's first chunk, done before it was seen, does not
+            // inflate the writing one.
+            var phase = (number: 0, since: started, base: 0)
+            var lastDrawn = started
+            while !finished.isSet {
+                Platform.sleep(milliseconds: 50)
+                let now = Platform.monotonicSeconds()
+                guard now - lastDrawn >= every, !finished.isSet else { continue }
+                lastDrawn = now
+                let state = ConsoleText.SeedState(total: progress.total, passwords: progress.passwords,
+                                                  hashed: progress.hashed, written: progress.written)
+                if phase.number < 2, state.written > 0 {
+                    phase = (2, now, state.written)
+                } else if phase.number < 1, state.total > 0 {
+                    phase = (1, now, state.hashed)
                 }
-            }
-        } else {
-            ticker = try? Threads.spawn(name: "seed-progress", stackSize: 128 * 1024) {
-                // The rate follows the phase shown (reading the file, hashing, writing), measured
-                // from the first reading of that phase: the file's parse does not dilute the
-                // hashing rate, and the writer's first chunk, done before it was seen, does not
-                // inflate the writing one.
-                var phase = (number: 0, since: started, base: 0)
-                var lastDrawn = started
-                while !finished.isSet {
-                    Platform.sleep(milliseconds: 50)
-                    let now = Platform.monotonicSeconds()
-                    guard now - lastDrawn >= 0.25, !finished.isSet else { continue }
-                    lastDrawn = now
-                    let state = ConsoleText.SeedState(total: progress.total, passwords: progress.passwords,
-                                                      hashed: progress.hashed, written: progress.written)
-                    if phase.number < 2, state.written > 0 {
-                        phase = (2, now, state.written)
-                    } else if phase.number < 1, state.total > 0 {
-                        phase = (1, now, state.hashed)
-                    }
-                    let elapsed = now - phase.since
-                    let done = (phase.number == 2 ? state.written : state.hashed) - phase.base
-                    // Below half a second, or with nothing done yet, a rate would be noise.
-                    let rate = elapsed >= 0.5 && done > 0 ? Double(done) / elapsed : nil
-                    console.error(ConsoleText.redraw(ConsoleText.seedProgress(state, rate: rate, file: file)))
-                }
+                let elapsed = now - phase.since
+                let done = (phase.number == 2 ? state.written : state.hashed) - phase.base
+                // Below half a second, or with nothing done yet, a rate would be noise.
+                let rate = elapsed >= 0.5 && done > 0 ? Double(done) / elapsed : nil
+                let line = ConsoleText.seedProgress(state, rate: rate, file: file)
+                console.error(terminal ? ConsoleText.redraw(line) : line + "\n")
             }
         }
         // The ticker has drawn its last line before anything else is written.
