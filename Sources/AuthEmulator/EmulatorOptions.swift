@@ -124,10 +124,11 @@ public struct EmulatorOptions: Sendable {
                 warning(line)
             }
         }
-        let (used, ignored) = try EnvironmentConfiguration.applyReporting(environment, to: &options)
+        let (used, ignored, suggestions) = try EnvironmentConfiguration.applyReporting(environment, to: &options)
         applied(used)
         if !ignored.isEmpty {
-            warning("ignoring environment variables the emulator does not use: \(ignored.joined(separator: ", "))")
+            let named = ignored.map { name in suggestions[name].map { "\(name) (did you mean \($0)?)" } ?? name }
+            warning("ignoring environment variables the emulator does not use: \(named.joined(separator: ", "))")
         }
         return options
     }

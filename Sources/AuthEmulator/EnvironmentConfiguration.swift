@@ -1,3 +1,4 @@
+import AuthPlatform
 import AuthCrypto
 import AuthHTTP
 import AuthJSON
@@ -52,7 +53,7 @@ public enum EnvironmentConfiguration {
     /// banner: names only, since values may be secrets.
     @_optimize(none) static func applyReporting(
         _ environment: [String: String], to options: inout EmulatorOptions
-    ) throws(EmulatorError) -> (applied: [String], ignored: [String]) {
+    ) throws(EmulatorError) -> (applied: [String], ignored: [String], suggestions: [String: String]) {
         var env = Reader(environment: environment)
 
         if let host = env.string("GOTRUE_API_HOST") { options.host = host }
@@ -98,7 +99,15 @@ public enum EnvironmentConfiguration {
             .filter { ($0.hasPrefix("GOTRUE_") || $0.hasPrefix("AUTH_EMULATOR_")) && !env.known.contains($0) }
             .filter { !testHarnessVariables.contains($0) }
             .sorted()
-        return (environment.keys.filter(env.known.contains).sorted(), ignored)
+        // A slip (one edit: a missing, doubled, wrong or swapped letter) from a name the
+        // emulator reads is named; a real GoTrue variable the emulator does not use differs from
+        // every such name by more (GOTRUE_SMTP_HOST is two edits from GOTRUE_SMTP_PORT).
+        var suggestions: [String: String] = [:]
+        let known = env.known.sorted()
+        for name in ignored {
+            if let match = known.first(where: { Spelling.distance(name, $0) == 1 }) { suggestions[name] = match }
+        }
+        return (environment.keys.filter(env.known.contains).sorted(), ignored, suggestions)
     }
 
     /// Every row of the settings table with a variable: the first of its names that gives a

@@ -37,10 +37,17 @@ public struct JournalEntry: Sendable, Equatable {
         return secretWords.contains(where: { lower.contains($0) }) ? "[redacted]" : value
     }
 
+    /// What a test reading the journal needs to know about some answers: a 429 from a send
+    /// limit is GoTrue's behaviour, not a fault, and two links in a row to one address meet it.
+    static let hints: [String: String] = [
+        "over_email_send_rate_limit": "a send limit, as GoTrue's: one mail per address per email.max_frequency (GOTRUE_SMTP_MAX_FREQUENCY), and rate_limit.email_sent per hour; move the virtual clock (POST /emulator/v1/clock) or lower the limit (PATCH /emulator/v1/config) to send another (docs/email-and-phone.md)",
+        "over_sms_send_rate_limit": "a send limit, as GoTrue's: one SMS per number per sms.max_frequency, and rate_limit.sms_sent per hour; move the virtual clock (POST /emulator/v1/clock) or lower the limit (PATCH /emulator/v1/config) to send another",
+    ]
+
     public var json: JSON {
         var query = JSONObject()
         for item in self.query { query[item.name] = .string(item.value) }
-        return [
+        var entry: JSONObject = [
             "id": .number(id),
             "time": .string(time.rfc3339),
             "op": operation.map(JSON.string) ?? .null,
@@ -55,6 +62,8 @@ public struct JournalEntry: Sendable, Equatable {
             "test": test.map(JSON.string) ?? .null,
             "error_code": errorCode.map(JSON.string) ?? .null,
         ]
+        if let code = errorCode, let hint = JournalEntry.hints[code] { entry["hint"] = .string(hint) }
+        return .object(entry)
     }
 }
 

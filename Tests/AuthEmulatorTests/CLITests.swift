@@ -135,6 +135,16 @@ func removeFile(_ path: String) {
         #expect(result.error == "warning: ignoring environment variables the emulator does not use: GOTRUE_DB_DRIVER, GOTRUE_SMTP_HOST\n")
     }
 
+    /// A slip in a name the emulator reads is named; a real GoTrue variable it does not use is not
+    /// mistaken for one (GOTRUE_SMTP_HOST stays unexplained above).
+    @Test func aMistypedVariableGetsTheNearestName() {
+        let result = run(["keys"], environment: ["GOTRUE_SITE_UR": "http://localhost:3000", "GOTRUE_MAILER_AUTOCONFRIM": "true",
+                                                 "PATH": "/bin"])
+        #expect(result.status == 0)
+        #expect(result.error == "warning: ignoring environment variables the emulator does not use: "
+            + "GOTRUE_MAILER_AUTOCONFRIM (did you mean GOTRUE_MAILER_AUTOCONFIRM?), GOTRUE_SITE_UR (did you mean GOTRUE_SITE_URL?)\n")
+    }
+
     @Test func fixtureConfigLoadsThroughTheCommandLine() {
         let result = run(["keys", "--config", fixtureConfigPath])
         #expect(result.status == 0)

@@ -82,4 +82,16 @@ struct JournalTests {
         off.record(journal.entries()[0])
         #expect(off.entries().isEmpty)
     }
+
+    /// A 429 from a send limit is GoTrue's behaviour, not a fault: its entry says so, and how a
+    /// test sends another mail; other entries carry no hint.
+    @Test func sendLimitAnswersCarryAHint() throws {
+        var entry = JournalEntry(id: 1, time: Timestamp(seconds: 0), operation: "otp", method: "POST", path: "/otp",
+                                 viaGateway: false, query: [], status: 429, latencyMilliseconds: 0, rule: nil, fault: nil, test: nil)
+        entry.errorCode = "over_email_send_rate_limit"
+        let hint = try #require(entry.json["hint"]?.stringValue)
+        #expect(hint.contains("email.max_frequency") && hint.contains("POST /emulator/v1/clock"))
+        entry.errorCode = "over_request_rate_limit"
+        #expect(entry.json["hint"] == nil)
+    }
 }
