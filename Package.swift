@@ -28,13 +28,6 @@ let batched: [SwiftSetting] = strict + [
 // start-up with a config.toml is unchanged (about 15 ms).
 let unoptimized: [SwiftSetting] = strict + [.unsafeFlags(["-Onone"], .when(configuration: .release))]
 
-// Inside the optimized modules the same is done function by function: the dashboard, the
-// emulator's own routes, the settings table, scenario parsing, and AuthEmulator's CLI,
-// configuration reading and project making carry `@_optimize(none)`, which takes the cold release
-// build from 62-69 s to 53-56 s on two cores with the instructions per request unchanged.
-// Tests/python/test_unoptimized_code.py pins which files (and in Projects.swift which functions)
-// may carry it, so nothing a request runs loses its optimization.
-
 let package = Package(
     name: "supabase-auth-emulator",
     platforms: [.macOS(.v15)],
@@ -76,11 +69,20 @@ let package = Package(
             dependencies: ["AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto", "AuthPlatform", "AuthTemplate"],
             swiftSettings: batched
         ),
+        // What the real server has no counterpart for: the dashboard, the fake identity providers,
+        // the software wallet and authenticator, fixtures, the virtual clock and the outbox and
+        // test-token routes. It plugs into GoTrue's seams (extension routes, project extensions,
+        // the identity-provider seam); GoTrue never imports it.
+        .target(
+            name: "EmulatorTools",
+            dependencies: ["GoTrue", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto", "AuthPlatform"],
+            swiftSettings: unoptimized
+        ),
         .target(name: "AuthScenarios", dependencies: ["GoTrue", "AuthHTTP", "AuthJSON", "AuthCrypto", "AuthPlatform"], swiftSettings: strict),
         .target(
             name: "AuthEmulator",
             dependencies: [
-                "AuthScenarios", "GoTrue", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto", "AuthTOML", "AuthPlatform",
+                "AuthScenarios", "EmulatorTools", "GoTrue", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto", "AuthTOML", "AuthPlatform",
                 "AuthTemplate", "CAuthPlatform",
             ],
             swiftSettings: batched
@@ -115,7 +117,7 @@ let package = Package(
         // GoTrue harness with request helpers, and a loopback client; never part of a product.
         .target(
             name: "AuthTestSupport",
-            dependencies: ["GoTrue", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto"],
+            dependencies: ["GoTrue", "EmulatorTools", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto"],
             path: "Tests/Support/AuthTestSupport",
             swiftSettings: strict
         ),
@@ -152,24 +154,27 @@ let package = Package(
         .testTarget(
             name: "GoTrueTests",
             dependencies: [
-                "GoTrue", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto", "AuthTemplate", "AuthTestSupport", "GoJSONFixtures",
+                "GoTrue", "EmulatorTools", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto", "AuthTemplate", "AuthTestSupport",
+                "GoJSONFixtures",
             ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "AuthScenariosTests",
-            dependencies: ["AuthScenarios", "GoTrue", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto", "AuthTestSupport"],
+            dependencies: [
+                "AuthScenarios", "EmulatorTools", "GoTrue", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto", "AuthTestSupport",
+            ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "AuthEmulatorTestingTests",
-            dependencies: ["AuthEmulatorTesting", "AuthEmulator", "GoTrue", "AuthTestSupport"],
+            dependencies: ["AuthEmulatorTesting", "AuthEmulator", "EmulatorTools", "GoTrue", "AuthTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "AuthEmulatorTests",
             dependencies: [
-                "AuthEmulator", "auth-emulator", "AuthScenarios", "GoTrue", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT",
+                "AuthEmulator", "auth-emulator", "AuthScenarios", "EmulatorTools", "GoTrue", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT",
                 "AuthCrypto", "AuthTOML", "AuthTestSupport",
             ],
             swiftSettings: strict

@@ -3,12 +3,9 @@ import AuthJSON
 import AuthJWT
 import AuthPlatform
 import AuthScenarios
+import EmulatorTools
 import GoTrue
 import Synchronization
-
-// Built unoptimized in release too (`@_optimize(none)` on its functions): no request that
-// bench/cost.sh measures runs this file, and it shortens the cold release build; the list of
-// such files is pinned in Tests/python/test_unoptimized_code.py (docs/tests.md, "Build and test time").
 
 /// The `auth-emulator` command line, in the shape of swift-argument-parser (subcommands, `--help`
 /// everywhere, exit code 64 for usage errors, as sysexits' EX_USAGE), written by hand because the
@@ -44,12 +41,12 @@ public enum CLI {
         let environment: [String: String]
         let console: Console
         let notes = StartupNotes()
-        @_optimize(none) func print(_ line: String) { console.output(line + "\n") }
+        func print(_ line: String) { console.output(line + "\n") }
 
         /// A `warning:` line on stderr, once per distinct message: the config file, the
         /// environment, the flags and the server's start all report through here, and a problem
         /// two of them notice is still one line.
-        @_optimize(none) func warn(_ message: String) {
+        func warn(_ message: String) {
             if notes.firstTime(message) { console.error("warning: \(message)\n") }
         }
     }
@@ -60,7 +57,7 @@ public enum CLI {
         private let warned = Mutex<Set<String>>([])
         private let variables = Mutex<[String]>([])
 
-        @_optimize(none) func firstTime(_ warning: String) -> Bool { warned.withLock { $0.insert(warning).inserted } }
+        func firstTime(_ warning: String) -> Bool { warned.withLock { $0.insert(warning).inserted } }
         var appliedVariables: [String] {
             get { variables.withLock { $0 } }
             set { variables.withLock { $0 = newValue } }
@@ -310,18 +307,18 @@ public enum CLI {
 
     /// Runs the command line (arguments without the program name) with the process's
     /// environment; returns the exit status.
-    @_optimize(none) public static func main(_ arguments: [String]) -> Int32 {
+    public static func main(_ arguments: [String]) -> Int32 {
         run(arguments, environment: Platform.environment(), console: .standard)
     }
 
     /// `main`, then the process ends with its status: the executable's whole body, which thus
     /// needs no platform module of its own.
-    @_optimize(none) public static func mainThenExit(_ arguments: [String]) -> Never {
+    public static func mainThenExit(_ arguments: [String]) -> Never {
         Platform.exitProcess(main(arguments))
     }
 
     /// The command line with an explicit environment and output, so tests are hermetic.
-    @_optimize(none) static func run(_ arguments: [String], environment: [String: String], console: Console = .standard) -> Int32 {
+    static func run(_ arguments: [String], environment: [String: String], console: Console = .standard) -> Int32 {
         let context = Context(environment: environment, console: console)
         guard let first = arguments.first else {
             console.error(overview + "\n")
@@ -372,7 +369,7 @@ public enum CLI {
 
     /// The message for a first argument that names no subcommand: a near miss is suggested,
     /// and a serve option given without `serve` (`auth-emulator --port 0`) is pointed there.
-    @_optimize(none) static func unknownSubcommand(_ first: String) -> String {
+    static func unknownSubcommand(_ first: String) -> String {
         if first.hasPrefix("--") {
             var name = String(first.dropFirst(2))
             if let eq = name.firstIndex(of: "=") { name = String(name[..<eq]) }
@@ -384,13 +381,13 @@ public enum CLI {
         return "unknown subcommand '\(first)'" + Spelling.hint(for: first, among: commands.map(\.name) + ["help"])
     }
 
-    @_optimize(none) static func helpText(_ command: Command) -> String {
+    static func helpText(_ command: Command) -> String {
         var text = "OVERVIEW: \(command.abstract)\n\nUSAGE: \(command.usage)\n"
         if !command.help.isEmpty { text += "\n" + command.help }
         return text
     }
 
-    @_optimize(none) static func usageError(_ message: String, usage: String?, console: Console, help: String = "auth-emulator --help") -> Int32 {
+    static func usageError(_ message: String, usage: String?, console: Console, help: String = "auth-emulator --help") -> Int32 {
         var text = "Error: \(message)\n"
         if let usage { text += "Usage: \(usage)\n" }
         text += "See '\(help)'.\n"
@@ -407,7 +404,7 @@ public enum CLI {
 
     /// Parses `--name value` / `--name=value` options and `--switch` / `--no-switch` toggles;
     /// a repeated option keeps its last value.
-    @_optimize(none) static func parseOptions(_ arguments: [String], values allowed: Set<String>, switches: Set<String> = []) throws -> Flags {
+    static func parseOptions(_ arguments: [String], values allowed: Set<String>, switches: Set<String> = []) throws -> Flags {
         var flags = Flags()
         var index = 0
         while index < arguments.count {
@@ -443,7 +440,7 @@ public enum CLI {
 
     /// " (did you mean '--x'?)" for a mistyped option: a `--no-` form is matched against the
     /// switches alone and keeps its `no-`.
-    @_optimize(none) static func optionHint(_ name: String, values: Set<String>, switches: Set<String>) -> String {
+    static func optionHint(_ name: String, values: Set<String>, switches: Set<String>) -> String {
         if name.hasPrefix("no-"), let match = Spelling.suggestion(for: String(name.dropFirst(3)), among: switches.sorted()) {
             return " (did you mean '--no-\(match)'?)"
         }
@@ -451,13 +448,13 @@ public enum CLI {
         return " (did you mean '--\(match)'?)"
     }
 
-    @_optimize(none) static func nonEmpty(_ flags: Flags, _ name: String) throws -> String? {
+    static func nonEmpty(_ flags: Flags, _ name: String) throws -> String? {
         guard let value = flags.values[name] else { return nil }
         guard !value.isEmpty else { throw UsageError(message: "--\(name) must not be empty") }
         return value
     }
 
-    @_optimize(none) static func number(_ flags: Flags, _ name: String, in range: ClosedRange<Int>) throws -> Int? {
+    static func number(_ flags: Flags, _ name: String, in range: ClosedRange<Int>) throws -> Int? {
         guard let text = flags.values[name] else { return nil }
         guard let n = Int(text), range.contains(n) else {
             throw UsageError(message: "--\(name) must be a number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
@@ -466,7 +463,7 @@ public enum CLI {
     }
 
     /// Defaults, then the config file, then the environment, then flags.
-    @_optimize(none) static func options(from flags: Flags, context: Context) throws -> EmulatorOptions {
+    static func options(from flags: Flags, context: Context) throws -> EmulatorOptions {
         let configFile = try nonEmpty(flags, "config")
         var base = EmulatorOptions()
         let profileName = flags.values["defaults"] ?? context.environment[EnvironmentConfiguration.defaultsVariable]
@@ -593,7 +590,7 @@ public enum CLI {
         return options
     }
 
-    @_optimize(none) static func serve(_ arguments: [String], context: Context) throws -> Int32 {
+    static func serve(_ arguments: [String], context: Context) throws -> Int32 {
         let flags = try parseOptions(arguments, values: serveValueOptions, switches: serveSwitches)
         var options = try options(from: flags, context: context)
         if options.databasePath != EmulatorOptions.inMemory, !options.databasePath.hasPrefix("/") {
@@ -705,7 +702,7 @@ public enum CLI {
         return 130
     }
 
-    @_optimize(none) static func seed(_ emulator: Emulator, file: String, console: Console, progress: SeedProgress) throws(EmulatorError) {
+    static func seed(_ emulator: Emulator, file: String, console: Console, progress: SeedProgress) throws(EmulatorError) {
         let started = Platform.monotonicSeconds()
         let finished = Flag()
         var ticker: ThreadHandle?
@@ -743,7 +740,7 @@ public enum CLI {
             }
         }
         // The ticker has drawn its last line before anything else is written.
-        @_optimize(none) func stopTicker() {
+        func stopTicker() {
             finished.set()
             ticker?.join()
             ticker = nil
@@ -764,11 +761,11 @@ public enum CLI {
     final class Flag: Sendable {
         private let raised = Atomic<Bool>(false)
         var isSet: Bool { raised.load(ordering: .relaxed) }
-        @_optimize(none) func set() { raised.store(true, ordering: .relaxed) }
+        func set() { raised.store(true, ordering: .relaxed) }
     }
 
     /// A scenario file, parsed and validated; problems name the file, rule and field.
-    @_optimize(none) static func loadScenario(_ path: String) throws(ScenarioError) -> Scenario {
+    static func loadScenario(_ path: String) throws(ScenarioError) -> Scenario {
         let bytes: [UInt8]
         do {
             bytes = try Platform.readFile(path, limit: 1 << 20)
@@ -778,7 +775,7 @@ public enum CLI {
         return try Scenario(json: bytes, source: path)
     }
 
-    @_optimize(none) static func scenario(_ arguments: [String], context: Context) throws -> Int32 {
+    static func scenario(_ arguments: [String], context: Context) throws -> Int32 {
         guard let action = arguments.first else { throw UsageError(message: "missing subcommand (validate)") }
         guard action == "validate" else { throw UsageError(message: "unknown scenario subcommand '\(action)' (expected validate)") }
         let files = Array(arguments.dropFirst())
@@ -797,7 +794,7 @@ public enum CLI {
         return failed ? exitFailure : 0
     }
 
-    @_optimize(none) static func token(_ arguments: [String], context: Context) throws -> Int32 {
+    static func token(_ arguments: [String], context: Context) throws -> Int32 {
         let flags = try parseOptions(arguments, values: tokenValueOptions)
         guard let role = try nonEmpty(flags, "role") else {
             throw UsageError(message: "--role is required (anon, service_role or authenticated)")
@@ -823,7 +820,7 @@ public enum CLI {
     }
 
     /// `rs256`, `es256` or `eddsa` (any case) as an algorithm for a new key.
-    @_optimize(none) static func signingAlgorithm(_ text: String, option: String) throws -> JWTAlgorithm {
+    static func signingAlgorithm(_ text: String, option: String) throws -> JWTAlgorithm {
         switch text.lowercased() {
         case "rs256": return .rs256
         case "es256": return .es256
@@ -832,7 +829,7 @@ public enum CLI {
         }
     }
 
-    @_optimize(none) static func keys(_ arguments: [String], context: Context) throws -> Int32 {
+    static func keys(_ arguments: [String], context: Context) throws -> Int32 {
         let flags = try parseOptions(arguments, values: keysValueOptions)
         if let text = try nonEmpty(flags, "generate") {
             let algorithm = try signingAlgorithm(text, option: "generate")
@@ -852,7 +849,7 @@ public enum CLI {
 
 /// JSON as Go's `json.Encoder` with `SetIndent("", "  ")` writes it: one member or element
 /// per line, two spaces per level, `": "` after keys.
-@_optimize(none) func indentedJSON(_ value: JSON, level: Int = 0) -> String {
+func indentedJSON(_ value: JSON, level: Int = 0) -> String {
     let pad = String(repeating: "  ", count: level + 1)
     let closing = String(repeating: "  ", count: level)
     switch value {
@@ -873,7 +870,7 @@ public enum CLI {
 }
 
 extension String {
-    @_optimize(none) func padding(to width: Int) -> String {
+    func padding(to width: Int) -> String {
         count >= width ? self + " " : self + String(repeating: " ", count: width - count)
     }
 }

@@ -1,10 +1,7 @@
 import AuthPlatform
 import AuthTOML
+import EmulatorTools
 import GoTrue
-
-// Built unoptimized in release too (`@_optimize(none)` on its functions): no request that
-// bench/cost.sh measures runs this file, and it shortens the cold release build; the list of
-// such files is pinned in Tests/python/test_unoptimized_code.py (docs/tests.md, "Build and test time").
 
 /// The `[auth]` section of the Supabase CLI's `supabase/config.toml`, mapped onto the
 /// configuration the way `supabase start` turns it into the auth container's `GOTRUE_*`
@@ -25,18 +22,18 @@ import GoTrue
 public enum SupabaseConfigFile {
     /// Reads the file at `path` and applies its `[auth]` section; returns warnings to show.
     @discardableResult
-    @_optimize(none) public static func apply(path: String, environment: [String: String], to options: inout EmulatorOptions) throws(EmulatorError) -> [String] {
+    public static func apply(path: String, environment: [String: String], to options: inout EmulatorOptions) throws(EmulatorError) -> [String] {
         let bytes = try Platform.readFile(path)
         return try apply(bytes, file: path, environment: environment, to: &options)
     }
 
     /// Applies the `[auth]` section of a config file's contents; `file` names it in messages.
     @discardableResult
-    @_optimize(none) public static func apply(_ text: String, file: String = "config.toml", environment: [String: String], to options: inout EmulatorOptions) throws(EmulatorError) -> [String] {
+    public static func apply(_ text: String, file: String = "config.toml", environment: [String: String], to options: inout EmulatorOptions) throws(EmulatorError) -> [String] {
         try apply(Array(text.utf8), file: file, environment: environment, to: &options)
     }
 
-    @_optimize(none) static func apply(_ bytes: [UInt8], file: String, environment: [String: String], to options: inout EmulatorOptions) throws(EmulatorError) -> [String] {
+    static func apply(_ bytes: [UInt8], file: String, environment: [String: String], to options: inout EmulatorOptions) throws(EmulatorError) -> [String] {
         let document: TOMLTable
         do {
             document = try TOML.parse(bytes, file: file)
@@ -73,7 +70,7 @@ public enum SupabaseConfigFile {
 
         /// This node with `node` at `path`, creating sections on the way. What is already there
         /// wins: a special rule, or a map of names.
-        @_optimize(none) func inserting(_ path: ArraySlice<String>, _ node: Node) -> Node {
+        func inserting(_ path: ArraySlice<String>, _ node: Node) -> Node {
             guard let key = path.first, case .section(var children) = self else { return self }
             if path.count == 1 {
                 if children[key] == nil { children[key] = node }
@@ -84,7 +81,7 @@ public enum SupabaseConfigFile {
         }
     }
 
-    @_optimize(none) static func ignoredSection(_ keys: String...) -> Node {
+    static func ignoredSection(_ keys: String...) -> Node {
         .section(Dictionary(uniqueKeysWithValues: keys.map { ($0, Node.ignored) }))
     }
 
@@ -217,7 +214,7 @@ public enum SupabaseConfigFile {
         let file: String
         let environment: [String: String]
 
-        @_optimize(none) init(path: [String], line: Int, value: TOMLValue, file: String, environment: [String: String]) {
+        init(path: [String], line: Int, value: TOMLValue, file: String, environment: [String: String]) {
             self.path = path
             self.line = line
             self.value = value
@@ -228,10 +225,10 @@ public enum SupabaseConfigFile {
         var name: String { path.joined(separator: ".") }
         var location: String { "\(file):\(line)" }
 
-        @_optimize(none) func failure(_ why: String) -> EmulatorError { EmulatorError("\(location): \(name): \(why)") }
+        func failure(_ why: String) -> EmulatorError { EmulatorError("\(location): \(name): \(why)") }
 
         /// The CLI's `LoadEnvHook`: `env(NAME)` becomes `$NAME` when that is set and non-empty.
-        @_optimize(none) func substituted(_ text: String) -> (value: String, unset: String?) {
+        func substituted(_ text: String) -> (value: String, unset: String?) {
             guard text.hasPrefix("env("), text.hasSuffix(")"), text.count > 5 else { return (text, nil) }
             let variable = String(text.dropFirst(4).dropLast())
             if let value = environment[variable], !value.isEmpty { return (value, nil) }
@@ -239,13 +236,13 @@ public enum SupabaseConfigFile {
         }
 
         /// A string after substitution; an unset reference in a typed setting is an error.
-        @_optimize(none) func typedText(_ text: String, expecting what: String) throws(EmulatorError) -> String {
+        func typedText(_ text: String, expecting what: String) throws(EmulatorError) -> String {
             let (value, unset) = substituted(text)
             if let unset { throw failure("\(what) is needed, but the environment variable \(unset) in \"\(text)\" is not set") }
             return value
         }
 
-        @_optimize(none) func string() throws(EmulatorError) -> String {
+        func string() throws(EmulatorError) -> String {
             switch value {
             case .string(let text): return substituted(text).value
             // The CLI's decoder is weakly typed: scalars become their text.
@@ -255,12 +252,12 @@ public enum SupabaseConfigFile {
             }
         }
 
-        @_optimize(none) func nonEmptyString() throws(EmulatorError) -> String? {
+        func nonEmptyString() throws(EmulatorError) -> String? {
             let text = try string()
             return text.isEmpty || text.hasPrefix("env(") ? nil : text
         }
 
-        @_optimize(none) func boolean() throws(EmulatorError) -> Bool {
+        func boolean() throws(EmulatorError) -> Bool {
             switch value {
             case .boolean(let b): return b
             case .integer(let n): return n != 0
@@ -275,7 +272,7 @@ public enum SupabaseConfigFile {
         }
 
         /// A Go `uint` setting.
-        @_optimize(none) func unsigned() throws(EmulatorError) -> Int {
+        func unsigned() throws(EmulatorError) -> Int {
             let n: Int64
             switch value {
             case .integer(let i): n = i
@@ -290,7 +287,7 @@ public enum SupabaseConfigFile {
         }
 
         /// A Go `time.Duration` setting, given as a duration string (`"1s"`, `"24h"`).
-        @_optimize(none) func seconds() throws(EmulatorError) -> Double {
+        func seconds() throws(EmulatorError) -> Double {
             guard case .string(let raw) = value else {
                 throw failure("expected a duration string such as \"5s\" or \"1h30m\", found \(value.kindName)")
             }
@@ -303,7 +300,7 @@ public enum SupabaseConfigFile {
         }
 
         /// A list of strings, or one comma-separated string (the CLI's `StringToSliceHookFunc`).
-        @_optimize(none) func strings() throws(EmulatorError) -> [String] {
+        func strings() throws(EmulatorError) -> [String] {
             switch value {
             case .array(let elements):
                 var result: [String] = []
@@ -364,7 +361,7 @@ public enum SupabaseConfigFile {
         /// `(setting, variable)` for `env(...)` values left unresolved.
         var unresolved: [(field: Field, variable: String)] = []
 
-        @_optimize(none) init(file: String, environment: [String: String], config: Configuration) {
+        init(file: String, environment: [String: String], config: Configuration) {
             self.file = file
             self.environment = environment
             self.config = config
@@ -372,7 +369,7 @@ public enum SupabaseConfigFile {
 
         /// One row of the settings table from the file: the field read as the row's kind (or
         /// `value`, already read), inverted where the file's key means the opposite.
-        @_optimize(none) mutating func apply(_ setting: Setting?, _ field: Field, value: SettingValue? = nil) throws(EmulatorError) {
+        mutating func apply(_ setting: Setting?, _ field: Field, value: SettingValue? = nil) throws(EmulatorError) {
             // A name the table has no row for (a subject of a template the server lacks) is
             // accepted and unused, as by the CLI.
             guard let setting else { return }
@@ -388,7 +385,7 @@ public enum SupabaseConfigFile {
             lines[setting.key] = field.line
         }
 
-        @_optimize(none) mutating func walk(_ table: TOMLTable, node: Node, path: [String]) throws(EmulatorError) {
+        mutating func walk(_ table: TOMLTable, node: Node, path: [String]) throws(EmulatorError) {
             for key in table.keys {
                 guard let value = table[key] else { continue }
                 let line = table.line(of: key) ?? 1
@@ -419,7 +416,7 @@ public enum SupabaseConfigFile {
             }
         }
 
-        @_optimize(none) mutating func visit(_ value: TOMLValue, node: Node, path: [String], line: Int) throws(EmulatorError) {
+        mutating func visit(_ value: TOMLValue, node: Node, path: [String], line: Int) throws(EmulatorError) {
             switch node {
             case .ignored:
                 return
@@ -439,7 +436,7 @@ public enum SupabaseConfigFile {
         /// `signing_keys_path`: the CLI resolves a relative path against the `supabase/` folder
         /// (the config file's), passes the keys to GoTrue as `GOTRUE_JWT_KEYS`, and signs the
         /// anon and service_role keys with the first of them.
-        @_optimize(none) mutating func applySigningKeys(_ path: String, _ field: Field) throws(EmulatorError) {
+        mutating func applySigningKeys(_ path: String, _ field: Field) throws(EmulatorError) {
             var resolved = path
             if !path.hasPrefix("/") {
                 let folder = file.lastIndex(of: "/").map { String(file[..<$0]) } ?? "."
@@ -462,7 +459,7 @@ public enum SupabaseConfigFile {
         /// template's `content_path` relative to the project folder (the config folder's parent),
         /// a notice's relative to the config folder and only for an enabled notice; a missing
         /// file stops the start. An inline `content` without a path is refused, as by the CLI.
-        @_optimize(none) mutating func readContentPaths() throws(EmulatorError) {
+        mutating func readContentPaths() throws(EmulatorError) {
             for field in inlineContents where contentPaths[field.path[field.path.count - 2] + (field.path[2] == "notification" ? "_notification" : "")] == nil {
                 throw field.failure("please use content_path instead")
             }
@@ -490,7 +487,7 @@ public enum SupabaseConfigFile {
         }
 
         /// Settings that depend on several keys, resolved after the whole section was read.
-        @_optimize(none) mutating func finish() throws(EmulatorError) {
+        mutating func finish() throws(EmulatorError) {
             if let (secret, field) = jwtSecret { try apply(Configuration.setting("jwt_secret"), field, value: .string(secret)) }
             if let (path, field) = signingKeysPath { try applySigningKeys(path, field) }
             for name in ["anon_key", "service_role_key", "publishable_key", "secret_key"] {

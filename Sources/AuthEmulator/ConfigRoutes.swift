@@ -1,11 +1,8 @@
 import AuthHTTP
 import AuthJSON
 import AuthJWT
+import EmulatorTools
 import GoTrue
-
-// Built unoptimized in release too (`@_optimize(none)` on its functions): no request that
-// bench/cost.sh measures runs this file, and it shortens the cold release build; the list of
-// such files is pinned in Tests/python/test_unoptimized_code.py (docs/tests.md, "Build and test time").
 
 /// `GET /emulator/v1/config` and `PATCH /emulator/v1/config`: the live settings a test suite
 /// flips between cases (confirmations, sign-up, anonymous users, password policy, rate limits)
@@ -17,7 +14,7 @@ import GoTrue
 /// (`email.enable_confirmations`, inverted where the file's key means the opposite), dotted or
 /// nested (`{"mfa": {"totp": {"enroll_enabled": true}}}`).
 enum ConfigRoutes {
-    @_optimize(none) static func routes(project: Project, transport: CurlHookTransport) -> [Route] {
+    static func routes(project: Project, transport: CurlHookTransport) -> [Route] {
         let path = GoTrueAPI.emulatorPrefix + "/config"
         return [
             // Custom email bodies read again from their files and URLs (an edited template, a
@@ -59,7 +56,7 @@ enum ConfigRoutes {
         return names
     }()
 
-    @_optimize(none) static func describe(_ config: Configuration) -> JSON {
+    static func describe(_ config: Configuration) -> JSON {
         var root = JSONObject()
         var sources = JSONObject()
         for setting in Configuration.settings {
@@ -85,20 +82,20 @@ enum ConfigRoutes {
         return .object(root)
     }
 
-    @_optimize(none) private static func invalid(_ field: String, _ why: String) -> AuthError {
+    private static func invalid(_ field: String, _ why: String) -> AuthError {
         AuthError(400, .validationFailed, "\(field): \(why)")
     }
 
     /// Applies a PATCH body; returns the table keys it set.
     @discardableResult
-    @_optimize(none) static func apply(_ patch: JSONObject, to config: inout Configuration) throws(AuthError) -> [String] {
+    static func apply(_ patch: JSONObject, to config: inout Configuration) throws(AuthError) -> [String] {
         var changed: [String] = []
         try apply(patch, prefix: "", to: &config, changed: &changed)
         config.applyDefaults()
         return changed
     }
 
-    @_optimize(none) private static func apply(_ object: JSONObject, prefix: String, to config: inout Configuration, changed: inout [String]) throws(AuthError) {
+    private static func apply(_ object: JSONObject, prefix: String, to config: inout Configuration, changed: inout [String]) throws(AuthError) {
         for (key, value) in object {
             let name = prefix + key
             if let (setting, inverted) = names[name] {
@@ -173,7 +170,7 @@ enum ConfigRoutes {
 
 extension JSONObject {
     /// Puts `value` at the dotted path, creating objects on the way.
-    @_optimize(none) mutating func insert(_ value: JSON, at path: ArraySlice<String>) {
+    mutating func insert(_ value: JSON, at path: ArraySlice<String>) {
         guard let key = path.first else { return }
         if path.count == 1 {
             _ = updateValue(value, forKey: key)

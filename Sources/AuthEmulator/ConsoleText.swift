@@ -1,10 +1,7 @@
 import AuthJWT
 import AuthStore
+import EmulatorTools
 import GoTrue
-
-// Built unoptimized in release too (`@_optimize(none)` on its functions): no request that
-// bench/cost.sh measures runs this file, and it shortens the cold release build; the list of
-// such files is pinned in Tests/python/test_unoptimized_code.py (docs/tests.md, "Build and test time").
 
 /// What `serve` tells the person at the console beyond the first banner lines: the signing key,
 /// where settings came from, seeding progress and its summary, and what a stop did. Pure
@@ -12,7 +9,7 @@ import GoTrue
 enum ConsoleText {
     /// `200,000`: digits grouped in threes, whatever the locale, so lines read the same
     /// everywhere and tests can match them.
-    @_optimize(none) static func count(_ number: Int) -> String {
+    static func count(_ number: Int) -> String {
         let digits = String(number.magnitude)
         var out = ""
         for (index, digit) in digits.enumerated() {
@@ -23,7 +20,7 @@ enum ConsoleText {
     }
 
     /// `11.3 s` under a minute, `2 min 5 s` above.
-    @_optimize(none) static func duration(_ seconds: Double) -> String {
+    static func duration(_ seconds: Double) -> String {
         let seconds = max(0, seconds)
         if seconds < 59.95 {
             let tenths = Int((seconds * 10).rounded())
@@ -34,7 +31,7 @@ enum ConsoleText {
     }
 
     /// `users`, or `user` for one.
-    @_optimize(none) static func users(_ number: Int) -> String {
+    static func users(_ number: Int) -> String {
         count(number) + (number == 1 ? " user" : " users")
     }
 
@@ -43,7 +40,7 @@ enum ConsoleText {
     /// The `signing key:` line's value: `ES256 kid 1a2b...` for a key pair, `HS256 (shared
     /// secret)` for the JWT secret (with its kid when `GOTRUE_JWT_KEY_ID` or the JWK gives one).
     /// The kid is public (it is in every token's header and in the JWKS); no key material is shown.
-    @_optimize(none) static func signingKey(_ jwt: JWTSettings) -> String {
+    static func signingKey(_ jwt: JWTSettings) -> String {
         let key = jwt.signingKey
         let kid = key.kid.map { " kid \($0)" } ?? ""
         if key.isSymmetric { return "\(key.algorithm.rawValue)\(kid) (shared secret)" }
@@ -53,7 +50,7 @@ enum ConsoleText {
 
     /// The `settings from:` line's value: the config file and the environment variables that
     /// were read, by name only (values may be secrets).
-    @_optimize(none) static func settingsSources(configFile: String?, variables: [String]) -> String {
+    static func settingsSources(configFile: String?, variables: [String]) -> String {
         var parts: [String] = []
         if let configFile { parts.append("--config \(configFile)") }
         if !variables.isEmpty { parts.append("env " + variables.joined(separator: ", ")) }
@@ -75,7 +72,7 @@ enum ConsoleText {
     /// The progress line redrawn on a terminal: the phase, the count, and with a `rate` (per
     /// second, nil while too early to tell) the time left at that rate. Hashing is shown until
     /// the writer starts, since it runs ahead of the writer and is most of the cost.
-    @_optimize(none) static func seedProgress(_ state: SeedState, rate: Double?, file: String) -> String {
+    static func seedProgress(_ state: SeedState, rate: Double?, file: String) -> String {
         guard state.total > 0 else { return "seeding: reading \(file)..." }
         let (what, done, of) = state.written > 0 || state.passwords == 0
             ? ("writing users", state.written, state.total)
@@ -88,24 +85,24 @@ enum ConsoleText {
     }
 
     /// The one line a finished seed leaves: `seeded 200,000 users in 11.3 s`.
-    @_optimize(none) static func seedSummary(users number: Int, seconds: Double) -> String {
+    static func seedSummary(users number: Int, seconds: Double) -> String {
         "seeded \(users(number)) in \(duration(seconds))"
     }
 
     /// Redrawing a line in place: back to its start, the text, then erase what a longer
     /// previous line left to the right (ECMA-48 EL, `CSI K`).
-    @_optimize(none) static func redraw(_ line: String) -> String { "\r" + line + "\u{1B}[K" }
+    static func redraw(_ line: String) -> String { "\r" + line + "\u{1B}[K" }
 
     // MARK: - stopping
 
     /// The line a stop leaves: `stopping: 3 requests finished, 0 cut off, database checkpointed`.
-    @_optimize(none) static func stopSummary(_ report: Emulator.StopReport) -> String {
+    static func stopSummary(_ report: Emulator.StopReport) -> String {
         let finished = report.requests.finished
         let requests = finished == 1 ? "1 request" : "\(count(finished)) requests"
         return "stopping: \(requests) finished, \(count(report.requests.cutOff)) cut off, \(database(report.database))"
     }
 
-    @_optimize(none) static func database(_ outcome: CloseOutcome) -> String {
+    static func database(_ outcome: CloseOutcome) -> String {
         switch outcome {
         case .checkpointed: "database checkpointed"
         case .partial(let frames?): "database closed, \(count(frames)) WAL frames left for the next open (another process was reading)"

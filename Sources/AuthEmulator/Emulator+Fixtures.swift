@@ -1,9 +1,6 @@
 import AuthJSON
+import EmulatorTools
 import GoTrue
-
-// Built unoptimized in release too (`@_optimize(none)` on its functions): no request that
-// bench/cost.sh measures runs this file, and it shortens the cold release build; the list of
-// such files is pinned in Tests/python/test_unoptimized_code.py (docs/tests.md, "Build and test time").
 
 /// Fixtures, snapshots and shutdown actions of a running emulator (`serve --seed`,
 /// `serve --export-on-exit`, and the same for a Swift test suite embedding the emulator).
@@ -14,7 +11,7 @@ extension Emulator {
     ///
     /// `progress`, when given, follows the work (passwords hashed, users written) for a
     /// console to show; polling it costs the seed nothing.
-    @_optimize(none) public func seed(file path: String, progress: SeedProgress? = nil) throws(EmulatorError) {
+    public func seed(file path: String, progress: SeedProgress? = nil) throws(EmulatorError) {
         // A local file the user chose: large enough for a million users (~85 MB), the bulk
         // path `bench/cost.sh --seed-users` measures; still refuses a pointer at a disk image.
         let bytes = try Platform.readFile(path, limit: 1 << 30)
@@ -32,7 +29,7 @@ extension Emulator {
     }
 
     /// Applies a parsed fixture.
-    @_optimize(none) public func seed(_ fixture: Fixture, progress: SeedProgress? = nil) throws(EmulatorError) {
+    public func seed(_ fixture: Fixture, progress: SeedProgress? = nil) throws(EmulatorError) {
         do {
             try Seeder(project: project).seed(fixture, collect: false, progress: progress)
         } catch {
@@ -42,7 +39,7 @@ extension Emulator {
 
     /// The snapshot `GET /emulator/v1/export` returns; the emulator's own private keys only
     /// when `includeSecrets` (`?include_secrets=true`).
-    @_optimize(none) public func snapshot(includeSecrets: Bool = false) throws(EmulatorError) -> Snapshot {
+    public func snapshot(includeSecrets: Bool = false) throws(EmulatorError) -> Snapshot {
         do {
             return try Snapshot.take(project, includeSecrets: includeSecrets)
         } catch {
@@ -51,7 +48,7 @@ extension Emulator {
     }
 
     /// Writes the export snapshot to `path` (replacing it atomically).
-    @_optimize(none) public func exportSnapshot(to path: String, includeSecrets: Bool = false) throws(EmulatorError) {
+    public func exportSnapshot(to path: String, includeSecrets: Bool = false) throws(EmulatorError) {
         var bytes = try snapshot(includeSecrets: includeSecrets).json.serializedBytes()
         bytes.append(0x0A)
         try Platform.writeFile(path, bytes)
@@ -59,7 +56,7 @@ extension Emulator {
 
     /// Runs `action` when the emulator stops, after in-flight requests have finished and before
     /// the database closes (so it may still read it).
-    @_optimize(none) public func onStop(_ action: @escaping @Sendable (Emulator) -> Void) {
+    public func onStop(_ action: @escaping @Sendable (Emulator) -> Void) {
         stopActions.withLock { $0.append(action) }
     }
 }

@@ -5,12 +5,9 @@ import AuthJWT
 import AuthScenarios
 import AuthStore
 import Dispatch
+import EmulatorTools
 import GoTrue
 import Synchronization
-
-// Built unoptimized in release too (`@_optimize(none)` on its functions): no request that
-// bench/cost.sh measures runs this file, and it shortens the cold release build; the list of
-// such files is pinned in Tests/python/test_unoptimized_code.py (docs/tests.md, "Build and test time").
 
 /// One running emulated Supabase Auth project: its database, its GoTrue API and the HTTP server
 /// in front of it. Usable in-process (a Swift test starts one on port 0 and stops it) and by the
@@ -55,7 +52,7 @@ public final class Emulator: Sendable {
     private enum State { case created, running, stopped }
 
     /// Opens (creating if needed) the database and assembles the server; does not listen yet.
-    @_optimize(none) public init(options: EmulatorOptions) throws(EmulatorError) {
+    public init(options: EmulatorOptions) throws(EmulatorError) {
         // An embedder builds options in code, past the CLI's checks: the same rules apply.
         try options.validate()
         self.options = options
@@ -137,7 +134,7 @@ public final class Emulator: Sendable {
 
     /// Assembles one hosted project around its `Project`: failure scenarios, the journal, the
     /// control routes, the dashboard's switches. Used for the default project and every other.
-    @_optimize(none) static func host(ref: String, project: Project, databasePath: String, options: EmulatorOptions, scenarios active: [Scenario],
+    static func host(ref: String, project: Project, databasePath: String, options: EmulatorOptions, scenarios active: [Scenario],
                      transport: CurlHookTransport, beyondLoopback: Bool, registry: ProjectRegistry,
                      extensions: [Route], lane: Int = 0) -> HostedProject {
         let scenarios = ScenarioEngine(environment: project.environment)
@@ -145,7 +142,7 @@ public final class Emulator: Sendable {
         let journal = Journal(capacity: options.journalCapacity)
         let tag = ref == ProjectRegistry.defaultRef ? nil : ref
         let api = GoTrueAPI(
-            project: project,
+            emulating: project,
             middleware: (options.accessLog.map { [AccessLogMiddleware(log: $0, project: tag)] } ?? [])
                 + [ScenarioMiddleware(engine: scenarios, journal: journal, project: project)],
             extensions: ControlRoutes.routes(engine: scenarios, journal: journal)
@@ -167,7 +164,7 @@ public final class Emulator: Sendable {
                 Dashboard.ProjectLink(ref: other.ref, path: ProjectRegistry.pathPrefix + other.ref + Dashboard.path, current: other.ref == ref)
             }
         }
-        return HostedProject(ref: ref, project: project, api: api, scenarios: scenarios, journal: journal, databasePath: databasePath,
+        return HostedProject(ref: ref, project: api.project, api: api, scenarios: scenarios, journal: journal, databasePath: databasePath,
                              lane: lane)
     }
 
@@ -175,7 +172,7 @@ public final class Emulator: Sendable {
     public var dashboardURL: String? { options.dashboard ? url + Dashboard.path : nil }
 
     /// Starts listening. After it returns, `port` and `url` are final.
-    @_optimize(none) public func start() throws(EmulatorError) {
+    public func start() throws(EmulatorError) {
         do {
             try server.start()
         } catch {
@@ -219,7 +216,7 @@ public final class Emulator: Sendable {
 
     /// The database's key for `algorithm`, made (and stored) on first use. Processes sharing
     /// the file adopt whichever key was stored first.
-    @_optimize(none) static func projectSigningKey(_ algorithm: JWTAlgorithm, database: Database) throws(EmulatorError) -> JWK {
+    static func projectSigningKey(_ algorithm: JWTAlgorithm, database: Database) throws(EmulatorError) -> JWK {
         do {
             var text = try database.read { conn in try conn.projectSigningKey(algorithm: algorithm.rawValue) }
             if text == nil {
@@ -240,7 +237,7 @@ public final class Emulator: Sendable {
     }
 
     /// Opens the database, assembles the server and starts it.
-    @_optimize(none) public static func start(_ options: EmulatorOptions) throws(EmulatorError) -> Emulator {
+    public static func start(_ options: EmulatorOptions) throws(EmulatorError) -> Emulator {
         let emulator = try Emulator(options: options)
         try emulator.start()
         return emulator
@@ -268,7 +265,7 @@ public final class Emulator: Sendable {
 
     /// Graceful stop: no new connections, in-flight requests finish, then the database is
     /// checkpointed and closed. Idempotent; callable from any thread.
-    @_optimize(none) public func stop(timeout: Duration? = nil) {
+    public func stop(timeout: Duration? = nil) {
         let timeout = timeout ?? .milliseconds(Int64(options.shutdownTimeoutSeconds * 1000))
         let wasRunning = state.withLock { current -> Bool in
             defer { current = .stopped }
@@ -295,21 +292,21 @@ public final class Emulator: Sendable {
         /// What became of the database's write-ahead log.
         public var database: CloseOutcome
 
-        @_optimize(none) public init(requests: DrainReport, database: CloseOutcome) {
+        public init(requests: DrainReport, database: CloseOutcome) {
             self.requests = requests
             self.database = database
         }
     }
 
     /// Blocks until `stop()` has completed, database included (for the CLI's main thread).
-    @_optimize(none) public func waitUntilStopped() {
+    public func waitUntilStopped() {
         stopped.wait()
         stopped.signal()  // let any other waiter through too
     }
 
     /// Stops the emulator when the process receives SIGINT or SIGTERM. Keep the returned value
     /// alive for as long as the handling should last.
-    @_optimize(none) public func stopOnTerminationSignals(then action: @escaping @Sendable (Int32) -> Void = { _ in }) -> SignalHandling {
+    public func stopOnTerminationSignals(then action: @escaping @Sendable (Int32) -> Void = { _ in }) -> SignalHandling {
         SignalHandling(sources: Platform.onTerminationSignal { [self] signalNumber in
             self.stop()
             action(signalNumber)

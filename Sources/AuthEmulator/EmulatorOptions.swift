@@ -1,10 +1,7 @@
 import AuthJWT
 import AuthScenarios
+import EmulatorTools
 import GoTrue
-
-// Built unoptimized in release too (`@_optimize(none)` on its functions): no request that
-// bench/cost.sh measures runs this file, and it shortens the cold release build; the list of
-// such files is pinned in Tests/python/test_unoptimized_code.py (docs/tests.md, "Build and test time").
 
 /// How to run one emulator: where to listen, where the database lives, and the GoTrue
 /// configuration. Built, lowest precedence first, from defaults equal to `supabase start`'s, the
@@ -77,10 +74,10 @@ public struct EmulatorOptions: Sendable {
     public static let defaultDatabasePath = ".auth-emulator/auth.db"
     public static let inMemory = ":memory:"
 
-    @_optimize(none) public init() {}
+    public init() {}
 
     /// Options for an in-process test server: ephemeral loopback port, in-memory database.
-    @_optimize(none) public static func testing() -> EmulatorOptions {
+    public static func testing() -> EmulatorOptions {
         var options = EmulatorOptions()
         options.port = 0
         options.databasePath = inMemory
@@ -91,7 +88,7 @@ public struct EmulatorOptions: Sendable {
     /// then the environment, as `auth-emulator serve` does before applying its flags; then
     /// `validate()`. `warning` receives one line per thing worth telling the user (ignored
     /// variables, a setting of the file the emulator cannot honour).
-    @_optimize(none) public static func resolve(
+    public static func resolve(
         configFile: String? = nil,
         environment: [String: String],
         base: EmulatorOptions = EmulatorOptions(),
@@ -105,7 +102,7 @@ public struct EmulatorOptions: Sendable {
 
     /// The file and environment layers without the final cross-setting check (the command line
     /// applies its flags first).
-    @_optimize(none) static func layered(
+    static func layered(
         configFile: String?, environment: [String: String], base: EmulatorOptions, warning: (String) -> Void,
         applied: ([String]) -> Void = { _ in }
     ) throws(EmulatorError) -> EmulatorOptions {
@@ -135,12 +132,12 @@ public struct EmulatorOptions: Sendable {
 
     /// Checks that span several settings, as GoTrue does at startup (e.g. email auto-confirm
     /// together with unverified email sign-ins is refused).
-    @_optimize(none) public func validate() throws(EmulatorError) {
+    public func validate() throws(EmulatorError) {
         try Validation.check(configuration)
     }
 
     /// Options whose settings start from the defaults of `profile`.
-    @_optimize(none) public init(defaults profile: DefaultsProfile) {
+    public init(defaults profile: DefaultsProfile) {
         configuration = Configuration(defaults: profile)
     }
 }

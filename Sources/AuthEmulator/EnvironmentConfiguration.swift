@@ -1,13 +1,10 @@
-import AuthPlatform
 import AuthCrypto
 import AuthHTTP
 import AuthJSON
 import AuthJWT
+import AuthPlatform
+import EmulatorTools
 import GoTrue
-
-// Built unoptimized in release too (`@_optimize(none)` on its functions): no request that
-// bench/cost.sh measures runs this file, and it shortens the cold release build; the list of
-// such files is pinned in Tests/python/test_unoptimized_code.py (docs/tests.md, "Build and test time").
 
 /// Reads the real server's environment variables (reference §15 and §20) into options, with the
 /// real names, units and syntax: GoTrue loads them with `envconfig`, so booleans follow Go's
@@ -45,13 +42,13 @@ public enum EnvironmentConfiguration {
     /// Applies every variable that maps onto `options`; returns the `GOTRUE_*` and
     /// `AUTH_EMULATOR_*` names present in `environment` that were not used (sorted).
     @discardableResult
-    @_optimize(none) public static func apply(_ environment: [String: String], to options: inout EmulatorOptions) throws(EmulatorError) -> [String] {
+    public static func apply(_ environment: [String: String], to options: inout EmulatorOptions) throws(EmulatorError) -> [String] {
         try applyReporting(environment, to: &options).ignored
     }
 
     /// `apply`, also telling which names present in `environment` it read (sorted), for the
     /// banner: names only, since values may be secrets.
-    @_optimize(none) static func applyReporting(
+    static func applyReporting(
         _ environment: [String: String], to options: inout EmulatorOptions
     ) throws(EmulatorError) -> (applied: [String], ignored: [String], suggestions: [String: String]) {
         var env = Reader(environment: environment)
@@ -112,7 +109,7 @@ public enum EnvironmentConfiguration {
 
     /// Every row of the settings table with a variable: the first of its names that gives a
     /// value wins (`API_EXTERNAL_URL` before `GOTRUE_API_EXTERNAL_URL`).
-    @_optimize(none) private static func applySettings(_ env: inout Reader, _ config: inout Configuration) throws(EmulatorError) {
+    private static func applySettings(_ env: inout Reader, _ config: inout Configuration) throws(EmulatorError) {
         for setting in Configuration.settings {
             var found: (String, SettingValue)?
             for name in setting.env {
@@ -132,7 +129,7 @@ public enum EnvironmentConfiguration {
         }
     }
 
-    @_optimize(none) private static func environmentText(_ env: Reader, _ name: String) -> String { env.environment[name] ?? "" }
+    private static func environmentText(_ env: Reader, _ name: String) -> String { env.environment[name] ?? "" }
 
     /// Typed access to the environment that remembers every name it was asked about, so the
     /// names nobody asked about can be reported as ignored.
@@ -141,19 +138,19 @@ public enum EnvironmentConfiguration {
         var known: Set<String> = []
 
         /// The value as set, even when empty (an empty string or list is a real value).
-        @_optimize(none) mutating func raw(_ name: String) -> String? {
+        mutating func raw(_ name: String) -> String? {
             known.insert(name)
             return environment[name]
         }
 
         /// A non-empty value; an empty one counts as unset (for required-looking settings such
         /// as URLs, the host and secrets, where empty is never meant).
-        @_optimize(none) mutating func string(_ name: String) -> String? {
+        mutating func string(_ name: String) -> String? {
             guard let value = raw(name), !value.isEmpty else { return nil }
             return value
         }
 
-        @_optimize(none) mutating func boolean(_ name: String) throws(EmulatorError) -> Bool? {
+        mutating func boolean(_ name: String) throws(EmulatorError) -> Bool? {
             guard let text = string(name) else { return nil }
             guard let value = GoValue.parseBool(text) else {
                 throw EmulatorError("\(name): '\(text)' is not a boolean (use true or false)")
@@ -161,7 +158,7 @@ public enum EnvironmentConfiguration {
             return value
         }
 
-        @_optimize(none) mutating func integer(_ name: String, in range: ClosedRange<Int>, unit: String? = nil) throws(EmulatorError) -> Int? {
+        mutating func integer(_ name: String, in range: ClosedRange<Int>, unit: String? = nil) throws(EmulatorError) -> Int? {
             guard let text = string(name) else { return nil }
             guard let value = GoValue.parseInt(text), range.contains(value) else {
                 let what = unit.map { "a whole number of \($0)" } ?? "a whole number"
@@ -179,7 +176,7 @@ public enum EnvironmentConfiguration {
 /// config file readers.
 enum GoValue {
     /// Go's `strconv.ParseBool`.
-    @_optimize(none) static func parseBool(_ text: String) -> Bool? {
+    static func parseBool(_ text: String) -> Bool? {
         switch text {
         case "1", "t", "T", "TRUE", "true", "True": true
         case "0", "f", "F", "FALSE", "false", "False": false
@@ -188,13 +185,13 @@ enum GoValue {
     }
 
     /// A decimal integer with an optional sign, surrounding spaces tolerated.
-    @_optimize(none) static func parseInt(_ text: String) -> Int? {
+    static func parseInt(_ text: String) -> Int? {
         Int(text.trimmingSpaces)
     }
 
     /// Go's `time.ParseDuration`, in seconds: `[-+]?([0-9]*(\.[0-9]*)?[a-z]+)+`, or a bare `0`,
     /// with the units ns, us (µs, μs), ms, s, m and h.
-    @_optimize(none) static func parseDuration(_ text: String) -> Double? {
+    static func parseDuration(_ text: String) -> Double? {
         let scalars = Array(text.unicodeScalars)
         var i = 0
         var sign = 1.0
@@ -204,7 +201,7 @@ enum GoValue {
         }
         if scalars.count - i == 1, scalars[i] == "0" { return 0 }
         guard i < scalars.count else { return nil }
-        @_optimize(none) func isDigit(_ c: Unicode.Scalar) -> Bool { c.value >= 0x30 && c.value <= 0x39 }
+        func isDigit(_ c: Unicode.Scalar) -> Bool { c.value >= 0x30 && c.value <= 0x39 }
         var total = 0.0
         while i < scalars.count {
             var number = ""
@@ -246,7 +243,7 @@ enum GoValue {
 
     /// GoTrue's `PasswordRequiredCharacters.Decode`: sets separated by `:`, where `\:` stands for
     /// a literal colon inside a set; empty sets are dropped.
-    @_optimize(none) static func requiredCharacters(_ value: String) -> [String] {
+    static func requiredCharacters(_ value: String) -> [String] {
         var parts = value.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         var i = 0
         while i < parts.count - 1 {
@@ -264,7 +261,7 @@ enum GoValue {
 /// exactly one has `sign` in its `key_ops` (reference §7.3, conf/jwk.go). `null` or `[]` means
 /// none, as `supabase start` passes when no signing keys are configured.
 enum JWTKeys {
-    @_optimize(none) static func parse(_ text: String, setting: String) throws(EmulatorError) -> [JWK] {
+    static func parse(_ text: String, setting: String) throws(EmulatorError) -> [JWK] {
         let json: JSON
         do {
             json = try JSON(parsing: text)
@@ -276,7 +273,7 @@ enum JWTKeys {
         return try parse(array, setting: setting)
     }
 
-    @_optimize(none) static func parse(_ array: [JSON], setting: String) throws(EmulatorError) -> [JWK] {
+    static func parse(_ array: [JSON], setting: String) throws(EmulatorError) -> [JWK] {
         var keys: [JWK] = []
         for (position, element) in array.enumerated() {
             let which = "\(setting)[\(position)]"
@@ -301,7 +298,7 @@ enum JWTKeys {
 
 /// Checks that hold across settings: `Configuration.problem()`, as the emulator reports it.
 enum Validation {
-    @_optimize(none) static func check(_ config: Configuration) throws(EmulatorError) {
+    static func check(_ config: Configuration) throws(EmulatorError) {
         if let problem = config.problem() { throw EmulatorError(problem) }
     }
 }

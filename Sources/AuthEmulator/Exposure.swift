@@ -1,10 +1,7 @@
 import AuthCrypto
 import AuthJWT
+import EmulatorTools
 import GoTrue
-
-// Built unoptimized in release too (`@_optimize(none)` on its functions): no request that
-// bench/cost.sh measures runs this file, and it shortens the cold release build; the list of
-// such files is pinned in Tests/python/test_unoptimized_code.py (docs/tests.md, "Build and test time").
 
 /// What changes when the emulator listens beyond loopback (`--host 0.0.0.0`, a LAN address):
 /// the one place the exposure policy lives (docs/beyond-loopback.md).
@@ -24,19 +21,19 @@ import GoTrue
 /// with such origins (CORS).
 enum Exposure {
     /// `127.0.0.0/8`, `::1` and `localhost`: addresses only this machine reaches.
-    @_optimize(none) static func isLoopback(_ host: String) -> Bool {
+    static func isLoopback(_ host: String) -> Bool {
         let host = host.lowercased()
         return host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
     }
 
     /// `0.0.0.0` and `::`: every interface, none of which is an address to put in a link.
-    @_optimize(none) static func isUnspecified(_ host: String) -> Bool {
+    static func isUnspecified(_ host: String) -> Bool {
         host == "0.0.0.0" || host == "::" || host == "[::]"
     }
 
     /// Replaces every secret that is still a public demo value with a fresh random one; returns
     /// the settings replaced, in the words the warning uses.
-    @_optimize(none) static func replacePublicSecrets(_ config: inout Configuration, random: any RandomSource = SystemRandom()) -> [String] {
+    static func replacePublicSecrets(_ config: inout Configuration, random: any RandomSource = SystemRandom()) -> [String] {
         var replaced: [String] = []
         let demo = APIKeys.standard(secret: JWTSettings.defaultSecret)
         let demoKeys = config.apiKeys
@@ -76,7 +73,7 @@ enum Exposure {
     /// An address of this machine that other machines can reach (the first IPv4 address of an
     /// interface that is up and not loopback), for links when the server listens on every
     /// interface; nil when there is none.
-    @_optimize(none) static func reachableAddress() -> String? {
+    static func reachableAddress() -> String? {
         Platform.firstExternalIPv4Address()
     }
 }

@@ -8,10 +8,6 @@ import Musl
 import Darwin
 #endif
 
-// Built unoptimized in release too (`@_optimize(none)` on its functions): no request that
-// bench/cost.sh measures runs this file, and it shortens the cold release build; the list of
-// such files is pinned in Tests/python/test_unoptimized_code.py (docs/tests.md, "Build and test time").
-
 /// A shared `flock(2)` lock on a file, held from `init` until this value is gone: every emulator
 /// process serving one projects folder holds one, so a process can tell whether it is the only
 /// one (`whileAlone`). Locks of `flock` belong to the open file, so two servers in one process
@@ -48,7 +44,7 @@ final class FolderLock: Sendable {
 extension Platform {
     /// The bytes of the file at `path`; refuses anything over `limit` bytes (a config file is a
     /// few kilobytes, so a huge one is a mistake such as pointing at a database).
-    @_optimize(none) static func readFile(_ path: String, limit: Int = 4 << 20) throws(EmulatorError) -> [UInt8] {
+    static func readFile(_ path: String, limit: Int = 4 << 20) throws(EmulatorError) -> [UInt8] {
         guard let file = fopen(path, "rb") else {
             throw EmulatorError("\(path): cannot read the file: \(String(cString: strerror(errno)))")
         }
@@ -68,7 +64,7 @@ extension Platform {
 
     /// Writes `bytes` to `path` through a temporary file renamed over it, so a reader (or a
     /// crash mid-write) never sees half a file (`serve --export-on-exit`).
-    @_optimize(none) static func writeFile(_ path: String, _ bytes: [UInt8]) throws(EmulatorError) {
+    static func writeFile(_ path: String, _ bytes: [UInt8]) throws(EmulatorError) {
         let temporary = path + ".tmp"
         guard let file = fopen(temporary, "wb") else {
             throw EmulatorError("\(path): cannot write the file: \(String(cString: strerror(errno)))")
@@ -84,13 +80,13 @@ extension Platform {
     }
 
     /// Deletes the file at `path` if there is one (a dropped project's database and spec).
-    @_optimize(none) static func removeFile(_ path: String) {
+    static func removeFile(_ path: String) {
         _ = unlink(path)
     }
 
     /// The names of the regular files directly in `directory` ending in `suffix`, sorted; none
     /// when the directory cannot be read (the dashboard's scenario catalogue is optional).
-    @_optimize(none) static func files(in directory: String, suffix: String) -> [String] {
+    static func files(in directory: String, suffix: String) -> [String] {
         guard let handle = opendir(directory) else { return [] }
         defer { closedir(handle) }
         var names: [String] = []

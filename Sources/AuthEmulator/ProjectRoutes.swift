@@ -1,10 +1,7 @@
 import AuthHTTP
 import AuthJSON
+import EmulatorTools
 import GoTrue
-
-// Built unoptimized in release too (`@_optimize(none)` on its functions): no request that
-// bench/cost.sh measures runs this file, and it shortens the cold release build; the list of
-// such files is pinned in Tests/python/test_unoptimized_code.py (docs/tests.md, "Build and test time").
 
 /// The project registry's control routes, on the default project only (its service_role key
 /// manages the server; a project's own key manages only that project):
@@ -14,7 +11,7 @@ import GoTrue
 ///   `config.toml` itself (`Content-Type: application/toml`, `?ref=`) → 201
 /// - `GET /emulator/v1/projects/{ref}`, `DELETE /emulator/v1/projects/{ref}`
 enum ProjectRoutes {
-    @_optimize(none) static func routes(registry: ProjectRegistry) -> [Route] {
+    static func routes(registry: ProjectRegistry) -> [Route] {
         let path = GoTrueAPI.emulatorPrefix + "/projects"
         return [
             Route("GET", path, operation: "emulator.projects.list") { _ in
@@ -39,12 +36,12 @@ enum ProjectRoutes {
         ]
     }
 
-    @_optimize(none) static func notFound(_ ref: String) -> AuthError {
+    static func notFound(_ ref: String) -> AuthError {
         AuthError(404, nil, "No project \"\(ref)\" on this emulator")
     }
 
     /// A JSON spec, or a `config.toml` body named by `?ref=`.
-    @_optimize(none) static func spec(_ request: HTTPRequest) throws(AuthError) -> ProjectSpec {
+    static func spec(_ request: HTTPRequest) throws(AuthError) -> ProjectSpec {
         let type = request.headers["Content-Type"]?.lowercased() ?? ""
         if type.contains("toml") {
             guard let ref = request.queryValue("ref") else {
@@ -57,7 +54,7 @@ enum ProjectRoutes {
     }
 
     /// A project's addresses and keys, as a test suite needs them to point a client at it.
-    @_optimize(none) static func describe(_ hosted: ProjectEntry, registry: ProjectRegistry) -> JSON {
+    static func describe(_ hosted: ProjectEntry, registry: ProjectRegistry) -> JSON {
         let (server, port) = registry.serverAddress.withLock { $0 }
         let config = hosted.configuration
         let url = hosted.url(server: server)

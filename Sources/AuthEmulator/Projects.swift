@@ -4,13 +4,9 @@ import AuthJSON
 import AuthJWT
 import AuthScenarios
 import AuthStore
+import EmulatorTools
 import GoTrue
 import Synchronization
-
-// The functions marked `@_optimize(none)` in this file run when a project is made, opened,
-// closed or removed, never per request; release builds leave them unoptimized to shorten the
-// cold build (docs/tests.md, "Build and test time"). `ProjectRouter` and the lookups it makes
-// per request stay optimized (Tests/python/test_unoptimized_code.py pins which these are).
 
 /// One project the emulator serves, open: its GoTrue API with everything that hangs off it
 /// (database, settings and keys, outbox, rate-limit buckets, virtual clock, scenarios, journal).
@@ -122,7 +118,7 @@ public struct ProjectSpec: Sendable {
     /// `true`: a throwaway in-memory database even when the default project has a file.
     public var inMemory: Bool
 
-    @_optimize(none) public init(ref: String, configTOML: String? = nil, settings: JSONObject? = nil, inMemory: Bool = false) {
+    public init(ref: String, configTOML: String? = nil, settings: JSONObject? = nil, inMemory: Bool = false) {
         self.ref = ref
         self.configTOML = configTOML
         self.settings = settings
@@ -138,7 +134,7 @@ public struct ProjectSpec: Sendable {
     }
 
     /// A `POST /emulator/v1/projects` body (or a stored spec).
-    @_optimize(none) init(json object: JSONObject) throws(AuthError) {
+    init(json object: JSONObject) throws(AuthError) {
         guard case .string(let ref)? = object["ref"] else {
             throw AuthError(400, .validationFailed, "ref: a project needs a name (lowercase letters, digits and hyphens)")
         }
@@ -262,7 +258,7 @@ public final class ProjectRegistry: Sendable {
     /// (`persist`); one in memory opens on first use. With `limit`, nothing is made (404) when
     /// the server already has that many projects besides the default one.
     @discardableResult
-    @_optimize(none) public func create(_ spec: ProjectSpec, persist: Bool = true, limit: Int? = nil) throws(AuthError) -> ProjectEntry {
+    public func create(_ spec: ProjectSpec, persist: Bool = true, limit: Int? = nil) throws(AuthError) -> ProjectEntry {
         try changes.withLock { (_: inout Void) throws(AuthError) -> ProjectEntry in
             guard Self.isValidRef(spec.ref) else {
                 throw AuthError(400, .validationFailed, "ref: \"\(spec.ref)\" is not a project name: use 1 to 63 lowercase letters, digits and inner hyphens")
@@ -327,7 +323,7 @@ public final class ProjectRegistry: Sendable {
     /// Drops a project: it stops answering, its database closes and, for a file, is deleted with
     /// its stored spec. False when there is no such project; the default one cannot be dropped.
     @discardableResult
-    @_optimize(none) public func remove(_ ref: String) throws(AuthError) -> Bool {
+    public func remove(_ ref: String) throws(AuthError) -> Bool {
         guard ref != Self.defaultRef else {
             throw AuthError(400, .validationFailed, "The default project cannot be deleted (reset it with POST /emulator/v1/reset)")
         }
@@ -355,7 +351,7 @@ public final class ProjectRegistry: Sendable {
 
     /// Reopens the projects a previous run stored beside the database (`projects/*.json`);
     /// returns a line for each that could not be.
-    @_optimize(none) func reopenStored(except declared: Set<String>) -> [String] {
+    func reopenStored(except declared: Set<String>) -> [String] {
         guard let directory = blueprint.directory else { return [] }
         var problems: [String] = []
         for name in Platform.files(in: directory, suffix: ".json") {
@@ -373,7 +369,7 @@ public final class ProjectRegistry: Sendable {
     }
 
     /// Closes every open project's database but the default one's (the emulator closes that last).
-    @_optimize(none) func closeOthers() {
+    func closeOthers() {
         for entry in all where !entry.isDefault { entry.close() }
         // A stopped server no longer serves the folder: another may drop its projects.
         folderLock.withLock { $0 = nil }
@@ -383,7 +379,7 @@ public final class ProjectRegistry: Sendable {
 
     /// A new project's settings: the server's, its config.toml, its settings, its own keys and
     /// address; checked as at start-up.
-    @_optimize(none) private func configure(_ spec: ProjectSpec) throws(AuthError) -> Configuration {
+    private func configure(_ spec: ProjectSpec) throws(AuthError) -> Configuration {
         let base = blueprint.configuration
         var config = base
         if let text = spec.configTOML {
@@ -437,7 +433,7 @@ public final class ProjectRegistry: Sendable {
     }
 
     /// Opens a project's database and assembles its API.
-    @_optimize(none) private func open(_ entry: ProjectEntry, blueprint: Blueprint) throws(AuthError) -> HostedProject {
+    private func open(_ entry: ProjectEntry, blueprint: Blueprint) throws(AuthError) -> HostedProject {
         let path = entry.databasePath
         let database: Database
         do {
@@ -455,7 +451,7 @@ public final class ProjectRegistry: Sendable {
 
     /// The default project's external URL with `/project/<ref>` added, before `/auth/v1` when
     /// the URL ends with it (as `supabase start`'s `API_EXTERNAL_URL` does).
-    @_optimize(none) static func externalURL(defaultURL: String, ref: String) -> String {
+    static func externalURL(defaultURL: String, ref: String) -> String {
         var url = defaultURL
         while url.hasSuffix("/") { url.removeLast() }
         let gateway = url.hasSuffix(GoTrueAPI.gatewayPrefix)
@@ -471,7 +467,7 @@ public final class ProjectRegistry: Sendable {
 /// and the ref (HMAC-SHA256 in counter mode): stable across restarts, so a project reopened
 /// from its file keeps its keys and the sessions it issued.
 enum ProjectKeys {
-    @_optimize(none) static func separate(_ config: inout Configuration, from base: Configuration, ref: String, signingKeyAlgorithm: JWTAlgorithm?) {
+    static func separate(_ config: inout Configuration, from base: Configuration, ref: String, signingKeyAlgorithm: JWTAlgorithm?) {
         let stream = DerivedBytes(secret: Array(base.jwt.secret.utf8), label: "auth-emulator project " + ref)
         if config.jwt.secret == base.jwt.secret {
             config.jwt.secret = Base64URL.encode(stream.bytes(count: 32))
@@ -497,7 +493,7 @@ enum ProjectKeys {
     }
 
     /// 16 bytes as a version 4 UUID (RFC 9562 §5.4), for a derived key's `kid`.
-    @_optimize(none) static func uuidString(_ bytes: [UInt8]) -> String {
+    static func uuidString(_ bytes: [UInt8]) -> String {
         var b = bytes
         b[6] = (b[6] & 0x0F) | 0x40
         b[8] = (b[8] & 0x3F) | 0x80
@@ -513,12 +509,12 @@ final class DerivedBytes: RandomSource {
     private let label: [UInt8]
     private let state = Mutex<(counter: UInt32, buffer: [UInt8])>((0, []))
 
-    @_optimize(none) init(secret: [UInt8], label: String) {
+    init(secret: [UInt8], label: String) {
         key = SymmetricKey(data: secret)
         self.label = Array(label.utf8)
     }
 
-    @_optimize(none) func fill(_ buffer: UnsafeMutableRawBufferPointer) {
+    func fill(_ buffer: UnsafeMutableRawBufferPointer) {
         state.withLock { state in
             for index in 0..<buffer.count {
                 if state.buffer.isEmpty {

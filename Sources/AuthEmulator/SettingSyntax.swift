@@ -1,9 +1,6 @@
 import AuthJSON
+import EmulatorTools
 import GoTrue
-
-// Built unoptimized in release too (`@_optimize(none)` on its functions): no request that
-// bench/cost.sh measures runs this file, and it shortens the cold release build; the list of
-// such files is pinned in Tests/python/test_unoptimized_code.py (docs/tests.md, "Build and test time").
 
 /// How each source writes a value of each kind of setting (`SettingKind`): the environment and
 /// flags in Go's `envconfig` syntax, the config file in TOML decoded weakly as the Supabase CLI
@@ -11,8 +8,8 @@ import GoTrue
 /// given" (an empty variable for a number), and a `SettingError` naming the setting otherwise.
 enum SettingSyntax {
     /// A variable's or a flag's text.
-    @_optimize(none) static func value(text: String, kind: SettingKind, name: String) throws(SettingError) -> SettingValue? {
-        @_optimize(none) func refused(_ what: String? = nil) -> SettingError {
+    static func value(text: String, kind: SettingKind, name: String) throws(SettingError) -> SettingValue? {
+        func refused(_ what: String? = nil) -> SettingError {
             SettingError(name, "'\(text)' is not \(what ?? kind.describe)")
         }
         let trimmed = text.trimmingSpaces
@@ -64,7 +61,7 @@ enum SettingSyntax {
     }
 
     /// A value of the config file, weakly typed as the CLI's decoder reads it.
-    @_optimize(none) static func value(field: SupabaseConfigFile.Field, kind: SettingKind) throws(EmulatorError) -> SettingValue? {
+    static func value(field: SupabaseConfigFile.Field, kind: SettingKind) throws(EmulatorError) -> SettingValue? {
         switch kind {
         case .bool: return .bool(try field.boolean())
         case .integer, .seconds: return .int(try field.unsigned())
@@ -87,7 +84,7 @@ enum SettingSyntax {
     }
 
     /// A value of `PATCH /emulator/v1/config`.
-    @_optimize(none) static func value(json: JSON, kind: SettingKind, name: String) throws(SettingError) -> SettingValue {
+    static func value(json: JSON, kind: SettingKind, name: String) throws(SettingError) -> SettingValue {
         let refused = SettingError(name, "expected \(kind.describe)")
         switch kind {
         case .bool:
@@ -131,7 +128,7 @@ enum SettingSyntax {
     }
 
     /// A value as the control API shows it.
-    @_optimize(none) static func json(_ value: SettingValue) -> JSON {
+    static func json(_ value: SettingValue) -> JSON {
         switch value {
         case .bool(let b): .bool(b)
         case .int(let n): .number(n)
@@ -145,7 +142,7 @@ enum SettingSyntax {
     }
 
     /// A value as the help and the docs show it.
-    @_optimize(none) static func text(_ value: SettingValue) -> String {
+    static func text(_ value: SettingValue) -> String {
         switch value {
         case .bool(let b): b ? "true" : "false"
         case .int(let n): String(n)

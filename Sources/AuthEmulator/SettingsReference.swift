@@ -1,8 +1,5 @@
+import EmulatorTools
 import GoTrue
-
-// Built unoptimized in release too (`@_optimize(none)` on its functions): no request that
-// bench/cost.sh measures runs this file, and it shortens the cold release build; the list of
-// such files is pinned in Tests/python/test_unoptimized_code.py (docs/tests.md, "Build and test time").
 
 /// The settings table as people read it: `auth-emulator help settings` (text) and
 /// `docs/settings.md` (`help settings --markdown`), printed from `Configuration.settings`, so
@@ -36,7 +33,7 @@ enum SettingsReference {
             for family in families where setting.key.hasPrefix(family.prefix) {
                 let rest = setting.key.dropFirst(family.prefix.count)
                 guard let name = rest.split(separator: ".").first.map(String.init), family.names.contains(name) else { continue }
-                @_optimize(none) func fold(_ text: String) -> String {
+                func fold(_ text: String) -> String {
                     let upper = "_" + name.uppercased()
                     if text.hasSuffix(upper) { return String(text.dropLast(upper.count)) + "_<\(family.placeholder.uppercased())>" }
                     return text.replacingFirst("." + name + ".", with: ".<\(family.placeholder)>.")
@@ -49,12 +46,12 @@ enum SettingsReference {
         return result
     }
 
-    @_optimize(none) static func defaultText(_ setting: Setting, _ profile: DefaultsProfile) -> String {
+    static func defaultText(_ setting: Setting, _ profile: DefaultsProfile) -> String {
         if setting.secret { return "(secret)" }
         return SettingSyntax.text(setting.defaultValue(profile))
     }
 
-    @_optimize(none) static func flagText(_ setting: Setting, _ flag: String) -> String {
+    static func flagText(_ setting: Setting, _ flag: String) -> String {
         if case .bool = setting.kind { return "--[no-]\(flag)" + (setting.flagInverted ? " " + invertedNote(setting, flag) : "") }
         return "--\(flag) <value>"
     }
@@ -62,12 +59,12 @@ enum SettingsReference {
     /// For a switch that means the opposite of its variable (`--signup` is
     /// `GOTRUE_DISABLE_SIGNUP=false`): which way round, since "inverted" alone leaves the reader
     /// to guess which side is which.
-    @_optimize(none) static func invertedNote(_ setting: Setting, _ flag: String) -> String {
+    static func invertedNote(_ setting: Setting, _ flag: String) -> String {
         "(inverted: --no-\(flag) is \(setting.env.first ?? setting.key)=true)"
     }
 
     /// `auth-emulator help settings`.
-    @_optimize(none) static func text() -> String {
+    static func text() -> String {
         var out = """
             SETTINGS (\(Configuration.settings.count) rows; <provider>, <hook>, <notice> and <template> stand for each name)
 
@@ -92,7 +89,7 @@ enum SettingsReference {
     }
 
     /// `docs/settings.md`.
-    @_optimize(none) static func markdown() -> String {
+    static func markdown() -> String {
         var out = """
             # Settings reference
 
@@ -120,7 +117,7 @@ enum SettingsReference {
             |---|---|---|---|---|---|---|
 
             """
-        @_optimize(none) func cell(_ text: String) -> String { text.replacingAll("|", with: "\\|") }
+        func cell(_ text: String) -> String { text.replacingAll("|", with: "\\|") }
         for entry in entries {
             let setting = entry.setting
             let file = entry.file.map { "`" + (setting.fileInverted ? "!" : "") + $0 + "`" } ?? ""
@@ -136,12 +133,12 @@ enum SettingsReference {
 }
 
 extension String {
-    @_optimize(none) func replacingFirst(_ target: String, with replacement: String) -> String {
+    func replacingFirst(_ target: String, with replacement: String) -> String {
         guard let range = firstRange(of: target) else { return self }
         return String(self[..<range.lowerBound]) + replacement + String(self[range.upperBound...])
     }
 
-    @_optimize(none) func replacingAll(_ target: String, with replacement: String) -> String {
+    func replacingAll(_ target: String, with replacement: String) -> String {
         var result = ""
         var rest = Substring(self)
         while let range = rest.firstRange(of: target) {

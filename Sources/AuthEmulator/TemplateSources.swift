@@ -1,4 +1,5 @@
 import AuthTemplate
+import EmulatorTools
 import GoTrue
 #if canImport(Glibc)
 import Glibc
@@ -6,14 +7,10 @@ import Glibc
 import Darwin
 #endif
 
-// Built unoptimized in release too (`@_optimize(none)` on its functions): no request that
-// bench/cost.sh measures runs this file, and it shortens the cold release build; the list of
-// such files is pinned in Tests/python/test_unoptimized_code.py (docs/tests.md, "Build and test time").
-
 /// Why a template body could not be fetched.
 struct TemplateFetchError: Error, CustomStringConvertible {
     let description: String
-    @_optimize(none) init(_ description: String) { self.description = description }
+    init(_ description: String) { self.description = description }
 }
 
 /// The custom email bodies' sources, read outside any request: `GOTRUE_MAILER_TEMPLATES_<ID>`
@@ -30,7 +27,7 @@ enum TemplateSources {
     /// Resolves a name to numeric addresses; nil when it resolves to none.
     typealias Resolver = @Sendable (String) -> [String]?
 
-    @_optimize(none) static func load(_ config: Configuration, transport: CurlHookTransport,
+    static func load(_ config: Configuration, transport: CurlHookTransport,
                                       resolve: @escaping Resolver = systemResolve) -> (templates: [String: MailTemplateSource], warnings: [String]) {
         var templates = config.mailer.templates
         var warnings: [String] = []
@@ -62,7 +59,7 @@ enum TemplateSources {
         return (templates, warnings)
     }
 
-    @_optimize(none) static func readFile(_ path: String) -> Result<String, TemplateFetchError> {
+    static func readFile(_ path: String) -> Result<String, TemplateFetchError> {
         do {
             let bytes = try Platform.readFile(path, limit: sizeLimit)
             return .success(String(decoding: bytes, as: UTF8.self))
@@ -71,7 +68,7 @@ enum TemplateSources {
         }
     }
 
-    @_optimize(none) static func fetch(_ url: String, siteURL: String, remote: Bool, transport: CurlHookTransport,
+    static func fetch(_ url: String, siteURL: String, remote: Bool, transport: CurlHookTransport,
                                        resolve: @escaping Resolver = systemResolve) -> Result<String, TemplateFetchError> {
         if url.hasPrefix("file://") { return readFile(String(url.dropFirst("file://".count))) }
         // `loadEntryBody`: a URL that does not start with "http" is a path on the site.
@@ -91,7 +88,7 @@ enum TemplateSources {
     /// Why `url` does not lead to this machine, or nil when it does: its host must be a
     /// loopback address, or a name whose every address is loopback (`localhost`, a hosts-file
     /// name), as Go and a browser-like client both read it (`ConnectHost`).
-    @_optimize(none) static func loopbackProblem(_ url: String, resolve: Resolver) -> String? {
+    static func loopbackProblem(_ url: String, resolve: Resolver) -> String? {
         guard let host = ConnectHost.of(url) else { return "'\(url)' is not an http(s) URL that Go and libcurl read alike" }
         switch host {
         case .address(let text, let isLoopback):
@@ -106,7 +103,7 @@ enum TemplateSources {
     }
 
     /// `getaddrinfo`, every address as numeric text.
-    @_optimize(none) static func systemResolve(_ name: String) -> [String]? {
+    static func systemResolve(_ name: String) -> [String]? {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         #if canImport(Glibc)

@@ -1,5 +1,6 @@
 @_exported import AuthEmulator
 import AuthPlatform
+import EmulatorTools
 import GoTrue
 
 /// How a test's emulator starts: whose defaults, which settings, which users. The Swift Testing

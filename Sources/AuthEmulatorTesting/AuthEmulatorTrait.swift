@@ -1,4 +1,5 @@
 #if canImport(Testing)
+import EmulatorTools
 import GoTrue
 import Testing
 

@@ -2,10 +2,6 @@ import AuthHTTP
 import AuthJSON
 import GoTrue
 
-// Built unoptimized in release too (`@_optimize(none)` on its functions): no request that
-// bench/cost.sh measures runs this file, and it shortens the cold release build; the list of
-// such files is pinned in Tests/python/test_unoptimized_code.py (docs/tests.md, "Build and test time").
-
 /// The emulator's control routes for scenarios and the journal, under `/emulator/v1` (where
 /// `GoTrueAPI` requires the service_role key):
 ///
@@ -16,7 +12,7 @@ import GoTrue
 /// - `GET /emulator/v1/journal?op=&status=&test=&since=&limit=`, `GET /emulator/v1/journal/count`,
 ///   `DELETE /emulator/v1/journal`
 public enum ControlRoutes {
-    @_optimize(none) public static func routes(engine: ScenarioEngine, journal: Journal) -> [Route] {
+    public static func routes(engine: ScenarioEngine, journal: Journal) -> [Route] {
         let prefix = GoTrueAPI.emulatorPrefix
         return [
             Route("GET", prefix + "/scenarios", operation: "emulator.scenarios.list") { _ in
@@ -69,11 +65,11 @@ public enum ControlRoutes {
         ]
     }
 
-    @_optimize(none) static func notFound(_ name: String) -> AuthError {
+    static func notFound(_ name: String) -> AuthError {
         AuthError(404, .unknown, "No active scenario named \"\(name)\"")
     }
 
-    @_optimize(none) static func filter(_ context: RequestContext) throws(AuthError) -> JournalFilter {
+    static func filter(_ context: RequestContext) throws(AuthError) -> JournalFilter {
         var filter = JournalFilter()
         let request = context.request
         if let op = request.queryValue("op"), !op.isEmpty { filter.operation = op }

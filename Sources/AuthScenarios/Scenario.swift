@@ -2,10 +2,6 @@ import AuthJSON
 import AuthPlatform
 import GoTrue
 
-// Built unoptimized in release too (`@_optimize(none)` on its functions): no request that
-// bench/cost.sh measures runs this file, and it shortens the cold release build; the list of
-// such files is pinned in Tests/python/test_unoptimized_code.py (docs/tests.md, "Build and test time").
-
 /// A scripted failure scenario: a named, ordered list of rules, each `match` (which requests),
 /// `when` (which of them, in what state) and `then` (what the client gets instead). Scenarios are
 /// data (JSON files in `scenarios/`, `serve --scenario FILE`, `POST /emulator/v1/scenarios`);
@@ -126,7 +122,7 @@ public struct ScenarioIssue: Sendable, Equatable, CustomStringConvertible {
     public var field: String
     public var message: String
 
-    @_optimize(none) public init(file: String, rule: Int?, field: String, message: String) {
+    public init(file: String, rule: Int?, field: String, message: String) {
         self.file = file
         self.rule = rule
         self.field = field
@@ -143,13 +139,13 @@ public struct ScenarioIssue: Sendable, Equatable, CustomStringConvertible {
 /// A scenario that failed validation; every issue found is listed.
 public struct ScenarioError: Error, Sendable, CustomStringConvertible {
     public var issues: [ScenarioIssue]
-    @_optimize(none) public init(issues: [ScenarioIssue]) { self.issues = issues }
+    public init(issues: [ScenarioIssue]) { self.issues = issues }
     public var description: String { issues.map(\.description).joined(separator: "\n") }
 }
 
 extension Scenario {
     /// Parses and validates a scenario document. `source` names it in messages (a file path).
-    @_optimize(none) public init(json bytes: [UInt8], source: String) throws(ScenarioError) {
+    public init(json bytes: [UInt8], source: String) throws(ScenarioError) {
         let document: JSON
         do {
             document = try JSON(parsing: bytes)
@@ -163,7 +159,7 @@ extension Scenario {
         self = scenario
     }
 
-    @_optimize(none) public init(json text: String, source: String) throws(ScenarioError) {
+    public init(json text: String, source: String) throws(ScenarioError) {
         try self.init(json: Array(text.utf8), source: source)
     }
 }
@@ -175,7 +171,7 @@ struct ScenarioParser {
     var issues: [ScenarioIssue] = []
     private var rule: Int?
 
-    @_optimize(none) init(source: String) { self.source = source }
+    init(source: String) { self.source = source }
 
     static let topKeys: Set<String> = ["name", "description", "seed", "rules", "test"]
     static let ruleKeys: Set<String> = ["match", "when", "then"]
@@ -190,17 +186,17 @@ struct ScenarioParser {
     /// The errors whose real-server side effect `consequence: true` can apply.
     static let consequentialErrors: Set<String> = ["refresh_token_already_used", "session_expired", "session_not_found"]
 
-    @_optimize(none) mutating func issue(_ field: String, _ message: String) {
+    mutating func issue(_ field: String, _ message: String) {
         issues.append(ScenarioIssue(file: source, rule: rule, field: field, message: message))
     }
 
-    @_optimize(none) mutating func unknownKeys(_ object: JSONObject, allowed: Set<String>, at prefix: String) {
+    mutating func unknownKeys(_ object: JSONObject, allowed: Set<String>, at prefix: String) {
         for key in object.keys where !allowed.contains(key) {
             issue(prefix + key, "unknown field (expected one of: \(allowed.sorted().joined(separator: ", ")))")
         }
     }
 
-    @_optimize(none) mutating func scenario(_ document: JSON) -> Scenario? {
+    mutating func scenario(_ document: JSON) -> Scenario? {
         guard let object = document.objectValue else {
             issue("(document)", "expected a JSON object with name, description and rules")
             return nil
@@ -252,13 +248,13 @@ struct ScenarioParser {
         return Scenario(name: name, description: description, seed: seed, rules: rules, source: source)
     }
 
-    @_optimize(none) static func isValidName(_ text: String) -> Bool {
+    static func isValidName(_ text: String) -> Bool {
         !text.isEmpty && text.utf8.count <= 100 && text.unicodeScalars.allSatisfy { c in
             (c >= "a" && c <= "z") || (c >= "A" && c <= "Z") || (c >= "0" && c <= "9") || c == "." || c == "_" || c == "-"
         }
     }
 
-    @_optimize(none) mutating func rule(_ value: JSON, prefix: String) -> Scenario.Rule? {
+    mutating func rule(_ value: JSON, prefix: String) -> Scenario.Rule? {
         guard let object = value.objectValue else {
             issue(String(prefix.dropLast()), "expected an object with match, when and then")
             return nil
@@ -281,7 +277,7 @@ struct ScenarioParser {
         return Scenario.Rule(match: match, when: when, then: then, json: object)
     }
 
-    @_optimize(none) mutating func match(_ value: JSON, prefix: String) -> Match {
+    mutating func match(_ value: JSON, prefix: String) -> Match {
         var match = Match()
         guard let object = value.objectValue else {
             issue(String(prefix.dropLast()), "expected an object")
@@ -360,7 +356,7 @@ struct ScenarioParser {
         return match
     }
 
-    @_optimize(none) mutating func count(_ object: JSONObject, _ key: String, prefix: String, minimum: Int) -> Int? {
+    mutating func count(_ object: JSONObject, _ key: String, prefix: String, minimum: Int) -> Int? {
         guard let value = object[key] else { return nil }
         guard let number = value.doubleValue, number == number.rounded(), number >= Double(minimum), number <= 1e9 else {
             issue(prefix + key, "expected a whole number of at least \(minimum)")
@@ -369,7 +365,7 @@ struct ScenarioParser {
         return Int(number)
     }
 
-    @_optimize(none) mutating func when(_ value: JSON, prefix: String) -> When {
+    mutating func when(_ value: JSON, prefix: String) -> When {
         var when = When()
         guard let object = value.objectValue else {
             issue(String(prefix.dropLast()), "expected an object")
@@ -398,7 +394,7 @@ struct ScenarioParser {
         return when
     }
 
-    @_optimize(none) mutating func flag(_ object: JSONObject, _ key: String, prefix: String) -> Bool {
+    mutating func flag(_ object: JSONObject, _ key: String, prefix: String) -> Bool {
         guard let value = object[key] else { return false }
         guard let flag = value.boolValue else {
             issue(prefix + key, "expected true or false")
@@ -407,7 +403,7 @@ struct ScenarioParser {
         return flag
     }
 
-    @_optimize(none) mutating func effect(_ value: JSON, prefix: String, operations: [String]) -> Effect {
+    mutating func effect(_ value: JSON, prefix: String, operations: [String]) -> Effect {
         var effect = Effect()
         guard var object = value.objectValue else {
             issue(String(prefix.dropLast()), "expected an object of effects")

@@ -21,7 +21,7 @@ public struct ScenarioMiddleware: Middleware {
     }
 
     public func respond(to context: RequestContext, next: (RequestContext) -> HTTPResponse) -> HTTPResponse {
-        let prefix = Dashboard.path
+        let prefix = GoTrueAPI.sideDoorPrefix
         if context.path == prefix || context.path.hasPrefix(prefix + "/") { return next(context) }
         let clock = ContinuousClock()
         let started = clock.now

@@ -1,5 +1,6 @@
 import AuthEmulatorTesting
 import AuthTestSupport
+import EmulatorTools
 import GoTrue
 import Synchronization
 import Testing

@@ -1,5 +1,6 @@
 @testable import AuthEmulator
 import Foundation
+import EmulatorTools
 import GoTrue
 import Synchronization
 import Testing

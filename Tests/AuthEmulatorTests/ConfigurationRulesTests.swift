@@ -3,6 +3,7 @@ import AuthHTTP
 import AuthJSON
 import AuthJWT
 import Foundation
+import EmulatorTools
 import GoTrue
 import Testing
 

@@ -1,6 +1,7 @@
 @testable import AuthEmulator
 import AuthCrypto
 import AuthJWT
+import EmulatorTools
 import GoTrue
 import Testing
 

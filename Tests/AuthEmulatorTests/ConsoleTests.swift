@@ -6,6 +6,7 @@ import AuthPlatform
 import AuthScenarios
 import AuthStore
 import Foundation
+import EmulatorTools
 import GoTrue
 import Testing
 

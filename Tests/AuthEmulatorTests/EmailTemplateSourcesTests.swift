@@ -1,5 +1,6 @@
 import AuthHTTP
 import Foundation
+import EmulatorTools
 import GoTrue
 import Testing
 @testable import AuthEmulator

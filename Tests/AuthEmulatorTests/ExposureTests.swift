@@ -1,6 +1,7 @@
 import AuthCrypto
 import AuthJSON
 @testable import AuthEmulator
+import EmulatorTools
 import GoTrue
 import Testing
 

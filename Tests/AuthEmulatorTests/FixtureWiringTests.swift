@@ -3,6 +3,7 @@ import AuthJSON
 import AuthJWT
 import AuthStore
 import Foundation
+import EmulatorTools
 import GoTrue
 import Testing
 

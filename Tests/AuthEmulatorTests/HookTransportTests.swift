@@ -1,5 +1,6 @@
 @testable import AuthEmulator
 import AuthHTTP
+import EmulatorTools
 import GoTrue
 import Testing
 

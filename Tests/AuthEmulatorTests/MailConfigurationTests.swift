@@ -1,4 +1,5 @@
 @testable import AuthEmulator
+import EmulatorTools
 import GoTrue
 import Testing
 

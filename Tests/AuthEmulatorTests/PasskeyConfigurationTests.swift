@@ -1,5 +1,6 @@
 @testable import AuthEmulator
 import AuthJSON
+import EmulatorTools
 import GoTrue
 import Testing
 

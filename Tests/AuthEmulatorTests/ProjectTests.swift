@@ -4,6 +4,7 @@ import AuthHTTP
 import AuthJSON
 import AuthJWT
 import AuthStore
+import EmulatorTools
 import GoTrue
 import Synchronization
 import Testing

@@ -4,6 +4,7 @@ import AuthJSON
 import AuthScenarios
 import Foundation
 import Synchronization
+import EmulatorTools
 import GoTrue
 import Testing
 

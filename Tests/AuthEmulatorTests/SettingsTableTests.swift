@@ -2,6 +2,7 @@ import AuthJSON
 import Foundation
 import Testing
 @testable import AuthEmulator
+@testable import EmulatorTools
 @testable import GoTrue
 
 /// The settings table drives every source: each row, set through each of its names, gives the

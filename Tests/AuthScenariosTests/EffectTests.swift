@@ -1,6 +1,7 @@
 import AuthHTTP
 import AuthJSON
 import AuthJWT
+import EmulatorTools
 import GoTrue
 import Testing
 @testable import AuthScenarios

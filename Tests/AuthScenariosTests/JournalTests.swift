@@ -1,5 +1,6 @@
 import AuthHTTP
 import AuthJSON
+import EmulatorTools
 import GoTrue
 import Testing
 @testable import AuthScenarios

@@ -1,4 +1,5 @@
 import AuthHTTP
+import EmulatorTools
 import GoTrue
 import Testing
 @testable import AuthScenarios

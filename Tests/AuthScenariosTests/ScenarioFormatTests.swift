@@ -1,5 +1,6 @@
 import AuthJSON
 import Foundation
+import EmulatorTools
 import GoTrue
 import Testing
 @testable import AuthScenarios

@@ -12,6 +12,7 @@ import AuthJSON
 import AuthStore
 @_exported import AuthTestSupport
 import Foundation
+import EmulatorTools
 import GoTrue
 import Synchronization
 @testable import AuthScenarios
@@ -28,7 +29,7 @@ struct Harness {
         project = try testProject(clock: clock, configure: configure)
         engine = ScenarioEngine(environment: project.environment)
         journal = Journal(capacity: journalCapacity)
-        api = GoTrueAPI(project: project, middleware: [ScenarioMiddleware(engine: engine, journal: journal, project: project)],
+        api = GoTrueAPI(emulating: project, middleware: [ScenarioMiddleware(engine: engine, journal: journal, project: project)],
                         extensions: ControlRoutes.routes(engine: engine, journal: journal))
     }
 

@@ -2,6 +2,7 @@
 import AuthHTTP
 import AuthJSON
 import Foundation
+import EmulatorTools
 import GoTrue
 import Testing
 @testable import AuthScenarios

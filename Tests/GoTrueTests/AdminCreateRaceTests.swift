@@ -4,6 +4,7 @@ import AuthPlatform
 import Dispatch
 import Synchronization
 import Testing
+@testable import EmulatorTools
 @testable import GoTrue
 
 /// Concurrent `POST /admin/users` for one email, answered as GoTrue answers them

@@ -3,6 +3,7 @@ import AuthHTTP
 import AuthJSON
 import AuthStore
 import Testing
+@testable import EmulatorTools
 @testable import GoTrue
 
 // Expected behaviour: reference §12.7 and §10.1 (adminGenerateLink in internal/api/mail.go,

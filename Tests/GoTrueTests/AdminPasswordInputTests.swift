@@ -2,6 +2,7 @@ import AuthCrypto
 import AuthHTTP
 import AuthJSON
 import Testing
+@testable import EmulatorTools
 @testable import GoTrue
 
 /// Passwords and password hashes the admin API and fixtures refuse, answered as the real server

@@ -4,6 +4,7 @@ import AuthJSON
 import AuthJWT
 import AuthStore
 import Testing
+@testable import EmulatorTools
 @testable import GoTrue
 
 // Expected behaviour: reference §1.3 (requireAdminCredentials), §12 and §13

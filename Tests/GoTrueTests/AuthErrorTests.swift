@@ -1,5 +1,6 @@
 import AuthHTTP
 import Testing
+@testable import EmulatorTools
 @testable import GoTrue
 
 // Expected bodies follow the real server's renderer (internal/api/errors.go) and reference §4.

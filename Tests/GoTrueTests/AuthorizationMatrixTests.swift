@@ -3,6 +3,7 @@ import AuthHTTP
 import AuthJSON
 import AuthJWT
 import Testing
+@testable import EmulatorTools
 @testable import GoTrue
 
 /// Every admin route and every `/emulator/v1` control route, with every credential that must not
@@ -50,7 +51,7 @@ import Testing
     /// The protected routes of the table, with sample path parameters.
     static func protectedRoutes() -> [(method: String, path: String)] {
         var out: [(String, String)] = []
-        for group in GoTrueAPI.groups {
+        for group in GoTrueAPI.groups + SideDoors.groups {
             for route in group.routes(try! testProject(clock: ManualClock())) {
                 let path = "/" + route.segments.map { segment -> String in
                     switch segment {

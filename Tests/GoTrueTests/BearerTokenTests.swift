@@ -1,5 +1,6 @@
 import AuthHTTP
 import Testing
+@testable import EmulatorTools
 @testable import GoTrue
 
 /// `HTTPRequest.bearerToken` against the real server's `^(?i)bearer (\S+)$` (RE2: `\s` is

@@ -2,6 +2,7 @@ import AuthHTTP
 import AuthJSON
 import AuthStore
 import Testing
+@testable import EmulatorTools
 @testable import GoTrue
 
 /// A GoTrue API whose project runs on a `VirtualClock` over a hand-moved base clock, as the
@@ -15,7 +16,7 @@ func makeControlAPI(base: ManualClock = ManualClock(), configure: (inout Configu
     let clock = VirtualClock(base: base)
     let database = try Database(path: ":memory:")
     let project = Project(configuration: configuration, database: database, environment: Environment(clock: clock))
-    return (GoTrueAPI(project: project), clock)
+    return (GoTrueAPI(emulating: project), clock)
 }
 
 extension GoTrueAPI {

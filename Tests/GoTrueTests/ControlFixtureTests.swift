@@ -3,6 +3,7 @@ import AuthHTTP
 import AuthJSON
 import AuthStore
 import Testing
+@testable import EmulatorTools
 @testable import GoTrue
 
 @Suite struct ControlFixtureTests {

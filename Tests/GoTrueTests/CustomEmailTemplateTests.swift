@@ -4,6 +4,7 @@ import AuthTemplate
 import Foundation
 import AuthTestSupport
 import Testing
+@testable import EmulatorTools
 @testable import GoTrue
 
 /// Custom bodies and subjects rendered as the real server's templatemailer renders them, with

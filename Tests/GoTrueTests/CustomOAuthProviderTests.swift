@@ -3,6 +3,7 @@ import AuthHTTP
 import AuthJSON
 import AuthStore
 import Testing
+@testable import EmulatorTools
 @testable import GoTrue
 
 // Expected behaviour: the real server's internal/api/custom_oauth_admin.go (and its tests),

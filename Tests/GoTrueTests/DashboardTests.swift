@@ -4,6 +4,7 @@ import AuthJWT
 import AuthStore
 import Synchronization
 import Testing
+@testable import EmulatorTools
 @testable import GoTrue
 
 /// A dashboard over an in-process API, open as on a loopback bind unless `requiresKey`.
@@ -722,7 +723,7 @@ extension DashboardTests {
             },
         ]
         let (plain, _) = try makeControlAPI()
-        let api = GoTrueAPI(project: plain.project, extensions: routes)
+        let api = GoTrueAPI(emulating: plain.project, extensions: routes)
         api.project.dashboard.configure(enabled: true, requiresKey: false)
         var browser = DashboardBrowser(api)
         var page = browser.get("/emulator/settings").text

@@ -4,6 +4,7 @@ import AuthJSON
 import AuthStore
 import Synchronization
 import Testing
+@testable import EmulatorTools
 @testable import GoTrue
 
 // Expected behaviour: reference §5.8-5.13, §5.20, §6.2-6.3, §10 (internal/api/otp.go,

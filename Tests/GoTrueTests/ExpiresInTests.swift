@@ -4,6 +4,7 @@ import AuthJSON
 import AuthStore
 import Synchronization
 import Testing
+@testable import EmulatorTools
 @testable import GoTrue
 
 /// A clock that moves one second forward every time it is read, so any two readings during a
@@ -25,7 +26,7 @@ private func tickingAPI(_ configure: (inout Configuration) -> Void = { _ in }) t
         config.jwt.expirySeconds = 3600
         configure(&config)
     }
-    return GoTrueAPI(project: Project(configuration: configuration, database: try Database(path: ":memory:"),
+    return GoTrueAPI(emulating: Project(configuration: configuration, database: try Database(path: ":memory:"),
                                       environment: Environment(clock: clock)))
 }
 

@@ -1,6 +1,7 @@
 import AuthHTTP
 import AuthJSON
 import Testing
+@testable import EmulatorTools
 @testable import GoTrue
 
 // The Supabase gateway in front of GoTrue (design §1; issue: gateway emulation) and GoTrue's CORS
@@ -99,7 +100,7 @@ import Testing
             }
         }
         let base = try makeAPI()
-        let api = GoTrueAPI(project: base.project, middleware: [Capture()])
+        let api = GoTrueAPI(emulating: base.project, middleware: [Capture()])
         #expect(api.call("POST", "/token?grant_type=refresh_token", [:]).headers["X-Op"] == "token.refresh_token")
         #expect(api.call("PUT", "/user", [:]).headers["X-Op"] == "user.update")
     }
@@ -109,7 +110,7 @@ import Testing
     @Test func controlRoutesNeedTheServiceRoleKey() throws {
         let base = try makeAPI()
         let route = Route("GET", "/emulator/v1/ping", operation: "emulator.ping") { _ in .json(["ok": true]) }
-        let api = GoTrueAPI(project: base.project, extensions: [route])
+        let api = GoTrueAPI(emulating: base.project, extensions: [route])
         let keys = api.project.configuration.apiKeys
         let missing = api.call("GET", "/emulator/v1/ping")
         #expect(missing.status == 401)

@@ -1,5 +1,6 @@
 import AuthHTTP
 import Testing
+@testable import EmulatorTools
 @testable import GoTrue
 
 @Suite struct GoTrueAPITests {
@@ -69,11 +70,11 @@ import Testing
     @Test func middlewareSeesOperationAndCanAnswer() throws {
         let database = try makeAPI().project.database
         let project = Project(configuration: Configuration(), database: database)
-        let recorded = GoTrueAPI(project: project, middleware: [Recorder()])
+        let recorded = GoTrueAPI(emulating: project, middleware: [Recorder()])
         #expect(recorded.respond(to: request("GET", "/health")).headers["X-Operation"] == "health")
         #expect(recorded.respond(to: request("GET", "/nope")).headers["X-Operation"] == "-")
 
-        let failing = GoTrueAPI(project: project, middleware: [Failing()])
+        let failing = GoTrueAPI(emulating: project, middleware: [Failing()])
         let response = failing.respond(to: request("GET", "/health", headers: ["X-Supabase-Api-Version": "2024-01-01"]))
         #expect(response.status == 429)
         #expect(response.text == #"{"code":"over_request_rate_limit","message":"Request rate limit reached"}"#)

@@ -6,6 +6,7 @@ import AuthStore
 import Dispatch
 import Synchronization
 import Testing
+@testable import EmulatorTools
 @testable import GoTrue
 
 // Expected behaviour: the real server's internal/hooks (v0hooks payloads, hookshttp dispatch,
@@ -52,7 +53,7 @@ private func hookAPI(_ server: FakeHookServer, _ hook: WritableKeyPath<HookSetti
     }
     project.hookTransport = server
     project.hookBackoff = 0.01
-    return GoTrueAPI(project: project)
+    return GoTrueAPI(emulating: project)
 }
 
 @Suite struct CustomAccessTokenHookTests {
@@ -236,7 +237,7 @@ private func hookAPI(_ server: FakeHookServer, _ hook: WritableKeyPath<HookSetti
             }
         }
         project.hookTransport = server
-        let api = GoTrueAPI(project: project)
+        let api = GoTrueAPI(emulating: project)
         let service = project.configuration.apiKeys.serviceRole
         func signIn(_ statement: String) -> HTTPResponse {
             let message = api.call("POST", "/emulator/v1/web3/message", ["chain": "ethereum", "label": "hooked", "statement": .string(statement)],

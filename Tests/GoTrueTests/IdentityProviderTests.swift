@@ -5,6 +5,7 @@ import AuthJWT
 import AuthStore
 import Foundation
 import Testing
+@testable import EmulatorTools
 @testable import GoTrue
 
 /// One database whose RSA key is generated once (2048-bit generation is the slow part of a
@@ -28,7 +29,7 @@ private func idpAPI(clock: ManualClock = ManualClock(), database: Database? = ni
     configuration.external.providers["google"] = google
     configuration.external.iosBundleID = "com.example.app"
     configure(&configuration)
-    return GoTrueAPI(project: Project(configuration: configuration, database: database ?? SharedIdP.database,
+    return GoTrueAPI(emulating: Project(configuration: configuration, database: database ?? SharedIdP.database,
                                       environment: Environment(clock: clock)))
 }
 

@@ -1,6 +1,7 @@
 import AuthPlatform
 import Dispatch
 import Testing
+@testable import EmulatorTools
 @testable import GoTrue
 
 // Every request, the event loop's `/health` among them, takes the live configuration's lock for

@@ -2,13 +2,14 @@ import AuthHTTP
 import AuthJSON
 import Testing
 import AuthTestSupport
+@testable import EmulatorTools
 @testable import GoTrue
 
 // DNS rebinding and cross-origin reads of the emulator's own routes (`LocalOrigins`); GoTrue's
 // routes keep the real server's answers.
 @Suite struct LocalOriginsTests {
     private func api(_ configure: (inout Configuration) -> Void = { _ in }) throws -> GoTrueAPI {
-        GoTrueAPI(project: try testProject(clock: ManualClock(), configure: configure))
+        GoTrueAPI(emulating: try testProject(clock: ManualClock(), configure: configure))
     }
 
     @Test func emulatorRoutesAnswerOnlyLocalAndConfiguredHosts() throws {

@@ -3,6 +3,7 @@ import AuthHTTP
 import AuthJSON
 import AuthStore
 import Testing
+@testable import EmulatorTools
 @testable import GoTrue
 
 // Expected behaviour: reference §14 and the real server's internal/api/mfa.go, models/factor.go,

@@ -2,6 +2,7 @@ import AuthHTTP
 import AuthJSON
 import AuthStore
 import Testing
+@testable import EmulatorTools
 @testable import GoTrue
 
 // Account-change notices: `GOTRUE_MAILER_NOTIFICATIONS_*_ENABLED`, sent by user.go (password),

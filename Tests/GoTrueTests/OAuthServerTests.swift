@@ -4,6 +4,7 @@ import AuthJSON
 import AuthJWT
 import AuthStore
 import Testing
+@testable import EmulatorTools
 @testable import GoTrue
 
 // Expected behaviour: the real server's internal/api/oauthserver (handlers.go, service.go,

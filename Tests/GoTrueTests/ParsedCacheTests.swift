@@ -1,6 +1,7 @@
 import AuthJSON
 import AuthPlatform
 import Testing
+@testable import EmulatorTools
 @testable import GoTrue
 
 @Suite struct ParsedCacheTests {

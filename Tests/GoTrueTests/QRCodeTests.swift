@@ -1,5 +1,6 @@
 import AuthCrypto
 import Testing
+@testable import EmulatorTools
 @testable import GoTrue
 
 // Known answers, from three independent places:

@@ -8,6 +8,7 @@ import AuthJSON
 import AuthStore
 import Synchronization
 import Testing
+@testable import EmulatorTools
 @testable import GoTrue
 
 /// `GET /user` on a file database is answered by the event loop (`respondsInline`): a token
@@ -33,7 +34,7 @@ import Testing
     @Test func onlyGetUserOnAFileDatabaseJoinsTheConfigurationRoutes() throws {
         let file = FileDatabase()
         defer { file.remove() }
-        let onFile = GoTrueAPI(project: Project(configuration: testConfiguration(), database: try file.open(),
+        let onFile = GoTrueAPI(emulating: Project(configuration: testConfiguration(), database: try file.open(),
                                                 environment: Environment(clock: ManualClock())))
         let inMemory = try makeAPI()
         func inline(_ api: GoTrueAPI, _ method: String, _ target: String) -> Bool {
@@ -72,7 +73,7 @@ import Testing
             _ = waitUntil(seconds: 60) { flags.released.load(ordering: .acquiring) }
             return .json(["held": true])
         }
-        let api = GoTrueAPI(project: project, extensions: [hold])
+        let api = GoTrueAPI(emulating: project, extensions: [hold])
         let session = api.signUp("loop@example.com")
         let token = try #require(session["access_token"]?.stringValue)
 

@@ -2,6 +2,7 @@ import AuthHTTP
 import AuthJSON
 import AuthStore
 import Testing
+@testable import EmulatorTools
 @testable import GoTrue
 
 /// Reference §6.1: per-client token buckets, their keys and the presets.

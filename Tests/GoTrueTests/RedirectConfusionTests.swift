@@ -1,4 +1,5 @@
 import Testing
+@testable import EmulatorTools
 @testable import GoTrue
 
 // Redirect targets that parsers read differently. Expected decisions: GoTrue's

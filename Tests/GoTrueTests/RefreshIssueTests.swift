@@ -2,6 +2,7 @@ import AuthHTTP
 import AuthJSON
 import AuthStore
 import Testing
+@testable import EmulatorTools
 @testable import GoTrue
 
 /// The refresh grant reads inside its write transaction and signs / renders after the commit;

@@ -2,6 +2,7 @@ import AuthHTTP
 import AuthJSON
 import GoJSONFixtures
 import Testing
+@testable import EmulatorTools
 @testable import GoTrue
 
 /// Request bodies read as Go's `json.Unmarshal` (`retrieveRequestParams`) and `json.Decoder`

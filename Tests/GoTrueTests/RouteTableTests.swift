@@ -1,6 +1,7 @@
 import AuthHTTP
 import AuthJSON
 import Testing
+@testable import EmulatorTools
 @testable import GoTrue
 
 /// Every route of the real server's table (reference §2) reaches a handler: none answers with

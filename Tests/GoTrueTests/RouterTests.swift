@@ -1,5 +1,6 @@
 import AuthHTTP
 import Testing
+@testable import EmulatorTools
 @testable import GoTrue
 
 @Suite struct RouterTests {

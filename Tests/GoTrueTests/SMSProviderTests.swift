@@ -1,6 +1,7 @@
 import AuthHTTP
 import AuthJSON
 import Testing
+@testable import EmulatorTools
 @testable import GoTrue
 
 /// SMS with a named provider (`GOTRUE_SMS_PROVIDER`): the real server's `GetSmsProvider`

@@ -3,6 +3,7 @@ import AuthHTTP
 import AuthJSON
 import AuthStore
 import Testing
+@testable import EmulatorTools
 @testable import GoTrue
 
 // Expected behaviour: reference §7.5-7.6 and the real server's internal/crypto/refresh_tokens.go,

@@ -3,6 +3,7 @@ import AuthHTTP
 import AuthJSON
 import AuthJWT
 import Testing
+@testable import EmulatorTools
 @testable import GoTrue
 
 /// GoTrue with `GOTRUE_JWT_KEYS` (reference §5.3, §7.3, §7.4): tokens signed by the signing JWK

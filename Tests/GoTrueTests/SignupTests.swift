@@ -1,5 +1,6 @@
 import AuthJSON
 import Testing
+@testable import EmulatorTools
 @testable import GoTrue
 
 // Expected behaviour: reference §5.5 and §8 (internal/api/signup.go, anonymous.go).

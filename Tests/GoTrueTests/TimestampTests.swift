@@ -1,4 +1,5 @@
 import Testing
+@testable import EmulatorTools
 @testable import GoTrue
 
 @Suite struct TimestampTests {

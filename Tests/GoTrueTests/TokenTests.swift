@@ -2,6 +2,7 @@ import AuthJSON
 import Dispatch
 import Synchronization
 import Testing
+@testable import EmulatorTools
 @testable import GoTrue
 
 // Expected behaviour: reference §5.6, §7.5-7.7 (internal/api/token.go, internal/tokens/service.go).

@@ -3,6 +3,7 @@ import AuthStore
 import AuthTestSupport
 import GoJSONFixtures
 import Testing
+@testable import EmulatorTools
 @testable import GoTrue
 
 /// The user's JSON is written once (`Models.writeUser`) and comes out as a tree for most callers

@@ -2,6 +2,7 @@ import AuthCrypto
 import AuthJSON
 import AuthJWT
 import Testing
+@testable import EmulatorTools
 @testable import GoTrue
 
 // Expected behaviour: reference §1.3, §5.12, §5.14-5.15 (internal/api/auth.go, user.go, logout.go).

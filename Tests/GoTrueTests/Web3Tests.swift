@@ -3,6 +3,7 @@ import AuthHTTP
 import AuthJSON
 import AuthStore
 import Testing
+@testable import EmulatorTools
 @testable import GoTrue
 
 /// `POST /token?grant_type=web3` (internal/api/web3.go) and the software wallet.

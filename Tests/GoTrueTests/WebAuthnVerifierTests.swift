@@ -1,6 +1,7 @@
 import AuthCrypto
 import AuthJSON
 import Testing
+@testable import EmulatorTools
 @testable import GoTrue
 
 // Expected behaviour: WebAuthn Level 3 §7.1 (registration) and §7.2 (authentication) as

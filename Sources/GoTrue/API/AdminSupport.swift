@@ -58,10 +58,10 @@ extension Core {
 }
 
 /// Query-string helpers reproducing Go's `net/url` and `strconv` where the admin API shows them.
-enum GoURL {
+package enum GoURL {
     /// `url.QueryEscape`: everything but `A-Za-z0-9-_.~` percent-encoded (upper-case hex), space
     /// as `+`.
-    static func queryEscape(_ text: String) -> String {
+    package static func queryEscape(_ text: String) -> String {
         escape(text, keeping: [], spaceAsPlus: true)
     }
 
@@ -101,7 +101,7 @@ enum GoURL {
     }
 
     /// `url.Values.Encode`: keys sorted (byte order), each value in its original order.
-    static func encode(_ items: [QueryItem]) -> String {
+    package static func encode(_ items: [QueryItem]) -> String {
         var order: [String] = []
         var values: [String: [String]] = [:]
         for item in items {
@@ -134,8 +134,8 @@ enum GoURL {
         return .success(value)
     }
 
-    struct ParseError: Error {
-        let message: String
+    package struct ParseError: Error {
+        package let message: String
     }
 
 }
@@ -143,8 +143,8 @@ enum GoURL {
 /// `time.ParseDuration`: a signed sequence of decimal numbers, each with an optional fraction
 /// and a unit (`ns`, `us`, `µs`, `μs`, `ms`, `s`, `m`, `h`), e.g. `24h`, `1h30m`, `-1.5s`.
 /// Returns nanoseconds, or Go's error text.
-enum GoDuration {
-    static func parse(_ text: String) -> Result<Int64, GoURL.ParseError> {
+package enum GoDuration {
+    package static func parse(_ text: String) -> Result<Int64, GoURL.ParseError> {
         let invalid = GoURL.ParseError(message: "time: invalid duration " + goQuoted(text))
         var s = Substring(text)
         var negative = false

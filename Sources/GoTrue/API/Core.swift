@@ -18,10 +18,10 @@ struct Authenticated {
 
 /// What every endpoint group shares: the project, the request's configuration snapshot and the
 /// request-level helpers. Built once per request (see `EndpointGroup`).
-struct Core: Sendable {
-    let project: Project
+package struct Core: Sendable {
+    package let project: Project
     /// The configuration snapshot `GoTrueAPI.respond` took for this request.
-    let snapshot: ConfigurationSnapshot
+    package let snapshot: ConfigurationSnapshot
     /// For this file only. Every other file reads `snapshot.configuration` (stored properties all
     /// the way down): GoTrue's files are optimized one by one (Package.swift), and a getter called
     /// from another file returns a copy of the whole struct, a retain per field (14 of them per
@@ -34,7 +34,7 @@ struct Core: Sendable {
     }
 
     /// Outside a request (the embedding API, start-up, fixtures): one snapshot taken now.
-    init(project: Project) {
+    package init(project: Project) {
         self.init(project: project, snapshot: project.settings.snapshot)
     }
 
@@ -133,7 +133,7 @@ struct Core: Sendable {
     }
 
     /// A database failure as the client sees it: GoTrue's generic 500 (details go to the log).
-    func storeFailure(_ error: any Error) -> AuthError {
+    package func storeFailure(_ error: any Error) -> AuthError {
         if let auth = error as? AuthError { return auth }
         logError("database: \(error)")
         return AuthError(500, .unexpectedFailure, "Database error")
@@ -144,7 +144,7 @@ struct Core: Sendable {
     ///
     /// With any hook on, `body` may run more than once (`WriteRounds`): hooks it calls are
     /// called between runs, never while the writer is held, and only the last run commits.
-    func write<T>(_ body: (Connection) throws -> T) throws(AuthError) -> T {
+    package func write<T>(_ body: (Connection) throws -> T) throws(AuthError) -> T {
         guard config.hooks.anyCallable, WriteRounds.current == nil else {
             do {
                 return try project.database.write(body)
@@ -184,7 +184,7 @@ struct Core: Sendable {
         }
     }
 
-    func read<T>(_ body: (Connection) throws -> T) throws(AuthError) -> T {
+    package func read<T>(_ body: (Connection) throws -> T) throws(AuthError) -> T {
         do {
             return try project.database.read(body)
         } catch {
@@ -195,7 +195,7 @@ struct Core: Sendable {
     /// Appends an audit-log entry in GoTrue's payload shape (`models.NewAuditLogEntry`):
     /// `actor_name` only when the user has a `full_name`, the username is the phone when there is
     /// one, else the email, and, as almost every call site upstream, no IP address.
-    func audit(_ conn: Connection, _ context: RequestContext, actor: UserRecord?, action: String,
+    package func audit(_ conn: Connection, _ context: RequestContext, actor: UserRecord?, action: String,
                logType: String, traits: JSONObject? = nil, ipAddress: String = "") throws {
         var payload = JSONObject()
         payload["actor_id"] = .string(actor?.id ?? "")

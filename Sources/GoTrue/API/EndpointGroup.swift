@@ -4,7 +4,7 @@ import AuthHTTP
 /// a value bound to one request: `api` carries the project and the configuration snapshot taken
 /// once for that request, so a handler can never see two configurations, and nothing has to lock
 /// the live configuration again while the request runs.
-protocol EndpointGroup: Sendable {
+package protocol EndpointGroup: Sendable {
     init(api: Core)
     /// The group's routes, in the order the real server registers them.
     static var endpoints: [Endpoint<Self>] { get }
@@ -16,13 +16,13 @@ protocol EndpointGroup: Sendable {
 
 /// One route of a group: method, chi pattern, the operation name scenarios and the journal use,
 /// and the handler, called on the group bound to the request.
-struct Endpoint<Group: EndpointGroup>: Sendable {
+package struct Endpoint<Group: EndpointGroup>: Sendable {
     let method: String
     let pattern: String
     let operation: String
     let handler: @Sendable (Group, RequestContext) throws -> HTTPResponse
 
-    init(_ method: String, _ pattern: String, operation: String,
+    package init(_ method: String, _ pattern: String, operation: String,
          _ handler: @escaping @Sendable (Group, RequestContext) throws -> HTTPResponse) {
         self.method = method
         self.pattern = pattern
@@ -32,11 +32,11 @@ struct Endpoint<Group: EndpointGroup>: Sendable {
 }
 
 extension EndpointGroup {
-    static var operations: [String] { endpoints.map(\.operation) }
+    package static var operations: [String] { endpoints.map(\.operation) }
 
     /// The group's routes for `project`: each request builds the group anew around its own
     /// configuration snapshot (a reference; no lock).
-    static func routes(_ project: Project) -> [Route] {
+    package static func routes(_ project: Project) -> [Route] {
         endpoints.map { endpoint in
             let handler = endpoint.handler
             return Route(endpoint.method, endpoint.pattern, operation: endpoint.operation) { context in

@@ -23,22 +23,31 @@ public final class GoTrueAPI: HTTPResponder {
     /// The path prefix the Supabase gateway strips before requests reach GoTrue.
     public static let gatewayPrefix = "/auth/v1"
 
+    /// Where the emulator's own pages and routes live (the dashboard at `/emulator`, the control
+    /// routes below `emulatorPrefix`).
+    public static let sideDoorPrefix = "/emulator"
+
     /// The prefix of the emulator's own control routes (outbox, seeding, clock, scenarios, ...).
     /// They never collide with a GoTrue path and require the service_role key.
     public static let emulatorPrefix = "/emulator/v1"
 
-    /// - Parameter extensions: routes added by the layers above (emulator control routes, whose
-    ///   patterns start with `emulatorPrefix`).
-    public init(project: Project, middleware: [any Middleware] = [], extensions: [Route] = []) {
+    let plugins: [APIPlugin]
+
+    /// - Parameters:
+    ///   - extensions: routes added by the layers above (emulator control routes, whose patterns
+    ///     start with `emulatorPrefix`).
+    ///   - plugins: what the layers above plug in beside routes (the side doors).
+    public init(project: Project, middleware: [any Middleware] = [], extensions: [Route] = [], plugins: [APIPlugin] = []) {
         self.project = project
         self.middleware = middleware
+        self.plugins = plugins
         self.requestIDPrefix = project.environment.randomBytes(8)
-        self.router = Router(GoTrueAPI.routes(project) + extensions)
-        project.dashboard.attach(self)
+        self.router = Router(GoTrueAPI.routes(project) + plugins.flatMap(\.routes) + extensions)
+        for plugin in plugins { plugin.attach(self) }
     }
 
-    /// Every route group, in the order the real server's `internal/api/api.go` mounts them,
-    /// then the emulator's own groups under `/emulator/v1`.
+    /// Every route group, in the order the real server's `internal/api/api.go` mounts them. The
+    /// emulator's own groups come from the layers above (`plugins`).
     static let groups: [any EndpointGroup.Type] = [
         HealthEndpoints.self,
         WellKnownEndpoints.self,
@@ -66,16 +75,6 @@ public final class GoTrueAPI: HTTPResponder {
         PasskeyEndpoints.self,
         SCIMEndpoints.self,
         AdminPasskeyEndpoints.self,
-        // Emulator-only
-        OutboxEndpoints.self,
-        ClockEndpoints.self,
-        FixtureEndpoints.self,
-        TestTokenEndpoints.self,
-        MFATestEndpoints.self,
-        SoftwareAuthenticatorEndpoints.self,
-        SoftwareWalletEndpoints.self,
-        ControlIdPEndpoints.self,
-        DashboardEndpoints.self,
     ]
 
     static func routes(_ project: Project) -> [Route] {
@@ -166,7 +165,7 @@ public final class GoTrueAPI: HTTPResponder {
         // The fake identity providers' public routes are reached as a real provider's are: by a
         // browser or an OIDC library, without the service_role key.
         if path == GoTrueAPI.emulatorPrefix || path.hasPrefix(GoTrueAPI.emulatorPrefix + "/"),
-           !ControlIdPEndpoints.isPublic(path: path) {
+           !plugins.contains(where: { $0.isPublic(path) }) {
             do {
                 try Core(project: project, snapshot: context.snapshot).requireServiceRole(context)
             } catch {
@@ -176,9 +175,13 @@ public final class GoTrueAPI: HTTPResponder {
 
         var match = router.match(method: request.method, path: path)
         // The dashboard's discovery page at `/` (and `/emulator/`): only where GoTrue has no route.
-        if case .notFound = match,
-           let route = DashboardEndpoints.discovery(method: request.method, path: path, viaGateway: viaGateway, project: project) {
-            match = .found(route, [:])
+        if case .notFound = match {
+            for plugin in plugins {
+                if let route = plugin.fallback(request.method, path, viaGateway) {
+                    match = .found(route, [:])
+                    break
+                }
+            }
         }
         if case .found(let route, let parameters) = match {
             context.operation = route.operation
@@ -217,7 +220,7 @@ public final class GoTrueAPI: HTTPResponder {
 
     /// The one place errors become responses: an `AuthError` in GoTrue's format for the
     /// request's API version; anything else is logged and answered with GoTrue's generic 500.
-    static func render(_ error: any Error, _ context: RequestContext) -> HTTPResponse {
+    package static func render(_ error: any Error, _ context: RequestContext) -> HTTPResponse {
         if let error = error as? AuthError {
             return error.response(apiVersion: context.apiVersion, requestID: context.requestID)
         }
@@ -269,7 +272,7 @@ public final class GoTrueAPI: HTTPResponder {
     /// header or query parameter, or as the bearer token, and must be one of the project's keys
     /// (legacy JWT keys or the opaque `sb_publishable_`/`sb_secret_` ones).
     private func gatewayRefusal(_ request: HTTPRequest, path: String, keys: APIKeys) -> HTTPResponse? {
-        if GoTrueAPI.openGatewayPaths.contains(path) || ControlIdPEndpoints.isPublic(path: path) { return nil }
+        if GoTrueAPI.openGatewayPaths.contains(path) || plugins.contains(where: { $0.isPublic(path) }) { return nil }
         let accepted = [keys.anon, keys.serviceRole, keys.publishable, keys.secret].compactMap { $0 }
         var candidates: [String] = []
         if let key = request.headers["apikey"], !key.isEmpty { candidates.append(key) }
@@ -284,8 +287,30 @@ public final class GoTrueAPI: HTTPResponder {
     }
 }
 
+/// What a layer above plugs into the plain server beside middleware: routes, `/emulator/v1`
+/// paths reached without the service_role key, a route for paths no GoTrue route matches, and
+/// a call once the API exists.
+public struct APIPlugin: Sendable {
+    public var routes: [Route]
+    public var isPublic: @Sendable (_ path: String) -> Bool
+    public var fallback: @Sendable (_ method: String, _ path: String, _ viaGateway: Bool) -> Route?
+    public var attach: @Sendable (GoTrueAPI) -> Void
+
+    public init(
+        routes: [Route],
+        isPublic: @escaping @Sendable (_ path: String) -> Bool = { _ in false },
+        fallback: @escaping @Sendable (_ method: String, _ path: String, _ viaGateway: Bool) -> Route? = { _, _, _ in nil },
+        attach: @escaping @Sendable (GoTrueAPI) -> Void = { _ in }
+    ) {
+        self.routes = routes
+        self.isPublic = isPublic
+        self.fallback = fallback
+        self.attach = attach
+    }
+}
+
 /// Server-side diagnostics go to standard error, never to clients.
-func logError(_ message: String) {
+package func logError(_ message: String) {
     var line = "auth-emulator: " + message + "\n"
     line.withUTF8 { buffer in
         _ = writeToStandardError(buffer)

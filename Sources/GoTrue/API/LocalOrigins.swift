@@ -21,7 +21,7 @@ enum LocalOrigins {
         return next == nil || next == UInt8(ascii: "/")
     }
 
-    private static let prefix = Array(Dashboard.path.utf8)
+    private static let prefix = Array(GoTrueAPI.sideDoorPrefix.utf8)
 
     /// Whether a `Host` header value (`name[:port]`, `[v6]:port`) is one the emulator's routes
     /// answer to.

@@ -15,10 +15,9 @@ public struct Project: Sendable {
     public let outbox: Outbox
     /// The per-client request limiters (reference §6.1), shared by every copy of this project.
     public let rateLimiter = RateLimiter()
-    /// The last fixture seeded (`reset?keep_seed=true` returns to it).
-    public let fixtures = FixtureMemory()
-    /// The fake identity providers' in-memory state (codes, provider tokens, cached key).
-    public let identityProviders = IdentityProviderStore()
+    /// The identity providers GoTrue's OAuth flows and id_token grant reach (the seam; the
+    /// emulator binds its fake providers). Nil: none answers.
+    package var identityProviders: (@Sendable (Core) -> any IdentityProviderSeam)?
     /// How auth hooks are called (the emulator binds its HTTP client; nothing by default).
     public var hookTransport: any HookTransport = UnavailableHookTransport()
     /// Seconds between hook attempts after a connection failure (`hookshttp`: 2 s).
@@ -29,10 +28,9 @@ public struct Project: Sendable {
     /// (`WriteRounds`): such calls, and the send limits they follow, go one at a time. Worker
     /// threads only; the event loop never takes it.
     public let hookEffects = ConditionLock<Void>()
-    /// The software wallets the control API created (Web3 sign-in), by address.
-    public let wallets = SoftwareWallets()
-    /// The web dashboard's switches and its seam to the layers above (`/emulator`).
-    public let dashboard = Dashboard()
+    /// What the layers above keep per project (fixtures, fake providers, wallets, dashboard):
+    /// GoTrue holds it and never reads it.
+    public let extensions = ProjectExtensions()
 
     public init(configuration: Configuration, database: Database, environment: Environment = Environment()) {
         self.settings = LiveConfiguration(configuration)
@@ -45,6 +43,24 @@ public struct Project: Sendable {
     public var configuration: Configuration {
         get { settings.current }
         nonmutating set { settings.update { $0 = newValue } }
+    }
+}
+
+/// State the layers above keep per project, one value per type, made on first use and shared
+/// by every copy of the project.
+public final class ProjectExtensions: Sendable {
+    private let values = Lock<[ObjectIdentifier: any Sendable]>([:])
+
+    public init() {}
+
+    /// The value of type `T`, made by `make` the first time it is asked for.
+    public func value<T: Sendable>(_ make: () -> T) -> T {
+        values.withLock { values in
+            if let value = values[ObjectIdentifier(T.self)] as? T { return value }
+            let value = make()
+            values[ObjectIdentifier(T.self)] = value
+            return value
+        }
     }
 }
 

@@ -4,7 +4,7 @@ import AuthJSON
 /// A request's JSON body read the way GoTrue's `retrieveRequestParams` reads it: a plain
 /// `json.Unmarshal` into a params struct, whatever the `Content-Type`. Failures are 400
 /// `bad_json` with Go's error text; unknown fields are ignored.
-struct RequestBody {
+package struct RequestBody {
     let object: JSONObject
     /// The Go struct name used in type-mismatch messages, e.g. `SignupParams`.
     let structName: String
@@ -63,7 +63,7 @@ struct RequestBody {
     }
 
     /// Go's names for JSON kinds in `UnmarshalTypeError`.
-    static func kind(_ value: JSON) -> String {
+    package static func kind(_ value: JSON) -> String {
         switch value {
         case .null: return "null"
         case .bool: return "bool"
@@ -76,7 +76,7 @@ struct RequestBody {
 
     /// The text of Go's `json.SyntaxError` for a body the parser refused (the parser words
     /// its errors as Go's scanner does).
-    static func goSyntaxError(_ body: [UInt8], _ error: JSONError) -> String {
+    package static func goSyntaxError(_ body: [UInt8], _ error: JSONError) -> String {
         error.message
     }
 

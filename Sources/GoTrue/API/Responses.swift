@@ -19,7 +19,7 @@ extension HTTPResponse {
     }
 
     /// Go's `http.Error`, used by the router for unknown paths (`404 page not found`).
-    static func plainText(status: Int, _ text: String) -> HTTPResponse {
+    package static func plainText(status: Int, _ text: String) -> HTTPResponse {
         var headers = HTTPHeaders()
         headers["Content-Type"] = "text/plain; charset=utf-8"
         headers["X-Content-Type-Options"] = "nosniff"

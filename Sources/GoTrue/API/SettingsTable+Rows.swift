@@ -1,7 +1,3 @@
-// Built unoptimized in release too (`@_optimize(none)` on its functions): no request that
-// bench/cost.sh measures runs this file, and it shortens the cold release build; the list of
-// such files is pinned in Tests/python/test_unoptimized_code.py (docs/tests.md, "Build and test time").
-
 /// The rows of the settings table (`SettingsTable.swift`). Defaults: the `gotrue` column is
 /// `internal/conf/configuration.go` of the reproduced release after `ApplyDefaults`; the `cli`
 /// column is what `supabase start` passes with the `supabase init` template
@@ -32,7 +28,7 @@ extension Configuration {
 
     // MARK: Helpers, one per kind
 
-    @_optimize(none) static func bool(
+    static func bool(
         _ key: String, _ path: Path<Bool>, env: [String], file: String? = nil, flag: String? = nil,
         gotrue: Bool, cli: Bool, _ help: String
     ) -> Setting {
@@ -40,7 +36,7 @@ extension Configuration {
                 read: { .bool($0[keyPath: path]) }, write: { $0[keyPath: path] = $1.bool })
     }
 
-    @_optimize(none) static func whole(
+    static func whole(
         _ key: String, _ path: Path<Int>, _ range: ClosedRange<Int>, env: [String], file: String? = nil,
         flag: String? = nil, runtime: Bool = true, gotrue: Int, cli: Int, _ help: String
     ) -> Setting {
@@ -48,14 +44,14 @@ extension Configuration {
                 help: help, read: { .int($0[keyPath: path]) }, write: { $0[keyPath: path] = $1.int })
     }
 
-    @_optimize(none) static func seconds(
+    static func seconds(
         _ key: String, _ path: Path<Int>, env: [String], file: String? = nil, gotrue: Int, cli: Int, _ help: String
     ) -> Setting {
         Setting(key, .seconds(0...Int(Int32.max)), env: env, file: file, gotrue: .int(gotrue), cli: .int(cli), help: help,
                 read: { .int($0[keyPath: path]) }, write: { $0[keyPath: path] = $1.int })
     }
 
-    @_optimize(none) static func duration(
+    static func duration(
         _ key: String, _ path: Path<Double>, positive: Bool = false, env: [String], file: String? = nil,
         gotrue: Double, cli: Double, _ help: String
     ) -> Setting {
@@ -63,14 +59,14 @@ extension Configuration {
                 help: help, read: { .number($0[keyPath: path]) }, write: { $0[keyPath: path] = $1.number })
     }
 
-    @_optimize(none) static func number(
+    static func number(
         _ key: String, _ path: Path<Double>, env: [String], file: String? = nil, gotrue: Double, cli: Double, _ help: String
     ) -> Setting {
         Setting(key, .number, env: env, file: file, gotrue: .number(gotrue), cli: .number(cli), help: help,
                 read: { .number($0[keyPath: path]) }, write: { $0[keyPath: path] = $1.number })
     }
 
-    @_optimize(none) static func text(
+    static func text(
         _ key: String, _ path: Path<String>, emptyIsUnset: Bool = false, env: [String], file: String? = nil,
         flag: String? = nil, runtime: Bool = true, gotrue: String, cli: String, note: String? = nil, _ help: String
     ) -> Setting {
@@ -79,7 +75,7 @@ extension Configuration {
                 read: { .string($0[keyPath: path]) }, write: { $0[keyPath: path] = $1.string })
     }
 
-    @_optimize(none) static func list(
+    static func list(
         _ key: String, _ path: Path<[String]>, env: [String], file: String? = nil, gotrue: [String], cli: [String], _ help: String
     ) -> Setting {
         Setting(key, .list, env: env, file: file, gotrue: .strings(gotrue), cli: .strings(cli), help: help,
@@ -88,7 +84,7 @@ extension Configuration {
 
     // MARK: Groups
 
-    @_optimize(none) static func coreRows() -> [Setting] {
+    static func coreRows() -> [Setting] {
         var rows: [Setting] = []
         rows.append(text("site_url", \.siteURL, emptyIsUnset: true, env: ["GOTRUE_SITE_URL"], file: "site_url", flag: "site-url",
                          gotrue: "http://127.0.0.1:3000", cli: "http://127.0.0.1:3000",
@@ -119,7 +115,7 @@ extension Configuration {
         return rows
     }
 
-    @_optimize(none) static func jwtRows() -> [Setting] {
+    static func jwtRows() -> [Setting] {
         var rows: [Setting] = []
         rows.append(Setting("jwt_secret", .text(emptyIsUnset: true), env: ["GOTRUE_JWT_SECRET"], file: "jwt_secret", flag: "jwt-secret",
                             runtime: false, secret: true, gotrue: .string(JWTSettings.defaultSecret), cli: .string(JWTSettings.defaultSecret),
@@ -164,7 +160,7 @@ extension Configuration {
         return rows
     }
 
-    @_optimize(none) static func externalRows() -> [Setting] {
+    static func externalRows() -> [Setting] {
         var rows: [Setting] = []
         rows.append(bool("email_enabled", \.external.emailEnabled, env: ["GOTRUE_EXTERNAL_EMAIL_ENABLED"], file: "email.enable_signup",
                          gotrue: true, cli: true, "Email sign-up and sign-in."))
@@ -196,7 +192,7 @@ extension Configuration {
         return rows
     }
 
-    @_optimize(none) static func web3Rows(_ chain: String, _ name: String, enabled: Path<Bool>, validity: Path<Double>) -> [Setting] {
+    static func web3Rows(_ chain: String, _ name: String, enabled: Path<Bool>, validity: Path<Double>) -> [Setting] {
         let upper = chain.uppercased()
         return [
             bool("web3.\(chain).enabled", enabled, env: ["GOTRUE_EXTERNAL_WEB3_\(upper)_ENABLED"], file: "web3.\(chain).enabled",
@@ -206,7 +202,7 @@ extension Configuration {
         ]
     }
 
-    @_optimize(none) static func mailerRows() -> [Setting] {
+    static func mailerRows() -> [Setting] {
         var rows: [Setting] = []
         rows.append(bool("mailer_autoconfirm", \.mailer.autoconfirm, env: ["GOTRUE_MAILER_AUTOCONFIRM"], file: "!email.enable_confirmations",
                          flag: "autoconfirm", gotrue: false, cli: true, "New email users are confirmed at once (no confirmation mail)."))
@@ -272,7 +268,7 @@ extension Configuration {
         return rows
     }
 
-    @_optimize(none) static func smsRows() -> [Setting] {
+    static func smsRows() -> [Setting] {
         var rows: [Setting] = []
         rows.append(bool("sms_autoconfirm", \.sms.autoconfirm, env: ["GOTRUE_SMS_AUTOCONFIRM"], file: "!sms.enable_confirmations",
                          flag: "sms-autoconfirm", gotrue: false, cli: true, "New phone users are confirmed at once."))
@@ -320,7 +316,7 @@ extension Configuration {
         return rows
     }
 
-    @_optimize(none) static func securityRows() -> [Setting] {
+    static func securityRows() -> [Setting] {
         var rows: [Setting] = []
         rows.append(whole("password_min_length", \.password.minLength, Int(Int32.min)...Int(Int32.max), env: ["GOTRUE_PASSWORD_MIN_LENGTH"],
                           file: "minimum_password_length", gotrue: 6, cli: 6, "Shortest password (below 6 means 6)."))
@@ -365,7 +361,7 @@ extension Configuration {
         return rows
     }
 
-    @_optimize(none) static func mfaRows() -> [Setting] {
+    static func mfaRows() -> [Setting] {
         var rows: [Setting] = []
         for (type, env, path) in [("totp", "TOTP", \Configuration.mfa.totp), ("phone", "PHONE", \Configuration.mfa.phone),
                                   ("web_authn", "WEB_AUTHN", \Configuration.mfa.webAuthn)] {
@@ -399,7 +395,7 @@ extension Configuration {
         return rows
     }
 
-    @_optimize(none) static func passkeyRows() -> [Setting] {
+    static func passkeyRows() -> [Setting] {
         var rows: [Setting] = []
         rows.append(bool("passkey.enabled", \.passkey.enabled, env: ["GOTRUE_PASSKEY_ENABLED"], file: "passkey.enabled",
                          gotrue: false, cli: false, "Passkey sign-in."))
@@ -418,7 +414,7 @@ extension Configuration {
         return rows
     }
 
-    @_optimize(none) static func hookRows() -> [Setting] {
+    static func hookRows() -> [Setting] {
         var rows: [Setting] = []
         for (name, path) in HookSettings.names {
             // The CLI's [auth.hook.*] tables know every hook but after_user_created.
@@ -440,7 +436,7 @@ extension Configuration {
         return rows
     }
 
-    @_optimize(none) static func oauthServerRows() -> [Setting] {
+    static func oauthServerRows() -> [Setting] {
         var rows: [Setting] = []
         rows.append(bool("oauth_server.enabled", \.oauthServer.enabled, env: ["GOTRUE_OAUTH_SERVER_ENABLED"], file: "oauth_server.enabled",
                          gotrue: false, cli: false, "Supabase Auth as an OAuth 2.1 / OpenID Connect provider."))
@@ -461,7 +457,7 @@ extension Configuration {
         return rows
     }
 
-    @_optimize(none) static func customOAuthRows() -> [Setting] {
+    static func customOAuthRows() -> [Setting] {
         [
             bool("custom_oauth.enabled", \.customOAuth.enabled, env: ["GOTRUE_CUSTOM_OAUTH_ENABLED"], gotrue: true, cli: true,
                  "Custom OAuth2/OIDC providers (/admin/custom-providers, provider=custom:<name>)."),
@@ -470,7 +466,7 @@ extension Configuration {
         ]
     }
 
-    @_optimize(none) static func rateLimitRows() -> [Setting] {
+    static func rateLimitRows() -> [Setting] {
         var rows: [Setting] = []
         rows.append(Setting("rate_limits.preset", .choice(RateLimitSettings.Preset.allCases.map(\.rawValue)), env: ["AUTH_EMULATOR_RATE_LIMITS"],
                             flag: "rate-limits", gotrue: .string("default"), cli: .string("default"),
@@ -504,12 +500,12 @@ extension Configuration {
     }
 
     /// `GOTRUE_EXTERNAL_<PROVIDER>_*` / `[auth.external.<provider>]`, one family per provider.
-    @_optimize(none) static func providerRows() -> [Setting] {
+    static func providerRows() -> [Setting] {
         var rows: [Setting] = []
         for provider in ExternalSettings.configurableProviders {
             let env = "GOTRUE_EXTERNAL_\(provider.uppercased())_"
             let base = "external.\(provider)."
-            @_optimize(none) func row(_ field: String, _ kind: SettingKind, _ empty: SettingValue, secret: Bool = false, _ help: String,
+            func row(_ field: String, _ kind: SettingKind, _ empty: SettingValue, secret: Bool = false, _ help: String,
                      read: @escaping @Sendable (OAuthProviderSettings) -> SettingValue,
                      write: @escaping @Sendable (inout OAuthProviderSettings, SettingValue) -> Void) -> Setting {
                 Setting(base + field, kind, env: [env + field.uppercased()], file: base + field, runtime: false, secret: secret,

@@ -1,7 +1,3 @@
-// Built unoptimized in release too (`@_optimize(none)` on its functions): no request that
-// bench/cost.sh measures runs this file, and it shortens the cold release build; the list of
-// such files is pinned in Tests/python/test_unoptimized_code.py (docs/tests.md, "Build and test time").
-
 /// The settings table: every setting declared once, with the names each source knows it by
 /// (`GOTRUE_*` variable, `config.toml` key, control-API key, command-line flag), the kind of
 /// value it takes and its limits, its default under the real server and under `supabase start`,
@@ -42,7 +38,7 @@ public struct Setting: Sendable {
     let read: @Sendable (Configuration) -> SettingValue
     let write: @Sendable (inout Configuration, SettingValue) -> Void
 
-    @_optimize(none) init(
+    init(
         _ key: String, _ kind: SettingKind, env: [String], file: String? = nil, flag: String? = nil,
         runtime: Bool = true, secret: Bool = false, gotrue: SettingValue, cli: SettingValue, note: String? = nil,
         help: String, read: @escaping @Sendable (Configuration) -> SettingValue,
@@ -66,11 +62,11 @@ public struct Setting: Sendable {
     }
 
     /// The value in force in `config`.
-    @_optimize(none) public func value(in config: Configuration) -> SettingValue { read(config) }
+    public func value(in config: Configuration) -> SettingValue { read(config) }
 
     /// Sets the value after checking it against the kind's limits; the message names the
     /// setting the way the caller calls it (`name`). Records where the value came from.
-    @_optimize(none) public func set(_ value: SettingValue, in config: inout Configuration, from source: SettingSource, name: String? = nil) throws(SettingError) {
+    public func set(_ value: SettingValue, in config: inout Configuration, from source: SettingSource, name: String? = nil) throws(SettingError) {
         if let problem = kind.problem(value) { throw SettingError(name ?? key, problem) }
         write(&config, value)
         config.settingSources[key] = source
@@ -78,13 +74,13 @@ public struct Setting: Sendable {
 
     /// Returns the setting to its default under the configuration's profile, as if no source
     /// had set it.
-    @_optimize(none) public func reset(in config: inout Configuration) {
+    public func reset(in config: inout Configuration) {
         write(&config, defaultValue(config.defaultsProfile))
         config.settingSources[key] = nil
     }
 
     /// The default under `profile`.
-    @_optimize(none) public func defaultValue(_ profile: DefaultsProfile) -> SettingValue { profile == .gotrue ? gotrue : cli }
+    public func defaultValue(_ profile: DefaultsProfile) -> SettingValue { profile == .gotrue ? gotrue : cli }
 
     /// The primary `GOTRUE_*` (or `AUTH_EMULATOR_*`) name.
     public var variable: String? { env.first }
@@ -94,7 +90,7 @@ public struct Setting: Sendable {
 public struct SettingError: Error, Sendable, CustomStringConvertible {
     public let name: String
     public let problem: String
-    @_optimize(none) public init(_ name: String, _ problem: String) {
+    public init(_ name: String, _ problem: String) {
         self.name = name
         self.problem = problem
     }
@@ -182,7 +178,7 @@ public enum SettingKind: Sendable {
     case characterSets
 
     /// Why `value` is not a value of this kind, or nil.
-    @_optimize(none) public func problem(_ value: SettingValue) -> String? {
+    public func problem(_ value: SettingValue) -> String? {
         switch (self, value) {
         case (.bool, .bool), (.list, .strings), (.characterSets, .strings), (.rate, .rate), (.pairs, .pairs), (.optionalText, .null),
              (.time, .null), (.optionalDuration, .null):
@@ -235,14 +231,14 @@ public enum SettingKind: Sendable {
 extension Configuration {
     /// The defaults of `profile` for every setting: the CLI's are the fields' initial values
     /// (checked against the table by a test); the real server's differ in a few rows.
-    @_optimize(none) public init(defaults profile: DefaultsProfile) {
+    public init(defaults profile: DefaultsProfile) {
         self.init()
         adoptDefaults(profile)
     }
 
     /// Switches to the defaults of `profile`: every setting no source has set and that still
     /// holds the old profile's default takes the new profile's default.
-    @_optimize(none) public mutating func adoptDefaults(_ profile: DefaultsProfile) {
+    public mutating func adoptDefaults(_ profile: DefaultsProfile) {
         let old = defaultsProfile
         defaultsProfile = profile
         guard profile != old else { return }
@@ -254,7 +250,7 @@ extension Configuration {
     }
 
     /// The row whose control-API key is `key`.
-    @_optimize(none) public static func setting(_ key: String) -> Setting? { settingsByKey[key] }
+    public static func setting(_ key: String) -> Setting? { settingsByKey[key] }
 
     static let settingsByKey: [String: Setting] = Dictionary(uniqueKeysWithValues: settings.map { ($0.key, $0) })
 }

@@ -8,7 +8,7 @@
 /// values, text that is valid UTF-8 (§3.1 major type 3), no duplicate map keys (§5.6), bounded
 /// nesting depth and item counts, and lengths checked against the bytes left before anything is
 /// allocated.
-indirect enum CBOR: Sendable, Equatable {
+package indirect enum CBOR: Sendable, Equatable {
     case unsigned(UInt64)
     /// Major type 1: the value is -1 - n.
     case negative(UInt64)
@@ -20,10 +20,10 @@ indirect enum CBOR: Sendable, Equatable {
     case bool(Bool)
     case null
 
-    struct Pair: Sendable, Equatable {
+    package struct Pair: Sendable, Equatable {
         var key: CBOR
         var value: CBOR
-        init(_ key: CBOR, _ value: CBOR) {
+        package init(_ key: CBOR, _ value: CBOR) {
             self.key = key
             self.value = value
         }
@@ -38,7 +38,7 @@ indirect enum CBOR: Sendable, Equatable {
         }
     }
 
-    static func int(_ value: Int64) -> CBOR {
+    package static func int(_ value: Int64) -> CBOR {
         value >= 0 ? .unsigned(UInt64(value)) : .negative(UInt64(-(value + 1)))
     }
 
@@ -180,7 +180,7 @@ extension CBOR {
     }
 
     /// The preferred serialization (RFC 8949 §4.2.1) of this item, maps in their given order.
-    var encoded: [UInt8] {
+    package var encoded: [UInt8] {
         var out: [UInt8] = []
         encode(into: &out)
         return out

@@ -49,14 +49,14 @@ public struct Environment: Sendable {
 
 /// Version 4 UUIDs for bulk inserts (fixtures), drawn from the environment's source 256 at a
 /// time: one read instead of one per id, which with the system source is a getrandom(2) call.
-struct UUIDBatch {
+package struct UUIDBatch {
     let environment: Environment
     private var bytes: [UInt8] = []
     private var offset = 0
 
-    init(environment: Environment) { self.environment = environment }
+    package init(environment: Environment) { self.environment = environment }
 
-    mutating func next() -> String {
+    package mutating func next() -> String {
         if offset == bytes.count {
             bytes = environment.randomBytes(16 * 256)
             offset = 0

@@ -1,5 +1,5 @@
 /// Go's `%q`: a double-quoted string with Go escapes.
-func goQuoted(_ text: String) -> String {
+package func goQuoted(_ text: String) -> String {
     var out = "\""
     for scalar in text.unicodeScalars {
         switch scalar {

@@ -3,9 +3,9 @@ import AuthJSON
 
 /// The provider seam: what GoTrue's OAuth redirect flow (`/authorize`, `/callback`) and the
 /// id_token grant need from an identity provider. The real server reaches Google, Apple, ...
-/// over the network; the emulator binds this to its fake providers (`Core.identityProviders`,
-/// in `Emulator/`), so the endpoint code never names them.
-protocol IdentityProviderSeam {
+/// over the network; the emulator binds this to its fake providers (`Project.identityProviders`,
+/// set by the EmulatorTools module), so the endpoint code never names them.
+public protocol IdentityProviderSeam {
     /// The issuer (`iss`) the provider's id_tokens carry.
     func issuer(for provider: String) -> String
     /// The provider whose issuer is `iss`, if the seam serves it.
@@ -18,15 +18,49 @@ protocol IdentityProviderSeam {
     func verify(_ token: String) throws -> JSONObject
     /// The code exchange at the provider's token endpoint; nil for an unknown or used code.
     func redeem(code: String, provider: String) -> IdentityProviderRedemption?
+    /// Where the seam's issuers live (`<base><provider>`): a custom provider whose URLs start
+    /// here is served in-process.
+    var issuerBase: String { get }
+    /// Whether the seam serves `provider` (`google`, `custom:acme`, ...).
+    func serves(_ provider: String) -> Bool
+    /// The OIDC discovery document of one of the seam's providers.
+    func discoveryDocument(provider: String) -> JSONObject?
+}
+
+/// The plain server's seam: no provider answers, as when every provider is unreachable.
+struct UnreachableIdentityProviders: IdentityProviderSeam {
+    func issuer(for provider: String) -> String { "" }
+    func provider(forIssuer iss: String) -> String? { nil }
+    func authorizationURL(provider: String, query: [QueryItem]) -> String { "" }
+    func isEmulatorToken(_ token: String) -> Bool { false }
+    func verify(_ token: String) throws -> JSONObject { throw AuthError.unexpected }
+    func redeem(code: String, provider: String) -> IdentityProviderRedemption? { nil }
+    var issuerBase: String { "\u{0}" }
+    func serves(_ provider: String) -> Bool { false }
+    func discoveryDocument(provider: String) -> JSONObject? { nil }
 }
 
 /// What redeeming an authorization code gives GoTrue's callback.
-struct IdentityProviderRedemption: Sendable {
+public struct IdentityProviderRedemption: Sendable {
     /// The id_token claims, exactly as the provider's token endpoint signs them.
-    var claims: JSONObject
+    public var claims: JSONObject
     /// The provider's tokens (`provider_token` / `provider_refresh_token` in GoTrue's answer).
-    var accessToken: String
-    var refreshToken: String
+    public var accessToken: String
+    public var refreshToken: String
     /// Apple's `user` form field (JSON text) on the first authorization of the subject.
-    var appleUser: String?
+    public var appleUser: String?
+
+    public init(claims: JSONObject, accessToken: String, refreshToken: String, appleUser: String?) {
+        self.claims = claims
+        self.accessToken = accessToken
+        self.refreshToken = refreshToken
+        self.appleUser = appleUser
+    }
+}
+
+extension Core {
+    /// The project's identity providers (the emulator's fake ones, or none).
+    var identityProviders: any IdentityProviderSeam {
+        project.identityProviders?(self) ?? UnreachableIdentityProviders()
+    }
 }

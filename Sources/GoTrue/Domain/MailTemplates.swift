@@ -8,7 +8,7 @@ import Synchronization
 /// (`internal/mailer/templatemailer`), and SMS through text/template with the code
 /// (`generateSMSFromTemplate`). Custom bodies (`MailerSettings.templates`) and subjects
 /// (`MailerSettings.subjects`) replace the built-in ones per template id.
-enum MailTemplates {
+package enum MailTemplates {
     enum Action {
         case signup, invite, magicLink, recovery, emailChange, reauthentication
 
@@ -269,7 +269,7 @@ enum MailTemplates {
     /// HTML escaping as Go's `html/template` does for text and attribute values. Scalar by
     /// scalar, as Go reads bytes: a quote followed by a combining mark is one Swift Character
     /// that is not a quote, and would pass unescaped.
-    static func escape(_ text: String) -> String {
+    package static func escape(_ text: String) -> String {
         var out = ""
         for scalar in text.unicodeScalars {
             switch scalar {

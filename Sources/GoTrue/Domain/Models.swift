@@ -5,14 +5,14 @@ import AuthStore
 /// JSON shapes of the real server's models (reference §3.1-3.2, `internal/models`). Go writes
 /// struct fields in declaration order, `omitempty` fields only when set, and `map` values
 /// (metadata, identity data) with sorted keys.
-enum Models {
+package enum Models {
     /// Parses a stored JSON object column; a corrupt value reads as `{}`.
-    static func object(_ text: String) -> JSONObject {
+    package static func object(_ text: String) -> JSONObject {
         parsed(text).object
     }
 
     /// `object(text).sortedRecursively()`: how metadata goes into user JSON and token claims.
-    static func sortedObject(_ text: String) -> JSONObject {
+    package static func sortedObject(_ text: String) -> JSONObject {
         parsed(text).sorted
     }
 
@@ -89,7 +89,7 @@ enum Models {
 
     /// A JSON object column as stored: keys sorted, as every reader renders them (Go's maps), so
     /// a read finds them in order and `sortedRecursively` has nothing to do.
-    static func text(_ object: JSONObject) -> String { object.serialized(sortedKeys: true) }
+    package static func text(_ object: JSONObject) -> String { object.serialized(sortedKeys: true) }
 
     /// A stored metadata object as a member (user JSON, access token claims): copied as stored
     /// when the output writes bytes and the text is already sorted and written as the parse
@@ -108,7 +108,7 @@ enum Models {
     /// `factors` (omitted when none) sit where Go declares them, after
     /// `user_metadata` and before `identities`, as every eager-loaded user of the real server
     /// carries them.
-    static func user(_ u: UserRecord, identities: [IdentityRecord]?, factors: [FactorRecord] = []) -> JSON {
+    package static func user(_ u: UserRecord, identities: [IdentityRecord]?, factors: [FactorRecord] = []) -> JSON {
         var tree = JSONTreeBuilder()
         writeUser(u, identities: identities, factors: factors, to: &tree)
         return tree.result!

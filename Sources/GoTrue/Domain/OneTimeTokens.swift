@@ -2,7 +2,7 @@ import AuthCrypto
 import AuthStore
 
 /// OTP generation and storage shared by every flow that sends a code (reference §10.1).
-struct OneTimeTokens {
+package struct OneTimeTokens {
     let project: Project
 
     /// `crypto.GenerateOtp`: `length` random decimal digits.
@@ -28,7 +28,7 @@ struct OneTimeTokens {
     }
 
     /// `ClearAllOneTimeTokensForUser`.
-    static func clearAll(_ conn: Connection, userID: String) throws {
+    package static func clearAll(_ conn: Connection, userID: String) throws {
         try conn.deleteOneTimeTokens(userID: userID)
     }
 }

@@ -3,12 +3,17 @@ import AuthCrypto
 /// Password rules and storage. New hashes are salted PBKDF2-HMAC-SHA256 PHC strings (the real
 /// server uses bcrypt; clients never see either). Hashing and verification are CPU-bound: callers
 /// run them before taking the database write lock.
-struct Passwords {
+package struct Passwords {
     let configuration: Configuration
     let environment: Environment
 
+    package init(configuration: Configuration, environment: Environment) {
+        self.configuration = configuration
+        self.environment = environment
+    }
+
     /// GoTrue's bcrypt-imposed limit, kept for the same error.
-    static let maximumLength = 72
+    package static let maximumLength = 72
 
     /// `checkPasswordStrength` (password.go): the 72-byte limit first, then the policy, whose
     /// failures are collected into one 422 `weak_password`.
@@ -42,7 +47,7 @@ struct Passwords {
     }
 
     /// One hash per password, two derived at a time (fixtures).
-    func hash(_ passwords: [String]) -> [String] {
+    package func hash(_ passwords: [String]) -> [String] {
         hasher.hash(passwords: passwords)
     }
 
@@ -53,7 +58,7 @@ struct Passwords {
     /// Whether `password` matches a stored hash; unknown hash formats never match. bcrypt
     /// hashes (`$2a$`/`$2b$`/`$2y$`) are what the real server stores, so users imported through
     /// the admin API's `password_hash` or copied from a real project sign in as they would there.
-    static func verify(_ password: String, against stored: String?) -> Bool {
+    package static func verify(_ password: String, against stored: String?) -> Bool {
         guard let stored, !stored.isEmpty else { return false }
         if stored.hasPrefix("$2") { return Bcrypt.verify(password: password, against: stored) }
         return PasswordHasher.verify(password: password, against: stored)

@@ -4,13 +4,13 @@ import AuthStore
 
 /// A redirect URL taken apart the way `url.Parse` / `URL.String` treat the parts the verify
 /// redirects touch: the query (decoded, re-encodable) and the fragment.
-struct RedirectURL {
+package struct RedirectURL {
     var base: String
-    var rawQuery: String
+    package var rawQuery: String
     var query: [QueryItem]
     var fragment: String
 
-    init(_ text: String) {
+    package init(_ text: String) {
         var rest = Substring(text)
         fragment = ""
         if let hash = rest.firstIndex(of: "#") {
@@ -32,12 +32,12 @@ struct RedirectURL {
         query.append(QueryItem(name: name, value: value))
     }
 
-    var string: String {
+    package var string: String {
         base + (rawQuery.isEmpty ? "" : "?" + rawQuery) + (fragment.isEmpty ? "" : "#" + fragment)
     }
 
     /// `url.ParseQuery`, keeping the pairs that decode (`+` is a space).
-    static func parseQuery(_ raw: String) -> [QueryItem] {
+    package static func parseQuery(_ raw: String) -> [QueryItem] {
         var items: [QueryItem] = []
         for pair in raw.split(separator: "&", omittingEmptySubsequences: true) where !pair.contains(";") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)

@@ -4,12 +4,12 @@ import AuthJWT
 import AuthStore
 
 /// Access tokens, refresh tokens and sessions (reference §7, `internal/tokens/service.go`).
-struct Tokens {
+package struct Tokens {
     let api: Core
     var project: Project { api.project }
     var configuration: Configuration { api.snapshot.configuration }
 
-    init(api: Core) {
+    package init(api: Core) {
         self.api = api
     }
 
@@ -22,7 +22,7 @@ struct Tokens {
     }
 
     /// AAL and AMR of a session from its recorded authentication methods, most recent first.
-    func assurance(_ conn: Connection, sessionID: String) throws -> (aal: String, amr: JSON) {
+    package func assurance(_ conn: Connection, sessionID: String) throws -> (aal: String, amr: JSON) {
         let claims = try conn.amrClaims(sessionID: sessionID)
         // The second factors, by comparison rather than a Set built (and hashed into) on every
         // refresh.
@@ -102,7 +102,7 @@ struct Tokens {
 
     /// `IssueRefreshToken`: a new session with its first refresh token and AMR entry, the user's
     /// `last_sign_in_at` updated. Runs inside the caller's write transaction.
-    func issueSession(_ conn: Connection, user: inout UserRecord, method: String, request: HTTPRequest,
+    package func issueSession(_ conn: Connection, user: inout UserRecord, method: String, request: HTTPRequest,
                       oauthClientID: String? = nil, scopes: String? = nil) throws -> Issued {
         let now = project.environment.now().microseconds
         user.lastSignInAt = now
@@ -142,14 +142,14 @@ struct Tokens {
         return issued
     }
 
-    struct Issued {
-        var accessToken: String
-        var expiresAt: Int64
+    package struct Issued {
+        package var accessToken: String
+        package var expiresAt: Int64
         var refreshToken: String
-        var sessionID: String
+        package var sessionID: String
         var userID: String
         /// The token's `iat`, read from the clock once with `exp`.
-        var issuedAt: Int64
+        package var issuedAt: Int64
         var refreshTokenHeaders = RefreshTokenHeaders()
 
         /// `expires_in`: the token's lifetime, `exp - iat`. The real server computes
@@ -160,7 +160,7 @@ struct Tokens {
         var expiresIn: Int64 { expiresAt - issuedAt }
 
         /// `AccessTokenResponse` (reference §3.4) around the user's JSON.
-        func response(user: JSON, extra: JSONObject = [:]) -> JSONObject {
+        package func response(user: JSON, extra: JSONObject = [:]) -> JSONObject {
             var tree = JSONTreeBuilder()
             write(to: &tree, extra: extra) { $0.value(user) }
             return tree.result!.objectValue!
@@ -191,7 +191,7 @@ struct Tokens {
         }
 
         /// The informational headers the real server adds on issuance (§7.6).
-        var headers: HTTPHeaders {
+        package var headers: HTTPHeaders {
             var h = HTTPHeaders()
             h["sb-auth-user-id"] = userID
             h["sb-auth-session-id"] = sessionID

@@ -15,7 +15,7 @@ public struct GoParsedURL: Equatable, Sendable {
     /// The rootless rest of `scheme:rest` (`mailto:x`), which has no authority.
     var opaque = ""
     /// `URL.Host`: unescaped, with the port.
-    var host = ""
+    package var host = ""
     /// The raw fragment (after the first `#`).
     var fragment = ""
 
@@ -587,17 +587,17 @@ private extension String {
 }
 
 /// A redirect target read both ways, accepted only when both readings name the same place.
-struct RedirectTarget {
-    let go: GoParsedURL
+package struct RedirectTarget {
+    package let go: GoParsedURL
     let browser: BrowserURL
 
     /// Schemes GoTrue's `validateRedirectURI` refuses: they run script or read local data.
-    static let scriptSchemes: Set<String> = ["javascript", "data", "file", "vbscript", "about", "blob"]
+    package static let scriptSchemes: Set<String> = ["javascript", "data", "file", "vbscript", "about", "blob"]
 
     /// Nil when Go rejects the text, when it is not absolute (a relative or scheme-relative
     /// reference is resolved against the auth server's own URL, not judged by the allow-list), or
     /// when a browser would reach a different scheme, host or port than Go's reading names.
-    init?(_ text: String) {
+    package init?(_ text: String) {
         guard let go = GoParsedURL.parse(text), !go.scheme.isEmpty,
               let browser = BrowserURL.parse(text), browser.scheme == go.scheme else { return nil }
         self.go = go

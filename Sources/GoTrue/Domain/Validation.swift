@@ -1,8 +1,8 @@
 /// Input checks with the real server's messages (`validateEmail` in mail.go, `validatePhone` in
 /// phone.go).
-enum Validation {
+package enum Validation {
     /// Lowercased email, or 400 `validation_failed`.
-    static func email(_ email: String) throws(AuthError) -> String {
+    package static func email(_ email: String) throws(AuthError) -> String {
         if email.isEmpty { throw AuthError(400, .validationFailed, "An email address is required") }
         if email.utf8.count > 255 { throw AuthError(400, .validationFailed, "An email address is too long") }
         guard isEmailFormat(email) else {
@@ -39,14 +39,14 @@ enum Validation {
     }
 
     /// `formatPhoneNumber`: drops a leading `+` and every space.
-    static func formatPhone(_ phone: String) -> String {
+    package static func formatPhone(_ phone: String) -> String {
         var p = Substring(phone)
         if p.hasPrefix("+") { p = p.dropFirst() }
         return String(p.filter { $0 != " " })
     }
 
     /// E.164 digits (`^[1-9][0-9]{1,14}$`) after formatting, or 400 `validation_failed`.
-    static func phone(_ phone: String) throws(AuthError) -> String {
+    package static func phone(_ phone: String) throws(AuthError) -> String {
         let formatted = formatPhone(phone)
         let bytes = Array(formatted.utf8)
         guard (2...15).contains(bytes.count), bytes[0] >= 0x31, bytes[0] <= 0x39,
@@ -69,5 +69,5 @@ enum Validation {
         return true
     }
 
-    static let nilUUID = "00000000-0000-0000-0000-000000000000"
+    package static let nilUUID = "00000000-0000-0000-0000-000000000000"
 }

@@ -14,11 +14,11 @@ public enum Web3Chain: String, Sendable, CaseIterable {
     /// The prefix of every parser error ("siws: ..." / "siwe: ...").
     var errorPrefix: String { self == .solana ? "siws" : "siwe" }
 
-    var headerSuffix: String { " wants you to sign in with your \(title) account:" }
+    package var headerSuffix: String { " wants you to sign in with your \(title) account:" }
 }
 
 /// A parsed sign-in message (`SIWSMessage` / `SIWEMessage`). Only what the grant reads is kept.
-struct Web3Message: Sendable {
+package struct Web3Message: Sendable {
     var chain: Web3Chain
     var raw: String
     var domain: String
@@ -35,6 +35,24 @@ struct Web3Message: Sendable {
     /// nil when absent. SIWS (a plain `time.Time`) also treats Go's zero time as absent.
     var expirationTime: Timestamp?
     var notBefore: Timestamp?
+
+    package init(chain: Web3Chain, raw: String, domain: String, address: String, statement: String?, uri: String,
+                 parsedURI: GoParsedURL, version: String = "", chainID: String = "", nonce: String = "", issuedAt: Timestamp,
+                 expirationTime: Timestamp? = nil, notBefore: Timestamp? = nil) {
+        self.chain = chain
+        self.raw = raw
+        self.domain = domain
+        self.address = address
+        self.statement = statement
+        self.uri = uri
+        self.parsedURI = parsedURI
+        self.version = version
+        self.chainID = chainID
+        self.nonce = nonce
+        self.issuedAt = issuedAt
+        self.expirationTime = expirationTime
+        self.notBefore = notBefore
+    }
 
     /// Go's zero `time.Time` (0001-01-01T00:00:00Z), which `IsZero` reports.
     static let goZeroTime = Timestamp(rfc3339: "0001-01-01T00:00:00Z")!
@@ -200,12 +218,12 @@ struct Web3Message: Sendable {
 
     /// `strings.Split(raw, "\n")` on bytes: a "\r" stays on its line (Swift's `Character`
     /// split would keep "\r\n" whole).
-    static func lines(_ raw: String) -> [String] {
+    package static func lines(_ raw: String) -> [String] {
         raw.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// `IsValidDomain`: `^(localhost|(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?\.)+[a-zA-Z]{2,})(?::\d{1,5})?$`.
-    static func isValidDomain(_ domain: String) -> Bool {
+    package static func isValidDomain(_ domain: String) -> Bool {
         var host = Substring(domain)
         if let colon = domain.firstIndex(of: ":") {
             let port = domain[domain.index(after: colon)...]
@@ -232,7 +250,7 @@ struct Web3Message: Sendable {
     }
 
     /// `time.Parse(time.RFC3339, ...)`: upper-case `T` and `Z` only.
-    static func goParseRFC3339(_ text: String) -> Timestamp? {
+    package static func goParseRFC3339(_ text: String) -> Timestamp? {
         if text.utf8.contains(UInt8(ascii: "t")) || text.utf8.contains(UInt8(ascii: "z")) { return nil }
         return Timestamp(rfc3339: text)
     }
@@ -257,7 +275,7 @@ struct Web3Message: Sendable {
     }
 
     /// `strings.TrimSpace` for the ASCII whitespace a text message holds (Unicode spaces too).
-    static func goTrimSpace(_ text: String) -> String {
+    package static func goTrimSpace(_ text: String) -> String {
         let isSpace: (Character) -> Bool = { $0.isWhitespace }
         var s = Substring(text)
         while let c = s.first, isSpace(c) { s = s.dropFirst() }

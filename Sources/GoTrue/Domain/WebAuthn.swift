@@ -16,9 +16,9 @@ struct WebAuthnFailure: Error, Sendable, Equatable, CustomStringConvertible {
     static func verify(_ reason: String) -> WebAuthnFailure { WebAuthnFailure(stage: .verify, reason: reason) }
 }
 
-enum WebAuthn {
+package enum WebAuthn {
     /// COSE algorithm identifiers (RFC 9053 §2.1, RFC 8812 §2): the ones verified here.
-    static let es256: Int64 = -7
+    package static let es256: Int64 = -7
     static let rs256: Int64 = -257
     static let edDSA: Int64 = -8
     /// `webauthn.CredentialParametersDefault()`: what the real server offers in
@@ -35,18 +35,18 @@ enum WebAuthn {
     static let defaultTimeoutMilliseconds = 300_000
 
     /// Go's `URLEncodedBase64.UnmarshalJSON`: trailing `=` trimmed, then unpadded base64url.
-    static func decodeBase64URL(_ text: String) -> [UInt8]? {
+    package static func decodeBase64URL(_ text: String) -> [UInt8]? {
         var t = Substring(text)
         while t.hasSuffix("=") { t = t.dropLast() }
         return try? Base64URL.decode(t)
     }
 
-    static func sha256(_ bytes: [UInt8]) -> [UInt8] { SHA256.hash(data: bytes) }
+    package static func sha256(_ bytes: [UInt8]) -> [UInt8] { SHA256.hash(data: bytes) }
 }
 
 // MARK: - COSE keys (RFC 9052 §7, RFC 9053 §7)
 
-struct COSEKey: Sendable {
+package struct COSEKey: Sendable {
     enum Key: Sendable {
         case p256(P256PublicKey)
         case rsa(RSAPublicKey)
@@ -100,7 +100,7 @@ struct COSEKey: Sendable {
     }
 
     /// A P-256 public key as a COSE_Key (the software authenticator's credentials).
-    static func encodeP256(_ key: P256PublicKey) -> [UInt8] {
+    package static func encodeP256(_ key: P256PublicKey) -> [UInt8] {
         CBOR.map([
             .init(.int(1), .int(2)), .init(.int(3), .int(WebAuthn.es256)),
             .init(.int(-1), .int(1)), .init(.int(-2), .bytes(key.x)), .init(.int(-3), .bytes(key.y)),
@@ -109,7 +109,7 @@ struct COSEKey: Sendable {
 }
 
 /// ECDSA signatures in DER (SEC 1 §C.5, X.690 §8.3 / §10): SEQUENCE { INTEGER r, INTEGER s }.
-enum DERSignature {
+package enum DERSignature {
     /// Strict DER: short or minimal long-form lengths, minimal positive integers, nothing after.
     static func rawP256(_ der: [UInt8]) -> [UInt8]? {
         var i = 0
@@ -138,7 +138,7 @@ enum DERSignature {
         return r + s
     }
 
-    static func encode(raw: [UInt8]) -> [UInt8] {
+    package static func encode(raw: [UInt8]) -> [UInt8] {
         func integer(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
             var v = Array(bytes.drop(while: { $0 == 0 }))
             if v.isEmpty { v = [0] }
@@ -152,14 +152,15 @@ enum DERSignature {
 
 // MARK: - Authenticator data (WebAuthn §6.1)
 
-struct AuthenticatorData: Sendable {
-    struct Flags: OptionSet, Sendable {
-        let rawValue: UInt8
-        static let userPresent = Flags(rawValue: 0x01)
-        static let userVerified = Flags(rawValue: 0x04)
+package struct AuthenticatorData: Sendable {
+    package struct Flags: OptionSet, Sendable {
+        package let rawValue: UInt8
+        package init(rawValue: UInt8) { self.rawValue = rawValue }
+        package static let userPresent = Flags(rawValue: 0x01)
+        package static let userVerified = Flags(rawValue: 0x04)
         static let backupEligible = Flags(rawValue: 0x08)
         static let backupState = Flags(rawValue: 0x10)
-        static let attestedCredentialData = Flags(rawValue: 0x40)
+        package static let attestedCredentialData = Flags(rawValue: 0x40)
         static let extensionData = Flags(rawValue: 0x80)
     }
     let rpIDHash: [UInt8]
@@ -298,13 +299,13 @@ struct CollectedClientData: Sendable {
 
 /// What the options endpoint remembers for the verify call: stored as JSON in
 /// `webauthn_challenges.session_data` with go-webauthn's field names.
-struct WebAuthnSession: Sendable, Equatable {
-    var challenge: String
-    var rpID: String
-    var userID: [UInt8]
-    var allowedCredentialIDs: [[UInt8]] = []
+package struct WebAuthnSession: Sendable, Equatable {
+    package var challenge: String
+    package var rpID: String
+    package var userID: [UInt8]
+    package var allowedCredentialIDs: [[UInt8]] = []
     var userVerification: String
-    var credParams: [Int64] = []
+    package var credParams: [Int64] = []
 
     var json: JSON {
         var o = JSONObject()
@@ -333,7 +334,7 @@ struct WebAuthnSession: Sendable, Equatable {
         self.credParams = credParams
     }
 
-    init?(json: JSON) {
+    package init?(json: JSON) {
         guard let o = json.objectValue, let challenge = o["challenge"]?.stringValue else { return nil }
         self.challenge = challenge
         rpID = o["rpId"]?.stringValue ?? ""

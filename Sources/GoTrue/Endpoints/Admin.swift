@@ -8,10 +8,12 @@ import AuthStore
 /// `GOTRUE_JWT_ADMIN_ROLES` role) only. Every route first runs `requireAdminCredentials`; the
 /// `{user_id}` routes then load the user (`loadUser`) and the factor routes the factor
 /// (`loadFactor`), with the real server's 404s.
-struct AdminEndpoints: EndpointGroup {
+package struct AdminEndpoints: EndpointGroup {
     let api: Core
 
-    static var endpoints: [Endpoint<Self>] {
+    package init(api: Core) { self.api = api }
+
+    package static var endpoints: [Endpoint<Self>] {
         [
             Endpoint("GET", "/admin/audit", operation: "admin.audit") { g, context in try g.audit(context) },
             Endpoint("GET", "/admin/users", operation: "admin.users.list") { g, context in try g.list(context) },
@@ -61,7 +63,7 @@ struct AdminEndpoints: EndpointGroup {
 
     /// `uuid.FromString` (gofrs): the canonical 36-character form, 32 bare hex digits, or either
     /// in braces or behind `urn:uuid:`; returned lowercase and hyphenated.
-    static func canonicalUUID(_ text: String) -> String? {
+    package static func canonicalUUID(_ text: String) -> String? {
         var s = Substring(text)
         if s.lowercased().hasPrefix("urn:uuid:") { s = s.dropFirst(9) }
         if s.hasPrefix("{") && s.hasSuffix("}") && s.count > 2 { s = s.dropFirst().dropLast() }
@@ -236,7 +238,7 @@ struct AdminEndpoints: EndpointGroup {
     /// a 400 naming the format: the emulator cannot verify them, and storing a hash no password
     /// can match would fail later and silently. Any other hash is the real server's 500 "Error
     /// creating user".
-    static func checkImportedHash(_ hash: String) throws(AuthError) {
+    package static func checkImportedHash(_ hash: String) throws(AuthError) {
         if hash.hasPrefix("$argon2") {
             throw AuthError(400, .validationFailed,
                             "Argon2 password hashes ($argon2i$, $argon2id$) are not supported by this emulator; use bcrypt or $pbkdf2-sha256$")
@@ -258,7 +260,7 @@ struct AdminEndpoints: EndpointGroup {
     /// says of a hash: nil when it accepts it, else its error text. It reads only the prefix:
     /// at least 59 bytes, `$`, a major version byte not above `2`, an optional minor byte,
     /// then two characters `strconv.Atoi` reads as a cost in 4...31.
-    static func goBcryptCostError(_ hash: String) -> String? {
+    package static func goBcryptCostError(_ hash: String) -> String? {
         let bytes = Array(hash.utf8)
         guard bytes.count >= 59 else { return "crypto/bcrypt: hashedSecret too short to be a bcrypt password" }
         guard bytes[0] == UInt8(ascii: "$") else {
@@ -305,7 +307,7 @@ struct AdminEndpoints: EndpointGroup {
 
     /// `structs.Map(provider.Claims{...})` for the email/phone identities the admin API creates:
     /// `email`/`phone` only when set, both `*_verified` flags always.
-    static func identityData(userID: String, email: String? = nil, phone: String? = nil,
+    package static func identityData(userID: String, email: String? = nil, phone: String? = nil,
                              emailVerified: Bool = false, phoneVerified: Bool = false) -> JSONObject {
         var data: JSONObject = ["sub": .string(userID)]
         if let email, !email.isEmpty { data["email"] = .string(email.lowercased()) }
@@ -644,7 +646,7 @@ struct AdminEndpoints: EndpointGroup {
 
 extension String {
     /// `strings.TrimSpace` for the ASCII whitespace roles are written with.
-    func trimmingASCIISpaces() -> String {
+    package func trimmingASCIISpaces() -> String {
         var s = Substring(self)
         while let c = s.first, c == " " || c == "\t" || c == "\n" || c == "\r" { s = s.dropFirst() }
         while let c = s.last, c == " " || c == "\t" || c == "\n" || c == "\r" { s = s.dropLast() }

@@ -326,7 +326,7 @@ struct CustomOAuthProviderEndpoints: EndpointGroup {
     /// also resolves names; the emulator cannot, and accepts a name as it is. URLs of its own
     /// fake issuers are allowed over http on loopback: they are served by this process.
     func validateURL(_ url: String) throws(AuthError) {
-        let base = FakeIdentityProvider(api: api).issuerBase
+        let base = api.identityProviders.issuerBase
         if url.hasPrefix(base) && url.count > base.count { return }
         try CustomOAuthProviderEndpoints.validateExternalURL(url)
     }
@@ -451,12 +451,12 @@ struct CustomOAuthProviderEndpoints: EndpointGroup {
     /// The emulator opens no connections for this: a fake issuer's document is built here, as
     /// its discovery route would answer; anything else fails as an unreachable URL.
     func fetchDiscovery(_ url: String) -> Result<JSONObject, DiscoveryProblem> {
-        let idp = FakeIdentityProvider(api: api)
+        let idp = api.identityProviders
         let suffix = "/.well-known/openid-configuration"
         if url.hasPrefix(idp.issuerBase) {
             let rest = url.dropFirst(idp.issuerBase.count)
-            if rest.hasSuffix(suffix), case let name = String(rest.dropLast(suffix.count)), FakeIdentityProvider.isKnown(name),
-               case .object(let document) = ControlIdPEndpoints.discoveryDocument(issuer: idp.issuer(for: name), provider: name) {
+            if rest.hasSuffix(suffix), case let name = String(rest.dropLast(suffix.count)), idp.serves(name),
+               let document = idp.discoveryDocument(provider: name) {
                 return .success(document)
             }
             return .failure(DiscoveryProblem(message: "oidc: discovery request to \(url) returned 404 Not Found"))
@@ -520,7 +520,7 @@ struct CustomFlowProvider {
     let fakeProvider: String?
     let authorizationParams: [QueryItem]
 
-    init(record: CustomOAuthProviderRecord, idp: FakeIdentityProvider) {
+    init(record: CustomOAuthProviderRecord, idp: any IdentityProviderSeam) {
         self.record = record
         var endpoint = record.authorizationURL ?? ""
         if record.providerType == "oidc" {
@@ -531,7 +531,7 @@ struct CustomFlowProvider {
         let base = idp.issuerBase
         if endpoint.hasPrefix(base) && endpoint.hasSuffix("/authorize") {
             let name = String(endpoint.dropFirst(base.count).dropLast("/authorize".count))
-            fakeProvider = FakeIdentityProvider.isKnown(name) ? name : nil
+            fakeProvider = idp.serves(name) ? name : nil
         } else {
             fakeProvider = nil
         }

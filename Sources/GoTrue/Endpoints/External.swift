@@ -134,7 +134,7 @@ struct ExternalEndpoints: EndpointGroup {
         }
         guard let record = found else { return .failure(ProviderProblem(message: "custom provider \(lower) not found")) }
         if !record.enabled { return .failure(ProviderProblem(message: "custom provider \(lower) is disabled")) }
-        let provider = CustomFlowProvider(record: record, idp: FakeIdentityProvider(api: api))
+        let provider = CustomFlowProvider(record: record, idp: api.identityProviders)
         var settings = OAuthProviderSettings()
         settings.enabled = true
         settings.clientIDs = [record.clientID]

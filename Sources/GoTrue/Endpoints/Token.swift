@@ -3,10 +3,12 @@ import AuthJSON
 import AuthStore
 
 /// `POST /token` (reference §5.6, §7.5-7.7). The grant type comes from the query string.
-struct TokenEndpoints: EndpointGroup {
+package struct TokenEndpoints: EndpointGroup {
     let api: Core
 
-    static var endpoints: [Endpoint<Self>] {
+    package init(api: Core) { self.api = api }
+
+    package static var endpoints: [Endpoint<Self>] {
         [Endpoint("POST", "/token", operation: TokenEndpoints.operation) { g, context in try g.token(context) }]
     }
 

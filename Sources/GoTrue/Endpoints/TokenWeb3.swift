@@ -83,7 +83,7 @@ extension TokenEndpoints {
     /// The message must name this app: an https URI (any scheme on localhost) that is a valid
     /// redirect target, and, off localhost, a domain equal to the URI's host that is itself
     /// allowed as `https://<domain>/`.
-    static func checkBinding(_ m: Web3Message, _ config: Configuration) throws(AuthError) {
+    package static func checkBinding(_ m: Web3Message, _ config: Configuration) throws(AuthError) {
         let title = m.chain.title
         let policy = RedirectPolicy(configuration: config)
         let hostname = m.parsedURI.hostname

@@ -4,6 +4,7 @@ import AuthCrypto
 import AuthHTTP
 import AuthJSON
 import AuthStore
+import EmulatorTools
 import GoTrue
 import Synchronization
 
@@ -31,7 +32,7 @@ public func testProject(clock: ManualClock, configure: (inout Configuration) -> 
 
 /// A GoTrue API over a fresh in-memory database, answering in-process.
 public func makeAPI(clock: ManualClock = ManualClock(), configure: (inout Configuration) -> Void = { _ in }) throws -> GoTrueAPI {
-    GoTrueAPI(project: try testProject(clock: clock, configure: configure))
+    GoTrueAPI(emulating: try testProject(clock: clock, configure: configure))
 }
 
 extension HTTPResponse {

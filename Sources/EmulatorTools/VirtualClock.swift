@@ -1,3 +1,4 @@
+import GoTrue
 import Synchronization
 
 /// The emulator's adjustable clock: the wall clock plus an offset, optionally frozen at one

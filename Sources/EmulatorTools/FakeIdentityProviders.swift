@@ -3,11 +3,8 @@ import AuthHTTP
 import AuthJSON
 import AuthJWT
 import AuthStore
+import GoTrue
 import Synchronization
-
-// Built unoptimized in release too (`@_optimize(none)` on its functions): no request that
-// bench/cost.sh measures runs this file, and it shortens the cold release build; the list of
-// such files is pinned in Tests/python/test_unoptimized_code.py (docs/tests.md, "Build and test time").
 
 /// The emulator's fake OpenID Connect providers: one issuer per social provider
 /// (`<API_EXTERNAL_URL>/emulator/v1/idp/<provider>`), all signing RS256 id_tokens with one RSA
@@ -84,11 +81,11 @@ public final class IdentityProviderStore: Sendable {
     static let maximumPending = 10_000
     static let maximumRememberedAccounts = 20
 
-    @_optimize(none) public init() {}
+    public init() {}
 
     /// Forgets the in-memory state (codes, provider tokens, remembered accounts, first-time
     /// authorizations). The key is the database's: a reset of the database replaces it anyway.
-    @_optimize(none) public func reset() {
+    public func reset() {
         state.withLock { $0 = State() }
     }
 
@@ -98,7 +95,7 @@ public final class IdentityProviderStore: Sendable {
     /// the database's (another process, or a reset followed by a new key), else, when `create`,
     /// a new one generated and stored (first writer wins across processes). Nil when there is
     /// none and `create` is false.
-    @_optimize(none) func signingKey(_ project: Project, create: Bool) throws -> SigningKey? {
+    func signingKey(_ project: Project, create: Bool) throws -> SigningKey? {
         let kid = try project.database.read { try $0.idpSigningKeyID() }
         if let kid {
             if let cached = state.withLock({ $0.key }), cached.kid == kid { return cached }
@@ -121,7 +118,7 @@ public final class IdentityProviderStore: Sendable {
         }
     }
 
-    @_optimize(none) private func load(_ project: Project) throws -> SigningKey? {
+    private func load(_ project: Project) throws -> SigningKey? {
         guard let record = try project.database.read({ try $0.idpSigningKey() }) else { return nil }
         if let cached = state.withLock({ $0.key }), cached.kid == record.kid { return cached }
         guard let object = try JSON(parsing: record.privateJWK).objectValue else { throw IdentityProviderError.storedKeyInvalid }
@@ -134,7 +131,7 @@ public final class IdentityProviderStore: Sendable {
 
     // MARK: Codes and provider tokens
 
-    @_optimize(none) func insert(code: String, _ pending: PendingCode, now: Int64) {
+    func insert(code: String, _ pending: PendingCode, now: Int64) {
         state.withLock { s in
             if s.codes.count >= IdentityProviderStore.maximumPending {
                 s.codes = s.codes.filter { $0.value.expiresAt > now }
@@ -146,7 +143,7 @@ public final class IdentityProviderStore: Sendable {
     /// Single use: the code is removed whatever happens next (RFC 6749 §4.1.2). Nil when unknown,
     /// already used, expired on the project's clock, or issued by another provider (such a code
     /// is left alone: it is not this provider's to revoke).
-    @_optimize(none) func take(code: String, provider: String, now: Int64) -> PendingCode? {
+    func take(code: String, provider: String, now: Int64) -> PendingCode? {
         state.withLock { s in
             guard let pending = s.codes[code], pending.provider == provider else { return nil }
             s.codes[code] = nil
@@ -154,7 +151,7 @@ public final class IdentityProviderStore: Sendable {
         }
     }
 
-    @_optimize(none) func insert(accessToken: String, _ grant: ProviderGrant, now: Int64) {
+    func insert(accessToken: String, _ grant: ProviderGrant, now: Int64) {
         state.withLock { s in
             if s.accessTokens.count >= IdentityProviderStore.maximumPending {
                 s.accessTokens = s.accessTokens.filter { $0.value.expiresAt > now }
@@ -163,7 +160,7 @@ public final class IdentityProviderStore: Sendable {
         }
     }
 
-    @_optimize(none) func grant(accessToken: String, provider: String, now: Int64) -> ProviderGrant? {
+    func grant(accessToken: String, provider: String, now: Int64) -> ProviderGrant? {
         state.withLock { s in
             guard let grant = s.accessTokens[accessToken], grant.provider == provider, grant.expiresAt > now else { return nil }
             return grant
@@ -174,7 +171,7 @@ public final class IdentityProviderStore: Sendable {
 
     /// Records an approval; true when this is the first one of `account` by `provider` in this
     /// process.
-    @_optimize(none) func remember(_ account: Account, provider: String) -> Bool {
+    func remember(_ account: Account, provider: String) -> Bool {
         state.withLock { s in
             var list = s.approved[provider, default: []]
             list.removeAll { $0.subject == account.subject || ($0.email != nil && $0.email?.lowercased() == account.email?.lowercased()) }
@@ -184,7 +181,7 @@ public final class IdentityProviderStore: Sendable {
         }
     }
 
-    @_optimize(none) func approvedAccounts(provider: String) -> [Account] {
+    func approvedAccounts(provider: String) -> [Account] {
         state.withLock { $0.approved[provider] ?? [] }
     }
 }
@@ -209,10 +206,10 @@ enum IdentityProviderError: Error, CustomStringConvertible {
 struct FakeIdentityProvider: IdentityProviderSeam, Sendable {
     let api: Core
 
-    @_optimize(none) init(api: Core) { self.api = api }
+    init(api: Core) { self.api = api }
 
     private var project: Project { api.project }
-    private var store: IdentityProviderStore { project.identityProviders }
+    private var store: IdentityProviderStore { project.identityProviderStore }
 
     static let pathPrefix = GoTrueAPI.emulatorPrefix + "/idp/"
 
@@ -222,7 +219,7 @@ struct FakeIdentityProvider: IdentityProviderSeam, Sendable {
     /// supports, and any custom OIDC provider (`custom:<id>`).
     static let providerNames: Set<String> = Set(ExternalSettings.settingsProviders + ["x", "zoom", "vercel_marketplace"])
 
-    @_optimize(none) static func isKnown(_ provider: String) -> Bool {
+    static func isKnown(_ provider: String) -> Bool {
         if providerNames.contains(provider) { return true }
         guard provider.hasPrefix("custom:") else { return false }
         let id = provider.utf8.dropFirst(7)
@@ -233,14 +230,14 @@ struct FakeIdentityProvider: IdentityProviderSeam, Sendable {
         }
     }
 
-    @_optimize(none) static func checkProvider(_ provider: String) throws(AuthError) {
+    static func checkProvider(_ provider: String) throws(AuthError) {
         guard isKnown(provider) else {
             throw AuthError(404, .validationFailed, "Unknown identity provider \(goQuoted(provider))")
         }
     }
 
     /// How the consent page names the provider.
-    @_optimize(none) static func displayName(_ provider: String) -> String {
+    static func displayName(_ provider: String) -> String {
         if provider.hasPrefix("custom:") { return "Custom OIDC (\(provider.dropFirst(7)))" }
         let names: [String: String] = [
             "apple": "Apple", "azure": "Microsoft", "bitbucket": "Bitbucket", "discord": "Discord",
@@ -263,10 +260,10 @@ struct FakeIdentityProvider: IdentityProviderSeam, Sendable {
     }
 
     /// "<externalURL>/emulator/v1/idp/<provider>"
-    @_optimize(none) func issuer(for provider: String) -> String { issuerBase + provider }
+    func issuer(for provider: String) -> String { issuerBase + provider }
 
     /// The provider name when `iss` is one of the fake issuers, else nil.
-    @_optimize(none) func provider(forIssuer iss: String) -> String? {
+    func provider(forIssuer iss: String) -> String? {
         let base = issuerBase
         guard iss.hasPrefix(base) else { return nil }
         let name = String(iss.dropFirst(base.count))
@@ -275,7 +272,7 @@ struct FakeIdentityProvider: IdentityProviderSeam, Sendable {
 
     /// The fake provider's authorization endpoint with `query` appended (encoded as Go's
     /// `url.Values.Encode`, the way golang.org/x/oauth2 builds `AuthCodeURL`).
-    @_optimize(none) func authorizationURL(provider: String, query: [QueryItem]) -> String {
+    func authorizationURL(provider: String, query: [QueryItem]) -> String {
         let url = issuer(for: provider) + "/authorize"
         return query.isEmpty ? url : url + "?" + GoURL.encode(query)
     }
@@ -283,7 +280,7 @@ struct FakeIdentityProvider: IdentityProviderSeam, Sendable {
     // MARK: Tokens
 
     /// True when the token's header `kid` is the emulator's signing key id. Never creates a key.
-    @_optimize(none) func isEmulatorToken(_ token: String) -> Bool {
+    func isEmulatorToken(_ token: String) -> Bool {
         guard let kid = IdPCrypto.headerKid(token), kid.hasPrefix(IdPCrypto.kidPrefix),
               let key = try? store.signingKey(project, create: false) else { return false }
         return key.kid == kid
@@ -291,19 +288,19 @@ struct FakeIdentityProvider: IdentityProviderSeam, Sendable {
 
     /// Verifies an emulator-signed RS256 token: the signature with the emulator's key, `exp` and
     /// `nbf` against the project's (virtual) clock. Returns the claims. Throws on any failure.
-    @_optimize(none) func verify(_ token: String) throws -> JSONObject {
+    func verify(_ token: String) throws -> JSONObject {
         guard let key = try store.signingKey(project, create: false) else { throw IdentityProviderError.noSigningKey }
         return try IdPCrypto.verify(token, key: key.privateKey.publicKey, kid: key.kid, now: project.environment.now().unixSeconds)
     }
 
     /// Signs `claims` with the project's key (made on first use).
-    @_optimize(none) func sign(_ claims: JSONObject) throws -> String {
+    func sign(_ claims: JSONObject) throws -> String {
         guard let key = try store.signingKey(project, create: true) else { throw IdentityProviderError.noSigningKey }
         return IdPCrypto.sign(claims, key: key.privateKey, kid: key.kid)
     }
 
     /// The JWKS document (RFC 7517 §5) every fake provider publishes.
-    @_optimize(none) func jwks() throws -> JSON {
+    func jwks() throws -> JSON {
         guard let key = try store.signingKey(project, create: true) else { throw IdentityProviderError.noSigningKey }
         return ["keys": [.object(key.publicJWK)]]
     }
@@ -313,15 +310,15 @@ struct FakeIdentityProvider: IdentityProviderSeam, Sendable {
     /// A stable subject per (provider, email), shaped like the provider's own: Google's 21-digit
     /// numbers, Apple's `000000.<32 hex>.0000` team-scoped ids, 32 hex digits elsewhere. Random
     /// (same shapes) without an email.
-    @_optimize(none) func subject(provider: String, email: String?) -> String {
+    func subject(provider: String, email: String?) -> String {
         let seed: [UInt8]
         if let email, !email.isEmpty {
             seed = SHA256.hash(data: Array((provider + "\n" + email.lowercased()).utf8))
         } else {
             seed = project.environment.randomBytes(32)
         }
-        @_optimize(none) func number(_ bytes: ArraySlice<UInt8>) -> UInt64 { bytes.reduce(0) { $0 << 8 | UInt64($1) } }
-        @_optimize(none) func padded(_ value: UInt64, _ width: Int) -> String {
+        func number(_ bytes: ArraySlice<UInt8>) -> UInt64 { bytes.reduce(0) { $0 << 8 | UInt64($1) } }
+        func padded(_ value: UInt64, _ width: Int) -> String {
             let digits = String(value)
             return String(repeating: "0", count: max(0, width - digits.count)) + digits
         }
@@ -339,9 +336,9 @@ struct FakeIdentityProvider: IdentityProviderSeam, Sendable {
 
     /// What Apple and Google do with the nonce an app passes: the token carries the lowercase
     /// hex SHA-256 of the raw nonce, which GoTrue's id_token grant recomputes (reference §11.3).
-    @_optimize(none) static func hashedNonce(_ raw: String) -> String { Hex.encode(SHA256.hash(data: Array(raw.utf8))) }
+    static func hashedNonce(_ raw: String) -> String { Hex.encode(SHA256.hash(data: Array(raw.utf8))) }
 
-    @_optimize(none) static func isPrivateRelay(_ email: String?) -> Bool {
+    static func isPrivateRelay(_ email: String?) -> Bool {
         email?.lowercased().hasSuffix("@privaterelay.appleid.com") ?? false
     }
 
@@ -351,7 +348,7 @@ struct FakeIdentityProvider: IdentityProviderSeam, Sendable {
     /// Apple never puts the user's name into the id_token (it comes once, in the `user` form
     /// field), writes `email_verified` (and `is_private_email`) as strings, and adds `auth_time`
     /// and `nonce_supported`. Google adds `azp` and the profile claims.
-    @_optimize(none) func idTokenClaims(provider: String, account: IdentityProviderStore.Account, audience: JSON, nonce: String?,
+    func idTokenClaims(provider: String, account: IdentityProviderStore.Account, audience: JSON, nonce: String?,
                        issuedAt: Int64, expiresIn: Int64, extra: JSONObject = JSONObject()) -> JSONObject {
         var claims = JSONObject()
         claims["iss"] = .string(issuer(for: provider))
@@ -393,14 +390,14 @@ struct FakeIdentityProvider: IdentityProviderSeam, Sendable {
 
     /// "Ada Lovelace" → ("Ada", "Lovelace"): Apple's `firstName`/`lastName`, Google's
     /// `given_name`/`family_name`.
-    @_optimize(none) static func splitName(_ name: String) -> (String, String) {
+    static func splitName(_ name: String) -> (String, String) {
         let trimmed = name.trimmingASCIISpaces()
         guard let space = trimmed.firstIndex(of: " ") else { return (trimmed, "") }
         return (String(trimmed[..<space]), String(trimmed[trimmed.index(after: space)...]).trimmingASCIISpaces())
     }
 
     /// OpenID Connect Core 1.0 §3.1.3.6: base64url of the left half of SHA-256(access token).
-    @_optimize(none) static func accessTokenHash(_ accessToken: String) -> String {
+    static func accessTokenHash(_ accessToken: String) -> String {
         Base64URL.encode(SHA256.hash(data: Array(accessToken.utf8)).prefix(16))
     }
 
@@ -408,7 +405,7 @@ struct FakeIdentityProvider: IdentityProviderSeam, Sendable {
 
     /// Records an approval and returns its single-use authorization code (256 random bits,
     /// base64url) with Apple's `user` field when this is the subject's first authorization.
-    @_optimize(none) func approve(provider: String, request: AuthorizationRequest, account: IdentityProviderStore.Account) throws(AuthError) -> (code: String, appleUser: String?) {
+    func approve(provider: String, request: AuthorizationRequest, account: IdentityProviderStore.Account) throws(AuthError) -> (code: String, appleUser: String?) {
         let firstInProcess = store.remember(account, provider: provider)
         var appleUser: String?
         if provider == "apple", firstInProcess {
@@ -431,7 +428,7 @@ struct FakeIdentityProvider: IdentityProviderSeam, Sendable {
     }
 
     /// `{"name":{"firstName":..,"lastName":..},"email":..}`, as Apple posts it.
-    @_optimize(none) static func appleUser(_ account: IdentityProviderStore.Account) -> String {
+    static func appleUser(_ account: IdentityProviderStore.Account) -> String {
         var user = JSONObject()
         if let name = account.name, !name.trimmingASCIISpaces().isEmpty {
             let (first, last) = splitName(name)
@@ -443,7 +440,7 @@ struct FakeIdentityProvider: IdentityProviderSeam, Sendable {
 
     /// The tokens a redeemed code yields: the id_token claims, a provider access token (usable
     /// at the userinfo endpoint for an hour) and a refresh token.
-    @_optimize(none) func issue(_ pending: IdentityProviderStore.PendingCode) -> IdentityProviderRedemption {
+    func issue(_ pending: IdentityProviderStore.PendingCode) -> IdentityProviderRedemption {
         let now = project.environment.now()
         let accessToken = Base64URL.encode(project.environment.randomBytes(32))
         let refreshToken = Base64URL.encode(project.environment.randomBytes(32))
@@ -462,7 +459,7 @@ struct FakeIdentityProvider: IdentityProviderSeam, Sendable {
     /// Single-use: the code's id_token claims (as the token endpoint would sign them), provider
     /// access/refresh tokens, and for Apple's first authorization the `user` JSON text. Nil when
     /// the code is unknown, used, expired (virtual clock) or another provider's.
-    @_optimize(none) func redeem(code: String, provider: String) -> IdentityProviderRedemption? {
+    func redeem(code: String, provider: String) -> IdentityProviderRedemption? {
         guard let pending = store.take(code: code, provider: provider, now: project.environment.now().microseconds) else {
             return nil
         }
@@ -471,7 +468,7 @@ struct FakeIdentityProvider: IdentityProviderSeam, Sendable {
 
     /// The account a provider knows for `email`: one approved in this process, else the newest
     /// identity with that email, so returning users keep their subject and name.
-    @_optimize(none) func knownAccount(provider: String, email: String) throws(AuthError) -> IdentityProviderStore.Account? {
+    func knownAccount(provider: String, email: String) throws(AuthError) -> IdentityProviderStore.Account? {
         let lowered = email.lowercased()
         if let account = store.approvedAccounts(provider: provider).first(where: { $0.email?.lowercased() == lowered }) {
             return account
@@ -482,7 +479,7 @@ struct FakeIdentityProvider: IdentityProviderSeam, Sendable {
 
     /// Accounts to offer on the consent page: this process's approvals, then earlier identities,
     /// without duplicates, at most 20.
-    @_optimize(none) func previousAccounts(provider: String) throws(AuthError) -> [IdentityProviderStore.Account] {
+    func previousAccounts(provider: String) throws(AuthError) -> [IdentityProviderStore.Account] {
         var accounts = store.approvedAccounts(provider: provider)
         let stored = try api.read { try $0.idpAccounts(provider: provider, limit: IdentityProviderStore.maximumRememberedAccounts) }
         for record in stored {
@@ -511,8 +508,8 @@ struct AuthorizationRequest: Sendable {
     static let fields = ["client_id", "redirect_uri", "response_type", "scope", "state", "nonce", "response_mode",
                          "code_challenge", "code_challenge_method"]
 
-    @_optimize(none) init(_ items: [QueryItem]) {
-        @_optimize(none) func value(_ name: String) -> String { items.first { $0.name == name }?.value ?? "" }
+    init(_ items: [QueryItem]) {
+        func value(_ name: String) -> String { items.first { $0.name == name }?.value ?? "" }
         clientID = value("client_id")
         redirectURI = value("redirect_uri")
         responseType = value("response_type")
@@ -534,7 +531,7 @@ struct AuthorizationRequest: Sendable {
 
     /// Why the request cannot be served, or nil. Nothing is redirected for these: without a
     /// usable client and redirect URI the provider must not redirect (RFC 6749 §4.1.2.1).
-    @_optimize(none) func problem() -> String? {
+    func problem() -> String? {
         if clientID.isEmpty { return "The request has no client_id." }
         if redirectURI.isEmpty { return "The request has no redirect_uri." }
         if !AuthorizationRequest.isAcceptableRedirect(redirectURI) {
@@ -556,7 +553,7 @@ struct AuthorizationRequest: Sendable {
     /// An absolute URL (`scheme:` then something) that Go's `url.Parse` accepts, whose host a
     /// browser reads as the parser does (`RedirectTarget`), and whose scheme cannot run script in
     /// the page (the URI becomes a form action and a Location header).
-    @_optimize(none) static func isAcceptableRedirect(_ uri: String) -> Bool {
+    static func isAcceptableRedirect(_ uri: String) -> Bool {
         guard let target = RedirectTarget(uri), uri.utf8.count > target.go.scheme.utf8.count + 1 else { return false }
         return !RedirectTarget.scriptSchemes.contains(target.go.scheme)
             && !uri.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F })
@@ -564,7 +561,7 @@ struct AuthorizationRequest: Sendable {
 
     /// `form_post` when asked, and for Apple unless `query` was asked: Apple requires it
     /// whenever name or email scopes are requested, and GoTrue always asks Apple for it.
-    @_optimize(none) func usesFormPost(provider: String) -> Bool {
+    func usesFormPost(provider: String) -> Bool {
         responseMode == "form_post" || (responseMode.isEmpty && provider == "apple")
     }
 }
@@ -573,33 +570,33 @@ struct AuthorizationRequest: Sendable {
 enum IdPCrypto {
     static let kidPrefix = "emulator-"
 
-    @_optimize(none) static func generateKey(random: any RandomSource) -> RSAPrivateKey {
+    static func generateKey(random: any RandomSource) -> RSAPrivateKey {
         RSAPrivateKey.generate(bits: 2048, random: random)
     }
 
     /// "emulator-" + the first 16 hex digits of the key's RFC 7638 thumbprint: SHA-256 over the
     /// required members in lexicographic order without whitespace (§3.2, §3.3).
-    @_optimize(none) static func keyID(_ key: RSAPublicKey) -> String {
+    static func keyID(_ key: RSAPublicKey) -> String {
         let members = "{\"e\":\"\(Base64URL.encode(key.exponent))\",\"kty\":\"RSA\",\"n\":\"\(Base64URL.encode(key.modulus))\"}"
         return kidPrefix + Hex.encode(SHA256.hash(data: Array(members.utf8)).prefix(8))
     }
 
-    @_optimize(none) static func publicJWK(_ key: RSAPublicKey, kid: String) -> JSONObject { key.jwk(kid: kid) }
+    static func publicJWK(_ key: RSAPublicKey, kid: String) -> JSONObject { key.jwk(kid: kid) }
 
-    @_optimize(none) static func privateJWK(_ key: RSAPrivateKey, kid: String) -> JSONObject { key.privateJWK(kid: kid) }
+    static func privateJWK(_ key: RSAPrivateKey, kid: String) -> JSONObject { key.privateJWK(kid: kid) }
 
-    @_optimize(none) static func privateKey(jwk: JSONObject) throws -> RSAPrivateKey { try RSAPrivateKey(jwk: jwk) }
+    static func privateKey(jwk: JSONObject) throws -> RSAPrivateKey { try RSAPrivateKey(jwk: jwk) }
 
-    @_optimize(none) static func sign(_ claims: JSONObject, key: RSAPrivateKey, kid: String) -> String {
+    static func sign(_ claims: JSONObject, key: RSAPrivateKey, kid: String) -> String {
         JWT.signRS256(claims: claims, key: key, kid: kid)
     }
 
-    @_optimize(none) static func verify(_ token: String, key: RSAPublicKey, kid: String, now: Int64) throws -> JSONObject {
+    static func verify(_ token: String, key: RSAPublicKey, kid: String, now: Int64) throws -> JSONObject {
         try JWT.verify(token, rsaKeys: [kid: key], now: now).claims
     }
 
     /// The header's `kid`, without any verification.
-    @_optimize(none) static func headerKid(_ token: String) -> String? {
+    static func headerKid(_ token: String) -> String? {
         guard let dot = token.utf8.firstIndex(of: UInt8(ascii: ".")),
               let bytes = try? Base64URL.decode(token[..<dot]),
               let header = try? JSON(parsing: bytes) else { return nil }
@@ -607,7 +604,10 @@ enum IdPCrypto {
     }
 }
 
-extension Core {
-    /// The one binding of the provider seam: offline, every provider is the emulator's fake one.
-    var identityProviders: any IdentityProviderSeam { FakeIdentityProvider(api: self) }
+extension FakeIdentityProvider {
+    func serves(_ provider: String) -> Bool { FakeIdentityProvider.isKnown(provider) }
+
+    func discoveryDocument(provider: String) -> JSONObject? {
+        ControlIdPEndpoints.discoveryDocument(issuer: issuer(for: provider), provider: provider).objectValue
+    }
 }

@@ -2,10 +2,7 @@ import AuthCrypto
 import AuthHTTP
 import AuthJSON
 import AuthStore
-
-// Built unoptimized in release too (`@_optimize(none)` on its functions): no request that
-// bench/cost.sh measures runs this file, and it shortens the cold release build; the list of
-// such files is pinned in Tests/python/test_unoptimized_code.py (docs/tests.md, "Build and test time").
+import GoTrue
 
 /// `GET /emulator/v1/mfa/totp?factor_id=<id>` (service_role): the current TOTP code of a factor
 /// on the project's clock, and the next one, so a test can verify a factor without a TOTP
@@ -19,7 +16,7 @@ struct MFATestEndpoints: EndpointGroup {
         [Endpoint("GET", MFATestEndpoints.path, operation: "emulator.mfa.totp") { g, context in try g.totp(context) }]
     }
 
-    @_optimize(none) func totp(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+    func totp(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let id = context.request.queryValue("factor_id") ?? ""
         guard let factorID = AdminEndpoints.canonicalUUID(id) else {
             throw ControlRequest.invalid("factor_id must be a UUID")

@@ -3,10 +3,7 @@ import AuthHTTP
 import AuthJSON
 import AuthJWT
 import AuthStore
-
-// Built unoptimized in release too (`@_optimize(none)` on its functions): no request that
-// bench/cost.sh measures runs this file, and it shortens the cold release build; the list of
-// such files is pinned in Tests/python/test_unoptimized_code.py (docs/tests.md, "Build and test time").
+import GoTrue
 
 /// Fixtures and whole-state control:
 /// - `POST /emulator/v1/seed`: applies a fixture document (`Fixture`); answers
@@ -32,7 +29,7 @@ struct FixtureEndpoints: EndpointGroup {
 
     private var project: Project { api.project }
 
-    @_optimize(none) func seed(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+    func seed(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let fixture = try Fixture(json: .object(try ControlRequest.body(context.request)))
         let users = try Seeder(project: project, configuration: api.snapshot.configuration).seed(fixture)
         let factors = try api.read { conn in try users.map { try conn.factors(userID: $0.0.id) } }
@@ -40,7 +37,7 @@ struct FixtureEndpoints: EndpointGroup {
     }
 
     /// A query switch: absent is false; `true`, `1` or bare (`?keep_seed`) is true.
-    @_optimize(none) private func flag(_ context: RequestContext, _ name: String) throws(AuthError) -> Bool {
+    private func flag(_ context: RequestContext, _ name: String) throws(AuthError) -> Bool {
         guard let text = context.request.queryValue(name) else { return false }
         switch text.lowercased() {
         case "true", "1", "": return true
@@ -49,18 +46,18 @@ struct FixtureEndpoints: EndpointGroup {
         }
     }
 
-    @_optimize(none) func reset(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+    func reset(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let keepSeed = try flag(context, "keep_seed")
         let count = try Reset(project: project).run(keepSeed: keepSeed)
         return .json(["users": .number(count), "kept_seed": .bool(keepSeed)])
     }
 
-    @_optimize(none) func export(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+    func export(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let snapshot = try Snapshot.take(project, includeSecrets: try flag(context, "include_secrets"))
         return .json(snapshot.json)
     }
 
-    @_optimize(none) func importSnapshot(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+    func importSnapshot(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let snapshot = try Snapshot(json: .object(try ControlRequest.body(context.request)))
         let counts = try snapshot.restore(into: project)
         var tables = JSONObject()
@@ -75,17 +72,17 @@ struct FixtureEndpoints: EndpointGroup {
 public struct Reset: Sendable {
     public let project: Project
 
-    @_optimize(none) public init(project: Project) { self.project = project }
+    public init(project: Project) { self.project = project }
 
     /// Returns how many users remain.
     @discardableResult
-    @_optimize(none) public func run(keepSeed: Bool) throws(AuthError) -> Int {
+    public func run(keepSeed: Bool) throws(AuthError) -> Int {
         (project.environment.clock as? VirtualClock)?.reset()
         // In-memory limits count requests against the old state: a reset forgets them too.
         project.rateLimiter.reset()
         project.outbox.resetLimits()
         // The fake providers' pending codes and first-authorization memory belong to the old state.
-        project.identityProviders.reset()
+        project.identityProviderStore.reset()
         let fixture = keepSeed ? project.fixtures.lastApplied : nil
         let seeder = Seeder(project: project)
         return try Core(project: project).write { conn in
@@ -119,7 +116,7 @@ public struct Snapshot: Sendable {
     /// Every data table; the emulator's own private keys (`TableDump.secretTables`) only when
     /// `includeSecrets`, so a snapshot shared with a bug report or committed as a fixture
     /// carries none.
-    @_optimize(none) public static func take(_ project: Project, includeSecrets: Bool = false) throws(AuthError) -> Snapshot {
+    public static func take(_ project: Project, includeSecrets: Bool = false) throws(AuthError) -> Snapshot {
         let tables = try Core(project: project).read { conn in
             try conn.dataTables().filter { includeSecrets || !TableDump.secretTables.contains($0) }
                 .map { name in try conn.dumpTable(name) }
@@ -127,7 +124,7 @@ public struct Snapshot: Sendable {
         return Snapshot(exportedAt: project.environment.now(), tables: tables)
     }
 
-    @_optimize(none) public init(exportedAt: Timestamp, tables: [TableDump]) {
+    public init(exportedAt: Timestamp, tables: [TableDump]) {
         self.exportedAt = exportedAt
         self.tables = tables
     }
@@ -149,7 +146,7 @@ public struct Snapshot: Sendable {
         ]
     }
 
-    @_optimize(none) static func json(_ value: SQLValue) -> JSON {
+    static func json(_ value: SQLValue) -> JSON {
         switch value {
         case .null: return .null
         case .integer(let n): return .number(n)
@@ -159,12 +156,12 @@ public struct Snapshot: Sendable {
         }
     }
 
-    @_optimize(none) static func invalid(_ message: String) -> AuthError {
+    static func invalid(_ message: String) -> AuthError {
         AuthError(400, .validationFailed, "invalid snapshot: " + message)
     }
 
     /// Parses an exported document; column names are checked against the schema on restore.
-    @_optimize(none) public init(json value: JSON) throws(AuthError) {
+    public init(json value: JSON) throws(AuthError) {
         guard let root = value.objectValue else { throw Snapshot.invalid("the document must be an object") }
         if let format = root["format"], format.stringValue != Snapshot.format {
             throw Snapshot.invalid("\"format\" must be \"\(Snapshot.format)\"")
@@ -210,7 +207,7 @@ public struct Snapshot: Sendable {
 
     /// Replaces the database's content with the snapshot's, in one write transaction.
     /// Returns the number of rows per table restored.
-    @_optimize(none) public func restore(into project: Project) throws(AuthError) -> [(String, Int)] {
+    public func restore(into project: Project) throws(AuthError) -> [(String, Int)] {
         let byName = Dictionary(tables.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         do {
             return try project.database.write { conn in

@@ -1,3 +1,4 @@
+import GoTrue
 import Synchronization
 
 /// How far a running seed has got, for a console to show while it works (`serve --seed`).

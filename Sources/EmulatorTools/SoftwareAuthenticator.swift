@@ -2,10 +2,7 @@ import AuthCrypto
 import AuthHTTP
 import AuthJSON
 import AuthStore
-
-// Built unoptimized in release too (`@_optimize(none)` on its functions): no request that
-// bench/cost.sh measures runs this file, and it shortens the cold release build; the list of
-// such files is pinned in Tests/python/test_unoptimized_code.py (docs/tests.md, "Build and test time").
+import GoTrue
 
 /// The software authenticator (service_role): what a browser and a platform authenticator do
 /// between an options response and a verify request, so a headless test completes a WebAuthn
@@ -56,13 +53,13 @@ struct SoftwareAuthenticatorEndpoints: EndpointGroup {
 
     /// The options from the body: `options` (a `publicKey` wrapper is unwrapped too) or the
     /// stored ceremony of `challenge_id`.
-    @_optimize(none) private func ceremony(_ fields: ControlFields, type: String) throws(AuthError) -> Ceremony {
+    private func ceremony(_ fields: ControlFields, type: String) throws(AuthError) -> Ceremony {
         if var options = try fields.object("options") {
             if let inner = options["publicKey"]?.objectValue { options = inner }
             guard let challenge = options["challenge"]?.stringValue, !challenge.isEmpty else {
                 throw ControlRequest.invalid("options.challenge is required")
             }
-            @_optimize(none) func ids(_ key: String) -> [[UInt8]] {
+            func ids(_ key: String) -> [[UInt8]] {
                 (options[key]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue.flatMap(WebAuthn.decodeBase64URL) }
             }
             if type == "registration" {
@@ -109,13 +106,13 @@ struct SoftwareAuthenticatorEndpoints: EndpointGroup {
                         allowed: session.allowedCredentialIDs, discoverable: false)
     }
 
-    @_optimize(none) private func clientData(_ type: String, _ ceremony: Ceremony, _ fields: ControlFields) throws(AuthError) -> [UInt8] {
+    private func clientData(_ type: String, _ ceremony: Ceremony, _ fields: ControlFields) throws(AuthError) -> [UInt8] {
         let origin = try fields.nonEmptyString("origin") ?? relyingParty.origins.first ?? "http://localhost"
         let json: JSON = ["type": .string(type), "challenge": .string(ceremony.challenge), "origin": .string(origin), "crossOrigin": false]
         return Array(json.serialized().utf8)
     }
 
-    @_optimize(none) private func flags(_ fields: ControlFields, attested: Bool) throws(AuthError) -> UInt8 {
+    private func flags(_ fields: ControlFields, attested: Bool) throws(AuthError) -> UInt8 {
         var flags: UInt8 = 0
         if try fields.bool("user_present") ?? true { flags |= AuthenticatorData.Flags.userPresent.rawValue }
         if try fields.bool("user_verified") ?? true { flags |= AuthenticatorData.Flags.userVerified.rawValue }
@@ -125,7 +122,7 @@ struct SoftwareAuthenticatorEndpoints: EndpointGroup {
 
     /// A `PublicKeyCredential` as `toJSON()` gives it (WebAuthn L3 §5.1.8), the shape browsers'
     /// and supabase-js's helpers send back; `response` is the attestation or assertion.
-    @_optimize(none) private static func credential(_ credentialID: [UInt8], response: JSONObject) -> HTTPResponse {
+    private static func credential(_ credentialID: [UInt8], response: JSONObject) -> HTTPResponse {
         let id = Base64URL.encode(credentialID)
         return .json([
             "id": .string(id), "rawId": .string(id), "type": "public-key", "authenticatorAttachment": "platform",
@@ -133,9 +130,9 @@ struct SoftwareAuthenticatorEndpoints: EndpointGroup {
         ])
     }
 
-    @_optimize(none) private static func counterBytes(_ n: UInt32) -> [UInt8] { [UInt8(n >> 24), UInt8((n >> 16) & 0xFF), UInt8((n >> 8) & 0xFF), UInt8(n & 0xFF)] }
+    private static func counterBytes(_ n: UInt32) -> [UInt8] { [UInt8(n >> 24), UInt8((n >> 16) & 0xFF), UInt8((n >> 8) & 0xFF), UInt8(n & 0xFF)] }
 
-    @_optimize(none) func attestation(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+    func attestation(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let fields = try ControlFields(context.request, allowed: Self.commonKeys.union(["format"]))
         let ceremony = try ceremony(fields, type: "registration")
         let format = try fields.nonEmptyString("format") ?? "none"
@@ -174,7 +171,7 @@ struct SoftwareAuthenticatorEndpoints: EndpointGroup {
         ])
     }
 
-    @_optimize(none) func assertion(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+    func assertion(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let fields = try ControlFields(context.request, allowed: Self.commonKeys.union(["user_id", "credential_id", "sign_count"]))
         let ceremony = try ceremony(fields, type: "authentication")
         let userID = try fields.nonEmptyString("user_id")

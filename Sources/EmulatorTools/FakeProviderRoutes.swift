@@ -2,10 +2,7 @@ import AuthCrypto
 import AuthHTTP
 import AuthJSON
 import AuthJWT
-
-// Built unoptimized in release too (`@_optimize(none)` on its functions): no request that
-// bench/cost.sh measures runs this file, and it shortens the cold release build; the list of
-// such files is pinned in Tests/python/test_unoptimized_code.py (docs/tests.md, "Build and test time").
+import GoTrue
 
 /// The routes of the fake identity providers, one set per provider under
 /// `/emulator/v1/idp/{provider}`:
@@ -40,7 +37,7 @@ struct ControlIdPEndpoints: EndpointGroup {
 
     /// Whether `path` (gateway prefix removed) is one of the public provider routes. Everything
     /// else under `/emulator/v1`, including the mint route, keeps requiring the service_role key.
-    @_optimize(none) static func isPublic(path: String) -> Bool {
+    static func isPublic(path: String) -> Bool {
         guard path.hasPrefix(FakeIdentityProvider.pathPrefix) else { return false }
         let rest = path.dropFirst(FakeIdentityProvider.pathPrefix.count).split(separator: "/", omittingEmptySubsequences: false)
         guard let provider = rest.first, !provider.isEmpty, provider != ".", provider != ".." else { return false }
@@ -54,13 +51,13 @@ struct ControlIdPEndpoints: EndpointGroup {
     private var project: Project { api.project }
     private var idp: FakeIdentityProvider { FakeIdentityProvider(api: api) }
 
-    @_optimize(none) private func provider(_ context: RequestContext) throws(AuthError) -> String {
+    private func provider(_ context: RequestContext) throws(AuthError) -> String {
         let name = context.pathParameters["provider"] ?? ""
         try FakeIdentityProvider.checkProvider(name)
         return name
     }
 
-    @_optimize(none) private func internalFailure(_ error: any Error) -> AuthError {
+    private func internalFailure(_ error: any Error) -> AuthError {
         if let auth = error as? AuthError { return auth }
         logError("identity provider: \(error)")
         return AuthError.unexpected
@@ -69,14 +66,14 @@ struct ControlIdPEndpoints: EndpointGroup {
     // MARK: Discovery and keys
 
     /// OpenID Connect Discovery 1.0 §3 metadata.
-    @_optimize(none) func discovery(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+    func discovery(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let name = try provider(context)
         return .json(ControlIdPEndpoints.discoveryDocument(issuer: idp.issuer(for: name), provider: name))
     }
 
     /// The discovery document of the fake issuer of `provider`; also read in-process when a
     /// custom OIDC provider names a fake issuer (`/admin/custom-providers`).
-    @_optimize(none) static func discoveryDocument(issuer: String, provider name: String) -> JSON {
+    static func discoveryDocument(issuer: String, provider name: String) -> JSON {
         let claims: [JSON] = name == "apple"
             ? ["aud", "email", "email_verified", "exp", "iat", "is_private_email", "iss", "nonce", "nonce_supported", "sub", "auth_time"]
             : ["aud", "email", "email_verified", "exp", "iat", "iss", "name", "nonce", "picture", "sub", "at_hash"]
@@ -100,7 +97,7 @@ struct ControlIdPEndpoints: EndpointGroup {
     }
 
     /// RFC 7517 §5: the one key every fake provider signs with.
-    @_optimize(none) func jwks(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+    func jwks(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         _ = try provider(context)
         do {
             return .json(try idp.jwks())
@@ -111,7 +108,7 @@ struct ControlIdPEndpoints: EndpointGroup {
 
     // MARK: Authorization (the consent page)
 
-    @_optimize(none) func authorize(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+    func authorize(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let name = try provider(context)
         let request = AuthorizationRequest(context.request.query)
         if let problem = request.problem() { return ConsentPage.error(problem, provider: name) }
@@ -127,12 +124,12 @@ struct ControlIdPEndpoints: EndpointGroup {
 
     /// The consent form's answer: `action=approve` (the default) with `email`, `name`,
     /// `email_verified`, or `action=deny`.
-    @_optimize(none) func consent(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+    func consent(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let name = try provider(context)
         let form = ControlIdPEndpoints.form(context.request)
         let request = AuthorizationRequest(form)
         if let problem = request.problem() { return ConsentPage.error(problem, provider: name) }
-        @_optimize(none) func value(_ key: String) -> String? { form.last { $0.name == key }?.value }
+        func value(_ key: String) -> String? { form.last { $0.name == key }?.value }
         guard keyAccepted(context, form: form) else {
             let problem = value("key") == nil ? nil : "That is not this project's service_role or sb_secret_ key."
             return ConsentPage.keyPrompt(provider: name, request: request, problem: problem)
@@ -165,7 +162,7 @@ struct ControlIdPEndpoints: EndpointGroup {
     /// any user, so it asks for the project's service_role or `sb_secret_` key, as the dashboard
     /// does: the dashboard's login cookie, the key as bearer or `apikey`, or typed into the page
     /// (then carried in its forms).
-    @_optimize(none) private func keyAccepted(_ context: RequestContext, form: [QueryItem]) -> Bool {
+    private func keyAccepted(_ context: RequestContext, form: [QueryItem]) -> Bool {
         guard project.dashboard.consentRequiresKey else { return true }
         let dashboard = DashboardEndpoints(api: api)
         if dashboard.authorized(context) { return true }
@@ -173,7 +170,7 @@ struct ControlIdPEndpoints: EndpointGroup {
         return dashboard.adminKeys.contains { constantTimeEquals(Array(typed.utf8), Array($0.utf8)) }
     }
 
-    @_optimize(none) static func looksLikeEmail(_ text: String) -> Bool {
+    static func looksLikeEmail(_ text: String) -> Bool {
         guard let at = text.firstIndex(of: "@") else { return false }
         return at != text.startIndex && text.index(after: at) != text.endIndex && text.count <= 255
             && !text.contains(where: { $0 == " " || $0 == "<" || $0 == ">" })
@@ -182,7 +179,7 @@ struct ControlIdPEndpoints: EndpointGroup {
     /// The account approved for `email`: a known one keeps its subject and address spelling (and
     /// its name unless a new one is typed), a new one gets the provider-style subject derived
     /// from the email.
-    @_optimize(none) private func resolveAccount(provider: String, email: String, name: String, emailVerified: Bool) throws(AuthError) -> IdentityProviderStore.Account {
+    private func resolveAccount(provider: String, email: String, name: String, emailVerified: Bool) throws(AuthError) -> IdentityProviderStore.Account {
         let known = try idp.knownAccount(provider: provider, email: email)
         let typed = name.trimmingASCIISpaces()
         return IdentityProviderStore.Account(
@@ -191,7 +188,7 @@ struct ControlIdPEndpoints: EndpointGroup {
             name: typed.isEmpty ? known?.name : typed, picture: known?.picture)
     }
 
-    @_optimize(none) private func deliver(provider: String, request: AuthorizationRequest, account: IdentityProviderStore.Account) throws(AuthError) -> HTTPResponse {
+    private func deliver(provider: String, request: AuthorizationRequest, account: IdentityProviderStore.Account) throws(AuthError) -> HTTPResponse {
         let (code, appleUser) = try idp.approve(provider: provider, request: request, account: account)
         var items = [QueryItem(name: "code", value: code)]
         if !request.state.isEmpty { items.append(QueryItem(name: "state", value: request.state)) }
@@ -203,7 +200,7 @@ struct ControlIdPEndpoints: EndpointGroup {
     /// The authorization response (RFC 6749 §4.1.2): a 302 with the parameters added to the
     /// redirect URI's query (its own query kept), or, for `form_post` (OAuth 2.0 Form Post
     /// Response Mode §2), a page whose form POSTs them there.
-    @_optimize(none) static func redirect(_ uri: String, _ items: [QueryItem], formPost: Bool) -> HTTPResponse {
+    static func redirect(_ uri: String, _ items: [QueryItem], formPost: Bool) -> HTTPResponse {
         if formPost { return ConsentPage.formPost(action: uri, fields: items) }
         var url = RedirectURL(uri)
         let added = items.map { GoURL.queryEscape($0.name) + "=" + GoURL.queryEscape($0.value) }.joined(separator: "&")
@@ -215,16 +212,16 @@ struct ControlIdPEndpoints: EndpointGroup {
     }
 
     /// An `application/x-www-form-urlencoded` body (also read when the type is missing).
-    @_optimize(none) static func form(_ request: HTTPRequest) -> [QueryItem] {
+    static func form(_ request: HTTPRequest) -> [QueryItem] {
         RedirectURL.parseQuery(String(decoding: request.body, as: UTF8.self))
     }
 
     // MARK: Token endpoint (RFC 6749 §4.1.3, §5)
 
-    @_optimize(none) func token(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+    func token(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let name = try provider(context)
         let form = ControlIdPEndpoints.form(context.request)
-        @_optimize(none) func value(_ key: String) -> String { form.first { $0.name == key }?.value ?? "" }
+        func value(_ key: String) -> String { form.first { $0.name == key }?.value ?? "" }
         let grantType = value("grant_type")
         guard !grantType.isEmpty else { return ControlIdPEndpoints.oauthError("invalid_request", "grant_type is required") }
         guard grantType == "authorization_code" else {
@@ -237,7 +234,7 @@ struct ControlIdPEndpoints: EndpointGroup {
         var clientID = value("client_id")
         if clientID.isEmpty, let basic = ControlIdPEndpoints.basicClientID(context.request) { clientID = basic }
         let now = project.environment.now().microseconds
-        guard let pending = project.identityProviders.take(code: code, provider: name, now: now) else {
+        guard let pending = project.identityProviderStore.take(code: code, provider: name, now: now) else {
             return ControlIdPEndpoints.oauthError("invalid_grant", "The authorization code is invalid, expired or already used.")
         }
         if !clientID.isEmpty, clientID != pending.clientID {
@@ -278,11 +275,11 @@ struct ControlIdPEndpoints: EndpointGroup {
     static let noStore: HTTPHeaders = ["Cache-Control": "no-store", "Pragma": "no-cache"]
 
     /// RFC 6749 §5.2.
-    @_optimize(none) static func oauthError(_ error: String, _ description: String, status: Int = 400) -> HTTPResponse {
+    static func oauthError(_ error: String, _ description: String, status: Int = 400) -> HTTPResponse {
         .json(status: status, ["error": .string(error), "error_description": .string(description)], headers: noStore)
     }
 
-    @_optimize(none) static func basicClientID(_ request: HTTPRequest) -> String? {
+    static func basicClientID(_ request: HTTPRequest) -> String? {
         guard let header = request.headers["Authorization"], header.count > 6, header.prefix(6).lowercased() == "basic ",
               let decoded = try? Base64.decode(String(header.dropFirst(6)).trimmingASCIISpaces()) else { return nil }
         let text = String(decoding: decoded, as: UTF8.self)
@@ -292,7 +289,7 @@ struct ControlIdPEndpoints: EndpointGroup {
 
     // MARK: Userinfo (OpenID Connect Core 1.0 §5.3)
 
-    @_optimize(none) func userinfo(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+    func userinfo(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let name = try provider(context)
         var token = ""
         if let bearer = context.request.bearerToken {
@@ -302,7 +299,7 @@ struct ControlIdPEndpoints: EndpointGroup {
             token = ControlIdPEndpoints.form(context.request).first { $0.name == "access_token" }?.value ?? ""
         }
         let now = project.environment.now().microseconds
-        guard !token.isEmpty, let grant = project.identityProviders.grant(accessToken: token, provider: name, now: now) else {
+        guard !token.isEmpty, let grant = project.identityProviderStore.grant(accessToken: token, provider: name, now: now) else {
             // RFC 6750 §3.1.
             var headers = ControlIdPEndpoints.noStore
             headers["WWW-Authenticate"] = token.isEmpty ? "Bearer" : "Bearer error=\"invalid_token\""
@@ -325,7 +322,7 @@ struct ControlIdPEndpoints: EndpointGroup {
 
     /// `POST /emulator/v1/idp/{provider}/id_token`: an id_token as the provider would issue to
     /// a native app (Sign in with Apple, Google Sign-In), for `grant_type=id_token` tests.
-    @_optimize(none) func mint(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+    func mint(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let name = try provider(context)
         let fields = try ControlFields(context.request, allowed: ControlIdPEndpoints.mintKeys, emptyAllowed: true)
         let email = try fields.nonEmptyString("email")
@@ -373,7 +370,7 @@ struct ControlIdPEndpoints: EndpointGroup {
 enum ConsentPage {
     /// HTML-escapes text for element content and quoted attribute values, as the email
     /// templates do (Go's `html/template` escapes).
-    @_optimize(none) static func escape(_ text: String) -> String { MailTemplates.escape(text) }
+    static func escape(_ text: String) -> String { MailTemplates.escape(text) }
 
     static let style = """
         body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;background:#f3f4f6;color:#111827;margin:0}
@@ -391,7 +388,7 @@ enum ConsentPage {
         button.account small{display:block;color:#6b7280}
         """
 
-    @_optimize(none) static func document(title: String, body: String) -> String {
+    static func document(title: String, body: String) -> String {
         """
         <!DOCTYPE html>
         <html lang="en">
@@ -412,7 +409,7 @@ enum ConsentPage {
         """
     }
 
-    @_optimize(none) static func response(status: Int = 200, _ html: String) -> HTTPResponse {
+    static func response(status: Int = 200, _ html: String) -> HTTPResponse {
         var headers = HTTPHeaders()
         headers["Content-Type"] = "text/html; charset=utf-8"
         headers["Cache-Control"] = "no-store"
@@ -420,13 +417,13 @@ enum ConsentPage {
         return HTTPResponse(status: status, headers: headers, body: Array(html.utf8))
     }
 
-    @_optimize(none) static func hidden(_ name: String, _ value: String) -> String {
+    static func hidden(_ name: String, _ value: String) -> String {
         "<input type=\"hidden\" name=\"\(escape(name))\" value=\"\(escape(value))\">"
     }
 
     /// The consent page. The forms post to `authorize` relative to the page, so the same page
     /// works at the root and under the gateway prefix.
-    @_optimize(none) static func page(provider: String, request: AuthorizationRequest, accounts: [IdentityProviderStore.Account],
+    static func page(provider: String, request: AuthorizationRequest, accounts: [IdentityProviderStore.Account],
                      email: String? = nil, name: String = "", problem: String? = nil, key: String? = nil) -> HTTPResponse {
         let display = FakeIdentityProvider.displayName(provider)
         let carried = (request.hiddenFields + (key.map { [("key", $0)] } ?? [])).map { hidden($0.0, $0.1) }.joined(separator: "\n")
@@ -477,7 +474,7 @@ enum ConsentPage {
     }
 
     /// The page beyond loopback before the key is given (`keyAccepted`).
-    @_optimize(none) static func keyPrompt(provider: String, request: AuthorizationRequest, problem: String? = nil) -> HTTPResponse {
+    static func keyPrompt(provider: String, request: AuthorizationRequest, problem: String? = nil) -> HTTPResponse {
         let display = FakeIdentityProvider.displayName(provider)
         let carried = request.hiddenFields.map { hidden($0.0, $0.1) }.joined(separator: "\n")
         var body = """
@@ -500,7 +497,7 @@ enum ConsentPage {
     }
 
     /// A request the provider cannot serve: it must not redirect (RFC 6749 §4.1.2.1).
-    @_optimize(none) static func error(_ message: String, provider: String) -> HTTPResponse {
+    static func error(_ message: String, provider: String) -> HTTPResponse {
         let display = FakeIdentityProvider.displayName(provider)
         let body = """
             <p class="badge">Test identity provider &middot; Supabase Auth emulator</p>
@@ -513,7 +510,7 @@ enum ConsentPage {
 
     /// OAuth 2.0 Form Post Response Mode: the parameters as a form auto-posted to the client.
     /// The one-line script only presses the button a user could press.
-    @_optimize(none) static func formPost(action: String, fields: [QueryItem]) -> HTTPResponse {
+    static func formPost(action: String, fields: [QueryItem]) -> HTTPResponse {
         let inputs = fields.map { hidden($0.name, $0.value) }.joined(separator: "\n")
         let body = """
             <p class="badge">Test identity provider &middot; Supabase Auth emulator</p>

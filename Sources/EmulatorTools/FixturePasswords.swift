@@ -1,5 +1,6 @@
 import AuthPlatform
 import Dispatch
+import GoTrue
 import Synchronization
 
 /// A fixture's passwords, hashed on every core in chunks of `chunkSize` on background threads,

@@ -2,10 +2,7 @@ import AuthCrypto
 import AuthHTTP
 import AuthJSON
 import AuthPlatform
-
-// Built unoptimized in release too (`@_optimize(none)` on its functions): no request that
-// bench/cost.sh measures runs this file, and it shortens the cold release build; the list of
-// such files is pinned in Tests/python/test_unoptimized_code.py (docs/tests.md, "Build and test time").
+import GoTrue
 
 /// The software wallet (service_role): what a browser wallet extension does for Web3 sign-in,
 /// so a headless test signs in with `grant_type=web3` without one.
@@ -43,7 +40,7 @@ struct SoftwareWalletEndpoints: EndpointGroup {
 
     private var wallets: SoftwareWallets { api.project.wallets }
 
-    @_optimize(none) func create(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+    func create(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let fields = try ControlFields(context.request, allowed: ["chain", "label", "seed"])
         let chain = try Self.chain(fields)
         let wallet: SoftwareWallet
@@ -62,11 +59,11 @@ struct SoftwareWalletEndpoints: EndpointGroup {
         return .json(.object(wallet.json))
     }
 
-    @_optimize(none) func list() -> HTTPResponse {
+    func list() -> HTTPResponse {
         .json(["wallets": .array(wallets.all.map { .object($0.json) })])
     }
 
-    @_optimize(none) func message(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+    func message(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let fields = try ControlFields(context.request, allowed: [
             "chain", "label", "address", "statement", "uri", "domain", "chain_id", "nonce", "issued_at", "expires_in",
             "not_before", "request_id", "resources",
@@ -76,7 +73,7 @@ struct SoftwareWalletEndpoints: EndpointGroup {
         let environment = api.project.environment
         let config = api.snapshot.configuration
 
-        @_optimize(none) func time(_ key: String) throws(AuthError) -> Timestamp? {
+        func time(_ key: String) throws(AuthError) -> Timestamp? {
             guard let text = try fields.nonEmptyString(key) else { return nil }
             guard let time = Web3Message.goParseRFC3339(text) else {
                 throw ControlRequest.invalid("\"\(key)\" must be an RFC 3339 time such as 2026-01-02T03:04:05Z")
@@ -121,7 +118,7 @@ struct SoftwareWalletEndpoints: EndpointGroup {
         ])
     }
 
-    @_optimize(none) func sign(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+    func sign(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let fields = try ControlFields(context.request, allowed: ["chain", "message", "label", "address"])
         let chain = try Self.chain(fields)
         guard let message = try fields.string("message") else { throw ControlRequest.invalid("\"message\" is required") }
@@ -137,7 +134,7 @@ struct SoftwareWalletEndpoints: EndpointGroup {
 
     // MARK: Helpers
 
-    @_optimize(none) private static func chain(_ fields: ControlFields) throws(AuthError) -> Web3Chain {
+    private static func chain(_ fields: ControlFields) throws(AuthError) -> Web3Chain {
         guard let name = try fields.string("chain") else { throw ControlRequest.invalid("\"chain\" is required (solana or ethereum)") }
         guard let chain = Web3Chain(rawValue: name) else {
             throw ControlRequest.invalid("\"chain\" must be solana or ethereum (found \(goQuoted(name)))")
@@ -147,7 +144,7 @@ struct SoftwareWalletEndpoints: EndpointGroup {
 
     /// The wallet named by `label` (derived, and remembered), else by `address`, else by the
     /// message's address; only wallets this emulator created can be named by address.
-    @_optimize(none) private func resolve(_ fields: ControlFields, chain: Web3Chain, messageAddress: String?) throws(AuthError) -> SoftwareWallet {
+    private func resolve(_ fields: ControlFields, chain: Web3Chain, messageAddress: String?) throws(AuthError) -> SoftwareWallet {
         if let label = try fields.nonEmptyString("label") {
             let wallet = SoftwareWallet(chain: chain, label: label, labelSecret: wallets.labelSecret)
             wallets.remember(wallet)
@@ -164,14 +161,14 @@ struct SoftwareWalletEndpoints: EndpointGroup {
     }
 
     /// EIP-4361's nonce: at least 8 alphanumeric characters.
-    @_optimize(none) static func nonce(_ bytes: [UInt8]) -> String {
+    static func nonce(_ bytes: [UInt8]) -> String {
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
         return String(decoding: bytes.map { alphabet[Int($0) % alphabet.count] }, as: UTF8.self)
     }
 
     /// The first of the site URL and the allow list's URLs (cut before any wildcard) for which
     /// a message passes the grant's URI and domain checks; otherwise why none does.
-    @_optimize(none) private func chooseURI(_ draft: inout Web3MessageDraft, _ config: Configuration) throws(AuthError) {
+    private func chooseURI(_ draft: inout Web3MessageDraft, _ config: Configuration) throws(AuthError) {
         var candidates = [config.siteURL]
         for pattern in config.uriAllowList {
             let literal = String(pattern.prefix { $0 != "*" && $0 != "?" })
@@ -259,7 +256,7 @@ struct SoftwareWallet: Sendable {
     /// With `labelSecret` (a server listening beyond loopback), HMAC-SHA256 under that secret
     /// instead: anyone on the network may know or guess a label, and a key that follows from
     /// the label alone would let them sign in as the test's wallet user.
-    @_optimize(none) init(chain: Web3Chain, label: String, labelSecret: [UInt8]? = nil) {
+    init(chain: Web3Chain, label: String, labelSecret: [UInt8]? = nil) {
         let input = Array("supabase-auth-emulator web3 wallet \(chain.rawValue):\(label)".utf8)
         var secret = labelSecret.map { Array(HMAC<SHA256>.authenticationCode(for: input, using: SymmetricKey(data: $0))) }
             ?? SHA256.hash(data: input)
@@ -267,7 +264,7 @@ struct SoftwareWallet: Sendable {
         self.init(chain: chain, label: label, secret: secret)!
     }
 
-    @_optimize(none) init?(chain: Web3Chain, label: String?, secret: [UInt8]) {
+    init?(chain: Web3Chain, label: String?, secret: [UInt8]) {
         self.chain = chain
         self.label = label
         self.secret = secret
@@ -285,7 +282,7 @@ struct SoftwareWallet: Sendable {
 
     /// Solana: Ed25519 over the bytes, standard base64 (as `signMessage` bytes are sent).
     /// Ethereum: `personal_sign`, 0x-prefixed hex with v = 27 or 28.
-    @_optimize(none) func sign(_ message: [UInt8]) -> String {
+    func sign(_ message: [UInt8]) -> String {
         switch chain {
         case .solana:
             let key = try! Ed25519PrivateKey(seed: secret)
@@ -311,25 +308,25 @@ public final class SoftwareWallets: Sendable {
     private let wallets = Lock<[String: (order: Int, wallet: SoftwareWallet)]>([:])
     private let secret = Lock<[UInt8]?>(nil)
 
-    @_optimize(none) public init() {}
+    public init() {}
 
     /// Keys of labelled wallets are derived under `secret` from now on (`SoftwareWallet.init`);
     /// set at start, beyond loopback, with a random secret, so a label alone no longer gives
     /// the key and addresses change from one start to the next.
-    @_optimize(none) public func deriveLabels(under secret: [UInt8]) {
+    public func deriveLabels(under secret: [UInt8]) {
         self.secret.withLock { $0 = secret }
     }
 
     var labelSecret: [UInt8]? { secret.withLock { $0 } }
 
-    @_optimize(none) func remember(_ wallet: SoftwareWallet) {
+    func remember(_ wallet: SoftwareWallet) {
         wallets.withLock { all in
             let order = all[wallet.key]?.order ?? all.count
             all[wallet.key] = (order, wallet)
         }
     }
 
-    @_optimize(none) func wallet(chain: Web3Chain, address: String) -> SoftwareWallet? {
+    func wallet(chain: Web3Chain, address: String) -> SoftwareWallet? {
         let key = "\(chain.rawValue):\(chain == .ethereum ? address.lowercased() : address)"
         return wallets.withLock { $0[key]?.wallet }
     }

@@ -2,10 +2,7 @@ import AuthCrypto
 import AuthHTTP
 import AuthJSON
 import AuthStore
-
-// Built unoptimized in release too (`@_optimize(none)` on its functions): no request that
-// bench/cost.sh measures runs this file, and it shortens the cold release build; the list of
-// such files is pinned in Tests/python/test_unoptimized_code.py (docs/tests.md, "Build and test time").
+import GoTrue
 
 /// The dashboard's pages, rendered on the server (they work without JavaScript), and its
 /// actions. Reads and writes go through the admin and control routes (`call`), so each action
@@ -18,7 +15,7 @@ extension DashboardEndpoints {
 
     // MARK: Users
 
-    @_optimize(none) func usersPage(_ context: RequestContext, status: Int = 200, error: String? = nil,
+    func usersPage(_ context: RequestContext, status: Int = 200, error: String? = nil,
                    draft: [String: String] = [:]) throws -> HTTPResponse {
         let search = context.request.queryValue("q") ?? ""
         let number = max(1, Int(context.request.queryValue("page") ?? "") ?? 1)
@@ -93,33 +90,33 @@ extension DashboardEndpoints {
         return page(context, status: status, title: "Users", view: "users", stamp: stamp("users", context), error: error, body: body)
     }
 
-    @_optimize(none) func isConfirmed(_ user: JSON) -> Bool {
+    func isConfirmed(_ user: JSON) -> Bool {
         for key in ["email_confirmed_at", "phone_confirmed_at"] where user[key]?.stringValue != nil { return true }
         return false
     }
 
     /// Banned until a time still ahead on the project's (virtual) clock.
-    @_optimize(none) func isBanned(_ user: JSON) -> Bool {
+    func isBanned(_ user: JSON) -> Bool {
         guard let text = user["banned_until"]?.stringValue, let until = Timestamp(rfc3339: text) else { return false }
         return until.microseconds > api.project.environment.now().microseconds
     }
 
-    @_optimize(none) func yesNo(_ flag: Bool) -> String { flag ? "<span class=\"badge good\">yes</span>" : "<span class=\"badge\">no</span>" }
+    func yesNo(_ flag: Bool) -> String { flag ? "<span class=\"badge good\">yes</span>" : "<span class=\"badge\">no</span>" }
 
     /// `2026-01-01T10:00:00.123Z` as `2026-01-01 10:00:00`.
-    @_optimize(none) func shortTime(_ value: JSON?) -> String {
+    func shortTime(_ value: JSON?) -> String {
         guard let text = value?.stringValue, text.count >= 19 else { return "" }
         return String(text.prefix(19)).replacingT()
     }
 
-    @_optimize(none) func shortTime(microseconds: Int64?) -> String {
+    func shortTime(microseconds: Int64?) -> String {
         guard let microseconds else { return "" }
         return shortTime(.string(Timestamp(microseconds: microseconds).rfc3339))
     }
 
     /// A session's refresh tokens: the legacy format's rows (issued, revoked), or the second
     /// format's counter (one token at a time, no rows).
-    @_optimize(none) func refreshFamily(_ session: SessionRecord, _ family: RefreshTokenFamily) -> String {
+    func refreshFamily(_ session: SessionRecord, _ family: RefreshTokenFamily) -> String {
         if family.count == 0, let counter = session.refreshTokenCounter { return "counter \(counter) (session format)" }
         let live = family.count - family.revoked
         return "\(family.count) issued · \(family.revoked) revoked" + (live == 0 && family.count > 0 ? " <span class=\"badge bad\">all revoked</span>" : "")
@@ -128,7 +125,7 @@ extension DashboardEndpoints {
     // MARK: One user
 
     /// `draft` holds a refused form's fields, shown again; `minted` a token just minted.
-    @_optimize(none) func userPage(_ context: RequestContext, status: Int = 200, error: String? = nil, draft: [String: String] = [:],
+    func userPage(_ context: RequestContext, status: Int = 200, error: String? = nil, draft: [String: String] = [:],
                   minted: JSON? = nil) throws -> HTTPResponse {
         let id = context.pathParameters["user_id"] ?? ""
         let root = context.dashboardRoot
@@ -265,7 +262,7 @@ extension DashboardEndpoints {
     }
 
     /// Confirm, ban, unban, delete, magic link, recovery: each the admin or public route that does it.
-    @_optimize(none) func userAction(_ context: RequestContext) throws -> HTTPResponse {
+    func userAction(_ context: RequestContext) throws -> HTTPResponse {
         let id = context.pathParameters["user_id"] ?? ""
         let action = context.pathParameters["action"] ?? ""
         let path = "/admin/users/" + H.urlEncode(id)
@@ -313,7 +310,7 @@ extension DashboardEndpoints {
 
     /// Ends one session as a local logout does: the row goes and its refresh tokens with it.
     /// No API route names a session, so this is the logout's own store call and audit entry.
-    @_optimize(none) func revokeSession(_ context: RequestContext) throws -> HTTPResponse {
+    func revokeSession(_ context: RequestContext) throws -> HTTPResponse {
         let id = AdminEndpoints.canonicalUUID(context.pathParameters["user_id"] ?? "") ?? ""
         let sessionID = (context.pathParameters["session_id"] ?? "").lowercased()
         let revoked = try api.write { conn -> Bool in
@@ -328,13 +325,13 @@ extension DashboardEndpoints {
         return H.redirect(context.dashboardRoot + "/users/" + H.urlEncode(id) + H.query([("notice", "Session revoked.")]))
     }
 
-    @_optimize(none) func deleteFactor(_ context: RequestContext) throws -> HTTPResponse {
+    func deleteFactor(_ context: RequestContext) throws -> HTTPResponse {
         try deleteUserItem(context, collection: "factors", parameter: "factor_id", notice: "Factor deleted.")
     }
 
     /// Deletes one of a user's factors or passkeys through its admin route
     /// (`DELETE /admin/users/{id}/<collection>/{item}`), then shows the user's page again.
-    @_optimize(none) func deleteUserItem(_ context: RequestContext, collection: String, parameter: String, notice: String) throws -> HTTPResponse {
+    func deleteUserItem(_ context: RequestContext, collection: String, parameter: String, notice: String) throws -> HTTPResponse {
         let id = context.pathParameters["user_id"] ?? ""
         let itemID = context.pathParameters[parameter] ?? ""
         let reply = call("DELETE", "/admin/users/" + H.urlEncode(id) + "/" + collection + "/" + H.urlEncode(itemID), from: context)
@@ -344,7 +341,7 @@ extension DashboardEndpoints {
 
     // MARK: Mailbox
 
-    @_optimize(none) func mailboxPage(_ context: RequestContext, status: Int = 200, error: String? = nil) throws -> HTTPResponse {
+    func mailboxPage(_ context: RequestContext, status: Int = 200, error: String? = nil) throws -> HTTPResponse {
         let to = context.request.queryValue("to") ?? ""
         let reply = call("GET", "/emulator/v1/outbox" + H.query([("to", to), ("limit", "100")]), from: context)
         let root = context.dashboardRoot
@@ -402,7 +399,7 @@ extension DashboardEndpoints {
         return page(context, status: status, title: "Mailbox", view: "mailbox", stamp: stamp("mailbox", context), error: error, body: body)
     }
 
-    @_optimize(none) func clearMailbox(_ context: RequestContext) throws -> HTTPResponse {
+    func clearMailbox(_ context: RequestContext) throws -> HTTPResponse {
         let reply = call("DELETE", "/emulator/v1/outbox", from: context)
         guard reply.ok else { return try mailboxPage(context, status: reply.status, error: reply.message) }
         let count = reply.json["deleted"]?.intValue ?? 0
@@ -411,7 +408,7 @@ extension DashboardEndpoints {
 
     // MARK: Journal
 
-    @_optimize(none) func journalPage(_ context: RequestContext) throws -> HTTPResponse {
+    func journalPage(_ context: RequestContext) throws -> HTTPResponse {
         let op = context.request.queryValue("op") ?? ""
         let status = context.request.queryValue("status") ?? ""
         let test = context.request.queryValue("test") ?? ""
@@ -458,7 +455,7 @@ extension DashboardEndpoints {
 
     // MARK: Scenarios
 
-    @_optimize(none) func scenariosPage(_ context: RequestContext, status: Int = 200, error: String? = nil, pasted: String = "") throws -> HTTPResponse {
+    func scenariosPage(_ context: RequestContext, status: Int = 200, error: String? = nil, pasted: String = "") throws -> HTTPResponse {
         let reply = call("GET", "/emulator/v1/scenarios", from: context)
         guard reply.status != 404 else {
             return page(context, title: "Scenarios", view: "scenarios", error: "This server runs no failure scenarios.",
@@ -513,7 +510,7 @@ extension DashboardEndpoints {
 
     /// The document goes to `POST /emulator/v1/scenarios` as it is, so a bad one is refused with
     /// exactly the control route's errors.
-    @_optimize(none) func loadScenario(_ context: RequestContext) throws -> HTTPResponse {
+    func loadScenario(_ context: RequestContext) throws -> HTTPResponse {
         let name = DashboardEndpoints.field(context.request, "catalogue") ?? ""
         let pasted = DashboardEndpoints.field(context.request, "json") ?? ""
         let document: [UInt8]
@@ -531,7 +528,7 @@ extension DashboardEndpoints {
         return H.redirect(context.dashboardRoot + "/scenarios" + H.query([("notice", "Activated \(loaded).")]))
     }
 
-    @_optimize(none) func removeScenario(_ context: RequestContext) throws -> HTTPResponse {
+    func removeScenario(_ context: RequestContext) throws -> HTTPResponse {
         let name = context.pathParameters["name"] ?? ""
         let reply = call("DELETE", "/emulator/v1/scenarios/" + H.urlEncode(name), from: context)
         guard reply.ok else { return try scenariosPage(context, status: reply.status, error: reply.message) }
@@ -540,7 +537,7 @@ extension DashboardEndpoints {
 
     // MARK: Settings
 
-    @_optimize(none) func settingsPage(_ context: RequestContext, status: Int = 200, error: String? = nil) throws -> HTTPResponse {
+    func settingsPage(_ context: RequestContext, status: Int = 200, error: String? = nil) throws -> HTTPResponse {
         let csrf = csrfToken
         let root = context.dashboardRoot
         let clock = call("GET", "/emulator/v1/clock", from: context).json
@@ -637,14 +634,14 @@ extension DashboardEndpoints {
         return page(context, status: status, title: "Settings", view: "settings", stamp: stamp("settings", context), error: error, body: body)
     }
 
-    @_optimize(none) func formatSeconds(_ seconds: Double) -> String {
+    func formatSeconds(_ seconds: Double) -> String {
         let whole = Int64(seconds.rounded())
         let sign = whole < 0 ? "-" : "+"
         let magnitude = abs(whole)
         return "\(sign)\(magnitude / 86_400)d \(magnitude % 86_400 / 3600)h \(magnitude % 3600 / 60)m \(magnitude % 60)s"
     }
 
-    @_optimize(none) func moveClock(_ context: RequestContext) throws -> HTTPResponse {
+    func moveClock(_ context: RequestContext) throws -> HTTPResponse {
         var change = JSONObject()
         if let text = DashboardEndpoints.field(context.request, "set")?.trimmingASCIISpaces(), !text.isEmpty {
             // A `datetime-local` field sends `2030-01-01T09:30` (no seconds, no zone): read as UTC,
@@ -665,7 +662,7 @@ extension DashboardEndpoints {
     }
 
     /// One setting, sent as `PATCH /emulator/v1/config` would receive it from a test.
-    @_optimize(none) func changeConfig(_ context: RequestContext) throws -> HTTPResponse {
+    func changeConfig(_ context: RequestContext) throws -> HTTPResponse {
         let setting = DashboardEndpoints.field(context.request, "setting") ?? ""
         let text = DashboardEndpoints.field(context.request, "value") ?? ""
         let value: JSON = text == "true" ? .bool(true) : text == "false" ? .bool(false) : .string(text)
@@ -680,7 +677,7 @@ extension DashboardEndpoints {
 
     /// The header's clock on every page: the virtual time (ticking with the script), +1 h,
     /// +1 day, and a time to set, all through `POST /emulator/v1/clock`.
-    @_optimize(none) func clockBar(_ context: RequestContext) -> String {
+    func clockBar(_ context: RequestContext) -> String {
         guard !dashboard.requiresKey || authorized(context) else { return "" }
         let clock = call("GET", "/emulator/v1/clock", from: context).json
         let frozen = clock["frozen"]?.boolValue == true
@@ -707,13 +704,13 @@ extension DashboardEndpoints {
 
     /// A dashboard page to go back to: only paths under this dashboard's `root` (its
     /// `RequestContext.dashboardRoot`), never another site, nor another project on this server.
-    @_optimize(none) static func localTarget(_ text: String?, root: String) -> String? {
+    static func localTarget(_ text: String?, root: String) -> String? {
         guard let text, text == root || text.hasPrefix(root + "/") || text.hasPrefix(root + "?"),
               !text.contains("\\"), !text.unicodeScalars.contains(where: { $0.value < 0x20 }) else { return nil }
         return text
     }
 
-    @_optimize(none) func resetProject(_ context: RequestContext) throws -> HTTPResponse {
+    func resetProject(_ context: RequestContext) throws -> HTTPResponse {
         guard DashboardEndpoints.field(context.request, "confirm") == "yes" else {
             return try settingsPage(context, status: 400, error: "Tick \"Yes, delete everything\" to reset the project: nothing was deleted.")
         }
@@ -724,7 +721,7 @@ extension DashboardEndpoints {
         return H.redirect(context.dashboardRoot + H.query([("notice", "Project reset: \(users) user\(users == 1 ? "" : "s") left.")]))
     }
 
-    @_optimize(none) func clearJournal(_ context: RequestContext) throws -> HTTPResponse {
+    func clearJournal(_ context: RequestContext) throws -> HTTPResponse {
         let reply = call("DELETE", "/emulator/v1/journal", from: context)
         guard reply.ok else {
             let message = reply.status == 404 ? "This server keeps no request journal." : reply.message
@@ -737,12 +734,12 @@ extension DashboardEndpoints {
 
     /// `GET /emulator/live?view=...`: a short digest of what the view shows, cheap to compute
     /// (no page rendering), which the page's script compares with the one it was rendered from.
-    @_optimize(none) func live(_ context: RequestContext) throws -> HTTPResponse {
+    func live(_ context: RequestContext) throws -> HTTPResponse {
         let view = context.request.queryValue("view") ?? ""
         return .json(["stamp": .string(stamp(view, context, id: context.request.queryValue("id") ?? ""))])
     }
 
-    @_optimize(none) func stamp(_ view: String, _ context: RequestContext, id: String = "") -> String {
+    func stamp(_ view: String, _ context: RequestContext, id: String = "") -> String {
         var parts = [view]
         switch view {
         case "users", "user":
@@ -809,19 +806,19 @@ extension DashboardEndpoints {
 }
 
 extension String {
-    @_optimize(none) fileprivate func replacingT() -> String {
+    fileprivate func replacingT() -> String {
         String(map { $0 == "T" ? " " : $0 })
     }
 
     /// The target without a `notice` query item (so a notice is not shown twice).
-    @_optimize(none) fileprivate func removingNotice() -> String {
+    fileprivate func removingNotice() -> String {
         guard let mark = firstIndex(of: "?") else { return self }
         let kept = self[index(after: mark)...].split(separator: "&").filter { !$0.hasPrefix("notice=") }
         return String(self[..<mark]) + (kept.isEmpty ? "" : "?" + kept.joined(separator: "&"))
     }
 
     /// The target with `notice` as its (only) notice.
-    @_optimize(none) fileprivate func withNotice(_ notice: String) -> String {
+    fileprivate func withNotice(_ notice: String) -> String {
         let base = removingNotice()
         return base + (base.contains("?") ? "&" : "?") + "notice=" + DashboardHTML.urlEncode(notice)
     }

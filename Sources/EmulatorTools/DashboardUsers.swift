@@ -1,10 +1,7 @@
 import AuthHTTP
 import AuthJSON
 import AuthStore
-
-// Built unoptimized in release too (`@_optimize(none)` on its functions): no request that
-// bench/cost.sh measures runs this file, and it shortens the cold release build; the list of
-// such files is pinned in Tests/python/test_unoptimized_code.py (docs/tests.md, "Build and test time").
+import GoTrue
 
 /// The users pages' forms beyond one-click actions: create a user, edit the metadata, mint a
 /// token, delete a passkey. Each is the admin or control route a test would call (`call`); the
@@ -12,7 +9,7 @@ import AuthStore
 /// before anything is sent, so a typo changes nothing.
 extension DashboardEndpoints {
     /// The submitted form as a dictionary (the first value of a repeated field wins).
-    @_optimize(none) static func fields(_ request: HTTPRequest) -> [String: String] {
+    static func fields(_ request: HTTPRequest) -> [String: String] {
         var out: [String: String] = [:]
         for item in form(request) where out[item.name] == nil { out[item.name] = item.value }
         return out
@@ -20,7 +17,7 @@ extension DashboardEndpoints {
 
     /// A JSON object typed into a textarea; empty text is an empty object. The error names the
     /// field and what was expected, for the page to show.
-    @_optimize(none) static func jsonObject(_ text: String, field: String) -> Result<JSONObject, DashboardFormError> {
+    static func jsonObject(_ text: String, field: String) -> Result<JSONObject, DashboardFormError> {
         let trimmed = text.trimmingASCIISpaces()
         if trimmed.isEmpty { return .success(JSONObject()) }
         guard let value = try? JSON(parsing: trimmed) else {
@@ -34,7 +31,7 @@ extension DashboardEndpoints {
 
     // MARK: Create
 
-    @_optimize(none) func createUserForm(_ draft: [String: String], open: Bool, root: String) -> String {
+    func createUserForm(_ draft: [String: String], open: Bool, root: String) -> String {
         """
         <details\(open ? " open" : "")><summary>Create a user</summary>
         <form method="post" action="\(root)/users" class="card">\(H.csrfField(csrfToken))
@@ -52,7 +49,7 @@ extension DashboardEndpoints {
     }
 
     /// `POST /emulator/users` → `POST /admin/users`.
-    @_optimize(none) func createUser(_ context: RequestContext) throws -> HTTPResponse {
+    func createUser(_ context: RequestContext) throws -> HTTPResponse {
         var draft = DashboardEndpoints.fields(context.request)
         draft["password"] = nil  // never echoed back into the page
         let email = (draft["email"] ?? "").trimmingASCIISpaces()
@@ -82,7 +79,7 @@ extension DashboardEndpoints {
 
     // MARK: Metadata
 
-    @_optimize(none) func metadataForm(_ base: String, user: JSON, draft: [String: String]) -> String {
+    func metadataForm(_ base: String, user: JSON, draft: [String: String]) -> String {
         let userText = draft["user_metadata"] ?? H.pretty(user["user_metadata"] ?? .object([:]))
         let appText = draft["app_metadata"] ?? H.pretty(user["app_metadata"] ?? .object([:]))
         return """
@@ -99,7 +96,7 @@ extension DashboardEndpoints {
     /// each object into the stored one (`UpdateUserMetaData`: a `null` value deletes the key), so
     /// the textareas' whole objects become "what it should be" by sending `null` for every key
     /// that was removed.
-    @_optimize(none) func editMetadata(_ context: RequestContext) throws -> HTTPResponse {
+    func editMetadata(_ context: RequestContext) throws -> HTTPResponse {
         let id = context.pathParameters["user_id"] ?? ""
         let draft = DashboardEndpoints.fields(context.request)
         var parsed: [String: JSONObject] = [:]
@@ -125,7 +122,7 @@ extension DashboardEndpoints {
 
     // MARK: Tokens
 
-    @_optimize(none) func mintForm(_ base: String, draft: [String: String]) -> String {
+    func mintForm(_ base: String, draft: [String: String]) -> String {
         let aal = draft["aal"] ?? ""
         var options = ""
         for (value, label) in [("", "the session's (aal1)"), ("aal1", "aal1"), ("aal2", "aal2")] {
@@ -148,7 +145,7 @@ extension DashboardEndpoints {
 
     /// `POST /emulator/users/{id}/token` → `POST /emulator/v1/token`; the answer is the user
     /// page with the token shown once (a redirect would have to carry it in a URL).
-    @_optimize(none) func mintToken(_ context: RequestContext) throws -> HTTPResponse {
+    func mintToken(_ context: RequestContext) throws -> HTTPResponse {
         let id = context.pathParameters["user_id"] ?? ""
         let draft = DashboardEndpoints.fields(context.request)
         var claims: JSONObject
@@ -169,7 +166,7 @@ extension DashboardEndpoints {
         return try userPage(context, draft: draft, minted: reply.json)
     }
 
-    @_optimize(none) func mintedToken(_ minted: JSON, root: String) -> String {
+    func mintedToken(_ minted: JSON, root: String) -> String {
         let token = minted["access_token"]?.stringValue ?? ""
         let expiresAt = minted["expires_at"]?.doubleValue.map { Timestamp(microseconds: Int64($0) * 1_000_000).rfc3339 } ?? ""
         var html = "<section class=\"card\" aria-labelledby=\"minted\"><h3 id=\"minted\">Minted access token</h3>"
@@ -185,7 +182,7 @@ extension DashboardEndpoints {
 
     // MARK: Passkeys
 
-    @_optimize(none) func deletePasskey(_ context: RequestContext) throws -> HTTPResponse {
+    func deletePasskey(_ context: RequestContext) throws -> HTTPResponse {
         try deleteUserItem(context, collection: "passkeys", parameter: "passkey_id", notice: "Passkey deleted.")
     }
 
@@ -194,7 +191,7 @@ extension DashboardEndpoints {
     /// What `POST /logout?scope=global` does for the user's own token (`models.Logout`): every
     /// session goes, and their refresh tokens with them; one `logout` audit entry with the user
     /// as actor. No admin route signs a user out, so this is the logout's store call.
-    @_optimize(none) func signOutEverywhere(_ context: RequestContext, userID: String) throws -> Int {
+    func signOutEverywhere(_ context: RequestContext, userID: String) throws -> Int {
         let id = AdminEndpoints.canonicalUUID(userID) ?? ""
         return try api.write { conn -> Int in
             guard let user = try conn.user(id: id) else { throw AuthError(404, .userNotFound, "User not found") }

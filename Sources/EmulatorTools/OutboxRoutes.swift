@@ -1,11 +1,8 @@
 import AuthHTTP
 import AuthJSON
 import AuthStore
+import GoTrue
 import Synchronization
-
-// Built unoptimized in release too (`@_optimize(none)` on its functions): no request that
-// bench/cost.sh measures runs this file, and it shortens the cold release build; the list of
-// such files is pinned in Tests/python/test_unoptimized_code.py (docs/tests.md, "Build and test time").
 
 /// The outbox control routes (emulator-only; the service_role check is done for the whole
 /// `/emulator/v1` prefix by `GoTrueAPI`).
@@ -21,17 +18,17 @@ struct OutboxEndpoints: EndpointGroup {
         ]
     }
 
-    @_optimize(none) private func filter(_ context: RequestContext, name: String) -> String? {
+    private func filter(_ context: RequestContext, name: String) -> String? {
         guard let value = context.request.queryValue(name), !value.isEmpty else { return nil }
         return name == "to" ? OutboxEndpoints.normalizedRecipient(value) : value
     }
 
     /// Phones are stored as GoTrue stores them (digits, no `+`); emails lowercased.
-    @_optimize(none) static func normalizedRecipient(_ to: String) -> String {
+    static func normalizedRecipient(_ to: String) -> String {
         to.contains("@") ? to.lowercased() : Validation.formatPhone(to)
     }
 
-    @_optimize(none) func list(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+    func list(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         var limit: Int?
         if let text = context.request.queryValue("limit"), !text.isEmpty {
             guard let value = Int(text), value >= 0 else {
@@ -45,7 +42,7 @@ struct OutboxEndpoints: EndpointGroup {
         return .json(.array(messages.map(Outbox.json)))
     }
 
-    @_optimize(none) func latest(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+    func latest(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let to = filter(context, name: "to")
         let type = filter(context, name: "type")
         let messages = try api.read { conn in try conn.outboxMessages(recipient: to, type: type, limit: 1) }
@@ -55,7 +52,7 @@ struct OutboxEndpoints: EndpointGroup {
         return .json(Outbox.json(message))
     }
 
-    @_optimize(none) func clear(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+    func clear(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let deleted = try api.write { conn in try conn.clearOutbox() }
         return .json(["deleted": .number(Int64(deleted))])
     }

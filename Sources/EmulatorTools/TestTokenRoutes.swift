@@ -2,10 +2,7 @@ import AuthHTTP
 import AuthJSON
 import AuthJWT
 import AuthStore
-
-// Built unoptimized in release too (`@_optimize(none)` on its functions): no request that
-// bench/cost.sh measures runs this file, and it shortens the cold release build; the list of
-// such files is pinned in Tests/python/test_unoptimized_code.py (docs/tests.md, "Build and test time").
+import GoTrue
 
 /// `POST /emulator/v1/token`: mints an access token without a sign-in flow.
 ///
@@ -28,7 +25,7 @@ struct TestTokenEndpoints: EndpointGroup {
 
     private var project: Project { api.project }
 
-    @_optimize(none) func mint(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+    func mint(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let fields = try ControlFields(context.request, allowed: ["user_id", "email", "role", "claims", "expires_in"])
         let config = api.snapshot.configuration
         let expiresIn = try fields.expiresIn(default: Int64(config.jwt.expirySeconds))
@@ -87,7 +84,7 @@ struct TestTokenEndpoints: EndpointGroup {
 public enum TestTokens {
     /// The claims of an API key (`APIKeys.standard`): without an expiry the well-known keys'
     /// fixed `exp`, so `--role anon` reproduces the project's anon key.
-    @_optimize(none) static func keyClaims(role: String, issuedAt: Timestamp, expiresIn: Int64?) -> JSONObject {
+    static func keyClaims(role: String, issuedAt: Timestamp, expiresIn: Int64?) -> JSONObject {
         var claims: JSONObject = ["iss": "supabase-demo", "role": .string(role)]
         if let expiresIn {
             claims["iat"] = .number(issuedAt.unixSeconds)
@@ -100,7 +97,7 @@ public enum TestTokens {
 
     /// A user's claims in the order `GenerateAccessToken` writes them (session claims are the
     /// caller's to add).
-    @_optimize(none) static func userClaims(user: UserRecord, role: String, issuer: String, issuedAt: Timestamp, expiresIn: Int64) -> JSONObject {
+    static func userClaims(user: UserRecord, role: String, issuer: String, issuedAt: Timestamp, expiresIn: Int64) -> JSONObject {
         var claims = JSONObject()
         if !issuer.isEmpty { claims["iss"] = .string(issuer) }
         claims["sub"] = .string(user.id)
@@ -117,13 +114,13 @@ public enum TestTokens {
 
     /// An API-key-like token for `role` (`anon`, `service_role`, ...), signed with the
     /// configuration's key. `expiresIn` nil gives the well-known keys' fixed expiry.
-    @_optimize(none) public static func keyToken(role: String, configuration: Configuration, now: Timestamp, expiresIn: Int64?) -> String {
+    public static func keyToken(role: String, configuration: Configuration, now: Timestamp, expiresIn: Int64?) -> String {
         JWTSigner.sign(claims: keyClaims(role: role, issuedAt: now, expiresIn: expiresIn), key: configuration.jwt.roleTokenKey)
     }
 
     /// A user token without a session (no `session_id`): GoTrue accepts it on `/user` as long as
     /// the user `userID` exists, but it cannot be refreshed.
-    @_optimize(none) public static func userToken(userID: String, email: String?, role: String, configuration: Configuration,
+    public static func userToken(userID: String, email: String?, role: String, configuration: Configuration,
                                  now: Timestamp, expiresIn: Int64?) -> String {
         var user = UserRecord(id: userID, createdAt: now.microseconds)
         user.aud = configuration.jwt.audience

@@ -1,16 +1,13 @@
 import AuthHTTP
 import AuthJSON
-
-// Built unoptimized in release too (`@_optimize(none)` on its functions): no request that
-// bench/cost.sh measures runs this file, and it shortens the cold release build; the list of
-// such files is pinned in Tests/python/test_unoptimized_code.py (docs/tests.md, "Build and test time").
+import GoTrue
 
 /// The dashboard's HTML toolkit: escaping, the page frame, and the stylesheet and script served
 /// inline with every page, so the binary needs no asset files and the pages work offline.
 enum DashboardHTML {
     /// Text and attribute values are escaped with one function: everything shown comes from
     /// users of the emulated app (emails, metadata, captured mail) and must never become markup.
-    @_optimize(none) static func escape(_ text: String) -> String {
+    static func escape(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
         for c in text.unicodeScalars {
@@ -27,7 +24,7 @@ enum DashboardHTML {
     }
 
     /// Percent-encoding for a query value or path segment (RFC 3986 unreserved characters kept).
-    @_optimize(none) static func urlEncode(_ text: String) -> String {
+    static func urlEncode(_ text: String) -> String {
         var out = ""
         for byte in text.utf8 {
             switch byte {
@@ -45,7 +42,7 @@ enum DashboardHTML {
     /// A whole number with a comma between each group of three digits ("100,001"), so a large
     /// count reads at a glance. Fixed rather than the locale's: the page is the same for every
     /// reader, and the server knows no reader's locale.
-    @_optimize(none) static func grouped(_ number: Int) -> String {
+    static func grouped(_ number: Int) -> String {
         let digits = String(number.magnitude)
         var out = ""
         for (index, digit) in digits.enumerated() {
@@ -56,19 +53,19 @@ enum DashboardHTML {
     }
 
     /// A count and its noun, singular for exactly one: "1 user", "100,001 users".
-    @_optimize(none) static func counted(_ number: Int, _ singular: String, plural: String? = nil) -> String {
+    static func counted(_ number: Int, _ singular: String, plural: String? = nil) -> String {
         grouped(number) + " " + (number == 1 ? singular : plural ?? singular + "s")
     }
 
     /// A query string from name/value pairs, empty values left out.
-    @_optimize(none) static func query(_ items: [(String, String)]) -> String {
+    static func query(_ items: [(String, String)]) -> String {
         let parts = items.filter { !$0.1.isEmpty }.map { urlEncode($0.0) + "=" + urlEncode($0.1) }
         return parts.isEmpty ? "" : "?" + parts.joined(separator: "&")
     }
 
     /// JSON for reading: indented two spaces per level (or on one line), keys in stored order,
     /// and unlike the wire format `<`, `>` and `&` left as they are (the page escapes them).
-    @_optimize(none) static func pretty(_ value: JSON, level: Int = 0, compact: Bool = false) -> String {
+    static func pretty(_ value: JSON, level: Int = 0, compact: Bool = false) -> String {
         let pad = compact ? "" : String(repeating: "  ", count: level + 1)
         let closing = compact ? "" : String(repeating: "  ", count: level)
         let newline = compact ? "" : "\n"
@@ -89,7 +86,7 @@ enum DashboardHTML {
         }
     }
 
-    @_optimize(none) static func quoted(_ text: String) -> String {
+    static func quoted(_ text: String) -> String {
         var out = "\""
         for c in text.unicodeScalars {
             switch c {
@@ -111,14 +108,14 @@ enum DashboardHTML {
     }
 
     /// The hidden field every state-changing form carries (checked against the cookie).
-    @_optimize(none) static func csrfField(_ token: String) -> String {
+    static func csrfField(_ token: String) -> String {
         "<input type=\"hidden\" name=\"csrf\" value=\"\(escape(token))\">"
     }
 
     /// A one-button POST form.
     /// `accessibleLabel` names the button for screen readers when its text relies on what sits
     /// beside it ("Turn off" next to "Email auto-confirm").
-    @_optimize(none) static func button(_ action: String, _ label: String, csrf: String, style: String = "", confirm: String? = nil,
+    static func button(_ action: String, _ label: String, csrf: String, style: String = "", confirm: String? = nil,
                        fields: [(String, String)] = [], accessibleLabel: String? = nil) -> String {
         var html = "<form method=\"post\" action=\"\(escape(action))\" class=\"inline\""
         if let confirm { html += " data-confirm=\"\(escape(confirm))\"" }
@@ -131,7 +128,7 @@ enum DashboardHTML {
     }
 
     /// A value with a copy button (the script copies the element's text).
-    @_optimize(none) static func copyable(_ id: String, _ value: String, code: Bool = true) -> String {
+    static func copyable(_ id: String, _ value: String, code: Bool = true) -> String {
         let inner = code ? "<code id=\"\(escape(id))\">\(escape(value))</code>" : "<span id=\"\(escape(id))\">\(escape(value))</span>"
         return "<span class=\"copy\">\(inner)<button type=\"button\" class=\"small\" data-copy=\"\(escape(id))\">Copy</button></span>"
     }
@@ -152,7 +149,7 @@ enum DashboardHTML {
     /// script reloads when it moves); `live` false leaves the page still. `projects` feeds the
     /// header's project switcher (shown only when there are several); `clock` is the header's
     /// virtual-clock bar.
-    @_optimize(none) static func page(title: String, view: String, root: String, stamp: String, liveQuery: String = "", live: Bool = true,
+    static func page(title: String, view: String, root: String, stamp: String, liveQuery: String = "", live: Bool = true,
                      notice: String? = nil, error: String? = nil, navigation showNavigation: Bool = true,
                      projects: [Dashboard.ProjectLink] = [], clock: String = "", body: String) -> String {
         let switcher = projectSwitcher(projects)
@@ -193,7 +190,7 @@ enum DashboardHTML {
     /// given, the page's own named and marked (not a link: the page is already there), every
     /// other a link to its dashboard. Those paths are the server's, from its root, so they are
     /// used as given, never under this page's mount. Nothing for one project or none.
-    @_optimize(none) static func projectSwitcher(_ projects: [Dashboard.ProjectLink]) -> String {
+    static func projectSwitcher(_ projects: [Dashboard.ProjectLink]) -> String {
         guard projects.count > 1 else { return "" }
         var html = "<nav class=\"projects\" aria-label=\"Projects\"><span class=\"muted\">Project</span>"
         for project in projects {
@@ -204,7 +201,7 @@ enum DashboardHTML {
         return html + "</nav>"
     }
 
-    @_optimize(none) static func response(_ html: String, status: Int = 200, headers extra: HTTPHeaders = [:]) -> HTTPResponse {
+    static func response(_ html: String, status: Int = 200, headers extra: HTTPHeaders = [:]) -> HTTPResponse {
         var headers = extra
         headers["Content-Type"] = "text/html; charset=utf-8"
         // Pages show keys and personal data: never cached, never framed by another site.
@@ -216,7 +213,7 @@ enum DashboardHTML {
     }
 
     /// Post/Redirect/Get: 303 so a reload does not repeat the action.
-    @_optimize(none) static func redirect(_ location: String, status: Int = 303) -> HTTPResponse {
+    static func redirect(_ location: String, status: Int = 303) -> HTTPResponse {
         var headers = HTTPHeaders()
         headers["Location"] = location
         headers["Cache-Control"] = "no-store"

@@ -74,7 +74,7 @@ public final class Outbox: Sendable {
     }
 
     /// The JSON a test reads from the control routes.
-    static func json(_ m: OutboxRecord) -> JSON {
+    package static func json(_ m: OutboxRecord) -> JSON {
         var o = JSONObject()
         o["id"] = .string(m.id)
         o["channel"] = .string(m.channel)

@@ -1,9 +1,6 @@
 import AuthHTTP
 import AuthJSON
-
-// Built unoptimized in release too (`@_optimize(none)` on its functions): no request that
-// bench/cost.sh measures runs this file, and it shortens the cold release build; the list of
-// such files is pinned in Tests/python/test_unoptimized_code.py (docs/tests.md, "Build and test time").
+import GoTrue
 
 /// `GET /emulator/v1/clock` and `POST /emulator/v1/clock`: read and move the project's
 /// `VirtualClock`.
@@ -28,7 +25,7 @@ struct ClockEndpoints: EndpointGroup {
     /// The project's clock when it can be moved.
     private var clock: VirtualClock? { api.project.environment.clock as? VirtualClock }
 
-    @_optimize(none) static func json(_ reading: VirtualClock.Reading) -> JSON {
+    static func json(_ reading: VirtualClock.Reading) -> JSON {
         [
             "now": .string(reading.now.rfc3339),
             "offset_seconds": .number(Double(reading.offsetMicroseconds) / 1_000_000),
@@ -36,7 +33,7 @@ struct ClockEndpoints: EndpointGroup {
         ]
     }
 
-    @_optimize(none) func get() throws(AuthError) -> HTTPResponse {
+    func get() throws(AuthError) -> HTTPResponse {
         if let clock { return .json(ClockEndpoints.json(clock.reading)) }
         // A project built with a fixed clock (an embedding test's own) still reports its time.
         let now = api.project.environment.now()
@@ -46,7 +43,7 @@ struct ClockEndpoints: EndpointGroup {
     /// Largest jump accepted: 100 years either way, far beyond any expiry, well inside Int64 µs.
     static let maximumAdvance: Double = 100 * 366 * 86_400
 
-    @_optimize(none) func update(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+    func update(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let body = try ControlRequest.body(context.request)
         try ControlRequest.checkKeys(body, allowed: ["set", "advance_seconds", "freeze"])
         guard !body.isEmpty else {

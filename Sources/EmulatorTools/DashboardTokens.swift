@@ -2,16 +2,13 @@ import AuthCrypto
 import AuthHTTP
 import AuthJSON
 import AuthJWT
-
-// Built unoptimized in release too (`@_optimize(none)` on its functions): no request that
-// bench/cost.sh measures runs this file, and it shortens the cold release build; the list of
-// such files is pinned in Tests/python/test_unoptimized_code.py (docs/tests.md, "Build and test time").
+import GoTrue
 
 /// `/emulator/tokens`: paste a JWT, read its header and claims, and learn whether this project
 /// would accept it. The verdict is the project's own verification (`JWT.verify` with the key
 /// set and virtual clock GoTrue's `parseJWTClaims` uses), so "valid" here means `/user` takes it.
 extension DashboardEndpoints {
-    @_optimize(none) func tokensPage(_ context: RequestContext, status: Int = 200, error: String? = nil, token: String = "",
+    func tokensPage(_ context: RequestContext, status: Int = 200, error: String? = nil, token: String = "",
                     result: String = "") throws -> HTTPResponse {
         let body = """
             <h1>Tokens</h1>
@@ -25,7 +22,7 @@ extension DashboardEndpoints {
     }
 
     /// A POST, so a token never lands in a URL (history, logs).
-    @_optimize(none) func decodeToken(_ context: RequestContext) throws -> HTTPResponse {
+    func decodeToken(_ context: RequestContext) throws -> HTTPResponse {
         let token = (DashboardEndpoints.field(context.request, "token") ?? "").filter { !$0.isWhitespace }
         guard !token.isEmpty else { return try tokensPage(context, status: 400, error: "Paste a token to decode.") }
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
@@ -60,7 +57,7 @@ extension DashboardEndpoints {
 
     /// One of: signature valid, expired (a valid signature whose time is up on the virtual
     /// clock), unknown key id, invalid signature, or malformed, with golang-jwt's wording.
-    @_optimize(none) static func verdict(_ token: String, keys: JWTKeySet, now: Timestamp) -> TokenVerdict {
+    static func verdict(_ token: String, keys: JWTKeySet, now: Timestamp) -> TokenVerdict {
         do {
             let verified = try JWT.verify(token, keys: keys, now: now.unixSeconds)
             let kid = verified.header["kid"]?.stringValue.map { " (kid \($0))" } ?? ""

@@ -2,11 +2,8 @@ import AuthCrypto
 import AuthHTTP
 import AuthJSON
 import AuthStore
+import GoTrue
 import Synchronization
-
-// Built unoptimized in release too (`@_optimize(none)` on its functions): no request that
-// bench/cost.sh measures runs this file, and it shortens the cold release build; the list of
-// such files is pinned in Tests/python/test_unoptimized_code.py (docs/tests.md, "Build and test time").
 
 /// The dashboard's per-project settings and its seam to the layers above. GoTrue does not know
 /// scenarios, the journal or runtime configuration exist (they are routes added by the layers
@@ -16,13 +13,13 @@ import Synchronization
 public final class Dashboard: Sendable {
     /// Where the pages live. Outside `/emulator/v1`, so the control routes' bearer-key check does
     /// not apply: pages authenticate with a cookie (or not at all on a loopback bind).
-    public static let path = "/emulator"
+    public static let path = GoTrueAPI.sideDoorPrefix
 
     /// A scenario file the scenarios page offers to load.
     public struct CatalogueEntry: Sendable {
         public var name: String
         public var contents: [UInt8]
-        @_optimize(none) public init(name: String, contents: [UInt8]) {
+        public init(name: String, contents: [UInt8]) {
             self.name = name
             self.contents = contents
         }
@@ -43,12 +40,12 @@ public final class Dashboard: Sendable {
 
     private let state = Mutex(State())
 
-    @_optimize(none) public init() {}
+    public init() {}
 
     /// `--dashboard off` answers every page with 404; `requiresKey` asks for the service_role
     /// key (set when the server listens beyond loopback), on the dashboard and on the test
     /// providers' consent page.
-    @_optimize(none) public func configure(enabled: Bool, requiresKey: Bool) {
+    public func configure(enabled: Bool, requiresKey: Bool) {
         state.withLock {
             $0.enabled = enabled
             $0.requiresKey = requiresKey
@@ -61,7 +58,7 @@ public final class Dashboard: Sendable {
     var consentRequiresKey: Bool { state.withLock { $0.consentRequiresKey } }
 
     /// The scenario files offered for loading (the layer that reads files provides them).
-    @_optimize(none) public func setCatalogue(_ provider: @escaping @Sendable () -> [CatalogueEntry]) {
+    public func setCatalogue(_ provider: @escaping @Sendable () -> [CatalogueEntry]) {
         state.withLock { $0.catalogue = provider }
     }
 
@@ -75,7 +72,7 @@ public final class Dashboard: Sendable {
         public var path: String
         /// Whether it is the project this dashboard shows.
         public var current: Bool
-        @_optimize(none) public init(ref: String, path: String, current: Bool) {
+        public init(ref: String, path: String, current: Bool) {
             self.ref = ref
             self.path = path
             self.current = current
@@ -84,7 +81,7 @@ public final class Dashboard: Sendable {
 
     /// The projects the page header's switcher lists (the layer that hosts several projects
     /// provides them; none: no switcher).
-    @_optimize(none) public func setProjects(_ provider: @escaping @Sendable () -> [ProjectLink]) {
+    public func setProjects(_ provider: @escaping @Sendable () -> [ProjectLink]) {
         state.withLock { $0.projects = provider }
     }
 
@@ -92,13 +89,13 @@ public final class Dashboard: Sendable {
 
     /// Called by `GoTrueAPI.init`: the router (with every extension route) actions go through.
     /// Held weakly: the API owns the routes that own this project.
-    @_optimize(none) func attach(_ api: GoTrueAPI) { state.withLock { $0.api = api } }
+    func attach(_ api: GoTrueAPI) { state.withLock { $0.api = api } }
 
     var api: GoTrueAPI? { state.withLock { $0.api } }
 
     /// A per-process secret, drawn from the project's random source on first use: the CSRF
     /// token and the login cookie are MACs under it, so a restart invalidates both.
-    @_optimize(none) func secret(_ environment: Environment) -> [UInt8] {
+    func secret(_ environment: Environment) -> [UInt8] {
         state.withLock { s in
             if let secret = s.secret { return secret }
             let fresh = environment.randomBytes(32)
@@ -154,11 +151,11 @@ struct DashboardEndpoints: EndpointGroup {
 
     static var endpoints: [Endpoint<Self>] {
         let root = Dashboard.path
-        @_optimize(none) func get(_ pattern: String, _ name: String,
+        func get(_ pattern: String, _ name: String,
                  _ body: @escaping @Sendable (Self, RequestContext) throws -> HTTPResponse) -> Endpoint<Self> {
             Endpoint("GET", root + pattern, operation: "emulator.dashboard." + name) { g, c in try g.guarded(c, post: false, body) }
         }
-        @_optimize(none) func post(_ pattern: String, _ name: String,
+        func post(_ pattern: String, _ name: String,
                   _ body: @escaping @Sendable (Self, RequestContext) throws -> HTTPResponse) -> Endpoint<Self> {
             Endpoint("POST", root + pattern, operation: "emulator.dashboard." + name) { g, c in try g.guarded(c, post: true, body) }
         }
@@ -197,7 +194,7 @@ struct DashboardEndpoints: EndpointGroup {
     // MARK: Access
 
     /// The gate in front of every page and action: enabled, authenticated, CSRF-checked.
-    @_optimize(none) func guarded(_ context: RequestContext, post: Bool, _ body: (Self, RequestContext) throws -> HTTPResponse) throws -> HTTPResponse {
+    func guarded(_ context: RequestContext, post: Bool, _ body: (Self, RequestContext) throws -> HTTPResponse) throws -> HTTPResponse {
         guard dashboard.isEnabled else { return .plainText(status: 404, "404 page not found") }
         let isLogin = context.path == Dashboard.path + "/login"
         if post && !csrfValid(context) {
@@ -213,16 +210,16 @@ struct DashboardEndpoints: EndpointGroup {
         return try body(self, context)
     }
 
-    @_optimize(none) func mac(_ label: String) -> String {
+    func mac(_ label: String) -> String {
         HMAC<SHA256>.authenticationCode(for: Array(label.utf8), using: SymmetricKey(data: dashboard.secret(api.project.environment))).hexString
     }
 
     var csrfToken: String { mac("csrf") }
 
     /// The login cookie's value for a key: changes when the key does.
-    @_optimize(none) func sessionValue(_ key: String) -> String { mac("session:" + key) }
+    func sessionValue(_ key: String) -> String { mac("session:" + key) }
 
-    @_optimize(none) static func cookie(_ request: HTTPRequest, _ name: String) -> String? {
+    static func cookie(_ request: HTTPRequest, _ name: String) -> String? {
         for header in request.headers.values(for: "Cookie") {
             for part in header.split(separator: ";") {
                 let pair = part.split(separator: "=", maxSplits: 1)
@@ -233,20 +230,20 @@ struct DashboardEndpoints: EndpointGroup {
         return nil
     }
 
-    @_optimize(none) private static func trimmed(_ text: Substring) -> String {
+    private static func trimmed(_ text: Substring) -> String {
         String(text.drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
     }
 
     /// The submitted form fields (`application/x-www-form-urlencoded`), decoded as a query.
-    @_optimize(none) static func form(_ request: HTTPRequest) -> [QueryItem] {
+    static func form(_ request: HTTPRequest) -> [QueryItem] {
         HTTPRequest(method: "GET", target: "/?" + String(decoding: request.body, as: UTF8.self)).query
     }
 
-    @_optimize(none) static func field(_ request: HTTPRequest, _ name: String) -> String? {
+    static func field(_ request: HTTPRequest, _ name: String) -> String? {
         form(request).first { $0.name == name }?.value
     }
 
-    @_optimize(none) func csrfValid(_ context: RequestContext) -> Bool {
+    func csrfValid(_ context: RequestContext) -> Bool {
         let expected = Array(csrfToken.utf8)
         guard let field = DashboardEndpoints.field(context.request, "csrf"),
               let cookie = DashboardEndpoints.cookie(context.request, DashboardEndpoints.csrfCookie) else { return false }
@@ -256,7 +253,7 @@ struct DashboardEndpoints: EndpointGroup {
     /// The keys that open the dashboard: the service_role key and the opaque secret key.
     var adminKeys: [String] { [api.snapshot.configuration.apiKeys.serviceRole, api.snapshot.configuration.apiKeys.secret].compactMap { $0 } }
 
-    @_optimize(none) func authorized(_ context: RequestContext) -> Bool {
+    func authorized(_ context: RequestContext) -> Bool {
         guard dashboard.requiresKey else { return true }
         let request = context.request
         if let cookie = DashboardEndpoints.cookie(request, DashboardEndpoints.sessionCookie) {
@@ -268,7 +265,7 @@ struct DashboardEndpoints: EndpointGroup {
         return presented.contains { given in adminKeys.contains { constantTimeEquals(Array(given.utf8), Array($0.utf8)) } }
     }
 
-    @_optimize(none) func loginPage(_ context: RequestContext, status: Int = 200, error: String? = nil) -> HTTPResponse {
+    func loginPage(_ context: RequestContext, status: Int = 200, error: String? = nil) -> HTTPResponse {
         let body = """
             <h1>Dashboard sign-in</h1>
             <p>This emulator listens beyond loopback, so the dashboard asks for the project's
@@ -280,7 +277,7 @@ struct DashboardEndpoints: EndpointGroup {
         return page(context, status: status, title: "Sign in", view: "login", navigation: false, error: error, body: body)
     }
 
-    @_optimize(none) func login(_ context: RequestContext) -> HTTPResponse {
+    func login(_ context: RequestContext) -> HTTPResponse {
         let given = DashboardEndpoints.field(context.request, "key") ?? ""
         guard let key = adminKeys.first(where: { constantTimeEquals(Array(given.utf8), Array($0.utf8)) }) else {
             return loginPage(context, status: 401, error: "That is not this project's service_role key.")
@@ -295,7 +292,7 @@ struct DashboardEndpoints: EndpointGroup {
     /// Every page goes out with the CSRF cookie its forms are checked against. A page answering
     /// a POST (an error, a minted token, a decoded one) does not poll for live updates: the
     /// script would fetch its URL with a GET, which is another page or none.
-    @_optimize(none) func page(_ context: RequestContext, status: Int = 200, title: String, view: String, stamp: String = "",
+    func page(_ context: RequestContext, status: Int = 200, title: String, view: String, stamp: String = "",
               liveQuery: String = "", navigation: Bool = true, notice: String? = nil, error: String? = nil,
               body: String) -> HTTPResponse {
         let live = context.request.method == "GET"
@@ -317,7 +314,7 @@ struct DashboardEndpoints: EndpointGroup {
     /// Answers `method target` as the API would for a service_role caller, through the same
     /// router and handlers (admin, outbox, clock, and the control routes of the layers above),
     /// but past the middleware: the dashboard's own calls are neither journaled nor faulted.
-    @_optimize(none) func call(_ method: String, _ target: String, _ body: JSON? = nil, raw: [UInt8]? = nil,
+    func call(_ method: String, _ target: String, _ body: JSON? = nil, raw: [UInt8]? = nil,
               from context: RequestContext) -> DashboardReply {
         var headers = HTTPHeaders()
         headers["Authorization"] = "Bearer " + api.snapshot.configuration.apiKeys.serviceRole

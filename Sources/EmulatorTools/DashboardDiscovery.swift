@@ -1,5 +1,6 @@
 import AuthHTTP
 import AuthJSON
+import GoTrue
 
 /// Where things are, for a person who opens the server's bare URL.
 ///

@@ -1,5 +1,6 @@
 import AuthHTTP
 import AuthJSON
+import GoTrue
 
 /// Request parsing shared by the emulator's control routes under `/emulator/v1` (here, in
 /// AuthScenarios and in AuthEmulator). `GoTrueAPI` requires the service_role key for every path

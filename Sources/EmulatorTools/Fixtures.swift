@@ -2,6 +2,7 @@ import AuthCrypto
 import AuthJSON
 import AuthStore
 import Dispatch
+import GoTrue
 import Synchronization
 
 /// A fixture document, `{"users": [...]}`, whose entries take the fields of `POST /admin/users`
