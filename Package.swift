@@ -79,18 +79,36 @@ let package = Package(
             swiftSettings: unoptimized
         ),
         .target(name: "AuthScenarios", dependencies: ["GoTrue", "AuthHTTP", "AuthJSON", "AuthCrypto", "AuthPlatform"], swiftSettings: strict),
+        // Reading the configuration: environment variables, config.toml, setting syntax, the
+        // emulator's options, the generated settings reference; and the file and exposure rules
+        // the readers share with the assembly. Runs once at start and on a control-API change.
+        .target(
+            name: "EmulatorConfiguration",
+            dependencies: [
+                "AuthScenarios", "GoTrue", "AuthHTTP", "AuthJSON", "AuthJWT", "AuthCrypto", "AuthTOML", "AuthPlatform", "AuthTemplate", "CAuthPlatform",
+            ],
+            swiftSettings: unoptimized
+        ),
         .target(
             name: "AuthEmulator",
             dependencies: [
-                "AuthScenarios", "EmulatorTools", "GoTrue", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto", "AuthTOML", "AuthPlatform",
-                "AuthTemplate", "CAuthPlatform",
+                "EmulatorConfiguration", "AuthScenarios", "EmulatorTools", "GoTrue", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto",
+                "AuthPlatform", "AuthTemplate", "CAuthPlatform",
             ],
             swiftSettings: batched
         ),
         // The Swift Testing trait and the XCTest helpers that give each test an emulator of its own.
         // Testing and XCTest come with the toolchain; each file compiles only where its framework exists.
         .target(name: "AuthEmulatorTesting", dependencies: ["AuthEmulator", "GoTrue", "AuthPlatform"], swiftSettings: strict),
-        .executableTarget(name: "auth-emulator", dependencies: ["AuthEmulator"], swiftSettings: strict),
+        // The CLI: subcommands, flags, the console's text.
+        .executableTarget(
+            name: "auth-emulator",
+            dependencies: [
+                "AuthEmulator", "EmulatorConfiguration", "EmulatorTools", "AuthScenarios", "GoTrue", "AuthStore", "AuthJSON", "AuthJWT",
+                "AuthCrypto", "AuthPlatform",
+            ],
+            swiftSettings: unoptimized
+        ),
         // Benchmark driver for bench/pbkdf2; not a product.
         .executableTarget(
             name: "auth-crypto-bench",
@@ -174,7 +192,7 @@ let package = Package(
         .testTarget(
             name: "AuthEmulatorTests",
             dependencies: [
-                "AuthEmulator", "auth-emulator", "AuthScenarios", "EmulatorTools", "GoTrue", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT",
+                "AuthEmulator", "auth-emulator", "EmulatorConfiguration", "AuthScenarios", "EmulatorTools", "GoTrue", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT",
                 "AuthCrypto", "AuthTOML", "AuthTestSupport",
             ],
             swiftSettings: strict

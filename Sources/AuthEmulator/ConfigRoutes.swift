@@ -1,6 +1,7 @@
 import AuthHTTP
 import AuthJSON
 import AuthJWT
+import EmulatorConfiguration
 import EmulatorTools
 import GoTrue
 

@@ -1,4 +1,5 @@
 import AuthJSON
+import EmulatorConfiguration
 import EmulatorTools
 import GoTrue
 

@@ -5,6 +5,7 @@ import AuthJWT
 import AuthScenarios
 import AuthStore
 import Dispatch
+import EmulatorConfiguration
 import EmulatorTools
 import GoTrue
 import Synchronization

@@ -1,5 +1,6 @@
 import AuthHTTP
 import AuthJSON
+import EmulatorConfiguration
 import EmulatorTools
 import GoTrue
 

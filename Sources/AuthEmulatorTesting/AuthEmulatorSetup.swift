@@ -1,5 +1,6 @@
 @_exported import AuthEmulator
 import AuthPlatform
+import EmulatorConfiguration
 import EmulatorTools
 import GoTrue
 

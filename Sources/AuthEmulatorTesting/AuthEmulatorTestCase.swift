@@ -1,4 +1,5 @@
 #if canImport(XCTest)
+import EmulatorConfiguration
 import EmulatorTools
 import GoTrue
 import XCTest

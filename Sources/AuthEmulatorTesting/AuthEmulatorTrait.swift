@@ -1,4 +1,5 @@
 #if canImport(Testing)
+import EmulatorConfiguration
 import EmulatorTools
 import GoTrue
 import Testing

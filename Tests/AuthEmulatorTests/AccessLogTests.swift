@@ -3,6 +3,7 @@ import AuthHTTP
 import AuthJSON
 import AuthScenarios
 import AuthTestSupport
+@testable import EmulatorConfiguration
 import Synchronization
 import Testing
 

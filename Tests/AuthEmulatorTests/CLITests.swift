@@ -1,9 +1,11 @@
 @testable import AuthEmulator
-import Foundation
+@testable import EmulatorConfiguration
 import EmulatorTools
+import Foundation
 import GoTrue
 import Synchronization
 import Testing
+@testable import auth_emulator
 
 /// Collects what a command writes, so tests can check messages.
 final class CapturedConsole: Sendable {

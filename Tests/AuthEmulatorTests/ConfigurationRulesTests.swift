@@ -2,10 +2,12 @@
 import AuthHTTP
 import AuthJSON
 import AuthJWT
-import Foundation
+@testable import EmulatorConfiguration
 import EmulatorTools
+import Foundation
 import GoTrue
 import Testing
+@testable import auth_emulator
 
 /// `Configuration` owns its normalisations and cross-setting checks; every source of settings
 /// (environment, file, runtime PATCH, the embedding API) reaches the same answer.

@@ -1,9 +1,11 @@
-@testable import AuthEmulator
 import AuthCrypto
+@testable import AuthEmulator
 import AuthJWT
+@testable import EmulatorConfiguration
 import EmulatorTools
 import GoTrue
 import Testing
+@testable import auth_emulator
 
 /// The checked-in `supabase init` config file (Tests/Fixtures/supabase/config.toml).
 let fixtureConfigPath: String = {

@@ -1,14 +1,16 @@
-@testable import AuthEmulator
 import AuthCrypto
+@testable import AuthEmulator
 import AuthHTTP
 import AuthJWT
 import AuthPlatform
 import AuthScenarios
 import AuthStore
-import Foundation
+@testable import EmulatorConfiguration
 import EmulatorTools
+import Foundation
 import GoTrue
 import Testing
+@testable import auth_emulator
 
 /// What `serve` and the other commands tell the person at the console: suggestions for
 /// mistyped names, help, the banner's lines, seeding progress and the stop summary.

@@ -2,10 +2,12 @@
 import AuthHTTP
 import AuthJSON
 import AuthScenarios
-import Foundation
+@testable import EmulatorConfiguration
 import EmulatorTools
+import Foundation
 import GoTrue
 import Testing
+@testable import auth_emulator
 
 /// The dashboard as the emulator assembles it: journal, scenarios and runtime configuration
 /// reached through their control routes, the bind address deciding whether a key is needed,

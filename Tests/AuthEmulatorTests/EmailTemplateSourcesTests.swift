@@ -1,9 +1,11 @@
+@testable import AuthEmulator
 import AuthHTTP
-import Foundation
+@testable import EmulatorConfiguration
 import EmulatorTools
+import Foundation
 import GoTrue
 import Testing
-@testable import AuthEmulator
+@testable import auth_emulator
 
 /// Where custom email bodies come from: `content_path` resolved as the CLI resolves it, the
 /// environment's URLs, and the fallbacks of the real server when a source fails.

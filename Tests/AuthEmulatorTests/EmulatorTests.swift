@@ -5,6 +5,7 @@ import Darwin
 #endif
 import AuthEmulator
 @_exported import AuthTestSupport
+import EmulatorConfiguration
 import EmulatorTools
 import GoTrue
 import Testing

@@ -1,9 +1,11 @@
 import AuthCrypto
-import AuthJSON
 @testable import AuthEmulator
+import AuthJSON
+@testable import EmulatorConfiguration
 import EmulatorTools
 import GoTrue
 import Testing
+@testable import auth_emulator
 
 // The exposure policy (`Exposure`): beyond loopback the public demo secrets are replaced, unless
 // asked to keep them; on loopback nothing changes.

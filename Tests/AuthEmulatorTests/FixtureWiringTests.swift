@@ -2,10 +2,12 @@
 import AuthJSON
 import AuthJWT
 import AuthStore
-import Foundation
+@testable import EmulatorConfiguration
 import EmulatorTools
+import Foundation
 import GoTrue
 import Testing
+@testable import auth_emulator
 
 @Suite struct FixtureWiringTests {
     static let fixturesDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()

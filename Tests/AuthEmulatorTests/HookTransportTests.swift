@@ -1,4 +1,5 @@
 @testable import AuthEmulator
+@testable import EmulatorConfiguration
 import AuthHTTP
 import EmulatorTools
 import GoTrue

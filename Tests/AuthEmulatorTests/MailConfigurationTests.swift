@@ -1,7 +1,9 @@
 @testable import AuthEmulator
+@testable import EmulatorConfiguration
 import EmulatorTools
 import GoTrue
 import Testing
+@testable import auth_emulator
 
 // The email/SMS settings of reference §6.2, §10 and §15.3, read as GoTrue's envconfig reads them.
 @Suite struct MailConfigurationTests {

@@ -1,8 +1,10 @@
 @testable import AuthEmulator
 import AuthJSON
+@testable import EmulatorConfiguration
 import EmulatorTools
 import GoTrue
 import Testing
+@testable import auth_emulator
 
 // GOTRUE_PASSKEY_* / GOTRUE_WEBAUTHN_* (the real server's conf.PasskeyConfiguration and
 // conf.WebAuthnConfiguration) and the CLI's [auth.passkey], [auth.webauthn] and

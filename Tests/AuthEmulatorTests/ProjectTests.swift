@@ -1,13 +1,15 @@
 @testable import AuthEmulator
-import Foundation
 import AuthHTTP
 import AuthJSON
 import AuthJWT
 import AuthStore
+@testable import EmulatorConfiguration
 import EmulatorTools
+import Foundation
 import GoTrue
 import Synchronization
 import Testing
+@testable import auth_emulator
 
 /// Several projects in one emulator: how a request finds its project, how a project's keys are
 /// made its own, and what the registry refuses.

@@ -2,11 +2,13 @@
 import AuthHTTP
 import AuthJSON
 import AuthScenarios
-import Foundation
-import Synchronization
+@testable import EmulatorConfiguration
 import EmulatorTools
+import Foundation
 import GoTrue
+import Synchronization
 import Testing
+@testable import auth_emulator
 
 /// The emulator's wiring of rate limits, scenarios, the journal and the runtime config route.
 @Suite struct ScenarioWiringTests {

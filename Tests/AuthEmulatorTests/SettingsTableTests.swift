@@ -1,9 +1,11 @@
-import AuthJSON
-import Foundation
-import Testing
 @testable import AuthEmulator
+import AuthJSON
+@testable import EmulatorConfiguration
 @testable import EmulatorTools
+import Foundation
 @testable import GoTrue
+import Testing
+@testable import auth_emulator
 
 /// The settings table drives every source: each row, set through each of its names, gives the
 /// same effective value; each invalid value is refused everywhere with a message naming the

@@ -3,10 +3,12 @@ import AuthCrypto
 import AuthHTTP
 import AuthJSON
 import AuthJWT
-import Foundation
+@testable import EmulatorConfiguration
 import EmulatorTools
+import Foundation
 import GoTrue
 import Testing
+@testable import auth_emulator
 
 /// Signing keys through the emulator's own surfaces: `keys --generate`, `serve --signing-key`
 /// (kept in the database across restarts) and key rotation through `PATCH /emulator/v1/config`.

@@ -1,4 +1,3 @@
-import EmulatorTools
 import GoTrue
 
 /// Facts about the build, stamped by `scripts/release` (which writes the commit here for the

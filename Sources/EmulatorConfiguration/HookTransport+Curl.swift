@@ -1,4 +1,5 @@
 import CAuthPlatform
+import EmulatorConfiguration
 import EmulatorTools
 import GoTrue
 
@@ -10,7 +11,7 @@ import GoTrue
 /// Trust roots are the system's, or, as Go's `crypto/x509` reads them on Linux (the real
 /// server's client), the file named by `SSL_CERT_FILE` and the directory named by
 /// `SSL_CERT_DIR`: the way to trust a local test certificate authority.
-struct CurlHookTransport: HookTransport {
+package struct CurlHookTransport: HookTransport {
     /// Bytes read from an answer at most; GoTrue refuses anything over its 200 KiB limit, so
     /// this only needs to exceed that to tell "too large" from "just fits".
     static let bodyLimit = 1 << 20
@@ -18,13 +19,13 @@ struct CurlHookTransport: HookTransport {
     let caFile: String?
     let caDirectory: String?
 
-    init(environment: [String: String]) {
+    package init(environment: [String: String]) {
         caFile = environment["SSL_CERT_FILE"].flatMap { $0.isEmpty ? nil : $0 }
         // Go accepts a colon-separated list; libcurl takes one directory: the first.
         caDirectory = environment["SSL_CERT_DIR"].flatMap { $0.split(separator: ":").first.map(String.init) }
     }
 
-    func post(_ url: String, headers: [(String, String)], body: [UInt8], timeout: Double) -> HookReply {
+    package func post(_ url: String, headers: [(String, String)], body: [UInt8], timeout: Double) -> HookReply {
         let lines = headers.map { "\($0.0): \($0.1)" }
         var reply = cauth_http_reply()
         let milliseconds = max(1, Int((timeout * 1000).rounded(.up)))

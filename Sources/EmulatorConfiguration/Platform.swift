@@ -16,8 +16,8 @@ import Dispatch
 /// the signal handler (which can capture nothing).
 nonisolated(unsafe) private var signalPipeWriteEnd: Int32 = -1
 
-enum Platform {
-    static func environment() -> [String: String] {
+package enum Platform {
+    package static func environment() -> [String: String] {
         var result: [String: String] = [:]
         #if canImport(Darwin)
         let start: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = _NSGetEnviron().pointee
@@ -35,14 +35,14 @@ enum Platform {
         return result
     }
 
-    static func currentDirectory() -> String {
+    package static func currentDirectory() -> String {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         guard getcwd(&buffer, buffer.count) != nil else { return "." }
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// `mkdir -p`: creates each missing component; an existing directory is fine.
-    static func makeDirectories(_ path: String) throws(EmulatorError) {
+    package static func makeDirectories(_ path: String) throws(EmulatorError) {
         var current = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
             current += "/" + component
@@ -53,10 +53,10 @@ enum Platform {
     }
 
     /// Flushes every C stdio stream (`print` buffers stdout when it is a pipe).
-    static func flushStandardOutput() { fflush(nil) }
+    package static func flushStandardOutput() { fflush(nil) }
 
     /// Ends the process with `status`, through exit(3), so stdio buffers are flushed.
-    static func exitProcess(_ status: Int32) -> Never {
+    package static func exitProcess(_ status: Int32) -> Never {
         exit(status)
     }
 
@@ -88,7 +88,7 @@ enum Platform {
     #if canImport(Darwin)
     static let browserOpener = "open"
     #else
-    static let browserOpener = "xdg-open"
+    package static let browserOpener = "xdg-open"
     #endif
 
     /// Opens `url` in the default browser (`open` on macOS, `xdg-open` elsewhere), best-effort:
@@ -96,7 +96,7 @@ enum Platform {
     /// background; `failed` runs there when it exits unsuccessfully (xdg-open without any
     /// browser to start exits 3).
     @discardableResult
-    static func openInBrowser(_ url: String, failed: @escaping @Sendable () -> Void = {}) -> Bool {
+    package static func openInBrowser(_ url: String, failed: @escaping @Sendable () -> Void = {}) -> Bool {
         #if canImport(Darwin)
         let environment = _NSGetEnviron().pointee
         #else
@@ -133,10 +133,10 @@ enum Platform {
 
     /// Whether standard error is a terminal (isatty(3)): progress is then redrawn in place;
     /// into a file or a pipe only the summary line is written.
-    static func standardErrorIsTerminal() -> Bool { isatty(2) == 1 }
+    package static func standardErrorIsTerminal() -> Bool { isatty(2) == 1 }
 
     /// Seconds on a clock that never jumps (CLOCK_MONOTONIC), for durations and rates.
-    static func monotonicSeconds() -> Double {
+    package static func monotonicSeconds() -> Double {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
@@ -144,12 +144,12 @@ enum Platform {
 
     /// Suspends the calling thread (nanosleep(2); an interrupted sleep ends early, which is fine
     /// for the pollers that use it).
-    static func sleep(milliseconds: Int) {
+    package static func sleep(milliseconds: Int) {
         var delay = timespec(tv_sec: milliseconds / 1000, tv_nsec: (milliseconds % 1000) * 1_000_000)
         nanosleep(&delay, nil)
     }
 
-    static func writeStandardError(_ text: String) {
+    package static func writeStandardError(_ text: String) {
         var text = text
         text.withUTF8 { buffer in
             var offset = 0
@@ -167,7 +167,7 @@ enum Platform {
     /// that gap would be lost): it only writes the signal number to a pipe (async-signal-safe),
     /// and a waiting thread calls `handler`. That thread is one of the program's own, named
     /// `signal-reader`, rather than a libdispatch worker held for the process's life.
-    static func onTerminationSignal(_ handler: @escaping @Sendable (Int32) -> Void) -> [AnyObject] {
+    package static func onTerminationSignal(_ handler: @escaping @Sendable (Int32) -> Void) -> [AnyObject] {
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else { return [] }
         signalPipeWriteEnd = fds[1]

@@ -1,5 +1,4 @@
 import AuthTemplate
-import EmulatorTools
 import GoTrue
 #if canImport(Glibc)
 import Glibc
@@ -19,15 +18,15 @@ struct TemplateFetchError: Error, CustomStringConvertible {
 /// `GOTRUE_SITE_URL`), `file://` URLs and `content_path` files read from disk. A source that
 /// cannot be read, or a body that does not parse, leaves the built-in body in place, as the real
 /// server falls back to its default template; each such case is one warning line.
-enum TemplateSources {
+package enum TemplateSources {
     /// Bytes of a body at most (GoTrue's `MAILER_TEMPLATE_MAX_SIZE` defaults to a megabyte).
     static let sizeLimit = 1 << 20
 
     /// Reads every source of `config` again; returns the bodies to use and the warnings.
     /// Resolves a name to numeric addresses; nil when it resolves to none.
-    typealias Resolver = @Sendable (String) -> [String]?
+    package typealias Resolver = @Sendable (String) -> [String]?
 
-    static func load(_ config: Configuration, transport: CurlHookTransport,
+    package static func load(_ config: Configuration, transport: CurlHookTransport,
                                       resolve: @escaping Resolver = systemResolve) -> (templates: [String: MailTemplateSource], warnings: [String]) {
         var templates = config.mailer.templates
         var warnings: [String] = []

@@ -1,14 +1,13 @@
 import AuthJSON
-import EmulatorTools
 import GoTrue
 
 /// How each source writes a value of each kind of setting (`SettingKind`): the environment and
 /// flags in Go's `envconfig` syntax, the config file in TOML decoded weakly as the Supabase CLI
 /// decodes it, the control API in JSON. Each returns nil when the source's value means "not
 /// given" (an empty variable for a number), and a `SettingError` naming the setting otherwise.
-enum SettingSyntax {
+package enum SettingSyntax {
     /// A variable's or a flag's text.
-    static func value(text: String, kind: SettingKind, name: String) throws(SettingError) -> SettingValue? {
+    package static func value(text: String, kind: SettingKind, name: String) throws(SettingError) -> SettingValue? {
         func refused(_ what: String? = nil) -> SettingError {
             SettingError(name, "'\(text)' is not \(what ?? kind.describe)")
         }
@@ -84,7 +83,7 @@ enum SettingSyntax {
     }
 
     /// A value of `PATCH /emulator/v1/config`.
-    static func value(json: JSON, kind: SettingKind, name: String) throws(SettingError) -> SettingValue {
+    package static func value(json: JSON, kind: SettingKind, name: String) throws(SettingError) -> SettingValue {
         let refused = SettingError(name, "expected \(kind.describe)")
         switch kind {
         case .bool:
@@ -128,7 +127,7 @@ enum SettingSyntax {
     }
 
     /// A value as the control API shows it.
-    static func json(_ value: SettingValue) -> JSON {
+    package static func json(_ value: SettingValue) -> JSON {
         switch value {
         case .bool(let b): .bool(b)
         case .int(let n): .number(n)
@@ -158,7 +157,7 @@ enum SettingSyntax {
 
 extension SettingKind {
     /// Takes null as a value of its own (unset) rather than "back to the default".
-    var isNullable: Bool {
+    package var isNullable: Bool {
         switch self {
         case .optionalText, .optionalDuration, .time: true
         default: false

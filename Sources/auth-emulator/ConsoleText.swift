@@ -1,3 +1,4 @@
+import AuthEmulator
 import AuthJWT
 import AuthStore
 import EmulatorTools

@@ -1,6 +1,5 @@
 import AuthCrypto
 import AuthJWT
-import EmulatorTools
 import GoTrue
 
 /// What changes when the emulator listens beyond loopback (`--host 0.0.0.0`, a LAN address):
@@ -19,21 +18,21 @@ import GoTrue
 /// Whatever the bind, the dashboard and `/emulator/v1` answer only to loopback names, IP
 /// addresses and the configured external hosts (DNS rebinding), and share their responses only
 /// with such origins (CORS).
-enum Exposure {
+package enum Exposure {
     /// `127.0.0.0/8`, `::1` and `localhost`: addresses only this machine reaches.
-    static func isLoopback(_ host: String) -> Bool {
+    package static func isLoopback(_ host: String) -> Bool {
         let host = host.lowercased()
         return host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
     }
 
     /// `0.0.0.0` and `::`: every interface, none of which is an address to put in a link.
-    static func isUnspecified(_ host: String) -> Bool {
+    package static func isUnspecified(_ host: String) -> Bool {
         host == "0.0.0.0" || host == "::" || host == "[::]"
     }
 
     /// Replaces every secret that is still a public demo value with a fresh random one; returns
     /// the settings replaced, in the words the warning uses.
-    static func replacePublicSecrets(_ config: inout Configuration, random: any RandomSource = SystemRandom()) -> [String] {
+    package static func replacePublicSecrets(_ config: inout Configuration, random: any RandomSource = SystemRandom()) -> [String] {
         var replaced: [String] = []
         let demo = APIKeys.standard(secret: JWTSettings.defaultSecret)
         let demoKeys = config.apiKeys
@@ -73,7 +72,7 @@ enum Exposure {
     /// An address of this machine that other machines can reach (the first IPv4 address of an
     /// interface that is up and not loopback), for links when the server listens on every
     /// interface; nil when there is none.
-    static func reachableAddress() -> String? {
+    package static func reachableAddress() -> String? {
         Platform.firstExternalIPv4Address()
     }
 }

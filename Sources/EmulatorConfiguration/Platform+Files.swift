@@ -12,11 +12,11 @@ import Darwin
 /// process serving one projects folder holds one, so a process can tell whether it is the only
 /// one (`whileAlone`). Locks of `flock` belong to the open file, so two servers in one process
 /// see each other as two processes do.
-final class FolderLock: Sendable {
+package final class FolderLock: Sendable {
     private let descriptor: Int32
 
     /// nil when the file cannot be opened or locked.
-    init?(path: String) {
+    package init?(path: String) {
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { return nil }
         guard flock(descriptor, LOCK_SH) == 0 else {
@@ -31,7 +31,7 @@ final class FolderLock: Sendable {
     /// Runs `body` with the lock exclusive when no other holder has it, then shares it again;
     /// nil (and `body` not run) when another holder has it. Converting a `flock` lock may drop
     /// it for a moment (flock(2)), so it is taken shared again in every case.
-    func whileAlone<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T? {
+    package func whileAlone<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T? {
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             _ = flock(descriptor, LOCK_SH)
             return nil
@@ -44,7 +44,7 @@ final class FolderLock: Sendable {
 extension Platform {
     /// The bytes of the file at `path`; refuses anything over `limit` bytes (a config file is a
     /// few kilobytes, so a huge one is a mistake such as pointing at a database).
-    static func readFile(_ path: String, limit: Int = 4 << 20) throws(EmulatorError) -> [UInt8] {
+    package static func readFile(_ path: String, limit: Int = 4 << 20) throws(EmulatorError) -> [UInt8] {
         guard let file = fopen(path, "rb") else {
             throw EmulatorError("\(path): cannot read the file: \(String(cString: strerror(errno)))")
         }
@@ -64,7 +64,7 @@ extension Platform {
 
     /// Writes `bytes` to `path` through a temporary file renamed over it, so a reader (or a
     /// crash mid-write) never sees half a file (`serve --export-on-exit`).
-    static func writeFile(_ path: String, _ bytes: [UInt8]) throws(EmulatorError) {
+    package static func writeFile(_ path: String, _ bytes: [UInt8]) throws(EmulatorError) {
         let temporary = path + ".tmp"
         guard let file = fopen(temporary, "wb") else {
             throw EmulatorError("\(path): cannot write the file: \(String(cString: strerror(errno)))")
@@ -80,13 +80,13 @@ extension Platform {
     }
 
     /// Deletes the file at `path` if there is one (a dropped project's database and spec).
-    static func removeFile(_ path: String) {
+    package static func removeFile(_ path: String) {
         _ = unlink(path)
     }
 
     /// The names of the regular files directly in `directory` ending in `suffix`, sorted; none
     /// when the directory cannot be read (the dashboard's scenario catalogue is optional).
-    static func files(in directory: String, suffix: String) -> [String] {
+    package static func files(in directory: String, suffix: String) -> [String] {
         guard let handle = opendir(directory) else { return [] }
         defer { closedir(handle) }
         var names: [String] = []

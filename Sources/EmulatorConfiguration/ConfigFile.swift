@@ -1,6 +1,5 @@
 import AuthPlatform
 import AuthTOML
-import EmulatorTools
 import GoTrue
 
 /// The `[auth]` section of the Supabase CLI's `supabase/config.toml`, mapped onto the

@@ -1,6 +1,5 @@
 import AuthJWT
 import AuthScenarios
-import EmulatorTools
 import GoTrue
 
 /// How to run one emulator: where to listen, where the database lives, and the GoTrue
@@ -102,7 +101,7 @@ public struct EmulatorOptions: Sendable {
 
     /// The file and environment layers without the final cross-setting check (the command line
     /// applies its flags first).
-    static func layered(
+    package static func layered(
         configFile: String?, environment: [String: String], base: EmulatorOptions, warning: (String) -> Void,
         applied: ([String]) -> Void = { _ in }
     ) throws(EmulatorError) -> EmulatorOptions {
@@ -133,7 +132,7 @@ public struct EmulatorOptions: Sendable {
     /// Checks that span several settings, as GoTrue does at startup (e.g. email auto-confirm
     /// together with unverified email sign-ins is refused).
     public func validate() throws(EmulatorError) {
-        try Validation.check(configuration)
+        try ConfigurationCheck.check(configuration)
     }
 
     /// Options whose settings start from the defaults of `profile`.

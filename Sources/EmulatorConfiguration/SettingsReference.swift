@@ -1,4 +1,3 @@
-import EmulatorTools
 import GoTrue
 
 /// The settings table as people read it: `auth-emulator help settings` (text) and
@@ -6,7 +5,7 @@ import GoTrue
 /// the reference cannot drift from what the readers accept. Families of rows that differ only
 /// by a name (one per OAuth provider, per hook, per mail template) are shown once, with the name
 /// as a placeholder.
-enum SettingsReference {
+package enum SettingsReference {
     struct Entry {
         let key: String
         let env: [String]
@@ -64,7 +63,7 @@ enum SettingsReference {
     }
 
     /// `auth-emulator help settings`.
-    static func text() -> String {
+    package static func text() -> String {
         var out = """
             SETTINGS (\(Configuration.settings.count) rows; <provider>, <hook>, <notice> and <template> stand for each name)
 
@@ -89,7 +88,7 @@ enum SettingsReference {
     }
 
     /// `docs/settings.md`.
-    static func markdown() -> String {
+    package static func markdown() -> String {
         var out = """
             # Settings reference
 

@@ -48,12 +48,17 @@ public struct AccessLog: Sendable {
 }
 
 /// The access log as the outermost middleware: it times everything, scenarios included.
-struct AccessLogMiddleware: Middleware {
+package struct AccessLogMiddleware: Middleware {
     let log: AccessLog
     /// The project's ref, named on each line; nil for the default project.
     var project: String? = nil
 
-    func respond(to context: RequestContext, next: (RequestContext) -> HTTPResponse) -> HTTPResponse {
+    package init(log: AccessLog, project: String? = nil) {
+        self.log = log
+        self.project = project
+    }
+
+    package func respond(to context: RequestContext, next: (RequestContext) -> HTTPResponse) -> HTTPResponse {
         // The dashboard's page loads and its 2 s live polling would drown the app's requests,
         // so its GETs (and HEADs) stay out. Its actions (create, ban, revoke, delete, settings)
         // are POSTs that change state as an API call would, so they are logged like one.

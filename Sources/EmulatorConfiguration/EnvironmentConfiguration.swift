@@ -3,7 +3,6 @@ import AuthHTTP
 import AuthJSON
 import AuthJWT
 import AuthPlatform
-import EmulatorTools
 import GoTrue
 
 /// Reads the real server's environment variables (reference §15 and §20) into options, with the
@@ -260,7 +259,7 @@ enum GoValue {
 /// `GOTRUE_JWT_KEYS` (and the CLI's `signing_keys.json`): a JSON array of private JWKs of which
 /// exactly one has `sign` in its `key_ops` (reference §7.3, conf/jwk.go). `null` or `[]` means
 /// none, as `supabase start` passes when no signing keys are configured.
-enum JWTKeys {
+package enum JWTKeys {
     static func parse(_ text: String, setting: String) throws(EmulatorError) -> [JWK] {
         let json: JSON
         do {
@@ -273,7 +272,7 @@ enum JWTKeys {
         return try parse(array, setting: setting)
     }
 
-    static func parse(_ array: [JSON], setting: String) throws(EmulatorError) -> [JWK] {
+    package static func parse(_ array: [JSON], setting: String) throws(EmulatorError) -> [JWK] {
         var keys: [JWK] = []
         for (position, element) in array.enumerated() {
             let which = "\(setting)[\(position)]"
@@ -297,8 +296,8 @@ enum JWTKeys {
 }
 
 /// Checks that hold across settings: `Configuration.problem()`, as the emulator reports it.
-enum Validation {
-    static func check(_ config: Configuration) throws(EmulatorError) {
+package enum ConfigurationCheck {
+    package static func check(_ config: Configuration) throws(EmulatorError) {
         if let problem = config.problem() { throw EmulatorError(problem) }
     }
 }
