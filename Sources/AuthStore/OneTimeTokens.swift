@@ -5,7 +5,7 @@ extension Connection {
     /// one outstanding token per user and type). `relatesTo` is stored lowercased.
     public func replaceOneTimeToken(id: String, userID: String, type: String, tokenHash: String, relatesTo: String,
                                     at time: Int64) throws(StoreError) {
-        try execute("DELETE FROM one_time_tokens WHERE user_id = ? AND token_type = ?", .text(userID), .text(type))
+        try deleteOneTimeToken(userID: userID, type: type)
         try execute(
             """
             INSERT INTO one_time_tokens (id, user_id, token_type, token_hash, relates_to, created_at, updated_at)
@@ -17,6 +17,11 @@ extension Connection {
     }
 
     /// `ClearAllOneTimeTokensForUser`.
+    /// Deletes the user's outstanding token of `type` (`ClearOneTimeToken` in the real store).
+    public func deleteOneTimeToken(userID: String, type: String) throws(StoreError) {
+        try execute("DELETE FROM one_time_tokens WHERE user_id = ? AND token_type = ?", .text(userID), .text(type))
+    }
+
     public func deleteOneTimeTokens(userID: String) throws(StoreError) {
         try execute("DELETE FROM one_time_tokens WHERE user_id = ?", .text(userID))
     }

@@ -1,5 +1,4 @@
 import CAuthPlatform
-import EmulatorConfiguration
 import EmulatorTools
 import GoTrue
 

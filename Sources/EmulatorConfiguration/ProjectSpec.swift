@@ -4,7 +4,6 @@ import AuthJSON
 import AuthJWT
 import AuthScenarios
 import AuthStore
-import EmulatorConfiguration
 import EmulatorTools
 import GoTrue
 import Synchronization

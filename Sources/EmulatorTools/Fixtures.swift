@@ -595,7 +595,7 @@ public struct Seeder: Sendable {
             }
             if !isNew {
                 for identity in try conn.identities(userID: user.id) where !kept.contains(identity.id) {
-                    try conn.execute("DELETE FROM identities WHERE id = ?", .text(identity.id))
+                    try conn.deleteIdentity(id: identity.id)
                 }
             }
             // Declared factors replace the stored ones; ids (and generated secrets) are kept in

@@ -400,12 +400,10 @@ struct VerifyEndpoints: EndpointGroup {
             }
             if matches(user.emailChangeTokenCurrent) || current {
                 user.emailChangeTokenCurrent = nil
-                try conn.execute("DELETE FROM one_time_tokens WHERE user_id = ? AND token_type = ?",
-                                 .text(user.id), .text("email_change_token_current"))
+                try conn.deleteOneTimeToken(userID: user.id, type: "email_change_token_current")
             } else if matches(user.emailChangeTokenNew) || new {
                 user.emailChangeTokenNew = nil
-                try conn.execute("DELETE FROM one_time_tokens WHERE user_id = ? AND token_type = ?",
-                                 .text(user.id), .text("email_change_token_new"))
+                try conn.deleteOneTimeToken(userID: user.id, type: "email_change_token_new")
             }
             try conn.updateUser(user)
             return false
