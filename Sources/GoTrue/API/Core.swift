@@ -148,27 +148,35 @@ struct Core: Sendable {
     /// needs) and queues what it produces outside the database on its round (`WriteRound`),
     /// which is published once that round has committed and dropped with any other.
     func write<T>(_ body: @Sendable (Connection, inout WriteRound) throws -> T) throws(AuthError) -> T {
-        let committed: (value: T, round: WriteRound)
-        if (config.hooks.anyCallable || WriteRounds.writesTwice) && WriteRounds.current == nil {
-            committed = try writeInRounds(body)
-        } else {
-            do {
-                committed = try project.database.write { conn in
-                    var round = WriteRound()
-                    let value = try body(conn, &round)
-                    return (value, round)
-                }
-            } catch {
-                throw storeFailure(error)
-            }
+        if runsInRounds {
+            let committed = try writeInRounds(body)
+            committed.round.publish(to: project)
+            return committed.value
         }
-        committed.round.publish(to: project)
-        return committed.value
+        var round = WriteRound()
+        let value: T
+        do {
+            value = try project.database.write { conn in try body(conn, &round) }
+        } catch {
+            throw storeFailure(error)
+        }
+        round.publish(to: project)
+        return value
     }
 
     /// A write that produces nothing outside the database.
     func write<T>(_ body: @Sendable (Connection) throws -> T) throws(AuthError) -> T {
-        try write { conn, _ in try body(conn) }
+        if runsInRounds { return try writeInRounds { conn, _ in try body(conn) }.value }
+        do {
+            return try project.database.write(body)
+        } catch {
+            throw storeFailure(error)
+        }
+    }
+
+    /// With a hook on (or the `writesTwice` test switch), outside another write's rounds.
+    private var runsInRounds: Bool {
+        (config.hooks.anyCallable || WriteRounds.writesTwice) && WriteRounds.current == nil
     }
 
     private func writeInRounds<T>(_ body: @Sendable (Connection, inout WriteRound) throws -> T) throws(AuthError) -> (value: T, round: WriteRound) {

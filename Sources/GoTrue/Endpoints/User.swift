@@ -44,7 +44,7 @@ struct UserEndpoints: EndpointGroup {
         let channel = try body.string("channel") ?? ""
         let codeChallenge = try body.string("code_challenge") ?? ""
         let codeChallengeMethod = try body.string("code_challenge_method") ?? ""
-        var user = caller.user
+        let user = caller.user
         let passwords = Passwords(configuration: config, environment: project.environment)
 
         // validateUserUpdateParams
@@ -116,7 +116,7 @@ struct UserEndpoints: EndpointGroup {
         }
 
         let mailer = Mailer(api: api, context: context)
-        let (updated, identities, factors) = try api.write { [user, newHash, email, phone] conn, round in
+        let (updated, identities, factors) = try api.write { [newHash, email, phone] conn, round in
             let now = project.environment.now()
             var user = try conn.user(id: user.id) ?? user
             if let newHash {
