@@ -33,6 +33,9 @@ public enum EnvironmentConfiguration {
     /// itself, for every server of the process; it is checked here so a value that is not a
     /// boolean stops the start rather than silently meaning the native mode.
     public static let portableIOVariable = HTTPIOMode.environmentVariable
+    /// The test switch that runs every write twice (`WriteRounds`, docs/tests.md). GoTrue reads
+    /// it itself; checked here as the portable mode is, so a non-boolean value stops the start.
+    public static let writesTwiceVariable = WriteRounds.writesTwiceVariable
 
     /// Read by the project's test scripts (`scripts/test`, `Tests/python`), never by `serve`; a
     /// server those tests start inherits them, so they are not reported as unknown settings.
@@ -86,6 +89,7 @@ public enum EnvironmentConfiguration {
         }
         if let path = env.string(statementTraceVariable) { options.statementTracePath = path }
         _ = try env.boolean(portableIOVariable)
+        _ = try env.boolean(writesTwiceVariable)
 
         config.applyDefaults()
         config.applyCLIIssuer()

@@ -54,7 +54,7 @@ struct TestTokenEndpoints: EndpointGroup {
             lookupID = id
         }
         let aud = config.jwt.audience
-        let (issued, userJSON, token, expiresAt) = try api.write { conn in
+        let (issued, userJSON, token, expiresAt) = try api.write { [lookupID] conn in
             let found: UserRecord?
             if let lookupID { found = try conn.user(id: lookupID) } else { found = try conn.user(email: email ?? "", aud: aud) }
             guard var user = found else { throw AuthError(404, .userNotFound, "User not found") }

@@ -43,7 +43,7 @@ final class FakeHookServer: HookTransport, Sendable {
 /// `v1,whsec_` + base64 of 32 bytes "0123...".
 private let secret = "v1,whsec_" + Base64.encode(Array("0123456789abcdef0123456789abcdef".utf8))
 
-private func hookAPI(_ server: FakeHookServer, _ hook: WritableKeyPath<HookSettings, HookSettings.Point>,
+func hookAPI(_ server: FakeHookServer, _ hook: WritableKeyPath<HookSettings, HookSettings.Point>,
                      configure: (inout Configuration) -> Void = { _ in }) throws -> GoTrueAPI {
     var project = try testProject(clock: ManualClock()) { config in
         config.hooks[keyPath: hook].enabled = true

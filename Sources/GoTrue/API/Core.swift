@@ -143,22 +143,57 @@ package struct Core: Sendable {
     /// (which roll the transaction back) through.
     ///
     /// With any hook on, `body` may run more than once (`WriteRounds`): hooks it calls are
-    /// called between runs, never while the writer is held, and only the last run commits.
-    package func write<T>(_ body: (Connection) throws -> T) throws(AuthError) -> T {
-        guard config.hooks.anyCallable, WriteRounds.current == nil else {
-            do {
-                return try project.database.write(body)
-            } catch {
-                throw storeFailure(error)
-            }
+    /// called between runs, never while the writer is held, and only the last run commits. So
+    /// `body` is `@Sendable` (it cannot assign what it captured: it returns what the response
+    /// needs) and queues what it produces outside the database on its round (`WriteRound`),
+    /// which is published once that round has committed and dropped with any other.
+    package func write<T>(_ body: @Sendable (Connection, inout WriteRound) throws -> T) throws(AuthError) -> T {
+        if runsInRounds {
+            let committed = try writeInRounds(body)
+            committed.round.publish(to: project)
+            return committed.value
         }
-        let rounds = WriteRounds()
+        var round = WriteRound()
+        let value: T
+        do {
+            value = try project.database.write { conn in try body(conn, &round) }
+        } catch {
+            throw storeFailure(error)
+        }
+        round.publish(to: project)
+        return value
+    }
+
+    /// A write that produces nothing outside the database.
+    package func write<T>(_ body: @Sendable (Connection) throws -> T) throws(AuthError) -> T {
+        if runsInRounds { return try writeInRounds { conn, _ in try body(conn) }.value }
+        do {
+            return try project.database.write(body)
+        } catch {
+            throw storeFailure(error)
+        }
+    }
+
+    /// With a hook on (or the `writesTwice` test switch), outside another write's rounds.
+    private var runsInRounds: Bool {
+        (config.hooks.anyCallable || WriteRounds.writesTwice) && WriteRounds.current == nil
+    }
+
+    private func writeInRounds<T>(_ body: @Sendable (Connection, inout WriteRound) throws -> T) throws(AuthError) -> (value: T, round: WriteRound) {
+        let rounds = WriteRounds(rehearsing: WriteRounds.writesTwice)
         var holdsEffects = false
         defer { if holdsEffects { project.hookEffects.unlock() } }
         while true {
             do {
-                return try project.database.write { conn in try rounds.round { try body(conn) } }
+                return try project.database.write { conn in
+                    try rounds.round {
+                        var round = WriteRound()
+                        let value = try body(conn, &round)
+                        return (value, round)
+                    }
+                }
             } catch {
+                if rounds.takeRehearsal() { continue }
                 guard let pending = rounds.takePending() else { throw storeFailure(error) }
                 if WriteRounds.outsideEffects.contains(pending.name) && !holdsEffects {
                     // The rest of this write's rounds run under the lock: the round is run again

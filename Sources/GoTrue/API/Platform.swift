@@ -23,3 +23,8 @@ func sleepThread(seconds: Double) {
     var remaining = timespec()
     while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
 }
+
+/// An environment variable's value (test switches read once, such as `WriteRounds.writesTwice`).
+func environmentValue(_ name: String) -> String? {
+    getenv(name).map { String(cString: $0) }
+}

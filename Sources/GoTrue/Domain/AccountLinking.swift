@@ -106,7 +106,7 @@ struct ExternalAccounts {
 
     /// `createAccountFromExternalIdentity`.
     func signIn(_ conn: Connection, data: ProviderUserData, provider: String, emailOptional: Bool,
-                sent: inout [OutboxRecord]) throws -> Outcome {
+                round: inout WriteRound) throws -> Outcome {
         let aud = api.requestAudience(context)
         let now = project.environment.now().microseconds
         let identityData = data.metadata.identityData
@@ -162,7 +162,7 @@ struct ExternalAccounts {
             } else {
                 var emailSent = false
                 if !candidate.email.isEmpty {
-                    try Mailer(api: api, context: context).sendConfirmation(conn, user: &user, pkce: false, sent: &sent)
+                    try Mailer(api: api, context: context).sendConfirmation(conn, user: &user, pkce: false, round: &round)
                     emailSent = true
                 }
                 if !config.mailer.allowUnverifiedEmailSignIns {
@@ -181,7 +181,7 @@ struct ExternalAccounts {
 
     /// `linkIdentityToUser`: the identity joins `target` (manual linking, `link_identity`).
     func link(_ conn: Connection, target: UserRecord, data: ProviderUserData, provider: String,
-              sent: inout [OutboxRecord]) throws -> Outcome {
+              round: inout WriteRound) throws -> Outcome {
         var user = try conn.user(id: target.id) ?? target
         if let existing = try conn.identity(providerID: data.metadata.subject, provider: provider) {
             if existing.userID == user.id {
@@ -198,7 +198,7 @@ struct ExternalAccounts {
             case .ok: break
             }
             if !data.metadata.emailVerified {
-                try Mailer(api: api, context: context).sendConfirmation(conn, user: &user, pkce: false, sent: &sent)
+                try Mailer(api: api, context: context).sendConfirmation(conn, user: &user, pkce: false, round: &round)
                 return .failedAfterCommit(AuthError(422, .emailNotConfirmed,
                     "Unverified email with \(provider). A confirmation email has been sent to your \(provider) email"))
             }
@@ -210,7 +210,7 @@ struct ExternalAccounts {
         }
         try updateProviders(conn, &user)
         Mailer(api: api, context: context).notify(conn, .identityLinked, user: user, to: user.email ?? "",
-                                                  values: ["Provider": provider], sent: &sent)
+                                                  values: ["Provider": provider], round: &round)
         return .user(user, created: false)
     }
 

@@ -7,8 +7,8 @@ import AuthStore
 /// `sendReauthenticationOtp`, `sendEmailChange` in mail.go and `sendPhoneConfirmation` in
 /// phone.go). Each send runs inside the caller's write transaction: it checks the per-user
 /// frequency (reference §6.3) and the global send limit (§6.2), stores the token on the user row
-/// and in `one_time_tokens`, and appends the captured message to `sent`, which the caller hands
-/// to `Outbox.delivered` once the transaction has committed.
+/// and in `one_time_tokens`, and queues the captured message on the write's round
+/// (`WriteRound.send`), which hands it to the outbox observer once the transaction has committed.
 struct Mailer {
     let api: Core
     let context: RequestContext
@@ -126,7 +126,7 @@ struct Mailer {
 
     private func capture(_ conn: Connection, channel: String, to recipient: String, type: String, subject: String,
                          html: String, text: String, otp: String, tokenHash: String, link: String, userID: String,
-                         sent: inout [OutboxRecord]) throws -> OutboxRecord {
+                         round: inout WriteRound) throws -> OutboxRecord {
         var record = OutboxRecord(id: project.environment.uuid(), channel: channel, recipient: recipient.lowercased(),
                                   type: type, sentAt: project.environment.now().microseconds)
         record.subject = subject
@@ -138,7 +138,7 @@ struct Mailer {
         record.redirectTo = channel == "email" && !link.isEmpty ? referrer : ""
         record.userID = userID
         try conn.insertOutboxMessage(record)
-        sent.append(record)
+        round.send(record)
         return record
     }
 
@@ -146,7 +146,7 @@ struct Mailer {
     // inlined into `sendRecovery` (release builds only).
     @inline(never)
     private func captureEmail(_ conn: Connection, user: UserRecord, to address: String, action: MailTemplates.Action,
-                              otp: String, tokenHash: String, path: String?, sent: inout [OutboxRecord]) throws {
+                              otp: String, tokenHash: String, path: String?, round: inout WriteRound) throws {
         let link = path.map { actionLink(path: $0, token: tokenHash, type: action.linkType) } ?? ""
         // The fields templatemailer gives each template (InviteMail, ConfirmationMail, ...).
         var data: JSONObject = ["SiteURL": .string(config.siteURL), "Email": .string(user.email ?? ""),
@@ -163,7 +163,7 @@ struct Mailer {
         let message = try MailTemplates.render(action.templateID, data: data, mailer: config.mailer, failure: action.failure)
         _ = try capture(conn, channel: "email", to: address, type: action.linkType, subject: message.subject,
                         html: message.html, text: message.text, otp: otp, tokenHash: tokenHash, link: link,
-                        userID: user.id, sent: &sent)
+                        userID: user.id, round: &round)
         // The email change hands both addresses' codes to the hook in one call (sendEmailChange).
         if action != .emailChange {
             try sendEmailHook(conn, user: user, data: ["token": .string(otp), "token_hash": .string(tokenHash),
@@ -192,35 +192,35 @@ struct Mailer {
     // MARK: email sends
 
     /// `sendConfirmation`: the sign-up confirmation (link type `signup`).
-    func sendConfirmation(_ conn: Connection, user: inout UserRecord, pkce: Bool, sent: inout [OutboxRecord]) throws {
+    func sendConfirmation(_ conn: Connection, user: inout UserRecord, pkce: Bool, round: inout WriteRound) throws {
         try sendEmailCode(conn, user: &user, action: .signup, path: config.mailer.urlPaths.confirmation, pkce: pkce,
                           token: \.confirmationToken, sentAt: \.confirmationSentAt, tokenType: "confirmation_token",
-                          at: project.environment.now(), sent: &sent)
+                          at: project.environment.now(), round: &round)
     }
 
     /// `sendInvite`: no per-user frequency check, only the global limit.
-    func sendInvite(_ conn: Connection, user: inout UserRecord, sent: inout [OutboxRecord]) throws {
+    func sendInvite(_ conn: Connection, user: inout UserRecord, round: inout WriteRound) throws {
         let now = project.environment.now()
         user.invitedAt = now.microseconds
         try sendEmailCode(conn, user: &user, action: .invite, path: config.mailer.urlPaths.invite, pkce: false,
                           token: \.confirmationToken, sentAt: \.confirmationSentAt, tokenType: "confirmation_token",
-                          throttled: false, at: now, sent: &sent)
+                          throttled: false, at: now, round: &round)
     }
 
     /// `sendPasswordRecovery` and `sendMagicLink`: both use the recovery token slot and share
     /// `recovery_sent_at` for the frequency limit.
     func sendRecovery(_ conn: Connection, user: inout UserRecord, magicLink: Bool, pkce: Bool,
-                      sent: inout [OutboxRecord]) throws {
+                      round: inout WriteRound) throws {
         try sendEmailCode(conn, user: &user, action: magicLink ? .magicLink : .recovery, path: config.mailer.urlPaths.recovery,
                           pkce: pkce, token: \.recoveryToken, sentAt: \.recoverySentAt, tokenType: "recovery_token",
-                          at: project.environment.now(), sent: &sent)
+                          at: project.environment.now(), round: &round)
     }
 
     /// `sendReauthenticationOtp`: a code only, no link.
-    func sendReauthentication(_ conn: Connection, user: inout UserRecord, sent: inout [OutboxRecord]) throws {
+    func sendReauthentication(_ conn: Connection, user: inout UserRecord, round: inout WriteRound) throws {
         try sendEmailCode(conn, user: &user, action: .reauthentication, path: nil, pkce: false,
                           token: \.reauthenticationToken, sentAt: \.reauthenticationSentAt,
-                          tokenType: "reauthentication_token", at: project.environment.now(), sent: &sent)
+                          tokenType: "reauthentication_token", at: project.environment.now(), round: &round)
     }
 
     /// The sequence every single-address email follows (the real `sendEmail` callers): the
@@ -230,7 +230,7 @@ struct Mailer {
     private func sendEmailCode(_ conn: Connection, user: inout UserRecord, action: MailTemplates.Action, path: String?,
                                pkce: Bool, token slot: WritableKeyPath<UserRecord, String?>,
                                sentAt: WritableKeyPath<UserRecord, Int64?>, tokenType: String, throttled: Bool = true,
-                               at now: Timestamp, sent: inout [OutboxRecord]) throws {
+                               at now: Timestamp, round: inout WriteRound) throws {
         if throttled {
             try FrequencyLimit.check(sentAt: user[keyPath: sentAt], frequencySeconds: config.mailer.maxFrequencySeconds,
                                      now: now, code: .overEmailSendRateLimit)
@@ -240,7 +240,7 @@ struct Mailer {
         let token = Mailer.flowPrefix(pkce) + OneTimeTokens.tokenHash(email, otp)
         try checkAuthorized(email)
         try checkEmailSendLimit()
-        try captureEmail(conn, user: user, to: email, action: action, otp: otp, tokenHash: token, path: path, sent: &sent)
+        try captureEmail(conn, user: user, to: email, action: action, otp: otp, tokenHash: token, path: path, round: &round)
         try storeCode(conn, user: &user, token: token, slot: slot, sentAt: sentAt, type: tokenType, relatesTo: email, at: now)
     }
 
@@ -258,7 +258,7 @@ struct Mailer {
     /// `sendEmailChange`: a message to the new address and, with secure email change, one to the
     /// current address; each carries its own code and token.
     func sendEmailChange(_ conn: Connection, user: inout UserRecord, to newEmail: String, pkce: Bool,
-                         sent: inout [OutboxRecord]) throws {
+                         round: inout WriteRound) throws {
         let now = project.environment.now()
         try FrequencyLimit.check(sentAt: user.emailChangeSentAt, frequencySeconds: config.mailer.maxFrequencySeconds,
                                  now: now, code: .overEmailSendRateLimit)
@@ -278,10 +278,10 @@ struct Mailer {
         try checkEmailSendLimit()
         let path = config.mailer.urlPaths.emailChange
         try captureEmail(conn, user: user, to: newEmail, action: .emailChange, otp: otpNew,
-                         tokenHash: user.emailChangeTokenNew ?? "", path: path, sent: &sent)
+                         tokenHash: user.emailChangeTokenNew ?? "", path: path, round: &round)
         if !otpCurrent.isEmpty {
             try captureEmail(conn, user: user, to: current, action: .emailChange, otp: otpCurrent,
-                             tokenHash: user.emailChangeTokenCurrent ?? "", path: path, sent: &sent)
+                             tokenHash: user.emailChangeTokenCurrent ?? "", path: path, round: &round)
         }
         // The hook's `email_data` as the real server fills it, crossed hashes included (its
         // BUG(cstockton) note): with secure change `token` is the current address's code and
@@ -315,7 +315,7 @@ struct Mailer {
     /// failed send is logged and never fails the change that caused it, as the real server.
     /// `values` are the template's fields (`OldEmail`, `Provider`, `FactorType`, ...).
     func notify(_ conn: Connection, _ kind: MailNotification, user: UserRecord, to recipient: String,
-                values: [String: String] = [:], sent: inout [OutboxRecord]) {
+                values: [String: String] = [:], round: inout WriteRound) {
         guard config.mailer.notifications.contains(kind), !recipient.isEmpty else { return }
         var data: JSONObject = ["SiteURL": .string(config.siteURL), "Email": .string(user.email ?? ""),
                                 "Data": MailTemplates.metadata(user)]
@@ -328,7 +328,7 @@ struct Mailer {
             try checkEmailSendLimit()
             _ = try capture(conn, channel: "email", to: recipient, type: kind.templateID, subject: message.subject,
                             html: message.html, text: message.text, otp: "", tokenHash: "", link: "", userID: user.id,
-                            sent: &sent)
+                            round: &round)
             var data: JSONObject = ["email_action_type": .string(kind.templateID)]
             if let old = values["OldEmail"] { data["old_email"] = .string(old) }
             if let old = values["OldPhone"] { data["old_phone"] = .string(old) }
@@ -336,7 +336,7 @@ struct Mailer {
             if let type = values["FactorType"] { data["factor_type"] = .string(type) }
             try sendEmailHook(conn, user: user, data: data)
         } catch {
-            logError("mailer: unable to send \(kind.templateID) email: \(error)")
+            if !WriteRounds.deferring { logError("mailer: unable to send \(kind.templateID) email: \(error)") }
         }
     }
 
@@ -367,7 +367,7 @@ struct Mailer {
     /// `sendPhoneConfirmation`: returns the message id (`test-otp` for a fixed test code, which
     /// sends nothing; otherwise the captured message's id, standing in for the provider's).
     func sendPhoneOTP(_ conn: Connection, user: inout UserRecord, phone: String, purpose: SMSPurpose,
-                      sent: inout [OutboxRecord]) throws -> String {
+                      round: inout WriteRound) throws -> String {
         let now = project.environment.now()
         let slots = purpose.slots
         // Checked before the test code, so fixed codes throttle like real ones.
@@ -395,7 +395,7 @@ struct Mailer {
             let text = try MailTemplates.sms(config.sms.template, code: otp)
             let captured = try capture(conn, channel: "sms", to: phone, type: purpose.outboxType, subject: "", html: "",
                                        text: text, otp: otp, tokenHash: OneTimeTokens.tokenHash(phone, otp), link: "",
-                                       userID: user.id, sent: &sent).id
+                                       userID: user.id, round: &round).id
             if hooks.enabled(.sendSMS) {
                 try hooks.invoke(.sendSMS, ["user": Models.user(user, identities: try conn.identities(userID: user.id)),
                                             "sms": ["otp": .string(otp), "phone": .string(phone)]])
@@ -415,7 +415,7 @@ struct Mailer {
     /// get SMS provider" here), then the code is captured with outbox type `mfa` on the channel
     /// asked for. The real server applies neither test codes nor the global SMS limit to it.
     func sendMFAPhoneCode(_ conn: Connection, userID: String, phone: String, code: String, channel: String,
-                          sent: inout [OutboxRecord]) throws {
+                          round: inout WriteRound) throws {
         let hooks = Hooks(api: api, request: context.request)
         if hooks.enabled(.sendSMS) {
             // The hook replaces the provider; a failing hook is the real "error invoking hook".
@@ -432,7 +432,7 @@ struct Mailer {
         }
         _ = try capture(conn, channel: channel, to: phone, type: "mfa", subject: "", html: "",
                         text: try MailTemplates.sms(config.mfa.phoneTemplate, code: code), otp: code, tokenHash: "",
-                        link: "", userID: userID, sent: &sent)
+                        link: "", userID: userID, round: &round)
     }
 
     // MARK: helpers for the flows

@@ -1,4 +1,5 @@
 import AuthPlatform
+import AuthStore
 import Synchronization
 
 /// Hook calls kept out of the SQLite writer (design §4: no network I/O while it is held).
@@ -19,8 +20,15 @@ import Synchronization
 ///
 /// The closure's clock readings and random draws (an OTP, a session id, the payload's metadata
 /// id) are recorded in the first round and replayed in the next, so the payload, and what gets
-/// committed, is what the hook was shown. A closure therefore must not keep state across runs:
-/// anything it appends to outside itself is reset at its start.
+/// committed, is what the hook was shown. A closure keeps no state across rounds by
+/// construction: it is `@Sendable`, so it cannot assign a variable it captured, and returns
+/// everything its response needs; what it produces outside the database goes on its round's
+/// `WriteRound`, which starts empty each round and is published only for the round that commits.
+///
+/// `AUTH_EMULATOR_WRITES_TWICE=1` (a test switch, docs/tests.md) runs every write in rounds and
+/// throws the first round that reaches its end away (rolled back, its `WriteRound` dropped), as
+/// if it had stopped at a hook call, so a write that would leak state into the next round
+/// fails the test suite with no hook configured.
 ///
 /// Two limits keep this GoTrue's single snapshot:
 /// - A hook with an effect outside the database (send-email, send-SMS: the app's mailer) is called
@@ -33,7 +41,7 @@ import Synchronization
 /// - A hook without such an effect is asked again when what it is shown changed, up to
 ///   `maxCalls`; past that its last answer stands (the snapshot it saw), instead of failing a
 ///   sign-in because the user's metadata keeps changing.
-final class WriteRounds: @unchecked Sendable {
+package final class WriteRounds: @unchecked Sendable {
     // @unchecked: one write's rounds run one after another; the closure may run on the group
     // commit leader's thread while the caller's thread sleeps, never on both at once.
 
@@ -75,6 +83,26 @@ final class WriteRounds: @unchecked Sendable {
     private var pendingCall: Pending?
     /// Hook calls made for this write so far.
     private(set) var calls = 0
+    /// The next round to reach its end is thrown away (`writesTwice`).
+    private var rehearsing: Bool
+    /// The last round reached its end and was thrown away.
+    private var rehearsed = false
+
+    init(rehearsing: Bool) {
+        self.rehearsing = rehearsing
+    }
+
+    /// `AUTH_EMULATOR_WRITES_TWICE`: every write runs one thrown-away round before the one that
+    /// commits. True values as Go's strconv.ParseBool reads them, the syntax of the emulator's
+    /// other boolean variables. Read once, the first time a write asks.
+    static let writesTwice: Bool = {
+        switch environmentValue(writesTwiceVariable) {
+        case "1", "t", "T", "TRUE", "true", "True": return true
+        default: return false
+        }
+    }()
+
+    package static let writesTwiceVariable = "AUTH_EMULATOR_WRITES_TWICE"
 
     /// The most hook calls one write may make: each hook point at most once per write, plus a
     /// few re-calls when concurrent writes keep changing what a hook is shown.
@@ -105,6 +133,11 @@ final class WriteRounds: @unchecked Sendable {
         let value = try body()
         // A closure that swallowed the deferral (`try?`) must not commit a half-run write.
         if pendingCall != nil { throw WriteRounds.deferred }
+        if rehearsing {
+            rehearsing = false
+            rehearsed = true
+            throw WriteRounds.deferred
+        }
         return value
     }
 
@@ -112,6 +145,19 @@ final class WriteRounds: @unchecked Sendable {
     func takePending() -> Pending? {
         defer { pendingCall = nil }
         return pendingCall
+    }
+
+    /// Whether the last round was the thrown-away one of `writesTwice` (asked once).
+    func takeRehearsal() -> Bool {
+        defer { rehearsed = false }
+        return rehearsed
+    }
+
+    /// Whether the running round has stopped at a hook call: the error a closure catches then is
+    /// that deferral, which one that logs and swallows failures (the account-change notices)
+    /// must not report, as the round ends there anyway.
+    static var deferring: Bool {
+        current?.pendingCall != nil
     }
 
     /// Records a hook's answer for the next round.
@@ -173,5 +219,24 @@ final class WriteRounds: @unchecked Sendable {
         tape.append(draw(value))
         position += 1
         return value
+    }
+}
+
+/// What one round of a write produces outside the database: the mechanism (`Core.write`) hands
+/// each round a fresh one and, once that round's transaction has committed, publishes it; a
+/// round that is rolled back (a hook call to make first, a `writesTwice` rehearsal, an error)
+/// is dropped with its scope. So a closure queues its effects here instead of applying them.
+package struct WriteRound {
+    /// Messages the round captured into the outbox table (`Mailer`).
+    private(set) var messages: [OutboxRecord] = []
+
+    /// Queues a captured message; the outbox observer hears of it once its row has committed.
+    package mutating func send(_ message: OutboxRecord) {
+        messages.append(message)
+    }
+
+    /// After the commit: what the round queued takes effect.
+    func publish(to project: Project) {
+        project.outbox.delivered(messages)
     }
 }

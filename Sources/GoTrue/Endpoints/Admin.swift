@@ -366,7 +366,7 @@ package struct AdminEndpoints: EndpointGroup {
         let ban = try params.ban()
         let now = project.environment.now()
 
-        let (user, identities) = try api.write { conn in
+        let (user, identities) = try api.write { [params, userID, aud, providers] conn in
             var user = UserRecord(id: userID, createdAt: now.microseconds)
             user.aud = aud
             user.email = params.email.isEmpty ? nil : params.email
@@ -415,7 +415,7 @@ package struct AdminEndpoints: EndpointGroup {
 
     func update(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let caller = try api.requireAdmin(context)
-        var user = try loadUser(context)
+        let loaded = try loadUser(context)
         var params = try UserParams(context.request)
         if !params.email.isEmpty { params.email = try Validation.email(params.email) }
         if !params.phone.isEmpty { params.phone = try Validation.phone(params.phone) }
@@ -428,9 +428,10 @@ package struct AdminEndpoints: EndpointGroup {
         }
         let now = project.environment.now()
 
-        let (updated, identities, factors) = try api.write { conn in
+        let (updated, identities, factors) = try api.write { [params, newHash] conn in
+            var user = loaded
             do {
-                user = try conn.user(id: user.id) ?? user
+                user = try conn.user(id: loaded.id) ?? loaded
                 let role = params.role.trimmingASCIISpaces()
                 if !role.isEmpty { user.role = role }
                 if params.emailConfirm { try confirmEmail(conn, &user, now: now) }
@@ -505,7 +506,7 @@ package struct AdminEndpoints: EndpointGroup {
             softDelete = try RequestBody(context.request, as: "adminUserDeleteParams").bool("should_soft_delete") ?? false
         }
         let now = project.environment.now()
-        try api.write { conn in
+        try api.write { [softDelete] conn in
             try api.audit(conn, context, actor: caller.actor, action: "user_deleted", logType: "team",
                           traits: AdminEndpoints.traits(user))
             if softDelete {
@@ -564,12 +565,13 @@ package struct AdminEndpoints: EndpointGroup {
     func updateFactor(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let caller = try api.requireAdmin(context)
         let user = try loadUser(context)
-        var factor = try loadFactor(context, user: user)
+        let loaded = try loadFactor(context, user: user)
         let body = try RequestBody(context.request, as: "adminUserUpdateFactorParams")
         let friendlyName = try body.string("friendly_name") ?? ""
         let phone = try body.string("phone") ?? ""
         let now = project.environment.now()
-        try api.write { conn in
+        let factor: FactorRecord = try api.write { conn in
+            var factor = loaded
             if !friendlyName.isEmpty { factor.friendlyName = friendlyName }
             if !phone.isEmpty && factor.factorType == "phone" {
                 factor.phone = try Validation.phone(phone)
@@ -588,6 +590,7 @@ package struct AdminEndpoints: EndpointGroup {
             try api.audit(conn, context, actor: caller.actor, action: "factor_updated", logType: "factor",
                           traits: ["user_id": .string(user.id), "factor_id": .string(factor.id),
                                    "factor_type": .string(factor.factorType)])
+            return factor
         }
         return .json(Models.factor(factor))
     }

@@ -59,7 +59,7 @@ extension AdminEndpoints {
         }
 
         let now = project.environment.now()
-        let (user, identities, factors, token) = try api.write { conn in
+        let (user, identities, factors, token) = try api.write { [type, newEmail, newUserHash] conn in
             var user: UserRecord
             let token: String
             switch type {

@@ -315,7 +315,6 @@ struct ExternalEndpoints: EndpointGroup {
         }
         data.promotePrimaryEmail()
 
-        var sent: [OutboxRecord] = []
         enum Result {
             case pkce(String)
             case implicit(Tokens.Issued)
@@ -325,18 +324,17 @@ struct ExternalEndpoints: EndpointGroup {
         if flow.linkingTargetID == nil && (flow.inviteToken ?? "").isEmpty {
             try accounts.beforeUserCreated(data: data, provider: provider)
         }
-        let result: Result = try api.write { conn in
-            sent.removeAll()  // each run starts afresh (Core.write may run it again)
+        let result: Result = try api.write { [data] conn, round in
             let outcome: ExternalAccounts.Outcome
             if let targetID = flow.linkingTargetID {
                 guard let target = try conn.user(id: targetID) else {
                     throw AuthError(422, .userNotFound, "Linking target user not found")
                 }
-                outcome = try accounts.link(conn, target: target, data: data, provider: provider, sent: &sent)
+                outcome = try accounts.link(conn, target: target, data: data, provider: provider, round: &round)
             } else if let invite = flow.inviteToken, !invite.isEmpty {
                 outcome = try acceptInvite(conn, context, data: data, invite: invite, provider: provider, accounts: accounts)
             } else {
-                outcome = try accounts.signIn(conn, data: data, provider: provider, emailOptional: flow.emailOptional, sent: &sent)
+                outcome = try accounts.signIn(conn, data: data, provider: provider, emailOptional: flow.emailOptional, round: &round)
             }
             guard case .user(var user, _) = outcome else {
                 if case .failedAfterCommit(let error) = outcome { return .failed(error) }
@@ -355,7 +353,6 @@ struct ExternalEndpoints: EndpointGroup {
             try conn.deleteFlowState(id: flow.id)
             return .implicit(issued)
         }
-        project.outbox.delivered(sent)
         switch result {
         case .failed(let error):
             throw error

@@ -34,10 +34,8 @@ struct InviteEndpoints: EndpointGroup {
             try hooks.beforeUserCreated(Models.user(prospect, identities: []))
         }
 
-        var sent: [OutboxRecord] = []
         let mailer = Mailer(api: api, context: context)
-        let (user, identities) = try api.write { conn in
-            sent.removeAll()  // each run starts afresh (Core.write may run it again)
+        let (user, identities) = try api.write { [prospect] conn, round in
             let now = project.environment.now().microseconds
             var user: UserRecord
             if let existing = try conn.user(email: email, aud: aud) {
@@ -58,10 +56,9 @@ struct InviteEndpoints: EndpointGroup {
             }
             try api.audit(conn, context, actor: caller.actor, action: "user_invited", logType: "team",
                           traits: ["user_id": .string(user.id), "user_email": .string(user.email ?? "")])
-            try mailer.sendInvite(conn, user: &user, sent: &sent)
+            try mailer.sendInvite(conn, user: &user, round: &round)
             return (try conn.user(id: user.id) ?? user, try conn.identities(userID: user.id))
         }
-        project.outbox.delivered(sent)
         return .json(Models.user(user, identities: identities))
     }
 }

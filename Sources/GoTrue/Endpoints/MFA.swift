@@ -130,7 +130,7 @@ struct MFAEndpoints: EndpointGroup {
         // The SVG itself (`buf.String()`): the clients make the `data:image/svg+xml;utf-8,` URI of
         // it. Drawn outside the write lock; nil when the URI fits no QR version (over 1,273 bytes).
         let svg = email.isEmpty ? nil : QRCode.svg(uri)
-        let factor: FactorRecord = try api.write { conn in
+        let factor: FactorRecord = try api.write { [issuer] conn in
             try validateFactors(conn, caller, name: params.friendlyName)
             // `totp.Generate` refuses an empty issuer or account name (a phone-only user), and a
             // URI too long for a QR code fails the real server too.
@@ -220,7 +220,7 @@ struct MFAEndpoints: EndpointGroup {
             return try challengePhone(context, caller, factor)
         case "totp":
             guard config.mfa.totp.verify else { throw AuthError(422, .mfaTotpVerifyNotEnabled, "MFA verification is disabled for TOTP") }
-            return try writeChallenge(context, caller, factor, code: nil, sent: [])
+            return try writeChallenge(context, caller, factor, code: nil)
         case "webauthn":
             guard config.mfa.webAuthn.verify else { throw AuthError(422, .mfaWebauthnVerifyNotEnabled, "MFA verification is disabled for WebAuthn") }
             return try challengeWebAuthn(context, caller, factor)
@@ -233,39 +233,37 @@ struct MFAEndpoints: EndpointGroup {
     /// send frequency, then a code of `GOTRUE_MFA_PHONE_OTP_LENGTH` digits sent by SMS.
     private func challengePhone(_ context: RequestContext, _ caller: Authenticated, _ factor: FactorRecord) throws(AuthError) -> HTTPResponse {
         let body = try RequestBody(context.request, as: "ChallengeFactorParams")
-        var channel = try body.string("channel") ?? ""
-        if channel.isEmpty { channel = "sms" }
+        let asked = try body.string("channel") ?? ""
+        let channel = asked.isEmpty ? "sms" : asked
         guard SignupEndpoints.isValidChannel(channel, config) else {
             throw AuthError(400, .validationFailed, SignupEndpoints.invalidChannelMessage)
         }
         try FrequencyLimit.check(sentAt: factor.lastChallengedAt, frequencySeconds: config.mfa.phoneMaxFrequencySeconds,
                                  now: project.environment.now(), code: .overSmsSendRateLimit)
         let code = OneTimeTokens(project: project).otp(length: config.mfa.phoneOTPLength)
-        var sent: [OutboxRecord] = []
         let mailer = Mailer(api: api, context: context)
-        // The real server sends before it stores the challenge: a failed send stores nothing.
-        try api.write { conn in
-            sent.removeAll()  // each run starts afresh (Core.write may run it again)
+        return try writeChallenge(context, caller, factor, code: code) { conn, round in
             try mailer.sendMFAPhoneCode(conn, userID: caller.user.id, phone: factor.phone ?? "", code: code, channel: channel,
-                                        sent: &sent)
+                                        round: &round)
         }
-        return try writeChallenge(context, caller, factor, code: code, sent: sent)
     }
 
-    /// `WriteChallengeToDatabase` and its audit entry; the answer carries the expiry.
+    /// `WriteChallengeToDatabase` and its audit entry; the answer carries the expiry. `send`
+    /// (the phone factor's code) runs first in the same write, as the real server sends before
+    /// it stores the challenge: a failed send stores nothing.
     private func writeChallenge(_ context: RequestContext, _ caller: Authenticated, _ factor: FactorRecord, code: String?,
-                                sent: [OutboxRecord]) throws(AuthError) -> HTTPResponse {
+                                send: @Sendable (Connection, inout WriteRound) throws -> Void = { _, _ in }) throws(AuthError) -> HTTPResponse {
         let now = project.environment.now().microseconds
         let challenge = ChallengeRecord(id: project.environment.uuid(), factorID: factor.id, ipAddress: api.clientIP(context),
                                         otpCode: code, at: now)
-        try api.write { conn in
+        try api.write { conn, round in
+            try send(conn, &round)
             try conn.insertChallenge(challenge)
             try conn.markFactorChallenged(id: factor.id, at: now)
             try api.audit(conn, context, actor: caller.user, action: "challenge_created", logType: "factor",
                           traits: ["factor_id": .string(factor.id), "factor_status": .string(factor.status)],
                           ipAddress: api.clientIP(context))
         }
-        project.outbox.delivered(sent)
         var response = JSONObject()
         response["id"] = .string(challenge.id)
         response["type"] = .string(factor.factorType)
@@ -343,11 +341,9 @@ struct MFAEndpoints: EndpointGroup {
     /// verification sends the factor-enrolled notice.
     func completeVerification(_ context: RequestContext, _ caller: Authenticated, _ factor: FactorRecord,
                               challenge: ChallengeRecord, sessionID: String,
-                              promote: (Connection, Int64, inout FactorRecord) throws -> Bool) throws(AuthError) -> HTTPResponse {
-        var sent: [OutboxRecord] = []
+                              promote: @Sendable (Connection, Int64, inout FactorRecord) throws -> Bool) throws(AuthError) -> HTTPResponse {
         let mailer = Mailer(api: api, context: context)
-        let (issued, userJSON) = try api.write { conn in
-            sent.removeAll()  // each run starts afresh (Core.write may run it again)
+        let (issued, userJSON) = try api.write { conn, round in
             let now = project.environment.now().microseconds
             try api.audit(conn, context, actor: caller.user, action: "verification_attempted", logType: "factor",
                           traits: ["factor_id": .string(factor.id), "challenge_id": .string(challenge.id),
@@ -362,12 +358,11 @@ struct MFAEndpoints: EndpointGroup {
             try conn.deleteUnverifiedFactors(userID: user.id, factorType: factor.factorType)
             if newlyVerified {
                 mailer.notify(conn, .mfaFactorEnrolled, user: user, to: user.email ?? "",
-                              values: ["FactorType": factor.factorType], sent: &sent)
+                              values: ["FactorType": factor.factorType], round: &round)
             }
             return (issued, Models.user(user, identities: try conn.identities(userID: user.id),
                                         factors: try conn.factors(userID: user.id)))
         }
-        project.outbox.delivered(sent)
         return .json(.object(issued.response(user: userJSON)), headers: issued.headers)
     }
 
@@ -448,19 +443,16 @@ struct MFAEndpoints: EndpointGroup {
         if factor.status == "verified" && !MFAEndpoints.isAAL2(session) {
             throw AuthError(422, .insufficientAal, "AAL2 required to unenroll verified factor")
         }
-        var sent: [OutboxRecord] = []
         let mailer = Mailer(api: api, context: context)
-        try api.write { conn in
-            sent.removeAll()  // each run starts afresh (Core.write may run it again)
+        try api.write { conn, round in
             try conn.deleteFactor(id: factor.id)
             try api.audit(conn, context, actor: caller.user, action: "factor_unenrolled", logType: "factor",
                           traits: ["factor_id": .string(factor.id), "factor_status": .string(factor.status),
                                    "session_id": .string(session.id)], ipAddress: api.clientIP(context))
             try conn.downgradeSessions(of: factor)
             mailer.notify(conn, .mfaFactorUnenrolled, user: caller.user, to: caller.user.email ?? "",
-                          values: ["FactorType": factor.factorType], sent: &sent)
+                          values: ["FactorType": factor.factorType], round: &round)
         }
-        project.outbox.delivered(sent)
         return .json(["id": .string(factor.id)])
     }
 }

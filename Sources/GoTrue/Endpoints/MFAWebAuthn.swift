@@ -138,7 +138,7 @@ extension MFAEndpoints {
         let sessionID = try verifiedSessionID(caller)
         // The challenge is consumed once the ceremony passed, before the transaction.
         try api.write { conn in try conn.deleteChallenge(id: challenge.id) }
-        return try completeVerification(context, caller, factor, challenge: challenge, sessionID: sessionID) { conn, now, updated in
+        return try completeVerification(context, caller, factor, challenge: challenge, sessionID: sessionID) { [newCredential] conn, now, updated in
             guard factor.status != "verified", let credential = newCredential else { return false }
             updated.status = "verified"
             updated.webAuthnAAGUID = PasskeyOptions.uuidString(credential.aaguid)

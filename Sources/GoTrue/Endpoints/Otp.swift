@@ -101,10 +101,8 @@ struct OtpEndpoints: EndpointGroup {
             return .json(.object([:]))
         }
 
-        var sent: [OutboxRecord] = []
         let mailer = Mailer(api: api, context: context)
-        try api.write { conn in
-            sent.removeAll()  // each run starts afresh (Core.write may run it again)
+        try api.write { conn, round in
             guard var user = try conn.user(id: existing!.id) else { throw AuthError.unexpected }
             if !challenge.isEmpty {
                 try FlowStates.create(conn, project: project, userID: user.id, providerType: FlowStates.magicLink,
@@ -112,9 +110,8 @@ struct OtpEndpoints: EndpointGroup {
                                       codeChallenge: challenge)
             }
             try api.audit(conn, context, actor: user, action: "user_recovery_requested", logType: "user")
-            try mailer.sendRecovery(conn, user: &user, magicLink: true, pkce: !challenge.isEmpty, sent: &sent)
+            try mailer.sendRecovery(conn, user: &user, magicLink: true, pkce: !challenge.isEmpty, round: &round)
         }
-        project.outbox.delivered(sent)
         return .json(.object([:]))
     }
 
@@ -149,16 +146,13 @@ struct OtpEndpoints: EndpointGroup {
             return .json(.object([:]))
         }
 
-        var sent: [OutboxRecord] = []
         let mailer = Mailer(api: api, context: context)
-        let messageID: String = try api.write { conn in
-            sent.removeAll()  // each run starts afresh (Core.write may run it again)
+        let messageID: String = try api.write { [channel, phone] conn, round in
             guard var user = try conn.user(id: existing!.id) else { throw AuthError.unexpected }
             try api.audit(conn, context, actor: user, action: "user_recovery_requested", logType: "user",
                           traits: ["channel": .string(channel)])
-            return try mailer.sendPhoneOTP(conn, user: &user, phone: phone, purpose: .confirmation, sent: &sent)
+            return try mailer.sendPhoneOTP(conn, user: &user, phone: phone, purpose: .confirmation, round: &round)
         }
-        project.outbox.delivered(sent)
         return .json(OtpEndpoints.messageResponse(messageID))
     }
 

@@ -28,19 +28,16 @@ struct ReauthenticateEndpoints: EndpointGroup {
         } else if caller.user.phoneConfirmedAt == nil {
             throw AuthError(422, .phoneNotConfirmed, "Please verify your phone first.")
         }
-        var sent: [OutboxRecord] = []
         let mailer = Mailer(api: api, context: context)
-        let messageID: String = try api.write { conn in
-            sent.removeAll()  // each run starts afresh (Core.write may run it again)
+        let messageID: String = try api.write { conn, round in
             guard var user = try conn.user(id: caller.user.id) else { throw AuthError.unexpected }
             try api.audit(conn, context, actor: user, action: "user_reauthenticate_requested", logType: "user")
             if !email.isEmpty {
-                try mailer.sendReauthentication(conn, user: &user, sent: &sent)
+                try mailer.sendReauthentication(conn, user: &user, round: &round)
                 return ""
             }
-            return try mailer.sendPhoneOTP(conn, user: &user, phone: phone, purpose: .reauthentication, sent: &sent)
+            return try mailer.sendPhoneOTP(conn, user: &user, phone: phone, purpose: .reauthentication, round: &round)
         }
-        project.outbox.delivered(sent)
         return .json(OtpEndpoints.messageResponse(messageID))
     }
 }

@@ -32,10 +32,8 @@ struct RecoverEndpoints: EndpointGroup {
         try PKCE.validateParameters(method: challengeMethod, challenge: challenge)
 
         let aud = api.requestAudience(context)
-        var sent: [OutboxRecord] = []
         let mailer = Mailer(api: api, context: context)
-        try api.write { conn in
-            sent.removeAll()  // each run starts afresh (Core.write may run it again)
+        try api.write { [email] conn, round in
             guard var user = try conn.user(email: email, aud: aud) else { return }
             if !challenge.isEmpty {
                 try FlowStates.create(conn, project: project, userID: user.id, providerType: FlowStates.recovery,
@@ -43,9 +41,8 @@ struct RecoverEndpoints: EndpointGroup {
                                       codeChallenge: challenge)
             }
             try api.audit(conn, context, actor: user, action: "user_recovery_requested", logType: "user")
-            try mailer.sendRecovery(conn, user: &user, magicLink: false, pkce: !challenge.isEmpty, sent: &sent)
+            try mailer.sendRecovery(conn, user: &user, magicLink: false, pkce: !challenge.isEmpty, round: &round)
         }
-        project.outbox.delivered(sent)
         return .json(.object([:]))
     }
 }

@@ -56,11 +56,9 @@ struct ResendEndpoints: EndpointGroup {
         }
 
         let aud = api.requestAudience(context)
-        var sent: [OutboxRecord] = []
         let mailer = Mailer(api: api, context: context)
         let pkce = !challenge.isEmpty
-        let messageID: String = try api.write { conn in
-            sent.removeAll()  // each run starts afresh (Core.write may run it again)
+        let messageID: String = try api.write { [email, phone] conn, round in
             let found = !email.isEmpty ? try conn.user(email: email, aud: aud) : try conn.user(phone: phone, aud: aud)
             guard var user = found else { return "" }
             switch type {
@@ -72,12 +70,12 @@ struct ResendEndpoints: EndpointGroup {
                                           authenticationMethod: FlowStates.emailSignup, codeChallengeMethod: challengeMethod,
                                           codeChallenge: challenge)
                 }
-                try mailer.sendConfirmation(conn, user: &user, pkce: pkce, sent: &sent)
+                try mailer.sendConfirmation(conn, user: &user, pkce: pkce, round: &round)
                 return ""
             case "sms":
                 if user.phoneConfirmedAt != nil { return "" }
                 try api.audit(conn, context, actor: user, action: "user_recovery_requested", logType: "user")
-                return try mailer.sendPhoneOTP(conn, user: &user, phone: phone, purpose: .confirmation, sent: &sent)
+                return try mailer.sendPhoneOTP(conn, user: &user, phone: phone, purpose: .confirmation, round: &round)
             case "email_change":
                 guard let newEmail = user.emailChange, !newEmail.isEmpty else { return "" }
                 if pkce {
@@ -85,14 +83,13 @@ struct ResendEndpoints: EndpointGroup {
                                           authenticationMethod: FlowStates.emailChange, codeChallengeMethod: challengeMethod,
                                           codeChallenge: challenge)
                 }
-                try mailer.sendEmailChange(conn, user: &user, to: newEmail, pkce: pkce, sent: &sent)
+                try mailer.sendEmailChange(conn, user: &user, to: newEmail, pkce: pkce, round: &round)
                 return ""
             default:  // phone_change
                 guard let newPhone = user.phoneChange, !newPhone.isEmpty else { return "" }
-                return try mailer.sendPhoneOTP(conn, user: &user, phone: newPhone, purpose: .phoneChange, sent: &sent)
+                return try mailer.sendPhoneOTP(conn, user: &user, phone: newPhone, purpose: .phoneChange, round: &round)
             }
         }
-        project.outbox.delivered(sent)
         return .json(OtpEndpoints.messageResponse(messageID))
     }
 }

@@ -56,7 +56,7 @@ struct SignupEndpoints: EndpointGroup {
         let hooks = Hooks(api: api, request: context.request)
         // `triggerBeforeUserCreated`, outside any transaction: a refusal stores nothing.
         try hooks.beforeUserCreated(Models.user(user, identities: []))
-        let (issued, userJSON) = try api.write { conn in
+        let (issued, userJSON) = try api.write { [user] conn in
             var user = user  // the record as built, on every run of this write
             try conn.insertUser(user)
             let issued = try Tokens(api: api).issueSession(conn, user: &user, method: "anonymous", request: context.request)
@@ -128,17 +128,13 @@ struct SignupEndpoints: EndpointGroup {
             }
             if !exists { try hooks.beforeUserCreated(Models.user(prospect, identities: [])) }
         }
-        var created = false
-
         enum Outcome {
             case session(Tokens.Issued, JSON)
             case pending(JSON)
             case exists(UserRecord)
         }
-        var sent: [OutboxRecord] = []
-        let outcome: Outcome = try api.write { conn in
-            sent.removeAll()  // each run starts afresh (Core.write may run it again)
-            created = false
+        let (outcome, created): (Outcome, Bool) = try api.write { [prospect] conn, round in
+            var created = false
             var user: UserRecord
             let existing = provider == "email" ? try conn.user(email: email, aud: aud) : try conn.user(phone: phone, aud: aud)
             if let existing {
@@ -146,7 +142,7 @@ struct SignupEndpoints: EndpointGroup {
                 if confirmed {
                     try api.audit(conn, context, actor: existing, action: "user_repeated_signup", logType: "user",
                                   traits: ["provider": .string(provider)])
-                    return .exists(existing)
+                    return (.exists(existing), created)
                 }
                 user = existing
             } else {
@@ -189,7 +185,7 @@ struct SignupEndpoints: EndpointGroup {
                 try api.audit(conn, context, actor: user, action: "login", logType: "account",
                               traits: ["provider": .string(provider)])
                 let issued = try Tokens(api: api).issueSession(conn, user: &user, method: "password", request: context.request)
-                return .session(issued, Models.user(user, identities: [identity]))
+                return (.session(issued, Models.user(user, identities: [identity])), created)
             }
 
             try api.audit(conn, context, actor: user, action: "user_confirmation_requested", logType: "user",
@@ -203,21 +199,20 @@ struct SignupEndpoints: EndpointGroup {
                                           authenticationMethod: FlowStates.emailSignup,
                                           codeChallengeMethod: codeChallengeMethod, codeChallenge: codeChallenge)
                 }
-                try mailer.sendConfirmation(conn, user: &user, pkce: !codeChallenge.isEmpty, sent: &sent)
+                try mailer.sendConfirmation(conn, user: &user, pkce: !codeChallenge.isEmpty, round: &round)
             } else {
-                _ = try mailer.sendPhoneOTP(conn, user: &user, phone: phone, purpose: .confirmation, sent: &sent)
+                _ = try mailer.sendPhoneOTP(conn, user: &user, phone: phone, purpose: .confirmation, round: &round)
             }
             // `HasBeenInvited`: an invited user's metadata and identities are left out of the
             // answer (what is stored stays).
             if user.invitedAt != nil {
                 var shown = user
                 shown.userMetadata = "{}"
-                return .pending(Models.user(shown, identities: []))
+                return (.pending(Models.user(shown, identities: [])), created)
             }
-            return .pending(Models.user(user, identities: [identity]))
+            return (.pending(Models.user(user, identities: [identity])), created)
         }
 
-        project.outbox.delivered(sent)
         if created {
             switch outcome {
             case .session(_, let userJSON), .pending(let userJSON): try hooks.afterUserCreated(userJSON)

@@ -79,21 +79,19 @@ extension TokenEndpoints {
             }
         }
 
-        var sent: [OutboxRecord] = []
         enum Result {
             case issued(Tokens.Issued, JSON)
             case failed(AuthError)
         }
         let accounts = ExternalAccounts(api: api, context: context)
         if target == nil { try accounts.beforeUserCreated(data: data, provider: provider.type) }
-        let result: Result = try api.write { conn in
-            sent.removeAll()  // each run starts afresh (Core.write may run it again)
+        let result: Result = try api.write { [target, data] conn, round in
             let outcome: ExternalAccounts.Outcome
             if let target {
-                outcome = try accounts.link(conn, target: target, data: data, provider: provider.type, sent: &sent)
+                outcome = try accounts.link(conn, target: target, data: data, provider: provider.type, round: &round)
             } else {
                 outcome = try accounts.signIn(conn, data: data, provider: provider.type, emailOptional: provider.emailOptional,
-                                              sent: &sent)
+                                              round: &round)
             }
             switch outcome {
             case .failedAfterCommit(let error):
@@ -103,7 +101,6 @@ extension TokenEndpoints {
                 return .issued(issued, Models.user(user, identities: try conn.identities(userID: user.id), factors: try conn.factors(userID: user.id)))
             }
         }
-        api.project.outbox.delivered(sent)
         switch result {
         case .failed(let error):
             throw error

@@ -136,11 +136,9 @@ extension TokenEndpoints {
         ]
         let accounts = ExternalAccounts(api: api, context: context)
         try accounts.beforeUserCreated(data: data, provider: provider)
-        var sent: [OutboxRecord] = []
-        let (issued, user, created): (Tokens.Issued, JSON, Bool) = try api.write { conn in
-            sent.removeAll()
+        let (issued, user, created): (Tokens.Issued, JSON, Bool) = try api.write { [data] conn, round in
             guard case .user(var user, let created) = try accounts.signIn(conn, data: data, provider: provider, emailOptional: true,
-                                                                          sent: &sent) else {
+                                                                          round: &round) else {
                 // Without an email no confirmation can be pending.
                 throw AuthError.unexpected
             }
@@ -152,7 +150,6 @@ extension TokenEndpoints {
             return (issued, Models.user(user, identities: try conn.identities(userID: user.id), factors: try conn.factors(userID: user.id)),
                     created)
         }
-        api.project.outbox.delivered(sent)
         // `triggerAfterUserCreated`, after the commit: a refusal fails the request, the user stays.
         if created { try Hooks(api: api, request: context.request).afterUserCreated(user) }
         return .json(.object(issued.response(user: user)), headers: issued.headers)

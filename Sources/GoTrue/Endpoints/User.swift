@@ -44,7 +44,7 @@ struct UserEndpoints: EndpointGroup {
         let channel = try body.string("channel") ?? ""
         let codeChallenge = try body.string("code_challenge") ?? ""
         let codeChallengeMethod = try body.string("code_challenge_method") ?? ""
-        var user = caller.user
+        let user = caller.user
         let passwords = Passwords(configuration: config, environment: project.environment)
 
         // validateUserUpdateParams
@@ -115,12 +115,10 @@ struct UserEndpoints: EndpointGroup {
             newHash = password.isEmpty ? "" : passwords.hash(password)
         }
 
-        var sent: [OutboxRecord] = []
         let mailer = Mailer(api: api, context: context)
-        let (updated, identities, factors) = try api.write { conn in
-            sent.removeAll()  // each run starts afresh (Core.write may run it again)
+        let (updated, identities, factors) = try api.write { [newHash, email, phone] conn, round in
             let now = project.environment.now()
-            user = try conn.user(id: user.id) ?? user
+            var user = try conn.user(id: user.id) ?? user
             if let newHash {
                 let addingFirstPassword = !newHash.isEmpty && (user.encryptedPassword ?? "").isEmpty
                 user.encryptedPassword = newHash
@@ -141,7 +139,7 @@ struct UserEndpoints: EndpointGroup {
                                        now: now)
                     try conn.updateUser(user)
                 }
-                mailer.notify(conn, .passwordChanged, user: user, to: user.email ?? "", sent: &sent)
+                mailer.notify(conn, .passwordChanged, user: user, to: user.email ?? "", round: &round)
             }
             if let data {
                 user.userMetadata = Models.merge(data, into: user.userMetadata)
@@ -164,21 +162,20 @@ struct UserEndpoints: EndpointGroup {
                                               authenticationMethod: FlowStates.emailChange,
                                               codeChallengeMethod: codeChallengeMethod, codeChallenge: codeChallenge)
                     }
-                    try mailer.sendEmailChange(conn, user: &user, to: email, pkce: !codeChallenge.isEmpty, sent: &sent)
+                    try mailer.sendEmailChange(conn, user: &user, to: email, pkce: !codeChallenge.isEmpty, round: &round)
                 }
             }
             if changesPhone {
                 if config.sms.autoconfirm {
                     try confirmPhoneChange(conn, user: &user, to: phone, now: now)
                 } else {
-                    _ = try mailer.sendPhoneOTP(conn, user: &user, phone: phone, purpose: .phoneChange, sent: &sent)
+                    _ = try mailer.sendPhoneOTP(conn, user: &user, phone: phone, purpose: .phoneChange, round: &round)
                 }
             }
             try api.audit(conn, context, actor: user, action: "user_modified", logType: "user")
             let reloaded = try conn.user(id: user.id) ?? user
             return (reloaded, try conn.identities(userID: user.id), try conn.factors(userID: user.id))
         }
-        project.outbox.delivered(sent)
         return .json(Models.user(updated, identities: identities, factors: factors))
     }
 

@@ -57,9 +57,7 @@ struct IdentityEndpoints: EndpointGroup {
         // The notice goes to the address the user had before unlinking: removing an identity may
         // promote another identity's email onto the user (identity.go).
         let recipient = caller.user.email ?? ""
-        var sent: [OutboxRecord] = []
-        try api.write { conn in
-            sent.removeAll()  // each run starts afresh (Core.write may run it again)
+        try api.write { conn, round in
             guard var user = try conn.user(id: caller.user.id) else { throw AuthError(404, .userNotFound, "User not found") }
             try api.audit(conn, context, actor: user, action: "identity_unlinked", logType: "user",
                           traits: accounts.identityTraits(doomed))
@@ -73,9 +71,8 @@ struct IdentityEndpoints: EndpointGroup {
             }
             try accounts.updateProviders(conn, &user)
             Mailer(api: api, context: context).notify(conn, .identityUnlinked, user: user, to: recipient,
-                                                      values: ["Email": recipient, "Provider": doomed.provider], sent: &sent)
+                                                      values: ["Email": recipient, "Provider": doomed.provider], round: &round)
         }
-        api.project.outbox.delivered(sent)
         return .json(.object([:]))
     }
 }

@@ -74,19 +74,16 @@ struct VerifyEndpoints: EndpointGroup {
             case session(Tokens.Issued, JSON)
             case halfConfirmed
         }
-        var sent: [OutboxRecord] = []
         let requested = params
-        let outcome: Outcome = try api.write { conn in
-            sent.removeAll()  // each run starts afresh (Core.write may run it again)
-            params = requested
+        let outcome: Outcome = try api.write { conn, round in
+            var params = requested
             var user = params.token.isEmpty
                 ? try verifyTokenHash(conn, &params)
                 : try verifyUserAndToken(conn, &params, aud: aud)
-            guard try applyVerification(conn, context, params, &user, smsAllowed: true, sent: &sent) else { return .halfConfirmed }
+            guard try applyVerification(conn, context, params, &user, smsAllowed: true, round: &round) else { return .halfConfirmed }
             let issued = try Tokens(api: api).issueSession(conn, user: &user, method: "otp", request: context.request)
             return .session(issued, Models.user(user, identities: try conn.identities(userID: user.id), factors: try conn.factors(userID: user.id)))
         }
-        project.outbox.delivered(sent)
         switch outcome {
         case .halfConfirmed:
             // `code` is the string "200" here (a map[string]string in the real server).
@@ -119,31 +116,30 @@ struct VerifyEndpoints: EndpointGroup {
         }
 
         enum Outcome {
-            case session(Tokens.Issued)
+            /// With the verification type as the token's row named it (`magiclink`, `signup`).
+            case session(Tokens.Issued, type: String)
             case authCode(String)
             case halfConfirmed
         }
         let outcome: Outcome
-        var sent: [OutboxRecord] = []
         let requested = params
         do {
-            outcome = try api.write { conn in
-                sent.removeAll()  // each run starts afresh (Core.write may run it again)
-                params = requested
+            outcome = try api.write { [authenticationMethod] conn, round in
+                var params = requested
                 var user = try verifyTokenHash(conn, &params)
-                guard try applyVerification(conn, context, params, &user, smsAllowed: false, sent: &sent) else { return .halfConfirmed }
+                guard try applyVerification(conn, context, params, &user, smsAllowed: false, round: &round) else { return .halfConfirmed }
                 if pkce {
                     return .authCode(try FlowStates.issueAuthCode(conn, project: project, userID: user.id,
                                                                   authenticationMethod: authenticationMethod))
                 }
-                return .session(try Tokens(api: api).issueSession(conn, user: &user, method: "otp", request: context.request))
+                return .session(try Tokens(api: api).issueSession(conn, user: &user, method: "otp", request: context.request),
+                                type: params.type)
             }
         } catch {
             // Only HTTP errors become redirects; anything else is the plain 500.
             if case .unexpected = error.kind { throw error }
             return VerifyEndpoints.redirect(to: VerifyEndpoints.errorRedirect(error, params.redirectTo, pkce: pkce))
         }
-        project.outbox.delivered(sent)
 
         switch outcome {
         case .halfConfirmed:
@@ -158,7 +154,7 @@ struct VerifyEndpoints: EndpointGroup {
             url.set("code", code)
             url.rawQuery = GoURL.encode(url.query)
             return VerifyEndpoints.redirect(to: url.string)
-        case .session(let issued):
+        case .session(let issued, let type):
             // `AccessTokenResponse.AsRedirectURL`: appended to the redirect as it is.
             let fragment = GoURL.encode([
                 QueryItem(name: "access_token", value: issued.accessToken),
@@ -167,7 +163,7 @@ struct VerifyEndpoints: EndpointGroup {
                 QueryItem(name: "expires_at", value: String(issued.expiresAt)),
                 QueryItem(name: "refresh_token", value: issued.refreshToken),
                 QueryItem(name: "sb", value: ""),
-                QueryItem(name: "type", value: params.type),
+                QueryItem(name: "type", value: type),
             ])
             return VerifyEndpoints.redirect(to: params.redirectTo + "#" + fragment, headers: issued.headers)
         }
@@ -318,7 +314,7 @@ struct VerifyEndpoints: EndpointGroup {
     /// SMS types), then `app_metadata.providers` brought up to date. False when only one of a
     /// secure email change's two links has been confirmed so far.
     private func applyVerification(_ conn: Connection, _ context: RequestContext, _ params: Params,
-                                   _ user: inout UserRecord, smsAllowed: Bool, sent: inout [OutboxRecord]) throws -> Bool {
+                                   _ user: inout UserRecord, smsAllowed: Bool, round: inout WriteRound) throws -> Bool {
         switch params.type {
         case "signup", "invite":
             try signupVerify(conn, context, &user)
@@ -330,17 +326,17 @@ struct VerifyEndpoints: EndpointGroup {
             // The notice goes to the old address (verify.go, `emailAddressChanged`).
             if VerifyEndpoints.changed(oldEmail, user.email) {
                 Mailer(api: api, context: context).notify(conn, .emailChanged, user: user, to: oldEmail,
-                                                          values: ["OldEmail": oldEmail], sent: &sent)
+                                                          values: ["OldEmail": oldEmail], round: &round)
             }
         case "sms" where smsAllowed, "phone_change" where smsAllowed:
             let oldPhone = user.phone ?? ""
             let phoneIdentityCreated = try smsVerify(conn, context, params, &user)
             let mailer = Mailer(api: api, context: context)
             if params.type == "phone_change" && VerifyEndpoints.changed(oldPhone, user.phone) {
-                mailer.notify(conn, .phoneChanged, user: user, to: user.email ?? "", values: ["OldPhone": oldPhone], sent: &sent)
+                mailer.notify(conn, .phoneChanged, user: user, to: user.email ?? "", values: ["OldPhone": oldPhone], round: &round)
             }
             if phoneIdentityCreated {
-                mailer.notify(conn, .identityLinked, user: user, to: user.email ?? "", values: ["Provider": "phone"], sent: &sent)
+                mailer.notify(conn, .identityLinked, user: user, to: user.email ?? "", values: ["Provider": "phone"], round: &round)
             }
         default:
             throw AuthError(400, .validationFailed, "Unsupported verification type")

@@ -159,7 +159,7 @@ enum OAuthClients {
             secret = newSecret(environment)
             client.secretHash = hashSecret(secret!)
         }
-        try api.write { conn in try conn.insertOAuthClient(client) }
+        try api.write { [client] conn in try conn.insertOAuthClient(client) }
         return (client, secret)
     }
 

@@ -110,7 +110,7 @@ extension OAuthServerEndpoints {
         // Emulator-only auto-approval: the configured user consents at once (as the consent API
         // would record it) and the client gets its code without a consent page.
         if let email = config.oauthServer.autoApproveEmail {
-            let approved: OAuthAuthorizationRecord? = try api.write { conn in
+            let approved: OAuthAuthorizationRecord? = try api.write { [scope] conn in
                 guard let user = try conn.user(email: email, aud: config.jwt.audience) else { return nil }
                 var authorization = record
                 authorization.userID = user.id
@@ -188,7 +188,7 @@ extension OAuthServerEndpoints {
 
     /// Runs `body` in a write transaction where an expired authorization commits its new status
     /// and then answers 404.
-    private func withAuthorization<T>(_ body: (Connection) throws -> T) throws(AuthError) -> T {
+    private func withAuthorization<T>(_ body: @Sendable (Connection) throws -> T) throws(AuthError) -> T {
         let outcome: T? = try api.write { conn in
             do {
                 return try body(conn)
