@@ -30,6 +30,11 @@ final class Connection {
     var input: [UInt8] = []
     var output: [UInt8] = []
     var outputOffset = 0
+    /// Bytes the kernel has taken from this connection's sends, all responses together.
+    var handedToKernel: UInt64 = 0
+    /// How many of those the peer had acknowledged at the last check of the write timeout
+    /// (`EventLoop.peerTookBytes`).
+    var acknowledgedAtCheck: UInt64 = 0
     var closeAfterWrite = false
     var held: Completion? = nil
     /// The observer of the response being written (`HTTPResponse.onDelivery`), told once.

@@ -37,6 +37,11 @@ extension EventLoop {
             // Idle keep-alive, slow head (slowloris), slow body or linger: close.
             close(connection)
         case .writing:
+            if peerTookBytes(connection) {
+                // Acknowledged since the last check, however slowly: wait on.
+                setDeadline(connection, now + writeNanoseconds)
+                return
+            }
             // The peer took no byte for `writeTimeout`. A plain close would leave the kernel
             // holding the unsent queue of an orphaned socket, probing a zero window for minutes;
             // a reset frees it now, and the response could not be delivered anyway.

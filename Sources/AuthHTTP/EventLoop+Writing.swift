@@ -121,7 +121,10 @@ extension EventLoop {
         }
         if connection.hasPendingOutput {
             // A peer that stops reading must not hold the connection and its unsent bytes
-            // forever: `writeTimeout`, started again by every send that makes progress (`flush`).
+            // forever: `writeTimeout`, started again by every send that makes progress (`flush`)
+            // and, where the kernel tells, by every byte the peer acknowledged in the meantime
+            // (checked when it expires). The count of this response starts here.
+            _ = peerTookBytes(connection)
             setDeadline(connection, now + writeNanoseconds)
         } else {
             afterWrite(connection)
@@ -143,6 +146,7 @@ extension EventLoop {
             switch result {
             case .transferred(let count):
                 sent += count
+                connection.handedToKernel += UInt64(count)
             case .wouldBlock:
                 connection.output = Array(bytes[sent...])
                 connection.outputOffset = 0
@@ -165,6 +169,7 @@ extension EventLoop {
             switch result {
             case .transferred(let count):
                 connection.outputOffset += count
+                connection.handedToKernel += UInt64(count)
                 progressed = true
             case .wouldBlock:
                 // The peer is reading, however slowly: the write timeout counts from here. Only
@@ -180,6 +185,20 @@ extension EventLoop {
         connection.output = []
         connection.outputOffset = 0
         if connection.phase == .writing { afterWrite(connection) }
+    }
+
+    /// Whether the peer acknowledged bytes since the last check, which this one becomes. A send
+    /// makes progress only once the send queue has drained by a good part of its size (Linux
+    /// reports a socket writable when at most two thirds of its buffer is in use), so a client
+    /// reading steadily but slowly behind a large send buffer can go longer than `writeTimeout`
+    /// between two sends while it takes bytes all along: the kernel's count of what is still
+    /// unacknowledged tells. False where the I/O mode has no such count
+    /// (`Transport.unacknowledgedBytes`): there the sends alone count.
+    func peerTookBytes(_ connection: Connection) -> Bool {
+        guard let queued = core.transport.unacknowledgedBytes(connection.fd) else { return false }
+        let acknowledged = connection.handedToKernel - min(UInt64(queued), connection.handedToKernel)
+        defer { connection.acknowledgedAtCheck = acknowledged }
+        return acknowledged > connection.acknowledgedAtCheck
     }
 
     /// The response is wholly in the socket's send queue: what the client gets of it is

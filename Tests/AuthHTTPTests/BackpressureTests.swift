@@ -213,4 +213,125 @@ struct WriteTimeoutTests {
             #expect(try fresh.readResponse().text == "ok")
         }
     }
+
+    // Behind a large send queue, a client reading steadily but slowly: the kernel's autotuning
+    // (sendBufferBytes nil) lets the send queue grow to megabytes (Linux: tcp_wmem, 4 MiB by
+    // default), and Linux reports it writable again only once a third of it has drained, so the
+    // loop's sends go seconds without progress while the client takes bytes all along. The
+    // client reads like a real slow one: a 256 KiB receive buffer, 128 KiB at a time, every
+    // 200 ms. Each read opens the window by more than the loopback MSS (~64 KiB), so the
+    // client's kernel sends a window update and the server's sees acknowledgements in every
+    // second; tinier reads would leave the window shut below the MSS, with the server probing
+    // it at growing intervals (RFC 9293 §3.8.6.1) and no acknowledgement for a second or more.
+
+    /// The write timeout these tests run with; far longer than the slow reader's pauses.
+    private static let timeout = 1.0
+
+    /// Reads `chunk` bytes every `pause` seconds until `limit` bytes (nil: to the end), an error
+    /// or the receive timeout (the hang guard); returns what arrived, how the read ended, the
+    /// seconds it took, and when its last round of reads began.
+    private func readSteadily(
+        _ client: TestClient, chunk: Int, pause: Double, limit: Int? = nil
+    ) -> (bytes: [UInt8], end: PeerEnd, seconds: Double, lastRound: Double) {
+        let start = monotonicSeconds()
+        var lastRound = start
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: chunk)
+        while limit.map({ bytes.count < $0 }) ?? true {
+            usleep(UInt32(pause * 1_000_000))
+            lastRound = monotonicSeconds()
+            var taken = 0
+            while taken < chunk {
+                let n = buffer.withUnsafeMutableBytes { recv(client.fd, $0.baseAddress, chunk - taken, 0) }
+                if n <= 0 {
+                    let end: PeerEnd = n == 0 ? .closed : errno == ECONNRESET ? .reset : .stillOpen
+                    return (bytes, end, monotonicSeconds() - start, lastRound)
+                }
+                bytes += buffer[0..<n]
+                taken += n
+            }
+        }
+        return (bytes, .data, monotonicSeconds() - start, lastRound)
+    }
+
+    private func slowReader(port: Int) throws -> TestClient {
+        let client = try TestClient(port: port, receiveTimeout: 30)
+        var size: Int32 = 256 * 1024
+        setsockopt(client.fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        return client
+    }
+
+    private func largeSendQueue(_ configuration: inout HTTPServerConfiguration) {
+        configuration.writeTimeout = .milliseconds(Int(Self.timeout * 1000))
+        configuration.sendBufferBytes = nil
+    }
+
+    @Test func aSteadySlowReaderBehindALargeSendQueueGetsTheWholeResponse() throws {
+        try withServer(largeSendQueue) { server in
+            // Linux's native mode counts what the peer acknowledged; on macOS, and in the
+            // portable mode that runs its calls, only sends count (docs/running.md), and such a
+            // reader may be reset there.
+            guard server.ioMode == .native else { return }
+            let size = 6 * 1024 * 1024
+            let client = try slowReader(port: server.port)
+            try client.send("GET /big?n=\(size) HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n")
+            let read = readSteadily(client, chunk: 128 * 1024, pause: 0.2)
+            #expect(read.end == .closed, "the read ended with \(read.end) after \(read.bytes.count) bytes")
+            // Several timeouts long at this pace: the client was never idle for one of them.
+            #expect(read.seconds > 2 * Self.timeout)
+            guard let headEnd = EventLoop.headEnd(read.bytes) else {
+                Issue.record("no response head in \(read.bytes.count) bytes")
+                return
+            }
+            let body = read.bytes[headEnd...]
+            #expect(body.count == size)
+            #expect(body.enumerated().allSatisfy { $0.element == UInt8(truncatingIfNeeded: $0.offset % 251) })
+        }
+    }
+
+    @Test func aClientThatTakesNoByteIsResetAfterTheTimeoutNotBefore() throws {
+        try withServer(largeSendQueue) { server in
+            let size = 16 * 1024 * 1024
+            let client = try slowReader(port: server.port)
+            // Counted from before the request is sent: the server starts its count later.
+            let start = monotonicSeconds()
+            try client.send("GET /big?n=\(size) HTTP/1.1\r\nHost: h\r\n\r\n")
+            let hungUp = secondsUntilHangUp(client.fd, limit: 30)
+            #expect(hungUp != nil, "the never-reading connection was not reset")
+            if hungUp != nil {
+                let elapsed = monotonicSeconds() - start
+                #expect(elapsed >= Self.timeout, "reset after \(elapsed) s, before the timeout")
+            }
+            let (bytes, end) = client.readAll(timeout: 30)
+            #expect(end == .reset)
+            #expect(bytes.count < size)
+        }
+    }
+
+    @Test func aReaderThatStopsIsResetOnceItTakesNoMore() throws {
+        try withServer(largeSendQueue) { server in
+            // Its steady reading is served where acknowledgements count (above).
+            guard server.ioMode == .native else { return }
+            let size = 16 * 1024 * 1024
+            let client = try slowReader(port: server.port)
+            try client.send("GET /big?n=\(size) HTTP/1.1\r\nHost: h\r\n\r\n")
+            // Reads steadily for a few timeouts, then takes nothing more.
+            let read = readSteadily(client, chunk: 128 * 1024, pause: 0.2, limit: 3 * 1024 * 1024)
+            guard read.end == .data else {
+                Issue.record("the read ended with \(read.end) after \(read.bytes.count) bytes")
+                return
+            }
+            let hungUp = secondsUntilHangUp(client.fd, limit: 30)
+            #expect(hungUp != nil, "the connection was kept though its client stopped reading")
+            if hungUp != nil {
+                // The last reads made room that the server's bytes then filled, acknowledged
+                // after those reads began: the server's count starts no earlier.
+                let idle = monotonicSeconds() - read.lastRound
+                #expect(idle >= Self.timeout, "reset \(idle) s after the last reads, before the timeout")
+            }
+            let (bytes, end) = client.readAll(timeout: 30)
+            #expect(end == .reset)
+            #expect(read.bytes.count + bytes.count < size)
+        }
+    }
 }
