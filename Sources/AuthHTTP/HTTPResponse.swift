@@ -79,11 +79,19 @@ public struct HTTPResponse: Sendable {
         self.onDelivery = nil
     }
 
-    /// Standard reason phrases (RFC 9110 §15, RFC 6585 for 428/429/431).
+    /// The reason phrase of a status line, as Go's `net/http` writes it: GoTrue is a Go server,
+    /// and clients and proxies see its status lines. Go's `StatusText` table (`net/http/status.go`)
+    /// keeps the older names where RFC 9110 §15 renamed a status (413 "Request Entity Too Large",
+    /// 414 "Request URI Too Long", 416 "Requested Range Not Satisfiable", 422 "Unprocessable
+    /// Entity"); a code it does not know is written "status code N" (`writeStatusLine` in
+    /// `net/http/server.go`). Every code from 100 to 599 can be sent (a scenario's status fault),
+    /// so the whole table is here.
     public static func standardReason(for status: Int) -> String {
         switch status {
         case 100: "Continue"
         case 101: "Switching Protocols"
+        case 102: "Processing"
+        case 103: "Early Hints"
         case 200: "OK"
         case 201: "Created"
         case 202: "Accepted"
@@ -91,11 +99,15 @@ public struct HTTPResponse: Sendable {
         case 204: "No Content"
         case 205: "Reset Content"
         case 206: "Partial Content"
+        case 207: "Multi-Status"
+        case 208: "Already Reported"
+        case 226: "IM Used"
         case 300: "Multiple Choices"
         case 301: "Moved Permanently"
         case 302: "Found"
         case 303: "See Other"
         case 304: "Not Modified"
+        case 305: "Use Proxy"
         case 307: "Temporary Redirect"
         case 308: "Permanent Redirect"
         case 400: "Bad Request"
@@ -105,30 +117,40 @@ public struct HTTPResponse: Sendable {
         case 404: "Not Found"
         case 405: "Method Not Allowed"
         case 406: "Not Acceptable"
+        case 407: "Proxy Authentication Required"
         case 408: "Request Timeout"
         case 409: "Conflict"
         case 410: "Gone"
         case 411: "Length Required"
         case 412: "Precondition Failed"
-        case 413: "Content Too Large"
-        case 414: "URI Too Long"
+        case 413: "Request Entity Too Large"
+        case 414: "Request URI Too Long"
         case 415: "Unsupported Media Type"
-        case 416: "Range Not Satisfiable"
+        case 416: "Requested Range Not Satisfiable"
         case 417: "Expectation Failed"
+        case 418: "I'm a teapot"
         case 421: "Misdirected Request"
-        case 422: "Unprocessable Content"
+        case 422: "Unprocessable Entity"
+        case 423: "Locked"
+        case 424: "Failed Dependency"
         case 425: "Too Early"
         case 426: "Upgrade Required"
         case 428: "Precondition Required"
         case 429: "Too Many Requests"
         case 431: "Request Header Fields Too Large"
+        case 451: "Unavailable For Legal Reasons"
         case 500: "Internal Server Error"
         case 501: "Not Implemented"
         case 502: "Bad Gateway"
         case 503: "Service Unavailable"
         case 504: "Gateway Timeout"
         case 505: "HTTP Version Not Supported"
-        default: "Status \(status)"
+        case 506: "Variant Also Negotiates"
+        case 507: "Insufficient Storage"
+        case 508: "Loop Detected"
+        case 510: "Not Extended"
+        case 511: "Network Authentication Required"
+        default: "status code \(status)"
         }
     }
 }

@@ -157,11 +157,15 @@ public struct HTTPServerConfiguration: Sendable {
     /// A request body must be complete within this after the head.
     public var bodyTimeout: Duration = .seconds(30)
     /// A response that is waiting for the peer to take it (its unsent bytes in user space, the
-    /// capped kernel queue full) may wait this long without the socket accepting a byte; then
-    /// the connection is reset and its buffers freed. Every send that makes progress starts it
-    /// again, so a slow reader of a large response is never cut off; a client that stopped
-    /// reading (or pipelines requests and never reads) is. As nginx's `send_timeout`, which also
-    /// times the gap between two successful writes, not the whole response.
+    /// capped kernel queue full) may wait this long without the peer taking a byte; then the
+    /// connection is reset and its buffers freed. Every send that makes progress starts it
+    /// again, and in Linux's native mode so does every byte the peer acknowledged since the
+    /// last time it ran out (the kernel's count, `SIOCOUTQ`), so a slow reader of a large
+    /// response is never cut off even when the send queue drains too slowly to take a send
+    /// within the timeout; a client that stopped reading (or pipelines requests and never
+    /// reads) is, between one and two timeouts after its last byte. On macOS and in the
+    /// portable mode only sends count. As nginx's `send_timeout`, which also times the gap
+    /// between two successful writes, not the whole response.
     ///
     /// GoTrue's `http.Server` (cmd/serve_cmd.go) sets only `ReadHeaderTimeout` (2 s): no
     /// `WriteTimeout` and no `IdleTimeout`, so there a connection that never reads keeps its

@@ -8,7 +8,9 @@
 //   no SO_NOSIGPIPE, ignores SIGPIPE process-wide;
 // - buffer caps: set on the listener (Linux copies them into accepted sockets), and in the
 //   portable mode on each accepted socket too;
-// - the open-file limit: Darwin caps RLIMIT_NOFILE at OPEN_MAX.
+// - the open-file limit: Darwin caps RLIMIT_NOFILE at OPEN_MAX;
+// - what the peer acknowledged (the write timeout's progress): Linux's native mode asks the
+//   kernel (SIOCOUTQ); macOS, and Linux's portable mode, count sends alone.
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -313,6 +315,22 @@ struct Transport: Sendable {
         // machine runs this suite: the cap is set again here, at two calls per connection.
         if let sendBuffer { SocketOps.setBufferSize(fd, SO_SNDBUF, sendBuffer) }
         if let receiveBuffer { SocketOps.setBufferSize(fd, SO_RCVBUF, receiveBuffer) }
+    }
+
+    /// The bytes handed to the kernel for `fd` that the peer has not acknowledged yet, sent or
+    /// not: Linux's SIOCOUTQ, which linux/sockios.h defines as TIOCOUTQ (the Glibc module
+    /// exports only the latter), and which TCP answers with `write_seq - snd_una`. Nil on macOS
+    /// and in the portable mode, which runs macOS's calls: there the write timeout counts sends
+    /// alone. Nil too when the call fails.
+    func unacknowledgedBytes(_ fd: Int32) -> Int? {
+        #if os(Linux) || os(Android)
+        guard mode == .native else { return nil }
+        var queued: Int32 = 0
+        guard ioctl(fd, UInt(TIOCOUTQ), &queued) == 0, queued >= 0 else { return nil }
+        return Int(queued)
+        #else
+        return nil
+        #endif
     }
 
     func send(_ fd: Int32, _ bytes: UnsafeRawPointer, count: Int) -> IOResult {

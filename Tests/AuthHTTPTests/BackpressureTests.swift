@@ -213,4 +213,154 @@ struct WriteTimeoutTests {
             #expect(try fresh.readResponse().text == "ok")
         }
     }
+
+    // Behind a large send queue, a client reading steadily but slowly: the kernel's autotuning
+    // (sendBufferBytes nil) lets the send queue grow to megabytes (Linux: tcp_wmem, 4 MiB by
+    // default), and Linux reports it writable again only once a third of it has drained, so the
+    // loop's sends go seconds without progress while the client takes bytes all along. The
+    // client reads like a real slow one: a 256 KiB receive buffer, 128 KiB at a time, every
+    // 200 ms. Each read opens the window by more than the loopback MSS (~64 KiB), so the
+    // client's kernel sends a window update and the server's sees acknowledgements in every
+    // second; tinier reads would leave the window shut below the MSS, with the server probing
+    // it at growing intervals (RFC 9293 §3.8.6.1) and no acknowledgement for a second or more.
+
+    /// The write timeout these tests run with; far longer than the slow reader's pauses.
+    private static let timeout = 1.0
+
+    /// A lower bound on when the server's bytes last reached the client's kernel, which
+    /// acknowledges them: the client's count of bytes received (read, plus queued: FIONREAD) is
+    /// sampled, and when it grew, they arrived after the sample before.
+    private struct Arrivals {
+        private var received = 0
+        private var sampledAt = monotonicSeconds()
+        private(set) var lastAfter = monotonicSeconds()
+
+        mutating func sample(_ fd: Int32, read: Int) {
+            var queued: Int32 = 0
+            _ = ioctl(fd, UInt(FIONREAD), &queued)
+            let now = monotonicSeconds()
+            if read + Int(queued) > received {
+                received = read + Int(queued)
+                lastAfter = sampledAt
+            }
+            sampledAt = now
+        }
+    }
+
+    /// Reads `chunk` bytes every `pause` seconds until `limit` bytes (nil: to the end), an error
+    /// or the receive timeout (the hang guard); returns what arrived, how the read ended, the
+    /// seconds it took, and when bytes last arrived (sampled at each round).
+    private func readSteadily(
+        _ client: TestClient, chunk: Int, pause: Double, limit: Int? = nil
+    ) -> (bytes: [UInt8], end: PeerEnd, seconds: Double, arrivals: Arrivals) {
+        let start = monotonicSeconds()
+        var arrivals = Arrivals()
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: chunk)
+        while limit.map({ bytes.count < $0 }) ?? true {
+            usleep(UInt32(pause * 1_000_000))
+            arrivals.sample(client.fd, read: bytes.count)
+            var taken = 0
+            while taken < chunk {
+                let n = buffer.withUnsafeMutableBytes { recv(client.fd, $0.baseAddress, chunk - taken, 0) }
+                if n <= 0 {
+                    let end: PeerEnd = n == 0 ? .closed : errno == ECONNRESET ? .reset : .stillOpen
+                    return (bytes, end, monotonicSeconds() - start, arrivals)
+                }
+                bytes += buffer[0..<n]
+                taken += n
+            }
+        }
+        return (bytes, .data, monotonicSeconds() - start, arrivals)
+    }
+
+    /// A client with a 256 KiB receive buffer that has asked for `size` bytes.
+    private func request(_ size: Int, from server: HTTPServer, close: Bool = false) throws -> TestClient {
+        let client = try TestClient(port: server.port, receiveTimeout: 30)
+        var buffer: Int32 = 256 * 1024
+        setsockopt(client.fd, SOL_SOCKET, SO_RCVBUF, &buffer, socklen_t(MemoryLayout<Int32>.size))
+        try client.send("GET /big?n=\(size) HTTP/1.1\r\nHost: h\r\n\(close ? "Connection: close\r\n" : "")\r\n")
+        return client
+    }
+
+    private func largeSendQueue(_ configuration: inout HTTPServerConfiguration) {
+        configuration.writeTimeout = .milliseconds(Int(Self.timeout * 1000))
+        configuration.sendBufferBytes = nil
+    }
+
+    @Test func aSteadySlowReaderBehindALargeSendQueueGetsTheWholeResponse() throws {
+        try withServer(largeSendQueue) { server in
+            // Linux's native mode counts what the peer acknowledged; on macOS, and in the
+            // portable mode that runs its calls, only sends count (docs/running.md), and such a
+            // reader may be reset there.
+            guard server.ioMode == .native else { return }
+            let size = 6 * 1024 * 1024
+            let client = try request(size, from: server, close: true)
+            let read = readSteadily(client, chunk: 128 * 1024, pause: 0.2)
+            #expect(read.end == .closed, "the read ended with \(read.end) after \(read.bytes.count) bytes")
+            // Several timeouts long at this pace: the client was never idle for one of them.
+            #expect(read.seconds > 2 * Self.timeout)
+            guard let headEnd = EventLoop.headEnd(read.bytes) else {
+                Issue.record("no response head in \(read.bytes.count) bytes")
+                return
+            }
+            let body = read.bytes[headEnd...]
+            #expect(body.count == size)
+            #expect(body.enumerated().allSatisfy { $0.element == UInt8(truncatingIfNeeded: $0.offset % 251) })
+        }
+    }
+
+    @Test func aClientThatTakesNoByteIsResetAfterTheTimeoutNotBefore() throws {
+        try withServer(largeSendQueue) { server in
+            let size = 16 * 1024 * 1024
+            // Counted from before the request is sent: the server starts its count later.
+            let start = monotonicSeconds()
+            let client = try request(size, from: server)
+            let hungUp = secondsUntilHangUp(client.fd, limit: 30)
+            #expect(hungUp != nil, "the never-reading connection was not reset")
+            if hungUp != nil {
+                let elapsed = monotonicSeconds() - start
+                #expect(elapsed >= Self.timeout, "reset after \(elapsed) s, before the timeout")
+            }
+            let (bytes, end) = client.readAll(timeout: 30)
+            #expect(end == .reset)
+            #expect(bytes.count < size)
+        }
+    }
+
+    @Test func aReaderThatStopsIsResetOnceItTakesNoMore() throws {
+        try withServer(largeSendQueue) { server in
+            // Its steady reading is served where acknowledgements count (above).
+            guard server.ioMode == .native else { return }
+            let size = 16 * 1024 * 1024
+            let client = try request(size, from: server)
+            // Reads steadily for a few timeouts, then takes nothing more.
+            let read = readSteadily(client, chunk: 128 * 1024, pause: 0.2, limit: 3 * 1024 * 1024)
+            guard read.end == .data else {
+                Issue.record("the read ended with \(read.end) after \(read.bytes.count) bytes")
+                return
+            }
+            // Its kernel may still take bytes into the room the last reads made: watched on
+            // until the reset. The server's count starts from the last acknowledgement, so no
+            // earlier than the last arrival. (Not from the last read: a read that frees less
+            // than the window's step is not announced, and is invisible to the server.)
+            var arrivals = read.arrivals
+            let waitStart = monotonicSeconds()
+            var hungUp = false
+            while !hungUp && monotonicSeconds() - waitStart < 30 {
+                var entry = pollfd(fd: client.fd, events: Int16(POLLIN), revents: 0)
+                _ = poll(&entry, 1, 20)
+                hungUp = entry.revents & Int16(POLLHUP | POLLERR) != 0
+                if !hungUp { arrivals.sample(client.fd, read: read.bytes.count) }
+            }
+            #expect(hungUp, "the connection was kept though its client stopped reading")
+            if hungUp {
+                let idle = monotonicSeconds() - arrivals.lastAfter
+                #expect(idle >= Self.timeout, "reset \(idle) s after the last bytes arrived, before the timeout")
+            }
+            let (bytes, end) = client.readAll(timeout: 30)
+            #expect(end == .reset)
+            #expect(read.bytes.count + bytes.count < size)
+        }
+    }
 }

@@ -88,6 +88,27 @@ struct HTTPTypesTests {
         #expect(text == "HTTP/1.1 302 Found  X: y\r\nLocation: /x  Set-Cookie: evil=1\r\nContent-Length: 0\r\n\r\n")
     }
 
+    /// Go's `net/http.StatusText` (src/net/http/status.go), which GoTrue's status lines carry:
+    /// the older names where RFC 9110 renamed a status, and "status code N" for a code Go does not
+    /// know (`writeStatusLine`, src/net/http/server.go).
+    @Test func statusLinesCarryGoReasonPhrases() {
+        let go: [Int: String] = [
+            103: "Early Hints", 226: "IM Used", 302: "Found", 303: "See Other", 308: "Permanent Redirect",
+            401: "Unauthorized", 407: "Proxy Authentication Required", 413: "Request Entity Too Large",
+            414: "Request URI Too Long", 416: "Requested Range Not Satisfiable", 418: "I'm a teapot",
+            421: "Misdirected Request", 422: "Unprocessable Entity", 425: "Too Early", 428: "Precondition Required",
+            429: "Too Many Requests", 431: "Request Header Fields Too Large", 451: "Unavailable For Legal Reasons",
+            500: "Internal Server Error", 501: "Not Implemented", 502: "Bad Gateway", 503: "Service Unavailable",
+            504: "Gateway Timeout", 505: "HTTP Version Not Supported", 511: "Network Authentication Required",
+            299: "status code 299", 419: "status code 419", 599: "status code 599",
+        ]
+        for (status, reason) in go {
+            #expect(HTTPResponse.standardReason(for: status) == reason, "\(status)")
+        }
+        #expect(serialize(HTTPResponse(status: 422)).0.hasPrefix("HTTP/1.1 422 Unprocessable Entity\r\n"))
+        #expect(serialize(HTTPResponse(status: 413)).0.hasPrefix("HTTP/1.1 413 Request Entity Too Large\r\n"))
+    }
+
     @Test func protocolFailureStatuses() {
         #expect(HTTPProtocolFailure.badRequest("x").status == 400)
         #expect(HTTPProtocolFailure.headersTooLarge.status == 431)
