@@ -119,7 +119,8 @@ package enum TemplateSources {
             var text = [CChar](repeating: 0, count: Int(NI_MAXHOST))
             if let address = entry.pointee.ai_addr,
                getnameinfo(address, entry.pointee.ai_addrlen, &text, socklen_t(text.count), nil, 0, NI_NUMERICHOST) == 0 {
-                addresses.append(String(cString: text))
+                let length = text.firstIndex(of: 0) ?? text.count
+                addresses.append(String(decoding: text[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self))
             }
             node = entry.pointee.ai_next
         }
