@@ -112,3 +112,39 @@ def test_runtime_template_and_reset(start_auth, make_client):
     refused = httpx.patch(url, headers=ADMIN, json={"email.template.magic_link.content": "{{ end }}"})
     assert refused.status_code == 400 and refused.json()["msg"].startswith("email.template.magic_link.content: ")
     assert httpx.patch(url, headers=ADMIN, json={"email.template.magic_link.content": None}).json()["email"]["template"]["magic_link"]["content"] == ""
+
+
+def test_the_deepest_allowed_inputs_render_in_the_binary_and_one_level_more_is_refused(start_auth, make_client):
+    """The nesting limits (docs/email-templates.md, docs/runtime-configuration.md) through the
+    binary the suite drives, which CI builds optimized: a template nested as deep as allowed is
+    parsed by the PATCH and rendered by the sign-in, both on HTTP worker threads and their fixed
+    stacks, and a config.toml nested as deep as allowed makes a project; one level more of
+    either is a 400 naming the limit, and the server keeps answering."""
+    server = start_auth()
+    url = f"{server.url}/emulator/v1/config"
+    depth = 14  # AuthTemplate's Parser.maxNestingDepth
+    for opening in ("{{if 1}}", "{{with 1}}", "{{range 1}}"):
+        deepest = opening * depth + "deep {{ $.Token }}" + "{{end}}" * depth  # `with` and `range` rebind dot
+        changed = httpx.patch(url, headers=ADMIN, json={"email.template.magic_link.content": deepest}, timeout=30)
+        assert changed.status_code == 200, changed.text
+        client = make_client(server)
+        email = unique_email("deep")
+        client.sign_up({"email": email, "password": PASSWORD})
+        client.sign_in_with_otp({"email": email})
+        (mail,) = [m for m in outbox(server, email) if m["type"] == "magiclink"]
+        assert mail["body_html"] == f"deep {mail['otp']}"
+        too_deep = opening * (depth + 1) + "x" + "{{end}}" * (depth + 1)
+        refused = httpx.patch(url, headers=ADMIN, json={"email.template.magic_link.content": too_deep}, timeout=30)
+        assert refused.status_code == 400 and "nest" in refused.json()["msg"], refused.text
+    # config.toml: 64 levels (AuthTOML's TOMLParser.maxDepth): the [auth] table, its key and
+    # nested arrays.
+    def project(ref, levels):
+        body = "[auth]\nx = " + "[" * (levels - 2) + "1" + "]" * (levels - 2) + "\n"
+        return httpx.post(f"{server.url}/emulator/v1/projects", params={"ref": ref}, content=body.encode(),
+                          headers={**ADMIN, "Content-Type": "application/toml"}, timeout=30)
+    # 64 levels are read to the end: what is refused is the key, which no Supabase CLI has.
+    allowed = project("deep", 64)
+    assert allowed.status_code == 400 and "auth.x: unknown setting" in allowed.json()["msg"], allowed.text
+    deeper = project("deeper", 65)
+    assert deeper.status_code == 400 and "nesting too deep: more than 64 levels" in deeper.json()["msg"], deeper.text
+    assert httpx.get(f"{server.url}/health", timeout=30).status_code == 200
