@@ -134,16 +134,21 @@ final class PostgresCluster: Sendable {
 /// stderr into the file `output`; its exit status, or -1 when it could not be started or was
 /// killed by a signal.
 private func spawnAndWait(_ command: [String], output: String) -> Int32 {
+    #if canImport(Darwin)
+    var actions: posix_spawn_file_actions_t?
+    #else
     var actions = posix_spawn_file_actions_t()
+    #endif
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
     posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     posix_spawn_file_actions_adddup2(&actions, 1, 2)
     let argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
-    defer { for argument in argv { free(argument) } }
+    let environment: [UnsafeMutablePointer<CChar>?] = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer { for pointer in argv + environment { free(pointer) } }
     var pid: pid_t = 0
-    guard posix_spawn(&pid, command[0], &actions, nil, argv, environ) == 0 else { return -1 }
+    guard posix_spawn(&pid, command[0], &actions, nil, argv, environment) == 0 else { return -1 }
     var status: Int32 = 0
     while waitpid(pid, &status, 0) == -1 {
         if errno != EINTR { return -1 }

@@ -252,6 +252,24 @@ struct PostgresConnectionTests {
         #expect(db.takeNotices().isEmpty)
     }
 
+    @Test func aLostConnectionIsReportedAndReconnects() throws {
+        let cluster = try PostgresCluster.sharedCluster()
+        let conninfo = try cluster.makeDatabase()
+        let db = try PostgresConnection(conninfo, options: PostgresSessionOptions(searchPath: ["public"]))
+        #expect(try db.scalar("SELECT $1::int + 1", .integer(1)) == .integer(2))
+        let pid = try #require(db.scalar("SELECT pg_backend_pid()").int64Value)
+        let other = try PostgresConnection(conninfo, options: PostgresSessionOptions(role: nil))
+        #expect(try other.scalar("SELECT pg_terminate_backend($1::int)", .integer(pid)) == .integer(1))
+        let lost = #expect(throws: PostgresError.self) { try db.scalar("SELECT $1::int + 1", .integer(1)) }
+        #expect(lost?.isConnectionFailure == true, "\(String(describing: lost))")
+        #expect(!db.isConnected)
+        try db.reconnect()
+        #expect(db.isConnected)
+        // The prepared statements went with the old server process and are made again.
+        #expect(try db.scalar("SELECT $1::int + 1", .integer(1)) == .integer(2))
+        #expect(try db.scalar("SHOW search_path") == .text("public"))
+    }
+
     @Test func aClosedConnectionSaysSo() throws {
         let db = try connect()
         db.close()

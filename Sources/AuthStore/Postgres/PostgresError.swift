@@ -78,8 +78,10 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable, Equatable
     public var isForeignKeyViolation: Bool { sqlstate == "23503" }
     /// Class 23, integrity constraint violation.
     public var isConstraintViolation: Bool { sqlstate.hasPrefix("23") }
-    /// Class 08, or a connection libpq reports as gone.
-    public var isConnectionFailure: Bool { sqlstate.hasPrefix("08") }
+    /// Class 08 (connection exception), or the server ending the session: 57P01
+    /// admin_shutdown (also pg_terminate_backend), 57P02 crash_shutdown, 57P03
+    /// cannot_connect_now. The connection needs `reconnect()`.
+    public var isConnectionFailure: Bool { sqlstate.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(sqlstate) }
     /// 40001 serialization_failure, 40P01 deadlock_detected: the transaction may be retried.
     public var isRetryable: Bool { sqlstate == "40001" || sqlstate == "40P01" }
 
