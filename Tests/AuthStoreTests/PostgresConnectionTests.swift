@@ -241,6 +241,12 @@ struct PostgresConnectionTests {
         let rows = try db.query("SELECT * FROM things ORDER BY a")
         #expect(rows.first?.columns == ["a", "b"])
         #expect(rows.first?["b"] == .text("x"))
+
+        // A statement a schema cannot serve names itself (the program's SQL, never values).
+        let missing = #expect(throws: PostgresError.self) { try db.query("SELECT c FROM things WHERE a = $1", .integer(7)) }
+        #expect(missing?.sqlstate == "42703")
+        #expect(missing?.step == "prepare \"SELECT c FROM things WHERE a = $1\"")
+        #expect(missing?.description.contains("column \"c\" does not exist") == true)
     }
 
     @Test func noticesAreCollected() throws {

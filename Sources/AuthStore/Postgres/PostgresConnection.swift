@@ -272,7 +272,9 @@ public final class PostgresConnection {
         let name = "auth_emulator_\(nextStatementNumber)"
         let result = cauth_pq_prepare(handle, name, sql)
         defer { cauth_pq_clear(result) }
-        try check(result, step: "prepare", sql: sql)
+        // The SQL text is the program's own (values travel as arguments), so an excerpt names
+        // the statement a schema lacks a column for without exposing data.
+        try check(result, step: "prepare \"\(Self.excerpt(sql))\"")
         let statement = PreparedStatement(name: name)
         statements[sql] = statement
         return statement
@@ -342,7 +344,12 @@ public final class PostgresConnection {
         PostgresError(sqlstate: PostgresError.closed, step: "use", message: "the connection is closed")
     }
 
-    private func check(_ result: OpaquePointer?, step: String, sql: String? = nil) throws(PostgresError) {
+    private static func excerpt(_ sql: String) -> String {
+        let flat = sql.split(whereSeparator: { $0 == "\n" || $0 == "\t" || $0 == " " }).joined(separator: " ")
+        return flat.count > 120 ? String(flat.prefix(120)) + "…" : flat
+    }
+
+    private func check(_ result: OpaquePointer?, step: String) throws(PostgresError) {
         guard let handle else { throw Self.closedError }
         if let failure = Self.failure(result, handle: handle, step: step) {
             throw failure
