@@ -60,7 +60,7 @@ let package = Package(
         // Go's text/template and html/template, as GoTrue renders email templates with them.
         .target(name: "AuthTemplate", dependencies: ["AuthJSON"], swiftSettings: unoptimized),
         .target(name: "AuthHTTP", dependencies: ["AuthPlatform", "CAuthPlatform"], swiftSettings: strict),
-        .target(name: "AuthStore", dependencies: ["CSQLite", "AuthPlatform"], swiftSettings: strict),
+        .target(name: "AuthStore", dependencies: ["CSQLite", "AuthPlatform", "CAuthPlatform"], swiftSettings: strict),
         // The `supabase/config.toml` reader. A module of its own, imported only by AuthEmulator,
         // so its fuzz target builds without the API, and it compiles beside the modules above.
         .target(name: "AuthTOML", swiftSettings: unoptimized),

@@ -57,4 +57,7 @@ int cauth_http_get(const char *url, long timeout_ms, size_t body_limit, const ch
 
 void cauth_http_reply_free(cauth_http_reply *reply);
 
+// libpq for Postgres mode, loaded on first use (postgres_client.c).
+#include "CAuthPostgres.h"
+
 #endif
