@@ -538,7 +538,7 @@ enum Transition {
         var t = mimeType
         if let semicolon = t.firstIndex(of: ";") { t = String(t[..<semicolon]) }
         t = Escapers.asciiLowercased(t)
-        t = String(t.drop(while: { $0.isWhitespace }).reversed().drop(while: { $0.isWhitespace }).reversed())
+        t = GoStrings.trimSpace(t)
         switch t {
         case "", "application/ecmascript", "application/javascript", "application/json", "application/ld+json",
             "application/x-ecmascript", "application/x-javascript", "module", "text/ecmascript", "text/javascript",

@@ -317,7 +317,7 @@ struct CustomOAuthProviderEndpoints: EndpointGroup {
 
     /// `validateCustomClaimsAllowlist`: `strings.TrimSpace` (Unicode white space) must leave text.
     static func validateCustomClaimsAllowlist(_ list: [String]?) throws(AuthError) {
-        for key in list ?? [] where key.unicodeScalars.allSatisfy(\.properties.isWhitespace) {
+        for key in list ?? [] where GoStrings.trimSpace(key).isEmpty {
             throw invalid("custom_claims_allowlist entries must be non-empty strings")
         }
     }
