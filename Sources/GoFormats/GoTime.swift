@@ -16,57 +16,61 @@ package enum GoTime {
     /// a bare `0`. Nanoseconds; more than an int64 holds is refused as Go refuses it.
     package static func parseDuration(_ text: String) -> Result<Int64, DurationError> {
         let invalid = DurationError(message: "time: invalid duration " + GoStrconv.quote(text))
-        var s = Substring(text)
+        // Code points, as Go reads the string: a digit followed by a combining mark is a digit
+        // and the start of a unit, not one Character that is neither.
+        let s = Array(text.unicodeScalars)
+        func isDigit(_ i: Int) -> Bool { i < s.count && s[i].value >= 0x30 && s[i].value <= 0x39 }
+        var i = 0
         var negative = false
-        if let first = s.first, first == "-" || first == "+" {
-            negative = first == "-"
-            s = s.dropFirst()
+        if i < s.count, s[i] == "-" || s[i] == "+" {
+            negative = s[i] == "-"
+            i += 1
         }
-        if s == "0" { return .success(0) }
-        if s.isEmpty { return .failure(invalid) }
+        if s.count - i == 1, s[i] == "0" { return .success(0) }
+        if i == s.count { return .failure(invalid) }
         var total: UInt64 = 0
-        while !s.isEmpty {
+        while i < s.count {
             // The integer part.
             var whole: UInt64 = 0
             var sawDigits = false
             var overflow = false
-            while let c = s.first, let d = c.wholeNumberValue, c.isASCII {
+            while isDigit(i) {
                 let (m, o1) = whole.multipliedReportingOverflow(by: 10)
-                let (a, o2) = m.addingReportingOverflow(UInt64(d))
+                let (a, o2) = m.addingReportingOverflow(UInt64(s[i].value - 0x30))
                 overflow = overflow || o1 || o2
                 whole = a
                 sawDigits = true
-                s = s.dropFirst()
+                i += 1
             }
             if overflow { return .failure(invalid) }
             // The fraction: digits past what 64 bits hold are read and dropped, as Go does.
             var fraction: UInt64 = 0
             var scale: Double = 1
             var sawFraction = false
-            if s.first == "." {
-                s = s.dropFirst()
-                while let c = s.first, let d = c.wholeNumberValue, c.isASCII {
+            if i < s.count, s[i] == "." {
+                i += 1
+                while isDigit(i) {
                     if fraction < UInt64.max / 10 {
-                        fraction = fraction * 10 + UInt64(d)
+                        fraction = fraction * 10 + UInt64(s[i].value - 0x30)
                         scale *= 10
                     }
                     sawFraction = true
-                    s = s.dropFirst()
+                    i += 1
                 }
             }
             if !sawDigits && !sawFraction { return .failure(invalid) }
             // The unit: everything up to the next digit or point.
-            var unitText = ""
-            while let c = s.first, c != ".", !(c.isASCII && c.isNumber) {
-                unitText.append(c)
-                s = s.dropFirst()
+            var unitText = String.UnicodeScalarView()
+            while i < s.count, s[i] != ".", !isDigit(i) {
+                unitText.append(s[i])
+                i += 1
             }
             if unitText.isEmpty {
                 return .failure(DurationError(message: "time: missing unit in duration " + GoStrconv.quote(text)))
             }
-            guard let unit = units[unitText] else {
+            guard let unit = units[String(unitText)] else {
                 return .failure(DurationError(
-                    message: "time: unknown unit " + GoStrconv.quote(unitText) + " in duration " + GoStrconv.quote(text)))
+                    message: "time: unknown unit " + GoStrconv.quote(String(unitText)) + " in duration " + GoStrconv.quote(text)))
             }
             let (w, o1) = whole.multipliedReportingOverflow(by: unit)
             if o1 || w > 1 << 63 { return .failure(invalid) }

@@ -38,6 +38,7 @@ import Testing
         #expect(message("1.2.3s") == #"time: missing unit in duration "1.2.3s""#)
         #expect(message("3d") == #"time: unknown unit "d" in duration "3d""#)
         #expect(message("1h 30m") == #"time: unknown unit "h " in duration "1h 30m""#)
+        #expect(message("1\u{301}s") == "time: unknown unit \"\u{301}s\" in duration \"1\u{301}s\"")
         #expect(message("9999999999h") == #"time: invalid duration "9999999999h""#)
         #expect(message("2562047h47m16.854775808s") == #"time: invalid duration "2562047h47m16.854775808s""#)
     }
