@@ -53,20 +53,25 @@ let package = Package(
         // The pthread locks, per-thread values, processor count and byte scans that AuthHTTP,
         // AuthStore, AuthJSON and GoTrue share.
         .target(name: "AuthPlatform", swiftSettings: strict),
-        .target(name: "AuthCrypto", dependencies: ["CAuthCrypto"], swiftSettings: strict),
+        // Go's formats the server reproduces byte for byte (strconv's quoting, ParseBool and
+        // shortest float digits, time.ParseDuration and the civil calendar, strings.TrimSpace and
+        // Trim, html.EscapeString, utf8 decoding): one home each, below every module that needs one.
+        // Optimized: the JSON writer and the RFC 3339 and HTTP dates call into it.
+        .target(name: "GoFormats", swiftSettings: strict),
+        .target(name: "AuthCrypto", dependencies: ["CAuthCrypto", "GoFormats"], swiftSettings: strict),
         // Go-compatible JSON value, parser and writer: request/response bodies and JWT claims.
-        .target(name: "AuthJSON", dependencies: ["AuthPlatform"], swiftSettings: strict),
+        .target(name: "AuthJSON", dependencies: ["AuthPlatform", "GoFormats"], swiftSettings: strict),
         .target(name: "AuthJWT", dependencies: ["AuthJSON", "AuthCrypto"], swiftSettings: strict),
         // Go's text/template and html/template, as GoTrue renders email templates with them.
-        .target(name: "AuthTemplate", dependencies: ["AuthJSON"], swiftSettings: unoptimized),
-        .target(name: "AuthHTTP", dependencies: ["AuthPlatform", "CAuthPlatform"], swiftSettings: strict),
-        .target(name: "AuthStore", dependencies: ["CSQLite", "AuthPlatform", "CAuthPlatform"], swiftSettings: strict),
+        .target(name: "AuthTemplate", dependencies: ["AuthJSON", "GoFormats"], swiftSettings: unoptimized),
+        .target(name: "AuthHTTP", dependencies: ["AuthPlatform", "CAuthPlatform", "GoFormats"], swiftSettings: strict),
+        .target(name: "AuthStore", dependencies: ["CSQLite", "AuthPlatform", "CAuthPlatform", "GoFormats"], swiftSettings: strict),
         // The `supabase/config.toml` reader. A module of its own, imported only by AuthEmulator,
         // so its fuzz target builds without the API, and it compiles beside the modules above.
         .target(name: "AuthTOML", swiftSettings: unoptimized),
         .target(
             name: "GoTrue",
-            dependencies: ["AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto", "AuthPlatform", "AuthTemplate"],
+            dependencies: ["AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto", "AuthPlatform", "AuthTemplate", "GoFormats"],
             swiftSettings: batched
         ),
         // What the real server has no counterpart for: the dashboard, the fake identity providers,
@@ -75,7 +80,7 @@ let package = Package(
         // the identity-provider seam); GoTrue never imports it.
         .target(
             name: "EmulatorTools",
-            dependencies: ["GoTrue", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto", "AuthPlatform"],
+            dependencies: ["GoTrue", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto", "AuthPlatform", "GoFormats"],
             swiftSettings: unoptimized
         ),
         .target(name: "AuthScenarios", dependencies: ["GoTrue", "AuthHTTP", "AuthJSON", "AuthCrypto", "AuthPlatform"], swiftSettings: strict),
@@ -86,6 +91,7 @@ let package = Package(
             name: "EmulatorConfiguration",
             dependencies: [
                 "AuthScenarios", "GoTrue", "AuthHTTP", "AuthJSON", "AuthJWT", "AuthCrypto", "AuthTOML", "AuthPlatform", "AuthTemplate", "CAuthPlatform",
+                "GoFormats",
             ],
             swiftSettings: unoptimized
         ),
@@ -159,6 +165,7 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        .testTarget(name: "GoFormatsTests", dependencies: ["GoFormats"], swiftSettings: strict),
         .testTarget(name: "AuthCryptoTests", dependencies: ["AuthCrypto", "PythonTestSupport"], swiftSettings: strict),
         .testTarget(name: "AuthJSONTests", dependencies: ["AuthJSON", "AuthPlatform", "GoJSONFixtures"], swiftSettings: strict),
         .testTarget(

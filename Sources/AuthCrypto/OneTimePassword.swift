@@ -1,3 +1,5 @@
+import GoFormats
+
 /// HOTP (RFC 4226) and TOTP (RFC 6238) codes over HMAC-SHA1, the only algorithm GoTrue's TOTP
 /// factors use (`totp.ValidateCustom` with SHA1, 6 digits, a 30-second period).
 public enum OneTimePassword {
@@ -30,7 +32,8 @@ public enum OneTimePassword {
     /// side (RFC 6238 section 5.2); compared in constant time.
     public static func validateTOTP(_ code: String, secret: [UInt8], unixSeconds: Int64, period: Int64 = 30,
                                     digits: Int = 6, skew: Int = 1) -> Bool {
-        let trimmed = code.trimmingASCIISpaces
+        // pquerna/otp trims the code with strings.TrimSpace before comparing.
+        let trimmed = GoStrings.trimSpace(code)
         guard trimmed.utf8.count == digits else { return false }
         let step = Int64(timeStep(unixSeconds: unixSeconds, period: period))
         var matched = false
@@ -39,17 +42,5 @@ public enum OneTimePassword {
             if constantTimeEquals(Array(expected.utf8), Array(trimmed.utf8)) { matched = true }
         }
         return matched
-    }
-}
-
-extension String {
-    /// Without leading and trailing ASCII whitespace (Go's `strings.TrimSpace` for ASCII input).
-    var trimmingASCIISpaces: String {
-        let bytes = Array(utf8)
-        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || (0x09...0x0D).contains($0) }
-        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else {
-            return ""
-        }
-        return String(decoding: bytes[first...last], as: UTF8.self)
     }
 }

@@ -1,4 +1,5 @@
 import AuthPlatform
+import GoFormats
 
 /// How the transport delivers a response; the seam that fault injection drives.
 public struct ResponseDirective: Sendable, Equatable {
@@ -335,16 +336,7 @@ public enum HTTPDate {
         let secondOfDay = epochSeconds - days * 86_400
         // 1970-01-01 was a Thursday.
         let weekday = ((days % 7) + 7 + 4) % 7
-        // Civil date from a day count (proleptic Gregorian calendar, eras of 400 years).
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        let (year, month, day) = GoTime.civil(days: Int64(days))
 
         let dayNames = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
         let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]

@@ -1,4 +1,5 @@
 import AuthPlatform
+import GoFormats
 
 /// Why a document was rejected, and where (byte offset into the UTF-8 input; the input's length
 /// when it ended too soon). `message` is the text of Go's `json.SyntaxError` for the same input
@@ -144,36 +145,9 @@ struct JSONParser {
     /// Where Go's `eof()` finds the value incomplete with no error from the trailing space.
     private var unexpectedEnd: JSONError { JSONError(offset: bytes.count, message: "unexpected end of JSON input") }
 
-    /// Go's `quoteChar`: the byte as a rune (U+0000 to U+00FF) in `strconv.Quote`'s escaping,
-    /// between single quotes: `'\x00'`, `'\n'`, `'\\'`, `'\u0085'`, `'é'`.
-    static func quoteChar(_ byte: UInt8) -> String {
-        switch byte {
-        case UInt8(ascii: "'"): return "'\\''"
-        case UInt8(ascii: "\""): return "'\"'"
-        case UInt8(ascii: "\\"): return "'\\\\'"
-        case 0x07: return "'\\a'"
-        case 0x08: return "'\\b'"
-        case 0x0c: return "'\\f'"
-        case 0x0a: return "'\\n'"
-        case 0x0d: return "'\\r'"
-        case 0x09: return "'\\t'"
-        case 0x0b: return "'\\v'"
-        case 0x20..<0x7f, 0xa1...0xac, 0xae...0xff:
-            // Printable (strconv.IsPrint): ASCII graphics and Latin-1 letters and symbols.
-            return "'" + String(Character(Unicode.Scalar(byte))) + "'"
-        case 0x80...0xa0, 0xad:
-            // C1 controls, NO-BREAK SPACE and SOFT HYPHEN are not printable: \u00XX.
-            return "'\\u00" + JSONParser.hex2(byte) + "'"
-        default:
-            // The other C0 controls and DEL: \xXX, always two digits.
-            return "'\\x" + JSONParser.hex2(byte) + "'"
-        }
-    }
-
-    private static func hex2(_ byte: UInt8) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 15)]], as: UTF8.self)
-    }
+    /// Go's `quoteChar`: the byte as a rune (U+0000 to U+00FF) between single quotes, which is
+    /// `strconv.QuoteRune`: `'\x00'`, `'\n'`, `'\\'`, `'\''`, `'"'`, `'\u0085'`, `'é'`.
+    static func quoteChar(_ byte: UInt8) -> String { GoStrconv.quoteRune(UInt32(byte)) }
 
     private var atEnd: Bool { position >= bytes.count }
 

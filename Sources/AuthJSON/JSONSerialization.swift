@@ -1,4 +1,5 @@
 import AuthPlatform
+import GoFormats
 
 /// Serialization that reproduces Go's `encoding/json` (`json.Marshal`, Go 1.22 and later)
 /// byte for byte, so responses match the real server's:
@@ -184,7 +185,7 @@ enum GoFloat {
         let magnitude = value.magnitude
         // Swift's description gives the shortest round-tripping digits (closest to the exact
         // value on ties), the same digits Go's strconv chooses with precision -1.
-        let (digits, point) = shortestDigits(magnitude)
+        let (digits, point) = GoStrconv.shortestDigits(magnitude)
         var out = negative ? "-" : ""
         if magnitude != 0 && (magnitude < 1e-6 || magnitude >= 1e21) {
             out.append(Character(Unicode.Scalar(digits[0])))
@@ -213,35 +214,5 @@ enum GoFloat {
             out.append(String(decoding: digits[point...], as: UTF8.self))
         }
         return out
-    }
-
-    /// Decimal digits d1 d2 ... (no leading/trailing zeros) and the decimal point position p
-    /// such that value = 0.d1d2... * 10^p. Empty digits for zero.
-    static func shortestDigits(_ magnitude: Double) -> ([UInt8], Int) {
-        let text = Array(magnitude.description.utf8)
-        var mantissa = text[...]
-        var exponent = 0
-        if let e = text.firstIndex(where: { $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }) {
-            mantissa = text[..<e]
-            exponent = Int(String(decoding: text[(e + 1)...], as: UTF8.self))!
-        }
-        var digits: [UInt8] = []
-        var point = 0
-        var seenPoint = false
-        for c in mantissa {
-            if c == UInt8(ascii: ".") {
-                seenPoint = true
-                continue
-            }
-            digits.append(c)
-            if !seenPoint { point += 1 }
-        }
-        point += exponent
-        while let first = digits.first, first == UInt8(ascii: "0") {
-            digits.removeFirst()
-            point -= 1
-        }
-        while let last = digits.last, last == UInt8(ascii: "0") { digits.removeLast() }
-        return (digits, point)
     }
 }

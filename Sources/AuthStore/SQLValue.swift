@@ -1,3 +1,4 @@
+import GoFormats
 import Synchronization
 
 /// A value bound to a `?` placeholder or read from a result column, mirroring SQLite's five
@@ -196,7 +197,7 @@ final class RowLayout: Sendable {
 
     /// `columns`: a comma-separated list, as written in the SELECT.
     init(_ columns: String) {
-        names = columns.split(separator: ",").map { $0.trimmingCharacters() }
+        names = columns.split(separator: ",").map { GoStrings.trim($0, " \n") }
         id = Self.lastID.add(1, ordering: .relaxed).newValue
     }
 }

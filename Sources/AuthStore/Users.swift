@@ -1,3 +1,5 @@
+import GoFormats
+
 /// A row of `users`. Timestamps are unix microseconds; metadata columns hold JSON text that the
 /// API layer owns. Mirrors GoTrue's `auth.users`.
 public struct UserRecord: Sendable, Equatable {
@@ -53,7 +55,7 @@ public struct UserRecord: Sendable, Equatable {
         reauthentication_sent_at, is_sso_user, deleted_at, is_anonymous
         """
 
-    private static let columnNames = columns.split(separator: ",").map { $0.trimmingCharacters() }
+    private static let columnNames = columns.split(separator: ",").map { GoStrings.trim($0, " \n") }
     /// Built once: a bulk insert (a large fixture) otherwise spends more on the SQL text than
     /// on the cached statement it names.
     static let insertSQL = "INSERT INTO users (\(columns)) VALUES (\(columnNames.map { _ in "?" }.joined(separator: ", ")))"
@@ -198,14 +200,5 @@ extension Connection {
 
     public func deleteUser(id: String) throws(StoreError) {
         try execute("DELETE FROM users WHERE id = ?", .text(id))
-    }
-}
-
-extension Substring {
-    func trimmingCharacters() -> String {
-        var s = self
-        while let f = s.first, f == " " || f == "\n" { s = s.dropFirst() }
-        while let l = s.last, l == " " || l == "\n" { s = s.dropLast() }
-        return String(s)
     }
 }

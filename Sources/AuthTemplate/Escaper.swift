@@ -1,3 +1,5 @@
+import GoFormats
+
 /// html/template's escaping pass (escape.go): walks the parse tree from the start of an HTML
 /// document, follows the context through text, and appends to each action's pipeline the
 /// escapers its context needs; text is rewritten where Go rewrites it (HTML, JS and CSS
@@ -113,7 +115,7 @@ struct Escaper {
             if pos < n.pipe.cmds.count - 1 || (c.state == .stateAttr && c.delim == .delimSpaceOrTagEnd && ident == "html") {
                 let err = EscapeError(
                     node: NodeRefPosition(pos: n.pos), line: n.line,
-                    description: "predefined escaper \(GoQuote.quote(ident)) disallowed in template")
+                    description: "predefined escaper \(GoStrconv.quote(ident)) disallowed in template")
                 return (Context.error(err), n)
             }
         }

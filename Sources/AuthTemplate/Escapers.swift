@@ -1,4 +1,5 @@
 import AuthJSON
+import GoFormats
 
 /// The escaping functions: text/template's `html`, `js` and `urlquery` builtins (funcs.go) and
 /// the filters and escapers html/template appends to pipelines (html.go, url.go, js.go,
@@ -85,7 +86,7 @@ enum Escapers {
         var written = 0
         var i = 0
         while i < bytes.count {
-            let (r, w) = UTF8Decode.rune(bytes, i)
+            let (r, w) = GoUTF8.decodeRune(bytes, i)
             if Int(r) < table.count {
                 if let repl = table[Int(r)] {
                     out.append(contentsOf: bytes[written..<i])
@@ -128,24 +129,6 @@ enum Escapers {
 
     // MARK: text/template's builtins
 
-    /// text/template's HTMLEscapeString.
-    static func textHTMLEscape(_ s: String) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity(s.utf8.count)
-        for c in s.utf8 {
-            switch c {
-            case 0: out.append(contentsOf: "\u{FFFD}".utf8)
-            case UInt8(ascii: "\""): out.append(contentsOf: "&#34;".utf8)
-            case UInt8(ascii: "'"): out.append(contentsOf: "&#39;".utf8)
-            case UInt8(ascii: "&"): out.append(contentsOf: "&amp;".utf8)
-            case UInt8(ascii: "<"): out.append(contentsOf: "&lt;".utf8)
-            case UInt8(ascii: ">"): out.append(contentsOf: "&gt;".utf8)
-            default: out.append(c)
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
     /// text/template's JSEscapeString.
     static func textJSEscape(_ s: String) -> String {
         let hex: [UInt8] = Array("0123456789ABCDEF".utf8)
@@ -175,8 +158,8 @@ enum Escapers {
                 i += 1
                 continue
             }
-            let (r, w) = UTF8Decode.rune(b, i)
-            if GoUnicode.isPrint(r) {
+            let (r, w) = GoUTF8.decodeRune(b, i)
+            if GoStrconv.isPrint(r) {
                 out.append(contentsOf: b[i..<(i + w)])
             } else {
                 var h = String(r, radix: 16, uppercase: true)
@@ -419,7 +402,7 @@ enum Escapers {
         var written = 0
         var i = 0
         while i < bytes.count {
-            let (r, w) = UTF8Decode.rune(bytes, i)
+            let (r, w) = GoUTF8.decodeRune(bytes, i)
             var repl: String?
             if r < 0x20 {
                 repl = lowUnicodeReplacementTable[Int(r)]
@@ -462,7 +445,7 @@ enum Escapers {
         var written = 0
         var i = 0
         while i < bytes.count {
-            let (r, w) = UTF8Decode.rune(bytes, i)
+            let (r, w) = GoUTF8.decodeRune(bytes, i)
             if Int(r) < cssReplacementTable.count, let repl = cssReplacementTable[Int(r)] {
                 out.append(contentsOf: bytes[written..<i])
                 out.append(contentsOf: repl.utf8)
@@ -517,7 +500,7 @@ enum Escapers {
                 }
             } else {
                 let array = Array(rest)
-                let (_, n) = UTF8Decode.rune(array, 1)
+                let (_, n) = GoUTF8.decodeRune(array, 1)
                 b.append(contentsOf: rest[(rest.startIndex + 1)..<(rest.startIndex + 1 + n)])
                 rest = rest[(rest.startIndex + 1 + n)...]
             }

@@ -1,4 +1,5 @@
 import AuthJSON
+import GoFormats
 
 /// Go's text/template executor (exec.go): the same evaluation order, the same checks in the
 /// same places, and the node it was at when a check fails, so execution errors read as Go's.
@@ -59,7 +60,7 @@ struct ExecState {
             return ExecFailure(templateError: TemplateError(name: name, line: 0, message: message, origin: .execute(column: nil)))
         }
         let (line, column) = location.lineAndColumn(node.pos)
-        let text = "executing \(GoQuote.quote(name)) at <\(node.text)>: \(message)"
+        let text = "executing \(GoStrconv.quote(name)) at <\(node.text)>: \(message)"
         return ExecFailure(templateError: TemplateError(name: name, line: line, message: text, origin: .execute(column: column)))
     }
 
@@ -266,7 +267,7 @@ struct ExecState {
         case .nilValue: throw failure("nil is not a command")
         case .number(let n): return try idealConstant(n)
         case .string(_, _, let text): return .string(text)
-        default: throw failure("can't evaluate command \(GoQuote.quote(firstWord.description))")
+        default: throw failure("can't evaluate command \(GoStrconv.quote(firstWord.description))")
         }
     }
 
@@ -349,7 +350,7 @@ struct ExecState {
     {
         at(.arg(node))
         guard let function = Functions.Function.byName[name] else {
-            throw failure("\(GoQuote.quote(name)) is not a defined function")
+            throw failure("\(GoStrconv.quote(name)) is not a defined function")
         }
         return try evalCall(dot, name, function, node: cmd, args: args, final: final)
     }

@@ -1,4 +1,5 @@
 import AuthJSON
+import GoFormats
 
 /// The functions a pipeline can call: text/template's builtins (funcs.go) and the escapers
 /// html/template adds to pipelines (escape.go's funcMap), with Go's parameter types and
@@ -73,7 +74,7 @@ enum Functions {
         case .printf:
             guard case .string(let format) = args[0] else { return .failure(CallError(message: "format is not a string")) }
             return .success(.string(GoFormat.sprintf(format, Array(args.dropFirst()))))
-        case .html: return .success(.string(Escapers.textHTMLEscape(evalArgs(args))))
+        case .html: return .success(.string(GoHTML.templateEscapeString(evalArgs(args))))
         case .js: return .success(.string(Escapers.textJSEscape(evalArgs(args))))
         case .urlquery: return .success(.string(Escapers.queryEscape(evalArgs(args))))
         case .call:

@@ -1,3 +1,5 @@
+import GoFormats
+
 /// strconv.FormatFloat(v, fmt, prec, 64) for 'e', 'E', 'f', 'g' and 'G' (ftoa.go): the
 /// shortest digits that read back to the same float64 when prec is -1 (Swift's `description`
 /// chooses the same digits), otherwise the exact decimal value rounded half to even at the
@@ -24,7 +26,8 @@ enum GoFloatFormat {
         var precision = prec
         var d: Decimal
         if shortest {
-            d = shortestDigits(magnitude)
+            let (digits, point) = GoStrconv.shortestDigits(magnitude)
+            d = Decimal(digits: digits, dp: point)
             switch fmt {
             case UInt8(ascii: "e"), UInt8(ascii: "E"): precision = max(d.digits.count - 1, 0)
             case UInt8(ascii: "f"): precision = max(d.digits.count - d.dp, 0)
@@ -112,35 +115,6 @@ enum GoFloatFormat {
                 out.append(j >= 0 && j < d.digits.count ? d.digits[j] : UInt8(ascii: "0"))
             }
         }
-    }
-
-    /// The shortest digits that round-trip, from Swift's description of the magnitude.
-    static func shortestDigits(_ magnitude: Double) -> Decimal {
-        if magnitude == 0 { return Decimal(digits: [], dp: 0) }
-        let text = Array(magnitude.description.utf8)
-        var mantissa = text[...]
-        var exponent = 0
-        if let e = text.firstIndex(where: { $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }) {
-            mantissa = text[..<e]
-            exponent = Int(String(decoding: text[(e + 1)...], as: UTF8.self)) ?? 0
-        }
-        var digits: [UInt8] = []
-        var point = 0
-        var seenPoint = false
-        for c in mantissa {
-            if c == UInt8(ascii: ".") {
-                seenPoint = true
-                continue
-            }
-            if digits.isEmpty && c == UInt8(ascii: "0") {
-                if seenPoint { point -= 1 }
-                continue
-            }
-            digits.append(c)
-            if !seenPoint { point += 1 }
-        }
-        while digits.last == UInt8(ascii: "0") { digits.removeLast() }
-        return Decimal(digits: digits, dp: point + exponent)
     }
 
     /// Every digit of the magnitude's exact decimal value (a double is m × 2^e, a finite

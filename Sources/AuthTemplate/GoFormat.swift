@@ -1,4 +1,5 @@
 import AuthJSON
+import GoFormats
 
 /// Go's fmt for the values a template handles (print.go, format.go): Sprint, Sprintln and
 /// Sprintf with their flags, widths, precisions, argument indexes and error forms
@@ -248,7 +249,7 @@ struct GoFormat {
 
             var verb = UInt32(format[i])
             var size = 1
-            if format[i] >= 0x80 { (verb, size) = UTF8Decode.rune(format, i) }
+            if format[i] >= 0x80 { (verb, size) = GoUTF8.decodeRune(format, i) }
             i += size
 
             if verb == UInt32(ascii: "%") {
@@ -467,10 +468,10 @@ struct GoFormat {
             pad(Array(String(scalar).utf8)[...])
         case UInt32(ascii: "q"):
             let r = v > 0x10FFFF ? 0xFFFD : UInt32(v)
-            pad(Array(GoQuote.quoteRune(r, asciiOnly: plus).utf8)[...])
+            pad(Array(GoStrconv.quoteRune(r, asciiOnly: plus).utf8)[...])
         case UInt32(ascii: "U"):
-            var s = GoQuote.unicodePlain(UInt32(truncatingIfNeeded: v))
-            if sharp && v <= 0x10FFFF && GoUnicode.isPrint(UInt32(v)), let scalar = Unicode.Scalar(UInt32(v)) {
+            var s = GoUnicode.unicodePlain(UInt32(truncatingIfNeeded: v))
+            if sharp && v <= 0x10FFFF && GoStrconv.isPrint(UInt32(v)), let scalar = Unicode.Scalar(UInt32(v)) {
                 s += " '" + String(scalar) + "'"
             }
             let oldZero = zero
@@ -567,7 +568,7 @@ struct GoFormat {
         while i < s.count {
             n -= 1
             if n < 0 { return Array(s[..<i]) }
-            i += UTF8Decode.rune(s, i).1
+            i += GoUTF8.decodeRune(s, i).1
         }
         return s
     }
@@ -584,7 +585,7 @@ struct GoFormat {
             return
         }
         var out: [UInt8] = [UInt8(ascii: "\"")]
-        GoQuote.appendQuoted(t, quote: UInt8(ascii: "\""), asciiOnly: plus, to: &out)
+        GoStrconv.appendQuoted(t, quote: UInt8(ascii: "\""), asciiOnly: plus, to: &out)
         out.append(UInt8(ascii: "\""))
         padString(out)
     }

@@ -1,5 +1,7 @@
-/// Go's character classes and quoting (unicode.IsLetter/IsDigit/IsPrint, strconv.Quote,
-/// fmt's %#U), which template error messages and the `js` and `printf` builtins use.
+import GoFormats
+
+/// Go's character classes (unicode.IsLetter/IsDigit) and fmt's %U, which template error messages
+/// and the `printf` builtin use; strconv's quoting and IsPrint are GoFormats' GoStrconv.
 enum GoUnicode {
     static func category(_ r: UInt32) -> Unicode.GeneralCategory? {
         Unicode.Scalar(r)?.properties.generalCategory
@@ -26,105 +28,14 @@ enum GoUnicode {
     static func isAlphaNumeric(_ r: UInt32) -> Bool {
         r == UInt32(ascii: "_") || isLetter(r) || isDigit(r)
     }
-
-    /// unicode.IsPrint (= strconv.IsPrint): letters, marks, numbers, punctuation, symbols and
-    /// the ASCII space; no other space.
-    static func isPrint(_ r: UInt32) -> Bool {
-        if r < 0x80 { return r >= 0x20 && r < 0x7F }
-        if r < 0xA1 { return false }
-        if r == 0xAD { return false }
-        switch category(r) {
-        case .uppercaseLetter?, .lowercaseLetter?, .titlecaseLetter?, .modifierLetter?, .otherLetter?,
-            .nonspacingMark?, .spacingMark?, .enclosingMark?,
-            .decimalNumber?, .letterNumber?, .otherNumber?,
-            .connectorPunctuation?, .dashPunctuation?, .openPunctuation?, .closePunctuation?,
-            .initialPunctuation?, .finalPunctuation?, .otherPunctuation?,
-            .mathSymbol?, .currencySymbol?, .modifierSymbol?, .otherSymbol?:
-            return true
-        default:
-            return false
-        }
-    }
 }
 
-enum GoQuote {
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
-
-    /// strconv.Quote; with `asciiOnly`, strconv.QuoteToASCII (fmt's %+q).
-    static func quote(_ s: String, asciiOnly: Bool = false) -> String {
-        var out: [UInt8] = [UInt8(ascii: "\"")]
-        appendQuoted(Array(s.utf8), quote: UInt8(ascii: "\""), asciiOnly: asciiOnly, to: &out)
-        out.append(UInt8(ascii: "\""))
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    /// strconv.QuoteRune (fmt's %q of an integer).
-    static func quoteRune(_ r: UInt32, asciiOnly: Bool = false) -> String {
-        var out: [UInt8] = [UInt8(ascii: "'")]
-        let rune = (r > 0x10FFFF || (0xD800...0xDFFF).contains(r)) ? 0xFFFD : r
-        appendRune(rune, width: 2, quote: UInt8(ascii: "'"), asciiOnly: asciiOnly, to: &out)
-        out.append(UInt8(ascii: "'"))
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    static func appendQuoted(_ bytes: [UInt8], quote: UInt8, asciiOnly: Bool, to out: inout [UInt8]) {
-        var i = 0
-        while i < bytes.count {
-            let (r, width) = UTF8Decode.rune(bytes, i)
-            if width == 1 && r == 0xFFFD {
-                out.append(contentsOf: Array("\\x".utf8))
-                out.append(hexDigits[Int(bytes[i] >> 4)])
-                out.append(hexDigits[Int(bytes[i] & 0xF)])
-                i += 1
-                continue
-            }
-            appendRune(r, width: width, quote: quote, asciiOnly: asciiOnly, to: &out)
-            i += width
-        }
-    }
-
-    private static func appendRune(_ r: UInt32, width: Int, quote: UInt8, asciiOnly: Bool, to out: inout [UInt8]) {
-        if r == UInt32(quote) || r == UInt32(ascii: "\\") {
-            out.append(UInt8(ascii: "\\"))
-            out.append(UInt8(r))
-            return
-        }
-        if asciiOnly {
-            if r < 0x80 && GoUnicode.isPrint(r) {
-                out.append(UInt8(r))
-                return
-            }
-        } else if GoUnicode.isPrint(r) {
-            out.append(contentsOf: Array(String(Unicode.Scalar(r)!).utf8))
-            return
-        }
-        switch r {
-        case 0x07: out.append(contentsOf: Array("\\a".utf8))
-        case 0x08: out.append(contentsOf: Array("\\b".utf8))
-        case 0x0C: out.append(contentsOf: Array("\\f".utf8))
-        case 0x0A: out.append(contentsOf: Array("\\n".utf8))
-        case 0x0D: out.append(contentsOf: Array("\\r".utf8))
-        case 0x09: out.append(contentsOf: Array("\\t".utf8))
-        case 0x0B: out.append(contentsOf: Array("\\v".utf8))
-        default:
-            if r < 0x20 || r == 0x7F {
-                out.append(contentsOf: Array("\\x".utf8))
-                out.append(hexDigits[Int(r >> 4)])
-                out.append(hexDigits[Int(r & 0xF)])
-            } else if r < 0x10000 {
-                out.append(contentsOf: Array("\\u".utf8))
-                for shift in stride(from: 12, through: 0, by: -4) { out.append(hexDigits[Int((r >> UInt32(shift)) & 0xF)]) }
-            } else {
-                out.append(contentsOf: Array("\\U".utf8))
-                for shift in stride(from: 28, through: 0, by: -4) { out.append(hexDigits[Int((r >> UInt32(shift)) & 0xF)]) }
-            }
-        }
-    }
-
+/// fmt's %U and %#U of a rune, as template errors and `printf` write them.
+extension GoUnicode {
     /// fmt's %#U: `U+0023 '#'`, the character left out when it is not printable.
     static func unicodeVerbose(_ r: UInt32) -> String {
         var s = unicodePlain(r)
-        if r <= 0x10FFFF && GoUnicode.isPrint(r), let scalar = Unicode.Scalar(r) {
+        if r <= 0x10FFFF && GoStrconv.isPrint(r), let scalar = Unicode.Scalar(r) {
             s += " '" + String(scalar) + "'"
         }
         return s
@@ -196,7 +107,7 @@ enum GoUnquote {
         let c = s[i]
         if c == quote && (quote == UInt8(ascii: "'") || quote == UInt8(ascii: "\"")) { throw SyntaxError() }
         if c >= 0x80 {
-            let (r, w) = UTF8Decode.rune(s, i)
+            let (r, w) = GoUTF8.decodeRune(s, i)
             i += w
             if r == 0xFFFD && w == 1 { return (0, false, [c]) }
             return (r, false, nil)

@@ -1,3 +1,5 @@
+import GoFormats
+
 /// The tokenizer of Go's text/template/parse (lex.go), state for state: the parser's error
 /// messages name tokens as Go's lexer cuts them, and the line of an error is the line Go's
 /// lexer had reached, so both follow it exactly. Go runs its lexer on a goroutine feeding the
@@ -35,9 +37,9 @@ extension Item: CustomStringConvertible {
                 // %.10q: the first ten runes, quoted.
                 var prefix = String.UnicodeScalarView()
                 prefix.append(contentsOf: scalars[0..<10])
-                return GoQuote.quote(String(prefix)) + "..."
+                return GoStrconv.quote(String(prefix)) + "..."
             }
-            return GoQuote.quote(val)
+            return GoStrconv.quote(val)
         }
     }
 }
@@ -93,7 +95,7 @@ struct Lexer {
             atEOF = true
             return eof
         }
-        let (r, w) = UTF8Decode.rune(input, pos)
+        let (r, w) = GoUTF8.decodeRune(input, pos)
         pos += w
         if r == 0x0A { line += 1 }
         return r
@@ -107,7 +109,7 @@ struct Lexer {
 
     private mutating func backup() {
         if !atEOF && pos > 0 {
-            let (r, w) = UTF8Decode.lastRune(input, pos)
+            let (r, w) = GoUTF8.decodeLastRune(input, pos)
             pos -= w
             if r == 0x0A { line -= 1 }
         }
@@ -359,10 +361,10 @@ struct Lexer {
             } else {
                 emit(.rightParen)
             }
-        case _ where r <= 0x7F && GoUnicode.isPrint(r):
+        case _ where r <= 0x7F && GoStrconv.isPrint(r):
             emit(.char)
         default:
-            errorf("unrecognized character in action: \(GoQuote.unicodeVerbose(r))")
+            errorf("unrecognized character in action: \(GoUnicode.unicodeVerbose(r))")
         }
     }
 
@@ -393,7 +395,7 @@ struct Lexer {
             backup()
             let word = text(start, pos)
             if !atTerminator() {
-                errorf("bad character \(GoQuote.unicodeVerbose(r))")
+                errorf("bad character \(GoUnicode.unicodeVerbose(r))")
                 return
             }
             if let keyword = keywords[word], keyword.isKeyword {
@@ -436,7 +438,7 @@ struct Lexer {
             }
         }
         if !atTerminator() {
-            errorf("bad character \(GoQuote.unicodeVerbose(r))")
+            errorf("bad character \(GoUnicode.unicodeVerbose(r))")
             return
         }
         emit(type)
@@ -478,14 +480,14 @@ struct Lexer {
 
     private mutating func lexNumber() {
         if !scanNumber() {
-            errorf("bad number syntax: \(GoQuote.quote(text(start, pos)))")
+            errorf("bad number syntax: \(GoStrconv.quote(text(start, pos)))")
             return
         }
         let sign = peek()
         if sign == UInt32(ascii: "+") || sign == UInt32(ascii: "-") {
             // A sign after a number makes a complex constant, which ends in 'i'.
             if !scanNumber() || input[pos - 1] != UInt8(ascii: "i") {
-                errorf("bad number syntax: \(GoQuote.quote(text(start, pos)))")
+                errorf("bad number syntax: \(GoStrconv.quote(text(start, pos)))")
                 return
             }
             emit(.complex)
@@ -561,46 +563,5 @@ struct Lexer {
         }
         emit(.rawString)
         state = .insideAction
-    }
-}
-
-/// UTF-8 decoding as Go's `utf8.DecodeRune`: an invalid or truncated sequence is one byte
-/// decoding to U+FFFD.
-enum UTF8Decode {
-    static func rune(_ s: [UInt8], _ i: Int) -> (UInt32, Int) {
-        let b0 = s[i]
-        if b0 < 0x80 { return (UInt32(b0), 1) }
-        let n = s.count - i
-        func cont(_ k: Int) -> UInt32? {
-            guard k < n else { return nil }
-            let b = s[i + k]
-            return b & 0xC0 == 0x80 ? UInt32(b & 0x3F) : nil
-        }
-        if b0 >= 0xC2 && b0 <= 0xDF {
-            if let c1 = cont(1) { return ((UInt32(b0 & 0x1F) << 6) | c1, 2) }
-        } else if b0 >= 0xE0 && b0 <= 0xEF {
-            if let c1 = cont(1), let c2 = cont(2) {
-                let r = (UInt32(b0 & 0x0F) << 12) | (c1 << 6) | c2
-                if r >= 0x800 && !(0xD800...0xDFFF).contains(r) { return (r, 3) }
-            }
-        } else if b0 >= 0xF0 && b0 <= 0xF4 {
-            if let c1 = cont(1), let c2 = cont(2), let c3 = cont(3) {
-                let r = (UInt32(b0 & 0x07) << 18) | (c1 << 12) | (c2 << 6) | c3
-                if r >= 0x10000 && r <= 0x10FFFF { return (r, 4) }
-            }
-        }
-        return (0xFFFD, 1)
-    }
-
-    /// The rune ending just before `end`, as `utf8.DecodeLastRune`.
-    static func lastRune(_ s: [UInt8], _ end: Int) -> (UInt32, Int) {
-        let b = s[end - 1]
-        if b < 0x80 { return (UInt32(b), 1) }
-        var start = end - 1
-        let lim = max(end - 4, 0)
-        while start > lim && s[start] & 0xC0 == 0x80 { start -= 1 }
-        let (r, w) = rune(s, start)
-        if start + w != end { return (0xFFFD, 1) }
-        return (r, w)
     }
 }

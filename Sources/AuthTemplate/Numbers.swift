@@ -1,3 +1,5 @@
+import GoFormats
+
 /// Number constants as Go's parse.Tree.newNumber reads them (node.go): every constant is tried
 /// as an unsigned, a signed and a floating-point number with strconv's rules (base prefixes
 /// 0x, 0o, 0b, a leading 0 for octal, `_` between digits), and keeps each reading that works;
@@ -76,7 +78,7 @@ enum NumberParser {
         } else if let f = parseFloat(text) {
             // An integer literal out of range of int64 and uint64 is an error, not a float.
             if !text.contains(where: { ".eEpP".contains($0) }) {
-                return .failure(Failure(message: "integer overflow: \(GoQuote.quote(text))"))
+                return .failure(Failure(message: "integer overflow: \(GoStrconv.quote(text))"))
             }
             n.isFloat = true
             n.float64 = f
@@ -90,7 +92,7 @@ enum NumberParser {
             }
         }
         if !n.isInt && !n.isUint && !n.isFloat {
-            return .failure(Failure(message: "illegal number syntax: \(GoQuote.quote(text))"))
+            return .failure(Failure(message: "illegal number syntax: \(GoStrconv.quote(text))"))
         }
         return .success(n)
     }

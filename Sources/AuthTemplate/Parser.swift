@@ -1,3 +1,5 @@
+import GoFormats
+
 /// Go's text/template/parse parser (parse.go), with its three-token lookahead, so that parse
 /// errors carry Go's wording and Go's line: the line of the last token read from the lexer.
 ///
@@ -372,7 +374,7 @@ struct Parser {
             case .variable(let v):
                 return .variable(VariableNode(pos: chainPos, ident: v.ident + fields))
             case .bool, .string, .number, .nilValue, .dot:
-                throw failure("unexpected . after term \(GoQuote.quote(node.description))")
+                throw failure("unexpected . after term \(GoStrconv.quote(node.description))")
             default:
                 return .chain(pos: chainPos, node: node, fields: fields)
             }
@@ -385,7 +387,7 @@ struct Parser {
         switch item.type {
         case .identifier:
             if !Parser.builtinNames.contains(item.val) {
-                throw failure("function \(GoQuote.quote(item.val)) not defined")
+                throw failure("function \(GoStrconv.quote(item.val)) not defined")
             }
             return .identifier(pos: item.pos, name: item.val)
         case .dot:
@@ -422,6 +424,6 @@ struct Parser {
     private func useVar(_ item: Item) throws(Failure) -> VariableNode {
         let ident = item.val.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         if vars.contains(ident[0]) { return VariableNode(pos: item.pos, ident: ident) }
-        throw failure("undefined variable \(GoQuote.quote(ident[0]))")
+        throw failure("undefined variable \(GoStrconv.quote(ident[0]))")
     }
 }

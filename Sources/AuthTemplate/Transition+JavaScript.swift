@@ -1,3 +1,5 @@
+import GoFormats
+
 extension Transition {
     // MARK: JavaScript
 
@@ -214,7 +216,7 @@ extension Transition {
                 end -= 1
                 continue
             }
-            let (r, w) = UTF8Decode.lastRune(Array(sub(s, 0, end)), end)
+            let (r, w) = GoUTF8.decodeLastRune(Array(sub(s, 0, end)), end)
             guard isJSWhitespace(r) else { break }
             end -= w
         }
@@ -265,7 +267,7 @@ extension Transition {
         var t = mimeType
         if let semicolon = t.firstIndex(of: ";") { t = String(t[..<semicolon]) }
         t = Escapers.asciiLowercased(t)
-        t = String(t.drop(while: { $0.isWhitespace }).reversed().drop(while: { $0.isWhitespace }).reversed())
+        t = GoStrings.trimSpace(t)
         switch t {
         case "", "application/ecmascript", "application/javascript", "application/json", "application/ld+json",
             "application/x-ecmascript", "application/x-javascript", "module", "text/ecmascript", "text/javascript",

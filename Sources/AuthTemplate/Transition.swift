@@ -1,3 +1,5 @@
+import GoFormats
+
 /// html/template's context transitions (transition.go, and js.go's nextJSCtx): each function
 /// reads a prefix of a text node in one state and says which context follows and how many
 /// bytes it consumed.
@@ -72,7 +74,7 @@ enum Transition {
     }
 
     static func quoted(_ s: Bytes) -> String {
-        GoQuote.quote(String(decoding: s, as: UTF8.self))
+        GoStrconv.quote(String(decoding: s, as: UTF8.self))
     }
 
     /// %.32q: the first 32 runes, quoted.
@@ -80,7 +82,7 @@ enum Transition {
         let text = String(decoding: s, as: UTF8.self)
         var scalars = String.UnicodeScalarView()
         scalars.append(contentsOf: text.unicodeScalars.prefix(32))
-        return GoQuote.quote(String(scalars))
+        return GoStrconv.quote(String(scalars))
     }
 
     // MARK: HTML
@@ -307,7 +309,7 @@ enum Transition {
         let i = b.count - k.count
         if i < 0 { return false }
         if i != 0 {
-            let (r, _) = UTF8Decode.lastRune(Array(sub(b, 0, i)), i)
+            let (r, _) = GoUTF8.decodeLastRune(Array(sub(b, 0, i)), i)
             if Escapers.isCSSNmchar(r) { return false }
         }
         return sub(b, i).map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 32 : $0 } == k

@@ -1,5 +1,6 @@
 import AuthPlatform
 import AuthTOML
+import GoFormats
 import GoTrue
 
 /// The `[auth]` section of the Supabase CLI's `supabase/config.toml`, mapped onto the
@@ -264,7 +265,7 @@ public enum SupabaseConfigFile {
                 let text = try typedText(text, expecting: "a boolean")
                 // Weak decoding: an empty string is false.
                 if text.isEmpty { return false }
-                guard let b = GoValue.parseBool(text) else { throw failure("expected true or false, found \"\(text)\"") }
+                guard let b = GoStrconv.parseBool(text) else { throw failure("expected true or false, found \"\(text)\"") }
                 return b
             default: throw failure("expected a boolean, found \(value.kindName)")
             }
@@ -277,7 +278,7 @@ public enum SupabaseConfigFile {
             case .integer(let i): n = i
             case .string(let text):
                 let text = try typedText(text, expecting: "a whole number")
-                guard let i = Int64(text.trimmingSpaces) else { throw failure("expected a whole number, found \"\(text)\"") }
+                guard let i = Int64(GoStrings.trim(text, " \t")) else { throw failure("expected a whole number, found \"\(text)\"") }
                 n = i
             default: throw failure("expected a whole number, found \(value.kindName)")
             }

@@ -3,6 +3,7 @@ import AuthHTTP
 import AuthJSON
 import AuthJWT
 import AuthPlatform
+import GoFormats
 import GoTrue
 
 /// Reads the real server's environment variables (reference §15 and §20) into options, with the
@@ -155,7 +156,7 @@ public enum EnvironmentConfiguration {
 
         mutating func boolean(_ name: String) throws(EmulatorError) -> Bool? {
             guard let text = string(name) else { return nil }
-            guard let value = GoValue.parseBool(text) else {
+            guard let value = GoStrconv.parseBool(text) else {
                 throw EmulatorError("\(name): '\(text)' is not a boolean (use true or false)")
             }
             return value
@@ -178,70 +179,15 @@ public enum EnvironmentConfiguration {
 /// The Go value syntaxes GoTrue and the Supabase CLI accept, shared by the environment and the
 /// config file readers.
 enum GoValue {
-    /// Go's `strconv.ParseBool`.
-    static func parseBool(_ text: String) -> Bool? {
-        switch text {
-        case "1", "t", "T", "TRUE", "true", "True": true
-        case "0", "f", "F", "FALSE", "false", "False": false
-        default: nil
-        }
-    }
-
     /// A decimal integer with an optional sign, surrounding spaces tolerated.
     static func parseInt(_ text: String) -> Int? {
-        Int(text.trimmingSpaces)
+        Int(GoStrings.trim(text, " \t"))
     }
 
-    /// Go's `time.ParseDuration`, in seconds: `[-+]?([0-9]*(\.[0-9]*)?[a-z]+)+`, or a bare `0`,
-    /// with the units ns, us (µs, μs), ms, s, m and h.
+    /// Go's `time.ParseDuration`, in seconds; nil where Go refuses the text.
     static func parseDuration(_ text: String) -> Double? {
-        let scalars = Array(text.unicodeScalars)
-        var i = 0
-        var sign = 1.0
-        if i < scalars.count, scalars[i] == "-" || scalars[i] == "+" {
-            sign = scalars[i] == "-" ? -1 : 1
-            i += 1
-        }
-        if scalars.count - i == 1, scalars[i] == "0" { return 0 }
-        guard i < scalars.count else { return nil }
-        func isDigit(_ c: Unicode.Scalar) -> Bool { c.value >= 0x30 && c.value <= 0x39 }
-        var total = 0.0
-        while i < scalars.count {
-            var number = ""
-            var sawDigit = false
-            var sawDot = false
-            while i < scalars.count, isDigit(scalars[i]) || scalars[i] == "." {
-                if scalars[i] == "." {
-                    if sawDot { return nil }
-                    sawDot = true
-                } else {
-                    sawDigit = true
-                }
-                number.unicodeScalars.append(scalars[i])
-                i += 1
-            }
-            guard sawDigit else { return nil }
-            if number.hasPrefix(".") { number = "0" + number }
-            if number.hasSuffix(".") { number += "0" }
-            guard let value = Double(number) else { return nil }
-            var unit = ""
-            while i < scalars.count, !isDigit(scalars[i]), scalars[i] != "." {
-                unit.unicodeScalars.append(scalars[i])
-                i += 1
-            }
-            let multiplier: Double
-            switch unit {
-            case "ns": multiplier = 1e-9
-            case "us", "\u{00B5}s", "\u{03BC}s": multiplier = 1e-6
-            case "ms": multiplier = 1e-3
-            case "s": multiplier = 1
-            case "m": multiplier = 60
-            case "h": multiplier = 3600
-            default: return nil
-            }
-            total += value * multiplier
-        }
-        return sign * total
+        guard case .success(let nanoseconds) = GoTime.parseDuration(text) else { return nil }
+        return Double(nanoseconds) / 1e9
     }
 
     /// GoTrue's `PasswordRequiredCharacters.Decode`: sets separated by `:`, where `\:` stands for
@@ -307,16 +253,9 @@ package enum ConfigurationCheck {
 }
 
 extension String {
-    var trimmingSpaces: String {
-        var s = Substring(self)
-        while s.first == " " || s.first == "\t" { s = s.dropFirst() }
-        while s.last == " " || s.last == "\t" { s = s.dropLast() }
-        return String(s)
-    }
-
     /// Go's `envconfig` list syntax: comma-separated; entries are trimmed and empty entries
     /// dropped, so `a, b,` is `["a", "b"]` and an empty value is an empty list.
     var commaSeparated: [String] {
-        split(separator: ",").map { String($0).trimmingSpaces }.filter { !$0.isEmpty }
+        split(separator: ",").map { GoStrings.trim($0, " \t") }.filter { !$0.isEmpty }
     }
 }

@@ -1,4 +1,5 @@
 import AuthJSON
+import GoFormats
 import GoTrue
 
 /// How each source writes a value of each kind of setting (`SettingKind`): the environment and
@@ -11,11 +12,11 @@ package enum SettingSyntax {
         func refused(_ what: String? = nil) -> SettingError {
             SettingError(name, "'\(text)' is not \(what ?? kind.describe)")
         }
-        let trimmed = text.trimmingSpaces
+        let trimmed = GoStrings.trim(text, " \t")
         switch kind {
         case .bool:
             if text.isEmpty { return nil }
-            guard let value = GoValue.parseBool(text) else { throw refused("a boolean (use true or false)") }
+            guard let value = GoStrconv.parseBool(text) else { throw refused("a boolean (use true or false)") }
             return .bool(value)
         case .integer, .seconds:
             if text.isEmpty { return nil }
@@ -50,7 +51,7 @@ package enum SettingSyntax {
                 guard let colon = pair.firstIndex(of: ":") else {
                     throw SettingError(name, "'\(pair)' is not a key:value pair (expected key:value,key:value)")
                 }
-                result[String(pair[..<colon]).trimmingSpaces] = String(pair[pair.index(after: colon)...]).trimmingSpaces
+                result[GoStrings.trim(pair[..<colon], " \t")] = GoStrings.trim(pair[pair.index(after: colon)...], " \t")
             }
             return .pairs(result)
         case .time:

@@ -2,6 +2,7 @@ import AuthCrypto
 import AuthHTTP
 import AuthJSON
 import AuthStore
+import GoFormats
 import GoTrue
 
 extension DashboardEndpoints {
@@ -113,7 +114,7 @@ extension DashboardEndpoints {
 
     func moveClock(_ context: RequestContext) throws -> HTTPResponse {
         var change = JSONObject()
-        if let text = DashboardEndpoints.field(context.request, "set")?.trimmingASCIISpaces(), !text.isEmpty {
+        if let text = DashboardEndpoints.field(context.request, "set").map({ GoStrings.trimSpace($0) }), !text.isEmpty {
             // A `datetime-local` field sends `2030-01-01T09:30` (no seconds, no zone): read as UTC,
             // as the header says. Anything else goes to the clock route as typed.
             change["set"] = .string(text.count == 16 && text.dropFirst(10).first == "T" ? text + ":00Z" : text)

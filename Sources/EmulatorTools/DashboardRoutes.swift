@@ -2,6 +2,7 @@ import AuthCrypto
 import AuthHTTP
 import AuthJSON
 import AuthStore
+import GoFormats
 import GoTrue
 import Synchronization
 
@@ -224,14 +225,10 @@ struct DashboardEndpoints: EndpointGroup {
             for part in header.split(separator: ";") {
                 let pair = part.split(separator: "=", maxSplits: 1)
                 guard pair.count == 2 else { continue }
-                if trimmed(pair[0]) == name { return trimmed(pair[1]) }
+                if GoStrings.trim(pair[0], " ") == name { return GoStrings.trim(pair[1], " ") }
             }
         }
         return nil
-    }
-
-    private static func trimmed(_ text: Substring) -> String {
-        String(text.drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
     }
 
     /// The submitted form fields (`application/x-www-form-urlencoded`), decoded as a query.

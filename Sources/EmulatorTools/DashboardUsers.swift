@@ -1,6 +1,7 @@
 import AuthHTTP
 import AuthJSON
 import AuthStore
+import GoFormats
 import GoTrue
 
 /// The users pages' forms beyond one-click actions: create a user, edit the metadata, mint a
@@ -18,7 +19,7 @@ extension DashboardEndpoints {
     /// A JSON object typed into a textarea; empty text is an empty object. The error names the
     /// field and what was expected, for the page to show.
     static func jsonObject(_ text: String, field: String) -> Result<JSONObject, DashboardFormError> {
-        let trimmed = text.trimmingASCIISpaces()
+        let trimmed = GoStrings.trimSpace(text)
         if trimmed.isEmpty { return .success(JSONObject()) }
         guard let value = try? JSON(parsing: trimmed) else {
             return .failure(DashboardFormError(message: "\(field) is not valid JSON: nothing was changed."))
@@ -52,8 +53,8 @@ extension DashboardEndpoints {
     func createUser(_ context: RequestContext) throws -> HTTPResponse {
         var draft = DashboardEndpoints.fields(context.request)
         draft["password"] = nil  // never echoed back into the page
-        let email = (draft["email"] ?? "").trimmingASCIISpaces()
-        let phone = (draft["phone"] ?? "").trimmingASCIISpaces()
+        let email = GoStrings.trimSpace(draft["email"] ?? "")
+        let phone = GoStrings.trimSpace(draft["phone"] ?? "")
         let password = DashboardEndpoints.field(context.request, "password") ?? ""
         let metadata: JSONObject
         switch DashboardEndpoints.jsonObject(draft["user_metadata"] ?? "", field: "user_metadata") {
@@ -155,8 +156,8 @@ extension DashboardEndpoints {
         }
         if let aal = draft["aal"], !aal.isEmpty, claims["aal"] == nil { claims["aal"] = .string(aal) }
         var body: JSONObject = ["user_id": .string(id)]
-        if let role = draft["role"]?.trimmingASCIISpaces(), !role.isEmpty { body["role"] = .string(role) }
-        if let text = draft["expires_in"]?.trimmingASCIISpaces(), !text.isEmpty {
+        if let role = draft["role"].map({ GoStrings.trimSpace($0) }), !role.isEmpty { body["role"] = .string(role) }
+        if let text = draft["expires_in"].map({ GoStrings.trimSpace($0) }), !text.isEmpty {
             // Passed on as given: the token route judges it (and names the problem).
             body["expires_in"] = Double(text).map(JSON.number) ?? .string(text)
         }

@@ -3,6 +3,7 @@ import AuthHTTP
 import AuthJSON
 import AuthJWT
 import AuthStore
+import GoFormats
 import GoTrue
 import Synchronization
 
@@ -232,7 +233,7 @@ struct FakeIdentityProvider: IdentityProviderSeam, Sendable {
 
     static func checkProvider(_ provider: String) throws(AuthError) {
         guard isKnown(provider) else {
-            throw AuthError(404, .validationFailed, "Unknown identity provider \(goQuoted(provider))")
+            throw AuthError(404, .validationFailed, "Unknown identity provider \(GoStrconv.quote(provider))")
         }
     }
 
@@ -391,9 +392,9 @@ struct FakeIdentityProvider: IdentityProviderSeam, Sendable {
     /// "Ada Lovelace" → ("Ada", "Lovelace"): Apple's `firstName`/`lastName`, Google's
     /// `given_name`/`family_name`.
     static func splitName(_ name: String) -> (String, String) {
-        let trimmed = name.trimmingASCIISpaces()
+        let trimmed = GoStrings.trimSpace(name)
         guard let space = trimmed.firstIndex(of: " ") else { return (trimmed, "") }
-        return (String(trimmed[..<space]), String(trimmed[trimmed.index(after: space)...]).trimmingASCIISpaces())
+        return (String(trimmed[..<space]), GoStrings.trimSpace(trimmed[trimmed.index(after: space)...]))
     }
 
     /// OpenID Connect Core 1.0 §3.1.3.6: base64url of the left half of SHA-256(access token).
@@ -430,7 +431,7 @@ struct FakeIdentityProvider: IdentityProviderSeam, Sendable {
     /// `{"name":{"firstName":..,"lastName":..},"email":..}`, as Apple posts it.
     static func appleUser(_ account: IdentityProviderStore.Account) -> String {
         var user = JSONObject()
-        if let name = account.name, !name.trimmingASCIISpaces().isEmpty {
+        if let name = account.name, !GoStrings.trimSpace(name).isEmpty {
             let (first, last) = splitName(name)
             user["name"] = ["firstName": .string(first), "lastName": .string(last)]
         }

@@ -2,6 +2,7 @@ import AuthCrypto
 import AuthHTTP
 import AuthJSON
 import AuthJWT
+import GoFormats
 import GoTrue
 
 /// The routes of the fake identity providers, one set per provider under
@@ -113,7 +114,7 @@ struct ControlIdPEndpoints: EndpointGroup {
         let request = AuthorizationRequest(context.request.query)
         if let problem = request.problem() { return ConsentPage.error(problem, provider: name) }
         guard keyAccepted(context, form: []) else { return ConsentPage.keyPrompt(provider: name, request: request) }
-        let hint = request.loginHint.trimmingASCIISpaces()
+        let hint = GoStrings.trimSpace(request.loginHint)
         if api.snapshot.configuration.identityProviders.autoApprove, ControlIdPEndpoints.looksLikeEmail(hint) {
             // Headless tests: the browser never stops at the page.
             let account = try resolveAccount(provider: name, email: hint, name: "", emailVerified: true)
@@ -145,7 +146,7 @@ struct ControlIdPEndpoints: EndpointGroup {
             if !request.state.isEmpty { items.append(QueryItem(name: "state", value: request.state)) }
             return ControlIdPEndpoints.redirect(request.redirectURI, items, formPost: request.usesFormPost(provider: name))
         }
-        let email = (value("email") ?? "").trimmingASCIISpaces()
+        let email = GoStrings.trimSpace(value("email") ?? "")
         guard ControlIdPEndpoints.looksLikeEmail(email) else {
             let accounts = try idp.previousAccounts(provider: name)
             return ConsentPage.page(provider: name, request: request, accounts: accounts, email: email,
@@ -181,7 +182,7 @@ struct ControlIdPEndpoints: EndpointGroup {
     /// from the email.
     private func resolveAccount(provider: String, email: String, name: String, emailVerified: Bool) throws(AuthError) -> IdentityProviderStore.Account {
         let known = try idp.knownAccount(provider: provider, email: email)
-        let typed = name.trimmingASCIISpaces()
+        let typed = GoStrings.trimSpace(name)
         return IdentityProviderStore.Account(
             subject: known?.subject ?? idp.subject(provider: provider, email: email),
             email: known?.email ?? email, emailVerified: emailVerified,
@@ -281,7 +282,7 @@ struct ControlIdPEndpoints: EndpointGroup {
 
     static func basicClientID(_ request: HTTPRequest) -> String? {
         guard let header = request.headers["Authorization"], header.count > 6, header.prefix(6).lowercased() == "basic ",
-              let decoded = try? Base64.decode(String(header.dropFirst(6)).trimmingASCIISpaces()) else { return nil }
+              let decoded = try? Base64.decode(GoStrings.trimSpace(header.dropFirst(6))) else { return nil }
         let text = String(decoding: decoded, as: UTF8.self)
         let id = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
         return RedirectURL.parseQuery("id=" + id).first?.value
@@ -345,7 +346,7 @@ struct ControlIdPEndpoints: EndpointGroup {
                 ids = [custom.clientID]  // a provider of /admin/custom-providers
             }
             guard let first = ids.first else {
-                throw ControlRequest.invalid("no client id is configured for provider \(goQuoted(name)); pass \"aud\"")
+                throw ControlRequest.invalid("no client id is configured for provider \(GoStrconv.quote(name)); pass \"aud\"")
             }
             audience = .string(first)
         }
@@ -370,7 +371,7 @@ struct ControlIdPEndpoints: EndpointGroup {
 enum ConsentPage {
     /// HTML-escapes text for element content and quoted attribute values, as the email
     /// templates do (Go's `html/template` escapes).
-    static func escape(_ text: String) -> String { MailTemplates.escape(text) }
+    static func escape(_ text: String) -> String { GoHTML.escapeString(text) }
 
     static let style = """
         body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;background:#f3f4f6;color:#111827;margin:0}

@@ -2,6 +2,7 @@ import AuthCrypto
 import AuthJSON
 import AuthStore
 import Dispatch
+import GoFormats
 import GoTrue
 import Synchronization
 
@@ -195,14 +196,14 @@ public struct Fixture: Sendable {
             if text == "none" {
                 user.ban = 0
             } else {
-                switch GoDuration.parse(text) {
+                switch GoTime.parseDuration(text) {
                 case .success(let nanoseconds) where nanoseconds >= 0: user.ban = nanoseconds / 1_000
                 case .success: throw invalid("\(at).ban_duration: must not be negative")
                 case .failure(let error): throw invalid("\(at).ban_duration: \(error.message)")
                 }
             }
         }
-        user.role = try string("role").map { $0.trimmingASCIISpaces() }.flatMap { $0.isEmpty ? nil : $0 }
+        user.role = try string("role").map { GoStrings.trimSpace($0) }.flatMap { $0.isEmpty ? nil : $0 }
         if let list = o["identities"], !list.isNull {
             guard let items = list.arrayValue else { throw invalid("\(at).identities: must be an array") }
             for (position, item) in items.enumerated() {
@@ -215,7 +216,7 @@ public struct Fixture: Sendable {
             for (position, item) in items.enumerated() {
                 let factor = try parseFactor(item, at: "\(at).factors[\(position)]")
                 if let name = factor.friendlyName, factors.contains(where: { $0.friendlyName == name }) {
-                    throw invalid("\(at).factors[\(position)].friendly_name: \(goQuoted(name)) is used twice")
+                    throw invalid("\(at).factors[\(position)].friendly_name: \(GoStrconv.quote(name)) is used twice")
                 }
                 if let phone = factor.phone, factors.contains(where: { $0.phone == phone }) {
                     throw invalid("\(at).factors[\(position)].phone: \(phone) is used twice")

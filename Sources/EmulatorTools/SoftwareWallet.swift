@@ -2,6 +2,7 @@ import AuthCrypto
 import AuthHTTP
 import AuthJSON
 import AuthPlatform
+import GoFormats
 import GoTrue
 
 /// The software wallet (service_role): what a browser wallet extension does for Web3 sign-in,
@@ -124,7 +125,7 @@ struct SoftwareWalletEndpoints: EndpointGroup {
         guard let message = try fields.string("message") else { throw ControlRequest.invalid("\"message\" is required") }
         // The address line of a sign-in message names the wallet when the request does not.
         let lines = Web3Message.lines(message)
-        let messageAddress = lines.count > 1 ? Web3Message.goTrimSpace(lines[1]) : nil
+        let messageAddress = lines.count > 1 ? GoStrings.trimSpace(lines[1]) : nil
         let wallet = try resolve(fields, chain: chain, messageAddress: messageAddress)
         return .json([
             "chain": .string(chain.rawValue), "address": .string(wallet.address),
@@ -137,7 +138,7 @@ struct SoftwareWalletEndpoints: EndpointGroup {
     private static func chain(_ fields: ControlFields) throws(AuthError) -> Web3Chain {
         guard let name = try fields.string("chain") else { throw ControlRequest.invalid("\"chain\" is required (solana or ethereum)") }
         guard let chain = Web3Chain(rawValue: name) else {
-            throw ControlRequest.invalid("\"chain\" must be solana or ethereum (found \(goQuoted(name)))")
+            throw ControlRequest.invalid("\"chain\" must be solana or ethereum (found \(GoStrconv.quote(name)))")
         }
         return chain
     }

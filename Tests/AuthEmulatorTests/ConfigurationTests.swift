@@ -305,13 +305,6 @@ let wellKnownServiceRoleKey = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9"
 
     // MARK: Go value syntax
 
-    /// Go's strconv.ParseBool accepts exactly these spellings (pkg.go.dev/strconv#ParseBool).
-    @Test func goBooleans() {
-        for text in ["1", "t", "T", "TRUE", "true", "True"] { #expect(GoValue.parseBool(text) == true) }
-        for text in ["0", "f", "F", "FALSE", "false", "False"] { #expect(GoValue.parseBool(text) == false) }
-        for text in ["yes", "on", "tRUE", "", " true"] { #expect(GoValue.parseBool(text) == nil) }
-    }
-
     /// Examples from Go's time.ParseDuration documentation (pkg.go.dev/time#ParseDuration).
     @Test func goDurations() {
         let cases: [(String, Double)] = [

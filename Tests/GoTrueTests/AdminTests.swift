@@ -629,24 +629,6 @@ extension GoTrueAPI {
 }
 
 @Suite struct AdminHelperTests {
-    @Test func goDurations() {
-        func ns(_ text: String) -> Int64? { if case .success(let v) = GoDuration.parse(text) { return v } else { return nil } }
-        func message(_ text: String) -> String? { if case .failure(let e) = GoDuration.parse(text) { return e.message } else { return nil } }
-        #expect(ns("24h") == 86_400_000_000_000)
-        #expect(ns("1h30m") == 5_400_000_000_000)
-        #expect(ns("1.5s") == 1_500_000_000)
-        #expect(ns("-2m") == -120_000_000_000)
-        #expect(ns("+3ms") == 3_000_000)
-        #expect(ns("10µs") == 10_000)
-        #expect(ns("0") == 0)
-        #expect(ns(".5h") == 1_800_000_000_000)
-        #expect(message("") == #"time: invalid duration """#)
-        #expect(message("h") == #"time: invalid duration "h""#)
-        #expect(message("1") == #"time: missing unit in duration "1""#)
-        #expect(message("3d") == #"time: unknown unit "d" in duration "3d""#)
-        #expect(message("9999999999h") == #"time: invalid duration "9999999999h""#)
-    }
-
     @Test func queryEscapingAndUUIDs() {
         #expect(GoURL.queryEscape("a b&c=d/é~") == "a+b%26c%3Dd%2F%C3%A9~")
         #expect(GoURL.encode([.init(name: "z", value: "1"), .init(name: "a", value: "x y"), .init(name: "z", value: "0")])

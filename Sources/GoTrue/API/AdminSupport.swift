@@ -3,6 +3,7 @@ import AuthHTTP
 import AuthJSON
 import AuthJWT
 import AuthStore
+import GoFormats
 
 /// The caller of an admin endpoint (`requireAdminCredentials`, reference §1.3).
 struct AdminCaller {
@@ -123,14 +124,14 @@ package enum GoURL {
         var overflow = false
         for b in text.utf8 {
             guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) else {
-                return .failure(ParseError(message: "strconv.ParseUint: parsing \(goQuoted(text)): invalid syntax"))
+                return .failure(ParseError(message: "strconv.ParseUint: parsing \(GoStrconv.quote(text)): invalid syntax"))
             }
             let (m, o1) = value.multipliedReportingOverflow(by: 10)
             let (s, o2) = m.addingReportingOverflow(UInt64(b - UInt8(ascii: "0")))
             if o1 || o2 { overflow = true }
             value = s
         }
-        if overflow { return .failure(ParseError(message: "strconv.ParseUint: parsing \(goQuoted(text)): value out of range")) }
+        if overflow { return .failure(ParseError(message: "strconv.ParseUint: parsing \(GoStrconv.quote(text)): value out of range")) }
         return .success(value)
     }
 
@@ -138,85 +139,6 @@ package enum GoURL {
         package let message: String
     }
 
-}
-
-/// `time.ParseDuration`: a signed sequence of decimal numbers, each with an optional fraction
-/// and a unit (`ns`, `us`, `µs`, `μs`, `ms`, `s`, `m`, `h`), e.g. `24h`, `1h30m`, `-1.5s`.
-/// Returns nanoseconds, or Go's error text.
-package enum GoDuration {
-    package static func parse(_ text: String) -> Result<Int64, GoURL.ParseError> {
-        let invalid = GoURL.ParseError(message: "time: invalid duration " + goQuoted(text))
-        var s = Substring(text)
-        var negative = false
-        if let first = s.first, first == "-" || first == "+" {
-            negative = first == "-"
-            s = s.dropFirst()
-        }
-        if s == "0" { return .success(0) }
-        if s.isEmpty { return .failure(invalid) }
-        var total: UInt64 = 0
-        while !s.isEmpty {
-            // The integer part.
-            var whole: UInt64 = 0
-            var sawDigits = false
-            var overflow = false
-            while let c = s.first, let d = c.wholeNumberValue, c.isASCII {
-                let (m, o1) = whole.multipliedReportingOverflow(by: 10)
-                let (a, o2) = m.addingReportingOverflow(UInt64(d))
-                overflow = overflow || o1 || o2
-                whole = a
-                sawDigits = true
-                s = s.dropFirst()
-            }
-            if overflow { return .failure(invalid) }
-            // The fraction.
-            var fraction: UInt64 = 0
-            var scale: Double = 1
-            var sawFraction = false
-            if s.first == "." {
-                s = s.dropFirst()
-                while let c = s.first, let d = c.wholeNumberValue, c.isASCII {
-                    if fraction < UInt64.max / 10 {
-                        fraction = fraction * 10 + UInt64(d)
-                        scale *= 10
-                    }
-                    sawFraction = true
-                    s = s.dropFirst()
-                }
-            }
-            if !sawDigits && !sawFraction { return .failure(invalid) }
-            // The unit.
-            var unitText = ""
-            while let c = s.first, c != ".", !(c.isASCII && c.isNumber) {
-                unitText.append(c)
-                s = s.dropFirst()
-            }
-            if unitText.isEmpty {
-                return .failure(GoURL.ParseError(message: "time: missing unit in duration " + goQuoted(text)))
-            }
-            let units: [String: UInt64] = [
-                "ns": 1, "us": 1_000, "µs": 1_000, "μs": 1_000, "ms": 1_000_000, "s": 1_000_000_000,
-                "m": 60_000_000_000, "h": 3_600_000_000_000,
-            ]
-            guard let unit = units[unitText] else {
-                return .failure(GoURL.ParseError(
-                    message: "time: unknown unit " + goQuoted(unitText) + " in duration " + goQuoted(text)))
-            }
-            let (w, o1) = whole.multipliedReportingOverflow(by: unit)
-            if o1 || w > 1 << 63 { return .failure(invalid) }
-            var value = w
-            if sawFraction && fraction > 0 {
-                value += UInt64(Double(fraction) * (Double(unit) / scale))
-                if value > 1 << 63 { return .failure(invalid) }
-            }
-            let (t, o2) = total.addingReportingOverflow(value)
-            if o2 || t > 1 << 63 { return .failure(invalid) }
-            total = t
-        }
-        if negative { return .success(total == 1 << 63 ? Int64.min : -Int64(total)) }
-        if total > UInt64(Int64.max) { return .failure(invalid) }
-        return .success(Int64(total))
-    }
 }
 
 /// Pagination as `paginate` / `addPaginationHeaders` do it (reference §12.1, §12.8).

@@ -1,4 +1,5 @@
 import AuthHTTP
+import GoFormats
 
 /// Cross-origin handling. At the root it follows GoTrue's `rs/cors` setup (api.go): methods GET,
 /// POST, PUT, PATCH, DELETE; a fixed header allow-list plus `GOTRUE_CORS_ALLOWED_HEADERS`;
@@ -69,18 +70,9 @@ struct CORS {
     private func headersAllowed(_ requested: String) -> Bool {
         let allowed = Set((CORS.builtInHeaders + allowedHeaders + ["Origin"]).map { $0.lowercased() })
         for name in requested.split(separator: ",") {
-            let trimmed = name.trimmingCharacters(in: " \t").lowercased()
+            let trimmed = GoStrings.trim(name, " \t").lowercased()
             if !trimmed.isEmpty && !allowed.contains(trimmed) { return false }
         }
         return true
-    }
-}
-
-extension Substring {
-    func trimmingCharacters(in set: String) -> String {
-        var s = self
-        while let f = s.first, set.contains(f) { s = s.dropFirst() }
-        while let l = s.last, set.contains(l) { s = s.dropLast() }
-        return String(s)
     }
 }

@@ -3,6 +3,7 @@ import AuthJSON
 import AuthJWT
 import AuthPlatform
 import AuthStore
+import GoFormats
 
 /// The caller of a user-authenticated endpoint (`requireAuthentication`, reference §1.3).
 struct Authenticated {
@@ -264,7 +265,7 @@ extension Core {
         }
         if let forwarded = headers["X-Forwarded-For"] {
             for part in forwarded.split(separator: ",") {
-                let candidate = String(part.drop(while: { $0 == " " || $0 == "\t" }).reversed().drop(while: { $0 == " " || $0 == "\t" }).reversed())
+                let candidate = GoStrings.trimSpace(part)
                 if !candidate.isEmpty && RateLimitSettings.isIPAddress(candidate) { return candidate }
             }
         }

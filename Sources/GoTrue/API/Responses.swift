@@ -1,5 +1,6 @@
 import AuthHTTP
 import AuthJSON
+import GoFormats
 
 extension HTTPResponse {
     /// A JSON response as GoTrue's `sendJSON` writes it: `Content-Type: application/json` and the
@@ -34,7 +35,7 @@ extension HTTPResponse {
     /// Content-Type was set, `text/html; charset=utf-8` on a GET or HEAD and, on a GET, the
     /// short HTML body RFC 7231 §6.4 suggests for older user agents: a link to the target with
     /// the status text, then a blank line (`fmt.Fprintln` of a text ending in a newline). Its
-    /// `htmlEscape` replaces the same five characters as `MailTemplates.escape`.
+    /// `htmlEscape` is `html.EscapeString`'s.
     static func goRedirect(_ response: HTTPResponse, method: String) -> HTTPResponse {
         guard (300..<400).contains(response.status), response.body.isEmpty,
               let location = response.headers["Location"] else { return response }
@@ -53,7 +54,7 @@ extension HTTPResponse {
         guard response.headers["Content-Type"] == nil, method == "GET" || method == "HEAD" else { return shaped }
         shaped.headers["Content-Type"] = "text/html; charset=utf-8"
         if method == "GET" {
-            let link = "<a href=\"" + MailTemplates.escape(location) + "\">" + HTTPResponse.standardReason(for: response.status) + "</a>.\n"
+            let link = "<a href=\"" + GoHTML.escapeString(location) + "\">" + HTTPResponse.standardReason(for: response.status) + "</a>.\n"
             shaped.body = Array((link + "\n").utf8)
         }
         return shaped

@@ -1,3 +1,5 @@
+import GoFormats
+
 /// The rows of the settings table (`SettingsTable.swift`). Defaults: the `gotrue` column is
 /// `internal/conf/configuration.go` of the reproduced release after `ApplyDefaults`; the `cli`
 /// column is what `supabase start` passes with the `supabase init` template
@@ -426,7 +428,7 @@ extension Configuration {
                                 read: { .bool($0.hooks[keyPath: path].enabled) }, write: { $0.hooks[keyPath: path].enabled = $1.bool }))
             rows.append(Setting("hook.\(name).uri", .text(emptyIsUnset: false), env: [env + "_URI"], file: file.map { $0 + ".uri" },
                                 runtime: false, gotrue: .string(""), cli: .string(""), help: "The \(what) hook's http(s) URL.",
-                                read: { .string($0.hooks[keyPath: path].uri) }, write: { $0.hooks[keyPath: path].uri = $1.string.trimmingBlanks }))
+                                read: { .string($0.hooks[keyPath: path].uri) }, write: { $0.hooks[keyPath: path].uri = GoStrings.trim($1.string, " \t") }))
             rows.append(Setting("hook.\(name).secrets", .text(emptyIsUnset: false), env: [env + "_SECRETS"], file: file.map { $0 + ".secrets" },
                                 runtime: false, secret: true, gotrue: .string(""), cli: .string(""),
                                 help: "The \(what) hook's Standard Webhooks secrets, separated by |.",
@@ -541,11 +543,4 @@ extension String {
 
     /// `password_changed` in a sentence: `password changed`.
     var spacedWords: String { String(map { $0 == "_" ? " " : $0 }) }
-
-    var trimmingBlanks: String {
-        var s = Substring(self)
-        while s.first == " " || s.first == "\t" { s = s.dropFirst() }
-        while s.last == " " || s.last == "\t" { s = s.dropLast() }
-        return String(s)
-    }
 }

@@ -265,24 +265,6 @@ package enum MailTemplates {
 
     /// The elements that start or end a line of the plain-text reading.
     static let plainTextBreaks: Set<String> = ["p", "br", "div", "li", "tr", "h1", "h2", "h3", "h4", "table"]
-
-    /// HTML escaping as Go's `html/template` does for text and attribute values. Scalar by
-    /// scalar, as Go reads bytes: a quote followed by a combining mark is one Swift Character
-    /// that is not a quote, and would pass unescaped.
-    package static func escape(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&#34;"
-            case "'": out += "&#39;"
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
-    }
 }
 
 private extension String {

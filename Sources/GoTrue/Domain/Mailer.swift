@@ -1,6 +1,7 @@
 import AuthCrypto
 import AuthJSON
 import AuthStore
+import GoFormats
 
 /// Everything the real server would send by email or SMS, captured into the outbox instead
 /// (`sendConfirmation`, `sendInvite`, `sendPasswordRecovery`, `sendMagicLink`,
@@ -121,7 +122,7 @@ struct Mailer {
             normalized.replaceSubrange(plus..<at, with: "")
         }
         if authorized.contains(where: { $0.lowercased() == normalized.lowercased() }) { return }
-        throw AuthError(400, .emailAddressNotAuthorized, "Email address \(goQuoted(address)) cannot be used as it is not authorized")
+        throw AuthError(400, .emailAddressNotAuthorized, "Email address \(GoStrconv.quote(address)) cannot be used as it is not authorized")
     }
 
     private func capture(_ conn: Connection, channel: String, to recipient: String, type: String, subject: String,

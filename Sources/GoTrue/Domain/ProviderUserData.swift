@@ -1,4 +1,5 @@
 import AuthJSON
+import GoFormats
 
 /// An email address a provider vouches for (`provider.Email`).
 struct ProviderEmail: Sendable, Equatable {
@@ -291,11 +292,8 @@ struct ClaimReader {
         case nil, .null?: return false
         case .bool(let b)?: return b
         case .string(let s)?:
-            switch s {
-            case "1", "t", "T", "TRUE", "true", "True": return true
-            case "0", "f", "F", "FALSE", "false", "False": return false
-            default: throw ClaimTypeError(claim: key)
-            }
+            guard let b = GoStrconv.parseBool(s) else { throw ClaimTypeError(claim: key) }
+            return b
         default: throw ClaimTypeError(claim: key)
         }
     }

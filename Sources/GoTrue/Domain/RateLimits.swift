@@ -1,5 +1,6 @@
 import AuthHTTP
 import AuthPlatform
+import GoFormats
 
 /// The per-client request limits of reference §6.1: one token bucket per endpoint group and
 /// client key, as GoTrue builds them with tollbooth over `golang.org/x/time/rate`.
@@ -109,7 +110,7 @@ public struct RateLimitSettings: Sendable, Equatable {
 
     static func firstValue(_ value: String) -> String {
         let first = value.split(separator: ",", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-        return String(first).trimmingCharacters(in: " \t")
+        return GoStrings.trimSpace(first)
     }
 
     /// An IPv4 dotted quad or an IPv6 address (hex groups and colons, an optional embedded IPv4).
@@ -242,16 +243,6 @@ extension Core {
         }
     }
 }
-
-extension String {
-    fileprivate func trimmingCharacters(in set: String) -> String {
-        var s = Substring(self)
-        while let first = s.first, set.contains(first) { s = s.dropFirst() }
-        while let last = s.last, set.contains(last) { s = s.dropLast() }
-        return String(s)
-    }
-}
-
 extension Character {
     fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
 }

@@ -1,3 +1,5 @@
+import GoFormats
+
 /// A UTC instant with microsecond precision: the precision Postgres `timestamptz` keeps for the
 /// real server, and the unit the store persists (INTEGER unix microseconds).
 public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible {
@@ -40,9 +42,9 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     private func writeRFC3339(into bytes: UnsafeMutableBufferPointer<UInt8>) -> Int {
         let seconds = unixSeconds
         let micros = Int(microseconds - seconds * 1_000_000)
-        var days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = Int(seconds - days * 86_400)
-        let (y, m, d) = Timestamp.civil(fromDays: &days)
+        let (y, m, d) = GoTime.civil(days: days)
         // Written straight into the output at fixed offsets after the year: every user and
         // session JSON carries several timestamps, and building this from padded substrings was
         // ~8 % of a `GET /user` (bench/cost).
@@ -148,33 +150,9 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
             return nil
         }
         guard i == b.count else { return nil }
-        let days = Timestamp.days(fromCivil: y, mo, d)
+        let days = GoTime.days(year: y, month: mo, day: d)
         let seconds = Int64(days) * 86_400 + Int64(h * 3600 + mi * 60 + s) - Int64(offset)
         self.microseconds = seconds * 1_000_000 + Int64(micros)
-    }
-
-    // Days since 1970-01-01 <-> proleptic Gregorian date (Howard Hinnant's civil algorithms).
-    static func civil(fromDays days: inout Int64) -> (Int, Int, Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
-        return (Int(y), Int(m), Int(d))
-    }
-
-    static func days(fromCivil year: Int, _ month: Int, _ day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = month > 2 ? month - 3 : month + 9
-        let doy = (153 * mp + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
     }
 }
 

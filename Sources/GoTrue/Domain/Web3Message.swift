@@ -1,5 +1,6 @@
 import AuthCrypto
 import AuthJSON
+import GoFormats
 
 /// The two Web3 chains GoTrue signs in with (`grant_type=web3`), with what differs between their
 /// message formats: Sign in with Solana (SIWS, Phantom's format) and Sign in with Ethereum
@@ -72,10 +73,10 @@ package struct Web3Message: Sendable {
         if !header.hasSuffix(chain.headerSuffix) {
             throw fail("message first line does not end in \"\(chain.headerSuffix)\"")
         }
-        let domain = goTrimSpace(String(header.dropLast(chain.headerSuffix.count)))
+        let domain = GoStrings.trimSpace(String(header.dropLast(chain.headerSuffix.count)))
         if !isValidDomain(domain) { throw fail("domain in first line of message is not valid") }
 
-        let address = goTrimSpace(lines[1])
+        let address = GoStrings.trimSpace(lines[1])
         switch chain {
         case .solana:
             // `^[a-zA-Z0-9]{32,44}$`: base58-looking, not decoded yet.
@@ -106,10 +107,10 @@ package struct Web3Message: Sendable {
         var resources = 0
         var inResources = false
         for index in start..<lines.count {
-            let line = goTrimSpace(lines[index])
+            let line = GoStrings.trimSpace(lines[index])
             if inResources {
                 if line.hasPrefix("- ") {
-                    let resource = goTrimSpace(String(line.dropFirst(2)))
+                    let resource = GoStrings.trimSpace(String(line.dropFirst(2)))
                     if requestURI(resource) == nil { throw fail("Resource at position \(resources) has invalid URI") }
                     resources += 1
                     continue
@@ -123,7 +124,7 @@ package struct Web3Message: Sendable {
             if line.isEmpty { continue }
             guard let colon = line.firstIndex(of: ":") else { throw fail("encountered unparsable line at index \(index)") }
             let key = line[..<colon]
-            let value = goTrimSpace(String(line[line.index(after: colon)...]))
+            let value = GoStrings.trimSpace(String(line[line.index(after: colon)...]))
             switch key {
             case "URI":
                 guard let parsed = requestURI(value) else { throw fail("URI is not valid") }
@@ -160,7 +161,7 @@ package struct Web3Message: Sendable {
         }
 
         // Go prints the version with %q.
-        if version != "1" { throw fail("Version value is not supported, expected 1 got \(goQuoted(version))") }
+        if version != "1" { throw fail("Version value is not supported, expected 1 got \(GoStrconv.quote(version))") }
         guard let issuedAt, issuedAt != goZeroTime else { throw fail("Issued At is not specified") }
         guard let uri else { throw fail("URI is not specified") }
         if let expiration, issuedAt > expiration { throw fail("Issued At is after Expiration Time") }
@@ -272,15 +273,6 @@ package struct Web3Message: Sendable {
             value = a
         }
         return negative ? -value : value
-    }
-
-    /// `strings.TrimSpace` for the ASCII whitespace a text message holds (Unicode spaces too).
-    package static func goTrimSpace(_ text: String) -> String {
-        let isSpace: (Character) -> Bool = { $0.isWhitespace }
-        var s = Substring(text)
-        while let c = s.first, isSpace(c) { s = s.dropFirst() }
-        while let c = s.last, isSpace(c) { s = s.dropLast() }
-        return String(s)
     }
 
     private static func isASCIIAlphanumeric(_ c: UInt8) -> Bool {

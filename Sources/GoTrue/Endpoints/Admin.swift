@@ -3,6 +3,7 @@ import AuthHTTP
 import AuthJSON
 import AuthJWT
 import AuthStore
+import GoFormats
 
 /// The admin API (reference §12; `internal/api/admin.go`, `audit.go`): service_role (or any
 /// `GOTRUE_JWT_ADMIN_ROLES` role) only. Every route first runs `requireAdminCredentials`; the
@@ -174,7 +175,7 @@ package struct AdminEndpoints: EndpointGroup {
         func ban() throws(AuthError) -> Int64? {
             guard !banDuration.isEmpty else { return nil }
             if banDuration == "none" { return 0 }
-            switch GoDuration.parse(banDuration) {
+            switch GoTime.parseDuration(banDuration) {
             case .success(let nanoseconds): return nanoseconds / 1_000
             case .failure(let error):
                 throw AuthError(400, .validationFailed, "invalid format for ban duration: \(error.message)")
@@ -398,7 +399,7 @@ package struct AdminEndpoints: EndpointGroup {
             var traits = AdminEndpoints.traits(user)
             traits["provider"] = .string(providers[0])
             try api.audit(conn, context, actor: caller.actor, action: "user_signedup", logType: "team", traits: traits)
-            let role = params.role.trimmingASCIISpaces()
+            let role = GoStrings.trimSpace(params.role)
             user.role = role.isEmpty ? config.jwt.defaultGroupName : role
             if let appMetadata = params.appMetadata { user.appMetadata = Models.merge(appMetadata, into: user.appMetadata) }
             if params.emailConfirm { try confirmEmail(conn, &user, now: now) }
@@ -432,7 +433,7 @@ package struct AdminEndpoints: EndpointGroup {
             var user = loaded
             do {
                 user = try conn.user(id: loaded.id) ?? loaded
-                let role = params.role.trimmingASCIISpaces()
+                let role = GoStrings.trimSpace(params.role)
                 if !role.isEmpty { user.role = role }
                 if params.emailConfirm { try confirmEmail(conn, &user, now: now) }
                 if params.phoneConfirm { try confirmPhone(conn, &user, now: now) }
@@ -644,15 +645,5 @@ package struct AdminEndpoints: EndpointGroup {
             ]
         }
         return .json(.array(entries), headers: headers)
-    }
-}
-
-extension String {
-    /// `strings.TrimSpace` for the ASCII whitespace roles are written with.
-    package func trimmingASCIISpaces() -> String {
-        var s = Substring(self)
-        while let c = s.first, c == " " || c == "\t" || c == "\n" || c == "\r" { s = s.dropFirst() }
-        while let c = s.last, c == " " || c == "\t" || c == "\n" || c == "\r" { s = s.dropLast() }
-        return String(s)
     }
 }

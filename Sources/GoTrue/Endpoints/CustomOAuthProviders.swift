@@ -1,6 +1,7 @@
 import AuthHTTP
 import AuthJSON
 import AuthStore
+import GoFormats
 
 /// `/admin/custom-providers` (custom_oauth_admin.go; api.go mounts it under the admin routes,
 /// behind `requireCustomOAuthEnabled`): custom OAuth2 and OIDC providers managed at run time.
@@ -297,7 +298,7 @@ struct CustomOAuthProviderEndpoints: EndpointGroup {
         guard let params else { return }
         for key in params.keys {
             if reservedAuthorizationParams.contains(key) { throw invalid("Cannot override reserved OAuth parameter: \(key)") }
-            if params[key]?.stringValue == nil { throw invalid("Authorization parameter \(goQuoted(key)) must be a string") }
+            if params[key]?.stringValue == nil { throw invalid("Authorization parameter \(GoStrconv.quote(key)) must be a string") }
         }
     }
 
@@ -316,7 +317,7 @@ struct CustomOAuthProviderEndpoints: EndpointGroup {
 
     /// `validateCustomClaimsAllowlist`: `strings.TrimSpace` (Unicode white space) must leave text.
     static func validateCustomClaimsAllowlist(_ list: [String]?) throws(AuthError) {
-        for key in list ?? [] where key.unicodeScalars.allSatisfy(\.properties.isWhitespace) {
+        for key in list ?? [] where GoStrings.trimSpace(key).isEmpty {
             throw invalid("custom_claims_allowlist entries must be non-empty strings")
         }
     }
@@ -418,7 +419,7 @@ struct CustomOAuthProviderEndpoints: EndpointGroup {
             url = trimmed + "/.well-known/openid-configuration"
         }
         func failed(_ reason: String) -> AuthError {
-            Self.invalid("OIDC discovery from \(goQuoted(url)) failed: \(reason)")
+            Self.invalid("OIDC discovery from \(GoStrconv.quote(url)) failed: \(reason)")
         }
         let document: JSONObject
         switch fetchDiscovery(url) {
@@ -426,7 +427,7 @@ struct CustomOAuthProviderEndpoints: EndpointGroup {
         case .success(let found): document = found
         }
         let found = document["issuer"]?.stringValue ?? ""
-        if found != issuer { throw failed("oidc: issuer mismatch, expected \(goQuoted(issuer)) got \(goQuoted(found))") }
+        if found != issuer { throw failed("oidc: issuer mismatch, expected \(GoStrconv.quote(issuer)) got \(GoStrconv.quote(found))") }
         let missing = ["issuer", "authorization_endpoint", "token_endpoint", "jwks_uri"].filter {
             (document[$0]?.stringValue ?? "").isEmpty
         }

@@ -2,6 +2,7 @@ import AuthCrypto
 import AuthHTTP
 import AuthJSON
 import AuthStore
+import GoFormats
 
 /// The OAuth redirect flow (reference §5.16-5.19; external.go, external_oauth.go, identity.go):
 /// `GET /authorize` sends the browser to the provider, which returns to `/callback`. Offline, the
@@ -306,7 +307,7 @@ struct ExternalEndpoints: EndpointGroup {
             let name = object["name"]?.objectValue
             let first: String = name?["firstName"]?.stringValue ?? ""
             let last: String = name?["lastName"]?.stringValue ?? ""
-            let full = Substring(first + " " + last).trimmingCharacters(in: " \t\n\r")
+            let full = GoStrings.trimSpace(first + " " + last)
             data.metadata.name = full
             data.metadata.fullName = full
         }

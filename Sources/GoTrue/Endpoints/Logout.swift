@@ -1,4 +1,5 @@
 import AuthHTTP
+import GoFormats
 
 /// `POST /logout?scope=global|local|others` (reference §5.12): 204, no body.
 struct LogoutEndpoints: EndpointGroup {
@@ -12,7 +13,7 @@ struct LogoutEndpoints: EndpointGroup {
         let caller = try api.authenticate(context)
         let scope = context.request.queryValue("scope") ?? ""
         guard ["", "global", "local", "others"].contains(scope) else {
-            throw AuthError(400, .validationFailed, "Unsupported logout scope \(goQuoted(scope))")
+            throw AuthError(400, .validationFailed, "Unsupported logout scope \(GoStrconv.quote(scope))")
         }
         try api.write { conn in
             try api.audit(conn, context, actor: caller.user, action: "logout", logType: "account")

@@ -2,6 +2,7 @@ import AuthCrypto
 import AuthHTTP
 import AuthJSON
 import AuthStore
+import GoFormats
 
 /// `/factors` (mfa.go; reference §14): enrolling TOTP, phone and WebAuthn factors (the latter in
 /// `MFAWebAuthn.swift`), challenging them,
@@ -93,7 +94,7 @@ struct MFAEndpoints: EndpointGroup {
         for factor in factors {
             // Go compares the plain strings, so two unnamed factors conflict too.
             if (factor.friendlyName ?? "") == name {
-                throw AuthError(422, .mfaFactorNameConflict, "A factor with the friendly name \(goQuoted(name)) for this user already exists")
+                throw AuthError(422, .mfaFactorNameConflict, "A factor with the friendly name \(GoStrconv.quote(name)) for this user already exists")
             }
             if factor.status == "verified" { verified += 1 }
         }
@@ -373,8 +374,8 @@ struct MFAEndpoints: EndpointGroup {
         if let id = AdminEndpoints.canonicalUUID(text) { return id }
         let length = text.utf8.count
         let detail = [32, 36, 38, 41].contains(length)
-            ? "uuid: incorrect UUID format in string \(goQuoted(text))"
-            : "uuid: incorrect UUID length \(length) in string \(goQuoted(text))"
+            ? "uuid: incorrect UUID format in string \(GoStrconv.quote(text))"
+            : "uuid: incorrect UUID length \(length) in string \(GoStrconv.quote(text))"
         throw AuthError(400, .badJson, "Could not parse request body as JSON: " + detail)
     }
 

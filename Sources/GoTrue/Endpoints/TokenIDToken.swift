@@ -3,6 +3,7 @@ import AuthHTTP
 import AuthJSON
 import AuthJWT
 import AuthStore
+import GoFormats
 
 /// `POST /token?grant_type=id_token` (reference §11, `IdTokenGrant` in token_oidc.go).
 ///
@@ -125,7 +126,7 @@ extension TokenEndpoints {
                                    skipNonceCheck: s.skipNonceCheck, emailOptional: s.emailOptional)
         }
         func disabled(_ issuer: String) -> AuthError {
-            AuthError(400, .providerDisabled, "Provider (issuer \(goQuoted(issuer))) is not enabled")
+            AuthError(400, .providerDisabled, "Provider (issuer \(GoStrconv.quote(issuer))) is not enabled")
         }
 
         let resolved: IdTokenProvider
@@ -185,14 +186,14 @@ extension TokenEndpoints {
             // a token may name; with the emulator's fake issuer, tokens are fully verified.
             if !config.customOAuth.enabled { throw AuthError(400, .validationFailed, "Custom OAuth providers are disabled") }
             guard let custom = try api.read({ conn in try conn.customOAuthProvider(identifier: name) }) else {
-                throw AuthError(400, .validationFailed, "Custom provider \(goQuoted(name)) not found")
+                throw AuthError(400, .validationFailed, "Custom provider \(GoStrconv.quote(name)) not found")
             }
-            if !custom.enabled { throw AuthError(400, .providerDisabled, "Custom provider \(goQuoted(name)) is disabled") }
+            if !custom.enabled { throw AuthError(400, .providerDisabled, "Custom provider \(GoStrconv.quote(name)) is disabled") }
             if custom.providerType != "oidc" {
-                throw AuthError(400, .validationFailed, "Provider \(goQuoted(name)) is not an OIDC provider")
+                throw AuthError(400, .validationFailed, "Provider \(GoStrconv.quote(name)) is not an OIDC provider")
             }
             guard let customIssuer = custom.issuer else {
-                throw AuthError(400, .validationFailed, "OIDC provider \(goQuoted(name)) missing issuer")
+                throw AuthError(400, .validationFailed, "OIDC provider \(GoStrconv.quote(name)) missing issuer")
             }
             let extra = (try? JSON(parsing: custom.acceptableClientIDs))?.arrayValue?.compactMap(\.stringValue) ?? []
             return IdTokenProvider(type: name, issuers: [customIssuer], clientIDs: [custom.clientID] + extra,
@@ -201,7 +202,7 @@ extension TokenEndpoints {
             // The deprecated form: an allowed issuer plus the request's client id. The provider
             // type is the issuer itself.
             guard !issuer.isEmpty, config.external.allowedIDTokenIssuers.contains(issuer) else {
-                throw AuthError(400, .validationFailed, "Custom OIDC provider \(goQuoted(name)) not allowed")
+                throw AuthError(400, .validationFailed, "Custom OIDC provider \(GoStrconv.quote(name)) not allowed")
             }
             return IdTokenProvider(type: issuer, issuers: [issuer], clientIDs: [clientID], skipNonceCheck: false,
                                    emailOptional: false)
