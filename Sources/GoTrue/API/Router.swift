@@ -1,4 +1,5 @@
 import AuthHTTP
+import AuthStore
 
 /// Everything a GoTrue handler gets about one request.
 public struct RequestContext: Sendable {
@@ -28,6 +29,11 @@ public struct RequestContext: Sendable {
     }
     /// `configuration` by reference, with what is derived from it.
     public private(set) var snapshot: ConfigurationSnapshot
+    /// What the route's guards admitted (`RouteGuard`), as api.go's middleware leaves it in the
+    /// request's context: the authenticated caller, the admin caller, the loaded factor.
+    var caller: Authenticated?
+    var admin: AdminCaller?
+    var factor: FactorRecord?
 
     public init(request: HTTPRequest, requestID: RequestID, apiVersion: APIVersion, path: String, viaGateway: Bool,
                 configuration: Configuration) {
