@@ -1,4 +1,5 @@
 import AuthHTTP
+import AuthStore
 
 /// Everything a GoTrue handler gets about one request.
 public struct RequestContext: Sendable {
@@ -28,6 +29,25 @@ public struct RequestContext: Sendable {
     }
     /// `configuration` by reference, with what is derived from it.
     public private(set) var snapshot: ConfigurationSnapshot
+    /// What the route's guards admitted (`RouteGuard`), as api.go's middleware leaves it in the
+    /// request's context: the authenticated caller, the admin caller, the loaded factor. Boxed:
+    /// a caller is some 700 bytes, and the context is copied along the middleware chain.
+    private var admitted = Admitted.nothing
+
+    var caller: Authenticated? {
+        get { if case .values(let caller, _, _) = admitted { caller } else { nil } }
+        set { admitted = .values(caller: newValue, admin: admin, factor: factor) }
+    }
+
+    var admin: AdminCaller? {
+        get { if case .values(_, let admin, _) = admitted { admin } else { nil } }
+        set { admitted = .values(caller: caller, admin: newValue, factor: factor) }
+    }
+
+    var factor: FactorRecord? {
+        get { if case .values(_, _, let factor) = admitted { factor } else { nil } }
+        set { admitted = .values(caller: caller, admin: admin, factor: newValue) }
+    }
 
     public init(request: HTTPRequest, requestID: RequestID, apiVersion: APIVersion, path: String, viaGateway: Bool,
                 configuration: Configuration) {
@@ -44,6 +64,12 @@ public struct RequestContext: Sendable {
         self.path = path
         self.viaGateway = viaGateway
     }
+}
+
+/// The values a route's guards admitted, behind one reference (an indirect case).
+private indirect enum Admitted: Sendable {
+    case nothing
+    case values(caller: Authenticated?, admin: AdminCaller?, factor: FactorRecord?)
 }
 
 /// A UUID-shaped request id: a random per-server prefix plus a serial number, so that minting one

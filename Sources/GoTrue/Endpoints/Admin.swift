@@ -14,24 +14,37 @@ package struct AdminEndpoints: EndpointGroup {
 
     package init(api: Core) { self.api = api }
 
+    /// api.go's `/admin` group: `r.Use(api.requireAdminCredentials)` for every route below it.
+    /// `loadUser` and `loadFactor` of `/admin/users/{user_id}` stay in the handlers, which use
+    /// the records they load.
+    static let admin: [RouteGuard] = [.requireAdminCredentials]
+
     package static var endpoints: [Endpoint<Self>] {
         [
-            Endpoint("GET", "/admin/audit", operation: "admin.audit") { g, context in try g.audit(context) },
-            Endpoint("GET", "/admin/users", operation: "admin.users.list") { g, context in try g.list(context) },
-            Endpoint("POST", "/admin/users", operation: "admin.users.create") { g, context in try g.create(context) },
-            Endpoint("GET", "/admin/users/{user_id}", operation: "admin.users.get") { g, context in try g.get(context) },
-            Endpoint("PUT", "/admin/users/{user_id}", operation: "admin.users.update") { g, context in try g.update(context) },
-            Endpoint("DELETE", "/admin/users/{user_id}", operation: "admin.users.delete") { g, context in try g.delete(context) },
-            Endpoint("GET", "/admin/users/{user_id}/factors", operation: "admin.users.factors.list") { g, context in
+            Endpoint("GET", "/admin/audit", operation: "admin.audit", guards: admin) { g, context in try g.audit(context) },
+            Endpoint("GET", "/admin/users", operation: "admin.users.list", guards: admin) { g, context in try g.list(context) },
+            Endpoint("POST", "/admin/users", operation: "admin.users.create",
+                     guards: admin) { g, context in try g.create(context) },
+            Endpoint("GET", "/admin/users/{user_id}", operation: "admin.users.get",
+                     guards: admin) { g, context in try g.get(context) },
+            Endpoint("PUT", "/admin/users/{user_id}", operation: "admin.users.update",
+                     guards: admin) { g, context in try g.update(context) },
+            Endpoint("DELETE", "/admin/users/{user_id}", operation: "admin.users.delete",
+                     guards: admin) { g, context in try g.delete(context) },
+            Endpoint("GET", "/admin/users/{user_id}/factors", operation: "admin.users.factors.list",
+                     guards: admin) { g, context in
                 try g.listFactors(context)
             },
-            Endpoint("PUT", "/admin/users/{user_id}/factors/{factor_id}", operation: "admin.users.factors.update") { g, context in
+            Endpoint("PUT", "/admin/users/{user_id}/factors/{factor_id}", operation: "admin.users.factors.update",
+                     guards: admin) { g, context in
                 try g.updateFactor(context)
             },
-            Endpoint("DELETE", "/admin/users/{user_id}/factors/{factor_id}", operation: "admin.users.factors.delete") { g, context in
+            Endpoint("DELETE", "/admin/users/{user_id}/factors/{factor_id}", operation: "admin.users.factors.delete",
+                     guards: admin) { g, context in
                 try g.deleteFactor(context)
             },
-            Endpoint("POST", "/admin/generate_link", operation: "admin.generate_link") { g, context in try g.generateLink(context) },
+            Endpoint("POST", "/admin/generate_link", operation: "admin.generate_link",
+                     guards: admin) { g, context in try g.generateLink(context) },
         ]
     }
 
@@ -86,7 +99,7 @@ package struct AdminEndpoints: EndpointGroup {
     // MARK: GET /admin/users
 
     func list(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
-        let caller = try api.requireAdmin(context)
+        let caller = try api.adminCaller(context)
         let aud = api.requestAudience(context, claims: caller.claims)
         // `sort`: only created_at, default descending; the first value decides the order.
         var ascending = false
@@ -131,7 +144,6 @@ package struct AdminEndpoints: EndpointGroup {
     // MARK: GET /admin/users/{user_id}
 
     func get(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
-        _ = try api.requireAdmin(context)
         let user = try loadUser(context)
         let (identities, factors) = try api.read { conn in (try conn.identities(userID: user.id), try conn.factors(userID: user.id)) }
         return .json(userJSON(user, identities: identities, factors: factors))
@@ -326,7 +338,7 @@ package struct AdminEndpoints: EndpointGroup {
     // MARK: POST /admin/users
 
     func create(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
-        let caller = try api.requireAdmin(context)
+        let caller = try api.adminCaller(context)
         var params = try UserParams(context.request)
         var aud = api.requestAudience(context, claims: caller.claims)
         if !params.aud.isEmpty { aud = params.aud }
@@ -415,7 +427,7 @@ package struct AdminEndpoints: EndpointGroup {
     // MARK: PUT /admin/users/{user_id}
 
     func update(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
-        let caller = try api.requireAdmin(context)
+        let caller = try api.adminCaller(context)
         let loaded = try loadUser(context)
         var params = try UserParams(context.request)
         if !params.email.isEmpty { params.email = try Validation.email(params.email) }
@@ -499,7 +511,7 @@ package struct AdminEndpoints: EndpointGroup {
     // MARK: DELETE /admin/users/{user_id}
 
     func delete(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
-        let caller = try api.requireAdmin(context)
+        let caller = try api.adminCaller(context)
         let user = try loadUser(context)
         // The body is optional; only a non-empty one is parsed.
         var softDelete = false
@@ -557,14 +569,13 @@ package struct AdminEndpoints: EndpointGroup {
     // MARK: Factors
 
     func listFactors(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
-        _ = try api.requireAdmin(context)
         let user = try loadUser(context)
         let factors = try api.read { conn in try conn.factors(userID: user.id) }
         return .json(.array(factors.map(Models.factor)))
     }
 
     func updateFactor(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
-        let caller = try api.requireAdmin(context)
+        let caller = try api.adminCaller(context)
         let user = try loadUser(context)
         let loaded = try loadFactor(context, user: user)
         let body = try RequestBody(context.request, as: "adminUserUpdateFactorParams")
@@ -599,7 +610,6 @@ package struct AdminEndpoints: EndpointGroup {
     /// Deletes the factor and downgrades its sessions to aal1. The real server records this one
     /// with the user, not the admin, as the actor.
     func deleteFactor(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
-        _ = try api.requireAdmin(context)
         let user = try loadUser(context)
         let factor = try loadFactor(context, user: user)
         try api.write { conn in
@@ -621,7 +631,6 @@ package struct AdminEndpoints: EndpointGroup {
     ]
 
     func audit(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
-        _ = try api.requireAdmin(context)
         let pagination = try AdminPagination(context.request)
         var columns: [String] = []
         var value = ""

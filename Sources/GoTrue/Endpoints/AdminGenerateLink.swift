@@ -8,7 +8,7 @@ import AuthStore
 /// `/verify` accepts them the same way.
 extension AdminEndpoints {
     func generateLink(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
-        let caller = try api.requireAdmin(context)
+        let caller = try api.adminCaller(context)
         let body = try RequestBody(context.request, as: "GenerateLinkParams").checking([
             "type": .string, "email": .string, "new_email": .string, "password": .string, "data": .map,
             "redirect_to": .string,

@@ -5,8 +5,9 @@ import GoFormats
 
 /// `/admin/custom-providers` (custom_oauth_admin.go; api.go mounts it under the admin routes,
 /// behind `requireCustomOAuthEnabled`): custom OAuth2 and OIDC providers managed at run time.
-/// Each handler keeps the real order: the admin check, the feature check (404 `feature_disabled`
-/// "Custom OAuth providers are disabled"), then the validations in custom_oauth_admin.go's order.
+/// The guards keep the real order: the admin check, the feature check (404 `feature_disabled`
+/// "Custom OAuth providers are disabled"); the handlers then validate in custom_oauth_admin.go's
+/// order.
 ///
 /// Offline differences, both documented in docs/social-sign-in.md:
 /// - `ValidateOAuthURL` resolves host names to refuse private addresses; the emulator checks
@@ -20,17 +21,21 @@ struct CustomOAuthProviderEndpoints: EndpointGroup {
 
     static var endpoints: [Endpoint<Self>] {
         [
-            Endpoint("GET", "/admin/custom-providers", operation: "admin.custom_providers.list") { g, context in try g.list(context) },
-            Endpoint("POST", "/admin/custom-providers", operation: "admin.custom_providers.create") { g, context in
+            Endpoint("GET", "/admin/custom-providers", operation: "admin.custom_providers.list",
+                     guards: admin) { g, context in try g.list(context) },
+            Endpoint("POST", "/admin/custom-providers", operation: "admin.custom_providers.create", guards: admin) { g, context in
                 try g.create(context)
             },
-            Endpoint("GET", "/admin/custom-providers/{identifier}", operation: "admin.custom_providers.get") { g, context in
+            Endpoint("GET", "/admin/custom-providers/{identifier}", operation: "admin.custom_providers.get",
+                     guards: admin) { g, context in
                 try g.get(context)
             },
-            Endpoint("PUT", "/admin/custom-providers/{identifier}", operation: "admin.custom_providers.update") { g, context in
+            Endpoint("PUT", "/admin/custom-providers/{identifier}", operation: "admin.custom_providers.update",
+                     guards: admin) { g, context in
                 try g.update(context)
             },
-            Endpoint("DELETE", "/admin/custom-providers/{identifier}", operation: "admin.custom_providers.delete") { g, context in
+            Endpoint("DELETE", "/admin/custom-providers/{identifier}", operation: "admin.custom_providers.delete",
+                     guards: admin) { g, context in
                 try g.delete(context)
             },
         ]
@@ -40,11 +45,8 @@ struct CustomOAuthProviderEndpoints: EndpointGroup {
 
     static let disabled = AuthError(404, .featureDisabled, "Custom OAuth providers are disabled")
 
-    /// `requireAdminCredentials`, then `requireCustomOAuthEnabled`.
-    private func admit(_ context: RequestContext) throws(AuthError) {
-        _ = try api.requireAdmin(context)
-        if !config.customOAuth.enabled { throw CustomOAuthProviderEndpoints.disabled }
-    }
+    /// The `/admin` group's guard, then `requireCustomOAuthEnabled`.
+    static let admin: [RouteGuard] = AdminEndpoints.admin + [.requireCustomOAuthEnabled]
 
     static func invalid(_ message: String) -> AuthError { AuthError(400, .validationFailed, message) }
 
@@ -68,7 +70,6 @@ struct CustomOAuthProviderEndpoints: EndpointGroup {
     // MARK: Routes
 
     func list(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
-        try admit(context)
         let type = context.request.query.first { $0.name == "type" }?.value ?? ""
         if !type.isEmpty && type != "oauth2" && type != "oidc" {
             throw Self.invalid("type must be either 'oauth2' or 'oidc'")
@@ -78,7 +79,6 @@ struct CustomOAuthProviderEndpoints: EndpointGroup {
     }
 
     func get(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
-        try admit(context)
         let identifier = try pathIdentifier(context)
         guard let provider = try api.read({ conn in try conn.customOAuthProvider(identifier: identifier) }) else {
             throw Self.notFound
@@ -87,7 +87,6 @@ struct CustomOAuthProviderEndpoints: EndpointGroup {
     }
 
     func create(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
-        try admit(context)
         let params = try Params(context.request)
         let type = params.providerType ?? ""
         if type != "oauth2" && type != "oidc" { throw Self.invalid("provider_type must be either 'oauth2' or 'oidc'") }
@@ -147,7 +146,6 @@ struct CustomOAuthProviderEndpoints: EndpointGroup {
     }
 
     func update(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
-        try admit(context)
         let identifier = try pathIdentifier(context)
         let params = try Params(context.request)
         if let map = params.authorizationParams { try Self.validateAuthorizationParams(map) }
@@ -200,7 +198,6 @@ struct CustomOAuthProviderEndpoints: EndpointGroup {
     }
 
     func delete(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
-        try admit(context)
         let identifier = try pathIdentifier(context)
         let found: Bool = try api.write { conn in
             guard let provider = try conn.customOAuthProvider(identifier: identifier) else { return false }

@@ -7,6 +7,9 @@ import AuthHTTP
 /// nest them so), never with the router's plain-text 404, so a client sees the real error.
 /// The emulator reads no setting that enables them.
 enum FeatureGate {
+    /// The handler of a route whose guards always refuse (a feature that is not emulated).
+    static func unreachable<Group>(_: Group, _: RequestContext) throws -> HTTPResponse { throw AuthError.unexpected }
+
     static let samlDisabled = AuthError(404, .samlProviderDisabled, "SAML 2.0 is disabled")
     static let oauthServerDisabled = AuthError(404, .featureDisabled, "OAuth server is disabled")
     static let passkeysDisabled = AuthError(404, .passkeyDisabled, "Passkeys are disabled")
@@ -19,9 +22,12 @@ struct SSOEndpoints: EndpointGroup {
 
     static var endpoints: [Endpoint<Self>] {
         [
-            Endpoint("POST", "/sso", operation: "sso") { _, _ in throw FeatureGate.samlDisabled },
-            Endpoint("GET", "/sso/saml/metadata", operation: "sso.saml.metadata") { _, _ in throw FeatureGate.samlDisabled },
-            Endpoint("POST", "/sso/saml/acs", operation: "sso.saml.acs") { _, _ in throw FeatureGate.samlDisabled },
+            // The limiters are declared as api.go mounts them; the gate before them always refuses.
+            Endpoint("POST", "/sso", operation: "sso", guards: [.requireSAMLEnabled, .limit(.sso)], FeatureGate.unreachable),
+            Endpoint("GET", "/sso/saml/metadata", operation: "sso.saml.metadata", guards: [.requireSAMLEnabled],
+                     FeatureGate.unreachable),
+            Endpoint("POST", "/sso/saml/acs", operation: "sso.saml.acs", guards: [.requireSAMLEnabled, .limit(.samlAssertion)],
+                     FeatureGate.unreachable),
         ]
     }
 }
@@ -37,14 +43,15 @@ struct SSOAdminEndpoints: EndpointGroup {
 
     static var endpoints: [Endpoint<Self>] {
         [
-            Endpoint("GET", "/admin/sso/providers", operation: "admin.sso.providers.list") { g, context in
-                _ = try g.api.requireAdmin(context)
-                return .json(["items": .array([])])
+            Endpoint("GET", "/admin/sso/providers", operation: "admin.sso.providers.list", guards: AdminEndpoints.admin) { _, _ in
+                .json(["items": .array([])])
             },
-            Endpoint("POST", "/admin/sso/providers", operation: "admin.sso.providers.create") { g, context in try g.create(context) },
+            Endpoint("POST", "/admin/sso/providers", operation: "admin.sso.providers.create", guards: AdminEndpoints.admin) {
+                g, context in try g.create(context)
+            },
         ] + ["GET", "PUT", "DELETE"].map { method in
-            Endpoint(method, "/admin/sso/providers/{idp_id}", operation: "admin.sso.providers." + method.lowercased()) { g, context in
-                _ = try g.api.requireAdmin(context)
+            Endpoint(method, "/admin/sso/providers/{idp_id}", operation: "admin.sso.providers." + method.lowercased(),
+                     guards: AdminEndpoints.admin) { _, _ in
                 throw AuthError(404, .ssoProviderNotFound, "SSO Identity Provider not found")
             }
         }
@@ -57,7 +64,6 @@ struct SSOAdminEndpoints: EndpointGroup {
     ]
 
     private func create(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
-        _ = try api.requireAdmin(context)
         let body = try RequestBody(context.request, as: "CreateSSOProviderParams").checking([
             "type": .string, "metadata_url": .string, "metadata_xml": .string, "name_id_format": .string,
             "resource_id": .string, "disabled": .bool,
@@ -95,7 +101,8 @@ struct SCIMEndpoints: EndpointGroup {
 
     static var endpoints: [Endpoint<Self>] {
         ["ServiceProviderConfig", "ResourceTypes", "Schemas"].map { name in
-            Endpoint("GET", "/scim/v2/" + name, operation: "scim." + name) { _, _ in throw FeatureGate.scimDisabled }
+            Endpoint("GET", "/scim/v2/" + name, operation: "scim." + name, guards: [.requireScimServerEnabled],
+                     FeatureGate.unreachable)
         }
     }
 }

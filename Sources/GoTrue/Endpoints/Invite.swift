@@ -8,13 +8,15 @@ struct InviteEndpoints: EndpointGroup {
     let api: Core
 
     static var endpoints: [Endpoint<Self>] {
-        [Endpoint("POST", "/invite", operation: "invite") { g, context in try g.invite(context) }]
+        [Endpoint("POST", "/invite", operation: "invite", guards: [.requireAdminCredentials]) { g, context in
+            try g.invite(context)
+        }]
     }
 
     private var project: Project { api.project }
 
     func invite(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
-        let caller = try api.requireAdmin(context)
+        let caller = try api.adminCaller(context)
         let body = try RequestBody(context.request, as: "InviteParams").checking(["email": .string, "data": .map])
         let email = try Validation.email(try body.string("email") ?? "")
         let data = try body.map("data") ?? JSONObject()

@@ -6,11 +6,13 @@ struct LogoutEndpoints: EndpointGroup {
     let api: Core
 
     static var endpoints: [Endpoint<Self>] {
-        [Endpoint("POST", "/logout", operation: "logout") { g, context in try g.logout(context) }]
+        [Endpoint("POST", "/logout", operation: "logout", guards: [.requireAuthentication]) { g, context in
+            try g.logout(context)
+        }]
     }
 
     func logout(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
-        let caller = try api.authenticate(context)
+        let caller = try api.caller(context)
         let scope = context.request.queryValue("scope") ?? ""
         guard ["", "global", "local", "others"].contains(scope) else {
             throw AuthError(400, .validationFailed, "Unsupported logout scope \(GoStrconv.quote(scope))")

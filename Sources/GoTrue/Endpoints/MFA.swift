@@ -6,20 +6,23 @@ import GoFormats
 
 /// `/factors` (mfa.go; reference §14): enrolling TOTP, phone and WebAuthn factors (the latter in
 /// `MFAWebAuthn.swift`), challenging them,
-/// verifying a challenge (which raises the session to aal2) and unenrolling. The middleware
-/// order is the real router's: `requireAuthentication`, `requireNotAnonymous`, `loadFactor`,
+/// verifying a challenge (which raises the session to aal2) and unenrolling. The guards are the
+/// real router's, in its order: `requireAuthentication`, `requireNotAnonymous`, `loadFactor`,
 /// then the challenge/verify rate limiter.
 struct MFAEndpoints: EndpointGroup {
     let api: Core
 
     static var endpoints: [Endpoint<Self>] {
         [
-            Endpoint("POST", "/factors", operation: "factors.enroll") { g, context in try g.enroll(context) },
-            Endpoint("POST", "/factors/{factor_id}/verify", operation: "factors.verify") { g, context in try g.verify(context) },
-            Endpoint("POST", "/factors/{factor_id}/challenge", operation: "factors.challenge") { g, context in
-                try g.challenge(context)
+            Endpoint("POST", "/factors", operation: "factors.enroll", guards: caller) { g, context in try g.enroll(context) },
+            Endpoint("POST", "/factors/{factor_id}/verify", operation: "factors.verify",
+                     guards: caller + [.loadFactor, .limit(.factorVerify)]) { g, context in try g.verify(context) },
+            Endpoint("POST", "/factors/{factor_id}/challenge", operation: "factors.challenge",
+                     guards: caller + [.loadFactor, .limit(.factorChallenge)]) { g, context in try g.challenge(context) },
+            Endpoint("DELETE", "/factors/{factor_id}", operation: "factors.unenroll",
+                     guards: caller + [.loadFactor]) { g, context in
+                try g.unenroll(context)
             },
-            Endpoint("DELETE", "/factors/{factor_id}", operation: "factors.unenroll") { g, context in try g.unenroll(context) },
         ]
     }
 
@@ -28,21 +31,27 @@ struct MFAEndpoints: EndpointGroup {
 
     // MARK: middleware
 
-    /// `requireAuthentication` then `requireNotAnonymous`.
+    /// The `/factors` group's `requireAuthentication` then `requireNotAnonymous`; the caller's
+    /// factors are read with the user, for `loadFactor`.
+    static let caller: [RouteGuard] = [.requireAuthenticationWithIdentities, .requireNotAnonymous]
+
+    /// The caller the guards admitted.
     private func caller(_ context: RequestContext) throws(AuthError) -> Authenticated {
-        let caller = try api.authenticate(context, loadingIdentities: true)
-        if caller.claims["is_anonymous"]?.boolValue == true {
-            throw AuthError(403, .noAuthorization, "Anonymous user not allowed to perform these actions")
-        }
-        return caller
+        try api.caller(context, loadingIdentities: true)
+    }
+
+    /// The factor `loadFactor` admitted.
+    private func factor(_ context: RequestContext, of caller: Authenticated) throws(AuthError) -> FactorRecord {
+        if let factor = context.factor { return factor }
+        return try Self.loadFactor(context, of: caller)
     }
 
     /// `loadFactor`: the path's factor must parse as a UUID and belong to the caller.
-    private func factor(_ context: RequestContext, of caller: Authenticated) throws(AuthError) -> FactorRecord {
+    static func loadFactor(_ context: RequestContext, of caller: Authenticated?) throws(AuthError) -> FactorRecord {
         guard let id = AdminEndpoints.canonicalUUID(context.pathParameters["factor_id"] ?? "") else {
             throw AuthError(404, .validationFailed, "factor_id must be an UUID")
         }
-        guard let factor = caller.factors.first(where: { $0.id == id }) else {
+        guard let factor = caller?.factors.first(where: { $0.id == id }) else {
             throw AuthError(404, .mfaFactorNotFound, "Factor not found")
         }
         return factor
@@ -214,7 +223,6 @@ struct MFAEndpoints: EndpointGroup {
     func challenge(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let caller = try caller(context)
         let factor = try factor(context, of: caller)
-        try api.rateLimit(.factorChallenge, context)
         switch factor.factorType {
         case "phone":
             guard config.mfa.phone.verify else { throw AuthError(422, .mfaPhoneVerifyNotEnabled, "MFA verification is disabled for Phone") }
@@ -277,7 +285,6 @@ struct MFAEndpoints: EndpointGroup {
     func verify(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let caller = try caller(context)
         let factor = try factor(context, of: caller)
-        try api.rateLimit(.factorVerify, context)
         let body = try RequestBody(context.request, as: "VerifyFactorParams")
         let challengeID = try MFAEndpoints.challengeID(body)
         let code = try body.string("code") ?? ""

@@ -10,13 +10,9 @@ struct OtpEndpoints: EndpointGroup {
         [
             // The per-client limiters are route middleware in GoTrue: internal re-entries
             // (`/otp` running the magic-link flow, which runs sign-up) are not limited again.
-            Endpoint("POST", "/otp", operation: "otp") { g, context in
-                try g.api.rateLimit(.otp, context)
-                return try g.otp(context)
-            },
-            Endpoint("POST", "/magiclink", operation: "magiclink") { g, context in
-                try g.api.rateLimit(.magicLink, context)
-                return try g.magicLink(context)
+            Endpoint("POST", "/otp", operation: "otp", guards: [.limit(.otp)]) { g, context in try g.otp(context) },
+            Endpoint("POST", "/magiclink", operation: "magiclink", guards: [.limit(.magicLink)]) { g, context in
+                try g.magicLink(context)
             },
         ]
     }

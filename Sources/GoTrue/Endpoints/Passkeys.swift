@@ -13,21 +13,21 @@ struct PasskeyEndpoints: EndpointGroup {
 
     static var endpoints: [Endpoint<Self>] {
         [
-            Endpoint("POST", "/passkeys/authentication/options", operation: "passkeys.authentication.options") { g, c in
-                try g.gate(); return try g.authenticationOptions(c)
-            },
-            Endpoint("POST", "/passkeys/authentication/verify", operation: "passkeys.authentication.verify") { g, c in
-                try g.gate(); return try g.authenticationVerify(c)
-            },
-            Endpoint("POST", "/passkeys/registration/options", operation: "passkeys.registration.options") { g, c in
-                try g.gate(); return try g.registrationOptions(c)
-            },
-            Endpoint("POST", "/passkeys/registration/verify", operation: "passkeys.registration.verify") { g, c in
-                try g.gate(); return try g.registrationVerify(c)
-            },
-            Endpoint("GET", "/passkeys", operation: "passkeys.list") { g, c in try g.gate(); return try g.list(c) },
-            Endpoint("PATCH", "/passkeys/{passkey_id}", operation: "passkeys.update") { g, c in try g.gate(); return try g.update(c) },
-            Endpoint("DELETE", "/passkeys/{passkey_id}", operation: "passkeys.delete") { g, c in try g.gate(); return try g.delete(c) },
+            Endpoint("POST", "/passkeys/authentication/options", operation: "passkeys.authentication.options",
+                     guards: [.requirePasskeyEnabled, .limit(.passkeyAuthentication)]) { g, c in try g.authenticationOptions(c) },
+            Endpoint("POST", "/passkeys/authentication/verify", operation: "passkeys.authentication.verify",
+                     guards: [.requirePasskeyEnabled]) { g, c in try g.authenticationVerify(c) },
+            Endpoint("POST", "/passkeys/registration/options", operation: "passkeys.registration.options",
+                     guards: registering) { g, c in try g.registrationOptions(c) },
+            Endpoint("POST", "/passkeys/registration/verify", operation: "passkeys.registration.verify",
+                     guards: registering) { g, c in try g.registrationVerify(c) },
+            Endpoint("GET", "/passkeys", operation: "passkeys.list",
+                     guards: [.requirePasskeyEnabled, .requireAuthentication]) { g, c in try g.list(c) },
+            Endpoint("PATCH", "/passkeys/{passkey_id}", operation: "passkeys.update",
+                     guards: [.requirePasskeyEnabled, .requireAuthentication]) { g, c in try g.update(c) },
+            // The identities and factors are read with the user: deleting needs aal2 when MFA is on.
+            Endpoint("DELETE", "/passkeys/{passkey_id}", operation: "passkeys.delete",
+                     guards: [.requirePasskeyEnabled, .requireAuthenticationWithIdentities]) { g, c in try g.delete(c) },
         ]
     }
 
@@ -35,17 +35,13 @@ struct PasskeyEndpoints: EndpointGroup {
     private var environment: Environment { api.project.environment }
     private var relyingParty: RelyingParty { config.webAuthn.relyingParty(siteURL: config.siteURL) }
 
-    /// `requirePasskeyEnabled`.
-    private func gate() throws(AuthError) {
-        guard config.passkey.enabled else { throw FeatureGate.passkeysDisabled }
-    }
+    /// `/passkeys/registration`: `requirePasskeyEnabled`, `requireAuthentication`, then
+    /// `requireNotAnonymous`; the factors are read with the user, for the aal2 rule.
+    static let registering: [RouteGuard] = [.requirePasskeyEnabled, .requireAuthenticationWithIdentities, .requireNotAnonymous]
 
-    /// `requireAuthentication` then `requireNotAnonymous` (registration).
+    /// The caller the registration guards admitted, then the handlers' own checks.
     private func registeringCaller(_ context: RequestContext) throws(AuthError) -> Authenticated {
-        let caller = try api.authenticate(context, loadingIdentities: true)
-        if caller.claims["is_anonymous"]?.boolValue == true {
-            throw AuthError(403, .noAuthorization, "Anonymous user not allowed to perform these actions")
-        }
+        let caller = try api.caller(context, loadingIdentities: true)
         if caller.user.isSSOUser {
             throw AuthError(422, .validationFailed, "SSO users cannot register passkeys")
         }
@@ -172,7 +168,6 @@ struct PasskeyEndpoints: EndpointGroup {
     /// `POST /passkeys/authentication/options`: a discoverable-credential request (no
     /// `allowCredentials`, no user bound to the challenge).
     func authenticationOptions(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
-        try api.rateLimit(.passkeyAuthentication, context)
         let (options, session) = PasskeyOptions.request(rp: relyingParty, challenge: environment.randomBytes(WebAuthn.challengeLength))
         return try storeChallenge(userID: nil, type: "authentication", session: session, options: options)
     }
@@ -242,7 +237,7 @@ struct PasskeyEndpoints: EndpointGroup {
 
     /// `GET /passkeys`.
     func list(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
-        let caller = try api.authenticate(context)
+        let caller = try api.caller(context)
         let credentials = try api.read { conn in try conn.webAuthnCredentials(userID: caller.user.id) }
         return .json(.array(credentials.map(Self.item)))
     }
@@ -251,7 +246,7 @@ struct PasskeyEndpoints: EndpointGroup {
 
     /// `PATCH /passkeys/{passkey_id}`: the id, then the body, then the name's checks, then the row.
     func update(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
-        let caller = try api.authenticate(context)
+        let caller = try api.caller(context)
         guard let id = AdminEndpoints.canonicalUUID(context.pathParameters["passkey_id"] ?? "") else { throw Self.notFound }
         let body = try RequestBody(context.request, as: "PasskeyUpdateParams")
         let name = try body.string("friendly_name") ?? ""
@@ -273,7 +268,7 @@ struct PasskeyEndpoints: EndpointGroup {
 
     /// `DELETE /passkeys/{passkey_id}`: aal2 when MFA is on, then the id and the row; 204.
     func delete(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
-        let caller = try api.authenticate(context, loadingIdentities: true)
+        let caller = try api.caller(context, loadingIdentities: true)
         try Self.requireManagementAAL(caller)
         guard let id = AdminEndpoints.canonicalUUID(context.pathParameters["passkey_id"] ?? "") else { throw Self.notFound }
         try api.write { conn in
@@ -293,14 +288,15 @@ struct AdminPasskeyEndpoints: EndpointGroup {
 
     static var endpoints: [Endpoint<Self>] {
         [
-            Endpoint("GET", "/admin/users/{user_id}/passkeys", operation: "admin.users.passkeys.list") { g, context in
-                _ = try g.api.requireAdmin(context)
+            Endpoint("GET", "/admin/users/{user_id}/passkeys", operation: "admin.users.passkeys.list",
+                     guards: AdminEndpoints.admin) { g, context in
                 let user = try AdminEndpoints(api: g.api).loadUser(context)
                 let credentials = try g.api.read { conn in try conn.webAuthnCredentials(userID: user.id) }
                 return .json(.array(credentials.map(PasskeyEndpoints.item)))
             },
-            Endpoint("DELETE", "/admin/users/{user_id}/passkeys/{passkey_id}", operation: "admin.users.passkeys.delete") { g, context in
-                let admin = try g.api.requireAdmin(context)
+            Endpoint("DELETE", "/admin/users/{user_id}/passkeys/{passkey_id}", operation: "admin.users.passkeys.delete",
+                     guards: AdminEndpoints.admin) { g, context in
+                let admin = try g.api.adminCaller(context)
                 let user = try AdminEndpoints(api: g.api).loadUser(context)
                 guard let id = AdminEndpoints.canonicalUUID(context.pathParameters["passkey_id"] ?? "") else {
                     throw PasskeyEndpoints.notFound

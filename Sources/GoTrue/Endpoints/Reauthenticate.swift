@@ -7,7 +7,9 @@ struct ReauthenticateEndpoints: EndpointGroup {
     let api: Core
 
     static var endpoints: [Endpoint<Self>] {
-        [Endpoint("GET", "/reauthenticate", operation: "reauthenticate") { g, context in try g.reauthenticate(context) }]
+        [Endpoint("GET", "/reauthenticate", operation: "reauthenticate", guards: [.requireAuthentication]) { g, context in
+            try g.reauthenticate(context)
+        }]
     }
 
     private var project: Project { api.project }
@@ -15,7 +17,7 @@ struct ReauthenticateEndpoints: EndpointGroup {
     /// `Reauthenticate`: a code for `PUT /user`'s `nonce`, by email when the user has one,
     /// else by SMS.
     func reauthenticate(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
-        let caller = try api.authenticate(context)
+        let caller = try api.caller(context)
         let email = caller.user.email ?? ""
         let phone = caller.user.phone ?? ""
         if email.isEmpty && phone.isEmpty {

@@ -8,13 +8,8 @@ struct RecoverEndpoints: EndpointGroup {
 
     static var endpoints: [Endpoint<Self>] {
         [
-            Endpoint("POST", "/recover", operation: "recover") { g, context in
-                try g.api.rateLimit(.recover, context)
-                // requireEmailProvider middleware.
-                guard g.api.snapshot.configuration.external.emailEnabled else {
-                    throw AuthError(400, .emailProviderDisabled, "Email logins are disabled")
-                }
-                return try g.recover(context)
+            Endpoint("POST", "/recover", operation: "recover", guards: [.limit(.recover), .requireEmailProvider]) { g, context in
+                try g.recover(context)
             },
         ]
     }

@@ -8,10 +8,7 @@ struct ResendEndpoints: EndpointGroup {
 
     static var endpoints: [Endpoint<Self>] {
         [
-            Endpoint("POST", "/resend", operation: "resend") { g, context in
-                try g.api.rateLimit(.resend, context)
-                return try g.resend(context)
-            },
+            Endpoint("POST", "/resend", operation: "resend", guards: [.limit(.resend)]) { g, context in try g.resend(context) },
         ]
     }
 

@@ -7,6 +7,8 @@ struct SignupEndpoints: EndpointGroup {
     let api: Core
 
     static var endpoints: [Endpoint<Self>] {
+        // No guard: api.go's route closure parses the body first, then applies `AnonymousSignIns`
+        // or `Signups` by what it asks for (after the anonymous-provider check), as `signup` does.
         [Endpoint("POST", "/signup", operation: "signup") { g, context in try g.signup(context) }]
     }
 

@@ -9,6 +9,8 @@ package struct TokenEndpoints: EndpointGroup {
     package init(api: Core) { self.api = api }
 
     package static var endpoints: [Endpoint<Self>] {
+        // No guard: which limiter applies (`Token` or `Web3`, or none for an unknown grant)
+        // depends on the grant, so api.go applies it in the handler, as `token` does here.
         [Endpoint("POST", "/token", operation: TokenEndpoints.operation) { g, context in try g.token(context) }]
     }
 

@@ -8,8 +8,12 @@ struct UserEndpoints: EndpointGroup {
 
     static var endpoints: [Endpoint<Self>] {
         [
-            Endpoint("GET", "/user", operation: "user.get") { g, context in try g.get(context) },
-            Endpoint("PUT", "/user", operation: "user.update") { g, context in try g.update(context) },
+            Endpoint("GET", "/user", operation: "user.get", guards: [.requireAuthenticationWithIdentities]) { g, context in
+                try g.get(context)
+            },
+            Endpoint("PUT", "/user", operation: "user.update", guards: [.requireAuthenticationWithIdentities, .limit(.user)]) {
+                g, context in try g.update(context)
+            },
         ]
     }
 
@@ -17,7 +21,7 @@ struct UserEndpoints: EndpointGroup {
     private var config: Configuration { api.snapshot.configuration }
 
     func get(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
-        let caller = try api.authenticate(context, loadingIdentities: true)
+        let caller = try api.caller(context, loadingIdentities: true)
         let aud = api.requestAudience(context, claims: caller.claims)
         let tokenAud = caller.claims["aud"]?.stringValue ?? caller.claims["aud"]?.arrayValue?.first?.stringValue
         guard let tokenAud, aud == tokenAud else {
@@ -29,9 +33,7 @@ struct UserEndpoints: EndpointGroup {
     }
 
     func update(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
-        let caller = try api.authenticate(context, loadingIdentities: true)
-        // requireAuthentication runs first, then the `User` limiter of PUT /user.
-        try api.rateLimit(.user, context)
+        let caller = try api.caller(context, loadingIdentities: true)
         let aud = api.requestAudience(context, claims: caller.claims)
         let body = try RequestBody(context.request, as: "UserUpdateParams")
         var email = try body.string("email") ?? ""

@@ -9,24 +9,18 @@ struct IdentityEndpoints: EndpointGroup {
 
     static var endpoints: [Endpoint<Self>] {
         [
-            Endpoint("GET", "/user/identities/authorize", operation: "user.identities.authorize") { g, context in try g.linkIdentity(context) },
-            Endpoint("DELETE", "/user/identities/{identity_id}", operation: "user.identities.delete") { g, context in
+            Endpoint("GET", "/user/identities/authorize", operation: "user.identities.authorize",
+                     guards: [.requireAuthentication, .requireManualLinkingEnabled]) { g, context in try g.linkIdentity(context) },
+            Endpoint("DELETE", "/user/identities/{identity_id}", operation: "user.identities.delete",
+                     guards: [.requireAuthenticationWithIdentities, .requireManualLinkingEnabled]) { g, context in
                 try g.unlinkIdentity(context)
             },
         ]
     }
 
-    /// `requireManualLinkingEnabled`, after `requireAuthentication` as the routes nest them.
-    private func requireManualLinking() throws(AuthError) {
-        guard api.snapshot.configuration.security.manualLinkingEnabled else {
-            throw AuthError(404, .manualLinkingDisabled, "Manual linking is disabled")
-        }
-    }
-
     /// `GET /user/identities/authorize` (`LinkIdentity`).
     func linkIdentity(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
-        let caller = try api.authenticate(context)
-        try requireManualLinking()
+        let caller = try api.caller(context)
         let url = try ExternalEndpoints(api: api).providerRedirectURL(context, linkingTarget: caller.user)
         if context.request.queryValue("skip_http_redirect") == "true" {
             return .json(["url": .string(url)])
@@ -36,8 +30,7 @@ struct IdentityEndpoints: EndpointGroup {
 
     /// `DELETE /user/identities/{identity_id}` (`DeleteIdentity`).
     func unlinkIdentity(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
-        let caller = try api.authenticate(context, loadingIdentities: true)
-        try requireManualLinking()
+        let caller = try api.caller(context, loadingIdentities: true)
         let raw = context.pathParameters["identity_id"] ?? ""
         guard Validation.isUUID(raw) else { throw AuthError(404, .validationFailed, "identity_id must be an UUID") }
         let identityID = raw.lowercased()

@@ -9,14 +9,8 @@ struct VerifyEndpoints: EndpointGroup {
 
     static var endpoints: [Endpoint<Self>] {
         [
-            Endpoint("GET", "/verify", operation: "verify") { g, context in
-                try g.api.rateLimit(.verify, context)
-                return try g.get(context)
-            },
-            Endpoint("POST", "/verify", operation: "verify") { g, context in
-                try g.api.rateLimit(.verify, context)
-                return try g.post(context)
-            },
+            Endpoint("GET", "/verify", operation: "verify", guards: [.limit(.verify)]) { g, context in try g.get(context) },
+            Endpoint("POST", "/verify", operation: "verify", guards: [.limit(.verify)]) { g, context in try g.post(context) },
         ]
     }
 

@@ -41,7 +41,6 @@ extension OAuthServerEndpoints {
     // MARK: GET /oauth/authorize
 
     func authorize(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
-        try requireEnabled()
         func value(_ name: String) -> String { context.request.queryValue(name) ?? "" }
         let clientIDText = value("client_id")
         let redirectURI = value("redirect_uri")
@@ -204,8 +203,7 @@ extension OAuthServerEndpoints {
     /// the request to the signed-in user, and a remembered consent covering the scopes approves
     /// it at once (`redirect_url`).
     func authorization(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
-        try requireEnabled()
-        let caller = try api.authenticate(context)
+        let caller = try api.caller(context)
         try checkOrigin(context)
         let id = context.pathParameters["authorization_id"] ?? ""
         if id.isEmpty { throw AuthError(400, .validationFailed, "authorization_id is required") }
@@ -242,8 +240,7 @@ extension OAuthServerEndpoints {
     /// `POST /oauth/authorizations/{id}/consent`: `approve` (the code, and the consent
     /// remembered) or `deny` (`error=access_denied`), as a `redirect_url` for the consent page.
     func consent(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
-        try requireEnabled()
-        let caller = try api.authenticate(context)
+        let caller = try api.caller(context)
         try checkOrigin(context)
         guard let parsed = try? JSON(parsing: context.request.body), let object = parsed.objectValue,
               object["action"].map({ $0.isNull || $0.stringValue != nil }) ?? true else {
@@ -335,7 +332,6 @@ extension OAuthServerEndpoints {
     }
 
     func token(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
-        try requireEnabled()
         let values = try tokenParameters(context.request)
         let client = try authenticateClient(context, values)
         let grantType = values["grant_type"] ?? ""
@@ -468,8 +464,7 @@ extension OAuthServerEndpoints {
 
     /// `OAuthUserInfo`: `sub`, plus what the session's scopes allow.
     func userInfo(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
-        try requireEnabled()
-        let caller = try api.authenticate(context)
+        let caller = try api.caller(context)
         let user = caller.user
         var info: JSONObject = ["sub": .string(user.id)]
         guard let session = caller.session else { return .json(.object(info)) }

@@ -13,38 +13,57 @@ struct OAuthServerEndpoints: EndpointGroup {
 
     static var endpoints: [Endpoint<Self>] {
         [
-            Endpoint("GET", "/.well-known/oauth-authorization-server", operation: "oauth_authorization_server") { g, _ in
-                try g.requireEnabled()
-                return WellKnownEndpoints(api: g.api).openIDConfiguration()
+            Endpoint("GET", "/.well-known/oauth-authorization-server", operation: "oauth_authorization_server",
+                     guards: [.requireOAuthServerEnabled]) { g, _ in WellKnownEndpoints(api: g.api).openIDConfiguration() },
+            // Nested in the `/user` group: `requireAuthentication` comes before the feature gate.
+            Endpoint("GET", "/user/oauth/grants", operation: "user.oauth.grants.list", guards: grants) { g, context in
+                try g.listGrants(context)
             },
-            Endpoint("GET", "/user/oauth/grants", operation: "user.oauth.grants.list") { g, context in try g.listGrants(context) },
-            Endpoint("DELETE", "/user/oauth/grants", operation: "user.oauth.grants.revoke") { g, context in try g.revokeGrant(context) },
-            Endpoint("POST", "/admin/oauth/clients", operation: "admin.oauth.clients.create") { g, context in
+            Endpoint("DELETE", "/user/oauth/grants", operation: "user.oauth.grants.revoke", guards: grants) { g, context in
+                try g.revokeGrant(context)
+            },
+            Endpoint("POST", "/admin/oauth/clients", operation: "admin.oauth.clients.create", guards: admin) { g, context in
                 try g.adminRegister(context)
             },
-            Endpoint("GET", "/admin/oauth/clients", operation: "admin.oauth.clients.list") { g, context in try g.adminList(context) },
-            Endpoint("GET", "/admin/oauth/clients/{client_id}", operation: "admin.oauth.clients.get") { g, context in
+            Endpoint("GET", "/admin/oauth/clients", operation: "admin.oauth.clients.list",
+                     guards: admin) { g, context in try g.adminList(context) },
+            Endpoint("GET", "/admin/oauth/clients/{client_id}", operation: "admin.oauth.clients.get",
+                     guards: admin) { g, context in
                 .json(OAuthClients.json(try g.adminClient(context)))
             },
-            Endpoint("PUT", "/admin/oauth/clients/{client_id}", operation: "admin.oauth.clients.update") { g, context in
+            Endpoint("PUT", "/admin/oauth/clients/{client_id}", operation: "admin.oauth.clients.update",
+                     guards: admin) { g, context in
                 try g.adminUpdate(context)
             },
-            Endpoint("DELETE", "/admin/oauth/clients/{client_id}", operation: "admin.oauth.clients.delete") { g, context in
+            Endpoint("DELETE", "/admin/oauth/clients/{client_id}", operation: "admin.oauth.clients.delete",
+                     guards: admin) { g, context in
                 try g.adminDelete(context)
             },
-            Endpoint("POST", "/admin/oauth/clients/{client_id}/regenerate_secret", operation: "admin.oauth.clients.regenerate_secret") { g, context in
+            Endpoint("POST", "/admin/oauth/clients/{client_id}/regenerate_secret", operation: "admin.oauth.clients.regenerate_secret",
+                     guards: admin) { g, context in
                 try g.adminRegenerateSecret(context)
             },
-            Endpoint("POST", "/oauth/clients/register", operation: "oauth.clients.register") { g, context in
+            Endpoint("POST", "/oauth/clients/register", operation: "oauth.clients.register",
+                     guards: [.requireOAuthServerEnabled, .limit(.oauthClientRegister)]) { g, context in
                 try g.dynamicRegister(context)
             },
-            Endpoint("POST", "/oauth/token", operation: "oauth.token") { g, context in try g.token(context) },
-            Endpoint("GET", "/oauth/userinfo", operation: "oauth.userinfo") { g, context in try g.userInfo(context) },
-            Endpoint("GET", "/oauth/authorize", operation: "oauth.authorize") { g, context in try g.authorize(context) },
-            Endpoint("GET", "/oauth/authorizations/{authorization_id}", operation: "oauth.authorizations.get") { g, context in
+            // `requireOAuthClientAuth` reads the client's credentials from the form body, which
+            // the handler parses once for the grant too: it stays in the handler.
+            Endpoint("POST", "/oauth/token", operation: "oauth.token", guards: [.requireOAuthServerEnabled]) { g, context in
+                try g.token(context)
+            },
+            Endpoint("GET", "/oauth/userinfo", operation: "oauth.userinfo",
+                     guards: signedIn) { g, context in try g.userInfo(context) },
+            Endpoint("GET", "/oauth/authorize", operation: "oauth.authorize",
+                     guards: [.requireOAuthServerEnabled]) { g, context in
+                try g.authorize(context)
+            },
+            Endpoint("GET", "/oauth/authorizations/{authorization_id}", operation: "oauth.authorizations.get",
+                     guards: signedIn) { g, context in
                 try g.authorization(context)
             },
-            Endpoint("POST", "/oauth/authorizations/{authorization_id}/consent", operation: "oauth.authorizations.consent") { g, context in
+            Endpoint("POST", "/oauth/authorizations/{authorization_id}/consent", operation: "oauth.authorizations.consent",
+                     guards: signedIn) { g, context in
                 try g.consent(context)
             },
         ]
@@ -53,10 +72,13 @@ struct OAuthServerEndpoints: EndpointGroup {
     var project: Project { api.project }
     var config: Configuration { api.snapshot.configuration }
 
+    /// `/user/oauth/grants`: the `/user` group's `requireAuthentication`, then its own
     /// `requireOAuthServerEnabled`.
-    func requireEnabled() throws(AuthError) {
-        if !config.oauthServer.enabled { throw FeatureGate.oauthServerDisabled }
-    }
+    static let grants: [RouteGuard] = [.requireAuthentication, .requireOAuthServerEnabled]
+    /// `/admin/oauth/clients*`: the `/admin` group's guard, then `requireOAuthServerEnabled`.
+    static let admin: [RouteGuard] = AdminEndpoints.admin + [.requireOAuthServerEnabled]
+    /// The `/oauth` routes of a signed-in user: the group's gate, then `requireAuthentication`.
+    static let signedIn: [RouteGuard] = [.requireOAuthServerEnabled, .requireAuthentication]
 
     /// A registration handler's errors: the real handler wraps the service's error into a new
     /// 400 whose message is the wrapped error's text, `"<status>: <message>"` for an HTTPError.
@@ -67,8 +89,6 @@ struct OAuthServerEndpoints: EndpointGroup {
     // MARK: admin clients
 
     func adminRegister(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
-        _ = try api.requireAdmin(context)
-        try requireEnabled()
         let params = try OAuthClients.params(context.request)
         let (client, secret): (OAuthClientRecord, String?)
         do {
@@ -80,8 +100,6 @@ struct OAuthServerEndpoints: EndpointGroup {
     }
 
     func adminList(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
-        _ = try api.requireAdmin(context)
-        try requireEnabled()
         let clients = try api.read { conn in try conn.oauthClients() }
         // `clients` is omitempty: an empty registry answers `{}`.
         return .json(clients.isEmpty ? .object([:]) : ["clients": .array(clients.map { OAuthClients.json($0) })])
@@ -89,8 +107,6 @@ struct OAuthServerEndpoints: EndpointGroup {
 
     /// `LoadOAuthServerClient`.
     func adminClient(_ context: RequestContext) throws(AuthError) -> OAuthClientRecord {
-        _ = try api.requireAdmin(context)
-        try requireEnabled()
         let raw = context.pathParameters["client_id"] ?? ""
         if raw.isEmpty { throw AuthError(400, .validationFailed, "client_id is required") }
         guard let id = AdminEndpoints.canonicalUUID(raw) else { throw AuthError(400, .validationFailed, "invalid client_id format") }
@@ -156,8 +172,6 @@ struct OAuthServerEndpoints: EndpointGroup {
 
     /// `POST /oauth/clients/register` (RFC 7591), when `GOTRUE_OAUTH_SERVER_ALLOW_DYNAMIC_REGISTRATION`.
     func dynamicRegister(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
-        try requireEnabled()
-        try api.rateLimit(.oauthClientRegister, context)
         guard config.oauthServer.allowDynamicRegistration else {
             throw AuthError(403, .oauthDynamicClientRegistrationDisabled, "Dynamic client registration is not enabled")
         }
@@ -175,8 +189,7 @@ struct OAuthServerEndpoints: EndpointGroup {
 
     /// `UserListOAuthGrants`: the user's active consents with their clients.
     func listGrants(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
-        let caller = try api.authenticate(context)
-        try requireEnabled()
+        let caller = try api.caller(context)
         let grants: [JSON] = try api.read { conn in
             var out: [JSON] = []
             for consent in try conn.activeOAuthConsents(userID: caller.user.id) {
@@ -194,8 +207,7 @@ struct OAuthServerEndpoints: EndpointGroup {
 
     /// `UserRevokeOAuthGrant`: the consent is revoked and the client's sessions of the user end.
     func revokeGrant(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
-        let caller = try api.authenticate(context)
-        try requireEnabled()
+        let caller = try api.caller(context)
         let raw = context.request.queryValue("client_id") ?? ""
         if raw.isEmpty { throw AuthError(400, .validationFailed, "client_id query parameter is required") }
         guard let clientID = AdminEndpoints.canonicalUUID(raw) else { throw AuthError(400, .validationFailed, "invalid client_id format") }

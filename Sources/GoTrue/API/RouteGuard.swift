@@ -1,0 +1,130 @@
+import AuthHTTP
+import AuthStore
+
+/// A check the real server mounts in front of a route in `internal/api/api.go`
+/// (`r.With(api.limitHandler(...))`, `r.Use(api.requireAuthentication)`, ...), declared in the
+/// route table with the route so the table reads as api.go does. Guards run in the declared
+/// order, api.go's middleware order, before the handler; the first that throws answers. A guard
+/// may leave what it admitted in the request's context (the caller, the factor), as Go's
+/// middleware does with `context.WithValue`, so the handler reads it instead of checking again.
+///
+/// A check that depends on the body stays in its handler, as api.go keeps it in the handler
+/// (`/signup`'s limiters, `/token`'s per-grant limiter).
+package struct RouteGuard: Sendable, CustomStringConvertible {
+    /// The middleware's name in api.go: `limitHandler(Recover)`, `requireAuthentication`, ...
+    package let name: String
+    /// The limiter a `limitHandler` guard takes from; nil for every other guard.
+    package let bucket: RateLimitBucket?
+    let check: @Sendable (Core, inout RequestContext) throws(AuthError) -> Void
+
+    init(_ name: String, bucket: RateLimitBucket? = nil,
+         _ check: @escaping @Sendable (Core, inout RequestContext) throws(AuthError) -> Void) {
+        self.name = name
+        self.bucket = bucket
+        self.check = check
+    }
+
+    package var description: String { name }
+
+    /// The guards as one closure, built once with the route: nil when there are none.
+    static func composed(_ guards: [RouteGuard]) -> (@Sendable (Core, inout RequestContext) throws(AuthError) -> Void)? {
+        guard var composed = guards.first?.check else { return nil }
+        for next in guards.dropFirst() {
+            let previous = composed, check = next.check
+            composed = { core, context throws(AuthError) in
+                try previous(core, &context)
+                try check(core, &context)
+            }
+        }
+        return composed
+    }
+}
+
+extension RouteGuard {
+    /// `limitHandler(limiter)`: 429 `over_request_rate_limit` once the client has used up the
+    /// bucket (`Core.rateLimit`).
+    static func limit(_ bucket: RateLimitBucket) -> RouteGuard {
+        RouteGuard("limitHandler(\(bucket.name))", bucket: bucket) { core, context throws(AuthError) in
+            try core.rateLimit(bucket, context)
+        }
+    }
+
+    /// `requireAuthentication`: the caller (`Core.authenticate`) goes into the context.
+    static let requireAuthentication = RouteGuard("requireAuthentication") { core, context throws(AuthError) in
+        context.caller = try core.authenticate(context)
+    }
+
+    /// `requireAuthentication` for handlers that answer with the whole user: the identities and
+    /// factors are read in the same transaction as the user.
+    static let requireAuthenticationWithIdentities = RouteGuard("requireAuthentication") { core, context throws(AuthError) in
+        context.caller = try core.authenticate(context, loadingIdentities: true)
+    }
+
+    /// `requireNotAnonymous`, after `requireAuthentication`: an anonymous user's token is refused.
+    static let requireNotAnonymous = RouteGuard("requireNotAnonymous") { _, context throws(AuthError) in
+        if context.caller?.claims["is_anonymous"]?.boolValue == true {
+            throw AuthError(403, .noAuthorization, "Anonymous user not allowed to perform these actions")
+        }
+    }
+
+    /// `requireAdminCredentials`: the admin caller (`Core.requireAdmin`) goes into the context.
+    static let requireAdminCredentials = RouteGuard("requireAdminCredentials") { core, context throws(AuthError) in
+        context.admin = try core.requireAdmin(context)
+    }
+
+    /// `loadFactor` of `/factors/{factor_id}`, after `requireAuthenticationWithIdentities`: the
+    /// path's factor must parse as a UUID and be one of the caller's.
+    static let loadFactor = RouteGuard("loadFactor") { _, context throws(AuthError) in
+        context.factor = try MFAEndpoints.loadFactor(context, of: context.caller)
+    }
+
+    /// `requireEmailProvider`.
+    static let requireEmailProvider = enabled("requireEmailProvider", \.external.emailEnabled,
+                                              AuthError(400, .emailProviderDisabled, "Email logins are disabled"))
+
+    /// `requireManualLinkingEnabled`.
+    static let requireManualLinkingEnabled = enabled("requireManualLinkingEnabled", \.security.manualLinkingEnabled,
+                                                     AuthError(404, .manualLinkingDisabled, "Manual linking is disabled"))
+
+    /// `requireOAuthServerEnabled`.
+    static let requireOAuthServerEnabled = enabled("requireOAuthServerEnabled", \.oauthServer.enabled,
+                                                   FeatureGate.oauthServerDisabled)
+
+    /// `requireCustomOAuthEnabled`.
+    static let requireCustomOAuthEnabled = enabled("requireCustomOAuthEnabled", \.customOAuth.enabled,
+                                                   CustomOAuthProviderEndpoints.disabled)
+
+    /// `requirePasskeyEnabled`.
+    static let requirePasskeyEnabled = enabled("requirePasskeyEnabled", \.passkey.enabled, FeatureGate.passkeysDisabled)
+
+    /// `requireSAMLEnabled`: SAML is not emulated, so the feature is always off.
+    static let requireSAMLEnabled = RouteGuard("requireSAMLEnabled") { _, _ throws(AuthError) in throw FeatureGate.samlDisabled }
+
+    /// `requireScimServerEnabled`: SCIM is not emulated, so the feature is always off.
+    static let requireScimServerEnabled = RouteGuard("requireScimServerEnabled") { _, _ throws(AuthError) in
+        throw FeatureGate.scimDisabled
+    }
+
+    /// A feature gate: `refusal` unless the request's configuration turns the feature on.
+    private static func enabled(_ name: String, _ setting: KeyPath<Configuration, Bool> & Sendable,
+                                _ refusal: AuthError) -> RouteGuard {
+        RouteGuard(name) { core, _ throws(AuthError) in
+            if !core.snapshot.configuration[keyPath: setting] { throw refusal }
+        }
+    }
+}
+
+extension Core {
+    /// The caller `requireAuthentication` admitted; a handler reached without the guard (an
+    /// internal call) authenticates here.
+    func caller(_ context: RequestContext, loadingIdentities: Bool = false) throws(AuthError) -> Authenticated {
+        if let caller = context.caller { return caller }
+        return try authenticate(context, loadingIdentities: loadingIdentities)
+    }
+
+    /// The admin `requireAdminCredentials` admitted, or the check made here.
+    func adminCaller(_ context: RequestContext) throws(AuthError) -> AdminCaller {
+        if let admin = context.admin { return admin }
+        return try requireAdmin(context)
+    }
+}
