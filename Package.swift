@@ -75,9 +75,10 @@ let package = Package(
             swiftSettings: batched
         ),
         // What the real server has no counterpart for: the dashboard, the fake identity providers,
-        // the software wallet and authenticator, fixtures, the virtual clock and the outbox and
-        // test-token routes. It plugs into GoTrue's seams (extension routes, project extensions,
-        // the identity-provider seam); GoTrue never imports it.
+        // the software wallet and authenticator, fixtures, and the outbox, clock and test-token
+        // routes. It plugs into GoTrue's seams (extension routes, project extensions, the
+        // identity-provider seam); GoTrue never imports it. Built unoptimized: no request
+        // bench/cost.sh measures runs it.
         .target(
             name: "EmulatorTools",
             dependencies: ["GoTrue", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto", "AuthPlatform", "GoFormats"],
@@ -86,14 +87,15 @@ let package = Package(
         .target(name: "AuthScenarios", dependencies: ["GoTrue", "AuthHTTP", "AuthJSON", "AuthCrypto", "AuthPlatform"], swiftSettings: strict),
         // Reading the configuration: environment variables, config.toml, setting syntax, the
         // emulator's options, the generated settings reference; and the file and exposure rules
-        // the readers share with the assembly. Runs once at start and on a control-API change.
+        // the readers share with the assembly. Optimized: the access log it declares writes a
+        // line per request.
         .target(
             name: "EmulatorConfiguration",
             dependencies: [
                 "AuthScenarios", "GoTrue", "AuthHTTP", "AuthJSON", "AuthJWT", "AuthCrypto", "AuthTOML", "AuthPlatform", "AuthTemplate", "CAuthPlatform",
                 "GoFormats",
             ],
-            swiftSettings: unoptimized
+            swiftSettings: strict
         ),
         .target(
             name: "AuthEmulator",

@@ -1,4 +1,3 @@
-import GoTrue
 import Synchronization
 
 /// The emulator's adjustable clock: the wall clock plus an offset, optionally frozen at one
