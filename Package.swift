@@ -101,13 +101,16 @@ let package = Package(
             name: "AuthEmulator",
             dependencies: [
                 "EmulatorConfiguration", "AuthScenarios", "EmulatorTools", "GoTrue", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto",
-                "AuthPlatform", "AuthTemplate", "CAuthPlatform",
+                "CAuthPlatform",
             ],
             swiftSettings: batched
         ),
         // The Swift Testing trait and the XCTest helpers that give each test an emulator of its own.
         // Testing and XCTest come with the toolchain; each file compiles only where its framework exists.
-        .target(name: "AuthEmulatorTesting", dependencies: ["AuthEmulator", "GoTrue", "AuthPlatform"], swiftSettings: strict),
+        .target(
+            name: "AuthEmulatorTesting", dependencies: ["AuthEmulator", "EmulatorConfiguration", "EmulatorTools", "GoTrue", "AuthPlatform"],
+            swiftSettings: strict
+        ),
         // The CLI: subcommands, flags, the console's text.
         .executableTarget(
             name: "auth-emulator",
@@ -177,12 +180,12 @@ let package = Package(
         ),
         .testTarget(name: "AuthTemplateTests", dependencies: ["AuthTemplate", "AuthJSON"], swiftSettings: strict),
         .testTarget(name: "AuthHTTPTests", dependencies: ["AuthHTTP", "AuthPlatform", "AuthTestSupport"], swiftSettings: strict),
-        .testTarget(name: "AuthStoreTests", dependencies: ["AuthStore", "AuthCrypto"], swiftSettings: strict),
+        .testTarget(name: "AuthStoreTests", dependencies: ["AuthStore", "AuthCrypto", "CSQLite"], swiftSettings: strict),
         .testTarget(
             name: "GoTrueTests",
             dependencies: [
-                "GoTrue", "EmulatorTools", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto", "AuthTemplate", "AuthTestSupport",
-                "GoJSONFixtures",
+                "GoTrue", "EmulatorTools", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto", "AuthTemplate", "AuthPlatform",
+                "AuthTestSupport", "GoJSONFixtures",
             ],
             swiftSettings: strict
         ),
@@ -195,14 +198,14 @@ let package = Package(
         ),
         .testTarget(
             name: "AuthEmulatorTestingTests",
-            dependencies: ["AuthEmulatorTesting", "AuthEmulator", "EmulatorTools", "GoTrue", "AuthTestSupport"],
+            dependencies: ["AuthEmulatorTesting", "EmulatorTools", "GoTrue", "AuthTestSupport"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "AuthEmulatorTests",
             dependencies: [
-                "AuthEmulator", "auth-emulator", "EmulatorConfiguration", "AuthScenarios", "EmulatorTools", "GoTrue", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT",
-                "AuthCrypto", "AuthTOML", "AuthTestSupport",
+                "AuthEmulator", "auth-emulator", "EmulatorConfiguration", "AuthScenarios", "EmulatorTools", "GoTrue", "AuthHTTP", "AuthStore",
+                "AuthJSON", "AuthJWT", "AuthCrypto", "AuthTOML", "AuthPlatform", "AuthTestSupport",
             ],
             swiftSettings: strict
         ),

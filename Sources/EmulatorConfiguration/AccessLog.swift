@@ -1,7 +1,6 @@
 import AuthHTTP
 import AuthJSON
 import AuthScenarios
-import EmulatorTools
 import GoTrue
 
 /// One line per request on stderr, so a newcomer sees what their app sends: method, path (never

@@ -1,5 +1,4 @@
 import CAuthPlatform
-import EmulatorTools
 import GoTrue
 
 /// Hook calls through the system's libcurl (HTTP and HTTPS), loaded on the first call rather

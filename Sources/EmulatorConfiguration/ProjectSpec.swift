@@ -1,12 +1,5 @@
-import AuthCrypto
-import AuthHTTP
 import AuthJSON
-import AuthJWT
-import AuthScenarios
-import AuthStore
-import EmulatorTools
 import GoTrue
-import Synchronization
 
 /// What a new project is made of: a name, and optionally a `config.toml` (its `[auth]` section)
 /// and control-API settings (as `PATCH /emulator/v1/config` takes them), applied in that order on
