@@ -141,7 +141,7 @@ package enum SettingSyntax {
     }
 
     /// A value as the help and the docs show it.
-    static func text(_ value: SettingValue) -> String {
+    package static func text(_ value: SettingValue) -> String {
         switch value {
         case .bool(let b): b ? "true" : "false"
         case .int(let n): String(n)

@@ -8,7 +8,11 @@
 /// A row reads and writes one field of `Configuration`. Values are stored as given, within the
 /// kind's limits; the real server's "0 means the default" rules are applied afterwards, in one
 /// place, by `Configuration.applyDefaults()` (GoTrue's `conf.ApplyDefaults`).
-public struct Setting: Sendable {
+///
+/// The row type is generic over what it fills: `Setting` fills GoTrue's `Configuration`; the
+/// server's own options (host, port, timeouts, ...) are rows of the same type over the
+/// emulator's options, in a sibling table (`EmulatorOptions.settings`).
+public struct SettingRow<Target>: Sendable {
     /// The control-API key (`PATCH /emulator/v1/config`), also the row's identity. Dots nest:
     /// `mfa.totp.enroll_enabled` is `{"mfa": {"totp": {"enroll_enabled": ...}}}` on the wire.
     public let key: String
@@ -35,14 +39,16 @@ public struct Setting: Sendable {
     /// Where a default is derived rather than fixed, how (shown instead of the value).
     public let defaultNote: String?
     public let help: String
-    let read: @Sendable (Configuration) -> SettingValue
-    let write: @Sendable (inout Configuration, SettingValue) -> Void
+    /// What the flag's value is called in help (`<path>|:memory:`); nil: derived from the kind.
+    public let placeholder: String?
+    let read: @Sendable (Target) -> SettingValue
+    let write: @Sendable (inout Target, SettingValue) -> Void
 
-    init(
+    public init(
         _ key: String, _ kind: SettingKind, env: [String], file: String? = nil, flag: String? = nil,
         runtime: Bool = true, secret: Bool = false, gotrue: SettingValue, cli: SettingValue, note: String? = nil,
-        help: String, read: @escaping @Sendable (Configuration) -> SettingValue,
-        write: @escaping @Sendable (inout Configuration, SettingValue) -> Void
+        placeholder: String? = nil, help: String, read: @escaping @Sendable (Target) -> SettingValue,
+        write: @escaping @Sendable (inout Target, SettingValue) -> Void
     ) {
         self.key = key
         self.kind = kind
@@ -57,13 +63,39 @@ public struct Setting: Sendable {
         self.cli = cli
         self.defaultNote = note
         self.help = help
+        self.placeholder = placeholder
         self.read = read
         self.write = write
     }
 
-    /// The value in force in `config`.
-    public func value(in config: Configuration) -> SettingValue { read(config) }
+    /// The value in force in `target`.
+    public func value(in target: Target) -> SettingValue { read(target) }
 
+    /// Writes the value after checking it against the kind's limits (a row that records no
+    /// source: the server's options).
+    public func apply(_ value: SettingValue, to target: inout Target, name: String? = nil) throws(SettingError) {
+        if let problem = kind.problem(value) { throw SettingError(name ?? key, problem) }
+        write(&target, value)
+    }
+
+    /// The default under `profile`.
+    public func defaultValue(_ profile: DefaultsProfile) -> SettingValue { profile == .gotrue ? gotrue : cli }
+
+    /// The primary `GOTRUE_*` (or `AUTH_EMULATOR_*`) name.
+    public var variable: String? { env.first }
+
+    /// The flag as help writes it: `--[no-]x` for a switch, `--x <value>` otherwise.
+    public var flagSyntax: String? {
+        guard let flag else { return nil }
+        if case .bool = kind, placeholder == nil { return "--[no-]\(flag)" }
+        return "--\(flag) " + (placeholder ?? kind.placeholder)
+    }
+}
+
+/// A row of the settings table proper: one setting of GoTrue's `Configuration`.
+public typealias Setting = SettingRow<Configuration>
+
+extension SettingRow where Target == Configuration {
     /// Sets the value after checking it against the kind's limits; the message names the
     /// setting the way the caller calls it (`name`). Records where the value came from.
     public func set(_ value: SettingValue, in config: inout Configuration, from source: SettingSource, name: String? = nil) throws(SettingError) {
@@ -78,12 +110,6 @@ public struct Setting: Sendable {
         write(&config, defaultValue(config.defaultsProfile))
         config.settingSources[key] = nil
     }
-
-    /// The default under `profile`.
-    public func defaultValue(_ profile: DefaultsProfile) -> SettingValue { profile == .gotrue ? gotrue : cli }
-
-    /// The primary `GOTRUE_*` (or `AUTH_EMULATOR_*`) name.
-    public var variable: String? { env.first }
 }
 
 /// A value refused by a setting's limits: the name as the user wrote it, and why.
@@ -202,6 +228,17 @@ public enum SettingKind: Sendable {
             return names.contains(name) ? nil : "must be \(describe)"
         default:
             return "must be \(describe)"
+        }
+    }
+
+    /// A flag's value as help names it: the names of a choice, else a word for the kind.
+    public var placeholder: String {
+        switch self {
+        case .choice(let names): "<" + names.joined(separator: "|") + ">"
+        case .integer: "<n>"
+        case .seconds, .duration, .optionalDuration: "<s>"
+        case .rate: "<rate>"
+        default: "<value>"
         }
     }
 
