@@ -131,6 +131,15 @@ package enum SettingsReference {
     }
 }
 
+extension SettingsReference {
+    /// The Flag and Environment cells of a server option's row in `docs/running.md`'s options
+    /// table, as Markdown (`|` escaped), joined by " | ".
+    package static func runningTableCells(_ row: ServerOption) -> String {
+        let flag = row.flagSyntax.map { "`" + $0.replacingAll("|", with: "\\|") + "`" } ?? ""
+        return flag + " | " + row.env.map { "`\($0)`" }.joined(separator: ", ")
+    }
+}
+
 extension String {
     func replacingFirst(_ target: String, with replacement: String) -> String {
         guard let range = firstRange(of: target) else { return self }
