@@ -57,10 +57,6 @@ public enum EnvironmentConfiguration {
 
         var config = options.configuration
         try applySettings(&env, &config)
-        if let keys = env.string("GOTRUE_JWT_KEYS") {
-            config.jwt.keys = try JWTKeys.parse(keys, setting: "GOTRUE_JWT_KEYS")
-            config.settingSources["jwt_keys"] = .env
-        }
 
         config.applyDefaults()
         config.applyCLIIssuer()
@@ -270,36 +266,54 @@ enum GoValue {
 /// none, as `supabase start` passes when no signing keys are configured.
 package enum JWTKeys {
     static func parse(_ text: String, setting: String) throws(EmulatorError) -> [JWK] {
+        do {
+            return try keys(text, setting: setting)
+        } catch {
+            throw EmulatorError(error.description)
+        }
+    }
+
+    package static func parse(_ array: [JSON], setting: String) throws(EmulatorError) -> [JWK] {
+        do {
+            return try keys(array, setting: setting)
+        } catch {
+            throw EmulatorError(error.description)
+        }
+    }
+
+    /// The keys of the row's kind (`SettingKind.jwks`); a refusal names the setting, or the
+    /// element (`GOTRUE_JWT_KEYS[1]`).
+    static func keys(_ text: String, setting: String) throws(SettingError) -> [JWK] {
         let json: JSON
         do {
             json = try JSON(parsing: text)
         } catch {
-            throw EmulatorError("\(setting): not valid JSON (\(error))")
+            throw SettingError(setting, "not valid JSON (\(error))")
         }
         if json.isNull { return [] }
-        guard let array = json.arrayValue else { throw EmulatorError("\(setting): expected a JSON array of JWKs") }
-        return try parse(array, setting: setting)
+        guard let array = json.arrayValue else { throw SettingError(setting, "expected a JSON array of JWKs") }
+        return try keys(array, setting: setting)
     }
 
-    package static func parse(_ array: [JSON], setting: String) throws(EmulatorError) -> [JWK] {
+    static func keys(_ array: [JSON], setting: String) throws(SettingError) -> [JWK] {
         var keys: [JWK] = []
         for (position, element) in array.enumerated() {
             let which = "\(setting)[\(position)]"
-            guard let object = element.objectValue else { throw EmulatorError("\(which): expected a JWK object") }
+            guard let object = element.objectValue else { throw SettingError(which, "expected a JWK object") }
             let jwk: JWK
             do {
                 jwk = try JWK(object)
             } catch {
-                throw EmulatorError("\(which): \(error)")
+                throw SettingError(which, "\(error)")
             }
             let kid = jwk.key.kid ?? ""
-            if keys.contains(where: { ($0.key.kid ?? "") == kid }) { throw EmulatorError("\(which): duplicate \"kid\" \"\(kid)\"") }
+            if keys.contains(where: { ($0.key.kid ?? "") == kid }) { throw SettingError(which, "duplicate \"kid\" \"\(kid)\"") }
             keys.append(jwk)
         }
         // GoTrue's JwtKeysDecoder.Validate messages.
         let signing = keys.filter(\.canSign).count
-        if !keys.isEmpty && signing == 0 { throw EmulatorError("\(setting): no signing key detected (one key needs \"key_ops\": [\"sign\", \"verify\"])") }
-        if signing > 1 { throw EmulatorError("\(setting): multiple signing keys detected, only 1 signing key is supported") }
+        if !keys.isEmpty && signing == 0 { throw SettingError(setting, "no signing key detected (one key needs \"key_ops\": [\"sign\", \"verify\"])") }
+        if signing > 1 { throw SettingError(setting, "multiple signing keys detected, only 1 signing key is supported") }
         return keys
     }
 }

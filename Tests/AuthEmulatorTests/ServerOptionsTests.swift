@@ -1,3 +1,5 @@
+@testable import AuthEmulator
+import AuthJSON
 @testable import EmulatorConfiguration
 import Foundation
 import GoTrue
@@ -113,5 +115,41 @@ import Testing
             return cells[1...2].map { $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "\u{1}", with: "\\|") }.joined(separator: " | ")
         }
         #expect(documented == EmulatorOptions.settings.map(SettingsReference.runningTableCells))
+    }
+
+    /// `jwt_keys` is a row like the others: the environment and the control API read it through
+    /// the table, with GoTrue's `JwtKeysDecoder` wording, element by element.
+    @Test func jwtKeysIsARow() throws {
+        let row = try #require(Configuration.setting("jwt_keys"))
+        #expect(row.env == ["GOTRUE_JWT_KEYS"] && row.secret && row.runtime)
+        for (text, message) in [
+            ("{}", "GOTRUE_JWT_KEYS: expected a JSON array of JWKs"),
+            ("[5]", "GOTRUE_JWT_KEYS[0]: expected a JWK object"),
+            ("[" + JSON.object(JWTSettings.cliDefaultKey.members).serialized() + "," + JSON.object(JWTSettings.cliDefaultKey.members).serialized() + "]",
+             "GOTRUE_JWT_KEYS[1]: duplicate \"kid\" \"\(JWTSettings.cliDefaultKeyID)\""),
+        ] {
+            var options = EmulatorOptions()
+            do {
+                try EnvironmentConfiguration.apply(["GOTRUE_JWT_KEYS": text], to: &options)
+                Issue.record("accepted \(text)")
+            } catch {
+                #expect(error.description == message)
+            }
+        }
+        var options = EmulatorOptions()
+        try EnvironmentConfiguration.apply(["GOTRUE_JWT_KEYS": "null"], to: &options)
+        #expect(options.configuration.jwt.keys.isEmpty && options.configuration.settingSources["jwt_keys"] == .env)
+        // null at run time: back to no source's keys, the CLI's built-in one under the cli profile.
+        var config = Configuration()
+        try ConfigRoutes.apply(["jwt_keys": []], to: &config)
+        #expect(config.jwt.keys.isEmpty && config.settingSources["jwt_keys"] == .runtime)
+        try ConfigRoutes.apply(["jwt_keys": nil], to: &config)
+        #expect(config.jwt.keys.map(\.key.kid) == [JWTSettings.cliDefaultKeyID] && config.settingSources["jwt_keys"] == nil)
+        do {
+            try ConfigRoutes.apply(["jwt_keys": "x"], to: &config)
+            Issue.record("accepted a string")
+        } catch {
+            #expect(error.message == "jwt_keys: expected an array of private JWKs")
+        }
     }
 }

@@ -139,6 +139,18 @@ extension Configuration {
                          "The iss claim of access tokens."))
         rows.append(text("jwt_key_id", \.jwt.keyID, env: ["GOTRUE_JWT_KEY_ID"], runtime: false, gotrue: "", cli: "",
                          "The kid of tokens signed with the JWT secret."))
+        // Before the valid methods, so GOTRUE_JWT_VALID_METHODS, when given, is taken as written.
+        rows.append(Setting("jwt_keys", .jwks, env: ["GOTRUE_JWT_KEYS"], secret: true, gotrue: .keys([]), cli: .keys([]),
+                            note: "cli: the CLI's built-in ES256 key when no source gives keys, as supabase start passes; gotrue: none",
+                            help: "Signing keys: the one with sign in its key_ops signs, the others only verify (key rotation). config.toml names a file of them: signing_keys_path.",
+                            read: { .keys($0.jwt.keys) },
+                            write: { config, value in
+                                config.jwt.keys = value.keys
+                                // Tokens signed by a key that stays listed keep verifying by their kid.
+                                if let methods = config.jwt.validMethods {
+                                    config.jwt.validMethods = JWTSettings.methods(methods, adding: value.keys)
+                                }
+                            }))
         rows.append(Setting("jwt_valid_methods", .list, env: ["GOTRUE_JWT_VALID_METHODS", "GOTRUE_JWT_VALIDMETHODS"], runtime: false,
                             gotrue: .strings([]), cli: .strings([]), note: "the algorithms of the configured keys (HS256 alone without keys); cli: HS256,RS256,ES256, as supabase start passes with its signing key",
                             help: "The alg values incoming tokens may use.",

@@ -1,3 +1,5 @@
+import AuthJWT
+
 /// The settings table: every setting declared once, with the names each source knows it by
 /// (`GOTRUE_*` variable, `config.toml` key, control-API key, command-line flag), the kind of
 /// value it takes and its limits, its default under the real server and under `supabase start`,
@@ -109,6 +111,8 @@ extension SettingRow where Target == Configuration {
     public func reset(in config: inout Configuration) {
         write(&config, defaultValue(config.defaultsProfile))
         config.settingSources[key] = nil
+        // No source's signing keys: the cli profile's are the CLI's built-in key.
+        config.applyCLISigningKey()
     }
 }
 
@@ -137,7 +141,7 @@ public enum DefaultsProfile: String, Sendable, CaseIterable {
 }
 
 /// One setting's value, whichever source it came from.
-public enum SettingValue: Sendable, Equatable {
+public enum SettingValue: Sendable {
     case bool(Bool)
     case int(Int)
     case number(Double)
@@ -146,6 +150,8 @@ public enum SettingValue: Sendable, Equatable {
     /// `key:value` pairs (`GOTRUE_SMS_TEST_OTP`).
     case pairs([String: String])
     case rate(SendRate)
+    /// Private JWKs (`GOTRUE_JWT_KEYS`).
+    case keys([JWK])
     /// Unset, where a setting may be (an unlimited session timebox, no auto-approval).
     case null
 
@@ -169,6 +175,25 @@ public enum SettingValue: Sendable, Equatable {
     }
     public var strings: [String] { if case .strings(let list) = self { list } else { [] } }
     public var pairs: [String: String] { if case .pairs(let map) = self { map } else { [:] } }
+    public var keys: [JWK] { if case .keys(let list) = self { list } else { [] } }
+}
+
+extension SettingValue: Equatable {
+    /// Keys are equal when their members are (a JWK is read from its members).
+    public static func == (a: SettingValue, b: SettingValue) -> Bool {
+        switch (a, b) {
+        case (.bool(let x), .bool(let y)): x == y
+        case (.int(let x), .int(let y)): x == y
+        case (.number(let x), .number(let y)): x == y
+        case (.string(let x), .string(let y)): x == y
+        case (.strings(let x), .strings(let y)): x == y
+        case (.pairs(let x), .pairs(let y)): x == y
+        case (.rate(let x), .rate(let y)): x == y
+        case (.keys(let x), .keys(let y)): x.map(\.members) == y.map(\.members)
+        case (.null, .null): true
+        default: false
+        }
+    }
 }
 
 /// What a setting takes, and the limits every source is held to.
@@ -202,11 +227,14 @@ public enum SettingKind: Sendable {
     /// Character sets of which each must appear: `:`-separated in the environment (`\\:` is
     /// a literal colon), a list elsewhere.
     case characterSets
+    /// A JSON array of private JWKs of which at most one signs (`GOTRUE_JWT_KEYS`); the
+    /// readers check the array as GoTrue's `JwtKeysDecoder` does.
+    case jwks
 
     /// Why `value` is not a value of this kind, or nil.
     public func problem(_ value: SettingValue) -> String? {
         switch (self, value) {
-        case (.bool, .bool), (.list, .strings), (.characterSets, .strings), (.rate, .rate), (.pairs, .pairs), (.optionalText, .null),
+        case (.bool, .bool), (.list, .strings), (.characterSets, .strings), (.rate, .rate), (.pairs, .pairs), (.jwks, .keys), (.optionalText, .null),
              (.time, .null), (.optionalDuration, .null):
             return nil
         case (.integer(let range), .int(let n)), (.seconds(let range), .int(let n)):
@@ -261,6 +289,7 @@ public enum SettingKind: Sendable {
         case .pairs: "key:value pairs"
         case .time: "an RFC 3339 time such as 2030-01-01T00:00:00Z"
         case .characterSets: "character sets separated by ':'"
+        case .jwks: "a JSON array of private JWKs"
         }
     }
 }
