@@ -111,7 +111,7 @@ extension EmulatorOptions {
                  "A Supabase CLI config.toml (e.g. supabase/config.toml); its [auth] section is applied. Other sections are ignored."),
             // Read before every other layer (`layered`): the profile decides what the layers start from.
             choice("defaults", DefaultsProfile.allCases.map(\.rawValue), env: [EnvironmentConfiguration.defaultsVariable], default: "cli",
-                   "Whose defaults apply to what nothing sets: supabase start's (cli) or a bare GoTrue container's (gotrue: email confirmations and TOTP MFA on, ...). 'auth-emulator help settings' lists both columns."),
+                   "Whose defaults apply to what nothing sets, both listed by 'auth-emulator help settings': supabase start's (cli) or a bare GoTrue container's (gotrue: email confirmations and TOTP MFA on, ...)."),
             text("host", \EmulatorOptions.host, env: ["GOTRUE_API_HOST"], placeholder: "<host>", default: "127.0.0.1", "Address to listen on."),
             // envconfig reads GOTRUE_API_PORT first and falls back to the unprefixed alias PORT.
             whole("port", .integer(0...65535), env: ["GOTRUE_API_PORT", "PORT"], default: 9999, placeholder: "<port>",

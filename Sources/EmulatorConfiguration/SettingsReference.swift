@@ -50,9 +50,9 @@ package enum SettingsReference {
         return SettingSyntax.text(setting.defaultValue(profile))
     }
 
+    /// The flag as `serve --help` writes it (`--site-url <url>`, `--[no-]signup`).
     static func flagText(_ setting: Setting, _ flag: String) -> String {
-        if case .bool = setting.kind { return "--[no-]\(flag)" + (setting.flagInverted ? " " + invertedNote(setting, flag) : "") }
-        return "--\(flag) <value>"
+        (setting.flagSyntax ?? "--\(flag)") + (setting.flagInverted ? " " + invertedNote(setting, flag) : "")
     }
 
     /// For a switch that means the opposite of its variable (`--signup` is
