@@ -139,28 +139,6 @@ enum ConfigRoutes {
                     let toggle: JSON = .bool(kinds.contains(kind))
                     try apply(["email.notification.\(kind.rawValue).enabled": toggle], prefix: "", to: &config, changed: &changed)
                 }
-            case "jwt_keys":
-                // null: back to no source's keys (the CLI's built-in key under the cli profile).
-                if value == .null {
-                    config.settingSources["jwt_keys"] = nil
-                    config.jwt.keys = []
-                    config.applyCLISigningKey()
-                    break
-                }
-                // Key rotation: the same rules as GOTRUE_JWT_KEYS. Tokens signed by a key that stays
-                // listed (verify-only) keep verifying by their kid.
-                guard let array = value.arrayValue else { throw invalid(name, "expected an array of private JWKs") }
-                let keys: [JWK]
-                do {
-                    keys = try JWTKeys.parse(array, setting: name)
-                } catch {
-                    throw AuthError(400, .validationFailed, error.description)
-                }
-                config.jwt.keys = keys
-                if let methods = config.jwt.validMethods {
-                    config.jwt.validMethods = JWTSettings.methods(methods, adding: keys)
-                }
-                config.settingSources["jwt_keys"] = .runtime
             default:
                 guard let nested = value.objectValue else { throw invalid(name, "unknown setting") }
                 try apply(nested, prefix: name + ".", to: &config, changed: &changed)

@@ -9,7 +9,7 @@ import GoTrue
 /// (`Delivery`), so a reset shows as `- reset`, never as the 200 the handler built.
 /// `--log-format json` writes the same fields as one JSON object per line for log collectors.
 public struct AccessLog: Sendable {
-    public enum Format: String, Sendable { case text, json }
+    public enum Format: String, Sendable, CaseIterable { case text, json }
 
     public var format: Format
     /// Where each line goes (stderr for `serve`).

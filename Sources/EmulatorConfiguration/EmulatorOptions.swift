@@ -62,7 +62,6 @@ public struct EmulatorOptions: Sendable {
     /// any client that can reach the server could make projects (threads, databases) without end.
     public var maxProjects: Int = EmulatorOptions.defaultMaxProjects
     public static let defaultMaxProjects = 100
-    public static let maxProjectsRange = 0...10_000
     /// Auto-created projects are kept on the database's folder like the others
     /// (`--persist-auto-created-projects`); off (the default), they live in memory and go with
     /// the process, so key-less requests leave no files behind.

@@ -24,8 +24,6 @@ public enum EnvironmentConfiguration {
     public static let journalSizeVariable = "AUTH_EMULATOR_JOURNAL_SIZE"
     public static let shutdownTimeoutVariable = "AUTH_EMULATOR_SHUTDOWN_TIMEOUT"
     public static let maxConnectionsVariable = "AUTH_EMULATOR_MAX_CONNECTIONS"
-    /// `--max-connections`: at least one; a million is far beyond any descriptor limit.
-    public static let maxConnectionsRange = 1...1_000_000
     public static let strictIDTokensVariable = "AUTH_EMULATOR_STRICT_ID_TOKENS"
     public static let dashboardVariable = "AUTH_EMULATOR_DASHBOARD"
     /// Benchmark instrument (bench/cost.sh): trace every SQL statement to this file.
@@ -56,41 +54,10 @@ public enum EnvironmentConfiguration {
     ) throws(EmulatorError) -> (applied: [String], ignored: [String], suggestions: [String: String]) {
         var env = Reader(environment: environment)
 
-        if let host = env.string("GOTRUE_API_HOST") { options.host = host }
-        // envconfig reads GOTRUE_API_PORT first and falls back to the unprefixed alias PORT.
-        for name in ["GOTRUE_API_PORT", "PORT"] {
-            if let port = try env.integer(name, in: 0...65535) {
-                options.port = port
-                break
-            }
-        }
-        if let db = env.string(databaseVariable) { options.databasePath = db }
+        try applyServerOptions(&env, &options)
 
         var config = options.configuration
-        // The profile is chosen before any layer (`EmulatorOptions.layered`); it is only known here.
-        _ = env.raw(defaultsVariable)
         try applySettings(&env, &config)
-        if let keys = env.string("GOTRUE_JWT_KEYS") {
-            config.jwt.keys = try JWTKeys.parse(keys, setting: "GOTRUE_JWT_KEYS")
-            config.settingSources["jwt_keys"] = .env
-        }
-        if let size = try env.integer(journalSizeVariable, in: 0...1_000_000) { options.journalCapacity = size }
-        if let seconds = try env.integer(shutdownTimeoutVariable, in: 0...3600, unit: "seconds") {
-            options.shutdownTimeoutSeconds = Double(seconds)
-        }
-        if let cap = try env.integer(maxConnectionsVariable, in: maxConnectionsRange) { options.maxConnections = cap }
-        if let mode = env.raw(dashboardVariable) {
-            switch mode {
-            case "on": options.dashboard = true
-            case "off": options.dashboard = false
-            default:
-                guard let on = try env.boolean(dashboardVariable) else { break }
-                options.dashboard = on
-            }
-        }
-        if let path = env.string(statementTraceVariable) { options.statementTracePath = path }
-        _ = try env.boolean(portableIOVariable)
-        _ = try env.boolean(writesTwiceVariable)
 
         config.applyDefaults()
         config.applyCLIIssuer()
@@ -109,6 +76,22 @@ public enum EnvironmentConfiguration {
             if let match = known.first(where: { Spelling.distance(name, $0) == 1 }) { suggestions[name] = match }
         }
         return (environment.keys.filter(env.known.contains).sorted(), ignored, suggestions)
+    }
+
+    /// Every server option with a variable (`EmulatorOptions.settings`): the first of its names
+    /// with a value wins (`GOTRUE_API_PORT` before `PORT`); an empty value counts as unset.
+    private static func applyServerOptions(_ env: inout Reader, _ options: inout EmulatorOptions) throws(EmulatorError) {
+        for row in EmulatorOptions.settings {
+            for name in row.env {
+                guard let value = try env.value(name, kind: row.kind) else { continue }
+                do {
+                    try row.apply(value, to: &options, name: name)
+                } catch {
+                    throw EmulatorError(error.description)
+                }
+                break
+            }
+        }
     }
 
     /// Every row of the settings table with a variable: the first of its names that gives a
@@ -162,6 +145,24 @@ public enum EnvironmentConfiguration {
             return value
         }
 
+        /// A server option's value (`EmulatorOptions.settings`), held to the row's kind.
+        mutating func value(_ name: String, kind: SettingKind) throws(EmulatorError) -> SettingValue? {
+            switch kind {
+            case .integer(let range): return try integer(name, in: range).map(SettingValue.int)
+            case .seconds(let range): return try integer(name, in: range, unit: "seconds").map(SettingValue.int)
+            case .bool: return try boolean(name).map(SettingValue.bool)
+            case .choice(let names):
+                guard let text = string(name) else { return nil }
+                if names.contains(text) { return .string(text) }
+                // An on/off choice (`AUTH_EMULATOR_DASHBOARD`) takes a boolean too.
+                if names == ["on", "off"] { return try boolean(name).map { .string($0 ? "on" : "off") } }
+                throw EmulatorError("\(name): '\(text)' is not \(names.joined(separator: " or "))")
+            default:
+                if case .text(emptyIsUnset: false) = kind { return raw(name).map(SettingValue.string) }
+                return string(name).map(SettingValue.string)
+            }
+        }
+
         mutating func integer(_ name: String, in range: ClosedRange<Int>, unit: String? = nil) throws(EmulatorError) -> Int? {
             guard let text = string(name) else { return nil }
             guard let value = GoValue.parseInt(text), range.contains(value) else {
@@ -211,36 +212,54 @@ enum GoValue {
 /// none, as `supabase start` passes when no signing keys are configured.
 package enum JWTKeys {
     static func parse(_ text: String, setting: String) throws(EmulatorError) -> [JWK] {
+        do {
+            return try keys(text, setting: setting)
+        } catch {
+            throw EmulatorError(error.description)
+        }
+    }
+
+    package static func parse(_ array: [JSON], setting: String) throws(EmulatorError) -> [JWK] {
+        do {
+            return try keys(array, setting: setting)
+        } catch {
+            throw EmulatorError(error.description)
+        }
+    }
+
+    /// The keys of the row's kind (`SettingKind.jwks`); a refusal names the setting, or the
+    /// element (`GOTRUE_JWT_KEYS[1]`).
+    static func keys(_ text: String, setting: String) throws(SettingError) -> [JWK] {
         let json: JSON
         do {
             json = try JSON(parsing: text)
         } catch {
-            throw EmulatorError("\(setting): not valid JSON (\(error))")
+            throw SettingError(setting, "not valid JSON (\(error))")
         }
         if json.isNull { return [] }
-        guard let array = json.arrayValue else { throw EmulatorError("\(setting): expected a JSON array of JWKs") }
-        return try parse(array, setting: setting)
+        guard let array = json.arrayValue else { throw SettingError(setting, "expected a JSON array of JWKs") }
+        return try keys(array, setting: setting)
     }
 
-    package static func parse(_ array: [JSON], setting: String) throws(EmulatorError) -> [JWK] {
+    static func keys(_ array: [JSON], setting: String) throws(SettingError) -> [JWK] {
         var keys: [JWK] = []
         for (position, element) in array.enumerated() {
             let which = "\(setting)[\(position)]"
-            guard let object = element.objectValue else { throw EmulatorError("\(which): expected a JWK object") }
+            guard let object = element.objectValue else { throw SettingError(which, "expected a JWK object") }
             let jwk: JWK
             do {
                 jwk = try JWK(object)
             } catch {
-                throw EmulatorError("\(which): \(error)")
+                throw SettingError(which, "\(error)")
             }
             let kid = jwk.key.kid ?? ""
-            if keys.contains(where: { ($0.key.kid ?? "") == kid }) { throw EmulatorError("\(which): duplicate \"kid\" \"\(kid)\"") }
+            if keys.contains(where: { ($0.key.kid ?? "") == kid }) { throw SettingError(which, "duplicate \"kid\" \"\(kid)\"") }
             keys.append(jwk)
         }
         // GoTrue's JwtKeysDecoder.Validate messages.
         let signing = keys.filter(\.canSign).count
-        if !keys.isEmpty && signing == 0 { throw EmulatorError("\(setting): no signing key detected (one key needs \"key_ops\": [\"sign\", \"verify\"])") }
-        if signing > 1 { throw EmulatorError("\(setting): multiple signing keys detected, only 1 signing key is supported") }
+        if !keys.isEmpty && signing == 0 { throw SettingError(setting, "no signing key detected (one key needs \"key_ops\": [\"sign\", \"verify\"])") }
+        if signing > 1 { throw SettingError(setting, "multiple signing keys detected, only 1 signing key is supported") }
         return keys
     }
 }

@@ -1,4 +1,5 @@
 import AuthJSON
+import AuthJWT
 import GoFormats
 import GoTrue
 
@@ -57,6 +58,8 @@ package enum SettingSyntax {
         case .time:
             // GoTrue's conf.Time: blank means no limit.
             return trimmed.isEmpty ? .null : .string(trimmed)
+        case .jwks:
+            return text.isEmpty ? nil : .keys(try JWTKeys.keys(text, setting: name))
         }
     }
 
@@ -80,6 +83,8 @@ package enum SettingSyntax {
             return text.isEmpty ? nil : .string(text)
         case .list, .characterSets: return .strings(try field.strings())
         case .pairs: throw field.failure("expected a table")
+        // The file names a file of keys instead (`signing_keys_path`, `SupabaseConfigFile`).
+        case .jwks: throw field.failure("expected a path (signing_keys_path)")
         }
     }
 
@@ -124,6 +129,10 @@ package enum SettingSyntax {
             var result: [String: String] = [:]
             for (key, value) in object { result[key] = value.stringValue }
             return .pairs(result)
+        case .jwks:
+            // Key rotation: the same rules as GOTRUE_JWT_KEYS.
+            guard let array = json.arrayValue else { throw SettingError(name, "expected an array of private JWKs") }
+            return .keys(try JWTKeys.keys(array, setting: name))
         }
     }
 
@@ -137,12 +146,15 @@ package enum SettingSyntax {
         case .strings(let list): .array(list.map(JSON.string))
         case .pairs(let map): .object(JSONObject(map.sorted { $0.key < $1.key }.map { ($0.key, JSON.string($0.value)) }))
         case .rate(let rate): rate.seconds == 3600 && rate.kind == .interval ? .number(rate.events) : .string(rate.text)
+        // Public facts only: never key material.
+        case .keys(let list):
+            .array(list.map { ["kid": .string($0.key.kid ?? ""), "alg": .string($0.key.algorithm.rawValue), "sign": .bool($0.canSign)] })
         case .null: .null
         }
     }
 
     /// A value as the help and the docs show it.
-    static func text(_ value: SettingValue) -> String {
+    package static func text(_ value: SettingValue) -> String {
         switch value {
         case .bool(let b): b ? "true" : "false"
         case .int(let n): String(n)
@@ -151,6 +163,7 @@ package enum SettingSyntax {
         case .strings(let list): list.isEmpty ? "[]" : list.joined(separator: ",")
         case .pairs(let map): map.isEmpty ? "{}" : map.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ",")
         case .rate(let rate): rate.text
+        case .keys(let list): list.isEmpty ? "[]" : list.map { $0.key.kid ?? "(no kid)" }.joined(separator: ",")
         case .null: "unset"
         }
     }

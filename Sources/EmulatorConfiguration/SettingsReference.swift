@@ -50,9 +50,9 @@ package enum SettingsReference {
         return SettingSyntax.text(setting.defaultValue(profile))
     }
 
+    /// The flag as `serve --help` writes it (`--site-url <url>`, `--[no-]signup`).
     static func flagText(_ setting: Setting, _ flag: String) -> String {
-        if case .bool = setting.kind { return "--[no-]\(flag)" + (setting.flagInverted ? " " + invertedNote(setting, flag) : "") }
-        return "--\(flag) <value>"
+        (setting.flagSyntax ?? "--\(flag)") + (setting.flagInverted ? " " + invertedNote(setting, flag) : "")
     }
 
     /// For a switch that means the opposite of its variable (`--signup` is
@@ -128,6 +128,15 @@ package enum SettingsReference {
                 + "\(cell(defaultText(setting, .cli))) | \(cell(defaultText(setting, .gotrue))) | \(cell(meaning)) |\n"
         }
         return out
+    }
+}
+
+extension SettingsReference {
+    /// The Flag and Environment cells of a server option's row in `docs/running.md`'s options
+    /// table, as Markdown (`|` escaped), joined by " | ".
+    package static func runningTableCells(_ row: ServerOption) -> String {
+        let flag = row.flagSyntax.map { "`" + $0.replacingAll("|", with: "\\|") + "`" } ?? ""
+        return flag + " | " + row.env.map { "`\($0)`" }.joined(separator: ", ")
     }
 }
 

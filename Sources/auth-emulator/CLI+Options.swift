@@ -77,6 +77,27 @@ extension CLI {
         return n
     }
 
+    /// A server option's flag (`EmulatorOptions.settings`), held to the row's kind: a switch's
+    /// state, a whole number within the row's range, one of a choice's names, or text (refused
+    /// empty where an empty value means nothing).
+    static func flagValue(_ flags: Flags, _ row: ServerOption) throws -> SettingValue? {
+        guard let name = row.flag else { return nil }
+        if case .bool = row.kind { return flags.switches[name].map(SettingValue.bool) }
+        guard let text = flags.values[name] else { return nil }
+        switch row.kind {
+        case .integer(let range), .seconds(let range):
+            return try number(flags, name, in: range).map(SettingValue.int)
+        case .choice(let names):
+            guard names.contains(text) else { throw UsageError(message: "--\(name) must be \(names.joined(separator: " or ")), not '\(text)'") }
+            return .string(text)
+        case .text(emptyIsUnset: true):
+            guard !text.isEmpty else { throw UsageError(message: "--\(name) must not be empty") }
+            return .string(text)
+        default:
+            return .string(text)
+        }
+    }
+
     /// Defaults, then the config file, then the environment, then flags.
     static func options(from flags: Flags, context: Context) throws -> EmulatorOptions {
         let configFile = try nonEmpty(flags, "config")
@@ -106,19 +127,13 @@ extension CLI {
         } catch {
             throw ConfigurationError(message: error.description)
         }
-        if let host = try nonEmpty(flags, "host") { options.host = host }
-        if let port = try number(flags, "port", in: 0...65535) { options.port = port }
-        if let db = try nonEmpty(flags, "db") { options.databasePath = db }
-        if let workers = try number(flags, "workers", in: 1...256) { options.workerThreads = workers }
-        if let cap = try number(flags, "max-connections", in: EnvironmentConfiguration.maxConnectionsRange) { options.maxConnections = cap }
-        if let seconds = try number(flags, "header-timeout", in: 1...3600) { options.headerTimeoutSeconds = seconds }
-        if let seconds = try number(flags, "body-timeout", in: 1...3600) { options.bodyTimeoutSeconds = seconds }
-        if let seconds = try number(flags, "write-timeout", in: 1...3600) { options.writeTimeoutSeconds = seconds }
-        if let size = try number(flags, "journal-size", in: 0...1_000_000) { options.journalCapacity = size }
-        if let seconds = try number(flags, "shutdown-timeout", in: 0...3600) { options.shutdownTimeoutSeconds = Double(seconds) }
-        if let mode = flags.values["dashboard"] {
-            guard mode == "on" || mode == "off" else { throw UsageError(message: "--dashboard must be on or off, not '\(mode)'") }
-            options.dashboard = mode == "on"
+        for row in EmulatorOptions.settings {
+            guard let value = try flagValue(flags, row) else { continue }
+            do {
+                try row.apply(value, to: &options, name: "--" + (row.flag ?? row.key))
+            } catch {
+                throw UsageError(message: error.description)
+            }
         }
         for path in flags.lists["scenario"] ?? [] {
             guard !path.isEmpty else { throw UsageError(message: "--scenario must not be empty") }
@@ -149,10 +164,6 @@ extension CLI {
                 throw UsageError(message: "\(error.name) must be \(setting.kind.describe), not '\(flags.values[name] ?? "")'")
             }
         }
-        if let on = flags.switches["allow-demo-keys"] { options.allowDemoKeys = on }
-        if let on = flags.switches["auto-create-projects"] { options.autoCreateProjects = on }
-        if let cap = try number(flags, "max-projects", in: EmulatorOptions.maxProjectsRange) { options.maxProjects = cap }
-        if let on = flags.switches["persist-auto-created-projects"] { options.persistAutoCreatedProjects = on }
         for value in flags.lists["project"] ?? [] {
             let parts = value.split(separator: "=", maxSplits: 1).map(String.init)
             let ref = parts.first ?? ""

@@ -18,10 +18,8 @@ extension CLI {
         }
         let seedFile = try nonEmpty(flags, "seed")
         let exportFile = try nonEmpty(flags, "export-on-exit")
-        let format = try nonEmpty(flags, "log-format") ?? "text"
-        guard let logFormat = AccessLog.Format(rawValue: format) else {
-            throw UsageError(message: "--log-format must be text or json, not '\(format)'")
-        }
+        // Checked against the row's names with the other flags (`options(from:)`).
+        let logFormat = flags.values["log-format"].flatMap(AccessLog.Format.init(rawValue:)) ?? .text
         if flags.switches["quiet"] != true {
             let console = context.console
             options.accessLog = AccessLog(format: logFormat) { line in console.error(line) }

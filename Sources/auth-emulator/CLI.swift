@@ -74,17 +74,11 @@ public enum CLI {
         let run: @Sendable ([String], Context) throws -> Int32
     }
 
-    /// `serve` options that take a value, and the on/off switches (`--x` / `--no-x`).
-    /// The settings table's flags (`Configuration.settings`) plus the server's own options.
-    static let serveValueOptions: Set<String> = Set(settingFlags.filter { !$0.switch }.map(\.name)).union([
-        "config", "defaults", "host", "port", "db", "workers", "scenario", "journal-size",
-        "seed", "export-on-exit", "signing-key", "log-format", "dashboard", "shutdown-timeout",
-        "max-connections", "header-timeout", "body-timeout", "write-timeout", "project", "max-projects",
-    ])
-    static let serveSwitches: Set<String> = Set(settingFlags.filter(\.switch).map(\.name)).union([
-        "strict-hooks", "quiet", "open", "allow-demo-keys", "export-secrets", "auto-create-projects",
-        "persist-auto-created-projects",
-    ])
+    /// `serve` options that take a value, and the on/off switches (`--x` / `--no-x`): every
+    /// line of `serve --help` (`EmulatorOptions.serveFlags`: the server's options and the
+    /// settings table's flags).
+    static let serveValueOptions: Set<String> = Set(serveHelpRows.filter { !$0.isSwitch }.map(\.flag))
+    static let serveSwitches: Set<String> = Set(serveHelpRows.filter(\.isSwitch).map(\.flag))
     static let settingFlags: [(name: String, switch: Bool, setting: Setting)] = Configuration.settings.compactMap { setting in
         guard let flag = setting.flag else { return nil }
         if case .bool = setting.kind { return (flag, true, setting) }
@@ -100,111 +94,7 @@ public enum CLI {
             name: "serve",
             abstract: "Run the emulator (GoTrue routes at / and /auth/v1).",
             usage: "auth-emulator serve [--config <config.toml>] [--host <host>] [--port <port>] [--db <path>|:memory:] [<more options>]",
-            help: """
-                OPTIONS:
-                  --config <path>            A Supabase CLI config.toml (e.g. supabase/config.toml); its [auth]
-                                             section is applied. Other sections are ignored.
-                  --defaults <cli|gotrue>    Whose defaults apply to what nothing sets: supabase start's
-                                             (cli, the default) or a bare GoTrue container's (gotrue: email
-                                             confirmations and TOTP MFA on, ...; env AUTH_EMULATOR_DEFAULTS).
-                                             'auth-emulator help settings' lists both columns.
-                  --host <host>              Address to listen on (default 127.0.0.1; env GOTRUE_API_HOST).
-                  --port <port>              Port, 0 for an ephemeral one (default 9999; env GOTRUE_API_PORT, PORT).
-                  --db <path>|:memory:       SQLite database file, created if missing
-                                             (default \(EmulatorOptions.defaultDatabasePath); env AUTH_EMULATOR_DB).
-                  --jwt-secret <secret>      HS256 secret (env GOTRUE_JWT_SECRET; default: the supabase start secret).
-                                             The anon and service_role keys are re-derived from it unless given.
-                  --site-url <url>           Default redirect target (env GOTRUE_SITE_URL).
-                  --external-url <url>       Public base URL used in links (env API_EXTERNAL_URL).
-                  --anon-key <key>           The anon API key (env AUTH_EMULATOR_ANON_KEY).
-                  --service-role-key <key>   The service_role API key (env AUTH_EMULATOR_SERVICE_ROLE_KEY).
-                  --publishable-key <key>    An sb_publishable_... key accepted as anon (env AUTH_EMULATOR_PUBLISHABLE_KEY).
-                  --secret-key <key>         An sb_secret_... key accepted as service_role (env AUTH_EMULATOR_SECRET_KEY).
-                  --[no-]autoconfirm         Email sign-ups are confirmed at once (default on;
-                                             env GOTRUE_MAILER_AUTOCONFIRM).
-                  --[no-]sms-autoconfirm     Phone sign-ups are confirmed at once (default on; env GOTRUE_SMS_AUTOCONFIRM).
-                  --[no-]anonymous           Anonymous sign-ins (default off; env GOTRUE_EXTERNAL_ANONYMOUS_USERS_ENABLED).
-                  --[no-]signup              New users may sign up (default on; env GOTRUE_DISABLE_SIGNUP, inverted:
-                                             --no-signup is GOTRUE_DISABLE_SIGNUP=true).
-                  --[no-]phone               Phone sign-up and sign-in (default off; env GOTRUE_EXTERNAL_PHONE_ENABLED).
-                  --[no-]web3-solana         Sign in with Solana (default off; env GOTRUE_EXTERNAL_WEB3_SOLANA_ENABLED).
-                  --[no-]web3-ethereum       Sign in with Ethereum (default off; env GOTRUE_EXTERNAL_WEB3_ETHEREUM_ENABLED).
-                  --[no-]idp-auto-approve    The fake providers' sign-in page approves at once for the
-                                             account named by login_hint=<email> (headless tests;
-                                             env AUTH_EMULATOR_IDP_AUTO_APPROVE).
-                  --[no-]allow-demo-keys     Beyond loopback (--host 0.0.0.0, a LAN address), keep the public demo
-                                             JWT secret and keys instead of fresh random ones (default off).
-                  --[no-]require-apikey      /auth/v1 refuses requests without a project API key, as the hosted
-                                             gateway does (default off, as supabase start's gateway;
-                                             env AUTH_EMULATOR_REQUIRE_APIKEY).
-                  --[no-]quiet               No access log (one line per request on stderr: method, path,
-                                             status, error code, milliseconds; never the query).
-                  --log-format <format>      The access log as text (default) or json (one object per line).
-                  --[no-]strict-hooks        Refuse to start (exit 78) when a hook is enabled with a
-                                             pg-functions:// URI, which needs Postgres; without it such a
-                                             hook is off, with a warning.
-                  --[no-]strict-id-tokens    The id_token grant accepts only tokens the emulator's fake
-                                             providers signed; off, real providers' tokens (signature
-                                             unchecked offline) and plain JSON claims are accepted too
-                                             (env AUTH_EMULATOR_STRICT_ID_TOKENS).
-                  --password-iterations <n>  PBKDF2 iterations for new password hashes, \(Configuration.passwordIterationsRange.lowerBound)-\(Configuration.passwordIterationsRange.upperBound)
-                                             (default \(Configuration().passwordHashIterations); env AUTH_EMULATOR_PASSWORD_ITERATIONS).
-                  --workers <n>              Request worker threads.
-                  --max-connections <n>      Open connections at most (default 10000); one more is answered
-                                             503 and closed (env AUTH_EMULATOR_MAX_CONNECTIONS).
-                  --header-timeout <s>       Seconds a request head may take from its first byte (default 10);
-                                             a slower client is disconnected.
-                  --body-timeout <s>         Seconds a request body may take after its head (default 30).
-                  --write-timeout <s>        Seconds a response may wait for a client that reads none of it
-                                             (default 30); the connection is then reset. A slow reader
-                                             that keeps reading is never cut off.
-                  --scenario <file>          Activate a failure scenario (JSON, see scenarios/README.md);
-                                             repeatable. Invalid files stop the start with their errors.
-                  --rate-limits <preset>     off (nothing limited), real (GoTrue's limits, keyed on the
-                                             client address when no GOTRUE_RATE_LIMIT_HEADER value is
-                                             sent) or tiny (\(RateLimitSettings.tinyEvents) requests per bucket and window).
-                                             Default: as GoTrue, limits only with a key header
-                                             (env AUTH_EMULATOR_RATE_LIMITS).
-                  --shutdown-timeout <s>     On SIGINT/SIGTERM, seconds in-flight requests get to finish
-                                             (default 10); requests still unanswered then get a 503
-                                             (env AUTH_EMULATOR_SHUTDOWN_TIMEOUT).
-                  --journal-size <n>         Requests kept in the journal (default \(Journal.defaultCapacity);
-                                             0 turns it off; env AUTH_EMULATOR_JOURNAL_SIZE).
-                  --seed <file>              Apply a fixture file (docs/fixtures.md) at start;
-                                             POST /emulator/v1/reset?keep_seed=true returns to it. An
-                                             invalid file stops the start with an error naming the entry.
-                  --sms <auto|capture|provider>
-                                             auto (default under --defaults cli): a named GOTRUE_SMS_PROVIDER is
-                                             validated as the real server does before each send, and with none
-                                             the SMS is captured; capture: every SMS goes to the outbox whatever
-                                             the provider settings; provider (default under --defaults gotrue):
-                                             as the real server, no provider fails the send with a 500
-                                             (env AUTH_EMULATOR_SMS).
-                  --signing-key <alg>        Sign with an rs256, es256 or eddsa key made on first start and kept
-                                             in the database (restarts keep tokens valid); the anon and
-                                             service_role keys are signed with it, as the CLI does.
-                  --export-on-exit <file>    On a clean stop (SIGINT/SIGTERM), write the state as a JSON
-                                             snapshot (the GET /emulator/v1/export document) to <file>.
-                  --[no-]export-secrets      Include the emulator's own private keys (fake identity
-                                             providers, software authenticator) in that snapshot
-                                             (default off, as GET /emulator/v1/export?include_secrets=true).
-                  --dashboard <on|off>       The web dashboard at /emulator (default on; env AUTH_EMULATOR_DASHBOARD).
-                                             Beyond a loopback --host it asks for the service_role key.
-                  --[no-]open                Open the dashboard in the default browser once listening (default off).
-                  --project <ref>[=<file>]   Serve another isolated project besides the default one, at
-                                             /project/<ref>/... and http://<ref>.localhost:PORT, with the
-                                             server's settings plus a config.toml's [auth] section; repeatable
-                                             (docs/projects.md).
-                  --[no-]auto-create-projects
-                                             A request for an unknown project makes it (default off: 404),
-                                             in memory, with no key needed.
-                  --max-projects <n>         Auto-creation stops once there are <n> projects besides the
-                                             default one; later unknown refs get the 404 (default 100).
-                  --[no-]persist-auto-created-projects
-                                             Keep auto-created projects on the database's folder, reopened
-                                             at the next start (default off: in memory, gone at exit).
-                  -h, --help                 Show this help.
-
+            help: "OPTIONS:\n" + serveOptionsHelp + "  -h, --help".padding(to: helpColumn) + "Show this help.\n\n" + """
                 Precedence, highest first: flags, GOTRUE_* environment variables (the real server's
                 names and units), the --config file, the defaults of --defaults (`supabase start`'s unless
                 told otherwise). 'auth-emulator help settings' lists every setting under all its names.

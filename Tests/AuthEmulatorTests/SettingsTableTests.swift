@@ -54,6 +54,9 @@ import Testing
         case .time:
             return Sample(value: .string("2030-01-01T00:00:00Z"), text: "2030-01-01T00:00:00Z", toml: "\"2030-01-01T00:00:00Z\"",
                           json: "2030-01-01T00:00:00Z")
+        case .jwks:
+            let keys: JSON = .array([.object(JWTSettings.cliDefaultKey.members)])
+            return Sample(value: .keys([JWTSettings.cliDefaultKey]), text: keys.serialized(), toml: "", json: keys)
         }
     }
 
@@ -147,6 +150,7 @@ import Testing
         case .pairs: ("novalue", "", 5)
         case .text, .optionalText: (nil, "[1]", 5)
         case .list, .characterSets: (nil, "5", 5)
+        case .jwks: ("{}", "", 5)
         }
     }
 

@@ -70,10 +70,11 @@ extension Configuration {
 
     static func text(
         _ key: String, _ path: Path<String>, emptyIsUnset: Bool = false, env: [String], file: String? = nil,
-        flag: String? = nil, runtime: Bool = true, gotrue: String, cli: String, note: String? = nil, _ help: String
+        flag: String? = nil, runtime: Bool = true, gotrue: String, cli: String, note: String? = nil, placeholder: String? = nil,
+        _ help: String
     ) -> Setting {
         Setting(key, .text(emptyIsUnset: emptyIsUnset), env: env, file: file, flag: flag, runtime: runtime,
-                gotrue: .string(gotrue), cli: .string(cli), note: note, help: help,
+                gotrue: .string(gotrue), cli: .string(cli), note: note, placeholder: placeholder, help: help,
                 read: { .string($0[keyPath: path]) }, write: { $0[keyPath: path] = $1.string })
     }
 
@@ -90,14 +91,14 @@ extension Configuration {
         var rows: [Setting] = []
         rows.append(text("site_url", \.siteURL, emptyIsUnset: true, env: ["GOTRUE_SITE_URL"], file: "site_url", flag: "site-url",
                          gotrue: "http://127.0.0.1:3000", cli: "http://127.0.0.1:3000",
-                         note: "required by GoTrue, which has no default; http://127.0.0.1:3000 in both profiles",
+                         note: "required by GoTrue, which has no default; http://127.0.0.1:3000 in both profiles", placeholder: "<url>",
                          "The app's URL: the default redirect target of email links and OAuth flows."))
         rows.append(list("uri_allow_list", \.uriAllowList, env: ["GOTRUE_URI_ALLOW_LIST"], file: "additional_redirect_urls",
                          gotrue: [], cli: ["https://127.0.0.1:3000"], "Further redirect URLs (globs) a request may name."))
         rows.append(text("external_url", \.externalURL, emptyIsUnset: true, env: ["API_EXTERNAL_URL", "GOTRUE_API_EXTERNAL_URL"],
                          file: "external_url", flag: "external-url", runtime: false,
                          gotrue: Configuration.defaultExternalURL, cli: Configuration.defaultExternalURL,
-                         note: "the emulator's own address",
+                         note: "the emulator's own address", placeholder: "<url>",
                          "The public base URL links are built on; one ending in /auth/v1 (the CLI's meaning) names the same server."))
         rows.append(bool("disable_signup", \.disableSignup, env: ["GOTRUE_DISABLE_SIGNUP"], file: "!enable_signup", flag: "!signup",
                          gotrue: false, cli: false, "Refuse new users (sign-up and first sign-in)."))
@@ -121,7 +122,7 @@ extension Configuration {
         var rows: [Setting] = []
         rows.append(Setting("jwt_secret", .text(emptyIsUnset: true), env: ["GOTRUE_JWT_SECRET"], file: "jwt_secret", flag: "jwt-secret",
                             runtime: false, secret: true, gotrue: .string(JWTSettings.defaultSecret), cli: .string(JWTSettings.defaultSecret),
-                            note: "the well-known local secret (a random one beyond loopback)",
+                            note: "the well-known local secret (a random one beyond loopback)", placeholder: "<secret>",
                             help: "HS256 secret; the anon and service_role keys are derived from it.",
                             read: { .string($0.jwt.secret) }, write: { $0.setJWTSecret($1.string) }))
         rows.append(seconds("jwt_expiry", \.jwt.expirySeconds, env: ["GOTRUE_JWT_EXP"], file: "jwt_expiry",
@@ -140,6 +141,18 @@ extension Configuration {
                          "The iss claim of access tokens."))
         rows.append(text("jwt_key_id", \.jwt.keyID, env: ["GOTRUE_JWT_KEY_ID"], runtime: false, gotrue: "", cli: "",
                          "The kid of tokens signed with the JWT secret."))
+        // Before the valid methods, so GOTRUE_JWT_VALID_METHODS, when given, is taken as written.
+        rows.append(Setting("jwt_keys", .jwks, env: ["GOTRUE_JWT_KEYS"], secret: true, gotrue: .keys([]), cli: .keys([]),
+                            note: "cli: the CLI's built-in ES256 key when no source gives keys, as supabase start passes; gotrue: none",
+                            help: "Signing keys: the one with sign in its key_ops signs, the others only verify (key rotation). config.toml names a file of them: signing_keys_path.",
+                            read: { .keys($0.jwt.keys) },
+                            write: { config, value in
+                                config.jwt.keys = value.keys
+                                // Tokens signed by a key that stays listed keep verifying by their kid.
+                                if let methods = config.jwt.validMethods {
+                                    config.jwt.validMethods = JWTSettings.methods(methods, adding: value.keys)
+                                }
+                            }))
         rows.append(Setting("jwt_valid_methods", .list, env: ["GOTRUE_JWT_VALID_METHODS", "GOTRUE_JWT_VALIDMETHODS"], runtime: false,
                             gotrue: .strings([]), cli: .strings([]), note: "the algorithms of the configured keys (HS256 alone without keys); cli: HS256,RS256,ES256, as supabase start passes with its signing key",
                             help: "The alg values incoming tokens may use.",
@@ -149,6 +162,7 @@ extension Configuration {
                                  ("service_role_key", "AUTH_EMULATOR_SERVICE_ROLE_KEY", \Configuration.apiKeys.serviceRole)] {
             rows.append(Setting(key, .text(emptyIsUnset: true), env: [env], file: key, flag: key.replacingUnderscores, runtime: false,
                                 secret: true, gotrue: .string(""), cli: .string(""), note: "derived from the JWT secret or the signing key",
+                                placeholder: "<key>",
                                 help: "The \(key == "anon_key" ? "anon" : "service_role") API key the gateway accepts.",
                                 read: { .string($0[keyPath: path]) }, write: { $0[keyPath: path] = $1.string }))
         }
@@ -156,6 +170,7 @@ extension Configuration {
                                  ("secret_key", "AUTH_EMULATOR_SECRET_KEY", \Configuration.apiKeys.secret)] {
             rows.append(Setting(key, .text(emptyIsUnset: true), env: [env], file: key, flag: key.replacingUnderscores, runtime: false,
                                 secret: true, gotrue: .string(""), cli: .string(""), note: "the CLI's local sb_publishable_/sb_secret_ keys",
+                                placeholder: "<key>",
                                 help: "The opaque \(key == "secret_key" ? "sb_secret_" : "sb_publishable_") key the gateway accepts.",
                                 read: { .string($0[keyPath: path] ?? "") }, write: { $0[keyPath: path] = $1.string }))
         }

@@ -1,3 +1,5 @@
+import AuthJWT
+
 /// The settings table: every setting declared once, with the names each source knows it by
 /// (`GOTRUE_*` variable, `config.toml` key, control-API key, command-line flag), the kind of
 /// value it takes and its limits, its default under the real server and under `supabase start`,
@@ -8,7 +10,11 @@
 /// A row reads and writes one field of `Configuration`. Values are stored as given, within the
 /// kind's limits; the real server's "0 means the default" rules are applied afterwards, in one
 /// place, by `Configuration.applyDefaults()` (GoTrue's `conf.ApplyDefaults`).
-public struct Setting: Sendable {
+///
+/// The row type is generic over what it fills: `Setting` fills GoTrue's `Configuration`; the
+/// server's own options (host, port, timeouts, ...) are rows of the same type over the
+/// emulator's options, in a sibling table (`EmulatorOptions.settings`).
+public struct SettingRow<Target>: Sendable {
     /// The control-API key (`PATCH /emulator/v1/config`), also the row's identity. Dots nest:
     /// `mfa.totp.enroll_enabled` is `{"mfa": {"totp": {"enroll_enabled": ...}}}` on the wire.
     public let key: String
@@ -35,14 +41,16 @@ public struct Setting: Sendable {
     /// Where a default is derived rather than fixed, how (shown instead of the value).
     public let defaultNote: String?
     public let help: String
-    let read: @Sendable (Configuration) -> SettingValue
-    let write: @Sendable (inout Configuration, SettingValue) -> Void
+    /// What the flag's value is called in help (`<path>|:memory:`); nil: derived from the kind.
+    public let placeholder: String?
+    let read: @Sendable (Target) -> SettingValue
+    let write: @Sendable (inout Target, SettingValue) -> Void
 
-    init(
+    public init(
         _ key: String, _ kind: SettingKind, env: [String], file: String? = nil, flag: String? = nil,
         runtime: Bool = true, secret: Bool = false, gotrue: SettingValue, cli: SettingValue, note: String? = nil,
-        help: String, read: @escaping @Sendable (Configuration) -> SettingValue,
-        write: @escaping @Sendable (inout Configuration, SettingValue) -> Void
+        placeholder: String? = nil, help: String, read: @escaping @Sendable (Target) -> SettingValue,
+        write: @escaping @Sendable (inout Target, SettingValue) -> Void
     ) {
         self.key = key
         self.kind = kind
@@ -57,13 +65,39 @@ public struct Setting: Sendable {
         self.cli = cli
         self.defaultNote = note
         self.help = help
+        self.placeholder = placeholder
         self.read = read
         self.write = write
     }
 
-    /// The value in force in `config`.
-    public func value(in config: Configuration) -> SettingValue { read(config) }
+    /// The value in force in `target`.
+    public func value(in target: Target) -> SettingValue { read(target) }
 
+    /// Writes the value after checking it against the kind's limits (a row that records no
+    /// source: the server's options).
+    public func apply(_ value: SettingValue, to target: inout Target, name: String? = nil) throws(SettingError) {
+        if let problem = kind.problem(value) { throw SettingError(name ?? key, problem) }
+        write(&target, value)
+    }
+
+    /// The default under `profile`.
+    public func defaultValue(_ profile: DefaultsProfile) -> SettingValue { profile == .gotrue ? gotrue : cli }
+
+    /// The primary `GOTRUE_*` (or `AUTH_EMULATOR_*`) name.
+    public var variable: String? { env.first }
+
+    /// The flag as help writes it: `--[no-]x` for a switch, `--x <value>` otherwise.
+    public var flagSyntax: String? {
+        guard let flag else { return nil }
+        if case .bool = kind, placeholder == nil { return "--[no-]\(flag)" }
+        return "--\(flag) " + (placeholder ?? kind.placeholder)
+    }
+}
+
+/// A row of the settings table proper: one setting of GoTrue's `Configuration`.
+public typealias Setting = SettingRow<Configuration>
+
+extension SettingRow where Target == Configuration {
     /// Sets the value after checking it against the kind's limits; the message names the
     /// setting the way the caller calls it (`name`). Records where the value came from.
     public func set(_ value: SettingValue, in config: inout Configuration, from source: SettingSource, name: String? = nil) throws(SettingError) {
@@ -77,13 +111,9 @@ public struct Setting: Sendable {
     public func reset(in config: inout Configuration) {
         write(&config, defaultValue(config.defaultsProfile))
         config.settingSources[key] = nil
+        // No source's signing keys: the cli profile's are the CLI's built-in key.
+        config.applyCLISigningKey()
     }
-
-    /// The default under `profile`.
-    public func defaultValue(_ profile: DefaultsProfile) -> SettingValue { profile == .gotrue ? gotrue : cli }
-
-    /// The primary `GOTRUE_*` (or `AUTH_EMULATOR_*`) name.
-    public var variable: String? { env.first }
 }
 
 /// A value refused by a setting's limits: the name as the user wrote it, and why.
@@ -111,7 +141,7 @@ public enum DefaultsProfile: String, Sendable, CaseIterable {
 }
 
 /// One setting's value, whichever source it came from.
-public enum SettingValue: Sendable, Equatable {
+public enum SettingValue: Sendable {
     case bool(Bool)
     case int(Int)
     case number(Double)
@@ -120,6 +150,8 @@ public enum SettingValue: Sendable, Equatable {
     /// `key:value` pairs (`GOTRUE_SMS_TEST_OTP`).
     case pairs([String: String])
     case rate(SendRate)
+    /// Private JWKs (`GOTRUE_JWT_KEYS`).
+    case keys([JWK])
     /// Unset, where a setting may be (an unlimited session timebox, no auto-approval).
     case null
 
@@ -143,6 +175,25 @@ public enum SettingValue: Sendable, Equatable {
     }
     public var strings: [String] { if case .strings(let list) = self { list } else { [] } }
     public var pairs: [String: String] { if case .pairs(let map) = self { map } else { [:] } }
+    public var keys: [JWK] { if case .keys(let list) = self { list } else { [] } }
+}
+
+extension SettingValue: Equatable {
+    /// Keys are equal when their members are (a JWK is read from its members).
+    public static func == (a: SettingValue, b: SettingValue) -> Bool {
+        switch (a, b) {
+        case (.bool(let x), .bool(let y)): x == y
+        case (.int(let x), .int(let y)): x == y
+        case (.number(let x), .number(let y)): x == y
+        case (.string(let x), .string(let y)): x == y
+        case (.strings(let x), .strings(let y)): x == y
+        case (.pairs(let x), .pairs(let y)): x == y
+        case (.rate(let x), .rate(let y)): x == y
+        case (.keys(let x), .keys(let y)): x.map(\.members) == y.map(\.members)
+        case (.null, .null): true
+        default: false
+        }
+    }
 }
 
 /// What a setting takes, and the limits every source is held to.
@@ -176,11 +227,14 @@ public enum SettingKind: Sendable {
     /// Character sets of which each must appear: `:`-separated in the environment (`\\:` is
     /// a literal colon), a list elsewhere.
     case characterSets
+    /// A JSON array of private JWKs of which at most one signs (`GOTRUE_JWT_KEYS`); the
+    /// readers check the array as GoTrue's `JwtKeysDecoder` does.
+    case jwks
 
     /// Why `value` is not a value of this kind, or nil.
     public func problem(_ value: SettingValue) -> String? {
         switch (self, value) {
-        case (.bool, .bool), (.list, .strings), (.characterSets, .strings), (.rate, .rate), (.pairs, .pairs), (.optionalText, .null),
+        case (.bool, .bool), (.list, .strings), (.characterSets, .strings), (.rate, .rate), (.pairs, .pairs), (.jwks, .keys), (.optionalText, .null),
              (.time, .null), (.optionalDuration, .null):
             return nil
         case (.integer(let range), .int(let n)), (.seconds(let range), .int(let n)):
@@ -205,6 +259,17 @@ public enum SettingKind: Sendable {
         }
     }
 
+    /// A flag's value as help names it: the names of a choice, else a word for the kind.
+    public var placeholder: String {
+        switch self {
+        case .choice(let names): "<" + names.joined(separator: "|") + ">"
+        case .integer: "<n>"
+        case .seconds, .duration, .optionalDuration: "<s>"
+        case .rate: "<rate>"
+        default: "<value>"
+        }
+    }
+
     /// What the kind takes, in words, for help and messages.
     public var describe: String {
         switch self {
@@ -224,6 +289,7 @@ public enum SettingKind: Sendable {
         case .pairs: "key:value pairs"
         case .time: "an RFC 3339 time such as 2030-01-01T00:00:00Z"
         case .characterSets: "character sets separated by ':'"
+        case .jwks: "a JSON array of private JWKs"
         }
     }
 }
