@@ -8,7 +8,7 @@ struct UserEndpoints: EndpointGroup {
 
     static var endpoints: [Endpoint<Self>] {
         [
-            Endpoint("GET", "/user", operation: "user.get", guards: [.requireAuthenticationWithIdentities]) { g, context in
+            Endpoint("GET", "/user", operation: "user.get", guards: [.requireAuthenticationByHandler]) { g, context in
                 try g.get(context)
             },
             Endpoint("PUT", "/user", operation: "user.update", guards: [.requireAuthenticationWithIdentities, .limit(.user)]) {
