@@ -29,7 +29,9 @@ extension CLI {
         guard let flag = row.flag, let syntax = row.flagSyntax else { return nil }
         var facts = defaultFact(row)
         switch row.kind {
-        case .integer(let range), .seconds(let range) where range.upperBound < Int(Int32.max):
+        case .integer(let range):
+            facts.insert("\(range.lowerBound)-\(range.upperBound)", at: 0)
+        case .seconds(let range) where range.upperBound < Int(Int32.max):
             facts.insert("\(range.lowerBound)-\(range.upperBound)", at: 0)
         default: break
         }

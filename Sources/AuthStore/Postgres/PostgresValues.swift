@@ -1,3 +1,5 @@
+import GoFormats
+
 /// How values cross the libpq boundary in text format: `SQLValue` parameters rendered as
 /// Postgres input text, and result text normalised by column type OID into the store's
 /// `SQLValue`s, so records read Postgres rows with the same `init(row:)` as SQLite rows:
@@ -257,7 +259,7 @@ enum PostgresText {
             index += 3
         }
         guard index == bytes.count else { return nil }
-        let days = daysFromCivil(year: year, month: month, day: day)
+        let days = Int64(GoTime.days(year: Int(year), month: Int(month), day: Int(day)))
         let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
         let (micros, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000)
         guard !overflow else { return nil }
@@ -272,7 +274,8 @@ enum PostgresText {
         if microseconds == .min { return "-infinity" }
         let (seconds, fraction) = floorDivide(microseconds, 1_000_000)
         let (days, secondOfDay) = floorDivide(seconds, 86_400)
-        let (year, month, day) = civilFromDays(days)
+        let civil = GoTime.civil(days: days)
+        let (year, month, day) = (Int64(civil.year), Int64(civil.month), Int64(civil.day))
         let bc = year <= 0
         var text = pad(bc ? 1 - year : year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + " "
         text += pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2)
@@ -294,30 +297,6 @@ enum PostgresText {
         let quotient = value / divisor
         let remainder = value % divisor
         return remainder < 0 ? (quotient - 1, remainder + divisor) : (quotient, remainder)
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant, "chrono-Compatible
-    /// Low-Level Date Algorithms", days_from_civil).
-    static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    /// The inverse of `daysFromCivil` (civil_from_days, same source).
-    static func civilFromDays(_ days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shiftedMonth = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
-        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }
 
