@@ -150,7 +150,7 @@ public final class Database: Sendable {
         get throws {
             try read { connection in
                 if let postgres = connection.postgres {
-                    return try postgres.store { pg throws(PostgresError) in try pg.query("SELECT id FROM auth_emulator.migrations ORDER BY applied_at, id") }
+                    return try postgres.store { try $0.query("SELECT id FROM auth_emulator.migrations ORDER BY applied_at, id") }
                         .compactMap { $0.string("id") }
                 }
                 return try connection.query("SELECT id FROM schema_migrations ORDER BY rowid").compactMap { $0.string("id") }

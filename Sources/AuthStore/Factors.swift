@@ -87,7 +87,7 @@ extension Connection {
     public func factors(userID: String) throws(StoreError) -> [FactorRecord] {
         if let postgres {
             guard PostgresArguments.isUUID(userID) else { return [] }
-            return try postgres.store { pg throws(PostgresError) in try pg.factors(userID: userID) }
+            return try postgres.store { try $0.factors(userID: userID) }
         }
         return try query(FactorRecord.byUser, .text(userID)).map(FactorRecord.init(row:))
     }

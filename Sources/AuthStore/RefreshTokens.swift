@@ -43,7 +43,11 @@ extension Connection {
     public func insertRefreshToken(token: String, userID: String, sessionID: String, parent: String?, at time: Int64)
         throws(StoreError) -> Int64
     {
-        if let postgres { return try postgres.store { pg throws(PostgresError) in try pg.insertRefreshToken(token: token, userID: userID, sessionID: sessionID, parent: parent, at: time) } }
+        if let postgres {
+            return try postgres.store {
+                try $0.insertRefreshToken(token: token, userID: userID, sessionID: sessionID, parent: parent, at: time)
+            }
+        }
         try execute(
             "INSERT INTO refresh_tokens (token, user_id, revoked, created_at, updated_at, parent, session_id) VALUES (?, ?, 0, ?, ?, ?, ?)",
             .text(token), .text(userID), .integer(time), .integer(time), SQLValue(parent), .text(sessionID)
@@ -52,7 +56,7 @@ extension Connection {
     }
 
     public func refreshToken(_ token: String) throws(StoreError) -> RefreshTokenRecord? {
-        if let postgres { return try postgres.store { pg throws(PostgresError) in try pg.refreshTokens(where: "token = $1", .text(token)) } }
+        if let postgres { return try postgres.store { try $0.refreshTokens(where: "token = $1", .text(token)) } }
         return try queryFirst(RefreshTokenRecord.byToken, .text(token)).map(RefreshTokenRecord.init(row:))
     }
 
@@ -60,13 +64,20 @@ extension Connection {
     public func activeRefreshToken(sessionID: String) throws(StoreError) -> RefreshTokenRecord? {
         if let postgres {
             guard PostgresArguments.isUUID(sessionID) else { return nil }
-            return try postgres.store { pg throws(PostgresError) in try pg.refreshTokens(where: "session_id = $1 AND revoked = false ORDER BY id DESC LIMIT 1", .text(sessionID)) }
+            return try postgres.store {
+                try $0.refreshTokens(where: "session_id = $1 AND revoked = false ORDER BY id DESC LIMIT 1", .text(sessionID))
+            }
         }
         return try queryFirst(RefreshTokenRecord.activeBySession, .text(sessionID)).map(RefreshTokenRecord.init(row:))
     }
 
     public func revokeRefreshToken(id: Int64, at time: Int64) throws(StoreError) {
-        if let postgres { return try postgres.store { pg throws(PostgresError) in try pg.execute("UPDATE auth.refresh_tokens SET revoked = true, updated_at = $1 WHERE id = $2", PostgresArguments.time(time), .integer(id)) } }
+        if let postgres {
+            return try postgres.store {
+                try $0.execute("UPDATE auth.refresh_tokens SET revoked = true, updated_at = $1 WHERE id = $2",
+                               PostgresArguments.time(time), .integer(id))
+            }
+        }
         try execute("UPDATE refresh_tokens SET revoked = 1, updated_at = ? WHERE id = ?", .integer(time), .integer(id))
     }
 
@@ -74,7 +85,10 @@ extension Connection {
     public func revokeRefreshTokens(sessionID: String, at time: Int64) throws(StoreError) {
         if let postgres {
             guard PostgresArguments.isUUID(sessionID) else { return }
-            return try postgres.store { pg throws(PostgresError) in try pg.execute("UPDATE auth.refresh_tokens SET revoked = true, updated_at = $1 WHERE session_id = $2 AND revoked = false", PostgresArguments.time(time), .text(sessionID)) }
+            return try postgres.store {
+                try $0.execute("UPDATE auth.refresh_tokens SET revoked = true, updated_at = $1 WHERE session_id = $2 AND revoked = false",
+                               PostgresArguments.time(time), .text(sessionID))
+            }
         }
         try execute(
             "UPDATE refresh_tokens SET revoked = 1, updated_at = ? WHERE session_id = ? AND revoked = 0",
@@ -88,7 +102,7 @@ extension Connection {
     public func refreshTokenFamily(sessionID: String) throws(StoreError) -> RefreshTokenFamily {
         if let postgres {
             guard PostgresArguments.isUUID(sessionID) else { return RefreshTokenFamily(count: 0, revoked: 0, lastIssuedAt: nil) }
-            return try postgres.store { pg throws(PostgresError) in try pg.refreshTokenFamily(sessionID: sessionID) }
+            return try postgres.store { try $0.refreshTokenFamily(sessionID: sessionID) }
         }
         let row = try queryFirst(
             "SELECT count(*) AS n, coalesce(sum(revoked), 0) AS revoked, max(created_at) AS newest FROM refresh_tokens WHERE session_id = ?",
@@ -99,7 +113,7 @@ extension Connection {
     }
 
     public func deleteRefreshToken(id: Int64) throws(StoreError) {
-        if let postgres { return try postgres.store { pg throws(PostgresError) in try pg.execute("DELETE FROM auth.refresh_tokens WHERE id = $1", .integer(id)) } }
+        if let postgres { return try postgres.store { try $0.execute("DELETE FROM auth.refresh_tokens WHERE id = $1", .integer(id)) } }
         try execute("DELETE FROM refresh_tokens WHERE id = ?", .integer(id))
     }
 }

@@ -58,7 +58,7 @@ public struct SessionRecord: Sendable, Equatable {
 
 extension Connection {
     public func insertSession(_ s: SessionRecord) throws(StoreError) {
-        if let postgres { return try postgres.store { pg throws(PostgresError) in try pg.insertSession(s) } }
+        if let postgres { return try postgres.store { try $0.insertSession(s) } }
         try execute(
             """
             INSERT INTO sessions (id, user_id, created_at, updated_at, factor_id, aal, not_after, refreshed_at, user_agent, ip, tag,
@@ -74,7 +74,12 @@ extension Connection {
     /// `UpdateOnlyRefreshToken`): the key when a session moves to the format, the counter on
     /// every token issued after that.
     public func updateSessionRefreshTokenState(id: String, hmacKey: String, counter: Int64) throws(StoreError) {
-        if let postgres { return try postgres.store { pg throws(PostgresError) in try pg.execute("UPDATE auth.sessions SET refresh_token_hmac_key = $1, refresh_token_counter = $2 WHERE id = $3", .text(hmacKey), .integer(counter), .text(id)) } }
+        if let postgres {
+            return try postgres.store {
+                try $0.execute("UPDATE auth.sessions SET refresh_token_hmac_key = $1, refresh_token_counter = $2 WHERE id = $3",
+                               .text(hmacKey), .integer(counter), .text(id))
+            }
+        }
         try execute(
             "UPDATE sessions SET refresh_token_hmac_key = ?, refresh_token_counter = ? WHERE id = ?",
             .text(hmacKey), .integer(counter), .text(id)
@@ -86,7 +91,11 @@ extension Connection {
     public func updateSessionRefresh(id: String, counter: Int64, refreshedAt: Int64, userAgent: String?, ip: String?)
         throws(StoreError)
     {
-        if let postgres { return try postgres.store { pg throws(PostgresError) in try pg.updateSessionRefresh(id: id, counter: counter, refreshedAt: refreshedAt, updatedAt: refreshedAt, userAgent: userAgent, ip: ip) } }
+        if let postgres {
+            return try postgres.store {
+                try $0.updateSessionRefresh(id: id, counter: counter, refreshedAt: refreshedAt, updatedAt: refreshedAt, userAgent: userAgent, ip: ip)
+            }
+        }
         try execute(
             "UPDATE sessions SET refresh_token_counter = ?, updated_at = ?, refreshed_at = ?, user_agent = ?, ip = ? WHERE id = ?",
             .integer(counter), .integer(refreshedAt), .integer(refreshedAt), SQLValue(userAgent), SQLValue(ip), .text(id)
@@ -94,7 +103,7 @@ extension Connection {
     }
 
     public func updateSession(_ s: SessionRecord) throws(StoreError) {
-        if let postgres { return try postgres.store { pg throws(PostgresError) in try pg.updateSession(s) } }
+        if let postgres { return try postgres.store { try $0.updateSession(s) } }
         try execute(
             """
             UPDATE sessions SET updated_at = ?, factor_id = ?, aal = ?, not_after = ?, refreshed_at = ?, user_agent = ?,
@@ -113,7 +122,11 @@ extension Connection {
     public func updateSessionRefresh(id: String, refreshedAt: Int64?, updatedAt: Int64, userAgent: String?, ip: String?)
         throws(StoreError)
     {
-        if let postgres { return try postgres.store { pg throws(PostgresError) in try pg.updateSessionRefresh(id: id, counter: nil, refreshedAt: refreshedAt, updatedAt: updatedAt, userAgent: userAgent, ip: ip) } }
+        if let postgres {
+            return try postgres.store {
+                try $0.updateSessionRefresh(id: id, counter: nil, refreshedAt: refreshedAt, updatedAt: updatedAt, userAgent: userAgent, ip: ip)
+            }
+        }
         try execute(
             "UPDATE sessions SET updated_at = ?, refreshed_at = ?, user_agent = ?, ip = ? WHERE id = ?",
             .integer(updatedAt), SQLValue(refreshedAt), SQLValue(userAgent), SQLValue(ip), .text(id)
@@ -123,7 +136,7 @@ extension Connection {
     public func session(id: String) throws(StoreError) -> SessionRecord? {
         if let postgres {
             guard PostgresArguments.isUUID(id) else { return nil }
-            return try postgres.store { pg throws(PostgresError) in try pg.sessions(where: "id = $1", .text(id)).first }
+            return try postgres.store { try $0.sessions(where: "id = $1", .text(id)).first }
         }
         return try queryFirst(SessionRecord.byID, .text(id)).map(SessionRecord.init(row:))
     }
@@ -131,7 +144,7 @@ extension Connection {
     public func sessions(userID: String) throws(StoreError) -> [SessionRecord] {
         if let postgres {
             guard PostgresArguments.isUUID(userID) else { return [] }
-            return try postgres.store { pg throws(PostgresError) in try pg.sessions(where: "user_id = $1", .text(userID)) }
+            return try postgres.store { try $0.sessions(where: "user_id = $1", .text(userID)) }
         }
         return try query(SessionRecord.byUser, .text(userID)).map(SessionRecord.init(row:))
     }
@@ -140,7 +153,7 @@ extension Connection {
     public func deleteSession(id: String) throws(StoreError) {
         if let postgres {
             guard PostgresArguments.isUUID(id) else { return }
-            return try postgres.store { pg throws(PostgresError) in try pg.execute("DELETE FROM auth.sessions WHERE id = $1", .text(id)) }
+            return try postgres.store { try $0.execute("DELETE FROM auth.sessions WHERE id = $1", .text(id)) }
         }
         try execute("DELETE FROM sessions WHERE id = ?", .text(id))
     }
@@ -149,7 +162,7 @@ extension Connection {
     public func deleteSessions(userID: String, except keep: String? = nil) throws(StoreError) {
         if let postgres {
             guard PostgresArguments.isUUID(userID) else { return }
-            return try postgres.store { pg throws(PostgresError) in try pg.deleteSessions(userID: userID, except: keep) }
+            return try postgres.store { try $0.deleteSessions(userID: userID, except: keep) }
         }
         try execute("DELETE FROM sessions WHERE user_id = ? AND id <> ?", .text(userID), .text(keep ?? ""))
     }
@@ -166,14 +179,14 @@ extension Connection {
     public func deleteSessionsBelowAAL2(userID: String) throws(StoreError) {
         if let postgres {
             guard PostgresArguments.isUUID(userID) else { return }
-            return try postgres.store { pg throws(PostgresError) in try pg.execute("DELETE FROM auth.sessions WHERE user_id = $1 AND aal < 'aal2'", .text(userID)) }
+            return try postgres.store { try $0.execute("DELETE FROM auth.sessions WHERE user_id = $1 AND aal < 'aal2'", .text(userID)) }
         }
         try execute("DELETE FROM sessions WHERE user_id = ? AND aal < 'aal2'", .text(userID))
     }
 
     /// GoTrue's `AddClaimToSession`: one row per (session, method), refreshed when repeated.
     public func addAMRClaim(id: String, sessionID: String, method: String, at time: Int64) throws(StoreError) {
-        if let postgres { return try postgres.store { pg throws(PostgresError) in try pg.addAMRClaim(id: id, sessionID: sessionID, method: method, at: time) } }
+        if let postgres { return try postgres.store { try $0.addAMRClaim(id: id, sessionID: sessionID, method: method, at: time) } }
         try execute(
             """
             INSERT INTO mfa_amr_claims (id, session_id, authentication_method, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
@@ -189,7 +202,7 @@ extension Connection {
     public func amrClaims(sessionID: String) throws(StoreError) -> [AMRClaimRecord] {
         if let postgres {
             guard PostgresArguments.isUUID(sessionID) else { return [] }
-            return try postgres.store { pg throws(PostgresError) in try pg.amrClaims(sessionID: sessionID) }
+            return try postgres.store { try $0.amrClaims(sessionID: sessionID) }
         }
         let rows = try query(
             "SELECT authentication_method, updated_at, rowid FROM mfa_amr_claims WHERE session_id = ?", .text(sessionID)

@@ -138,14 +138,14 @@ extension Connection {
     /// reload after `Create` gives; SQLite has no such triggers and returns `user`.
     @discardableResult
     public func insertUser(_ user: UserRecord) throws(StoreError) -> UserRecord {
-        if let postgres { return try postgres.store { pg throws(PostgresError) in try pg.insertUser(user) } }
+        if let postgres { return try postgres.store { try $0.insertUser(user) } }
         try execute(UserRecord.insertSQL, user.values)
         return user
     }
 
     /// Writes every column of the row (the record is the unit of change, as GoTrue's models).
     public func updateUser(_ user: UserRecord) throws(StoreError) {
-        if let postgres { return try postgres.store { pg throws(PostgresError) in try pg.updateUser(user) } }
+        if let postgres { return try postgres.store { try $0.updateUser(user) } }
         var values = Array(user.values.dropFirst())
         values.append(.text(user.id))
         try execute(UserRecord.updateSQL, values)
@@ -155,22 +155,22 @@ extension Connection {
     /// whole row would make SQLite rewrite an entry in every index on `users`.
     public func updateUserLastSignIn(id: String, lastSignInAt: Int64, updatedAt: Int64) throws(StoreError) {
         if let postgres {
-            return try postgres.store { pg throws(PostgresError) in try pg.updateUserLastSignIn(id: id, lastSignInAt: lastSignInAt, updatedAt: updatedAt) }
+            return try postgres.store { try $0.updateUserLastSignIn(id: id, lastSignInAt: lastSignInAt, updatedAt: updatedAt) }
         }
         try execute("UPDATE users SET last_sign_in_at = ?, updated_at = ? WHERE id = ?",
                     .integer(lastSignInAt), .integer(updatedAt), .text(id))
     }
 
     public func user(id: String) throws(StoreError) -> UserRecord? {
-        if let postgres { return try postgres.store { pg throws(PostgresError) in try pg.user(id: id) } }
+        if let postgres { return try postgres.store { try $0.user(id: id) } }
         return try queryFirst(Connection.userByID, .text(id)).map(UserRecord.init(row:))
     }
 
     /// GoTrue's `FindUserByEmailAndAudience`: case-insensitive, non-SSO accounts only.
     public func user(email: String, aud: String) throws(StoreError) -> UserRecord? {
         if let postgres {
-            return try postgres.store { pg throws(PostgresError) in
-                try pg.firstUser("lower(email) = lower($1) AND aud = $2 AND is_sso_user = false", .text(email), .text(aud))
+            return try postgres.store {
+                try $0.firstUser("lower(email) = lower($1) AND aud = $2 AND is_sso_user = false", .text(email), .text(aud))
             }
         }
         return try queryFirst(
@@ -182,7 +182,7 @@ extension Connection {
     /// GoTrue's `FindUserByConfirmationToken` (an invite being accepted through OAuth).
     public func user(confirmationToken: String) throws(StoreError) -> UserRecord? {
         if let postgres {
-            return try postgres.store { pg throws(PostgresError) in try pg.firstUser("confirmation_token = $1", .text(confirmationToken)) }
+            return try postgres.store { try $0.firstUser("confirmation_token = $1", .text(confirmationToken)) }
         }
         return try queryFirst("\(Connection.userSelect) WHERE confirmation_token = ? LIMIT 1", .text(confirmationToken))
             .map(UserRecord.init(row:))
@@ -191,8 +191,8 @@ extension Connection {
     /// GoTrue's `FindUserByPhoneAndAudience`.
     public func user(phone: String, aud: String) throws(StoreError) -> UserRecord? {
         if let postgres {
-            return try postgres.store { pg throws(PostgresError) in
-                try pg.firstUser("phone = $1 AND aud = $2 AND is_sso_user = false", .text(phone), .text(aud))
+            return try postgres.store {
+                try $0.firstUser("phone = $1 AND aud = $2 AND is_sso_user = false", .text(phone), .text(aud))
             }
         }
         return try queryFirst(
@@ -204,8 +204,8 @@ extension Connection {
     /// Whether another account already uses this email (any audience check is the caller's).
     public func userExists(email: String, aud: String, excluding id: String?) throws(StoreError) -> Bool {
         if let postgres {
-            return try postgres.store { pg throws(PostgresError) in
-                try pg.userExists("lower(email) = lower($1) AND is_sso_user = false", email, aud: aud, excluding: id)
+            return try postgres.store {
+                try $0.userExists("lower(email) = lower($1) AND is_sso_user = false", email, aud: aud, excluding: id)
             }
         }
         return try scalar(
@@ -217,13 +217,13 @@ extension Connection {
     /// Whether any user is stored at all (a fixture loading into a fresh database can skip its
     /// per-user lookups).
     public func hasUsers() throws(StoreError) -> Bool {
-        if let postgres { return try postgres.store { pg throws(PostgresError) in try pg.scalar("SELECT EXISTS (SELECT 1 FROM auth.users)").int64Value == 1 } }
+        if let postgres { return try postgres.store { try $0.scalar("SELECT EXISTS (SELECT 1 FROM auth.users)").int64Value == 1 } }
         return try scalar("SELECT EXISTS (SELECT 1 FROM users)").int64Value == 1
     }
 
     public func userExists(phone: String, aud: String, excluding id: String?) throws(StoreError) -> Bool {
         if let postgres {
-            return try postgres.store { pg throws(PostgresError) in try pg.userExists("phone = $1", phone, aud: aud, excluding: id) }
+            return try postgres.store { try $0.userExists("phone = $1", phone, aud: aud, excluding: id) }
         }
         return try scalar(
             "SELECT count(*) FROM users WHERE phone = ? AND aud = ? AND id <> ?",
@@ -234,7 +234,7 @@ extension Connection {
     public func deleteUser(id: String) throws(StoreError) {
         if let postgres {
             guard PostgresArguments.isUUID(id) else { return }
-            return try postgres.store { pg throws(PostgresError) in try pg.execute("DELETE FROM auth.users WHERE id = $1", .text(id)) }
+            return try postgres.store { try $0.execute("DELETE FROM auth.users WHERE id = $1", .text(id)) }
         }
         try execute("DELETE FROM users WHERE id = ?", .text(id))
     }

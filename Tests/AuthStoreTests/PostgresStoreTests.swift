@@ -18,7 +18,7 @@ struct PostgresStoreTests {
 
     /// Runs SQL of the test's own (DDL for triggers) on the writer, as the app would.
     private func appSQL(_ db: Database, _ sql: String) throws {
-        try db.write { c in try c.postgres!.store { pg throws(PostgresError) in try pg.executeScript(sql) } }
+        try db.write { c in try c.postgres!.store { try $0.executeScript(sql) } }
     }
 
     @Test func aUserReadsBackEqualWithGoTruesColumnValues() throws {

@@ -251,7 +251,7 @@ func newID() -> String { UUID().uuidString.lowercased() }
 /// connection in Postgres mode (whose generic statement methods run transaction control only).
 func rows(_ db: Database, _ sql: String) throws -> [[String]] {
     try db.read { (c: Connection) throws in
-        let result = try c.postgres.map { pg in try pg.store { pg throws(PostgresError) in try pg.query(sql) } } ?? c.query(sql)
+        let result = try c.postgres.map { pg in try pg.store { try $0.query(sql) } } ?? c.query(sql)
         return result.map { row in
             row.columns.indices.map { index in
                 switch row[position: index] {

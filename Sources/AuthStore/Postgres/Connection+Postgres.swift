@@ -56,12 +56,17 @@ extension Connection {
 }
 
 extension PostgresConnection {
-    /// `body`'s Postgres failure as the store's error.
-    func store<T>(_ body: (PostgresConnection) throws(PostgresError) -> T) throws(StoreError) -> T {
+    /// Runs a store method's Postgres statements: a Postgres failure becomes the store's error
+    /// (carrying it), a `StoreError` passes as it is.
+    func store<T>(_ body: (PostgresConnection) throws -> T) throws(StoreError) -> T {
         do {
             return try body(self)
-        } catch {
+        } catch let error as PostgresError {
             throw StoreError(error)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError(code: 1, message: "Postgres mode: \(error)")
         }
     }
 }
