@@ -247,6 +247,35 @@ func newID() -> String { UUID().uuidString.lowercased() }
     }
 }
 
+extension StoreBackendTests {
+    @Test(arguments: StoreBackend.available) func capturedMessagesAndSigningKeys(backend: StoreBackend) throws {
+        let db = try backend.open()
+        let userID = newID()
+        var first = OutboxRecord(id: newID(), channel: "email", recipient: "ada@example.com", type: "signup", sentAt: t0)
+        first.otp = "123456"
+        first.userID = userID
+        var second = OutboxRecord(id: newID(), channel: "email", recipient: "ada@example.com", type: "recovery", sentAt: t0 + 1)
+        second.tokenHash = "pkce_h"
+        let sms = OutboxRecord(id: newID(), channel: "sms", recipient: "15550001", type: "sms", sentAt: t0 + 2)
+        try db.write { (c: Connection) throws in
+            for message in [first, second, sms] { try c.insertOutboxMessage(message) }
+        }
+        try db.read { (c: Connection) throws in
+            #expect(try c.outboxMessages() == [sms, second, first])
+            #expect(try c.outboxMessages(recipient: "ADA@example.com") == [second, first])
+            #expect(try c.outboxMessages(recipient: "ada@example.com", type: "signup") == [first])
+            #expect(try c.outboxMessages(limit: 1) == [sms])
+        }
+        #expect(try db.write { try $0.clearOutbox() } == 3)
+        #expect(try db.read { try $0.outboxMessages() }.isEmpty)
+
+        #expect(try db.read { try $0.projectSigningKey(algorithm: "ES256") } == nil)
+        #expect(try db.write { try $0.insertProjectSigningKeyIfNone(algorithm: "ES256", privateJWK: #"{"kty":"EC"}"#, at: t0) } == #"{"kty":"EC"}"#)
+        #expect(try db.write { try $0.insertProjectSigningKeyIfNone(algorithm: "ES256", privateJWK: #"{"kty":"other"}"#, at: t0) } == #"{"kty":"EC"}"#)
+        #expect(try db.read { try $0.projectSigningKey(algorithm: "ES256") } == #"{"kty":"EC"}"#)
+    }
+}
+
 /// The rows of `sql` as text: through the store's connection for SQLite, the Postgres
 /// connection in Postgres mode (whose generic statement methods run transaction control only).
 func rows(_ db: Database, _ sql: String) throws -> [[String]] {
