@@ -20,7 +20,9 @@ public struct DatabaseOptions: Sendable {
     }
 }
 
-/// The emulator's SQLite database: one writer connection and a small pool of readers.
+/// The emulator's SQLite database: one writer connection and a small pool of readers. In
+/// Postgres mode (`init(postgres:options:postgres:)`, `Postgres/Database+Postgres.swift`) the
+/// same pool holds Postgres connections, with the same `read` / `write` semantics.
 ///
 /// File databases run in WAL mode, so readers never block the writer nor each other
 /// (https://sqlite.org/wal.html). Several `Database` instances, in one process or several, may
@@ -559,7 +561,8 @@ final class ConnectionPool: @unchecked Sendable {
                     return .pooled(reader)
                 }
                 if openedReaders < options.readerCount {
-                    // Opened under the lock: it takes well under a millisecond, happens at most
+                    // Opened under the lock: it takes well under a millisecond (a Postgres
+                    // reader: a connection and its session set-up, a few), happens at most
                     // `readerCount` times, and keeps `close()` from missing a connection.
                     let reader = try openReader()
                     openedReaders += 1
