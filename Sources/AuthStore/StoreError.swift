@@ -16,12 +16,15 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
     public let message: String
 
     /// The Postgres server's error when it is the cause (Postgres mode), nil otherwise.
-    public let postgres: PostgresError?
+    public var postgres: PostgresError? { cause?.error }
+    /// Boxed: a `PostgresError` is a dozen strings, and every `throws(StoreError)` call of the
+    /// SQLite path would otherwise carry room for it.
+    private let cause: PostgresCause?
 
     public init(code: Int32, message: String) {
         self.code = code
         self.message = message
-        postgres = nil
+        cause = nil
     }
 
     /// A Postgres failure. `message` is `PostgresError.diagnostics`: SQLSTATE, message, DETAIL,
@@ -30,7 +33,7 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
     public init(_ postgres: PostgresError) {
         code = Self.sqliteCode(sqlstate: postgres.sqlstate)
         message = postgres.diagnostics
-        self.postgres = postgres
+        cause = PostgresCause(error: postgres)
     }
 
     /// What a store method not yet written for Postgres answers there, rather than running
@@ -73,6 +76,11 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
 
     static let closedMessage = "database is closed"
     static var closed: StoreError { StoreError(code: SQLITE_MISUSE, message: closedMessage) }
+}
+
+private final class PostgresCause: Sendable {
+    let error: PostgresError
+    init(error: PostgresError) { self.error = error }
 }
 
 /// Extended result codes. The C header defines them as macro expressions
