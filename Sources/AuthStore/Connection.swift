@@ -1,8 +1,16 @@
 import AuthPlatform
 import CSQLite
 
-/// One SQLite connection. Reachable only inside `Database.read` / `Database.write` closures and
-/// used by one thread at a time (opened with SQLITE_OPEN_NOMUTEX), hence not `Sendable`.
+/// One SQLite connection, or one Postgres connection in Postgres mode (`postgres`). Reachable
+/// only inside `Database.read` / `Database.write` closures and used by one thread at a time
+/// (opened with SQLITE_OPEN_NOMUTEX), hence not `Sendable`.
+///
+/// The backend is one stored optional: each store method tests it once and runs either its
+/// SQLite statements (below) or its Postgres ones (`Postgres/*+Postgres.swift`), so the SQLite
+/// path pays one predictable branch per call. In Postgres mode the generic statement methods
+/// (`execute`, `query`, ...) run only transaction control (what `Database` issues); a store
+/// method not yet written for Postgres throws `StoreError` naming itself instead of sending
+/// SQLite's SQL to Postgres.
 ///
 /// Every statement is prepared once with SQLITE_PREPARE_PERSISTENT and cached by its SQL text.
 /// Cached statements stay valid across schema changes, including ones made by other connections
@@ -10,7 +18,13 @@ import CSQLite
 /// (https://sqlite.org/c3ref/prepare.html). Rows are never cached, so several processes can
 /// share one database file without serving stale data.
 public final class Connection {
-    let handle: OpaquePointer
+    /// nil in Postgres mode.
+    private let sqlite: OpaquePointer?
+    /// The SQLite handle: used only on the SQLite path (after `postgres` was found nil, or by
+    /// the SQLite pool and checkpointer, which never hold a Postgres connection).
+    var handle: OpaquePointer { sqlite.unsafelyUnwrapped }
+    /// The Postgres connection in Postgres mode; nil for SQLite.
+    let postgres: PostgresConnection?
     private var statements = StringTable<CachedStatement>(capacity: 64)
     private var isClosed = false
     /// This connection's number in the statement trace (`StatementTrace`), 0 when not tracing.
@@ -37,9 +51,17 @@ public final class Connection {
             sqlite3_close_v2(db)
             throw StoreError(code: code, message: "open \"\(path)\": \(reason)")
         }
-        handle = db
+        sqlite = db
+        postgres = nil
         sqlite3_extended_result_codes(db, 1)
         traceNumber = StatementTrace.enabled.load(ordering: .relaxed) ? StatementTrace.connectionNumber() : 0
+    }
+
+    /// A Postgres-mode connection around an open `PostgresConnection`.
+    init(postgres connection: PostgresConnection) {
+        sqlite = nil
+        postgres = connection
+        traceNumber = 0
     }
 
     deinit {
@@ -50,6 +72,10 @@ public final class Connection {
     func close() {
         guard !isClosed else { return }
         isClosed = true
+        if let postgres {
+            postgres.close()
+            return
+        }
         for cached in statements.allValues {
             sqlite3_finalize(cached.statement)
         }
@@ -60,6 +86,7 @@ public final class Connection {
     /// The main database as one SQLite file image (`sqlite3_serialize`); nil when SQLite
     /// cannot make one.
     func serialized() -> [UInt8]? {
+        guard postgres == nil else { return nil }
         var size: sqlite3_int64 = 0
         guard let bytes = sqlite3_serialize(handle, "main", &size, 0) else { return nil }
         defer { sqlite3_free(bytes) }
@@ -70,7 +97,7 @@ public final class Connection {
     /// (`sqlite3_deserialize`), which frees it when the connection closes and grows it as
     /// writes need. Returns false when SQLite refuses it.
     func deserialize(_ image: [UInt8]) -> Bool {
-        guard let copy = sqlite3_malloc64(sqlite3_uint64(image.count))?.assumingMemoryBound(to: UInt8.self) else { return false }
+        guard postgres == nil, let copy = sqlite3_malloc64(sqlite3_uint64(image.count))?.assumingMemoryBound(to: UInt8.self) else { return false }
         image.withUnsafeBufferPointer { copy.update(from: $0.baseAddress!, count: image.count) }
         let size = sqlite3_int64(image.count)
         let flags = UInt32(SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_RESIZEABLE)
@@ -91,54 +118,58 @@ public final class Connection {
     /// to the WAL mid-transaction and read back (https://sqlite.org/pragma.html#pragma_cache_spill).
     /// Only a hint: when the pragma fails, the body runs with the cache it has.
     public func withPageCache<T, E: Error>(kibibytes: Int, _ body: () throws(E) -> T) throws(E) -> T {
-        guard kibibytes > Self.pageCacheKiB else { return try body() }
+        // Postgres keeps its own shared buffers: nothing to raise per connection.
+        guard kibibytes > Self.pageCacheKiB, postgres == nil else { return try body() }
         try? execute("PRAGMA cache_size = -\(kibibytes)")
         defer { try? execute("PRAGMA cache_size = -\(Self.pageCacheKiB)") }
         return try body()
     }
 
     /// Runs one statement to completion, discarding any rows.
-    public func execute(_ sql: String, _ arguments: SQLValue...) throws(StoreError) {
-        try execute(sql, arguments)
+    ///
+    /// `caller` names the store method in Postgres mode's "not available yet" error.
+    public func execute(_ sql: String, _ arguments: SQLValue..., caller: StaticString = #function) throws(StoreError) {
+        try execute(sql, arguments, caller: caller)
     }
 
-    public func execute(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) {
-        _ = try run(sql, arguments, collect: 0, stopEarly: false)
+    public func execute(_ sql: String, _ arguments: [SQLValue], caller: StaticString = #function) throws(StoreError) {
+        _ = try run(sql, arguments, collect: 0, stopEarly: false, caller: caller)
     }
 
     /// Runs one statement and returns all its rows.
-    public func query(_ sql: String, _ arguments: SQLValue...) throws(StoreError) -> [Row] {
-        try query(sql, arguments)
+    public func query(_ sql: String, _ arguments: SQLValue..., caller: StaticString = #function) throws(StoreError) -> [Row] {
+        try query(sql, arguments, caller: caller)
     }
 
-    public func query(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) -> [Row] {
-        try run(sql, arguments, collect: .max, stopEarly: false)
+    public func query(_ sql: String, _ arguments: [SQLValue], caller: StaticString = #function) throws(StoreError) -> [Row] {
+        try run(sql, arguments, collect: .max, stopEarly: false, caller: caller)
     }
 
     /// The first row, or `nil`. Stepping stops after it; for `INSERT … RETURNING` SQLite has
     /// already made every change on the first step (https://sqlite.org/lang_returning.html).
-    public func queryFirst(_ sql: String, _ arguments: SQLValue...) throws(StoreError) -> Row? {
-        try queryFirst(sql, arguments)
+    public func queryFirst(_ sql: String, _ arguments: SQLValue..., caller: StaticString = #function) throws(StoreError) -> Row? {
+        try queryFirst(sql, arguments, caller: caller)
     }
 
-    public func queryFirst(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) -> Row? {
-        try run(sql, arguments, collect: 1, stopEarly: true).first
+    public func queryFirst(_ sql: String, _ arguments: [SQLValue], caller: StaticString = #function) throws(StoreError) -> Row? {
+        try run(sql, arguments, collect: 1, stopEarly: true, caller: caller).first
     }
 
     /// The first column of the first row, or `.null` when there is no row.
-    public func scalar(_ sql: String, _ arguments: SQLValue...) throws(StoreError) -> SQLValue {
-        try scalar(sql, arguments)
+    public func scalar(_ sql: String, _ arguments: SQLValue..., caller: StaticString = #function) throws(StoreError) -> SQLValue {
+        try scalar(sql, arguments, caller: caller)
     }
 
-    public func scalar(_ sql: String, _ arguments: [SQLValue]) throws(StoreError) -> SQLValue {
-        guard let row = try run(sql, arguments, collect: 1, stopEarly: true).first,
+    public func scalar(_ sql: String, _ arguments: [SQLValue], caller: StaticString = #function) throws(StoreError) -> SQLValue {
+        guard let row = try run(sql, arguments, collect: 1, stopEarly: true, caller: caller).first,
               !row.columns.isEmpty else { return .null }
         return row[position: 0]
     }
 
     /// Runs several `;`-separated statements without arguments (migrations, bulk resets).
     /// Not cached: scripts run once.
-    public func executeScript(_ sql: String) throws(StoreError) {
+    public func executeScript(_ sql: String, caller: StaticString = #function) throws(StoreError) {
+        if postgres != nil { throw StoreError.notInPostgresMode(caller) }
         let result: Result<Void, StoreError> = sql.withCString { start in
             var cursor: UnsafePointer<CChar>? = start
             while let current = cursor, current.pointee != 0 {
@@ -164,12 +195,23 @@ public final class Connection {
     }
 
     /// Rows inserted, updated or deleted by the most recent INSERT, UPDATE or DELETE.
-    public var changes: Int { Int(sqlite3_changes64(handle)) }
+    public var changes: Int {
+        if let postgres { return postgres.changes }
+        return Int(sqlite3_changes64(handle))
+    }
 
-    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    /// SQLite only (Postgres mode answers 0: its inserts return their ids with RETURNING).
+    public var lastInsertRowID: Int64 {
+        guard postgres == nil else { return 0 }
+        return sqlite3_last_insert_rowid(handle)
+    }
 
-    /// Whether a transaction is open on this connection.
-    public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+    /// Whether a transaction is open on this connection (in Postgres, also one an error
+    /// aborted, which still awaits its ROLLBACK).
+    public var isInTransaction: Bool {
+        if let postgres { return postgres.isInTransaction }
+        return sqlite3_get_autocommit(handle) == 0
+    }
 
     // MARK: Statement execution
 
@@ -177,8 +219,13 @@ public final class Connection {
         StoreError(code: SQLITE_READONLY, message: "step: a statement that writes was run inside Database.read")
     }
 
-    private func run(_ sql: String, _ arguments: [SQLValue], collect limit: Int, stopEarly: Bool) throws(StoreError) -> [Row] {
+    private func run(_ sql: String, _ arguments: [SQLValue], collect limit: Int, stopEarly: Bool,
+                     caller: StaticString) throws(StoreError) -> [Row] {
         guard !isClosed else { throw StoreError.closed }
+        if let postgres {
+            try runTransactionControl(sql, on: postgres, caller: caller)
+            return []
+        }
         let (statement, cachedNames) = try cachedStatement(sql)
         // Reset and drop bindings even on failure: a statement left mid-step would hold its read
         // snapshot open, and cleared bindings free SQLite's copies of bound secrets.

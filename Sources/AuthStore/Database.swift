@@ -20,7 +20,9 @@ public struct DatabaseOptions: Sendable {
     }
 }
 
-/// The emulator's SQLite database: one writer connection and a small pool of readers.
+/// The emulator's SQLite database: one writer connection and a small pool of readers. In
+/// Postgres mode (`init(postgres:options:postgres:)`, `Postgres/Database+Postgres.swift`) the
+/// same pool holds Postgres connections, with the same `read` / `write` semantics.
 ///
 /// File databases run in WAL mode, so readers never block the writer nor each other
 /// (https://sqlite.org/wal.html). Several `Database` instances, in one process or several, may
@@ -48,6 +50,9 @@ public final class Database: Sendable {
     let pool: ConnectionPool
     /// Whether this `:memory:` database began as a copy of an already migrated one (tests).
     let startedFromImage: Bool
+    /// Postgres mode: what was found of GoTrue's schema (after creating it when it was absent)
+    /// and the session's warnings. nil for SQLite.
+    public let postgresSetup: PostgresSetup?
 
     /// Opens (creating if needed) the database, applies the per-connection pragmas and runs the
     /// pending migrations of `Migrations.all`.
@@ -66,6 +71,7 @@ public final class Database: Sendable {
         }
         self.path = path
         self.options = options
+        postgresSetup = nil
         pool = try ConnectionPool(path: path, options: options)
         // A database in memory starts as a copy of the first one this process migrated: running
         // the migrations parses and re-parses the schema after each statement (about 10 ms in
@@ -81,11 +87,23 @@ public final class Database: Sendable {
         }
     }
 
+    /// Postgres mode (`init(postgres:options:postgres:)`): the pool is open and the schema ready.
+    init(pool: ConnectionPool, options: DatabaseOptions, setup: PostgresSetup) {
+        path = pool.label
+        self.options = options
+        self.pool = pool
+        startedFromImage = false
+        postgresSetup = setup
+    }
+
     deinit {
         pool.close()
     }
 
     public var isInMemory: Bool { path == ConnectionPool.memoryPath }
+
+    /// Whether this is a Postgres-mode database.
+    public var isPostgres: Bool { postgresSetup != nil }
 
     /// Runs `body` in a read transaction (BEGIN DEFERRED … COMMIT), so every statement in it
     /// sees one consistent snapshot. Statements that write are refused with SQLITE_READONLY.
@@ -127,10 +145,17 @@ public final class Database: Sendable {
 
     /// Ids of recorded migrations in the order they were applied. May include ids this build
     /// does not know (written by a newer build sharing the file).
+    ///
+    /// In Postgres mode, the steps of the emulator's own schema (`auth_emulator.migrations`);
+    /// GoTrue's are in `postgresSetup.schema`.
     public var appliedMigrations: [String] {
         get throws {
             try read { connection in
-                try connection.query("SELECT id FROM schema_migrations ORDER BY rowid").compactMap { $0.string("id") }
+                if let postgres = connection.postgres {
+                    return try postgres.store { try $0.query("SELECT id FROM auth_emulator.migrations ORDER BY applied_at, id") }
+                        .compactMap { $0.string("id") }
+                }
+                return try connection.query("SELECT id FROM schema_migrations ORDER BY rowid").compactMap { $0.string("id") }
             }
         }
     }
@@ -159,6 +184,10 @@ final class ConnectionPool: @unchecked Sendable {
     private let monitor = Monitor()
     private let path: String
     private let options: DatabaseOptions
+    /// Where readers connect in Postgres mode; nil for SQLite.
+    private let postgres: PostgresTarget?
+    /// `Database.path`: the file, `:memory:`, or Postgres mode's `PostgresTarget.label`.
+    var label: String { path }
     /// Reads use the writer connection (`:memory:`, or `readerCount < 1`).
     private let sharesWriter: Bool
 
@@ -179,6 +208,7 @@ final class ConnectionPool: @unchecked Sendable {
     init(path: String, options: DatabaseOptions) throws(StoreError) {
         self.path = path
         self.options = options
+        postgres = nil
         let isMemory = path == Self.memoryPath
         sharesWriter = isMemory || options.readerCount < 1
         let writer = try Self.open(path: path, options: options, role: isMemory ? .memory : .writer)
@@ -193,6 +223,29 @@ final class ConnectionPool: @unchecked Sendable {
             self.checkpointer = checkpointer
         }
         self.writer = writer
+    }
+
+    /// Postgres mode: `writer` is open and its schema ready; readers connect to `target` on
+    /// first use. Group commit, savepoint nesting and the reader pool work as for a file.
+    init(postgres target: PostgresTarget, writer: PostgresConnection, options: DatabaseOptions) {
+        path = target.label
+        self.options = options
+        postgres = target
+        sharesWriter = options.readerCount < 1
+        checkpointer = nil
+        self.writer = Connection(postgres: writer)
+    }
+
+    /// A reader connection: SQLite's (query_only, mapped) or a Postgres session like the writer's.
+    private func openReader() throws(StoreError) -> Connection {
+        guard let postgres else { return try Self.open(path: path, options: options, role: .reader) }
+        do {
+            let connection = Connection(postgres: try PostgresConnection(postgres.conninfo, options: postgres.session))
+            connection.readOnly = true
+            return connection
+        } catch {
+            throw StoreError(error)
+        }
     }
 
     /// Replaces a new `:memory:` database, before any other use, with a copy of `image`
@@ -508,9 +561,10 @@ final class ConnectionPool: @unchecked Sendable {
                     return .pooled(reader)
                 }
                 if openedReaders < options.readerCount {
-                    // Opened under the lock: it takes well under a millisecond, happens at most
+                    // Opened under the lock: it takes well under a millisecond (a Postgres
+                    // reader: a connection and its session set-up, a few), happens at most
                     // `readerCount` times, and keeps `close()` from missing a connection.
-                    let reader = try Self.open(path: path, options: options, role: .reader)
+                    let reader = try openReader()
                     openedReaders += 1
                     busyReaders[me] = reader
                     return .pooled(reader)
@@ -599,8 +653,9 @@ final class ConnectionPool: @unchecked Sendable {
             checkpointer.uninstall(from: writer)
             checkpointer.stop()
         }
+        // Postgres mode has no file either: it answers `.inMemory` too.
         var outcome = CloseOutcome.inMemory
-        if path != Self.memoryPath {
+        if path != Self.memoryPath && postgres == nil {
             // Readers of other processes may still pin the WAL; the checkpoint is then partial
             // and SQLite finishes it later, so its result is reported, not thrown.
             var logFrames: Int32 = 0

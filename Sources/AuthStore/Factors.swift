@@ -85,7 +85,11 @@ extension Connection {
 
     /// A user's factors, oldest first (GoTrue's eager load order).
     public func factors(userID: String) throws(StoreError) -> [FactorRecord] {
-        try query(FactorRecord.byUser, .text(userID)).map(FactorRecord.init(row:))
+        if let postgres {
+            guard PostgresArguments.isUUID(userID) else { return [] }
+            return try postgres.store { try $0.factors(userID: userID) }
+        }
+        return try query(FactorRecord.byUser, .text(userID)).map(FactorRecord.init(row:))
     }
 
     /// `FindOwnedFactorByID`: the factor only when it belongs to the user.

@@ -48,6 +48,7 @@ public struct IdentityRecord: Sendable, Equatable {
 
 extension Connection {
     public func insertIdentity(_ identity: IdentityRecord) throws(StoreError) {
+        if let postgres { return try postgres.store { try $0.insertIdentity(identity) } }
         try execute(
             """
             INSERT INTO identities (id, provider_id, user_id, identity_data, provider, last_sign_in_at, created_at, updated_at)
@@ -59,6 +60,7 @@ extension Connection {
     }
 
     public func updateIdentity(_ identity: IdentityRecord) throws(StoreError) {
+        if let postgres { return try postgres.store { try $0.updateIdentity(identity) } }
         try execute(
             "UPDATE identities SET identity_data = ?, last_sign_in_at = ?, updated_at = ? WHERE id = ?",
             .text(identity.identityData), SQLValue(identity.lastSignInAt), .integer(identity.updatedAt), .text(identity.id)
@@ -67,26 +69,48 @@ extension Connection {
 
     /// A user's identities, oldest first (GoTrue loads them in insertion order).
     public func identities(userID: String) throws(StoreError) -> [IdentityRecord] {
-        try query(IdentityRecord.byUser, .text(userID))
+        if let postgres {
+            guard PostgresArguments.isUUID(userID) else { return [] }
+            return try postgres.store { try $0.identities(where: "user_id = $1", .text(userID)) }
+        }
+        return try query(IdentityRecord.byUser, .text(userID))
             .map(IdentityRecord.init(row:))
     }
 
     public func identity(providerID: String, provider: String) throws(StoreError) -> IdentityRecord? {
-        try queryFirst("\(IdentityRecord.select) WHERE provider_id = ? AND provider = ?", .text(providerID), .text(provider))
+        if let postgres {
+            return try postgres.store {
+                try $0.identities(where: "provider_id = $1 AND provider = $2", .text(providerID), .text(provider)).first
+            }
+        }
+        return try queryFirst("\(IdentityRecord.select) WHERE provider_id = ? AND provider = ?", .text(providerID), .text(provider))
             .map(IdentityRecord.init(row:))
     }
 
     public func identity(id: String) throws(StoreError) -> IdentityRecord? {
-        try queryFirst("\(IdentityRecord.select) WHERE id = ?", .text(id)).map(IdentityRecord.init(row:))
+        if let postgres {
+            guard PostgresArguments.isUUID(id) else { return nil }
+            return try postgres.store { try $0.identities(where: "id = $1", .text(id)).first }
+        }
+        return try queryFirst("\(IdentityRecord.select) WHERE id = ?", .text(id)).map(IdentityRecord.init(row:))
     }
 
     public func deleteIdentity(id: String) throws(StoreError) {
+        if let postgres {
+            guard PostgresArguments.isUUID(id) else { return }
+            return try postgres.store { try $0.execute("DELETE FROM auth.identities WHERE id = $1", .text(id)) }
+        }
         try execute("DELETE FROM identities WHERE id = ?", .text(id))
     }
 
     /// Identities whose (lowercased) email is one of `emails`, oldest first: the "similar
     /// identities" of GoTrue's automatic account linking (`email = any (?)`).
     public func identities(emails: [String]) throws(StoreError) -> [IdentityRecord] {
+        if let postgres {
+            return try postgres.store {
+                try $0.identities(where: "email = ANY($1::text[])", .postgresTextArray(emails.map { $0.lowercased() }))
+            }
+        }
         guard !emails.isEmpty else { return [] }
         let placeholders = Array(repeating: "?", count: emails.count).joined(separator: ", ")
         return try query("\(IdentityRecord.select) WHERE email IN (\(placeholders)) ORDER BY created_at, rowid",
@@ -97,6 +121,7 @@ extension Connection {
     /// Ids of non-SSO users whose email is one of `emails`, in any audience (the "similar users"
     /// of automatic account linking).
     public func userIDs(emails: [String]) throws(StoreError) -> [String] {
+        if let postgres { return try postgres.store { try $0.userIDs(emails: emails) } }
         guard !emails.isEmpty else { return [] }
         let placeholders = Array(repeating: "?", count: emails.count).joined(separator: ", ")
         return try query("SELECT id FROM users WHERE lower(email) IN (\(placeholders)) AND is_sso_user = 0 ORDER BY created_at, rowid",

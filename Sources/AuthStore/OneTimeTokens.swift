@@ -5,6 +5,11 @@ extension Connection {
     /// one outstanding token per user and type). `relatesTo` is stored lowercased.
     public func replaceOneTimeToken(id: String, userID: String, type: String, tokenHash: String, relatesTo: String,
                                     at time: Int64) throws(StoreError) {
+        if let postgres {
+            return try postgres.store {
+                try $0.replaceOneTimeToken(id: id, userID: userID, type: type, tokenHash: tokenHash, relatesTo: relatesTo, at: time)
+            }
+        }
         try deleteOneTimeToken(userID: userID, type: type)
         try execute(
             """
@@ -19,10 +24,21 @@ extension Connection {
     /// `ClearAllOneTimeTokensForUser`.
     /// Deletes the user's outstanding token of `type` (`ClearOneTimeToken` in the real store).
     public func deleteOneTimeToken(userID: String, type: String) throws(StoreError) {
+        if let postgres {
+            guard PostgresArguments.isUUID(userID) else { return }
+            return try postgres.store {
+                try $0.execute("DELETE FROM auth.one_time_tokens WHERE user_id = $1 AND token_type = $2",
+                               .text(userID), .text(type))
+            }
+        }
         try execute("DELETE FROM one_time_tokens WHERE user_id = ? AND token_type = ?", .text(userID), .text(type))
     }
 
     public func deleteOneTimeTokens(userID: String) throws(StoreError) {
+        if let postgres {
+            guard PostgresArguments.isUUID(userID) else { return }
+            return try postgres.store { try $0.execute("DELETE FROM auth.one_time_tokens WHERE user_id = $1", .text(userID)) }
+        }
         try execute("DELETE FROM one_time_tokens WHERE user_id = ?", .text(userID))
     }
 }

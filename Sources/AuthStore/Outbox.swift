@@ -49,6 +49,7 @@ public struct OutboxRecord: Sendable, Equatable {
 
 extension Connection {
     public func insertOutboxMessage(_ m: OutboxRecord) throws(StoreError) {
+        if let postgres { return try postgres.store { try $0.insertOutboxMessage(m) } }
         try execute(
             """
             INSERT INTO emulator_outbox (id, channel, recipient, type, subject, body_html, body_text, otp, token_hash,
@@ -64,6 +65,9 @@ extension Connection {
     /// Newest first. `recipient` compares case-insensitively (addresses are stored lowercased,
     /// a test may not have typed them so); nil filters match everything.
     public func outboxMessages(recipient: String? = nil, type: String? = nil, limit: Int? = nil) throws(StoreError) -> [OutboxRecord] {
+        if let postgres {
+            return try postgres.store { try $0.outboxMessages(recipient: recipient, type: type, limit: limit) }
+        }
         var sql = "SELECT * FROM emulator_outbox WHERE 1 = 1"
         var arguments: [SQLValue] = []
         if let recipient {
@@ -85,6 +89,7 @@ extension Connection {
     /// Deletes every captured message; returns how many there were.
     @discardableResult
     public func clearOutbox() throws(StoreError) -> Int {
+        if let postgres { return try postgres.store { try $0.clearOutbox() } }
         try execute("DELETE FROM emulator_outbox")
         return changes
     }

@@ -43,6 +43,11 @@ extension Connection {
     public func insertRefreshToken(token: String, userID: String, sessionID: String, parent: String?, at time: Int64)
         throws(StoreError) -> Int64
     {
+        if let postgres {
+            return try postgres.store {
+                try $0.insertRefreshToken(token: token, userID: userID, sessionID: sessionID, parent: parent, at: time)
+            }
+        }
         try execute(
             "INSERT INTO refresh_tokens (token, user_id, revoked, created_at, updated_at, parent, session_id) VALUES (?, ?, 0, ?, ?, ?, ?)",
             .text(token), .text(userID), .integer(time), .integer(time), SQLValue(parent), .text(sessionID)
@@ -51,20 +56,40 @@ extension Connection {
     }
 
     public func refreshToken(_ token: String) throws(StoreError) -> RefreshTokenRecord? {
-        try queryFirst(RefreshTokenRecord.byToken, .text(token)).map(RefreshTokenRecord.init(row:))
+        if let postgres { return try postgres.store { try $0.refreshTokens(where: "token = $1", .text(token)) } }
+        return try queryFirst(RefreshTokenRecord.byToken, .text(token)).map(RefreshTokenRecord.init(row:))
     }
 
     /// The newest non-revoked token of a session (GoTrue's `FindCurrentlyActiveRefreshToken`).
     public func activeRefreshToken(sessionID: String) throws(StoreError) -> RefreshTokenRecord? {
-        try queryFirst(RefreshTokenRecord.activeBySession, .text(sessionID)).map(RefreshTokenRecord.init(row:))
+        if let postgres {
+            guard PostgresArguments.isUUID(sessionID) else { return nil }
+            return try postgres.store {
+                try $0.refreshTokens(where: "session_id = $1 AND revoked = false ORDER BY id DESC LIMIT 1", .text(sessionID))
+            }
+        }
+        return try queryFirst(RefreshTokenRecord.activeBySession, .text(sessionID)).map(RefreshTokenRecord.init(row:))
     }
 
     public func revokeRefreshToken(id: Int64, at time: Int64) throws(StoreError) {
+        if let postgres {
+            return try postgres.store {
+                try $0.execute("UPDATE auth.refresh_tokens SET revoked = true, updated_at = $1 WHERE id = $2",
+                               PostgresArguments.time(time), .integer(id))
+            }
+        }
         try execute("UPDATE refresh_tokens SET revoked = 1, updated_at = ? WHERE id = ?", .integer(time), .integer(id))
     }
 
     /// Revokes every live token of the session (GoTrue's `RevokeTokenFamily`).
     public func revokeRefreshTokens(sessionID: String, at time: Int64) throws(StoreError) {
+        if let postgres {
+            guard PostgresArguments.isUUID(sessionID) else { return }
+            return try postgres.store {
+                try $0.execute("UPDATE auth.refresh_tokens SET revoked = true, updated_at = $1 WHERE session_id = $2 AND revoked = false",
+                               PostgresArguments.time(time), .text(sessionID))
+            }
+        }
         try execute(
             "UPDATE refresh_tokens SET revoked = 1, updated_at = ? WHERE session_id = ? AND revoked = 0",
             .integer(time), .text(sessionID)
@@ -75,6 +100,10 @@ extension Connection {
     /// issued, how many are revoked, and when the newest was issued (the last rotation). One
     /// step along `refresh_tokens_session_id_revoked_idx`.
     public func refreshTokenFamily(sessionID: String) throws(StoreError) -> RefreshTokenFamily {
+        if let postgres {
+            guard PostgresArguments.isUUID(sessionID) else { return RefreshTokenFamily(count: 0, revoked: 0, lastIssuedAt: nil) }
+            return try postgres.store { try $0.refreshTokenFamily(sessionID: sessionID) }
+        }
         let row = try queryFirst(
             "SELECT count(*) AS n, coalesce(sum(revoked), 0) AS revoked, max(created_at) AS newest FROM refresh_tokens WHERE session_id = ?",
             .text(sessionID)
@@ -84,6 +113,7 @@ extension Connection {
     }
 
     public func deleteRefreshToken(id: Int64) throws(StoreError) {
+        if let postgres { return try postgres.store { try $0.execute("DELETE FROM auth.refresh_tokens WHERE id = $1", .integer(id)) } }
         try execute("DELETE FROM refresh_tokens WHERE id = ?", .integer(id))
     }
 }

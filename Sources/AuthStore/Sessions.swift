@@ -58,6 +58,7 @@ public struct SessionRecord: Sendable, Equatable {
 
 extension Connection {
     public func insertSession(_ s: SessionRecord) throws(StoreError) {
+        if let postgres { return try postgres.store { try $0.insertSession(s) } }
         try execute(
             """
             INSERT INTO sessions (id, user_id, created_at, updated_at, factor_id, aal, not_after, refreshed_at, user_agent, ip, tag,
@@ -73,6 +74,12 @@ extension Connection {
     /// `UpdateOnlyRefreshToken`): the key when a session moves to the format, the counter on
     /// every token issued after that.
     public func updateSessionRefreshTokenState(id: String, hmacKey: String, counter: Int64) throws(StoreError) {
+        if let postgres {
+            return try postgres.store {
+                try $0.execute("UPDATE auth.sessions SET refresh_token_hmac_key = $1, refresh_token_counter = $2 WHERE id = $3",
+                               .text(hmacKey), .integer(counter), .text(id))
+            }
+        }
         try execute(
             "UPDATE sessions SET refresh_token_hmac_key = ?, refresh_token_counter = ? WHERE id = ?",
             .text(hmacKey), .integer(counter), .text(id)
@@ -84,6 +91,11 @@ extension Connection {
     public func updateSessionRefresh(id: String, counter: Int64, refreshedAt: Int64, userAgent: String?, ip: String?)
         throws(StoreError)
     {
+        if let postgres {
+            return try postgres.store {
+                try $0.updateSessionRefresh(id: id, counter: counter, refreshedAt: refreshedAt, updatedAt: refreshedAt, userAgent: userAgent, ip: ip)
+            }
+        }
         try execute(
             "UPDATE sessions SET refresh_token_counter = ?, updated_at = ?, refreshed_at = ?, user_agent = ?, ip = ? WHERE id = ?",
             .integer(counter), .integer(refreshedAt), .integer(refreshedAt), SQLValue(userAgent), SQLValue(ip), .text(id)
@@ -91,6 +103,7 @@ extension Connection {
     }
 
     public func updateSession(_ s: SessionRecord) throws(StoreError) {
+        if let postgres { return try postgres.store { try $0.updateSession(s) } }
         try execute(
             """
             UPDATE sessions SET updated_at = ?, factor_id = ?, aal = ?, not_after = ?, refreshed_at = ?, user_agent = ?,
@@ -109,6 +122,11 @@ extension Connection {
     public func updateSessionRefresh(id: String, refreshedAt: Int64?, updatedAt: Int64, userAgent: String?, ip: String?)
         throws(StoreError)
     {
+        if let postgres {
+            return try postgres.store {
+                try $0.updateSessionRefresh(id: id, counter: nil, refreshedAt: refreshedAt, updatedAt: updatedAt, userAgent: userAgent, ip: ip)
+            }
+        }
         try execute(
             "UPDATE sessions SET updated_at = ?, refreshed_at = ?, user_agent = ?, ip = ? WHERE id = ?",
             .integer(updatedAt), SQLValue(refreshedAt), SQLValue(userAgent), SQLValue(ip), .text(id)
@@ -116,20 +134,36 @@ extension Connection {
     }
 
     public func session(id: String) throws(StoreError) -> SessionRecord? {
-        try queryFirst(SessionRecord.byID, .text(id)).map(SessionRecord.init(row:))
+        if let postgres {
+            guard PostgresArguments.isUUID(id) else { return nil }
+            return try postgres.store { try $0.sessions(where: "id = $1", .text(id)).first }
+        }
+        return try queryFirst(SessionRecord.byID, .text(id)).map(SessionRecord.init(row:))
     }
 
     public func sessions(userID: String) throws(StoreError) -> [SessionRecord] {
-        try query(SessionRecord.byUser, .text(userID)).map(SessionRecord.init(row:))
+        if let postgres {
+            guard PostgresArguments.isUUID(userID) else { return [] }
+            return try postgres.store { try $0.sessions(where: "user_id = $1", .text(userID)) }
+        }
+        return try query(SessionRecord.byUser, .text(userID)).map(SessionRecord.init(row:))
     }
 
     /// Deletes one session; its refresh tokens and AMR claims go with it (ON DELETE CASCADE).
     public func deleteSession(id: String) throws(StoreError) {
+        if let postgres {
+            guard PostgresArguments.isUUID(id) else { return }
+            return try postgres.store { try $0.execute("DELETE FROM auth.sessions WHERE id = $1", .text(id)) }
+        }
         try execute("DELETE FROM sessions WHERE id = ?", .text(id))
     }
 
     /// Deletes every session of a user, except `keep` when given.
     public func deleteSessions(userID: String, except keep: String? = nil) throws(StoreError) {
+        if let postgres {
+            guard PostgresArguments.isUUID(userID) else { return }
+            return try postgres.store { try $0.deleteSessions(userID: userID, except: keep) }
+        }
         try execute("DELETE FROM sessions WHERE user_id = ? AND id <> ?", .text(userID), .text(keep ?? ""))
     }
 }
@@ -143,11 +177,16 @@ public struct AMRClaimRecord: Sendable, Equatable {
 extension Connection {
     /// `InvalidateSessionsWithAALLessThan(user, "aal2")`: the user's sessions below aal2 end.
     public func deleteSessionsBelowAAL2(userID: String) throws(StoreError) {
+        if let postgres {
+            guard PostgresArguments.isUUID(userID) else { return }
+            return try postgres.store { try $0.execute("DELETE FROM auth.sessions WHERE user_id = $1 AND aal < 'aal2'", .text(userID)) }
+        }
         try execute("DELETE FROM sessions WHERE user_id = ? AND aal < 'aal2'", .text(userID))
     }
 
     /// GoTrue's `AddClaimToSession`: one row per (session, method), refreshed when repeated.
     public func addAMRClaim(id: String, sessionID: String, method: String, at time: Int64) throws(StoreError) {
+        if let postgres { return try postgres.store { try $0.addAMRClaim(id: id, sessionID: sessionID, method: method, at: time) } }
         try execute(
             """
             INSERT INTO mfa_amr_claims (id, session_id, authentication_method, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
@@ -161,6 +200,10 @@ extension Connection {
     /// it. A session has one claim or a few, so they are ordered here: no index gives that order,
     /// and SQLite would set up a sorter on every token grant for it.
     public func amrClaims(sessionID: String) throws(StoreError) -> [AMRClaimRecord] {
+        if let postgres {
+            guard PostgresArguments.isUUID(sessionID) else { return [] }
+            return try postgres.store { try $0.amrClaims(sessionID: sessionID) }
+        }
         let rows = try query(
             "SELECT authentication_method, updated_at, rowid FROM mfa_amr_claims WHERE session_id = ?", .text(sessionID)
         ).map { (method: $0.string("authentication_method") ?? "", updatedAt: $0.int64("updated_at"), rowid: $0.int64("rowid") ?? 0) }

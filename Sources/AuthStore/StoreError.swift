@@ -1,19 +1,57 @@
 import CSQLite
 
-/// The single error type of AuthStore: an SQLite result code plus a message.
+/// The single error type of AuthStore's public API: an SQLite result code plus a message.
 ///
 /// `message` is SQLite's own text (`sqlite3_errmsg`) prefixed by the step that failed. SQLite's
 /// messages name tables and columns ("UNIQUE constraint failed: users.phone") but never bound
 /// values, and this module never adds any, so the description is safe to log.
+///
+/// In Postgres mode a failure of the server carries the `PostgresError` itself (`postgres`),
+/// and `code` is the SQLite code of the same kind (23505 → SQLITE_CONSTRAINT_UNIQUE, …), so
+/// callers that test `isUniqueViolation` and the like behave alike on both backends.
 public struct StoreError: Error, CustomStringConvertible, Sendable {
     /// The extended result code (https://sqlite.org/rescode.html), e.g. 2067 for
     /// SQLITE_CONSTRAINT_UNIQUE. Its low 8 bits are the primary code.
     public let code: Int32
     public let message: String
 
+    /// The Postgres server's error when it is the cause (Postgres mode), nil otherwise.
+    public var postgres: PostgresError? { cause?.error }
+    /// Boxed: a `PostgresError` is a dozen strings, and every `throws(StoreError)` call of the
+    /// SQLite path would otherwise carry room for it.
+    private let cause: PostgresCause?
+
     public init(code: Int32, message: String) {
         self.code = code
         self.message = message
+        cause = nil
+    }
+
+    /// A Postgres failure. `message` is `PostgresError.diagnostics`: SQLSTATE, message, DETAIL,
+    /// HINT and CONTEXT (the trigger function and line that raised), for the developer's log of
+    /// their own database; a client never sees it (GoTrue answers "Database error ...").
+    public init(_ postgres: PostgresError) {
+        code = Self.sqliteCode(sqlstate: postgres.sqlstate)
+        message = postgres.diagnostics
+        cause = PostgresCause(error: postgres)
+    }
+
+    /// What a store method not yet written for Postgres answers there, rather than running
+    /// SQLite's SQL on the wrong server.
+    static func notInPostgresMode(_ method: StaticString) -> StoreError {
+        StoreError(code: SQLITE_ERROR, message: "Postgres mode: \(method) is not available in Postgres mode yet")
+    }
+
+    /// The SQLite result code of the same kind as a SQLSTATE (https://www.postgresql.org/docs/current/errcodes-appendix.html).
+    static func sqliteCode(sqlstate: String) -> Int32 {
+        switch sqlstate {
+        case "23505": return ResultCode.constraintUnique
+        case "23503": return ResultCode.constraintForeignKey
+        case "40001", "40P01", "55P03": return SQLITE_BUSY
+        case "25006": return SQLITE_READONLY
+        case _ where sqlstate.hasPrefix("23"): return SQLITE_CONSTRAINT
+        default: return SQLITE_ERROR
+        }
     }
 
     public var primaryCode: Int32 { code & 0xFF }
@@ -38,6 +76,11 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
 
     static let closedMessage = "database is closed"
     static var closed: StoreError { StoreError(code: SQLITE_MISUSE, message: closedMessage) }
+}
+
+private final class PostgresCause: Sendable {
+    let error: PostgresError
+    init(error: PostgresError) { self.error = error }
 }
 
 /// Extended result codes. The C header defines them as macro expressions

@@ -133,12 +133,19 @@ extension Connection {
     /// Built once, as `IdentityRecord.byUser`.
     private static let userByID = "\(userSelect) WHERE id = ?"
 
-    public func insertUser(_ user: UserRecord) throws(StoreError) {
+    /// Inserts the user and returns the row as stored. In Postgres mode that is the row read
+    /// back, so what an app's BEFORE INSERT trigger set (metadata, say) is in it, as GoTrue's
+    /// reload after `Create` gives; SQLite has no such triggers and returns `user`.
+    @discardableResult
+    public func insertUser(_ user: UserRecord) throws(StoreError) -> UserRecord {
+        if let postgres { return try postgres.store { try $0.insertUser(user) } }
         try execute(UserRecord.insertSQL, user.values)
+        return user
     }
 
     /// Writes every column of the row (the record is the unit of change, as GoTrue's models).
     public func updateUser(_ user: UserRecord) throws(StoreError) {
+        if let postgres { return try postgres.store { try $0.updateUser(user) } }
         var values = Array(user.values.dropFirst())
         values.append(.text(user.id))
         try execute(UserRecord.updateSQL, values)
@@ -147,17 +154,26 @@ extension Connection {
     /// GoTrue's `UpdateLastSignInAt` (`UpdateOnly` of one column, plus `updated_at`): writing the
     /// whole row would make SQLite rewrite an entry in every index on `users`.
     public func updateUserLastSignIn(id: String, lastSignInAt: Int64, updatedAt: Int64) throws(StoreError) {
+        if let postgres {
+            return try postgres.store { try $0.updateUserLastSignIn(id: id, lastSignInAt: lastSignInAt, updatedAt: updatedAt) }
+        }
         try execute("UPDATE users SET last_sign_in_at = ?, updated_at = ? WHERE id = ?",
                     .integer(lastSignInAt), .integer(updatedAt), .text(id))
     }
 
     public func user(id: String) throws(StoreError) -> UserRecord? {
-        try queryFirst(Connection.userByID, .text(id)).map(UserRecord.init(row:))
+        if let postgres { return try postgres.store { try $0.user(id: id) } }
+        return try queryFirst(Connection.userByID, .text(id)).map(UserRecord.init(row:))
     }
 
     /// GoTrue's `FindUserByEmailAndAudience`: case-insensitive, non-SSO accounts only.
     public func user(email: String, aud: String) throws(StoreError) -> UserRecord? {
-        try queryFirst(
+        if let postgres {
+            return try postgres.store {
+                try $0.firstUser("lower(email) = lower($1) AND aud = $2 AND is_sso_user = false", .text(email), .text(aud))
+            }
+        }
+        return try queryFirst(
             "\(Connection.userSelect) WHERE lower(email) = lower(?) AND aud = ? AND is_sso_user = 0 LIMIT 1",
             .text(email), .text(aud)
         ).map(UserRecord.init(row:))
@@ -165,13 +181,21 @@ extension Connection {
 
     /// GoTrue's `FindUserByConfirmationToken` (an invite being accepted through OAuth).
     public func user(confirmationToken: String) throws(StoreError) -> UserRecord? {
-        try queryFirst("\(Connection.userSelect) WHERE confirmation_token = ? LIMIT 1", .text(confirmationToken))
+        if let postgres {
+            return try postgres.store { try $0.firstUser("confirmation_token = $1", .text(confirmationToken)) }
+        }
+        return try queryFirst("\(Connection.userSelect) WHERE confirmation_token = ? LIMIT 1", .text(confirmationToken))
             .map(UserRecord.init(row:))
     }
 
     /// GoTrue's `FindUserByPhoneAndAudience`.
     public func user(phone: String, aud: String) throws(StoreError) -> UserRecord? {
-        try queryFirst(
+        if let postgres {
+            return try postgres.store {
+                try $0.firstUser("phone = $1 AND aud = $2 AND is_sso_user = false", .text(phone), .text(aud))
+            }
+        }
+        return try queryFirst(
             "\(Connection.userSelect) WHERE phone = ? AND aud = ? AND is_sso_user = 0 LIMIT 1",
             .text(phone), .text(aud)
         ).map(UserRecord.init(row:))
@@ -179,7 +203,12 @@ extension Connection {
 
     /// Whether another account already uses this email (any audience check is the caller's).
     public func userExists(email: String, aud: String, excluding id: String?) throws(StoreError) -> Bool {
-        try scalar(
+        if let postgres {
+            return try postgres.store {
+                try $0.userExists("lower(email) = lower($1) AND is_sso_user = false", email, aud: aud, excluding: id)
+            }
+        }
+        return try scalar(
             "SELECT count(*) FROM users WHERE lower(email) = lower(?) AND aud = ? AND is_sso_user = 0 AND id <> ?",
             .text(email), .text(aud), .text(id ?? "")
         ).int64Value ?? 0 > 0
@@ -188,17 +217,25 @@ extension Connection {
     /// Whether any user is stored at all (a fixture loading into a fresh database can skip its
     /// per-user lookups).
     public func hasUsers() throws(StoreError) -> Bool {
-        try scalar("SELECT EXISTS (SELECT 1 FROM users)").int64Value == 1
+        if let postgres { return try postgres.store { try $0.scalar("SELECT EXISTS (SELECT 1 FROM auth.users)").int64Value == 1 } }
+        return try scalar("SELECT EXISTS (SELECT 1 FROM users)").int64Value == 1
     }
 
     public func userExists(phone: String, aud: String, excluding id: String?) throws(StoreError) -> Bool {
-        try scalar(
+        if let postgres {
+            return try postgres.store { try $0.userExists("phone = $1", phone, aud: aud, excluding: id) }
+        }
+        return try scalar(
             "SELECT count(*) FROM users WHERE phone = ? AND aud = ? AND id <> ?",
             .text(phone), .text(aud), .text(id ?? "")
         ).int64Value ?? 0 > 0
     }
 
     public func deleteUser(id: String) throws(StoreError) {
+        if let postgres {
+            guard PostgresArguments.isUUID(id) else { return }
+            return try postgres.store { try $0.execute("DELETE FROM auth.users WHERE id = $1", .text(id)) }
+        }
         try execute("DELETE FROM users WHERE id = ?", .text(id))
     }
 }

@@ -224,6 +224,13 @@ public final class PostgresConnection {
         return status == Int32(CAUTH_PQTRANS_INTRANS) || status == Int32(CAUTH_PQTRANS_INERROR)
     }
 
+    /// Whether the open transaction was aborted by a failed statement: its COMMIT would answer
+    /// ROLLBACK without an error.
+    var isTransactionAborted: Bool {
+        guard let handle else { return false }
+        return cauth_pq_transaction_status(handle) == Int32(CAUTH_PQTRANS_INERROR)
+    }
+
     private func run(_ sql: String, _ arguments: [SQLValue]) throws(PostgresError) -> [Row] {
         let handle = try open()
         var texts: [String?] = []

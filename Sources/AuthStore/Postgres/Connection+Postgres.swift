@@ -1,0 +1,109 @@
+/// The Postgres side of `Connection`: the transaction control `Database` issues, and the
+/// glue the per-table Postgres statements (`*+Postgres.swift`) share.
+extension Connection {
+    /// Runs one of the transaction-control statements `ConnectionPool` and `Connection` issue
+    /// (written for SQLite) in its Postgres form; any other SQL reaching the generic statement
+    /// methods in Postgres mode comes from a store method not yet written for Postgres.
+    ///
+    /// - `BEGIN IMMEDIATE` (a write) is `BEGIN`: read committed, as GoTrue runs. A connection
+    ///   the server dropped is re-opened first (nothing of a transaction is lost then).
+    /// - `BEGIN DEFERRED` (a read) is `BEGIN READ ONLY ISOLATION LEVEL REPEATABLE READ` on a
+    ///   read-only connection, so a read sees one snapshot as in SQLite; `BEGIN` otherwise.
+    /// - `COMMIT` of a transaction a failed statement aborted would answer ROLLBACK without an
+    ///   error: it is rolled back and reported instead, so no caller believes it saved.
+    /// - SAVEPOINT, RELEASE, ROLLBACK [TO] are the same statements in Postgres.
+    func runTransactionControl(_ sql: String, on postgres: PostgresConnection, caller: StaticString) throws(StoreError) {
+        let statement: String
+        switch sql {
+        case "BEGIN IMMEDIATE":
+            try reopenIfDropped(postgres)
+            statement = "BEGIN"
+        case "BEGIN DEFERRED":
+            try reopenIfDropped(postgres)
+            statement = readOnly ? "BEGIN READ ONLY ISOLATION LEVEL REPEATABLE READ" : "BEGIN"
+        case "COMMIT":
+            if postgres.isTransactionAborted {
+                try? postgres.executeScript("ROLLBACK")
+                throw StoreError(PostgresError(
+                    sqlstate: "25P02", step: "commit",
+                    message: "the transaction was aborted by an earlier failed statement and was rolled back"))
+            }
+            statement = sql
+        case "ROLLBACK":
+            statement = sql
+        case _ where sql.hasPrefix("SAVEPOINT ") || sql.hasPrefix("RELEASE ") || sql.hasPrefix("ROLLBACK TO "):
+            statement = sql
+        default:
+            throw StoreError.notInPostgresMode(caller)
+        }
+        do {
+            // The simple query protocol: control statements are not worth a prepared statement
+            // each (savepoint names vary with depth).
+            try postgres.executeScript(statement)
+        } catch {
+            throw StoreError(error)
+        }
+    }
+
+    private func reopenIfDropped(_ postgres: PostgresConnection) throws(StoreError) {
+        guard !postgres.isConnected else { return }
+        do {
+            try postgres.reconnect()
+        } catch {
+            throw StoreError(error)
+        }
+    }
+}
+
+extension PostgresConnection {
+    /// Runs a store method's Postgres statements: a Postgres failure becomes the store's error
+    /// (carrying it), a `StoreError` passes as it is.
+    func store<T>(_ body: (PostgresConnection) throws -> T) throws(StoreError) -> T {
+        do {
+            return try body(self)
+        } catch let error as PostgresError {
+            throw StoreError(error)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError(code: 1, message: "Postgres mode: \(error)")
+        }
+    }
+}
+
+/// Conversions the Postgres statements share.
+enum PostgresArguments {
+    /// GoTrue's `instance_id` on every row it writes: the nil uuid.
+    static let instanceID = "00000000-0000-0000-0000-000000000000"
+
+    /// A timestamptz/timestamp argument.
+    static func time(_ microseconds: Int64?) -> SQLValue { .postgresTimestamp(microseconds) }
+
+    /// A column GoTrue models as a non-pointer Go string: never NULL, '' for none.
+    static func goString(_ text: String?) -> SQLValue { .text(text ?? "") }
+
+    /// An `inet` argument: NULL for none or '' (which `inet` refuses).
+    static func inet(_ address: String?) -> SQLValue {
+        guard let address, !address.isEmpty else { return .null }
+        return .text(address)
+    }
+
+    /// Whether `text` is a uuid as Postgres reads one (8-4-4-4-12 hex digits). Ids that are
+    /// not cannot match a uuid column: looking them up answers nothing, as in SQLite, rather
+    /// than the 22P02 a cast would raise.
+    static func isUUID(_ text: String) -> Bool {
+        let bytes = text.utf8
+        guard bytes.count == 36 else { return false }
+        for (index, byte) in bytes.enumerated() {
+            if index == 8 || index == 13 || index == 18 || index == 23 {
+                guard byte == UInt8(ascii: "-") else { return false }
+            } else {
+                let isHex = (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                    || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+                    || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
+                guard isHex else { return false }
+            }
+        }
+        return true
+    }
+}
