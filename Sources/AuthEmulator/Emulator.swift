@@ -44,6 +44,9 @@ public final class Emulator: Sendable {
     public var linkAddress: String? { link.withLock { $0 } }
     private let link = Mutex<String?>(nil)
 
+    /// What opening a Postgres database found worth telling the developer (writing as a
+    /// superuser, columns an adopted schema lacks); empty on SQLite.
+    public let postgresWarnings: [String]
     /// Signalled once the stop has fully completed (server down, database closed).
     private let stopped = DispatchSemaphore(value: 0)
     private let report = Mutex<StopReport?>(nil)
@@ -67,23 +70,37 @@ public final class Emulator: Sendable {
         if let seconds = options.writeTimeoutSeconds { http.writeTimeout = .seconds(seconds) }
         let database: Database
         do {
-            if options.databasePath != EmulatorOptions.inMemory, let slash = options.databasePath.lastIndex(of: "/") {
-                let directory = String(options.databasePath[..<slash])
-                if !directory.isEmpty { try Platform.makeDirectories(directory) }
+            if options.usesPostgres {
+                // Postgres calls block on the network: nothing is answered on an event loop in
+                // this mode (`GoTrueAPI.respondsInline`), so readers serve the workers only.
+                database = try Database(postgres: options.databasePath,
+                                        options: DatabaseOptions(readerCount: http.workerThreads),
+                                        postgres: PostgresOptions(bootstrap: options.postgresBootstrap))
+            } else {
+                if options.databasePath != EmulatorOptions.inMemory, let slash = options.databasePath.lastIndex(of: "/") {
+                    let directory = String(options.databasePath[..<slash])
+                    if !directory.isEmpty { try Platform.makeDirectories(directory) }
+                }
+                if let trace = options.statementTracePath { try StatementTrace.start(path: trace) }
+                // A reader connection per worker thread and per event loop (which answers quick
+                // reads itself: `GoTrueAPI.respondsInline`), so no thread ever queues for one: a loop
+                // that did would hold up every connection it serves. Readers open on first use.
+                database = try Database(path: options.databasePath,
+                                        options: DatabaseOptions(readerCount: http.workerThreads + max(1, http.loopThreads)))
             }
-            if let trace = options.statementTracePath { try StatementTrace.start(path: trace) }
-            // A reader connection per worker thread and per event loop (which answers quick
-            // reads itself: `GoTrueAPI.respondsInline`), so no thread ever queues for one: a loop
-            // that did would hold up every connection it serves. Readers open on first use.
-            database = try Database(path: options.databasePath,
-                                    options: DatabaseOptions(readerCount: http.workerThreads + max(1, http.loopThreads)))
         } catch let error as EmulatorError {
             throw error
+        } catch let error as StoreError where error.postgres != nil || options.usesPostgres {
+            throw EmulatorError("cannot open the Postgres database \(options.databaseDisplayName): \(error.message)")
         } catch {
             throw EmulatorError("cannot open database \(options.databasePath): \(error)")
         }
+        postgresWarnings = database.postgresSetup?.warnings ?? []
         var configuration = options.configuration
         configuration.applyDefaults()
+        if database.isPostgres {
+            configuration.bcryptPasswordCost = Configuration.bcryptCost(forIterations: configuration.passwordHashIterations)
+        }
         configuration.applyCLIIssuer()
         configuration.applyCLISigningKey()
         let beyondLoopback = !Exposure.isLoopback(options.host)
@@ -105,7 +122,9 @@ public final class Emulator: Sendable {
         self.project = project
         let readers = http.workerThreads + max(1, http.loopThreads)
         var directory: String?
-        if options.databasePath != EmulatorOptions.inMemory {
+        // Postgres mode keeps the other projects in memory (each on a SQLite database of its
+        // own, as auto-created ones are): their users are not in the app's database.
+        if options.databasePath != EmulatorOptions.inMemory && !options.usesPostgres {
             let slash = options.databasePath.lastIndex(of: "/")
             directory = (slash.map { String(options.databasePath[..<$0]) } ?? ".") + "/projects"
         }
@@ -115,7 +134,7 @@ public final class Emulator: Sendable {
             autoCreate: options.autoCreateProjects
         )
         projects = registry
-        let primary = Emulator.host(ref: ProjectRegistry.defaultRef, project: project, databasePath: options.databasePath,
+        let primary = Emulator.host(ref: ProjectRegistry.defaultRef, project: project, databasePath: options.databaseDisplayName,
                                     options: options, scenarios: options.scenarios, transport: hookTransport,
                                     beyondLoopback: beyondLoopback, registry: registry,
                                     extensions: ProjectRoutes.routes(registry: registry))

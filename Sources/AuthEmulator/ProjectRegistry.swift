@@ -228,7 +228,9 @@ public final class ProjectRegistry: Sendable {
     /// A new project's settings: the server's, its config.toml, its settings, its own keys and
     /// address; checked as at start-up.
     private func configure(_ spec: ProjectSpec) throws(AuthError) -> Configuration {
-        let base = blueprint.configuration
+        var base = blueprint.configuration
+        // Other projects keep their users in SQLite, even beside a Postgres default project.
+        base.bcryptPasswordCost = nil
         var config = base
         if let text = spec.configTOML {
             var options = blueprint.options

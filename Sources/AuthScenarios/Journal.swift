@@ -25,6 +25,9 @@ public struct JournalEntry: Sendable, Equatable {
     public var test: String?
     /// The `x-sb-error-code` the client received, if any.
     public var errorCode: String? = nil
+    /// What a 500 kept from its client (`AuthError.internalError`): in Postgres mode the
+    /// database's SQLSTATE, message, DETAIL, HINT and the app trigger's CONTEXT.
+    public var databaseError: String? = nil
 
     public static func == (a: JournalEntry, b: JournalEntry) -> Bool { a.id == b.id }
 
@@ -63,6 +66,7 @@ public struct JournalEntry: Sendable, Equatable {
             "error_code": errorCode.map(JSON.string) ?? .null,
         ]
         if let code = errorCode, let hint = JournalEntry.hints[code] { entry["hint"] = .string(hint) }
+        if let databaseError { entry["database_error"] = .string(databaseError) }
         return .object(entry)
     }
 }

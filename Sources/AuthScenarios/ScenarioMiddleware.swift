@@ -37,7 +37,9 @@ public struct ScenarioMiddleware: Middleware {
         let delivery = Delivery(response, firing: firing)
         // The access log, outside this middleware, prints the same facts as the journal.
         delivery.annotate(&response)
-        journal.record(entry(context, delivery, latency: latency))
+        var recorded = entry(context, delivery, latency: latency)
+        recorded.databaseError = response.annotations[AuthError.internalErrorAnnotation]
+        journal.record(recorded)
         // Every hook call appears in the journal after the request that made it, as `hook.<name>`.
         for call in project.hookLog.drain() {
             var hook = JournalEntry(

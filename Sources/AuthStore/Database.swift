@@ -85,6 +85,9 @@ public final class Database: Sendable {
 
     /// Whether this is a Postgres-mode database.
     public var isPostgres: Bool { postgresSetup != nil }
+    /// Whether a read never waits: a SQLite file, whose readers have connections of their own
+    /// (WAL). In memory, reads share the writer; on Postgres, each is a network round trip.
+    public var readsWithoutWaiting: Bool { !isInMemory && !isPostgres }
 
     /// Runs `body` in a read transaction (BEGIN DEFERRED … COMMIT), so every statement in it
     /// sees one consistent snapshot. Statements that write are refused with SQLITE_READONLY.
@@ -634,8 +637,7 @@ final class ConnectionPool: @unchecked Sendable {
             checkpointer.uninstall(from: writer)
             checkpointer.stop()
         }
-        // Postgres mode has no file either: it answers `.inMemory` too.
-        var outcome = CloseOutcome.inMemory
+        var outcome = postgres == nil ? CloseOutcome.inMemory : .disconnected
         if path != Self.memoryPath && postgres == nil {
             // Readers of other processes may still pin the WAL; the checkpoint is then partial
             // and SQLite finishes it later, so its result is reported, not thrown.

@@ -30,6 +30,8 @@ public enum CloseOutcome: Sendable, Equatable {
     case failed(code: Int32)
     /// `:memory:`: there is no file to checkpoint.
     case inMemory
+    /// Postgres mode: every commit is the server's; the connections were closed.
+    case disconnected
     /// An earlier `close()` did the work.
     case alreadyClosed
 }

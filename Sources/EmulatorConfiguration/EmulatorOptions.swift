@@ -10,8 +10,13 @@ public struct EmulatorOptions: Sendable {
     public var host: String = "127.0.0.1"
     /// 0 picks an ephemeral port; `Emulator.port` tells which.
     public var port: Int = 9999
-    /// A file path, or ":memory:" for a throwaway database.
+    /// A file path, ":memory:" for a throwaway database, or a Postgres connection string
+    /// (`postgres://...`, `postgresql://...`, or libpq's `host=... dbname=...`): Postgres mode,
+    /// GoTrue's `auth` schema in that database (docs/postgres.md).
     public var databasePath: String = EmulatorOptions.defaultDatabasePath
+    /// Postgres mode on a bare server (`--db-bootstrap`): create the roles and schema a Supabase
+    /// Postgres has before GoTrue first runs. Needs a superuser login.
+    public var postgresBootstrap: Bool = false
     public var configuration = Configuration()
     /// Worker threads for request handling (SQLite, password hashing); nil = the server default.
     public var workerThreads: Int?
@@ -73,6 +78,58 @@ public struct EmulatorOptions: Sendable {
     public static let inMemory = ":memory:"
 
     public init() {}
+
+    /// Whether `databasePath` names a Postgres database rather than a SQLite file.
+    public var usesPostgres: Bool { EmulatorOptions.isPostgresConnectionString(databasePath) }
+
+    /// A URL with libpq's schemes, or libpq's keyword/value form (its first word a libpq
+    /// connection keyword followed by `=`, https://www.postgresql.org/docs/current/libpq-connect.html#LIBPQ-CONNSTRING),
+    /// which no SQLite path the emulator would be given starts with.
+    public static func isPostgresConnectionString(_ value: String) -> Bool {
+        if value.hasPrefix("postgres://") || value.hasPrefix("postgresql://") { return true }
+        guard let equals = value.firstIndex(of: "=") else { return false }
+        let keyword = value[..<equals].drop(while: { $0 == " " })
+        return postgresKeywords.contains(String(keyword.reversed().drop(while: { $0 == " " }).reversed()))
+    }
+
+    private static let postgresKeywords: Set<String> = [
+        "host", "hostaddr", "port", "dbname", "user", "password", "passfile", "service", "sslmode",
+        "connect_timeout", "application_name", "options", "sslrootcert", "target_session_attrs",
+    ]
+
+    /// `databasePath` as the banner and logs show it: a connection string without its
+    /// password (`postgres://app:***@db:5432/app`, `password=***`).
+    public var databaseDisplayName: String {
+        guard usesPostgres else { return databasePath }
+        return EmulatorOptions.redactingPassword(databasePath)
+    }
+
+    static func redactingPassword(_ conninfo: String) -> String {
+        if let scheme = conninfo.firstRange(of: "://") {
+            let rest = conninfo[scheme.upperBound...]
+            let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
+            var result = String(conninfo[..<scheme.upperBound])
+            if let at = rest[..<authorityEnd].lastIndex(of: "@") {
+                let userinfo = rest[..<at]
+                if let colon = userinfo.firstIndex(of: ":") {
+                    result += rest[..<colon] + ":***" + rest[at...]
+                } else {
+                    result += rest
+                }
+            } else {
+                result += rest
+            }
+            // A password given as a query parameter (`?password=...`).
+            return redactingKeyword(result, separators: "&")
+        }
+        return redactingKeyword(conninfo, separators: " ")
+    }
+
+    private static func redactingKeyword(_ text: String, separators: Character) -> String {
+        guard let range = text.firstRange(of: "password=") else { return text }
+        let end = text[range.upperBound...].firstIndex(of: separators) ?? text.endIndex
+        return text[..<range.upperBound] + "***" + text[end...]
+    }
 
     /// Options for an in-process test server: ephemeral loopback port, in-memory database.
     public static func testing() -> EmulatorOptions {

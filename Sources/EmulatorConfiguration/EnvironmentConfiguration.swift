@@ -19,6 +19,9 @@ import GoTrue
 public enum EnvironmentConfiguration {
     /// Emulator-only variables.
     public static let databaseVariable = "AUTH_EMULATOR_DB"
+    public static let databaseBootstrapVariable = "AUTH_EMULATOR_DB_BOOTSTRAP"
+    /// Where libpq is (Postgres mode); the loader reads it itself (`PostgresConnection`).
+    public static let libpqVariable = "AUTH_EMULATOR_LIBPQ"
     /// `cli` or `gotrue`: whose defaults apply (`serve --defaults`).
     public static let defaultsVariable = "AUTH_EMULATOR_DEFAULTS"
     public static let journalSizeVariable = "AUTH_EMULATOR_JOURNAL_SIZE"

@@ -116,8 +116,11 @@ extension EmulatorOptions {
             // envconfig reads GOTRUE_API_PORT first and falls back to the unprefixed alias PORT.
             whole("port", .integer(0...65535), env: ["GOTRUE_API_PORT", "PORT"], default: 9999, placeholder: "<port>",
                   "Port, 0 for an ephemeral one.") { $0.port = $1 },
-            text("db", \EmulatorOptions.databasePath, env: [EnvironmentConfiguration.databaseVariable], placeholder: "<path>|:memory:",
-                 default: EmulatorOptions.defaultDatabasePath, "SQLite database file, created if missing."),
+            text("db", \EmulatorOptions.databasePath, env: [EnvironmentConfiguration.databaseVariable], placeholder: "<path>|:memory:|postgres://...",
+                 default: EmulatorOptions.defaultDatabasePath,
+                 "SQLite database file, created if missing; or a Postgres connection string: GoTrue's auth schema in that database, created or adopted (docs/postgres.md)."),
+            toggle("db-bootstrap", \EmulatorOptions.postgresBootstrap, env: [EnvironmentConfiguration.databaseBootstrapVariable],
+                   "Postgres mode on a bare Postgres: first create the roles and schema a Supabase Postgres has (needs a superuser login)."),
         ]
     }
 
@@ -204,6 +207,10 @@ extension EmulatorOptions {
             // meaning the default.
             toggle(nil, nil, env: [EnvironmentConfiguration.portableIOVariable],
                    "On Linux, serve through the calls macOS uses (poll, a pipe, accept), to test those code paths."),
+            // Read by the Postgres client loader itself, in Postgres mode only.
+            row(nil, .text(emptyIsUnset: true), env: [EnvironmentConfiguration.libpqVariable], default: .null,
+                "Postgres mode: the libpq library file to load, instead of the platform's usual places.",
+                read: { _ in .null }, write: { _, _ in }),
             toggle(nil, nil, env: [EnvironmentConfiguration.writesTwiceVariable],
                    "Test switch: every write runs twice, the first round rolled back (docs/tests.md)."),
         ]

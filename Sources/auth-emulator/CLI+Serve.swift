@@ -13,7 +13,7 @@ extension CLI {
     static func serve(_ arguments: [String], context: Context) throws -> Int32 {
         let flags = try parseOptions(arguments, values: serveValueOptions, switches: serveSwitches)
         var options = try options(from: flags, context: context)
-        if options.databasePath != EmulatorOptions.inMemory, !options.databasePath.hasPrefix("/") {
+        if options.databasePath != EmulatorOptions.inMemory, !options.usesPostgres, !options.databasePath.hasPrefix("/") {
             options.databasePath = Platform.currentDirectory() + "/" + options.databasePath
         }
         let seedFile = try nonEmpty(flags, "seed")
@@ -31,6 +31,7 @@ extension CLI {
             context.warn("listening on \(options.host), beyond loopback, where the public demo secrets would open the admin API, the dashboard and /emulator/v1 to the network: this run uses a fresh random \(emulator.replacedSecrets.joined(separator: ", ")) (printed below; set GOTRUE_JWT_SECRET and the key flags to choose your own, or --allow-demo-keys to keep the demo ones)")
         }
         for warning in emulator.templateWarnings { context.warn(warning) }
+        for warning in emulator.postgresWarnings { context.warn(warning) }
         var seedProgress: SeedProgress?
         if let seedFile {
             let progress = SeedProgress()
@@ -89,7 +90,7 @@ extension CLI {
         context.print("signing key:      \(ConsoleText.signingKey(emulator.project.configuration.jwt))")
         context.print("settings from:    \(ConsoleText.settingsSources(configFile: flags.values["config"], variables: context.notes.appliedVariables))")
         // The database line ends the banner (scripts wait for it).
-        context.print("database:         \(options.databasePath)")
+        context.print("database:         \(ConsoleText.database(options, setup: emulator.project.database.postgresSetup))")
         Platform.flushStandardOutput()
         if flags.switches["open"] == true, let dashboard = emulator.dashboardURL {
             // One line either way the opening fails: no opener program, or one that ran and

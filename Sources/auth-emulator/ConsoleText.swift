@@ -96,6 +96,14 @@ enum ConsoleText {
 
     // MARK: - stopping
 
+    /// The banner's database line: the SQLite path, or the Postgres database without its
+    /// password, what the emulator did with GoTrue's schema and the role it writes as.
+    static func database(_ options: EmulatorOptions, setup: PostgresSetup?) -> String {
+        guard let setup else { return options.databasePath }
+        let schema = setup.createdSchema ? "auth schema created" : "auth schema adopted"
+        return "\(options.databaseDisplayName) (Postgres \(setup.session.serverVersion / 10000); \(schema); writing as \(setup.session.currentRole))"
+    }
+
     /// The line a stop leaves: `stopping: 3 requests finished, 0 cut off, database checkpointed`.
     static func stopSummary(_ report: Emulator.StopReport) -> String {
         let finished = report.requests.finished
@@ -110,6 +118,7 @@ enum ConsoleText {
         case .partial(nil): "database closed, part of the WAL left for the next open (another process was reading)"
         case .failed(let code): "database closed, checkpoint failed (SQLite code \(code); the WAL is replayed at the next open)"
         case .inMemory: "in-memory database discarded"
+        case .disconnected: "Postgres connections closed"
         case .alreadyClosed: "database already closed"
         }
     }

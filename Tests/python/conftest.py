@@ -173,8 +173,40 @@ def wait_until_server_read(server_port, client_port, seconds=30):
         f"server end {tcp_connection(server_port, client_port)}")
 
 
+# `AUTH_EMULATOR_TEST_DB=postgres` runs the suite in Postgres mode: every server a test starts
+# on `--db :memory:` gets a fresh database of its own on a throw-away cluster instead (one per
+# pytest process, started on first use and stopped at exit). Servers on a file stay on SQLite.
+TEST_DB = os.environ.get("AUTH_EMULATOR_TEST_DB", "sqlite")
+_cluster = None
+
+
+def postgres_cluster():
+    """The process's throw-away Postgres cluster (Tests/python/postgres_cluster.py)."""
+    global _cluster
+    if _cluster is None:
+        import atexit
+
+        from postgres_cluster import Cluster
+
+        _cluster = Cluster()
+        atexit.register(_cluster.stop)
+    return _cluster
+
+
+def _in_test_database(args):
+    if TEST_DB != "postgres":
+        return args
+    args = list(args)
+    for index in range(len(args) - 1):
+        if args[index] == "--db" and args[index + 1] == ":memory:":
+            cluster = postgres_cluster()
+            args[index + 1] = cluster.url(cluster.make_database())
+    return args
+
+
 class Server:
     def __init__(self, args, env=None, host="127.0.0.1"):
+        args = _in_test_database(args)
         # A file, not a pipe: a server that logs a lot must never block on a full pipe that
         # nobody reads.
         self._stderr = tempfile.TemporaryFile(mode="w+")

@@ -4,7 +4,8 @@
 extension UserRecord {
     /// The columns GoTrue's `models.User` holds as non-pointer strings: never NULL in its rows.
     /// The store's records use nil for "none"; '' reads back as nil.
-    static let goStringColumns: Set<String> = [
+    /// In column order, so the first NULL found is the first GoTrue would fail to scan.
+    static let goStringColumns: [String] = [
         "confirmation_token", "recovery_token", "email_change_token_new", "email_change",
         "email_change_token_current", "phone_change", "phone_change_token", "reauthentication_token",
     ]

@@ -1,5 +1,6 @@
 import AuthHTTP
 import AuthJSON
+import AuthStore
 
 /// The one error type every GoTrue endpoint throws. It is rendered in exactly one place
 /// (`AuthError.response(apiVersion:requestID:)`) so that every failure, including ones produced by
@@ -43,6 +44,54 @@ public struct AuthError: Error, Sendable, Equatable {
         }
     }
 
+    /// `NewInternalServerError(message).WithInternalError(err)` for a store failure at a GoTrue
+    /// call site that names its own message ("Database error saving new user", "... deleting
+    /// user", ...). An `AuthError` passes unchanged. A Postgres error GoTrue shows its client in
+    /// the initial API version (`utilities.NewPostgresError`: a raised exception, a constraint
+    /// violation, a `PTnnn` code) keeps its SQLSTATE, message, detail and hint for that body;
+    /// every cause is kept as `internalError`.
+    package static func databaseFailure(_ message: String, _ error: any Error) -> AuthError {
+        if let auth = error as? AuthError { return auth }
+        var failure = AuthError(500, .unexpectedFailure, message)
+        if let store = error as? StoreError {
+            if let postgres = store.postgres, Self.publicStatus(sqlstate: postgres.sqlstate) != nil {
+                failure.kind = .postgres(PostgresError(code: postgres.sqlstate, message: postgres.message,
+                                                       detail: postgres.detail ?? "", hint: postgres.hint ?? ""))
+            }
+            failure.internalError = store.message
+        } else {
+            failure.internalError = "\(error)"
+        }
+        return failure
+    }
+
+    /// Runs a step of a GoTrue call site that names its database failure: a store failure in
+    /// `body` becomes that 500 (`databaseFailure`); an `AuthError` passes, except that with
+    /// `rewrapping` a database failure already named by an inner site takes this site's message
+    /// (anonymous sign-in's "Database error creating anonymous user" around `signupNewUser`'s
+    /// "... saving new user").
+    package static func whenDatabaseFails<T>(_ message: String, rewrapping: Bool = false,
+                                             _ body: () throws -> T) throws(AuthError) -> T {
+        do {
+            return try body()
+        } catch var error as AuthError {
+            if rewrapping && error.internalError != nil && error.status == 500 { error.message = message }
+            throw error
+        } catch {
+            throw databaseFailure(message, error)
+        }
+    }
+
+    /// `getHttpStatusCodeFromPostgresErrorCode`: 500 for a raised exception and the integrity
+    /// violations, the number of a `PTnnn` code (PostgREST's convention), nil for the rest
+    /// (which GoTrue does not show its client).
+    static func publicStatus(sqlstate: String) -> Int? {
+        guard sqlstate.utf8.count == 5 else { return nil }
+        if ["P0001", "23000", "23001", "23502", "23503", "23505", "23514", "23P01"].contains(sqlstate) { return 500 }
+        if sqlstate.hasPrefix("PT"), let status = Int(sqlstate.dropFirst(2)) { return status }
+        return nil
+    }
+
     /// `NewInternalServerError(message).WithInternalError(pgErr)`.
     public static func database(_ message: String, _ postgres: PostgresError) -> AuthError {
         var e = AuthError(500, .unexpectedFailure, message)
@@ -54,6 +103,12 @@ public struct AuthError: Error, Sendable, Equatable {
     public var code: ErrorCode?
     public var message: String
     public var kind: Kind
+    /// GoTrue's `WithInternalError`: the cause a 500 keeps from its client (in Postgres mode
+    /// the database's SQLSTATE, message, DETAIL, HINT and the app trigger's CONTEXT), for the
+    /// emulator's log and the request journal's `database_error`. Never rendered.
+    public var internalError: String? = nil
+    /// The response annotation carrying `internalError` to the journal.
+    public static let internalErrorAnnotation = "gotrue.internal_error"
     /// Extra response headers, e.g. `Retry-After` added by a failure scenario.
     public var headers: HTTPHeaders
 
@@ -206,8 +261,9 @@ extension AuthError {
 
         case .postgres(let database) where apiVersion == .initial:
             // handleResponseErrorHTTP sets the code header, then sends the database's error
-            // with its status (500 for every constraint violation).
+            // with its status (500 for every constraint violation, nnn for a `PTnnn` code).
             if let code { headers["x-sb-error-code"] = code.rawValue }
+            status = AuthError.publicStatus(sqlstate: database.code) ?? status
             body["code"] = .string(database.code)
             body["message"] = .string(database.message)
             if !database.hint.isEmpty { body["hint"] = .string(database.hint) }

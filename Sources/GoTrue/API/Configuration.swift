@@ -44,6 +44,13 @@ public struct Configuration: Sendable {
     public var apiKeys: APIKeys
     /// Emulator-only: PBKDF2 iterations for new password hashes (existing hashes keep theirs).
     public var passwordHashIterations: Int = 100_000
+    /// Postgres mode: new hashes are bcrypt at this cost, as GoTrue stores them (`$2a$`), so
+    /// pgcrypto's `crypt()`, seed SQL and a real GoTrue on the same database read them; nil
+    /// (SQLite) keeps PBKDF2. Set by the server from the database, never by a setting.
+    public var bcryptPasswordCost: Int? = nil
+    /// GoTrue's cost (`bcrypt.DefaultCost`), and the cheapest bcrypt allows, used when the
+    /// PBKDF2 iterations were lowered below the default (test suites that make many users).
+    public static func bcryptCost(forIterations iterations: Int) -> Int { iterations >= 100_000 ? 10 : 4 }
     /// The iterations accepted: below 1000 is not a password hash any more (NIST SP 800-132
     /// §5.2 recommends at least 1000); above 10 million one sign-in takes seconds.
     public static let passwordIterationsRange = 1000...10_000_000

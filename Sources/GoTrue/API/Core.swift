@@ -133,11 +133,10 @@ package struct Core: Sendable {
         return config.jwt.audience
     }
 
-    /// A database failure as the client sees it: GoTrue's generic 500 (details go to the log).
+    /// A database failure no call site named: GoTrue's generic 500 (the cause goes to the log
+    /// and the journal when the response is made: `GoTrueAPI.render`).
     package func storeFailure(_ error: any Error) -> AuthError {
-        if let auth = error as? AuthError { return auth }
-        logError("database: \(error)")
-        return AuthError(500, .unexpectedFailure, "Database error")
+        AuthError.databaseFailure("Database error", error)
     }
 
     /// Runs a write transaction, mapping store failures to GoTrue's 500 and letting `AuthError`s

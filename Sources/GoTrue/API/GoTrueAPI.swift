@@ -106,14 +106,14 @@ public final class GoTrueAPI: HTTPResponder {
     /// one indexed read transaction, tens of microseconds. A file database gives every thread a
     /// reader connection of its own (WAL: readers never wait for the writer), so the loop
     /// answers it itself. In memory, reads share the writer's connection and would wait for a
-    /// whole group commit: there, workers answer it.
+    /// whole group commit; on Postgres, every read waits on the network: there, workers answer it.
     static let quickReadPaths: Set<String> = ["/user", gatewayPrefix + "/user"]
 
     public func respondsInline(to request: HTTPRequest) -> Bool {
         switch request.method {
         case "GET":
             return GoTrueAPI.inlinePaths.contains(request.path)
-                || (GoTrueAPI.quickReadPaths.contains(request.path) && !project.database.isInMemory)
+                || (GoTrueAPI.quickReadPaths.contains(request.path) && project.database.readsWithoutWaiting)
         case "HEAD":
             return GoTrueAPI.inlinePaths.contains(request.path)
         default:
@@ -222,7 +222,12 @@ public final class GoTrueAPI: HTTPResponder {
     /// request's API version; anything else is logged and answered with GoTrue's generic 500.
     package static func render(_ error: any Error, _ context: RequestContext) -> HTTPResponse {
         if let error = error as? AuthError {
-            return error.response(apiVersion: context.apiVersion, requestID: context.requestID)
+            var response = error.response(apiVersion: context.apiVersion, requestID: context.requestID)
+            if let cause = error.internalError {
+                logError("request \(context.requestID) \(context.request.method) \(context.path): \(error.message): \(cause)")
+                response.annotations[AuthError.internalErrorAnnotation] = cause
+            }
+            return response
         }
         logError("request \(context.requestID) \(context.request.method) \(context.path): \(error)")
         return AuthError.unexpected.response(apiVersion: context.apiVersion, requestID: context.requestID)

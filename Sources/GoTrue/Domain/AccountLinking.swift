@@ -133,7 +133,8 @@ struct ExternalAccounts {
             user.email = candidate.email.isEmpty ? nil : candidate.email
             user.appMetadata = Models.text(["provider": .string(provider), "providers": [.string(provider)]])
             user.userMetadata = Models.text(identityData)
-            try conn.insertUser(user)
+            // `signupNewUser`, reloading the row an app trigger may have changed.
+            user = try AuthError.whenDatabaseFails("Database error saving new user") { try conn.insertUser(user) }
             identity = try createIdentity(conn, user: user, provider: provider, data: identityData)
             created = true
         case .accountExists(let existing, var found):

@@ -1,7 +1,8 @@
 import AuthCrypto
 
 /// Password rules and storage. New hashes are salted PBKDF2-HMAC-SHA256 PHC strings (the real
-/// server uses bcrypt; clients never see either). Hashing and verification are CPU-bound: callers
+/// server uses bcrypt; clients never see either); in Postgres mode, where app SQL reads
+/// `encrypted_password`, they are bcrypt as GoTrue's (`Configuration.bcryptPasswordCost`). Hashing and verification are CPU-bound: callers
 /// run them before taking the database write lock.
 package struct Passwords {
     let configuration: Configuration
@@ -43,12 +44,16 @@ package struct Passwords {
     }
 
     func hash(_ password: String) -> String {
-        hasher.hash(password: password)
+        if let cost = configuration.bcryptPasswordCost {
+            return Bcrypt.hash(password: password, cost: cost, random: environment.random, version: .a)
+        }
+        return hasher.hash(password: password)
     }
 
     /// One hash per password, two derived at a time (fixtures).
     package func hash(_ passwords: [String]) -> [String] {
-        hasher.hash(passwords: passwords)
+        if configuration.bcryptPasswordCost != nil { return passwords.map(hash) }
+        return hasher.hash(passwords: passwords)
     }
 
     private var hasher: PasswordHasher {

@@ -380,45 +380,44 @@ package struct AdminEndpoints: EndpointGroup {
         let now = project.environment.now()
 
         let (user, identities) = try api.write { [params, userID, aud, providers] conn in
-            var user = UserRecord(id: userID, createdAt: now.microseconds)
-            user.aud = aud
-            user.email = params.email.isEmpty ? nil : params.email
-            user.phone = params.phone.isEmpty ? nil : params.phone
-            user.encryptedPassword = hash
-            user.userMetadata = Models.text(params.userMetadata ?? JSONObject())
-            user.appMetadata = Models.text(["provider": .string(providers[0]), "providers": .array(providers.map { .string($0) })])
-            do {
+            // admin.go answers any failure of the transaction with this 500 (a custom id already
+            // taken, a race on the email or phone, an app trigger that raises).
+            try AuthError.whenDatabaseFails("Database error creating new user", rewrapping: true) {
+                var user = UserRecord(id: userID, createdAt: now.microseconds)
+                user.aud = aud
+                user.email = params.email.isEmpty ? nil : params.email
+                user.phone = params.phone.isEmpty ? nil : params.phone
+                user.encryptedPassword = hash
+                user.userMetadata = Models.text(params.userMetadata ?? JSONObject())
+                user.appMetadata = Models.text(["provider": .string(providers[0]), "providers": .array(providers.map { .string($0) })])
                 try conn.insertUser(user)
-            } catch {
-                // A custom id already taken, or a race on the email/phone: the transaction's 500.
-                throw AuthError(500, .unexpectedFailure, "Database error creating new user")
+                var identities: [IdentityRecord] = []
+                if let email = user.email {
+                    let identity = IdentityRecord(id: project.environment.uuid(), providerID: user.id, userID: user.id,
+                                                  identityData: Models.text(AdminEndpoints.identityData(userID: user.id, email: email)),
+                                                  provider: "email", at: now.microseconds)
+                    try conn.insertIdentity(identity)
+                    identities.append(identity)
+                }
+                if let phone = user.phone {
+                    let identity = IdentityRecord(id: project.environment.uuid(), providerID: user.id, userID: user.id,
+                                                  identityData: Models.text(AdminEndpoints.identityData(userID: user.id, phone: phone)),
+                                                  provider: "phone", at: now.microseconds)
+                    try conn.insertIdentity(identity)
+                    identities.append(identity)
+                }
+                var traits = AdminEndpoints.traits(user)
+                traits["provider"] = .string(providers[0])
+                try api.audit(conn, context, actor: caller.actor, action: "user_signedup", logType: "team", traits: traits)
+                let role = GoStrings.trimSpace(params.role)
+                user.role = role.isEmpty ? config.jwt.defaultGroupName : role
+                if let appMetadata = params.appMetadata { user.appMetadata = Models.merge(appMetadata, into: user.appMetadata) }
+                if params.emailConfirm { try confirmEmail(conn, &user, now: now) }
+                if params.phoneConfirm { try confirmPhone(conn, &user, now: now) }
+                if let ban { applyBan(ban, to: &user, now: now) }
+                try conn.updateUser(user)
+                return (user, identities)
             }
-            var identities: [IdentityRecord] = []
-            if let email = user.email {
-                let identity = IdentityRecord(id: project.environment.uuid(), providerID: user.id, userID: user.id,
-                                              identityData: Models.text(AdminEndpoints.identityData(userID: user.id, email: email)),
-                                              provider: "email", at: now.microseconds)
-                try conn.insertIdentity(identity)
-                identities.append(identity)
-            }
-            if let phone = user.phone {
-                let identity = IdentityRecord(id: project.environment.uuid(), providerID: user.id, userID: user.id,
-                                              identityData: Models.text(AdminEndpoints.identityData(userID: user.id, phone: phone)),
-                                              provider: "phone", at: now.microseconds)
-                try conn.insertIdentity(identity)
-                identities.append(identity)
-            }
-            var traits = AdminEndpoints.traits(user)
-            traits["provider"] = .string(providers[0])
-            try api.audit(conn, context, actor: caller.actor, action: "user_signedup", logType: "team", traits: traits)
-            let role = GoStrings.trimSpace(params.role)
-            user.role = role.isEmpty ? config.jwt.defaultGroupName : role
-            if let appMetadata = params.appMetadata { user.appMetadata = Models.merge(appMetadata, into: user.appMetadata) }
-            if params.emailConfirm { try confirmEmail(conn, &user, now: now) }
-            if params.phoneConfirm { try confirmPhone(conn, &user, now: now) }
-            if let ban { applyBan(ban, to: &user, now: now) }
-            try conn.updateUser(user)
-            return (user, identities)
         }
         // The response is the in-memory user, as Go's: no database-generated `confirmed_at`.
         return .json(userJSON(user, identities: identities, factors: []))
@@ -526,7 +525,8 @@ package struct AdminEndpoints: EndpointGroup {
                 guard user.deletedAt == nil else { return }  // already soft-deleted
                 try softDeleteUser(conn, user, now: now)
             } else {
-                try conn.deleteUser(id: user.id)
+                // An app foreign key to auth.users(id) without ON DELETE CASCADE refuses this.
+                try AuthError.whenDatabaseFails("Database error deleting user") { try conn.deleteUser(id: user.id) }
             }
         }
         return .json(.object(JSONObject()))

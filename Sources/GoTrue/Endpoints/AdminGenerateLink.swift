@@ -165,7 +165,8 @@ extension AdminEndpoints {
         user.encryptedPassword = passwordHash
         user.userMetadata = Models.text(data ?? JSONObject())
         user.appMetadata = Models.text(["provider": "email", "providers": ["email"]])
-        try conn.insertUser(user)
+        // mail.go's sign-up and invite links go through `signupNewUser`.
+        user = try AuthError.whenDatabaseFails("Database error saving new user") { try conn.insertUser(user) }
         try conn.insertIdentity(IdentityRecord(id: project.environment.uuid(), providerID: user.id, userID: user.id,
                                                identityData: Models.text(AdminEndpoints.identityData(userID: user.id, email: email)),
                                                provider: "email", at: now.microseconds))

@@ -59,10 +59,14 @@ struct SignupEndpoints: EndpointGroup {
         // `triggerBeforeUserCreated`, outside any transaction: a refusal stores nothing.
         try hooks.beforeUserCreated(Models.user(user, identities: []))
         let (issued, userJSON) = try api.write { [user] conn in
-            var user = user  // the record as built, on every run of this write
-            try conn.insertUser(user)
-            let issued = try Tokens(api: api).issueSession(conn, user: &user, method: "anonymous", request: context.request)
-            return (issued, Models.user(user, identities: []))
+            // anonymous.go wraps the whole transaction's failure in its own message.
+            try AuthError.whenDatabaseFails("Database error creating anonymous user", rewrapping: true) {
+                // The record as built on every run of this write, then as stored (an app's
+                // BEFORE INSERT trigger may change it: `signupNewUser` reloads the user).
+                var user = try AuthError.whenDatabaseFails("Database error saving new user") { try conn.insertUser(user) }
+                let issued = try Tokens(api: api).issueSession(conn, user: &user, method: "anonymous", request: context.request)
+                return (issued, Models.user(user, identities: []))
+            }
         }
         try hooks.afterUserCreated(userJSON)
         return .json(.object(issued.response(user: userJSON)), headers: issued.headers)
@@ -148,8 +152,8 @@ struct SignupEndpoints: EndpointGroup {
                 }
                 user = existing
             } else {
-                user = prospect
-                try conn.insertUser(user)
+                // `signupNewUser`: the row as stored, so an app trigger's changes reach the response.
+                user = try AuthError.whenDatabaseFails("Database error saving new user") { try conn.insertUser(prospect) }
                 created = true
             }
 
@@ -167,7 +171,7 @@ struct SignupEndpoints: EndpointGroup {
                                           identityData: Models.text(identityData), provider: provider, at: now.microseconds)
                 try conn.insertIdentity(identity)
                 user.userMetadata = Models.text(identityData)
-                try conn.updateUser(user)
+                try AuthError.whenDatabaseFails("Database error updating user") { try conn.updateUser(user) }
             }
 
             if autoconfirm {
@@ -183,7 +187,7 @@ struct SignupEndpoints: EndpointGroup {
                     user.userMetadata = Models.merge(["phone_verified": true], into: user.userMetadata)
                 }
                 try OneTimeTokens.clearAll(conn, userID: user.id)
-                try conn.updateUser(user)
+                try AuthError.whenDatabaseFails("Database error updating user") { try conn.updateUser(user) }
                 try api.audit(conn, context, actor: user, action: "login", logType: "account",
                               traits: ["provider": .string(provider)])
                 let issued = try Tokens(api: api).issueSession(conn, user: &user, method: "password", request: context.request)

@@ -64,8 +64,12 @@ package struct TokenEndpoints: EndpointGroup {
             throw AuthError(400, .validationFailed, "missing email or phone")
         }
         let invalid = AuthError(400, .invalidCredentials, "Invalid login credentials")
-        let found = try api.read { conn in
-            provider == "email" ? try conn.user(email: email, aud: aud) : try conn.user(phone: phone, aud: aud)
+        // token.go: a lookup that fails other than "not found" (a row seeded by SQL with NULL
+        // in a token column GoTrue cannot scan, auth#1940) is this 500.
+        let found = try AuthError.whenDatabaseFails("Database error querying schema") {
+            try project.database.read { conn in
+                provider == "email" ? try conn.user(email: email, aud: aud) : try conn.user(phone: phone, aud: aud)
+            }
         }
         guard let user = found, let hash = user.encryptedPassword, !hash.isEmpty else { throw invalid }
         if api.isBanned(user) { throw AuthError(400, .userBanned, "User is banned") }
