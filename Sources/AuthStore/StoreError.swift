@@ -39,7 +39,14 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
     /// What a store method not yet written for Postgres answers there, rather than running
     /// SQLite's SQL on the wrong server.
     static func notInPostgresMode(_ method: StaticString) -> StoreError {
-        StoreError(code: SQLITE_ERROR, message: "Postgres mode: \(method) is not available in Postgres mode yet")
+        StoreError(code: SQLITE_ERROR, message: "\(notInPostgresModePrefix)\(method) is not available in Postgres mode yet")
+    }
+
+    private static let notInPostgresModePrefix = "Postgres mode: "
+
+    /// A store method not yet written for Postgres was called in that mode (`notInPostgresMode`).
+    public var isNotInPostgresMode: Bool {
+        cause == nil && code == SQLITE_ERROR && message.hasPrefix(Self.notInPostgresModePrefix) && message.hasSuffix(" yet")
     }
 
     /// The SQLite result code of the same kind as a SQLSTATE (https://www.postgresql.org/docs/current/errcodes-appendix.html).

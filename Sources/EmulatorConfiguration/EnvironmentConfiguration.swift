@@ -41,7 +41,11 @@ public enum EnvironmentConfiguration {
 
     /// Read by the project's test scripts (`scripts/test`, `Tests/python`), never by `serve`; a
     /// server those tests start inherits them, so they are not reported as unknown settings.
-    public static let testHarnessVariables: Set<String> = ["AUTH_EMULATOR_BIN", "AUTH_EMULATOR_PYTHON", "AUTH_EMULATOR_VENV"]
+    public static let testHarnessVariables: Set<String> = [
+        "AUTH_EMULATOR_BIN", "AUTH_EMULATOR_PYTHON", "AUTH_EMULATOR_VENV",
+        // The passes of scripts/test and the Postgres-mode tests' cluster (docs/tests.md).
+        "AUTH_EMULATOR_TEST_PORTABLE", "AUTH_EMULATOR_TEST_POSTGRES", "AUTH_EMULATOR_TEST_DB", "AUTH_EMULATOR_PG_BIN",
+    ]
 
     /// Applies every variable that maps onto `options`; returns the `GOTRUE_*` and
     /// `AUTH_EMULATOR_*` names present in `environment` that were not used (sorted).

@@ -102,6 +102,27 @@ PORTABLE_FILES = (
 def pytest_generate_tests(metafunc):
     if os.environ.get("AUTH_EMULATOR_TEST_PORTABLE") == "1" and metafunc.definition.path.name in PORTABLE_FILES:
         metafunc.parametrize("io_mode", ["native", "portable"], indirect=True)
+    if os.environ.get("AUTH_EMULATOR_TEST_POSTGRES") == "1" and POSTGRES_FILES.fullmatch(metafunc.definition.path.name):
+        metafunc.parametrize("store", ["sqlite", "postgres"], indirect=True)
+
+
+@pytest.fixture(autouse=True)
+def store(request):
+    """The store the test's servers on `--db :memory:` use. A test marked
+    `@pytest.mark.sqlite_only("why")` is skipped on Postgres with that reason."""
+    mode = getattr(request, "param", None) or os.environ.get("AUTH_EMULATOR_TEST_DB", "sqlite")
+    if mode == "postgres":
+        marker = request.node.get_closest_marker("sqlite_only")
+        if marker is not None:
+            pytest.skip(f"not on Postgres yet: {marker.args[0]}")
+    previous = _store["mode"]
+    _store["mode"] = mode
+    yield mode
+    _store["mode"] = previous
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "sqlite_only(reason): a feature Postgres mode does not have yet (docs/postgres.md)")
 
 
 @pytest.fixture(autouse=True)
@@ -173,10 +194,15 @@ def wait_until_server_read(server_port, client_port, seconds=30):
         f"server end {tcp_connection(server_port, client_port)}")
 
 
-# `AUTH_EMULATOR_TEST_DB=postgres` runs the suite in Postgres mode: every server a test starts
-# on `--db :memory:` gets a fresh database of its own on a throw-away cluster instead (one per
-# pytest process, started on first use and stopped at exit). Servers on a file stay on SQLite.
-TEST_DB = os.environ.get("AUTH_EMULATOR_TEST_DB", "sqlite")
+# Postgres mode (docs/postgres.md). A test whose store is `postgres` has every server it starts
+# on `--db :memory:` on a fresh database of its own on a throw-away cluster instead (one cluster
+# per pytest process, started on first use and stopped at exit); servers on a file stay on
+# SQLite. With AUTH_EMULATOR_TEST_POSTGRES=1 (scripts/test sets it where Postgres' server
+# binaries are, and always under CI) every real-client test (`test_client_*.py`) runs twice, as
+# `[sqlite]` and `[postgres]`, in one session; AUTH_EMULATOR_TEST_DB=postgres makes `postgres`
+# the store of every test instead (a whole run in Postgres mode).
+POSTGRES_FILES = re.compile(r"test_client_.*\.py")
+_store = {"mode": os.environ.get("AUTH_EMULATOR_TEST_DB", "sqlite")}
 _cluster = None
 
 
@@ -194,7 +220,7 @@ def postgres_cluster():
 
 
 def _in_test_database(args):
-    if TEST_DB != "postgres":
+    if _store["mode"] != "postgres":
         return args
     args = list(args)
     for index in range(len(args) - 1):

@@ -54,6 +54,13 @@ public struct AuthError: Error, Sendable, Equatable {
         if let auth = error as? AuthError { return auth }
         var failure = AuthError(500, .unexpectedFailure, message)
         if let store = error as? StoreError {
+            if store.isNotInPostgresMode {
+                // Not a database failure: the emulator lacks the feature in this mode. One clear
+                // answer naming the mode rather than GoTrue's 500 (which would look like a bug).
+                var missing = AuthError(501, .featureDisabled, "Not available in Postgres mode yet (docs/postgres.md lists what is)")
+                missing.internalError = store.message
+                return missing
+            }
             if let postgres = store.postgres, Self.publicStatus(sqlstate: postgres.sqlstate) != nil {
                 failure.kind = .postgres(PostgresError(code: postgres.sqlstate, message: postgres.message,
                                                        detail: postgres.detail ?? "", hint: postgres.hint ?? ""))
