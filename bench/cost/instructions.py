@@ -8,6 +8,7 @@ request -- socket calls, wake-ups -- is not in them).
 
     python3 bench/cost/instructions.py BIN [--ops health,user,refresh,signin,signup,admin_list]
                                            [-n 2000] [--users 8] [--workers 1] [--annotate DIR]
+                                           [--store sqlite|postgres]
 
 For each operation: start BIN under callgrind with a fresh file database, prepare (sign up the
 users the operation needs), zero the counters, run N operations one after another on one
@@ -16,7 +17,9 @@ thread (--workers to change it): with several, which worker answers a request, a
 its per-thread caches already hold that user's token and texts, depends on timing, and with
 256 users the same binary counted 333k or 392k instructions per GET /user. With --annotate the dump
 files are kept in DIR (read them with callgrind_annotate). Stops the server by its PID; loopback
-only; every wait is bounded.
+only; every wait is bounded. With --store postgres each operation gets a fresh database of a
+throw-away Postgres cluster (Tests/python/postgres_cluster.py) instead of the file: the counts are
+the emulator's own (libpq's client side included), not the Postgres server's.
 """
 import argparse
 import glob
@@ -44,12 +47,12 @@ def request(conn, method, path, body=None, headers=None):
     return response.status, data
 
 
-def start(binary, db, out_dir, name, workers):
+def start(binary, db, out_dir, name, workers, extra=()):
     out_file = os.path.join(out_dir, f"callgrind.{name}.out")
     env = dict(os.environ, AUTH_EMULATOR_PASSWORD_ITERATIONS="1000")
     process = subprocess.Popen(
         ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out_file}", "--collect-atstart=yes",
-         binary, "serve", "--workers", str(workers), "--host", "127.0.0.1", "--port", "0", "--db", db, "--quiet"],
+         binary, "serve", "--workers", str(workers), "--host", "127.0.0.1", "--port", "0", "--db", db, "--quiet", *extra],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True)
     deadline = time.time() + 120
     line = ""
@@ -79,9 +82,11 @@ def total_instructions(out_file):
     return total
 
 
-def run_op(binary, op, n, work, keep, user_count=8, workers=1):
-    db = os.path.join(work, f"{op}.db")
-    process, port, out_file = start(binary, db, work, op, workers)
+def run_op(binary, op, n, work, keep, user_count=8, workers=1, cluster=None):
+    db, extra = os.path.join(work, f"{op}.db"), ()
+    if cluster is not None:
+        db, extra = cluster.url(cluster.make_database()), ("--db-bootstrap",)
+    process, port, out_file = start(binary, db, work, op, workers, extra)
     try:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
         users = max(user_count, n if op == "signin" else user_count)
@@ -177,7 +182,14 @@ def main():
                         help="users signed up first and taken in turn (bench/cost.sh uses 256)")
     parser.add_argument("--workers", type=int, default=1,
                         help="the server's worker threads; more than one makes counts depend on timing")
+    parser.add_argument("--store", choices=["sqlite", "postgres"], default="sqlite")
     args = parser.parse_args()
+    cluster = None
+    if args.store == "postgres":
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Tests", "python"))
+        from postgres_cluster import Cluster
+
+        cluster = Cluster()
     if not shutil.which("valgrind") or not shutil.which("callgrind_control"):
         raise SystemExit("valgrind is not installed (Debian/Ubuntu: apt-get install -y valgrind)")
     work = tempfile.mkdtemp(prefix="auth-cost-cg-")
@@ -187,10 +199,12 @@ def main():
         binary = os.path.join(work, "auth-emulator")
         subprocess.run(["objcopy", "--strip-debug", args.binary, binary], check=True, timeout=120)
         for op in args.ops.split(","):
-            instructions = run_op(binary, op, args.n, work, args.annotate, args.users, args.workers)
+            instructions = run_op(binary, op, args.n, work, args.annotate, args.users, args.workers, cluster)
             print(f"{op}.instructions_per_op={instructions / args.n:.0f}", flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+        if cluster is not None:
+            cluster.stop()
 
 
 if __name__ == "__main__":
