@@ -320,4 +320,53 @@ struct PostgresAdminTests {
         #expect(try rows(db, "SELECT encode(credential_id, 'hex'), array_length(scopes, 1)::text FROM auth.webauthn_credentials, auth.custom_oauth_providers")
                 == [["00ff10", "2"]])
     }
+
+    @Test func aSQLiteSnapshotImportsIntoPostgresMode() throws {
+        let lite = try StoreBackend.sqlite.open()
+        var ada = UserRecord(id: newID(), createdAt: t0)
+        ada.aud = "authenticated"
+        ada.role = "authenticated"
+        ada.email = "ada@example.com"
+        ada.userMetadata = #"{"name": "Ada"}"#
+        var session = SessionRecord(id: newID(), userID: ada.id, at: t0)
+        session.ip = ""  // SQLite keeps '' where Postgres' inet holds NULL
+        var flow = FlowStateRecord(id: newID(), userID: ada.id, authCode: "code", codeChallengeMethod: "s256", codeChallenge: "challenge",
+                                   providerType: "github", authenticationMethod: "oauth", at: t0)
+        flow.redirectTo = "http://localhost:3000/welcome"
+        let plain = FlowStateRecord(id: newID(), userID: nil, authCode: "code-2", codeChallengeMethod: "plain", codeChallenge: "c",
+                                    providerType: "email", authenticationMethod: "magiclink", at: t0 + 1)
+        try lite.write { (c: Connection) throws in
+            try c.insertUser(ada)
+            try c.insertIdentity(IdentityRecord(id: newID(), providerID: ada.id, userID: ada.id, identityData: "{}", provider: "email", at: t0))
+            try c.insertSession(session)
+            _ = try c.insertRefreshToken(token: "token-one", userID: ada.id, sessionID: session.id, parent: nil, at: t0)
+            try c.insertFlowState(flow)
+            try c.insertFlowState(plain)
+            try c.insertAuditLogEntry(id: newID(), payload: #"{"action":"login"}"#, ipAddress: "", at: t0)
+        }
+        let dumps = try lite.read { (c: Connection) throws in try c.dataTables().map { try c.dumpTable($0) } }
+
+        let db = try open()
+        try db.write { (c: Connection) throws in
+            try c.deleteAllData()
+            let known = try c.dataTables()
+            for name in known { if let dump = dumps.first(where: { $0.name == name }) { try c.restoreTable(dump) } }
+        }
+        try db.read { (c: Connection) throws in
+            let stored = try #require(try c.user(id: ada.id))
+            #expect(stored.email == "ada@example.com" && stored.userMetadata == #"{"name": "Ada"}"# && stored.createdAt == t0)
+            // NULL instance_ids became GoTrue's nil uuid: the admin listing and audit log show the rows.
+            #expect(try c.users(aud: "authenticated", filter: "", ascending: false, paging: Paging(page: 1, perPage: 20)).items.map(\.id) == [ada.id])
+            #expect(try c.auditLogEntries(columns: [], value: "", paging: Paging(page: 1, perPage: 20)).total == 1)
+            #expect(try c.session(id: session.id)?.ip == nil)
+            #expect(try c.refreshToken("token-one")?.sessionID == session.id)
+            // The flow's redirect went to the emulator's side table, and comes back in the export.
+            let flows = try c.dumpTable("flow_state")
+            let redirect = flows.columns.firstIndex(of: "redirect_to")!
+            #expect(flows.rows.map { $0[redirect] } == [.text("http://localhost:3000/welcome"), .null])
+        }
+        #expect(try rows(db, "SELECT flow_state_id::text, redirect_to FROM auth_emulator.flow_state_redirects") == [[flow.id, "http://localhost:3000/welcome"]])
+        #expect(try rows(db, "SELECT count(*) FROM auth.users WHERE instance_id = '00000000-0000-0000-0000-000000000000'") == [["1"]])
+        #expect(!(try db.read { try $0.dataTables() }.contains("emulator_flow_state_redirects")))
+    }
 }

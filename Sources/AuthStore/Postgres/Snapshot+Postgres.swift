@@ -8,8 +8,11 @@
 /// store reads them (timestamps as unix microseconds, booleans 0/1, JSON as text, `text[]` as
 /// a JSON array, `bytea` as lowercase hex as the SQLite schema stores those columns). Names
 /// are GoTrue's for `auth` tables and the SQLite schema's for the emulator's own
-/// (`auth_emulator.outbox` is `emulator_outbox`, `idp_signing_keys` keeps its name), so the
-/// two backends' documents read alike; each backend imports the tables it has.
+/// (`auth_emulator.outbox` is `emulator_outbox`, `idp_signing_keys` keeps its name), and a
+/// column the emulator keeps beside a GoTrue table (`SideColumn`) appears in that table's rows,
+/// so the two backends' documents read alike and a SQLite snapshot imports here (its NULL
+/// `instance_id`s becoming GoTrue's nil uuid, its NULL tokens GoTrue's ''). Tables only Postgres mode has (GoTrue's SSO
+/// tables, `instances`, ...) are exported too, so a SQLite emulator refuses such a document.
 struct PostgresDataTable: Equatable {
     let schema: String
     let table: String
@@ -24,8 +27,31 @@ struct PostgresDataTable: Equatable {
     var label: String { "\(schema).\(table)" }
 
     /// Not project data: the migration records, and the project's signing keys (configuration
-    /// kept across resets and imports, as on the SQLite path).
-    static let excluded: Set<String> = ["auth.schema_migrations", "auth_emulator.migrations", "auth_emulator.project_signing_keys"]
+    /// kept across resets and imports, as on the SQLite path). Side tables (`SideColumn`) are
+    /// exported and imported as their column, and emptied by their foreign key's cascade.
+    static let excluded = Set(["auth.schema_migrations", "auth_emulator.migrations", "auth_emulator.project_signing_keys"]
+        + SideColumn.all.map(\.sideTable))
+}
+
+/// A column the SQLite schema has and GoTrue's table has not, kept in an `auth_emulator` table
+/// keyed by the row's id (ON DELETE CASCADE).
+struct SideColumn {
+    /// `schema.table` of GoTrue's table.
+    let table: String
+    let column: String
+    /// `schema.table` holding it: `key` (the row's id) and `column`.
+    let sideTable: String
+    let key: String
+
+    static let all = [
+        SideColumn(table: "auth.flow_state", column: "redirect_to", sideTable: "auth_emulator.flow_state_redirects", key: "flow_state_id"),
+    ]
+
+    static func of(_ table: PostgresDataTable) -> SideColumn? { all.first { $0.table == table.label } }
+
+    var qualifiedSideTable: String {
+        sideTable.split(separator: ".").map { PostgresConnection.quoteIdentifier(String($0)) }.joined(separator: ".")
+    }
 }
 
 /// A writable column (generated ones are left out: the database recomputes them).
@@ -35,6 +61,10 @@ struct PostgresColumn {
     let type: String
     /// `pg_type.typcategory`: `A` for arrays.
     let category: String
+    /// Set for a column kept in a side table.
+    var side: SideColumn? = nil
+    /// A column GoTrue models as a plain Go string (`UserRecord.goStringColumns`): '' for NULL.
+    var goString = false
 
     /// The VALUES expression for parameter `$index`: arrays travel as JSON arrays, bytea as hex.
     func placeholder(_ index: Int) -> String {
@@ -45,10 +75,13 @@ struct PostgresColumn {
         return "$\(index)"
     }
 
-    /// The SELECT expression that reads the column in the snapshot's form.
+    /// The SELECT expression that reads the column in the snapshot's form, from table `t`.
     var selection: String {
         let quoted = PostgresConnection.quoteIdentifier(name)
-        return type == "bytea" ? "encode(\(quoted), 'hex') AS \(quoted)" : quoted
+        if let side {
+            return "(SELECT s.\(quoted) FROM \(side.qualifiedSideTable) s WHERE s.\(PostgresConnection.quoteIdentifier(side.key)) = t.id) AS \(quoted)"
+        }
+        return type == "bytea" ? "encode(t.\(quoted), 'hex') AS \(quoted)" : "t.\(quoted)"
     }
 
     /// A snapshot value as the parameter `placeholder` expects.
@@ -60,6 +93,12 @@ struct PostgresColumn {
             return microseconds.isFinite ? .postgresTimestamp(Int64(exactly: microseconds.rounded()) ?? 0) : value
         case ("bytea", .blob(let bytes)):
             return .text(HexText.string(bytes))
+        case ("inet", .text("")):
+            return .null  // SQLite keeps '' for no address; `inet` refuses it
+        case (_, .null) where goString:
+            return .text("")  // the SQLite schema's NULL for none; GoTrue cannot load a NULL there
+        case ("uuid", .null) where name == "instance_id":
+            return .text(PostgresArguments.instanceID)  // GoTrue's value in every row it writes
         default:
             return value
         }
@@ -93,15 +132,24 @@ extension PostgresConnection {
         try dataTables().first { $0.name == name }
     }
 
+    /// The table's writable columns, then its side column if it has one.
     func writableColumns(of table: PostgresDataTable) throws(PostgresError) -> [PostgresColumn] {
-        try query(
+        var columns = try query(
             """
             SELECT a.attname::text AS name, t.typname::text AS type, t.typcategory::text AS category
             FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
             WHERE a.attrelid = $1::regclass AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
             ORDER BY a.attnum
             """, .text(table.qualified)
-        ).map { PostgresColumn(name: $0.string("name") ?? "", type: $0.string("type") ?? "", category: $0.string("category") ?? "") }
+        ).map {
+            let name = $0.string("name") ?? ""
+            return PostgresColumn(name: name, type: $0.string("type") ?? "", category: $0.string("category") ?? "",
+                                  goString: table.label == "auth.users" && UserRecord.goStringColumns.contains(name))
+        }
+        if let side = SideColumn.of(table) {
+            columns.append(PostgresColumn(name: side.column, type: "text", category: "S", side: side))
+        }
+        return columns
     }
 
     /// Every row, oldest first (`created_at` where the table has it, then physical order).
@@ -110,13 +158,14 @@ extension PostgresConnection {
             throw StoreError(code: 1, message: "dump: no data table named \(name)")
         }
         let columns = try writableColumns(of: table)
-        let order = columns.contains { $0.name == "created_at" } ? "created_at, ctid" : "ctid"
-        let rows = try query("SELECT \(columns.map(\.selection).joined(separator: ", ")) FROM \(table.qualified) ORDER BY \(order)")
+        let order = columns.contains { $0.name == "created_at" } ? "t.created_at, t.ctid" : "t.ctid"
+        let rows = try query("SELECT \(columns.map(\.selection).joined(separator: ", ")) FROM \(table.qualified) t ORDER BY \(order)")
         return TableDump(name: name, columns: columns.map(\.name), rows: rows.map { row in columns.indices.map { row[position: $0] } })
     }
 
-    /// Inserts the rows, then moves the table's serial sequences past the ids restored, so the
-    /// next row the emulator writes does not collide with one.
+    /// Inserts the rows (a side column's values into its side table), then moves the table's
+    /// serial sequences past the ids restored, so the next row the emulator writes does not
+    /// collide with one. A table's `instance_id` left out takes GoTrue's nil uuid.
     func restoreTable(_ dump: TableDump) throws {
         guard let table = try dataTable(named: dump.name) else {
             throw StoreError(code: 1, message: "restore: no data table named \(dump.name)")
@@ -130,15 +179,28 @@ extension PostgresConnection {
             columns.append(column)
         }
         guard !dump.rows.isEmpty, !columns.isEmpty else { return }
+        let direct = columns.indices.filter { columns[$0].side == nil }
+        var names = direct.map { PostgresConnection.quoteIdentifier(columns[$0].name) }
+        var values = direct.enumerated().map { columns[$1].placeholder($0 + 1) }
+        if writable["instance_id"] != nil, !dump.columns.contains("instance_id") {
+            names.append("instance_id")
+            values.append("'\(PostgresArguments.instanceID)'")
+        }
+        let side = columns.indices.filter { columns[$0].side != nil }
         let sql = """
-            INSERT INTO \(table.qualified) (\(columns.map { PostgresConnection.quoteIdentifier($0.name) }.joined(separator: ", "))) \
-            VALUES (\(columns.indices.map { columns[$0].placeholder($0 + 1) }.joined(separator: ", ")))
+            INSERT INTO \(table.qualified) (\(names.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))\
+            \(side.isEmpty ? "" : " RETURNING id")
             """
         for row in dump.rows {
             guard row.count == columns.count else {
                 throw StoreError(code: 1, message: "restore: a row of \(dump.name) has \(row.count) values for \(columns.count) columns")
             }
-            try execute(sql, zip(columns, row).map { $0.argument($1) })
+            let id = try queryFirst(sql, direct.map { columns[$0].argument(row[$0]) })?["id"] ?? .null
+            for index in side where row[index] != .null {
+                guard let kept = columns[index].side else { continue }
+                try execute("INSERT INTO \(kept.qualifiedSideTable) (\(PostgresConnection.quoteIdentifier(kept.key)), \(PostgresConnection.quoteIdentifier(kept.column))) VALUES ($1, $2)",
+                            id, row[index])
+            }
         }
         try restartSequences(of: table, afterRows: true)
     }
