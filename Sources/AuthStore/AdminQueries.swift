@@ -28,6 +28,12 @@ public struct Paging: Sendable, Equatable {
     }
 
     var limit: Int64 { Int64(perPage < 1 ? 20 : perPage) }
+
+    /// The number of rows matching on all pages, given the `found` rows of this page: a first
+    /// page with room to spare is its own count, so only a full or later page runs `count`.
+    func total<E: Error>(found: Int, count: () throws(E) -> Int64) throws(E) -> Int {
+        Int(offset == 0 && Int64(found) < limit ? Int64(found) : try count())
+    }
     var offset: Int64 {
         let page = Int64(max(page, 1))
         let (product, overflow) = (page - 1).multipliedReportingOverflow(by: limit)
@@ -98,13 +104,10 @@ extension Connection {
             "SELECT \(UserRecord.layout.list) FROM users WHERE \(condition) ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?",
             arguments + [.integer(paging.limit), .integer(paging.offset)]
         )
-        let total: Int64
-        if paging.offset == 0 && Int64(rows.count) < paging.limit {
-            total = Int64(rows.count)
-        } else {
-            total = try scalar("SELECT count(*) FROM users WHERE \(condition)", arguments).int64Value ?? 0
+        let total = try paging.total(found: rows.count) { () throws(StoreError) in
+            try scalar("SELECT count(*) FROM users WHERE \(condition)", arguments).int64Value ?? 0
         }
-        return Page(items: rows.map(UserRecord.init(row:)), total: Int(total))
+        return Page(items: rows.map(UserRecord.init(row:)), total: total)
     }
 
     /// 8-4-4-4-12 lowercase hex digits.

@@ -58,13 +58,10 @@ extension PostgresConnection {
             """,
             arguments + [.integer(paging.limit), .integer(paging.offset)]
         )
-        let total: Int64
-        if paging.offset == 0 && Int64(rows.count) < paging.limit {
-            total = Int64(rows.count)
-        } else {
-            total = try scalar("SELECT count(*) FROM auth.users WHERE \(condition)", arguments).int64Value ?? 0
+        let total = try paging.total(found: rows.count) { () throws(PostgresError) in
+            try scalar("SELECT count(*) FROM auth.users WHERE \(condition)", arguments).int64Value ?? 0
         }
-        return Page(items: try rows.map { row throws(PostgresError) in try UserRecord(postgresRow: row) }, total: Int(total))
+        return Page(items: try rows.map { row throws(PostgresError) in try UserRecord(postgresRow: row) }, total: total)
     }
 
     /// GoTrue's `FindAuditLogEntries`: `instance_id` the nil uuid, newest first, and with
