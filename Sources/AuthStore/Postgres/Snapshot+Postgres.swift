@@ -11,8 +11,9 @@
 /// (`auth_emulator.outbox` is `emulator_outbox`, `idp_signing_keys` keeps its name), and a
 /// column the emulator keeps beside a GoTrue table (`SideColumn`) appears in that table's rows,
 /// so the two backends' documents read alike and a SQLite snapshot imports here (its NULL
-/// `instance_id`s becoming GoTrue's nil uuid, its NULL tokens GoTrue's ''). Tables only Postgres mode has (GoTrue's SSO
-/// tables, `instances`, ...) are exported too, so a SQLite emulator refuses such a document.
+/// `instance_id`s becoming GoTrue's nil uuid, its NULL tokens GoTrue's ''). Tables only
+/// Postgres mode has (GoTrue's SSO tables, `instances`, ...) are exported too, so a SQLite
+/// emulator refuses such a document.
 struct PostgresDataTable: Equatable {
     let schema: String
     let table: String
@@ -48,6 +49,9 @@ struct SideColumn {
     ]
 
     static func of(_ table: PostgresDataTable) -> SideColumn? { all.first { $0.table == table.label } }
+
+    /// `key, column`, quoted.
+    var insertColumns: String { [key, column].map(PostgresConnection.quoteIdentifier).joined(separator: ", ") }
 
     var qualifiedSideTable: String {
         sideTable.split(separator: ".").map { PostgresConnection.quoteIdentifier(String($0)) }.joined(separator: ".")
@@ -198,8 +202,7 @@ extension PostgresConnection {
             let id = try queryFirst(sql, direct.map { columns[$0].argument(row[$0]) })?["id"] ?? .null
             for index in side where row[index] != .null {
                 guard let kept = columns[index].side else { continue }
-                try execute("INSERT INTO \(kept.qualifiedSideTable) (\(PostgresConnection.quoteIdentifier(kept.key)), \(PostgresConnection.quoteIdentifier(kept.column))) VALUES ($1, $2)",
-                            id, row[index])
+                try execute("INSERT INTO \(kept.qualifiedSideTable) (\(kept.insertColumns)) VALUES ($1, $2)", id, row[index])
             }
         }
         try restartSequences(of: table, afterRows: true)
