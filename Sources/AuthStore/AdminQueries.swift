@@ -28,6 +28,12 @@ public struct Paging: Sendable, Equatable {
     }
 
     var limit: Int64 { Int64(perPage < 1 ? 20 : perPage) }
+
+    /// The number of rows matching on all pages, given the `found` rows of this page: a first
+    /// page with room to spare is its own count, so only a full or later page runs `count`.
+    func total<E: Error>(found: Int, count: () throws(E) -> Int64) throws(E) -> Int {
+        Int(offset == 0 && Int64(found) < limit ? Int64(found) : try count())
+    }
     var offset: Int64 {
         let page = Int64(max(page, 1))
         let (product, overflow) = (page - 1).multipliedReportingOverflow(by: limit)
@@ -40,6 +46,9 @@ extension Connection {
     /// filtered by `email LIKE %filter%` (case-sensitive, as in Postgres) or
     /// `user_metadata.full_name ILIKE %filter%`.
     public func users(aud: String, filter: String, ascending: Bool, paging: Paging) throws(StoreError) -> Page<UserRecord> {
+        if let postgres {
+            return try postgres.store { try $0.users(aud: aud, filter: filter, ascending: ascending, paging: paging) }
+        }
         var condition = "aud = ?"
         var arguments: [SQLValue] = [.text(aud)]
         if !filter.isEmpty {
@@ -70,6 +79,7 @@ extension Connection {
     /// a search that finds a few users reads the table once, not twice.
     public func searchUsers(aud: String, text: String, paging: Paging) throws(StoreError) -> Page<UserRecord> {
         let needle = String(decoding: text.utf8.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
+        if let postgres { return try postgres.store { try $0.searchUsers(aud: aud, needle: needle, paging: paging) } }
         var condition = "aud = ?"
         var arguments: [SQLValue] = [.text(aud)]
         if Connection.isUUID(needle) {
@@ -94,13 +104,10 @@ extension Connection {
             "SELECT \(UserRecord.layout.list) FROM users WHERE \(condition) ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?",
             arguments + [.integer(paging.limit), .integer(paging.offset)]
         )
-        let total: Int64
-        if paging.offset == 0 && Int64(rows.count) < paging.limit {
-            total = Int64(rows.count)
-        } else {
-            total = try scalar("SELECT count(*) FROM users WHERE \(condition)", arguments).int64Value ?? 0
+        let total = try paging.total(found: rows.count) { () throws(StoreError) in
+            try scalar("SELECT count(*) FROM users WHERE \(condition)", arguments).int64Value ?? 0
         }
-        return Page(items: rows.map(UserRecord.init(row:)), total: Int(total))
+        return Page(items: rows.map(UserRecord.init(row:)), total: total)
     }
 
     /// 8-4-4-4-12 lowercase hex digits.
@@ -149,6 +156,7 @@ extension Connection {
     /// `FindAuditLogEntries`: newest first; with `columns`, entries whose payload has any of those
     /// string fields matching `%value%` case-insensitively (ILIKE).
     public func auditLogEntries(columns: [String], value: String, paging: Paging) throws(StoreError) -> Page<AuditLogRecord> {
+        if let postgres { return try postgres.store { try $0.auditLogEntries(columns: columns, value: value, paging: paging) } }
         var condition = "1"
         var arguments: [SQLValue] = []
         if !columns.isEmpty && !value.isEmpty {
@@ -168,17 +176,15 @@ extension Connection {
             """,
             arguments + [.integer(paging.limit), .integer(paging.offset)]
         )
-        let items = rows.map {
-            AuditLogRecord(id: $0.string("id") ?? "", payload: $0.string("payload") ?? "{}",
-                           createdAt: $0.int64("created_at") ?? 0, ipAddress: $0.string("ip_address") ?? "")
-        }
-        return Page(items: items, total: Int(total))
+        return Page(items: rows.map(AuditLogRecord.init(row:)), total: Int(total))
     }
 
     /// The newest audit entry's rowid and id (nil when there is none): a change detector that
     /// costs one step down the table's B-tree, where counting or ordering by time would read
     /// every entry. Rowids only grow while entries are appended; `deleteAllData` restarts them.
+    /// In Postgres mode `rowid` is the entry's `created_at` (see `PostgresConnection.newestAuditLogEntry`).
     public func newestAuditLogEntry() throws(StoreError) -> (rowid: Int64, id: String)? {
+        if let postgres { return try postgres.store { try $0.newestAuditLogEntry() } }
         guard let row = try queryFirst("SELECT rowid, id FROM audit_log_entries ORDER BY rowid DESC LIMIT 1") else { return nil }
         return (row.int64("rowid") ?? 0, row.string("id") ?? "")
     }
@@ -186,6 +192,10 @@ extension Connection {
     /// Rewrites an identity's provider subject (soft deletion obfuscates it so the provider
     /// account can sign up again).
     public func setIdentityProviderID(id: String, providerID: String, identityData: String, at time: Int64) throws(StoreError) {
+        if let postgres {
+            guard PostgresArguments.isUUID(id) else { return }
+            return try postgres.store { try $0.setIdentityProviderID(id: id, providerID: providerID, identityData: identityData, at: time) }
+        }
         try execute("UPDATE identities SET provider_id = ?, identity_data = ?, updated_at = ? WHERE id = ?",
                     .text(providerID), .text(identityData), .integer(time), .text(id))
     }

@@ -36,19 +36,23 @@ extension Connection {
     /// The project's signing key id: the oldest row (there is normally just one, see
     /// `insertIdPSigningKeyIfNone`), or nil when none was made yet or a reset emptied the table.
     public func idpSigningKeyID() throws(StoreError) -> String? {
-        try scalar("SELECT kid FROM idp_signing_keys ORDER BY created_at, rowid LIMIT 1").stringValue
+        if let postgres { return try postgres.store { try $0.idpSigningKey()?.kid } }
+        return try scalar("SELECT kid FROM idp_signing_keys ORDER BY created_at, rowid LIMIT 1").stringValue
     }
 
     /// The oldest signing key row.
     public func idpSigningKey() throws(StoreError) -> IdPSigningKeyRecord? {
-        try queryFirst("SELECT kid, private_jwk, created_at FROM idp_signing_keys ORDER BY created_at, rowid LIMIT 1")
+        if let postgres { return try postgres.store { try $0.idpSigningKey() } }
+        return try queryFirst("SELECT kid, private_jwk, created_at FROM idp_signing_keys ORDER BY created_at, rowid LIMIT 1")
             .map(IdPSigningKeyRecord.init(row:))
     }
 
     /// Stores `record` unless a key exists already, and returns the key in force. Run inside
     /// `write`: its IMMEDIATE transaction serializes processes sharing the file, so when two
     /// of them generate a key at once, the first to commit wins and the other adopts its key.
+    /// In Postgres mode an advisory lock held to the end of the transaction does the same.
     public func insertIdPSigningKeyIfNone(_ record: IdPSigningKeyRecord) throws(StoreError) -> IdPSigningKeyRecord {
+        if let postgres { return try postgres.store { try $0.insertIdPSigningKeyIfNone(record) } }
         if let existing = try idpSigningKey() { return existing }
         try execute("INSERT INTO idp_signing_keys (kid, private_jwk, created_at) VALUES (?, ?, ?)",
                     .text(record.kid), .text(record.privateJWK), .integer(record.createdAt))
@@ -57,7 +61,8 @@ extension Connection {
 
     /// Accounts that used `provider` before, most recently signed in (or created) first.
     public func idpAccounts(provider: String, limit: Int = 20) throws(StoreError) -> [IdPAccountRecord] {
-        try query(
+        if let postgres { return try postgres.store { try $0.idpAccounts(provider: provider, limit: limit) } }
+        return try query(
             """
             SELECT provider_id,
                    json_extract(identity_data, '$.email') AS email,
@@ -73,7 +78,8 @@ extension Connection {
     /// The newest account of `provider` whose email is `email` (compared lowercased, through
     /// the generated `identities.email` column and its index).
     public func idpAccount(provider: String, email: String) throws(StoreError) -> IdPAccountRecord? {
-        try queryFirst(
+        if let postgres { return try postgres.store { try $0.idpAccount(provider: provider, email: email) } }
+        return try queryFirst(
             """
             SELECT provider_id,
                    json_extract(identity_data, '$.email') AS email,

@@ -1,6 +1,7 @@
 /// Whole-database operations behind the emulator's reset, export and import: they work on
 /// every data table the schema has (read from `sqlite_schema`), so a table added by a later
-/// migration is reset, exported and imported without changes here.
+/// migration is reset, exported and imported without changes here. In Postgres mode the same
+/// operations run over the `auth` and `auth_emulator` schemas (`Snapshot+Postgres.swift`).
 ///
 /// Table and column names are only ever taken from the schema itself (`sqlite_schema`,
 /// `pragma_table_xinfo`) before being spliced into SQL, and quoted; values travel as `?`
@@ -33,6 +34,7 @@ extension Connection {
     /// and the project's signing keys (configuration kept across resets and imports), parents
     /// before the tables whose foreign keys point at them.
     public func dataTables() throws(StoreError) -> [String] {
+        if let postgres { return try postgres.store { try $0.dataTables().map(\.name) } }
         let names = try query(
             """
             SELECT name FROM sqlite_schema
@@ -46,13 +48,18 @@ extension Connection {
                 .compactMap { $0.string("parent") }
             parents[name] = Set(referenced).subtracting([name]).intersection(names)
         }
-        // Kahn's algorithm, alphabetical among the ready ones so the order is stable.
+        return Connection.parentsFirst(names, parents: parents)
+    }
+
+    /// `names` with every table after the tables in `parents[name]`: Kahn's algorithm, in
+    /// `names` order among the ready ones so the order is stable.
+    static func parentsFirst(_ names: [String], parents: [String: Set<String>]) -> [String] {
         var ordered: [String] = []
         var remaining = names
         while !remaining.isEmpty {
             let placed = Set(ordered)
             guard let next = remaining.first(where: { parents[$0, default: []].isSubset(of: placed) }) else {
-                // A reference cycle (none in this schema): keep the rest alphabetical.
+                // A reference cycle (none in these schemas): keep the rest in order.
                 ordered += remaining
                 break
             }
@@ -64,13 +71,20 @@ extension Connection {
 
     /// The columns of `table` that can be written: generated and hidden columns are excluded.
     public func writableColumns(of table: String) throws(StoreError) -> [String] {
-        try query("SELECT name, hidden FROM pragma_table_xinfo(?) ORDER BY cid", .text(table))
+        if let postgres {
+            return try postgres.store { connection in
+                guard let found = try connection.dataTable(named: table) else { return [] }
+                return try connection.writableColumns(of: found).map(\.name)
+            }
+        }
+        return try query("SELECT name, hidden FROM pragma_table_xinfo(?) ORDER BY cid", .text(table))
             .filter { ($0.int64("hidden") ?? 0) == 0 }
             .compactMap { $0.string("name") }
     }
 
     /// Every row of a data table.
     public func dumpTable(_ table: String) throws(StoreError) -> TableDump {
+        if let postgres { return try postgres.store { try $0.dumpTable(table) } }
         guard try dataTables().contains(table) else {
             throw StoreError(code: 1, message: "dump: no data table named \(table)")
         }
@@ -83,6 +97,7 @@ extension Connection {
     /// Inserts rows into a data table. `dump.columns` must be writable columns of the table
     /// (checked against the schema); columns left out take their defaults.
     public func restoreTable(_ dump: TableDump) throws(StoreError) {
+        if let postgres { return try postgres.store { try $0.restoreTable(dump) } }
         let writable = Set(try writableColumns(of: dump.name))
         guard !writable.isEmpty else { throw StoreError(code: 1, message: "restore: no data table named \(dump.name)") }
         for column in dump.columns where !writable.contains(column) {
@@ -102,7 +117,11 @@ extension Connection {
 
     /// Deletes every row of every data table (children first) and restarts AUTOINCREMENT
     /// counters: the state of a freshly migrated database. Run it inside `Database.write`.
+    ///
+    /// In Postgres mode the rows go with DELETE, so the app's foreign keys to `auth` cascade
+    /// (or, without ON DELETE CASCADE, fail the reset with an error naming the constraint).
     public func deleteAllData() throws(StoreError) {
+        if let postgres { return try postgres.store { try $0.deleteAllData() } }
         // Foreign keys stay immediate: a violation fails its own statement. Deferring them to
         // COMMIT would, under group commit, fail the other writes sharing that COMMIT too.
         for table in try dataTables().reversed() {
