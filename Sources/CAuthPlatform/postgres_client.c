@@ -83,9 +83,9 @@ static size_t default_candidates(char names[][160], size_t capacity) {
 
 static const char *install_advice(void) {
 #if defined(__APPLE__)
-    return "install it with `brew install libpq` (or Postgres.app, or Homebrew's postgresql@NN)";
+    return "Install it with `brew install libpq` (or Postgres.app, or Homebrew's postgresql@NN)";
 #else
-    return "install it (Debian/Ubuntu: `apt install libpq5`; Fedora: `dnf install libpq`; Alpine: `apk add libpq`)";
+    return "Install it (Debian/Ubuntu: `apt install libpq5`; Fedora: `dnf install libpq`; Alpine: `apk add libpq`)";
 #endif
 }
 

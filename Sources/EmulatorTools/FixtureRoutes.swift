@@ -86,10 +86,24 @@ public struct Reset: Sendable {
         let fixture = keepSeed ? project.fixtures.lastApplied : nil
         let seeder = Seeder(project: project)
         return try Core(project: project).write { conn in
-            try conn.deleteAllData()
+            try Reset.deleteAllData(conn)
             guard let fixture else { return 0 }
             _ = try seeder.apply(fixture, conn, collect: false, passwords: nil)
             return fixture.users.count
+        }
+    }
+}
+
+extension Reset {
+    /// Empties the store. In Postgres mode an app's foreign key to `auth.users(id)` without
+    /// ON DELETE CASCADE refuses it: the caller, whose schema it is, gets a 409 naming the
+    /// constraint (nothing was deleted), not a 500.
+    static func deleteAllData(_ conn: Connection) throws {
+        do {
+            try conn.deleteAllData()
+        } catch {
+            if let refusal = error.postgres, refusal.step == "reset" { throw AuthError(409, .conflict, refusal.message) }
+            throw error
         }
     }
 }
@@ -215,7 +229,7 @@ public struct Snapshot: Sendable {
                 for name in byName.keys where !known.contains(name) {
                     throw Snapshot.invalid("unknown table \"\(name)\" (this emulator has: \(known.joined(separator: ", ")))")
                 }
-                try conn.deleteAllData()
+                try Reset.deleteAllData(conn)
                 var counts: [(String, Int)] = []
                 for name in known {
                     guard let dump = byName[name] else { continue }
