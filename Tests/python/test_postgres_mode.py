@@ -278,3 +278,12 @@ def test_reset_refused_by_a_foreign_key_without_cascade_keeps_everything(app, ma
     message = response.json()["msg"]
     assert "profiles_id_fkey" in message and "Nothing was deleted" in message
     assert made.sql("SELECT (SELECT count(*) FROM auth.users), (SELECT count(*) FROM public.profiles)") == [("1", "1")]
+
+
+def test_a_superuser_without_gotrues_role_is_warned_what_it_hides(start_server):
+    # No --db-bootstrap on a bare server: there is no supabase_auth_admin to write as.
+    cluster = cluster_of_this_process()
+    server = start_server("--db", cluster.url(cluster.make_database()), env=FAST_HASHING)
+    assert "writing as postgres" in server.info["database"]
+    warning = server.stderr_text()
+    assert "superuser postgres" in warning and "supabase_auth_admin does not exist" in warning
