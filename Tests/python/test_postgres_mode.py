@@ -287,3 +287,14 @@ def test_a_superuser_without_gotrues_role_is_warned_what_it_hides(start_server):
     assert "writing as postgres" in server.info["database"]
     warning = server.stderr_text()
     assert "superuser postgres" in warning and "supabase_auth_admin does not exist" in warning
+
+
+def test_the_virtual_clock_moves_the_emulators_timestamps_not_the_databases(app, make_client):
+    made = app(trigger=None)
+    moved = httpx.post(f"{made.server.url}/emulator/v1/clock", json={"advance_seconds": 86400},
+                       headers={"apikey": SERVICE_ROLE_KEY}, timeout=30)
+    assert moved.status_code == 200, moved.text
+    user = make_client(made.server).sign_up({"email": unique_email(), "password": PASSWORD}).user
+    # created_at is the emulator's (a day ahead); the database's now() stays the wall clock.
+    ahead = made.sql(f"SELECT extract(epoch FROM created_at - now())::int FROM auth.users WHERE id = '{user.id}'")
+    assert 86000 < int(ahead[0][0]) <= 86400
