@@ -150,15 +150,7 @@ struct VerifyEndpoints: EndpointGroup {
             return VerifyEndpoints.redirect(to: url.string)
         case .session(let issued, let type):
             // `AccessTokenResponse.AsRedirectURL`: appended to the redirect as it is.
-            let fragment = GoURL.encode([
-                QueryItem(name: "access_token", value: issued.accessToken),
-                QueryItem(name: "token_type", value: "bearer"),
-                QueryItem(name: "expires_in", value: String(issued.expiresIn)),
-                QueryItem(name: "expires_at", value: String(issued.expiresAt)),
-                QueryItem(name: "refresh_token", value: issued.refreshToken),
-                QueryItem(name: "sb", value: ""),
-                QueryItem(name: "type", value: type),
-            ])
+            let fragment = issued.redirectFragment(trailing: [QueryItem(name: "type", value: type)])
             return VerifyEndpoints.redirect(to: params.redirectTo + "#" + fragment, headers: issued.headers)
         }
     }
