@@ -192,12 +192,7 @@ struct TOMLParser {
                 depth = 0
                 try expectEndOfLine(after: "the table header")
             default:
-                let keyLine = line
-                let path = try parseKey()
-                skipSpaces()
-                guard peek() == .equals else { throw error("expected '=' after the key '\(path.joined(separator: "."))'") }
-                index += 1
-                skipSpaces()
+                let (path, keyLine) = try parseKeyAndEquals()
                 depth = 0
                 try nest(current.count + path.count)
                 let value = try parseValue()
@@ -316,6 +311,18 @@ struct TOMLParser {
     }
 
     // MARK: Keys
+
+    /// A key-value pair up to its value: the dotted key, the `=` and the spaces around it. The
+    /// line is the key's, for the duplicate-key message.
+    mutating func parseKeyAndEquals() throws(TOMLError) -> (path: [String], line: Int) {
+        let keyLine = line
+        let path = try parseKey()
+        skipSpaces()
+        guard peek() == .equals else { throw error("expected '=' after the key '\(path.joined(separator: "."))'") }
+        index += 1
+        skipSpaces()
+        return (path, keyLine)
+    }
 
     /// A key: simple keys joined by dots, with optional spaces around the dots.
     mutating func parseKey() throws(TOMLError) -> [String] {

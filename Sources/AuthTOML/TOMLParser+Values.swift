@@ -60,12 +60,7 @@ extension TOMLParser {
                 index += 1
                 return .table(table.closed())
             }
-            let keyLine = line
-            let path = try parseKey()
-            skipSpaces()
-            guard peek() == .equals else { throw error("expected '=' after the key '\(path.joined(separator: "."))'") }
-            index += 1
-            skipSpaces()
+            let (path, keyLine) = try parseKeyAndEquals()
             try nest(path.count)
             let value = try parseValue()
             depth -= path.count
