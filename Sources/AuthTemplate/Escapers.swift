@@ -81,21 +81,28 @@ enum Escapers {
             (Int(c) >= table.count || table[Int(c)] == nil) && (badRunes || c != 0xEF)
         }
         if clean { return s }
+        return rewriteRunes(s) { r, _ in
+            if Int(r) < table.count { return table[Int(r)] }
+            if !badRunes && ((0xFDD0...0xFDEF).contains(r) || (0xFFF0...0xFFFF).contains(r)) {
+                return "&#x\(String(r, radix: 16));"
+            }
+            return nil
+        }
+    }
+
+    /// The loop the replacers share: each rune for which `replacement` (given the rune and the
+    /// bytes after it) names a string is swapped for it; the input comes back as it is, without
+    /// a copy, when nothing was swapped.
+    private static func rewriteRunes(_ s: String, _ replacement: (UInt32, ArraySlice<UInt8>) -> String?) -> String {
         let bytes = Array(s.utf8)
         var out: [UInt8] = []
         var written = 0
         var i = 0
         while i < bytes.count {
             let (r, w) = GoUTF8.decodeRune(bytes, i)
-            if Int(r) < table.count {
-                if let repl = table[Int(r)] {
-                    out.append(contentsOf: bytes[written..<i])
-                    out.append(contentsOf: repl.utf8)
-                    written = i + w
-                }
-            } else if !badRunes && ((0xFDD0...0xFDEF).contains(r) || (0xFFF0...0xFFFF).contains(r)) {
+            if let repl = replacement(r, bytes[(i + w)...]) {
                 out.append(contentsOf: bytes[written..<i])
-                out.append(contentsOf: "&#x\(String(r, radix: 16));".utf8)
+                out.append(contentsOf: repl.utf8)
                 written = i + w
             }
             i += w
@@ -397,32 +404,13 @@ enum Escapers {
         // U+2028 and U+2029 start with the byte 0xE2.
         let clean = s.utf8.allSatisfy { c in c >= 0x20 && (Int(c) >= table.count || table[Int(c)] == nil) && c != 0xE2 }
         if clean { return s }
-        let bytes = Array(s.utf8)
-        var out: [UInt8] = []
-        var written = 0
-        var i = 0
-        while i < bytes.count {
-            let (r, w) = GoUTF8.decodeRune(bytes, i)
-            var repl: String?
-            if r < 0x20 {
-                repl = lowUnicodeReplacementTable[Int(r)]
-            } else if Int(r) < table.count, let t = table[Int(r)] {
-                repl = t
-            } else if r == 0x2028 {
-                repl = "\\u2028"
-            } else if r == 0x2029 {
-                repl = "\\u2029"
-            }
-            if let repl {
-                out.append(contentsOf: bytes[written..<i])
-                out.append(contentsOf: repl.utf8)
-                written = i + w
-            }
-            i += w
+        return rewriteRunes(s) { r, _ in
+            if r < 0x20 { return lowUnicodeReplacementTable[Int(r)] }
+            if Int(r) < table.count, let t = table[Int(r)] { return t }
+            if r == 0x2028 { return "\\u2028" }
+            if r == 0x2029 { return "\\u2029" }
+            return nil
         }
-        if written == 0 { return s }
-        out.append(contentsOf: bytes[written...])
-        return String(decoding: out, as: UTF8.self)
     }
 
     // MARK: CSS
@@ -440,26 +428,12 @@ enum Escapers {
     }
 
     private static func cssEscaper(_ s: String) -> String {
-        let bytes = Array(s.utf8)
-        var out: [UInt8] = []
-        var written = 0
-        var i = 0
-        while i < bytes.count {
-            let (r, w) = GoUTF8.decodeRune(bytes, i)
-            if Int(r) < cssReplacementTable.count, let repl = cssReplacementTable[Int(r)] {
-                out.append(contentsOf: bytes[written..<i])
-                out.append(contentsOf: repl.utf8)
-                written = i + w
-                // A space ends a hex escape that a hex digit or a space would otherwise extend.
-                if repl != "\\\\" && (written == bytes.count || isHex(bytes[written]) || isCSSSpace(bytes[written])) {
-                    out.append(UInt8(ascii: " "))
-                }
-            }
-            i += w
+        rewriteRunes(s) { r, rest in
+            guard Int(r) < cssReplacementTable.count, let repl = cssReplacementTable[Int(r)] else { return nil }
+            // A space ends a hex escape that a hex digit or a space would otherwise extend.
+            if repl != "\\\\", rest.first.map({ isHex($0) || isCSSSpace($0) }) ?? true { return repl + " " }
+            return repl
         }
-        if written == 0 { return s }
-        out.append(contentsOf: bytes[written...])
-        return String(decoding: out, as: UTF8.self)
     }
 
     static func isCSSNmchar(_ r: UInt32) -> Bool {
