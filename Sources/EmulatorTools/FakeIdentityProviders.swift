@@ -133,12 +133,7 @@ public final class IdentityProviderStore: Sendable {
     // MARK: Codes and provider tokens
 
     func insert(code: String, _ pending: PendingCode, now: Int64) {
-        state.withLock { s in
-            if s.codes.count >= IdentityProviderStore.maximumPending {
-                s.codes = s.codes.filter { $0.value.expiresAt > now }
-            }
-            s.codes[code] = pending
-        }
+        state.withLock { $0.codes.insert(pending, at: code, now: now) }
     }
 
     /// Single use: the code is removed whatever happens next (RFC 6749 §4.1.2). Nil when unknown,
@@ -153,12 +148,7 @@ public final class IdentityProviderStore: Sendable {
     }
 
     func insert(accessToken: String, _ grant: ProviderGrant, now: Int64) {
-        state.withLock { s in
-            if s.accessTokens.count >= IdentityProviderStore.maximumPending {
-                s.accessTokens = s.accessTokens.filter { $0.value.expiresAt > now }
-            }
-            s.accessTokens[accessToken] = grant
-        }
+        state.withLock { $0.accessTokens.insert(grant, at: accessToken, now: now) }
     }
 
     func grant(accessToken: String, provider: String, now: Int64) -> ProviderGrant? {
@@ -610,5 +600,22 @@ extension FakeIdentityProvider {
 
     func discoveryDocument(provider: String) -> JSONObject? {
         ControlIdPEndpoints.discoveryDocument(issuer: issuer(for: provider), provider: provider).objectValue
+    }
+}
+
+/// A code or provider token that lapses at `expiresAt` (Unix microseconds, project clock).
+private protocol Expiring {
+    var expiresAt: Int64 { get }
+}
+
+extension IdentityProviderStore.PendingCode: Expiring {}
+extension IdentityProviderStore.ProviderGrant: Expiring {}
+
+private extension Dictionary where Key == String, Value: Expiring {
+    /// Stores `value` under `key`, first dropping the expired entries once `maximumPending` are
+    /// held, so flows that are never finished cannot grow the table without bound.
+    mutating func insert(_ value: Value, at key: String, now: Int64) {
+        if count >= IdentityProviderStore.maximumPending { self = filter { $0.value.expiresAt > now } }
+        self[key] = value
     }
 }
