@@ -177,20 +177,7 @@ extension OAuthServerEndpoints {
         claims["email_verified"] = .bool(scopes.contains("email") && user.emailConfirmedAt != nil)
         if scopes.contains("phone"), let phone = user.phone, !phone.isEmpty { claims["phone_number"] = .string(phone) }
         claims["phone_number_verified"] = .bool(scopes.contains("phone") && user.phoneConfirmedAt != nil)
-        if scopes.contains("profile") {
-            if let name = metadata["name"]?.stringValue, !name.isEmpty {
-                claims["name"] = .string(name)
-            } else if let email = user.email, !email.isEmpty {
-                claims["name"] = .string(email)
-            }
-            if let picture = metadata["picture"]?.stringValue ?? metadata["avatar_url"]?.stringValue, !picture.isEmpty {
-                claims["picture"] = .string(picture)
-            }
-            claims["updated_at"] = .number(Timestamp(microseconds: user.updatedAt).unixSeconds)
-            if let username = metadata["preferred_username"]?.stringValue ?? metadata["username"]?.stringValue, !username.isEmpty {
-                claims["preferred_username"] = .string(username)
-            }
-        }
+        if scopes.contains("profile") { Self.profileClaims(of: user, metadata: metadata, into: &claims) }
         claims["client_id"] = .string(clientID)
         return JWTSigner.sign(claims: claims, key: key)
     }

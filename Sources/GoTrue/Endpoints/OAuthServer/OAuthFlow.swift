@@ -285,18 +285,7 @@ extension OAuthServerEndpoints {
             if user.emailConfirmedAt != nil { info["email_verified"] = true }
         }
         if scopes.contains("profile") {
-            if let name = metadata["name"]?.stringValue, !name.isEmpty {
-                info["name"] = .string(name)
-            } else if let email = user.email, !email.isEmpty {
-                info["name"] = .string(email)
-            }
-            if let picture = metadata["picture"]?.stringValue ?? metadata["avatar_url"]?.stringValue, !picture.isEmpty {
-                info["picture"] = .string(picture)
-            }
-            if let username = metadata["preferred_username"]?.stringValue ?? metadata["username"]?.stringValue, !username.isEmpty {
-                info["preferred_username"] = .string(username)
-            }
-            info["updated_at"] = .number(Timestamp(microseconds: user.updatedAt).unixSeconds)
+            Self.profileClaims(of: user, metadata: metadata, into: &info)
             info["user_metadata"] = .object(metadata)
         }
         // userinfo says `phone`/`phone_verified` where the ID token says `phone_number`.
@@ -306,5 +295,23 @@ extension OAuthServerEndpoints {
         }
         // A Go map: keys sorted.
         return .json(.object(info.sortedRecursively()))
+    }
+
+    /// The `profile` scope's claims (OIDC Core §5.4) of the ID token and userinfo, in
+    /// `GenerateIDToken`'s order (the ID token's keys are not sorted): the name, else the email
+    /// address; the picture; `updated_at`; the username.
+    static func profileClaims(of user: UserRecord, metadata: JSONObject, into claims: inout JSONObject) {
+        if let name = metadata["name"]?.stringValue, !name.isEmpty {
+            claims["name"] = .string(name)
+        } else if let email = user.email, !email.isEmpty {
+            claims["name"] = .string(email)
+        }
+        if let picture = metadata["picture"]?.stringValue ?? metadata["avatar_url"]?.stringValue, !picture.isEmpty {
+            claims["picture"] = .string(picture)
+        }
+        claims["updated_at"] = .number(Timestamp(microseconds: user.updatedAt).unixSeconds)
+        if let username = metadata["preferred_username"]?.stringValue ?? metadata["username"]?.stringValue, !username.isEmpty {
+            claims["preferred_username"] = .string(username)
+        }
     }
 }
