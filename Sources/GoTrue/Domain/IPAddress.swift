@@ -1,4 +1,4 @@
-/// IP address text forms shared by both readings.
+/// IP address text forms shared by both readings of a URL (`GoParsedURL` and `BrowserURL`).
 enum IPAddress {
     /// The WHATWG IPv6 parser (URL Standard §3.5), which also accepts what `netip.ParseAddr` and
     /// `net.ParseIP` accept for IPv6 without a zone: hex pieces, one `::`, a dotted IPv4 tail
