@@ -54,7 +54,7 @@ enum Escapers {
 
     // MARK: HTML
 
-    private static func table(_ pairs: [(UInt8, String)]) -> [String?] {
+    static func table(_ pairs: [(UInt8, String)]) -> [String?] {
         var t = [String?](repeating: nil, count: Int(pairs.map(\.0).max()!) + 1)
         for (c, s) in pairs { t[Int(c)] = s }
         return t
@@ -81,21 +81,28 @@ enum Escapers {
             (Int(c) >= table.count || table[Int(c)] == nil) && (badRunes || c != 0xEF)
         }
         if clean { return s }
+        return rewriteRunes(s) { r, _ in
+            if Int(r) < table.count { return table[Int(r)] }
+            if !badRunes && ((0xFDD0...0xFDEF).contains(r) || (0xFFF0...0xFFFF).contains(r)) {
+                return "&#x\(String(r, radix: 16));"
+            }
+            return nil
+        }
+    }
+
+    /// The loop the replacers share: each rune for which `replacement` (given the rune and the
+    /// bytes after it) names a string is swapped for it; the input comes back as it is, without
+    /// a copy, when nothing was swapped.
+    static func rewriteRunes(_ s: String, _ replacement: (UInt32, ArraySlice<UInt8>) -> String?) -> String {
         let bytes = Array(s.utf8)
         var out: [UInt8] = []
         var written = 0
         var i = 0
         while i < bytes.count {
             let (r, w) = GoUTF8.decodeRune(bytes, i)
-            if Int(r) < table.count {
-                if let repl = table[Int(r)] {
-                    out.append(contentsOf: bytes[written..<i])
-                    out.append(contentsOf: repl.utf8)
-                    written = i + w
-                }
-            } else if !badRunes && ((0xFDD0...0xFDEF).contains(r) || (0xFFF0...0xFFFF).contains(r)) {
+            if let repl = replacement(r, bytes[(i + w)...]) {
                 out.append(contentsOf: bytes[written..<i])
-                out.append(contentsOf: "&#x\(String(r, radix: 16));".utf8)
+                out.append(contentsOf: repl.utf8)
                 written = i + w
             }
             i += w
@@ -127,70 +134,6 @@ enum Escapers {
         return s.lowercased()
     }
 
-    // MARK: text/template's builtins
-
-    /// text/template's JSEscapeString.
-    static func textJSEscape(_ s: String) -> String {
-        let hex: [UInt8] = Array("0123456789ABCDEF".utf8)
-        let b = Array(s.utf8)
-        var out: [UInt8] = []
-        var i = 0
-        while i < b.count {
-            let c = b[i]
-            if c < 0x80 {
-                switch c {
-                case UInt8(ascii: "\\"): out.append(contentsOf: "\\\\".utf8)
-                case UInt8(ascii: "'"): out.append(contentsOf: "\\'".utf8)
-                case UInt8(ascii: "\""): out.append(contentsOf: "\\\"".utf8)
-                case UInt8(ascii: "<"): out.append(contentsOf: "\\u003C".utf8)
-                case UInt8(ascii: ">"): out.append(contentsOf: "\\u003E".utf8)
-                case UInt8(ascii: "&"): out.append(contentsOf: "\\u0026".utf8)
-                case UInt8(ascii: "="): out.append(contentsOf: "\\u003D".utf8)
-                default:
-                    if c < 0x20 {
-                        out.append(contentsOf: "\\u00".utf8)
-                        out.append(hex[Int(c >> 4)])
-                        out.append(hex[Int(c & 0xF)])
-                    } else {
-                        out.append(c)
-                    }
-                }
-                i += 1
-                continue
-            }
-            let (r, w) = GoUTF8.decodeRune(b, i)
-            if GoStrconv.isPrint(r) {
-                out.append(contentsOf: b[i..<(i + w)])
-            } else {
-                var h = String(r, radix: 16, uppercase: true)
-                while h.utf8.count < 4 { h = "0" + h }
-                out.append(contentsOf: "\\u\(h)".utf8)
-            }
-            i += w
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    /// net/url's QueryEscape: unreserved bytes as they are, space as '+', the rest %XX.
-    static func queryEscape(_ s: String) -> String {
-        let hex: [UInt8] = Array("0123456789ABCDEF".utf8)
-        var out: [UInt8] = []
-        for c in s.utf8 {
-            switch c {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
-                out.append(c)
-            case UInt8(ascii: " "):
-                out.append(UInt8(ascii: "+"))
-            default:
-                out.append(UInt8(ascii: "%"))
-                out.append(hex[Int(c >> 4)])
-                out.append(hex[Int(c & 0xF)])
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
     // MARK: URLs
 
     /// Only http, https and mailto may appear as a URL's scheme (a colon before any slash).
@@ -203,7 +146,7 @@ enum Escapers {
         return true
     }
 
-    private static func isHex(_ c: UInt8) -> Bool {
+    static func isHex(_ c: UInt8) -> Bool {
         (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9")) || (c >= UInt8(ascii: "a") && c <= UInt8(ascii: "f"))
             || (c >= UInt8(ascii: "A") && c <= UInt8(ascii: "F"))
     }
@@ -397,188 +340,12 @@ enum Escapers {
         // U+2028 and U+2029 start with the byte 0xE2.
         let clean = s.utf8.allSatisfy { c in c >= 0x20 && (Int(c) >= table.count || table[Int(c)] == nil) && c != 0xE2 }
         if clean { return s }
-        let bytes = Array(s.utf8)
-        var out: [UInt8] = []
-        var written = 0
-        var i = 0
-        while i < bytes.count {
-            let (r, w) = GoUTF8.decodeRune(bytes, i)
-            var repl: String?
-            if r < 0x20 {
-                repl = lowUnicodeReplacementTable[Int(r)]
-            } else if Int(r) < table.count, let t = table[Int(r)] {
-                repl = t
-            } else if r == 0x2028 {
-                repl = "\\u2028"
-            } else if r == 0x2029 {
-                repl = "\\u2029"
-            }
-            if let repl {
-                out.append(contentsOf: bytes[written..<i])
-                out.append(contentsOf: repl.utf8)
-                written = i + w
-            }
-            i += w
-        }
-        if written == 0 { return s }
-        out.append(contentsOf: bytes[written...])
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    // MARK: CSS
-
-    private static let cssReplacementTable = table([
-        (0, "\\0"), (UInt8(ascii: "\t"), "\\9"), (UInt8(ascii: "\n"), "\\a"), (0x0C, "\\c"), (UInt8(ascii: "\r"), "\\d"),
-        (UInt8(ascii: "\""), "\\22"), (UInt8(ascii: "&"), "\\26"), (UInt8(ascii: "'"), "\\27"), (UInt8(ascii: "("), "\\28"),
-        (UInt8(ascii: ")"), "\\29"), (UInt8(ascii: "+"), "\\2b"), (UInt8(ascii: "/"), "\\2f"), (UInt8(ascii: ":"), "\\3a"),
-        (UInt8(ascii: ";"), "\\3b"), (UInt8(ascii: "<"), "\\3c"), (UInt8(ascii: ">"), "\\3e"), (UInt8(ascii: "\\"), "\\\\"),
-        (UInt8(ascii: "{"), "\\7b"), (UInt8(ascii: "}"), "\\7d"),
-    ])
-
-    static func isCSSSpace(_ c: UInt8) -> Bool {
-        c == 0x09 || c == 0x0A || c == 0x0C || c == 0x0D || c == 0x20
-    }
-
-    private static func cssEscaper(_ s: String) -> String {
-        let bytes = Array(s.utf8)
-        var out: [UInt8] = []
-        var written = 0
-        var i = 0
-        while i < bytes.count {
-            let (r, w) = GoUTF8.decodeRune(bytes, i)
-            if Int(r) < cssReplacementTable.count, let repl = cssReplacementTable[Int(r)] {
-                out.append(contentsOf: bytes[written..<i])
-                out.append(contentsOf: repl.utf8)
-                written = i + w
-                // A space ends a hex escape that a hex digit or a space would otherwise extend.
-                if repl != "\\\\" && (written == bytes.count || isHex(bytes[written]) || isCSSSpace(bytes[written])) {
-                    out.append(UInt8(ascii: " "))
-                }
-            }
-            i += w
-        }
-        if written == 0 { return s }
-        out.append(contentsOf: bytes[written...])
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    static func isCSSNmchar(_ r: UInt32) -> Bool {
-        (r >= 0x61 && r <= 0x7A) || (r >= 0x41 && r <= 0x5A) || (r >= 0x30 && r <= 0x39) || r == 0x2D || r == 0x5F
-            || (r >= 0x80 && r <= 0xD7FF) || (r >= 0xE000 && r <= 0xFFFD) || (r >= 0x10000 && r <= 0x10FFFF)
-    }
-
-    /// decodeCSS: CSS escapes (`\41 `, `\"`) replaced by what they stand for.
-    static func decodeCSS(_ s: [UInt8]) -> [UInt8] {
-        guard s.contains(UInt8(ascii: "\\")) else { return s }
-        var b: [UInt8] = []
-        var rest = s[...]
-        while !rest.isEmpty {
-            let i = rest.firstIndex(of: UInt8(ascii: "\\")) ?? rest.endIndex
-            b.append(contentsOf: rest[rest.startIndex..<i])
-            rest = rest[i...]
-            if rest.count < 2 { break }
-            let second = rest[rest.startIndex + 1]
-            if isHex(second) {
-                var j = rest.startIndex + 2
-                while j < rest.endIndex && j < rest.startIndex + 7 && isHex(rest[j]) { j += 1 }
-                var r: UInt32 = 0
-                for c in rest[(rest.startIndex + 1)..<j] { r = r << 4 | UInt32(hexValue(c)) }
-                if r > 0x10FFFF {
-                    r /= 16
-                    j -= 1
-                }
-                let scalar = Unicode.Scalar(r) ?? "\u{FFFD}"
-                b.append(contentsOf: String(scalar).utf8)
-                rest = rest[j...]
-                // skipCSSSpace: one space (or CRLF) ends the escape.
-                if let c = rest.first {
-                    if c == 0x0D && rest.count >= 2 && rest[rest.startIndex + 1] == 0x0A {
-                        rest = rest.dropFirst(2)
-                    } else if c == 0x09 || c == 0x0A || c == 0x0C || c == 0x20 || c == 0x0D {
-                        rest = rest.dropFirst()
-                    }
-                }
-            } else {
-                let array = Array(rest)
-                let (_, n) = GoUTF8.decodeRune(array, 1)
-                b.append(contentsOf: rest[(rest.startIndex + 1)..<(rest.startIndex + 1 + n)])
-                rest = rest[(rest.startIndex + 1 + n)...]
-            }
-        }
-        return b
-    }
-
-    private static func hexValue(_ c: UInt8) -> UInt8 {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
-        default: return c - UInt8(ascii: "A") + 10
+        return rewriteRunes(s) { r, _ in
+            if r < 0x20 { return lowUnicodeReplacementTable[Int(r)] }
+            if Int(r) < table.count, let t = table[Int(r)] { return t }
+            if r == 0x2028 { return "\\u2028" }
+            if r == 0x2029 { return "\\u2029" }
+            return nil
         }
     }
-
-    private static func cssValueFilter(_ s: String) -> String {
-        let b = decodeCSS(Array(s.utf8))
-        var id: [UInt8] = []
-        for (i, c) in b.enumerated() {
-            switch c {
-            case 0, UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "/"), UInt8(ascii: ";"),
-                UInt8(ascii: "@"), UInt8(ascii: "["), UInt8(ascii: "\\"), UInt8(ascii: "]"), UInt8(ascii: "`"), UInt8(ascii: "{"),
-                UInt8(ascii: "}"), UInt8(ascii: "<"), UInt8(ascii: ">"):
-                return filterFailsafe
-            case UInt8(ascii: "-"):
-                // Two hyphens could open or close an HTML comment.
-                if i != 0 && b[i - 1] == UInt8(ascii: "-") { return filterFailsafe }
-            default:
-                if c < 0x80 && isCSSNmchar(UInt32(c)) { id.append(c) }
-            }
-        }
-        let lowered = String(decoding: id.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 32 : $0 }, as: UTF8.self)
-        if lowered.contains("expression") || lowered.contains("mozbinding") { return filterFailsafe }
-        return String(decoding: b, as: UTF8.self)
-    }
-}
-
-/// html/template's content types, here only to classify attributes (attr.go).
-enum ContentType {
-    case plain, css, html, htmlAttr, js, jsStr, url, srcset, unsafe
-}
-
-private let attrTypeMap: [String: ContentType] = [
-    "accept": .plain, "accept-charset": .unsafe, "action": .url, "alt": .plain, "archive": .url, "async": .unsafe,
-    "autocomplete": .plain, "autofocus": .plain, "autoplay": .plain, "background": .url, "border": .plain,
-    "checked": .plain, "cite": .url, "challenge": .unsafe, "charset": .unsafe, "class": .plain, "classid": .url,
-    "codebase": .url, "cols": .plain, "colspan": .plain, "content": .unsafe, "contenteditable": .plain,
-    "contextmenu": .plain, "controls": .plain, "coords": .plain, "crossorigin": .unsafe, "data": .url,
-    "datetime": .plain, "default": .plain, "defer": .unsafe, "dir": .plain, "dirname": .plain, "disabled": .plain,
-    "draggable": .plain, "dropzone": .plain, "enctype": .unsafe, "for": .plain, "form": .unsafe, "formaction": .url,
-    "formenctype": .unsafe, "formmethod": .unsafe, "formnovalidate": .unsafe, "formtarget": .plain, "headers": .plain,
-    "height": .plain, "hidden": .plain, "high": .plain, "href": .url, "hreflang": .plain, "http-equiv": .unsafe,
-    "icon": .url, "id": .plain, "ismap": .plain, "keytype": .unsafe, "kind": .plain, "label": .plain, "lang": .plain,
-    "language": .unsafe, "list": .plain, "longdesc": .url, "loop": .plain, "low": .plain, "manifest": .url,
-    "max": .plain, "maxlength": .plain, "media": .plain, "mediagroup": .plain, "method": .unsafe, "min": .plain,
-    "multiple": .plain, "name": .plain, "novalidate": .unsafe, "open": .plain, "optimum": .plain, "pattern": .unsafe,
-    "placeholder": .plain, "poster": .url, "profile": .url, "preload": .plain, "pubdate": .plain,
-    "radiogroup": .plain, "readonly": .plain, "rel": .unsafe, "required": .plain, "reversed": .plain, "rows": .plain,
-    "rowspan": .plain, "sandbox": .unsafe, "spellcheck": .plain, "scope": .plain, "scoped": .plain,
-    "seamless": .plain, "selected": .plain, "shape": .plain, "size": .plain, "sizes": .plain, "span": .plain,
-    "src": .url, "srcdoc": .html, "srclang": .plain, "srcset": .srcset, "start": .plain, "step": .plain,
-    "style": .css, "tabindex": .plain, "target": .plain, "title": .plain, "type": .unsafe, "usemap": .url,
-    "value": .unsafe, "width": .plain, "wrap": .plain, "xmlns": .url,
-]
-
-/// attrType: how an attribute's value is read, by its (lowercased) name: the table, then
-/// `on*` as JavaScript and names containing src, uri or url as URLs; `data-` and XML
-/// namespace prefixes are looked through.
-func attrType(_ name: String) -> ContentType {
-    var name = name
-    if name.hasPrefix("data-") {
-        name = String(name.dropFirst(5))
-    } else if let colon = name.firstIndex(of: ":") {
-        if name[..<colon] == "xmlns" { return .url }
-        name = String(name[name.index(after: colon)...])
-    }
-    if let t = attrTypeMap[name] { return t }
-    if name.hasPrefix("on") { return .js }
-    if name.contains("src") || name.contains("uri") || name.contains("url") { return .url }
-    return .plain
 }

@@ -190,6 +190,20 @@ package struct Tokens {
             o.endObject()
         }
 
+        /// `AccessTokenResponse.AsRedirectURL`: the session in a redirect's fragment, `sb` last
+        /// but for `type` (which only the verify redirect adds). `leading` goes first: the
+        /// provider's tokens of an implicit OAuth callback.
+        func redirectFragment(leading: [QueryItem] = [], trailing: [QueryItem] = []) -> String {
+            GoURL.encode(leading + [
+                QueryItem(name: "access_token", value: accessToken),
+                QueryItem(name: "token_type", value: "bearer"),
+                QueryItem(name: "expires_in", value: String(expiresIn)),
+                QueryItem(name: "expires_at", value: String(expiresAt)),
+                QueryItem(name: "refresh_token", value: refreshToken),
+                QueryItem(name: "sb", value: ""),
+            ] + trailing)
+        }
+
         /// The informational headers the real server adds on issuance (§7.6).
         package var headers: HTTPHeaders {
             var h = HTTPHeaders()

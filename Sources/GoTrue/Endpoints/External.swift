@@ -369,15 +369,7 @@ struct ExternalEndpoints: EndpointGroup {
             if !redeemed.refreshToken.isEmpty {
                 items.append(QueryItem(name: "provider_refresh_token", value: redeemed.refreshToken))
             }
-            items += [
-                QueryItem(name: "access_token", value: issued.accessToken),
-                QueryItem(name: "token_type", value: "bearer"),
-                QueryItem(name: "expires_in", value: String(issued.expiresIn)),
-                QueryItem(name: "expires_at", value: String(issued.expiresAt)),
-                QueryItem(name: "refresh_token", value: issued.refreshToken),
-                QueryItem(name: "sb", value: ""),
-            ]
-            var response = ExternalEndpoints.found(redirectTo + "#" + GoURL.encode(items))
+            var response = ExternalEndpoints.found(redirectTo + "#" + issued.redirectFragment(leading: items))
             for (name, value) in issued.headers { response.headers[name] = value }
             return response
         }

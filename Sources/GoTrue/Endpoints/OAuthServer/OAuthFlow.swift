@@ -270,196 +270,6 @@ extension OAuthServerEndpoints {
         return .json(["redirect_url": .string(redirect)])
     }
 
-    // MARK: POST /oauth/token
-
-    /// The token endpoint's parameters: JSON when the content type says so, else the form.
-    private func tokenParameters(_ request: HTTPRequest) throws(AuthError) -> [String: String] {
-        let contentType = (request.headers["Content-Type"] ?? "").lowercased()
-        var values: [String: String] = [:]
-        if contentType.contains("application/json") {
-            guard let parsed = try? JSON(parsing: request.body), let object = parsed.objectValue else {
-                throw AuthError.oauth("invalid_request", "Invalid JSON body")
-            }
-            for (key, value) in object { if let text = value.stringValue { values[key] = text } }
-        } else {
-            // `r.FormValue`: the body's form fields, then the query's.
-            for item in request.query where values[item.name] == nil { values[item.name] = item.value }
-            for item in RedirectURL.parseQuery(String(decoding: request.body, as: UTF8.self)) { values[item.name] = item.value }
-        }
-        return values
-    }
-
-    /// `requireOAuthClientAuth`: HTTP Basic (`client_secret_basic`), else the body's
-    /// `client_id`/`client_secret` (`client_secret_post`, or `none` without a secret); the
-    /// method must be the client's registered one and the secret must match.
-    private func authenticateClient(_ context: RequestContext, _ values: [String: String]) throws(AuthError) -> OAuthClientRecord {
-        var clientID = ""
-        var secret = ""
-        var method = ""
-        if let header = context.request.headers["Authorization"], header.hasPrefix("Basic ") {
-            guard let decoded = try? Base64.decode(String(header.dropFirst(6))) else {
-                throw AuthError(400, .invalidCredentials, "Invalid client credentials: invalid basic auth encoding")
-            }
-            let text = String(decoding: decoded, as: UTF8.self)
-            guard let colon = text.firstIndex(of: ":") else {
-                throw AuthError(400, .invalidCredentials, "Invalid client credentials: invalid basic auth format")
-            }
-            clientID = String(text[..<colon])
-            secret = String(text[text.index(after: colon)...])
-            method = "client_secret_basic"
-        } else {
-            clientID = values["client_id"] ?? ""
-            secret = values["client_secret"] ?? ""
-            if clientID.isEmpty { throw AuthError(400, .invalidCredentials, "Invalid client credentials: client_id is required") }
-            method = secret.isEmpty ? "none" : "client_secret_post"
-        }
-        guard let id = AdminEndpoints.canonicalUUID(clientID) else { throw AuthError(400, .invalidCredentials, "Invalid client_id format") }
-        guard let client = try api.read({ conn in try conn.oauthClient(id: id) }) else {
-            throw AuthError(400, .invalidCredentials, "Invalid client credentials")
-        }
-        if method != client.tokenEndpointAuthMethod {
-            throw AuthError(400, .invalidCredentials,
-                            "invalid authentication method: client is registered for '\(client.tokenEndpointAuthMethod)' but '\(method)' was used")
-        }
-        if client.clientType == OAuthClients.publicType {
-            if !secret.isEmpty { throw AuthError(400, .invalidCredentials, "public clients must not provide client_secret") }
-        } else if secret.isEmpty {
-            throw AuthError(400, .invalidCredentials, "confidential clients must provide client_secret")
-        } else if !OAuthClients.secretMatches(secret, hash: client.secretHash) {
-            throw AuthError(400, .invalidCredentials, "invalid client credentials")
-        }
-        return client
-    }
-
-    func token(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
-        let values = try tokenParameters(context.request)
-        let client = try authenticateClient(context, values)
-        let grantType = values["grant_type"] ?? ""
-        if grantType.isEmpty { throw AuthError.oauth("invalid_request", "grant_type is required") }
-        guard client.grantTypes.contains(grantType) else {
-            throw AuthError.oauth("unsupported_grant_type", "Client is not allowed to use grant type: " + grantType)
-        }
-        switch grantType {
-        case "authorization_code": return try exchangeCode(context, client, values)
-        case "refresh_token":
-            let presented = values["refresh_token"] ?? ""
-            if presented.isEmpty { throw AuthError.oauth("invalid_request", "refresh_token is required for refresh_token grant") }
-            let (issued, _) = try TokenEndpoints(api: api).refreshGrant(context, presented: presented, clientID: client.id)
-            return OAuthServerEndpoints.tokenResponse(issued, idToken: nil, now: project.environment.now())
-        default:
-            throw AuthError.oauth("unsupported_grant_type", "Unsupported grant type: " + grantType)
-        }
-    }
-
-    /// The token response: a Go map, so its keys come out sorted.
-    static func tokenResponse(_ issued: Tokens.Issued, idToken: String?, now: Timestamp) -> HTTPResponse {
-        var o = JSONObject()
-        o["access_token"] = .string(issued.accessToken)
-        o["expires_in"] = .number(issued.expiresAt - issued.issuedAt)
-        if let idToken { o["id_token"] = .string(idToken) }
-        o["refresh_token"] = .string(issued.refreshToken)
-        o["token_type"] = "bearer"
-        return .json(.object(o))
-    }
-
-    /// `handleAuthorizationCodeGrant`.
-    private func exchangeCode(_ context: RequestContext, _ client: OAuthClientRecord, _ values: [String: String]) throws(AuthError) -> HTTPResponse {
-        let code = values["code"] ?? ""
-        if code.isEmpty { throw AuthError.oauth("invalid_request", "code is required for authorization_code grant") }
-        guard let authorization = try api.read({ conn in try conn.oauthAuthorization(code: code) }) else {
-            throw AuthError.oauth("invalid_grant", "Invalid authorization code")
-        }
-        if project.environment.now().microseconds > authorization.expiresAt {
-            throw AuthError.oauth("invalid_grant", "Authorization code has expired")
-        }
-        if authorization.clientID != client.id {
-            throw AuthError.oauth("invalid_grant", "Authorization code was not issued for this client")
-        }
-        let resource = values["resource"] ?? ""
-        if !resource.isEmpty && resource != (authorization.resource ?? "") {
-            throw AuthError.oauth("invalid_grant", "Authorization code resource does not match the resource parameter")
-        }
-        let redirect = values["redirect_uri"] ?? ""
-        if !redirect.isEmpty && redirect != authorization.redirectURI { throw AuthError.oauth("invalid_grant", "Invalid redirect_uri") }
-        if let challenge = authorization.codeChallenge, !challenge.isEmpty {
-            let verifier = values["code_verifier"] ?? ""
-            if verifier.isEmpty {
-                throw AuthError.oauth("invalid_grant", "PKCE verification failed: code_verifier is required when PKCE challenge is present")
-            }
-            if let problem = FlowStates.verify(challenge: challenge, method: authorization.codeChallengeMethod ?? "", verifier: verifier) {
-                throw AuthError.oauth("invalid_grant", "PKCE verification failed: " + problem)
-            }
-        }
-        guard let userID = authorization.userID else { throw AuthError.oauth("invalid_grant", "Authorization code has no associated user") }
-        guard let found = try api.read({ conn in try conn.user(id: userID) }) else {
-            throw AuthError.oauth("invalid_grant", "User not found for authorization code")
-        }
-        if api.isBanned(found) { throw AuthError.oauth("access_denied", "User is banned") }
-
-        let issued: Tokens.Issued = try api.write { conn in
-            // The code is single use: a concurrent exchange finds it gone.
-            guard try conn.oauthAuthorization(code: code) != nil, var user = try conn.user(id: userID) else {
-                throw AuthError.oauth("invalid_grant", "Invalid authorization code")
-            }
-            try api.audit(conn, context, actor: user, action: "login", logType: "account",
-                          traits: ["provider_type": "oauth_provider_authorization_code", "client_id": .string(client.id)])
-            let issued = try Tokens(api: api).issueSession(conn, user: &user, method: "oauth_provider/authorization_code",
-                                                           request: context.request, oauthClientID: client.id,
-                                                           scopes: authorization.scope)
-            try conn.deleteOAuthAuthorization(id: authorization.id)
-            return issued
-        }
-        var idToken: String?
-        let granted = OAuthServerEndpoints.scopes(authorization.scope)
-        if granted.contains("openid") {
-            let user = try api.read { conn in try conn.user(id: userID) } ?? found
-            guard let token = idTokenFor(user, clientID: client.id, nonce: authorization.nonce ?? "", scopes: granted) else {
-                // GenerateIDToken refuses HS256; the session above is already issued, as there.
-                logError("oauth: HS256 is not supported for ID token signing")
-                throw AuthError(500, .unexpectedFailure, "Error generating ID token")
-            }
-            idToken = token
-        }
-        return OAuthServerEndpoints.tokenResponse(issued, idToken: idToken, now: project.environment.now())
-    }
-
-    /// `GenerateIDToken`: signed with the access tokens' key, never HS256; the claims the
-    /// granted scopes allow (OIDC Core §5.4), valid one hour.
-    func idTokenFor(_ user: UserRecord, clientID: String, nonce: String, scopes: [String]) -> String? {
-        let key = config.jwt.signingKey
-        if key.algorithm == .hs256 { return nil }
-        let now = project.environment.now().unixSeconds
-        let metadata = Models.object(user.userMetadata)
-        var claims = JSONObject()
-        if !config.jwt.issuer.isEmpty { claims["iss"] = .string(config.jwt.issuer) }
-        claims["sub"] = .string(user.id)
-        claims["aud"] = .string(clientID)
-        claims["exp"] = .number(now + 3600)
-        claims["iat"] = .number(now)
-        if !nonce.isEmpty { claims["nonce"] = .string(nonce) }
-        claims["auth_time"] = .number(user.lastSignInAt.map { Timestamp(microseconds: $0).unixSeconds } ?? now)
-        if scopes.contains("email"), let email = user.email, !email.isEmpty { claims["email"] = .string(email) }
-        claims["email_verified"] = .bool(scopes.contains("email") && user.emailConfirmedAt != nil)
-        if scopes.contains("phone"), let phone = user.phone, !phone.isEmpty { claims["phone_number"] = .string(phone) }
-        claims["phone_number_verified"] = .bool(scopes.contains("phone") && user.phoneConfirmedAt != nil)
-        if scopes.contains("profile") {
-            if let name = metadata["name"]?.stringValue, !name.isEmpty {
-                claims["name"] = .string(name)
-            } else if let email = user.email, !email.isEmpty {
-                claims["name"] = .string(email)
-            }
-            if let picture = metadata["picture"]?.stringValue ?? metadata["avatar_url"]?.stringValue, !picture.isEmpty {
-                claims["picture"] = .string(picture)
-            }
-            claims["updated_at"] = .number(Timestamp(microseconds: user.updatedAt).unixSeconds)
-            if let username = metadata["preferred_username"]?.stringValue ?? metadata["username"]?.stringValue, !username.isEmpty {
-                claims["preferred_username"] = .string(username)
-            }
-        }
-        claims["client_id"] = .string(clientID)
-        return JWTSigner.sign(claims: claims, key: key)
-    }
-
     // MARK: GET /oauth/userinfo
 
     /// `OAuthUserInfo`: `sub`, plus what the session's scopes allow.
@@ -475,18 +285,7 @@ extension OAuthServerEndpoints {
             if user.emailConfirmedAt != nil { info["email_verified"] = true }
         }
         if scopes.contains("profile") {
-            if let name = metadata["name"]?.stringValue, !name.isEmpty {
-                info["name"] = .string(name)
-            } else if let email = user.email, !email.isEmpty {
-                info["name"] = .string(email)
-            }
-            if let picture = metadata["picture"]?.stringValue ?? metadata["avatar_url"]?.stringValue, !picture.isEmpty {
-                info["picture"] = .string(picture)
-            }
-            if let username = metadata["preferred_username"]?.stringValue ?? metadata["username"]?.stringValue, !username.isEmpty {
-                info["preferred_username"] = .string(username)
-            }
-            info["updated_at"] = .number(Timestamp(microseconds: user.updatedAt).unixSeconds)
+            Self.profileClaims(of: user, metadata: metadata, into: &info)
             info["user_metadata"] = .object(metadata)
         }
         // userinfo says `phone`/`phone_verified` where the ID token says `phone_number`.
@@ -496,5 +295,23 @@ extension OAuthServerEndpoints {
         }
         // A Go map: keys sorted.
         return .json(.object(info.sortedRecursively()))
+    }
+
+    /// The `profile` scope's claims (OIDC Core §5.4) of the ID token and userinfo, in
+    /// `GenerateIDToken`'s order (the ID token's keys are not sorted): the name, else the email
+    /// address; the picture; `updated_at`; the username.
+    static func profileClaims(of user: UserRecord, metadata: JSONObject, into claims: inout JSONObject) {
+        if let name = metadata["name"]?.stringValue, !name.isEmpty {
+            claims["name"] = .string(name)
+        } else if let email = user.email, !email.isEmpty {
+            claims["name"] = .string(email)
+        }
+        if let picture = metadata["picture"]?.stringValue ?? metadata["avatar_url"]?.stringValue, !picture.isEmpty {
+            claims["picture"] = .string(picture)
+        }
+        claims["updated_at"] = .number(Timestamp(microseconds: user.updatedAt).unixSeconds)
+        if let username = metadata["preferred_username"]?.stringValue ?? metadata["username"]?.stringValue, !username.isEmpty {
+            claims["preferred_username"] = .string(username)
+        }
     }
 }

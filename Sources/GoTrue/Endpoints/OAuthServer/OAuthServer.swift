@@ -89,10 +89,16 @@ struct OAuthServerEndpoints: EndpointGroup {
     // MARK: admin clients
 
     func adminRegister(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+        try register(context, registrationType: "manual")
+    }
+
+    /// The request's client registered (`manual` by an admin, `dynamic` by RFC 7591 registration):
+    /// 201 with the client, its secret shown this once.
+    private func register(_ context: RequestContext, registrationType: String) throws(AuthError) -> HTTPResponse {
         let params = try OAuthClients.params(context.request)
         let (client, secret): (OAuthClientRecord, String?)
         do {
-            (client, secret) = try OAuthClients.register(params, registrationType: "manual", api: api)
+            (client, secret) = try OAuthClients.register(params, registrationType: registrationType, api: api)
         } catch {
             throw registrationError(error)
         }
@@ -175,14 +181,7 @@ struct OAuthServerEndpoints: EndpointGroup {
         guard config.oauthServer.allowDynamicRegistration else {
             throw AuthError(403, .oauthDynamicClientRegistrationDisabled, "Dynamic client registration is not enabled")
         }
-        let params = try OAuthClients.params(context.request)
-        let (client, secret): (OAuthClientRecord, String?)
-        do {
-            (client, secret) = try OAuthClients.register(params, registrationType: "dynamic", api: api)
-        } catch {
-            throw registrationError(error)
-        }
-        return .json(status: 201, OAuthClients.json(client, secret: secret))
+        return try register(context, registrationType: "dynamic")
     }
 
     // MARK: grants
