@@ -226,7 +226,9 @@ def _in_test_database(args):
     for index in range(len(args) - 1):
         if args[index] == "--db" and args[index + 1] == ":memory:":
             cluster = postgres_cluster()
-            args[index + 1] = cluster.url(cluster.make_database())
+            # Bootstrapped as a bare server is (docs/postgres.md): the cluster's roles may exist
+            # already (another test made them), but each new database needs its grants.
+            return [*args[:index + 1], cluster.url(cluster.make_database()), "--db-bootstrap", *args[index + 2:]]
     return args
 
 

@@ -9,12 +9,13 @@ roles, schema), creates GoTrue's schema and writes as `supabase_auth_admin` with
 """
 import base64
 import json
+import subprocess
 
 import httpx
 import pytest
 
 import postgres_cluster
-from conftest import FAST_HASHING, SERVICE_ROLE_KEY, postgres_cluster as cluster_of_this_process
+from conftest import BIN, FAST_HASHING, SERVICE_ROLE_KEY, postgres_cluster as cluster_of_this_process
 from supabase_auth.errors import AuthApiError
 
 from helpers_client import PASSWORD, unique_email
@@ -280,13 +281,29 @@ def test_reset_refused_by_a_foreign_key_without_cascade_keeps_everything(app, ma
     assert made.sql("SELECT (SELECT count(*) FROM auth.users), (SELECT count(*) FROM public.profiles)") == [("1", "1")]
 
 
-def test_a_superuser_without_gotrues_role_is_warned_what_it_hides(start_server):
+@pytest.fixture
+def bare_cluster():
+    """A cluster of its own: roles are the server's, and other tests' bootstraps made GoTrue's."""
+    cluster = postgres_cluster.Cluster()
+    yield cluster
+    cluster.stop()
+
+
+def test_a_superuser_without_gotrues_role_is_warned_what_it_hides(start_server, bare_cluster):
     # No --db-bootstrap on a bare server: there is no supabase_auth_admin to write as.
-    cluster = cluster_of_this_process()
-    server = start_server("--db", cluster.url(cluster.make_database()), env=FAST_HASHING)
+    server = start_server("--db", bare_cluster.url(bare_cluster.make_database()), env=FAST_HASHING)
     assert "writing as postgres" in server.info["database"]
     warning = server.stderr_text()
     assert "superuser postgres" in warning and "supabase_auth_admin does not exist" in warning
+
+
+def test_a_database_the_bootstrap_never_prepared_is_one_clear_error(start_server, bare_cluster):
+    # GoTrue's role exists on the server (a first database was bootstrapped), not its grants here.
+    start_server("--db", bare_cluster.url(bare_cluster.make_database()), "--db-bootstrap", env=FAST_HASHING).stop()
+    result = subprocess.run([BIN, "serve", "--port", "0", "--db", bare_cluster.url(bare_cluster.make_database())],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode != 0
+    assert "may not create GoTrue's schema in this database" in result.stderr and "--db-bootstrap" in result.stderr
 
 
 def test_the_virtual_clock_moves_the_emulators_timestamps_not_the_databases(app, make_client):

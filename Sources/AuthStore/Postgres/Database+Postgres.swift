@@ -65,7 +65,17 @@ extension Database {
                 var schema = try PostgresSchema.inspect(writer)
                 let creates = !schema.hasAuthTables
                 if creates {
-                    try PostgresSchema.createGoTrueSchema(writer)
+                    do {
+                        try PostgresSchema.createGoTrueSchema(writer)
+                    } catch let error as PostgresError where error.sqlstate == "42501" {
+                        // The role exists (roles are the server's, not the database's) but this
+                        // database was never prepared for it: what a bootstrap grants.
+                        throw PostgresError(
+                            sqlstate: error.sqlstate, step: "create GoTrue's schema",
+                            message: "\(error.message): role \(writer.session.currentRole) may not create GoTrue's schema in this database; "
+                                + "start once with --db-bootstrap (connected as a superuser), which grants it",
+                            detail: error.detail, hint: error.hint, context: error.context)
+                    }
                     schema = try PostgresSchema.inspect(writer)
                 }
                 try PostgresSchema.prepareEmulatorSchema(writer)
