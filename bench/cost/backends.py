@@ -16,7 +16,6 @@ reads /proc). Stops every server by its PID; loopback only; every wait is bounde
 """
 import argparse
 import http.client
-import json
 import os
 import signal
 import subprocess
@@ -28,10 +27,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "Tests", "python"))
 sys.path.insert(0, HERE)
 
-from instructions import make_plan, request, run_step  # noqa: E402
+from instructions import make_plan, run_step, sign_up_users  # noqa: E402
 from postgres_cluster import Cluster  # noqa: E402
 
-PASSWORD = "cost-password-1"
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
@@ -74,14 +72,7 @@ def measure(binary, store, op, n, users, workers, cluster, work):
     process, port = start(binary, db, workers, extra)
     try:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-        sessions = []
-        if op != "signup":
-            for i in range(max(users, n if op == "signin" else users)):
-                status, data = request(conn, "POST", "/auth/v1/signup", {"email": f"cost{i}@example.com", "password": PASSWORD})
-                if status != 200:
-                    raise SystemExit(f"{store} {op}: sign-up answered {status}: {data[:200]!r}")
-                body = json.loads(data)
-                sessions.append((body["access_token"], body["refresh_token"]))
+        sessions = sign_up_users(conn, op, n, users)
         warm = max(1, n // 20)
         plan = make_plan(op, n + warm, sessions)
         for step in plan[:warm]:

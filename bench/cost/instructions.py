@@ -89,16 +89,7 @@ def run_op(binary, op, n, work, keep, user_count=8, workers=1, cluster=None):
     process, port, out_file = start(binary, db, work, op, workers, extra)
     try:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-        users = max(user_count, n if op == "signin" else user_count)
-        sessions = []
-        if op not in ("health", "signup"):
-            for i in range(users):
-                status, data = request(conn, "POST", "/auth/v1/signup",
-                                       {"email": f"cost{i}@example.com", "password": PASSWORD})
-                if status != 200:
-                    raise SystemExit(f"{op}: sign-up answered {status}: {data[:200]!r}")
-                body = json.loads(data)
-                sessions.append((body["access_token"], body["refresh_token"]))
+        sessions = sign_up_users(conn, op, n, user_count)
         # Warm the paths once so one-time work (statement preparation, caches) is not counted.
         warm = max(1, n // 20)
         plan = make_plan(op, n + warm, sessions)
@@ -126,6 +117,21 @@ def run_op(binary, op, n, work, keep, user_count=8, workers=1, cluster=None):
         for f in glob.glob(out_file + "*"):
             shutil.copy(f, keep)
     return instructions
+
+
+def sign_up_users(conn, op, n, user_count):
+    """The users `op` needs, signed up: (access token, refresh token) each. A password sign-in
+    takes a user per operation; health and sign-up need none."""
+    sessions = []
+    if op in ("health", "signup"):
+        return sessions
+    for i in range(max(user_count, n if op == "signin" else user_count)):
+        status, data = request(conn, "POST", "/auth/v1/signup", {"email": f"cost{i}@example.com", "password": PASSWORD})
+        if status != 200:
+            raise SystemExit(f"{op}: sign-up answered {status}: {data[:200]!r}")
+        body = json.loads(data)
+        sessions.append((body["access_token"], body["refresh_token"]))
+    return sessions
 
 
 def make_plan(op, count, sessions):
