@@ -250,4 +250,16 @@ extension UserRecord {
         reauthenticationToken = nil
         reauthenticationSentAt = nil
     }
+
+    /// `User.ConfirmEmailChange`: the new address replaces the old, the change's tokens and
+    /// status are cleared, and an anonymous user is one no more.
+    mutating func confirmEmailChange(to email: String, at now: Int64) {
+        isAnonymous = false
+        self.email = email
+        emailChange = nil
+        emailChangeTokenCurrent = nil
+        emailChangeTokenNew = nil
+        emailChangeConfirmStatus = 0
+        updatedAt = now
+    }
 }

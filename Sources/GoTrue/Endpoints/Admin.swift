@@ -391,18 +391,15 @@ package struct AdminEndpoints: EndpointGroup {
                 user.userMetadata = Models.text(params.userMetadata ?? JSONObject())
                 user.appMetadata = Models.text(["provider": .string(providers[0]), "providers": .array(providers.map { .string($0) })])
                 try conn.insertUser(user)
+                // The email identity first, then the phone's, as adminUserCreate makes them.
+                let identityData = [
+                    user.email.map { ("email", AdminEndpoints.identityData(userID: user.id, email: $0)) },
+                    user.phone.map { ("phone", AdminEndpoints.identityData(userID: user.id, phone: $0)) },
+                ].compactMap { $0 }
                 var identities: [IdentityRecord] = []
-                if let email = user.email {
+                for (provider, data) in identityData {
                     let identity = IdentityRecord(id: project.environment.uuid(), providerID: user.id, userID: user.id,
-                                                  identityData: Models.text(AdminEndpoints.identityData(userID: user.id, email: email)),
-                                                  provider: "email", at: now.microseconds)
-                    try conn.insertIdentity(identity)
-                    identities.append(identity)
-                }
-                if let phone = user.phone {
-                    let identity = IdentityRecord(id: project.environment.uuid(), providerID: user.id, userID: user.id,
-                                                  identityData: Models.text(AdminEndpoints.identityData(userID: user.id, phone: phone)),
-                                                  provider: "phone", at: now.microseconds)
+                                                  identityData: Models.text(data), provider: provider, at: now.microseconds)
                     try conn.insertIdentity(identity)
                     identities.append(identity)
                 }

@@ -225,17 +225,11 @@ struct UserEndpoints: EndpointGroup {
         try upsertIdentity(conn, user: &user, provider: "email", changes: ["email": .string(email), "email_verified": true],
                            created: ["sub": .string(user.id), "email": .string(email), "email_verified": true, "phone_verified": false],
                            now: now)
-        user.isAnonymous = false
-        user.email = email
-        user.emailChange = nil
-        user.emailChangeTokenCurrent = nil
-        user.emailChangeTokenNew = nil
-        user.emailChangeConfirmStatus = 0
+        user.confirmEmailChange(to: email, at: now.microseconds)
         if user.emailConfirmedAt == nil {
             user.emailConfirmedAt = now.microseconds
             user.userMetadata = Models.merge(["email_verified": true], into: user.userMetadata)
         }
-        user.updatedAt = now.microseconds
         try conn.updateUser(user)
         try OneTimeTokens.clearAll(conn, userID: user.id)
     }

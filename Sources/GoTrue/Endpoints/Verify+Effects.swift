@@ -106,14 +106,7 @@ extension VerifyEndpoints {
         try upsertIdentity(conn, &user, provider: "email", changes: ["email": .string(newEmail), "email_verified": true],
                            created: ["sub": .string(user.id), "email": .string(newEmail), "email_verified": true,
                                      "phone_verified": false])
-        user.isAnonymous = false
-        // `ConfirmEmailChange`.
-        user.email = newEmail
-        user.emailChange = nil
-        user.emailChangeTokenCurrent = nil
-        user.emailChangeTokenNew = nil
-        user.emailChangeConfirmStatus = 0
-        user.updatedAt = now
+        user.confirmEmailChange(to: newEmail, at: now)
         try conn.updateUser(user)
         try OneTimeTokens.clearAll(conn, userID: user.id)
         if user.emailConfirmedAt == nil { try confirmEmail(conn, &user) }
