@@ -5,16 +5,7 @@ import Testing
 /// The store methods of MFA factors and challenges, PKCE flow states, WebAuthn, the OAuth
 /// server and custom providers: the same behaviour on both backends, and in Postgres mode rows
 /// as GoTrue writes them (read back with plain SQL).
-@Suite struct StoreBackendMFATests {
-    private func user(email: String, phone: String? = nil) -> UserRecord {
-        var user = UserRecord(id: newID(), createdAt: t0)
-        user.aud = "authenticated"
-        user.role = "authenticated"
-        user.email = email
-        user.phone = phone
-        return user
-    }
-
+extension StoreBackendTests {
     /// Whether two JSON texts hold the same value (jsonb reorders object members and respaces).
     private func sameJSON(_ a: String?, _ b: String?) -> Bool {
         guard let a, let b else { return a == nil && b == nil }
