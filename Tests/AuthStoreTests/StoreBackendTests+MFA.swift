@@ -361,7 +361,9 @@ extension StoreBackendTests {
             transports ->> 0, coalesce(aaguid::text, 'NULL'), friendly_name, created_at::text FROM auth.webauthn_credentials
             """)
         #expect(found4 == [["bytea", "dead", "beef", "array", "usb", "NULL", "", "2023-11-14 22:13:20+00"]])
-        let challenges = try rows(db, "SELECT pg_typeof(session_data)::text, session_data ->> 'a', coalesce(user_id::text, 'NULL') FROM auth.webauthn_challenges")
+        let challenges = try rows(db, """
+            SELECT pg_typeof(session_data)::text, session_data ->> 'a', coalesce(user_id::text, 'NULL') FROM auth.webauthn_challenges
+            """)
         #expect(challenges == [["jsonb", "2", "NULL"]])
         #expect(try rows(db, "SELECT credential_id, user_id::text, discoverable FROM auth_emulator.authenticator_keys") == [["dead", ada.id, "0"]])
     }
@@ -565,5 +567,24 @@ extension StoreBackendTests {
         oidc.cachedDiscovery = nil
         try db.write { try $0.updateCustomOAuthProvider(oidc) }
         #expect(try rows(db, "SELECT coalesce(discovery_cached_at::text, 'NULL') FROM auth.custom_oauth_providers") == [["NULL"]])
+    }
+
+    /// `supabase start` pins GoTrue v2.189.0, whose schema has no `custom_claims_allowlist`
+    /// (v2.192.0): providers without an allowlist still work there.
+    @Test func customProvidersOnASchemaWithoutTheClaimsAllowlist() throws {
+        guard StoreBackend.available.contains(.postgres) else { return }
+        let db = try StoreBackend.postgres.open()
+        try db.write { c in
+            try c.postgres!.store { try $0.executeScript("ALTER TABLE auth.custom_oauth_providers DROP COLUMN custom_claims_allowlist") }
+        }
+        var legacy = provider("custom:legacy", type: "oauth2", at: t0)
+        try db.write { try $0.insertCustomOAuthProvider(legacy) }
+        legacy.name = "Legacy SSO"
+        try db.write { try $0.updateCustomOAuthProvider(legacy) }
+        #expect(try db.read { try $0.customOAuthProviders() } == [legacy])
+        legacy.customClaimsAllowlist = #"["groups"]"#
+        let refused = #expect(throws: StoreError.self) { try db.write { try $0.updateCustomOAuthProvider(legacy) } }
+        #expect(refused?.postgres?.sqlstate == "42703")
+        #expect(refused?.message.contains("custom_claims_allowlist does not exist") == true)
     }
 }
