@@ -60,6 +60,14 @@ extension StoreBackendTests {
         #expect(try db.read { try $0.factor(id: phone.id)?.lastChallengedAt } == t0 + 10)
         // GoTrue's last_challenged_at is unique: the second moves on by a microsecond.
         #expect(verified.lastChallengedAt == (backend == .postgres ? t0 + 11 : t0 + 10))
+        // A third in that instant takes the first free one; a factor challenged again keeps
+        // its own time free for itself.
+        try db.write { (c: Connection) throws in
+            try c.markFactorChallenged(id: webauthn.id, at: t0 + 10)
+            try c.markFactorChallenged(id: phone.id, at: t0 + 10)
+        }
+        #expect(try db.read { try $0.factor(id: webauthn.id)?.lastChallengedAt } == (backend == .postgres ? t0 + 12 : t0 + 10))
+        #expect(try db.read { try $0.factor(id: phone.id)?.lastChallengedAt } == t0 + 10)
         #expect(try db.read { try $0.challenge(id: code.id, factorID: totp.id)?.verifiedAt } == t0 + 11)
 
         verified.status = "verified"

@@ -49,17 +49,21 @@ extension PostgresConnection {
     /// `last_challenged_at` is UNIQUE across all factors in GoTrue's schema. GoTrue stamps it
     /// with the wall clock, where two challenges never share a microsecond; under the
     /// emulator's virtual clock (frozen, or shared by many factors) they do, so the time moves
-    /// on by the fewest microseconds that are free, as a real clock would have. Only if a
-    /// thousand in a row are taken does the collision fail as the constraint would.
+    /// on to the first free microsecond, as a real clock would have. That is the time itself
+    /// or one just after a taken one at or after it (an index range scan: normally no rows, as
+    /// time moves forward).
     func markFactorChallenged(id: String, at time: Int64) throws(PostgresError) {
         try execute(
             """
-            UPDATE auth.mfa_factors SET last_challenged_at = COALESCE((
+            UPDATE auth.mfa_factors SET last_challenged_at = (
               SELECT min(candidate) FROM (
-                SELECT $1::timestamptz + step * interval '1 microsecond' AS candidate FROM generate_series(0, 999) AS step
+                SELECT $1::timestamptz AS candidate
+                UNION ALL
+                SELECT last_challenged_at + interval '1 microsecond' FROM auth.mfa_factors
+                WHERE last_challenged_at >= $1::timestamptz AND id <> $2
               ) AS candidates
               WHERE NOT EXISTS (SELECT 1 FROM auth.mfa_factors other WHERE other.last_challenged_at = candidate AND other.id <> $2)
-            ), $1::timestamptz) WHERE id = $2
+            ) WHERE id = $2
             """,
             A.time(time), .text(id)
         )
