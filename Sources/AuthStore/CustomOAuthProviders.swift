@@ -115,7 +115,7 @@ extension Connection {
     }
 
     public func customOAuthProvider(identifier: String) throws(StoreError) -> CustomOAuthProviderRecord? {
-        if let postgres { return try postgres.store { try $0.customOAuthProviders(where: "identifier = $1", .text(identifier)).first } }
+        if let postgres { return try postgres.store { try $0.customOAuthProviders(where: "p.identifier = $1", .text(identifier)).first } }
         return try queryFirst("SELECT \(CustomOAuthProviderRecord.columns) FROM custom_oauth_providers WHERE identifier = ?",
                               .text(identifier)).map(CustomOAuthProviderRecord.init(row:))
     }
@@ -123,7 +123,7 @@ extension Connection {
     /// `FindAllCustomOAuthProviders[ByType]`: newest first (`created_at desc`).
     public func customOAuthProviders(type: String? = nil) throws(StoreError) -> [CustomOAuthProviderRecord] {
         if let postgres {
-            return try postgres.store { try $0.customOAuthProviders(where: "($1::text IS NULL OR provider_type = $1::text)", SQLValue(type)) }
+            return try postgres.store { try $0.customOAuthProviders(where: "($1::text IS NULL OR p.provider_type = $1::text)", SQLValue(type)) }
         }
         let select = "SELECT \(CustomOAuthProviderRecord.columns) FROM custom_oauth_providers"
         let order = " ORDER BY created_at DESC, rowid DESC"
@@ -143,7 +143,7 @@ extension Connection {
     public func deleteCustomOAuthProvider(id: String) throws(StoreError) {
         if let postgres {
             guard PostgresArguments.isUUID(id) else { return }
-            return try postgres.store { try $0.execute("DELETE FROM auth.custom_oauth_providers WHERE id = $1", .text(id)) }
+            return try postgres.store { try $0.deleteCustomOAuthProvider(id: id) }
         }
         try execute("DELETE FROM custom_oauth_providers WHERE id = ?", .text(id))
     }

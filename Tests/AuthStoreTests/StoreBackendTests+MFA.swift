@@ -595,4 +595,41 @@ extension StoreBackendTests {
         #expect(refused?.postgres?.sqlstate == "42703")
         #expect(refused?.message.contains("custom_claims_allowlist does not exist") == true)
     }
+
+    /// The emulator's fake issuers are served over http on loopback, which GoTrue's https
+    /// CHECK constraints refuse: `auth` gets the https form, `auth_emulator` the URL itself.
+    @Test(arguments: StoreBackend.available) func customProvidersOfTheFakeIssuersKeepTheirHTTPURLs(backend: StoreBackend) throws {
+        let db = try backend.open()
+        let issuer = "http://127.0.0.1:9999/emulator/v1/idp/custom:acme"
+        var oidc = provider("custom:acme", type: "oidc", at: t0)
+        oidc.issuer = issuer
+        oidc.jwksURI = issuer + "/jwks"
+        var oauth2 = provider("custom:gh", type: "oauth2", at: t0 + 1)
+        oauth2.authorizationURL = "http://127.0.0.1:9999/emulator/v1/idp/custom:gh/authorize"
+        try db.write { (c: Connection) throws in
+            try c.insertCustomOAuthProvider(oidc)
+            try c.insertCustomOAuthProvider(oauth2)
+        }
+        #expect(try db.read { try $0.customOAuthProviders() } == [oauth2, oidc])
+        if backend == .postgres {
+            let stored = try rows(db, "SELECT identifier, issuer, jwks_uri, authorization_url FROM auth.custom_oauth_providers ORDER BY identifier")
+            let https = "https://127.0.0.1:9999/emulator/v1/idp"
+            #expect(stored == [
+                ["custom:acme", "\(https)/custom:acme", "\(https)/custom:acme/jwks", "NULL"],
+                ["custom:gh", "NULL", "NULL", "\(https)/custom:gh/authorize"],
+            ])
+        }
+        // Moved to an https issuer, the URLs kept beside go.
+        oidc.issuer = "https://issuer.example.com"
+        oidc.jwksURI = nil
+        oidc.updatedAt = t0 + 2
+        try db.write { (c: Connection) throws in
+            try c.updateCustomOAuthProvider(oidc)
+            try c.deleteCustomOAuthProvider(id: oauth2.id)
+        }
+        #expect(try db.read { try $0.customOAuthProviders() } == [oidc])
+        if backend == .postgres {
+            #expect(try rows(db, "SELECT count(*) FROM auth_emulator.custom_oauth_provider_urls") == [["0"]])
+        }
+    }
 }
