@@ -30,6 +30,7 @@ public struct ChallengeRecord: Sendable, Equatable {
 
 extension Connection {
     public func insertChallenge(_ c: ChallengeRecord) throws(StoreError) {
+        if let postgres { return try postgres.store { try $0.insertChallenge(c) } }
         try execute(
             "INSERT INTO mfa_challenges (id, factor_id, created_at, verified_at, ip_address, otp_code) VALUES (?, ?, ?, ?, ?, ?)",
             .text(c.id), .text(c.factorID), .integer(c.createdAt), SQLValue(c.verifiedAt), .text(c.ipAddress),
@@ -39,22 +40,42 @@ extension Connection {
 
     /// `Factor.FindChallengeByID`: the challenge only when it belongs to the factor.
     public func challenge(id: String, factorID: String) throws(StoreError) -> ChallengeRecord? {
-        try queryFirst("\(ChallengeRecord.select) WHERE id = ? AND factor_id = ?", .text(id), .text(factorID))
+        if let postgres {
+            guard PostgresArguments.isUUID(id), PostgresArguments.isUUID(factorID) else { return nil }
+            return try postgres.store { try $0.challenge(where: "id = $1 AND factor_id = $2", .text(id), .text(factorID)) }
+        }
+        return try queryFirst("\(ChallengeRecord.select) WHERE id = ? AND factor_id = ?", .text(id), .text(factorID))
             .map(ChallengeRecord.init(row:))
     }
 
     /// `Challenge.Verify`.
     public func markChallengeVerified(id: String, at time: Int64) throws(StoreError) {
+        if let postgres {
+            guard PostgresArguments.isUUID(id) else { return }
+            return try postgres.store {
+                try $0.execute("UPDATE auth.mfa_challenges SET verified_at = $1 WHERE id = $2", PostgresArguments.time(time), .text(id))
+            }
+        }
         try execute("UPDATE mfa_challenges SET verified_at = ? WHERE id = ?", .integer(time), .text(id))
     }
 
     public func deleteChallenge(id: String) throws(StoreError) {
+        if let postgres {
+            guard PostgresArguments.isUUID(id) else { return }
+            return try postgres.store { try $0.execute("DELETE FROM auth.mfa_challenges WHERE id = $1", .text(id)) }
+        }
         try execute("DELETE FROM mfa_challenges WHERE id = ?", .text(id))
     }
 
     /// The factor's newest challenge (the test side-door reads a phone code from it).
     public func latestChallenge(factorID: String) throws(StoreError) -> ChallengeRecord? {
-        try queryFirst("\(ChallengeRecord.select) WHERE factor_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1",
-                       .text(factorID)).map(ChallengeRecord.init(row:))
+        if let postgres {
+            guard PostgresArguments.isUUID(factorID) else { return nil }
+            return try postgres.store {
+                try $0.challenge(where: "factor_id = $1", order: "ORDER BY created_at DESC, ctid DESC", .text(factorID))
+            }
+        }
+        return try queryFirst("\(ChallengeRecord.select) WHERE factor_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1",
+                              .text(factorID)).map(ChallengeRecord.init(row:))
     }
 }

@@ -85,6 +85,7 @@ public struct CustomOAuthProviderRecord: Sendable, Equatable {
 
 extension Connection {
     public func insertCustomOAuthProvider(_ p: CustomOAuthProviderRecord) throws(StoreError) {
+        if let postgres { return try postgres.store { try $0.insertCustomOAuthProvider(p) } }
         let placeholders = Array(repeating: "?", count: p.values.count).joined(separator: ", ")
         try execute("INSERT INTO custom_oauth_providers (\(CustomOAuthProviderRecord.columns)) VALUES (\(placeholders))",
                     p.values)
@@ -93,6 +94,10 @@ extension Connection {
     /// Replaces every column but `id`, `identifier`, `provider_type` and `created_at`, which an
     /// update never changes (`UpdateCustomOAuthProvider`).
     public func updateCustomOAuthProvider(_ p: CustomOAuthProviderRecord) throws(StoreError) {
+        if let postgres {
+            guard PostgresArguments.isUUID(p.id) else { return }
+            return try postgres.store { try $0.updateCustomOAuthProvider(p) }
+        }
         try execute(
             """
             UPDATE custom_oauth_providers SET name = ?, client_id = ?, client_secret = ?, acceptable_client_ids = ?, scopes = ?,
@@ -110,12 +115,16 @@ extension Connection {
     }
 
     public func customOAuthProvider(identifier: String) throws(StoreError) -> CustomOAuthProviderRecord? {
-        try queryFirst("SELECT \(CustomOAuthProviderRecord.columns) FROM custom_oauth_providers WHERE identifier = ?",
-                       .text(identifier)).map(CustomOAuthProviderRecord.init(row:))
+        if let postgres { return try postgres.store { try $0.customOAuthProviders(where: "p.identifier = $1", .text(identifier)).first } }
+        return try queryFirst("SELECT \(CustomOAuthProviderRecord.columns) FROM custom_oauth_providers WHERE identifier = ?",
+                              .text(identifier)).map(CustomOAuthProviderRecord.init(row:))
     }
 
     /// `FindAllCustomOAuthProviders[ByType]`: newest first (`created_at desc`).
     public func customOAuthProviders(type: String? = nil) throws(StoreError) -> [CustomOAuthProviderRecord] {
+        if let postgres {
+            return try postgres.store { try $0.customOAuthProviders(where: "($1::text IS NULL OR p.provider_type = $1::text)", SQLValue(type)) }
+        }
         let select = "SELECT \(CustomOAuthProviderRecord.columns) FROM custom_oauth_providers"
         let order = " ORDER BY created_at DESC, rowid DESC"
         if let type {
@@ -125,10 +134,17 @@ extension Connection {
     }
 
     public func countCustomOAuthProviders() throws(StoreError) -> Int {
-        Int(try scalar("SELECT count(*) FROM custom_oauth_providers").int64Value ?? 0)
+        if let postgres {
+            return try postgres.store { Int(try $0.scalar("SELECT count(*) FROM auth.custom_oauth_providers").int64Value ?? 0) }
+        }
+        return Int(try scalar("SELECT count(*) FROM custom_oauth_providers").int64Value ?? 0)
     }
 
     public func deleteCustomOAuthProvider(id: String) throws(StoreError) {
+        if let postgres {
+            guard PostgresArguments.isUUID(id) else { return }
+            return try postgres.store { try $0.deleteCustomOAuthProvider(id: id) }
+        }
         try execute("DELETE FROM custom_oauth_providers WHERE id = ?", .text(id))
     }
 }

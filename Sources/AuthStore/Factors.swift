@@ -61,6 +61,7 @@ public struct FactorRecord: Sendable, Equatable {
 
 extension Connection {
     public func insertFactor(_ f: FactorRecord) throws(StoreError) {
+        if let postgres { return try postgres.store { try $0.insertFactor(f) } }
         try execute(
             """
             INSERT INTO mfa_factors (id, user_id, friendly_name, factor_type, status, created_at, updated_at, secret, phone,
@@ -73,6 +74,10 @@ extension Connection {
     }
 
     public func updateFactor(_ f: FactorRecord) throws(StoreError) {
+        if let postgres {
+            guard PostgresArguments.isUUID(f.id) else { return }
+            return try postgres.store { try $0.updateFactor(f) }
+        }
         try execute(
             """
             UPDATE mfa_factors SET friendly_name = ?, status = ?, updated_at = ?, secret = ?, phone = ?,
@@ -87,29 +92,42 @@ extension Connection {
     public func factors(userID: String) throws(StoreError) -> [FactorRecord] {
         if let postgres {
             guard PostgresArguments.isUUID(userID) else { return [] }
-            return try postgres.store { try $0.factors(userID: userID) }
+            return try postgres.store { try $0.factors(where: "user_id = $1", .text(userID)) }
         }
         return try query(FactorRecord.byUser, .text(userID)).map(FactorRecord.init(row:))
     }
 
     /// `FindOwnedFactorByID`: the factor only when it belongs to the user.
     public func factor(id: String, userID: String) throws(StoreError) -> FactorRecord? {
-        try queryFirst("\(FactorRecord.select) WHERE id = ? AND user_id = ?", .text(id), .text(userID)).map(FactorRecord.init(row:))
+        if let postgres {
+            guard PostgresArguments.isUUID(id), PostgresArguments.isUUID(userID) else { return nil }
+            return try postgres.store { try $0.factors(where: "id = $1 AND user_id = $2", .text(id), .text(userID)).first }
+        }
+        return try queryFirst("\(FactorRecord.select) WHERE id = ? AND user_id = ?", .text(id), .text(userID)).map(FactorRecord.init(row:))
     }
 
     /// Deletes a factor; its challenges go with it (ON DELETE CASCADE).
     public func deleteFactor(id: String) throws(StoreError) {
+        if let postgres {
+            guard PostgresArguments.isUUID(id) else { return }
+            return try postgres.store { try $0.execute("DELETE FROM auth.mfa_factors WHERE id = $1", .text(id)) }
+        }
         try execute("DELETE FROM mfa_factors WHERE id = ?", .text(id))
     }
 
     /// `DeleteFactorsByUserId`.
     public func deleteFactors(userID: String) throws(StoreError) {
+        if let postgres {
+            guard PostgresArguments.isUUID(userID) else { return }
+            return try postgres.store { try $0.execute("DELETE FROM auth.mfa_factors WHERE user_id = $1", .text(userID)) }
+        }
         try execute("DELETE FROM mfa_factors WHERE user_id = ?", .text(userID))
     }
 
     /// `DeleteExpiredFactors`: unverified factors created before `cutoff` that were never
     /// challenged.
     public func deleteExpiredFactors(createdBefore cutoff: Int64) throws(StoreError) {
+        if let postgres { return try postgres.store { try $0.deleteExpiredFactors(createdBefore: cutoff) } }
         try execute(
             """
             DELETE FROM mfa_factors WHERE status != 'verified' AND created_at < ?
@@ -122,18 +140,30 @@ extension Connection {
     /// `DeleteUnverifiedFactors`: the user's other unverified factors of a type, once one of
     /// that type is verified.
     public func deleteUnverifiedFactors(userID: String, factorType: String) throws(StoreError) {
+        if let postgres {
+            guard PostgresArguments.isUUID(userID) else { return }
+            return try postgres.store { try $0.deleteUnverifiedFactors(userID: userID, factorType: factorType) }
+        }
         try execute("DELETE FROM mfa_factors WHERE user_id = ? AND status = 'unverified' AND factor_type = ?",
                     .text(userID), .text(factorType))
     }
 
     /// `Factor.WriteChallengeToDatabase`'s second half.
     public func markFactorChallenged(id: String, at time: Int64) throws(StoreError) {
+        if let postgres {
+            guard PostgresArguments.isUUID(id) else { return }
+            return try postgres.store { try $0.markFactorChallenged(id: id, at: time) }
+        }
         try execute("UPDATE mfa_factors SET last_challenged_at = ? WHERE id = ?", .integer(time), .text(id))
     }
 
     /// `Factor.DowngradeSessionsToAAL1`: sessions that were raised by this factor lose its AMR
     /// claim and return to aal1.
     public func downgradeSessions(of factor: FactorRecord) throws(StoreError) {
+        if let postgres {
+            guard PostgresArguments.isUUID(factor.id), PostgresArguments.isUUID(factor.userID) else { return }
+            return try postgres.store { try $0.downgradeSessions(of: factor) }
+        }
         try execute(
             """
             DELETE FROM mfa_amr_claims WHERE authentication_method = ?
@@ -149,6 +179,10 @@ extension Connection {
 extension Connection {
     /// Any user's factor by id (the emulator's control routes).
     public func factor(id: String) throws(StoreError) -> FactorRecord? {
-        try queryFirst("\(FactorRecord.select) WHERE id = ?", .text(id)).map(FactorRecord.init(row:))
+        if let postgres {
+            guard PostgresArguments.isUUID(id) else { return nil }
+            return try postgres.store { try $0.factors(where: "id = $1", .text(id)).first }
+        }
+        return try queryFirst("\(FactorRecord.select) WHERE id = ?", .text(id)).map(FactorRecord.init(row:))
     }
 }

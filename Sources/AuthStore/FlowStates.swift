@@ -60,6 +60,7 @@ public struct FlowStateRecord: Sendable, Equatable {
 
 extension Connection {
     public func insertFlowState(_ f: FlowStateRecord) throws(StoreError) {
+        if let postgres { return try postgres.store { try $0.insertFlowState(f) } }
         try execute(
             """
             INSERT INTO flow_state (id, user_id, auth_code, code_challenge_method, code_challenge, provider_type,
@@ -76,13 +77,24 @@ extension Connection {
     }
 
     public func flowState(id: String) throws(StoreError) -> FlowStateRecord? {
-        try queryFirst("SELECT * FROM flow_state WHERE id = ?", .text(id)).map(FlowStateRecord.init(row:))
+        if let postgres {
+            guard PostgresArguments.isUUID(id) else { return nil }
+            return try postgres.store { try $0.flowState(where: "f.id = $1", .text(id)) }
+        }
+        return try queryFirst("SELECT * FROM flow_state WHERE id = ?", .text(id)).map(FlowStateRecord.init(row:))
     }
 
     /// A PKCE OAuth flow claimed by the callback: its user, the provider's tokens and the time
     /// its auth code went out.
     public func claimFlowState(id: String, userID: String, providerAccessToken: String, providerRefreshToken: String,
                                at time: Int64) throws(StoreError) {
+        if let postgres {
+            guard PostgresArguments.isUUID(id) else { return }
+            return try postgres.store {
+                try $0.claimFlowState(id: id, userID: userID, providerAccessToken: providerAccessToken,
+                                      providerRefreshToken: providerRefreshToken, at: time)
+            }
+        }
         try execute(
             """
             UPDATE flow_state SET user_id = ?, provider_access_token = ?, provider_refresh_token = ?,
@@ -93,23 +105,45 @@ extension Connection {
     }
 
     public func flowState(authCode: String) throws(StoreError) -> FlowStateRecord? {
-        try queryFirst("SELECT * FROM flow_state WHERE auth_code = ? LIMIT 1", .text(authCode)).map(FlowStateRecord.init(row:))
+        if let postgres {
+            // An implicit flow's NULL auth_code never matches, as GoTrue finds none by ''.
+            return try postgres.store { try $0.flowState(where: "f.auth_code = $1", .text(authCode)) }
+        }
+        return try queryFirst("SELECT * FROM flow_state WHERE auth_code = ? LIMIT 1", .text(authCode)).map(FlowStateRecord.init(row:))
     }
 
     /// GoTrue's `FindFlowStateByUserID`: the user's latest flow state for the method.
     public func latestFlowState(userID: String, authenticationMethod: String) throws(StoreError) -> FlowStateRecord? {
-        try queryFirst(
+        if let postgres {
+            guard PostgresArguments.isUUID(userID) else { return nil }
+            return try postgres.store {
+                try $0.flowState(where: "f.user_id = $1 AND f.authentication_method = $2", order: "ORDER BY f.created_at DESC, f.ctid DESC",
+                                 .text(userID), .text(authenticationMethod))
+            }
+        }
+        return try queryFirst(
             "SELECT * FROM flow_state WHERE user_id = ? AND authentication_method = ? ORDER BY created_at DESC, rowid DESC LIMIT 1",
             .text(userID), .text(authenticationMethod)
         ).map(FlowStateRecord.init(row:))
     }
 
     public func recordAuthCodeIssued(flowStateID: String, at time: Int64) throws(StoreError) {
+        if let postgres {
+            guard PostgresArguments.isUUID(flowStateID) else { return }
+            return try postgres.store {
+                try $0.execute("UPDATE auth.flow_state SET auth_code_issued_at = $1, updated_at = $1 WHERE id = $2",
+                               PostgresArguments.time(time), .text(flowStateID))
+            }
+        }
         try execute("UPDATE flow_state SET auth_code_issued_at = ?, updated_at = ? WHERE id = ?",
                     .integer(time), .integer(time), .text(flowStateID))
     }
 
     public func deleteFlowState(id: String) throws(StoreError) {
+        if let postgres {
+            guard PostgresArguments.isUUID(id) else { return }
+            return try postgres.store { try $0.execute("DELETE FROM auth.flow_state WHERE id = $1", .text(id)) }
+        }
         try execute("DELETE FROM flow_state WHERE id = ?", .text(id))
     }
 
@@ -117,6 +151,7 @@ extension Connection {
     /// this hash, or nil.
     public func oneTimeTokenOwner(tokenHash: String, types: [String]) throws(StoreError) -> String? {
         guard !types.isEmpty else { return nil }
+        if let postgres { return try postgres.store { try $0.oneTimeTokenOwner(tokenHash: tokenHash, types: types) } }
         let placeholders = Array(repeating: "?", count: types.count).joined(separator: ", ")
         return try queryFirst(
             "SELECT user_id FROM one_time_tokens WHERE token_type IN (\(placeholders)) AND token_hash = ? LIMIT 1",
@@ -126,6 +161,12 @@ extension Connection {
 
     /// GoTrue's `FindUserByPhoneChangeAndAudience`.
     public func user(phoneChange: String, aud: String) throws(StoreError) -> UserRecord? {
+        if let postgres {
+            // GoTrue's users hold '' in phone_change when no change is pending (SQLite: NULL),
+            // so '' names no user here either.
+            guard !phoneChange.isEmpty else { return nil }
+            return try postgres.store { try $0.firstUser("phone_change = $1 AND aud = $2 AND is_sso_user = false", .text(phoneChange), .text(aud)) }
+        }
         let rows = try query("SELECT id FROM users WHERE phone_change = ? AND aud = ? AND is_sso_user = 0 LIMIT 1",
                              .text(phoneChange), .text(aud))
         guard let id = rows.first?.string("id") else { return nil }

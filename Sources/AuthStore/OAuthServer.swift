@@ -139,6 +139,7 @@ extension Connection {
     // MARK: clients
 
     public func insertOAuthClient(_ c: OAuthClientRecord) throws(StoreError) {
+        if let postgres { return try postgres.store { try $0.insertOAuthClient(c) } }
         try execute(
             """
             INSERT INTO oauth_clients (id, client_secret_hash, registration_type, client_type, token_endpoint_auth_method,
@@ -152,6 +153,10 @@ extension Connection {
     }
 
     public func updateOAuthClient(_ c: OAuthClientRecord) throws(StoreError) {
+        if let postgres {
+            guard PostgresArguments.isUUID(c.id) else { return }
+            return try postgres.store { try $0.updateOAuthClient(c) }
+        }
         try execute(
             """
             UPDATE oauth_clients SET client_secret_hash = ?, token_endpoint_auth_method = ?, redirect_uris = ?, grant_types = ?,
@@ -165,19 +170,25 @@ extension Connection {
 
     /// `FindOAuthServerClientByID`: deleted (soft-deleted) clients are not found.
     public func oauthClient(id: String) throws(StoreError) -> OAuthClientRecord? {
-        try queryFirst("\(OAuthClientRecord.select) WHERE id = ? AND deleted_at IS NULL", .text(id))
+        if let postgres {
+            guard PostgresArguments.isUUID(id) else { return nil }
+            return try postgres.store { try $0.oauthClients(where: "id = $1 AND deleted_at IS NULL", .text(id)).first }
+        }
+        return try queryFirst("\(OAuthClientRecord.select) WHERE id = ? AND deleted_at IS NULL", .text(id))
             .map(OAuthClientRecord.init(row:))
     }
 
     /// Newest first, deleted ones left out.
     public func oauthClients() throws(StoreError) -> [OAuthClientRecord] {
-        try query("\(OAuthClientRecord.select) WHERE deleted_at IS NULL ORDER BY created_at DESC, rowid DESC")
+        if let postgres { return try postgres.store { try $0.oauthClients(where: "deleted_at IS NULL") } }
+        return try query("\(OAuthClientRecord.select) WHERE deleted_at IS NULL ORDER BY created_at DESC, rowid DESC")
             .map(OAuthClientRecord.init(row:))
     }
 
     // MARK: authorizations
 
     public func insertOAuthAuthorization(_ a: OAuthAuthorizationRecord) throws(StoreError) {
+        if let postgres { return try postgres.store { try $0.insertOAuthAuthorization(a) } }
         try execute(
             """
             INSERT INTO oauth_authorizations (id, authorization_id, client_id, user_id, redirect_uri, scope, state, resource,
@@ -192,6 +203,10 @@ extension Connection {
     }
 
     public func updateOAuthAuthorization(_ a: OAuthAuthorizationRecord) throws(StoreError) {
+        if let postgres {
+            guard PostgresArguments.isUUID(a.id) else { return }
+            return try postgres.store { try $0.updateOAuthAuthorization(a) }
+        }
         try execute(
             "UPDATE oauth_authorizations SET user_id = ?, status = ?, authorization_code = ?, approved_at = ? WHERE id = ?",
             SQLValue(a.userID), .text(a.status), SQLValue(a.code), SQLValue(a.approvedAt), .text(a.id)
@@ -199,16 +214,22 @@ extension Connection {
     }
 
     public func oauthAuthorization(authorizationID: String) throws(StoreError) -> OAuthAuthorizationRecord? {
-        try queryFirst("\(OAuthAuthorizationRecord.select) WHERE authorization_id = ?", .text(authorizationID))
+        if let postgres { return try postgres.store { try $0.oauthAuthorization(where: "authorization_id = $1", .text(authorizationID)) } }
+        return try queryFirst("\(OAuthAuthorizationRecord.select) WHERE authorization_id = ?", .text(authorizationID))
             .map(OAuthAuthorizationRecord.init(row:))
     }
 
     public func oauthAuthorization(code: String) throws(StoreError) -> OAuthAuthorizationRecord? {
-        try queryFirst("\(OAuthAuthorizationRecord.select) WHERE authorization_code = ?", .text(code))
+        if let postgres { return try postgres.store { try $0.oauthAuthorization(where: "authorization_code = $1", .text(code)) } }
+        return try queryFirst("\(OAuthAuthorizationRecord.select) WHERE authorization_code = ?", .text(code))
             .map(OAuthAuthorizationRecord.init(row:))
     }
 
     public func deleteOAuthAuthorization(id: String) throws(StoreError) {
+        if let postgres {
+            guard PostgresArguments.isUUID(id) else { return }
+            return try postgres.store { try $0.execute("DELETE FROM auth.oauth_authorizations WHERE id = $1", .text(id)) }
+        }
         try execute("DELETE FROM oauth_authorizations WHERE id = ?", .text(id))
     }
 
@@ -217,6 +238,7 @@ extension Connection {
     /// `UpsertOAuthServerConsent`: one consent per user and client; granting again replaces its
     /// scopes and clears a revocation.
     public func upsertOAuthConsent(_ c: OAuthConsentRecord) throws(StoreError) {
+        if let postgres { return try postgres.store { try $0.upsertOAuthConsent(c) } }
         try execute(
             """
             INSERT INTO oauth_consents (id, user_id, client_id, scopes, granted_at, revoked_at) VALUES (?, ?, ?, ?, ?, NULL)
@@ -228,21 +250,41 @@ extension Connection {
     }
 
     public func activeOAuthConsent(userID: String, clientID: String) throws(StoreError) -> OAuthConsentRecord? {
-        try queryFirst("\(OAuthConsentRecord.select) WHERE user_id = ? AND client_id = ? AND revoked_at IS NULL",
-                       .text(userID), .text(clientID)).map(OAuthConsentRecord.init(row:))
+        if let postgres {
+            guard PostgresArguments.isUUID(userID), PostgresArguments.isUUID(clientID) else { return nil }
+            return try postgres.store { try $0.activeOAuthConsents(where: "user_id = $1 AND client_id = $2", .text(userID), .text(clientID)).first }
+        }
+        return try queryFirst("\(OAuthConsentRecord.select) WHERE user_id = ? AND client_id = ? AND revoked_at IS NULL",
+                              .text(userID), .text(clientID)).map(OAuthConsentRecord.init(row:))
     }
 
     public func activeOAuthConsents(userID: String) throws(StoreError) -> [OAuthConsentRecord] {
-        try query("\(OAuthConsentRecord.select) WHERE user_id = ? AND revoked_at IS NULL ORDER BY granted_at DESC, rowid DESC",
-                  .text(userID)).map(OAuthConsentRecord.init(row:))
+        if let postgres {
+            guard PostgresArguments.isUUID(userID) else { return [] }
+            return try postgres.store { try $0.activeOAuthConsents(where: "user_id = $1", .text(userID)) }
+        }
+        return try query("\(OAuthConsentRecord.select) WHERE user_id = ? AND revoked_at IS NULL ORDER BY granted_at DESC, rowid DESC",
+                         .text(userID)).map(OAuthConsentRecord.init(row:))
     }
 
     public func revokeOAuthConsent(id: String, at time: Int64) throws(StoreError) {
+        if let postgres {
+            guard PostgresArguments.isUUID(id) else { return }
+            return try postgres.store {
+                try $0.execute("UPDATE auth.oauth_consents SET revoked_at = $1 WHERE id = $2", PostgresArguments.time(time), .text(id))
+            }
+        }
         try execute("UPDATE oauth_consents SET revoked_at = ? WHERE id = ?", .integer(time), .text(id))
     }
 
     /// `RevokeOAuthSessions`: the user's sessions issued to the client end.
     public func deleteOAuthSessions(userID: String, clientID: String) throws(StoreError) {
+        if let postgres {
+            guard PostgresArguments.isUUID(userID), PostgresArguments.isUUID(clientID) else { return }
+            return try postgres.store {
+                try $0.execute("DELETE FROM auth.sessions WHERE user_id = $1 AND oauth_client_id = $2", .text(userID), .text(clientID))
+            }
+        }
         try execute("DELETE FROM sessions WHERE user_id = ? AND oauth_client_id = ?", .text(userID), .text(clientID))
     }
 }

@@ -135,26 +135,44 @@ extension Connection {
     // MARK: webauthn_credentials
 
     public func webAuthnCredentials(userID: String) throws(StoreError) -> [WebAuthnCredentialRecord] {
-        try query("\(WebAuthnCredentialRecord.select) WHERE user_id = ? ORDER BY created_at, rowid", .text(userID))
+        if let postgres {
+            guard PostgresArguments.isUUID(userID) else { return [] }
+            return try postgres.store { try $0.webAuthnCredentials(where: "user_id = $1", .text(userID)) }
+        }
+        return try query("\(WebAuthnCredentialRecord.select) WHERE user_id = ? ORDER BY created_at, rowid", .text(userID))
             .map(WebAuthnCredentialRecord.init(row:))
     }
 
     public func countWebAuthnCredentials(userID: String) throws(StoreError) -> Int {
-        Int(try scalar("SELECT count(*) FROM webauthn_credentials WHERE user_id = ?", .text(userID)).int64Value ?? 0)
+        if let postgres {
+            guard PostgresArguments.isUUID(userID) else { return 0 }
+            return try postgres.store {
+                Int(try $0.scalar("SELECT count(*) FROM auth.webauthn_credentials WHERE user_id = $1", .text(userID)).int64Value ?? 0)
+            }
+        }
+        return Int(try scalar("SELECT count(*) FROM webauthn_credentials WHERE user_id = ?", .text(userID)).int64Value ?? 0)
     }
 
     public func webAuthnCredential(id: String, userID: String) throws(StoreError) -> WebAuthnCredentialRecord? {
-        try queryFirst("\(WebAuthnCredentialRecord.select) WHERE id = ? AND user_id = ?", .text(id), .text(userID))
+        if let postgres {
+            guard PostgresArguments.isUUID(id), PostgresArguments.isUUID(userID) else { return nil }
+            return try postgres.store { try $0.webAuthnCredentials(where: "id = $1 AND user_id = $2", .text(id), .text(userID)).first }
+        }
+        return try queryFirst("\(WebAuthnCredentialRecord.select) WHERE id = ? AND user_id = ?", .text(id), .text(userID))
             .map(WebAuthnCredentialRecord.init(row:))
     }
 
     public func webAuthnCredential(credentialID: [UInt8]) throws(StoreError) -> WebAuthnCredentialRecord? {
-        try queryFirst("\(WebAuthnCredentialRecord.select) WHERE credential_id = ?", .text(HexText.string(credentialID)))
+        if let postgres {
+            return try postgres.store { try $0.webAuthnCredentials(where: "credential_id = $1", .blob(credentialID)).first }
+        }
+        return try queryFirst("\(WebAuthnCredentialRecord.select) WHERE credential_id = ?", .text(HexText.string(credentialID)))
             .map(WebAuthnCredentialRecord.init(row:))
     }
 
     /// Throws a unique violation when the credential id is registered already.
     public func insertWebAuthnCredential(_ c: WebAuthnCredentialRecord) throws(StoreError) {
+        if let postgres { return try postgres.store { try $0.insertWebAuthnCredential(c) } }
         try execute(
             """
             INSERT INTO webauthn_credentials (id, user_id, credential_id, public_key, attestation_type, aaguid, sign_count,
@@ -169,22 +187,38 @@ extension Connection {
 
     /// `UpdateLastUsedWithSignCount`.
     public func markWebAuthnCredentialUsed(id: String, signCount: Int64, backedUp: Bool, at time: Int64) throws(StoreError) {
+        if let postgres {
+            guard PostgresArguments.isUUID(id) else { return }
+            return try postgres.store { try $0.markWebAuthnCredentialUsed(id: id, signCount: signCount, backedUp: backedUp, at: time) }
+        }
         try execute("UPDATE webauthn_credentials SET sign_count = ?, backed_up = ?, last_used_at = ?, updated_at = ? WHERE id = ?",
                     .integer(signCount), .integer(backedUp ? 1 : 0), .integer(time), .integer(time), .text(id))
     }
 
     public func renameWebAuthnCredential(id: String, friendlyName: String, at time: Int64) throws(StoreError) {
+        if let postgres {
+            guard PostgresArguments.isUUID(id) else { return }
+            return try postgres.store {
+                try $0.execute("UPDATE auth.webauthn_credentials SET friendly_name = $1, updated_at = $2 WHERE id = $3",
+                               .text(friendlyName), PostgresArguments.time(time), .text(id))
+            }
+        }
         try execute("UPDATE webauthn_credentials SET friendly_name = ?, updated_at = ? WHERE id = ?",
                     .text(friendlyName), .integer(time), .text(id))
     }
 
     public func deleteWebAuthnCredential(id: String) throws(StoreError) {
+        if let postgres {
+            guard PostgresArguments.isUUID(id) else { return }
+            return try postgres.store { try $0.execute("DELETE FROM auth.webauthn_credentials WHERE id = $1", .text(id)) }
+        }
         try execute("DELETE FROM webauthn_credentials WHERE id = ?", .text(id))
     }
 
     // MARK: webauthn_challenges
 
     public func insertWebAuthnChallenge(_ c: WebAuthnChallengeRecord) throws(StoreError) {
+        if let postgres { return try postgres.store { try $0.insertWebAuthnChallenge(c) } }
         try execute(
             "INSERT INTO webauthn_challenges (id, user_id, challenge_type, session_data, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)",
             .text(c.id), SQLValue(c.userID), .text(c.challengeType), .text(c.sessionData), .integer(c.createdAt),
@@ -194,6 +228,10 @@ extension Connection {
     /// `ConsumeWebAuthnChallengeByID`: deletes and returns the challenge of that type, bound to
     /// `userID` (or to no user when nil), so it can be used once whatever the outcome.
     public func consumeWebAuthnChallenge(id: String, type: String, userID: String?) throws(StoreError) -> WebAuthnChallengeRecord? {
+        if let postgres {
+            guard PostgresArguments.isUUID(id), userID.map(PostgresArguments.isUUID) ?? true else { return nil }
+            return try postgres.store { try $0.consumeWebAuthnChallenge(id: id, type: type, userID: userID) }
+        }
         let columns = "id, user_id, challenge_type, session_data, created_at, expires_at"
         if let userID {
             return try queryFirst("DELETE FROM webauthn_challenges WHERE id = ? AND challenge_type = ? AND user_id = ? RETURNING \(columns)",
@@ -205,13 +243,21 @@ extension Connection {
 
     /// Reads a challenge without consuming it (the software authenticator looks options up by id).
     public func webAuthnChallenge(id: String) throws(StoreError) -> WebAuthnChallengeRecord? {
-        try queryFirst("SELECT id, user_id, challenge_type, session_data, created_at, expires_at FROM webauthn_challenges WHERE id = ?",
-                       .text(id)).map(WebAuthnChallengeRecord.init(row:))
+        if let postgres {
+            guard PostgresArguments.isUUID(id) else { return nil }
+            return try postgres.store {
+                try $0.queryFirst("SELECT \(PostgresConnection.webAuthnChallengeColumns) FROM auth.webauthn_challenges WHERE id = $1", .text(id))
+                    .map(WebAuthnChallengeRecord.init(row:))
+            }
+        }
+        return try queryFirst("SELECT id, user_id, challenge_type, session_data, created_at, expires_at FROM webauthn_challenges WHERE id = ?",
+                              .text(id)).map(WebAuthnChallengeRecord.init(row:))
     }
 
     // MARK: emulator_authenticator_keys
 
     public func insertSoftwareAuthenticatorKey(_ k: SoftwareAuthenticatorKeyRecord) throws(StoreError) {
+        if let postgres { return try postgres.store { try $0.insertSoftwareAuthenticatorKey(k) } }
         try execute(
             """
             INSERT INTO emulator_authenticator_keys (credential_id, user_id, rp_id, user_handle, private_key, sign_count,
@@ -223,6 +269,10 @@ extension Connection {
     }
 
     public func softwareAuthenticatorKeys(userID: String? = nil, rpID: String) throws(StoreError) -> [SoftwareAuthenticatorKeyRecord] {
+        if let postgres {
+            guard userID.map(PostgresArguments.isUUID) ?? true else { return [] }
+            return try postgres.store { try $0.softwareAuthenticatorKeys(userID: userID, rpID: rpID) }
+        }
         let columns = "credential_id, user_id, rp_id, user_handle, private_key, sign_count, discoverable, created_at"
         if let userID {
             return try query("SELECT \(columns) FROM emulator_authenticator_keys WHERE user_id = ? AND rp_id = ? ORDER BY created_at, rowid",
@@ -234,6 +284,12 @@ extension Connection {
 
     /// Advances the key's signature counter and returns the new value.
     public func bumpSoftwareAuthenticatorCounter(credentialID: [UInt8]) throws(StoreError) -> Int64 {
+        if let postgres {
+            return try postgres.store {
+                try $0.scalar("UPDATE auth_emulator.authenticator_keys SET sign_count = sign_count + 1 WHERE credential_id = $1 RETURNING sign_count",
+                              .text(HexText.string(credentialID))).int64Value ?? 0
+            }
+        }
         try execute("UPDATE emulator_authenticator_keys SET sign_count = sign_count + 1 WHERE credential_id = ?", .text(HexText.string(credentialID)))
         return try scalar("SELECT sign_count FROM emulator_authenticator_keys WHERE credential_id = ?", .text(HexText.string(credentialID))).int64Value ?? 0
     }
@@ -244,6 +300,10 @@ extension Connection {
 extension Connection {
     /// `Factor.SaveWebAuthnCredential`: the credential JSON and the AAGUID.
     public func saveFactorWebAuthnCredential(factorID: String, credential: String, aaguid: String?, at time: Int64) throws(StoreError) {
+        if let postgres {
+            guard PostgresArguments.isUUID(factorID) else { return }
+            return try postgres.store { try $0.saveFactorWebAuthnCredential(factorID: factorID, credential: credential, aaguid: aaguid, at: time) }
+        }
         try execute("UPDATE mfa_factors SET web_authn_credential = ?, web_authn_aaguid = ?, updated_at = ? WHERE id = ?",
                     .text(credential), SQLValue(aaguid), .integer(time), .text(factorID))
     }
@@ -251,7 +311,11 @@ extension Connection {
     /// `User.WebAuthnCredentials`: the credentials of the user's verified WebAuthn factors, as
     /// (factor id, credential JSON).
     public func verifiedWebAuthnFactorCredentials(userID: String) throws(StoreError) -> [(factorID: String, credential: String)] {
-        try query("""
+        if let postgres {
+            guard PostgresArguments.isUUID(userID) else { return [] }
+            return try postgres.store { try $0.verifiedWebAuthnFactorCredentials(userID: userID) }
+        }
+        return try query("""
             SELECT id, web_authn_credential FROM mfa_factors
             WHERE user_id = ? AND factor_type = 'webauthn' AND status = 'verified' AND web_authn_credential IS NOT NULL
             ORDER BY created_at, rowid
@@ -259,11 +323,24 @@ extension Connection {
     }
 
     public func setChallengeWebAuthnSessionData(challengeID: String, sessionData: String) throws(StoreError) {
+        if let postgres {
+            guard PostgresArguments.isUUID(challengeID) else { return }
+            return try postgres.store {
+                try $0.execute("UPDATE auth.mfa_challenges SET web_authn_session_data = $1::jsonb WHERE id = $2",
+                               .text(sessionData), .text(challengeID))
+            }
+        }
         try execute("UPDATE mfa_challenges SET web_authn_session_data = ? WHERE id = ?", .text(sessionData), .text(challengeID))
     }
 
     public func challengeWebAuthnSessionData(challengeID: String) throws(StoreError) -> String? {
-        try scalar("SELECT web_authn_session_data FROM mfa_challenges WHERE id = ?", .text(challengeID)).stringValue
+        if let postgres {
+            guard PostgresArguments.isUUID(challengeID) else { return nil }
+            return try postgres.store {
+                try $0.scalar("SELECT web_authn_session_data::text FROM auth.mfa_challenges WHERE id = $1", .text(challengeID)).stringValue
+            }
+        }
+        return try scalar("SELECT web_authn_session_data FROM mfa_challenges WHERE id = ?", .text(challengeID)).stringValue
     }
 }
 

@@ -138,8 +138,8 @@ struct PostgresStoreTests {
 
     @Test func aMethodNotYetPortedSaysSoByName() throws {
         let db = try open()
-        let error = #expect(throws: StoreError.self) { try db.read { try $0.flowState(id: newID()) } }
-        #expect(error?.message.hasPrefix("Postgres mode: flowState(id:) is not available") == true)
+        let error = #expect(throws: StoreError.self) { try db.read { try $0.unportedMethod() } }
+        #expect(error?.message.hasPrefix("Postgres mode: unportedMethod() is not available") == true)
         #expect(error?.postgres == nil)
         // The connection is still fine afterwards.
         #expect(try db.read { try $0.hasUsers() } == false)
@@ -156,8 +156,14 @@ struct PostgresStoreTests {
         }
         #expect(errors.isEmpty)
         #expect(try rows(db, "SELECT count(*) FROM auth.users") == [["8"]])
-        #expect(try db.appliedMigrations == ["0001_initial"])
+        #expect(try db.appliedMigrations == PostgresSchema.emulatorMigrations.map(\.id))
         db.close()
         #expect(throws: StoreError.self) { try db.read { try $0.hasUsers() } }
     }
+}
+
+extension Connection {
+    /// A store method with SQLite SQL only, as one not yet written for Postgres is (every real
+    /// one may be ported by the time this runs).
+    fileprivate func unportedMethod() throws(StoreError) -> Row? { try queryFirst("SELECT 1") }
 }

@@ -31,7 +31,7 @@ func newID() -> String { UUID().uuidString.lowercased() }
 
 /// The behaviour of the ported store methods, the same on both backends.
 @Suite struct StoreBackendTests {
-    private func user(email: String? = nil, phone: String? = nil, at time: Int64 = t0) -> UserRecord {
+    func user(email: String? = nil, phone: String? = nil, at time: Int64 = t0) -> UserRecord {
         var user = UserRecord(id: newID(), createdAt: time)
         user.aud = "authenticated"
         user.role = "authenticated"

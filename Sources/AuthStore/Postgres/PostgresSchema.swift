@@ -138,6 +138,29 @@ public enum PostgresSchema {
               redirect_to text NOT NULL
             );
             """),
+        // GoTrue's custom_oauth_providers takes https URLs only (CHECK constraints); the
+        // emulator's own fake issuers are served over http on loopback. Their http URLs are
+        // kept here, the https form in auth. The foreign key only where the table exists
+        // (GoTrue v2.187.0 added it).
+        ("0002_custom_oauth_provider_urls", """
+            CREATE TABLE auth_emulator.custom_oauth_provider_urls (
+              provider_id uuid PRIMARY KEY,
+              issuer text,
+              discovery_url text,
+              authorization_url text,
+              token_url text,
+              userinfo_url text,
+              jwks_uri text
+            );
+            DO $$
+            BEGIN
+              IF to_regclass('auth.custom_oauth_providers') IS NOT NULL THEN
+                ALTER TABLE auth_emulator.custom_oauth_provider_urls ADD CONSTRAINT custom_oauth_provider_urls_provider_id_fkey
+                  FOREIGN KEY (provider_id) REFERENCES auth.custom_oauth_providers (id) ON DELETE CASCADE;
+              END IF;
+            END
+            $$;
+            """),
     ]
 
     /// Creates `auth_emulator` and applies the steps it lacks, in one transaction. Needs

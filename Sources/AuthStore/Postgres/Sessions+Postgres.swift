@@ -1,5 +1,5 @@
 /// `auth.identities`, `auth.sessions`, `auth.mfa_amr_claims`, `auth.refresh_tokens`,
-/// `auth.one_time_tokens`, `auth.audit_log_entries` and the reads of `auth.mfa_factors` in
+/// `auth.one_time_tokens` and `auth.audit_log_entries` in
 /// Postgres mode, as GoTrue writes them: enum labels (`aal_level`, `one_time_token_type`) as
 /// text the server casts, `inet` never '', `timestamp without time zone` columns
 /// (`sessions.refreshed_at`, `one_time_tokens.*_at`) in UTC, `instance_id` the nil uuid.
@@ -151,12 +151,5 @@ extension PostgresConnection {
             "INSERT INTO auth.audit_log_entries (instance_id, id, payload, created_at, ip_address) VALUES ('\(A.instanceID)', $1, $2, $3, $4)",
             .text(id), .text(payload), A.time(time), .text(ipAddress)
         )
-    }
-
-    // MARK: MFA factors (reads)
-
-    func factors(userID: String) throws(PostgresError) -> [FactorRecord] {
-        try query("SELECT \(FactorRecord.layout.list) FROM auth.mfa_factors WHERE user_id = $1 ORDER BY created_at, ctid", .text(userID))
-            .map(FactorRecord.init(row:))
     }
 }
