@@ -315,3 +315,21 @@ def test_the_virtual_clock_moves_the_emulators_timestamps_not_the_databases(app,
     # created_at is the emulator's (a day ahead); the database's now() stays the wall clock.
     ahead = made.sql(f"SELECT extract(epoch FROM created_at - now())::int FROM auth.users WHERE id = '{user.id}'")
     assert 86000 < int(ahead[0][0]) <= 86400
+
+
+def test_an_update_an_app_trigger_refuses_is_gotrues_500_and_changes_nothing(app, make_client):
+    made = app()
+    made.sql("""
+    CREATE FUNCTION public.no_nicknames() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF NEW.raw_user_meta_data ? 'nickname' THEN RAISE EXCEPTION 'nicknames are not allowed'; END IF;
+      RETURN NEW;
+    END; $$;
+    CREATE TRIGGER no_nicknames BEFORE UPDATE ON auth.users FOR EACH ROW EXECUTE FUNCTION public.no_nicknames();
+    """)
+    client = make_client(made.server)
+    user = client.sign_up({"email": unique_email(), "password": PASSWORD}).user
+    error = api_error(lambda: client.update_user({"data": {"nickname": "ada"}}))
+    assert (error.status, error.code, error.message) == (500, "unexpected_failure", "Error updating user")
+    assert made.sql(f"SELECT raw_user_meta_data ? 'nickname' FROM auth.users WHERE id = '{user.id}'") == [("f",)]
+    assert client.update_user({"data": {"team": "blue"}}).user.user_metadata["team"] == "blue"

@@ -127,7 +127,7 @@ struct UserEndpoints: EndpointGroup {
                 // UpdatePassword: pending tokens no longer trusted; every other session ends.
                 user.forgetPendingTokens()
                 user.updatedAt = now.microseconds
-                try conn.updateUser(user)
+                try AuthError.whenDatabaseFails("Error during password storage") { try conn.updateUser(user) }
                 try OneTimeTokens.clearAll(conn, userID: user.id)
                 try conn.deleteSessions(userID: user.id, except: caller.session?.id)
                 try api.audit(conn, context, actor: user, action: "user_updated_password", logType: "user")
@@ -143,15 +143,16 @@ struct UserEndpoints: EndpointGroup {
                 }
                 mailer.notify(conn, .passwordChanged, user: user, to: user.email ?? "", round: &round)
             }
+            // user.go: an app trigger on auth.users that refuses these updates is this 500.
             if let data {
                 user.userMetadata = Models.merge(data, into: user.userMetadata)
                 user.updatedAt = now.microseconds
-                try conn.updateUser(user)
+                try AuthError.whenDatabaseFails("Error updating user") { try conn.updateUser(user) }
             }
             if let appData {
                 user.appMetadata = Models.merge(appData, into: user.appMetadata)
                 user.updatedAt = now.microseconds
-                try conn.updateUser(user)
+                try AuthError.whenDatabaseFails("Error updating user") { try conn.updateUser(user) }
             }
             if changesEmail {
                 if user.isAnonymous && config.mailer.autoconfirm {
