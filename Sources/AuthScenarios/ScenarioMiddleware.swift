@@ -38,7 +38,8 @@ public struct ScenarioMiddleware: Middleware {
         // The access log, outside this middleware, prints the same facts as the journal.
         delivery.annotate(&response)
         var recorded = entry(context, delivery, latency: latency)
-        recorded.databaseError = response.annotations[AuthError.internalErrorAnnotation]
+        // Only a 5xx carries a cause kept from its client; the lookup stays off every other request.
+        if response.status >= 500 { recorded.databaseError = response.annotations[AuthError.internalErrorAnnotation] }
         journal.record(recorded)
         // Every hook call appears in the journal after the request that made it, as `hook.<name>`.
         for call in project.hookLog.drain() {
