@@ -37,10 +37,9 @@ public struct ScenarioMiddleware: Middleware {
         let delivery = Delivery(response, firing: firing)
         // The access log, outside this middleware, prints the same facts as the journal.
         delivery.annotate(&response)
-        var recorded = entry(context, delivery, latency: latency)
         // Only a 5xx carries a cause kept from its client; the lookup stays off every other request.
-        if response.status >= 500 { recorded.databaseError = response.annotations[AuthError.internalErrorAnnotation] }
-        journal.record(recorded)
+        let cause = response.status >= 500 ? response.annotations[AuthError.internalErrorAnnotation] : nil
+        journal.record(entry(context, delivery, latency: latency, databaseError: cause))
         // Every hook call appears in the journal after the request that made it, as `hook.<name>`.
         for call in project.hookLog.drain() {
             var hook = JournalEntry(
@@ -54,13 +53,13 @@ public struct ScenarioMiddleware: Middleware {
         return response
     }
 
-    func entry(_ context: RequestContext, _ delivery: Delivery, latency: Double) -> JournalEntry {
+    func entry(_ context: RequestContext, _ delivery: Delivery, latency: Double, databaseError: String? = nil) -> JournalEntry {
         JournalEntry(
             id: 0, time: project.environment.now(), operation: context.operation, method: context.request.method,
             path: context.path, viaGateway: context.viaGateway,
             query: context.request.query.map { ($0.name, JournalEntry.redacted($0.name, $0.value)) },
             status: delivery.status, latencyMilliseconds: latency, rule: delivery.rule, fault: delivery.fault,
-            test: context.request.headers[Match.testHeader], errorCode: delivery.errorCode
+            test: context.request.headers[Match.testHeader], errorCode: delivery.errorCode, databaseError: databaseError
         )
     }
 
