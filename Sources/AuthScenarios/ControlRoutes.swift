@@ -53,7 +53,7 @@ public enum ControlRoutes {
                     guard let limit = Int(text), limit >= 0 else { throw AuthError(400, .validationFailed, "limit must be a whole number") }
                     entries = Array(entries.suffix(limit))
                 }
-                return .json(["entries": .array(entries.map(\.json)), "capacity": .number(journal.capacity)])
+                return .json(["entries": .array(journal.json(entries)), "capacity": .number(journal.capacity)])
             },
             Route("GET", prefix + "/journal/count", operation: "emulator.journal.count") { context in
                 .json(["count": .number(journal.count(try filter(context)))])

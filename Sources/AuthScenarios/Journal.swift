@@ -25,9 +25,6 @@ public struct JournalEntry: Sendable, Equatable {
     public var test: String?
     /// The `x-sb-error-code` the client received, if any.
     public var errorCode: String? = nil
-    /// What a 500 kept from its client (`AuthError.internalError`): in Postgres mode the
-    /// database's SQLSTATE, message, DETAIL, HINT and the app trigger's CONTEXT.
-    public var databaseError: String? = nil
 
     public static func == (a: JournalEntry, b: JournalEntry) -> Bool { a.id == b.id }
 
@@ -66,7 +63,7 @@ public struct JournalEntry: Sendable, Equatable {
             "error_code": errorCode.map(JSON.string) ?? .null,
         ]
         if let code = errorCode, let hint = JournalEntry.hints[code] { entry["hint"] = .string(hint) }
-        if let databaseError { entry["database_error"] = .string(databaseError) }
+
         return .object(entry)
     }
 }
@@ -127,6 +124,11 @@ public final class Journal: Sendable {
         /// Index of the oldest entry once the buffer is full.
         var head = 0
         var nextID = 1
+        /// What 5xx answers kept from their clients (`AuthError.internalError`: in Postgres mode
+        /// the database's SQLSTATE, message, DETAIL, HINT and the trigger's CONTEXT), by entry
+        /// id. Beside the entries rather than in them: every request copies an entry, few have
+        /// a cause.
+        var causes: [Int: String] = [:]
     }
 
     public let capacity: Int
@@ -149,10 +151,28 @@ public final class Journal: Sendable {
             if state.entries.count < capacity {
                 state.entries.append(entry)
             } else {
+                if !state.causes.isEmpty { state.causes[state.entries[state.head].id] = nil }
                 state.entries[state.head] = entry
                 state.head = (state.head + 1) % capacity
             }
             return entry.id
+        }
+    }
+
+    /// Keeps what the answer to entry `id` hid from its client, while the entry is kept.
+    public func noteDatabaseError(_ cause: String, for id: Int) {
+        state.withLock { state in
+            if state.entries.contains(where: { $0.id == id }) { state.causes[id] = cause }
+        }
+    }
+
+    /// The entries' JSON, each with `database_error` when its answer kept a cause.
+    public func json(_ entries: [JournalEntry]) -> [JSON] {
+        let causes = state.withLock { $0.causes }
+        return entries.map { entry in
+            guard let cause = causes[entry.id], case .object(var object) = entry.json else { return entry.json }
+            object["database_error"] = .string(cause)
+            return .object(object)
         }
     }
 
@@ -171,6 +191,7 @@ public final class Journal: Sendable {
     public func clear() {
         state.withLock { state in
             state.entries.removeAll()
+            state.causes.removeAll()
             state.head = 0
         }
     }

@@ -37,9 +37,11 @@ public struct ScenarioMiddleware: Middleware {
         let delivery = Delivery(response, firing: firing)
         // The access log, outside this middleware, prints the same facts as the journal.
         delivery.annotate(&response)
-        // Only a 5xx carries a cause kept from its client; the lookup stays off every other request.
-        let cause = response.status >= 500 ? response.annotations[AuthError.internalErrorAnnotation] : nil
-        journal.record(entry(context, delivery, latency: latency, databaseError: cause))
+        let id = journal.record(entry(context, delivery, latency: latency))
+        // What a 5xx kept from its client (`AuthError.internalError`), from GoTrue's side.
+        if (delivery.status ?? 0) >= 500, let cause = project.hookLog.takeInternalError(request: context.requestIDSource) {
+            journal.noteDatabaseError(cause, for: id)
+        }
         // Every hook call appears in the journal after the request that made it, as `hook.<name>`.
         for call in project.hookLog.drain() {
             var hook = JournalEntry(
@@ -53,13 +55,13 @@ public struct ScenarioMiddleware: Middleware {
         return response
     }
 
-    func entry(_ context: RequestContext, _ delivery: Delivery, latency: Double, databaseError: String? = nil) -> JournalEntry {
+    func entry(_ context: RequestContext, _ delivery: Delivery, latency: Double) -> JournalEntry {
         JournalEntry(
             id: 0, time: project.environment.now(), operation: context.operation, method: context.request.method,
             path: context.path, viaGateway: context.viaGateway,
             query: context.request.query.map { ($0.name, JournalEntry.redacted($0.name, $0.value)) },
             status: delivery.status, latencyMilliseconds: latency, rule: delivery.rule, fault: delivery.fault,
-            test: context.request.headers[Match.testHeader], errorCode: delivery.errorCode, databaseError: databaseError
+            test: context.request.headers[Match.testHeader], errorCode: delivery.errorCode
         )
     }
 

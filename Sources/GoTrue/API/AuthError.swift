@@ -112,10 +112,9 @@ public struct AuthError: Error, Sendable, Equatable {
     public var kind: Kind
     /// GoTrue's `WithInternalError`: the cause a 500 keeps from its client (in Postgres mode
     /// the database's SQLSTATE, message, DETAIL, HINT and the app trigger's CONTEXT), for the
-    /// emulator's log and the request journal's `database_error`. Never rendered.
+    /// emulator's log and the request journal's `database_error` (`HookLog.takeInternalError`).
+    /// Never rendered.
     public var internalError: String? = nil
-    /// The response annotation carrying `internalError` to the journal.
-    public static let internalErrorAnnotation = "gotrue.internal_error"
     /// Extra response headers, e.g. `Retry-After` added by a failure scenario.
     public var headers: HTTPHeaders
 

@@ -214,6 +214,7 @@ public final class GoTrueAPI: HTTPResponder {
                 return HTTPResponse.goRedirect(try route.handler(context), method: context.request.method)
             }
         } catch {
+            if let cause = (error as? AuthError)?.internalError { project.hookLog.noteInternalError(cause, request: context.requestIDSource) }
             return GoTrueAPI.render(error, context)
         }
     }
@@ -222,12 +223,10 @@ public final class GoTrueAPI: HTTPResponder {
     /// request's API version; anything else is logged and answered with GoTrue's generic 500.
     package static func render(_ error: any Error, _ context: RequestContext) -> HTTPResponse {
         if let error = error as? AuthError {
-            var response = error.response(apiVersion: context.apiVersion, requestID: context.requestID)
             if let cause = error.internalError {
                 logError("request \(context.requestID) \(context.request.method) \(context.path): \(error.message): \(cause)")
-                response.annotations[AuthError.internalErrorAnnotation] = cause
             }
-            return response
+            return error.response(apiVersion: context.apiVersion, requestID: context.requestID)
         }
         logError("request \(context.requestID) \(context.request.method) \(context.path): \(error)")
         return AuthError.unexpected.response(apiVersion: context.apiVersion, requestID: context.requestID)

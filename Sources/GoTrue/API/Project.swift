@@ -144,4 +144,26 @@ public final class HookLog: Sendable {
             return log.pending
         }
     }
+
+    /// What 5xx answers kept from their clients (`AuthError.internalError`), by request, until
+    /// the request journal takes them; the newest few only, since requests the journal does not
+    /// record (the emulator's own routes) never take theirs. Kept here, beside the hook calls
+    /// the journal also takes, rather than on the response: the journal's middleware reading
+    /// the response cost every request a copy of it.
+    private let internalErrors = Lock<[(request: RequestID, cause: String)]>([])
+
+    func noteInternalError(_ cause: String, request: RequestID) {
+        internalErrors.withLock { list in
+            list.append((request, cause))
+            if list.count > 32 { list.removeFirst(list.count - 32) }
+        }
+    }
+
+    /// The cause the answer to `request` kept from its client, once.
+    public func takeInternalError(request: RequestID) -> String? {
+        internalErrors.withLock { list in
+            guard let index = list.firstIndex(where: { $0.request == request }) else { return nil }
+            return list.remove(at: index).cause
+        }
+    }
 }
