@@ -27,7 +27,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "Tests", "python"))
 sys.path.insert(0, HERE)
 
-from instructions import make_plan, run_step, sign_up_users  # noqa: E402
+from instructions import run_step, sign_up_users, warmed_plan  # noqa: E402
 from postgres_cluster import Cluster  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -73,15 +73,12 @@ def measure(binary, store, op, n, users, workers, cluster, work):
     try:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
         sessions = sign_up_users(conn, op, n, users)
-        warm = max(1, n // 20)
-        plan = make_plan(op, n + warm, sessions)
-        for step in plan[:warm]:
-            run_step(conn, op, step, sessions)
+        plan = warmed_plan(conn, op, n, sessions)
         pids = backend_pids(cluster, database) if database else []
         before = cpu_seconds(process.pid)
         before_db = sum(cpu_seconds(pid) for pid in pids)
         started = time.monotonic()
-        for step in plan[warm:]:
+        for step in plan:
             run_step(conn, op, step, sessions)
         elapsed = time.monotonic() - started
         emulator = cpu_seconds(process.pid) - before

@@ -90,16 +90,12 @@ def run_op(binary, op, n, work, keep, user_count=8, workers=1, cluster=None):
     try:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
         sessions = sign_up_users(conn, op, n, user_count)
-        # Warm the paths once so one-time work (statement preparation, caches) is not counted.
-        warm = max(1, n // 20)
-        plan = make_plan(op, n + warm, sessions)
-        for step in plan[:warm]:
-            run_step(conn, op, step, sessions)
+        plan = warmed_plan(conn, op, n, sessions)
         time.sleep(0.5)
         for f in glob.glob(out_file + "*"):
             os.unlink(f)
         control(process.pid, "-z")
-        for step in plan[warm:]:
+        for step in plan:
             run_step(conn, op, step, sessions)
         control(process.pid, "-d")
         time.sleep(0.5)
@@ -132,6 +128,16 @@ def sign_up_users(conn, op, n, user_count):
         body = json.loads(data)
         sessions.append((body["access_token"], body["refresh_token"]))
     return sessions
+
+
+def warmed_plan(conn, op, n, sessions):
+    """The `n` steps to measure, after running a twentieth as many first, so one-time work
+    (statement preparation, caches) is not counted."""
+    warm = max(1, n // 20)
+    plan = make_plan(op, n + warm, sessions)
+    for step in plan[:warm]:
+        run_step(conn, op, step, sessions)
+    return plan[warm:]
 
 
 def make_plan(op, count, sessions):
