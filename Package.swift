@@ -142,11 +142,14 @@ let package = Package(
         // Go's encoding/json error texts and a seeded generator, shared by the parser's, the
         // writers' and the request bodies' tests.
         .target(name: "GoJSONFixtures", path: "Tests/Support/GoJSONFixtures", swiftSettings: strict),
+        // A throw-away Postgres cluster (initdb into /tmp, Unix socket only) for the store's tests
+        // and for the GoTrue suite's Postgres pass; never part of a product.
+        .target(name: "PostgresTestSupport", dependencies: ["AuthStore"], path: "Tests/Support/PostgresTestSupport", swiftSettings: strict),
         // Shared by the test targets that serve requests: a hand-moved clock, an in-process
         // GoTrue harness with request helpers, and a loopback client; never part of a product.
         .target(
             name: "AuthTestSupport",
-            dependencies: ["GoTrue", "EmulatorTools", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto"],
+            dependencies: ["GoTrue", "EmulatorTools", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto", "PostgresTestSupport"],
             path: "Tests/Support/AuthTestSupport",
             swiftSettings: strict
         ),
@@ -180,7 +183,7 @@ let package = Package(
         ),
         .testTarget(name: "AuthTemplateTests", dependencies: ["AuthTemplate", "AuthJSON"], swiftSettings: strict),
         .testTarget(name: "AuthHTTPTests", dependencies: ["AuthHTTP", "AuthPlatform", "AuthTestSupport"], swiftSettings: strict),
-        .testTarget(name: "AuthStoreTests", dependencies: ["AuthStore", "AuthCrypto", "CSQLite"], swiftSettings: strict),
+        .testTarget(name: "AuthStoreTests", dependencies: ["AuthStore", "AuthCrypto", "CSQLite", "PostgresTestSupport"], swiftSettings: strict),
         .testTarget(
             name: "GoTrueTests",
             dependencies: [

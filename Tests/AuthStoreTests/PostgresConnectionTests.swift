@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import AuthStore
+import PostgresTestSupport
 
 /// The libpq connection against a real, throw-away Postgres (`PostgresCluster`).
 @Suite(.enabled(if: PostgresCluster.canRun,

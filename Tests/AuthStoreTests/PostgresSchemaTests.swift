@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import AuthStore
+import PostgresTestSupport
 
 /// Creating, adopting and bootstrapping GoTrue's `auth` schema on a real, throw-away Postgres.
 @Suite(.enabled(if: PostgresCluster.canRun,

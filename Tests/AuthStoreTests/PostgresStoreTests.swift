@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import AuthStore
+import PostgresTestSupport
 
 /// Postgres mode's rows as GoTrue writes them, and what an app's triggers see and do.
 @Suite(.enabled(if: PostgresCluster.canRun,

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import AuthStore
+import PostgresTestSupport
 
 /// The admin listings, the fake identity providers' keys and accounts, and reset, export and
 /// import: the same on both backends, plus what only Postgres mode has (an app's foreign keys

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import AuthStore
+import PostgresTestSupport
 
 /// The store's backends: SQLite, and Postgres mode on the throw-away cluster when its server
 /// binaries are there (always under CI=true, where their absence fails the run).

@@ -29,7 +29,7 @@ extension GoTrueAPI {
 }
 
 @Suite struct AdminGenerateLinkTests {
-    @Test func signupCreatesTheUserAndStoresTheToken() throws {
+    @Test(.runsSQLiteSQL) func signupCreatesTheUserAndStoresTheToken() throws {
         let clock = ManualClock()
         let api = try makeAPI(clock: clock)
         let missing = api.generateLink(["type": "signup", "email": "new@example.com"])
@@ -77,7 +77,7 @@ extension GoTrueAPI {
         #expect(errorCode(taken) == "email_exists")
     }
 
-    @Test func magicLinkAndRecovery() throws {
+    @Test(.runsSQLiteSQL) func magicLinkAndRecovery() throws {
         let api = try makeAPI()
         let id = api.signUp("known@example.com")["user"]!["id"]!.stringValue!
         let magic = api.generateLink(["type": "magiclink", "email": "known@example.com"]).json
@@ -131,7 +131,7 @@ extension GoTrueAPI {
         #expect(errorCode(api.generateLink(["type": "invite", "email": "member@example.com"])) == "email_exists")
     }
 
-    @Test func emailChange() throws {
+    @Test(.runsSQLiteSQL) func emailChange() throws {
         let api = try makeAPI()
         let id = api.signUp("cur@example.com")["user"]!["id"]!.stringValue!
         _ = api.signUp("other@example.com")

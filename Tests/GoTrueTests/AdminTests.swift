@@ -62,7 +62,7 @@ extension GoTrueAPI {
         #expect(both.admin("GET", "/admin/users").status == 200)
     }
 
-    @Test func tokenWithSessionMustNameALiveSession() throws {
+    @Test(.runsSQLiteSQL) func tokenWithSessionMustNameALiveSession() throws {
         let clock = ManualClock()
         let api = try makeAPI(clock: clock) { $0.sessions.timeboxSeconds = 600 }
         let session = api.signUp("owner@example.com")
@@ -521,7 +521,7 @@ extension GoTrueAPI {
     /// The real server answers a rename onto another factor's name (or phone) with
     /// `handleResponseErrorDefault`'s 500: its unique index rejects the row and the plain
     /// database error carries no code header. Nothing changes.
-    @Test func renameOntoATakenNameIsGoTruesUnexpectedFailure() throws {
+    @Test(.runsSQLiteSQL) func renameOntoATakenNameIsGoTruesUnexpectedFailure() throws {
         let api = try makeAPI()
         let (user, factor, _) = try seed(api)
         try api.project.database.write { conn in
@@ -543,7 +543,7 @@ extension GoTrueAPI {
         #expect(api.admin("PUT", "/admin/users/\(user)/factors/bbbbbbbb-bbbb-4ccc-8ddd-eeeeeeeeeeee", ["friendly_name": "home"]).status == 200)
     }
 
-    @Test func listUpdateAndDelete() throws {
+    @Test(.runsSQLiteSQL) func listUpdateAndDelete() throws {
         let api = try makeAPI()
         let empty = api.createUser(["email": "nof@example.com"])["id"]!.stringValue!
         let none = api.admin("GET", "/admin/users/\(empty)/factors")

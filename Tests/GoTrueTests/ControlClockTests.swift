@@ -14,7 +14,7 @@ func makeControlAPI(base: ManualClock = ManualClock(), configure: (inout Configu
     configuration.passwordHashIterations = 1_000
     configure(&configuration)
     let clock = VirtualClock(base: base)
-    let database = try Database(path: ":memory:")
+    let database = try TestStore.database()
     let project = Project(configuration: configuration, database: database, environment: Environment(clock: clock))
     return (GoTrueAPI(emulating: project), clock)
 }

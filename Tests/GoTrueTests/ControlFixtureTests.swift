@@ -259,7 +259,7 @@ import Testing
 
     // MARK: Reset
 
-    @Test func resetDeletesEverythingOrReturnsToTheSeed() throws {
+    @Test(.runsSQLiteSQL) func resetDeletesEverythingOrReturnsToTheSeed() throws {
         let (api, clock) = try makeControlAPI()
         #expect(api.control("POST", "/emulator/v1/seed", Self.fixture).status == 200)
         let seededIDs = try table(api, "users").rows.map { $0[0] }

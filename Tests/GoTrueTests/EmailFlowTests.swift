@@ -352,7 +352,7 @@ extension GoTrueAPI {
 @Suite struct InviteTests {
     // InviteParams and GenerateLinkParams are decoded whole before the address is validated, so
     // a mistyped `data` is bad_json even beside an invalid address.
-    @Test func mistypedFieldsAreBadJSONBeforeTheAddressIsChecked() throws {
+    @Test(.runsSQLiteSQL) func mistypedFieldsAreBadJSONBeforeTheAddressIsChecked() throws {
         let api = try makeAPI()
         let service = api.project.configuration.apiKeys.serviceRole
         let invite = api.call("POST", "/invite", ["email": "not-an-address", "data": "x"], bearer: service)

@@ -26,7 +26,7 @@ private func tickingAPI(_ configure: (inout Configuration) -> Void = { _ in }) t
         config.jwt.expirySeconds = 3600
         configure(&config)
     }
-    return GoTrueAPI(emulating: Project(configuration: configuration, database: try Database(path: ":memory:"),
+    return GoTrueAPI(emulating: Project(configuration: configuration, database: try TestStore.database(),
                                       environment: Environment(clock: clock)))
 }
 

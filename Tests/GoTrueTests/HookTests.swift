@@ -197,7 +197,7 @@ func hookAPI(_ server: FakeHookServer, _ hook: WritableKeyPath<HookSettings, Hoo
 }
 
 @Suite struct ExternalUserCreationHookTests {
-    @Test func idTokenAndOTPSignUpsAskTheHookToo() throws {
+    @Test(.runsSQLiteSQL) func idTokenAndOTPSignUpsAskTheHookToo() throws {
         let server = FakeHookServer { _ in FakeHookServer.json(["error": ["http_code": 403, "message": "No new accounts"]]) }
         let api = try hookAPI(server, \.beforeUserCreated) { config in
             var google = OAuthProviderSettings()

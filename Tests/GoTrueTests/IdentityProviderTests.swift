@@ -13,7 +13,7 @@ import Testing
 /// provider state) over it, and uses its own providers or emails.
 private enum SharedIdP {
     static let database: Database = {
-        let database = try! Database(path: ":memory:")
+        let database = try! TestStore.database()
         let project = Project(configuration: Configuration(), database: database)
         _ = try! FakeIdentityProvider(api: Core(project: project)).jwks()
         return database
@@ -532,7 +532,7 @@ private func hiddenValue(_ html: String, _ name: String) -> String? {
     /// and importing such a snapshot leaves the providers to make a new key.
     @Test func keyLeavesAnExportOnlyWhenAskedFor() throws {
         func kid(_ api: GoTrueAPI) -> String? { api.call("GET", "/emulator/v1/idp/google/jwks").json["keys"]?[0]?["kid"]?.stringValue }
-        let api = idpAPI(database: try Database(path: ":memory:"))
+        let api = idpAPI(database: try TestStore.database())
         _ = try #require(api.idpMint("google", ["email": "snap@example.com"]).json["id_token"]?.stringValue)
         let original = try #require(kid(api))
 

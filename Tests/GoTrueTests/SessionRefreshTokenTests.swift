@@ -132,7 +132,7 @@ import Testing
         try api.project.database.read { try $0.scalar("SELECT count(*) FROM refresh_tokens").int64Value ?? -1 }
     }
 
-    @Test func signUpIssuesTheSessionFormat() throws {
+    @Test(.runsSQLiteSQL) func signUpIssuesTheSessionFormat() throws {
         let api = try v2API()
         let response = signUp(api, "v2@example.com")
         #expect(response.status == 200)
@@ -153,7 +153,7 @@ import Testing
         #expect(parsed.isSigned(with: state.key))
     }
 
-    @Test func refreshAdvancesTheCounter() throws {
+    @Test(.runsSQLiteSQL) func refreshAdvancesTheCounter() throws {
         let clock = ManualClock()
         let api = try v2API(clock: clock)
         let first = signUp(api, "rot@example.com").json
@@ -284,7 +284,7 @@ import Testing
         #expect(SessionRefreshToken.parse(api.refresh(t0).json["refresh_token"]!.stringValue!)?.counter == 1)
     }
 
-    @Test func aBannedUserCannotRefresh() throws {
+    @Test(.runsSQLiteSQL) func aBannedUserCannotRefresh() throws {
         let clock = ManualClock()
         let api = try v2API(clock: clock)
         let t0 = signUp(api, "banned@example.com").json["refresh_token"]!.stringValue!
@@ -318,7 +318,7 @@ import Testing
         #expect(signUp(api, "new@example.com").json["refresh_token"]?.stringValue?.utf8.count == 12)
     }
 
-    @Test func upgradeSwapsALegacyTokenOnItsNextRefresh() throws {
+    @Test(.runsSQLiteSQL) func upgradeSwapsALegacyTokenOnItsNextRefresh() throws {
         let api = try makeAPI()
         let legacy = signUp(api, "up@example.com").json["refresh_token"]!.stringValue!
         api.project.configuration.security.refreshTokenAlgorithmVersion = 2

@@ -53,7 +53,7 @@ import Testing
         #expect(jwt["iss"] == "http://127.0.0.1:54321/auth/v1")
     }
 
-    @Test func unconfirmedSignupReturnsUserAndRecordsToken() throws {
+    @Test(.runsSQLiteSQL) func unconfirmedSignupReturnsUserAndRecordsToken() throws {
         let api = try makeAPI { $0.mailer.autoconfirm = false }
         let response = api.call("POST", "/signup", ["email": "bob@example.com", "password": "hunter22"])
         #expect(response.status == 200)
@@ -78,7 +78,7 @@ import Testing
         #expect(again.headers["x-sb-error-code"] == "user_already_exists")
     }
 
-    @Test func duplicateWithoutAutoconfirmIsObfuscatedUser() throws {
+    @Test(.runsSQLiteSQL) func duplicateWithoutAutoconfirmIsObfuscatedUser() throws {
         let clock = ManualClock()
         let api = try makeAPI(clock: clock) { $0.mailer.autoconfirm = false; $0.sms.autoconfirm = false }
         _ = api.call("POST", "/signup", ["email": "c@example.com", "password": "hunter22"])
@@ -111,7 +111,7 @@ import Testing
         #expect(api.call("POST", "/signup", ["email": "f@example.com", "password": "hunter22"]).status == 200)
     }
 
-    @Test(arguments: [
+    @Test(.runsSQLiteSQL, arguments: [
         (#"{"email":"a@b.co"}"#, 400, "validation_failed", "Signup requires a valid password"),
         (#"{"email":"a@b.co","password":"12345"}"#, 422, "weak_password", "Password should be at least 6 characters."),
         (#"{"email":"a@b.co","phone":"12345678","password":"123456"}"#, 400, "validation_failed", "Only an email address or phone number should be provided on signup."),
@@ -140,7 +140,7 @@ import Testing
     // phone, so a mistyped field is `bad_json` even on the anonymous branch: never
     // anonymous_provider_disabled, never an anonymous user. The first mismatch in the body's
     // order is the one named, as json.Unmarshal keeps its first error.
-    @Test(arguments: [false, true], [
+    @Test(.runsSQLiteSQL, arguments: [false, true], [
         (#"{"password":5}"#, "SignupParams.password of type string", "number"),
         (#"{"channel":true}"#, "SignupParams.channel of type string", "bool"),
         (#"{"code_challenge":[]}"#, "SignupParams.code_challenge of type string", "array"),

@@ -215,7 +215,7 @@ extension GoTrueAPI {
         #expect(again.json["msg"] == "Identity is already linked")
     }
 
-    @Test func unverifiedEmailNeedsConfirmationWhenAutoconfirmOff() throws {
+    @Test(.runsSQLiteSQL) func unverifiedEmailNeedsConfirmationWhenAutoconfirmOff() throws {
         let api = try socialAPI { $0.mailer.autoconfirm = false }
         let response = api.idTokenGrant(["id_token": #"{"sub":"u-1","aud":"google-client","email":"unv@example.com","email_verified":false}"#,
                                          "provider": "google"])
@@ -289,7 +289,7 @@ extension GoTrueAPI {
         #expect(api.idTokenGrant(["id_token": .string(token), "provider": "google"]).status == 200)
     }
 
-    @Test func signupDisabledAndBannedUsers() throws {
+    @Test(.runsSQLiteSQL) func signupDisabledAndBannedUsers() throws {
         let clock = ManualClock()
         let api = try socialAPI(clock: clock) { $0.disableSignup = true }
         let refused = api.idTokenGrant(["id_token": #"{"sub":"s-1","aud":"google-client","email":"s@example.com","email_verified":true}"#,

@@ -29,7 +29,7 @@ import Testing
         #expect(response.json["weak_password"] == ["message": "Password should be at least 8 characters.", "reasons": ["length"]])
     }
 
-    @Test func errorOrder() throws {
+    @Test(.runsSQLiteSQL) func errorOrder() throws {
         let clock = ManualClock()
         let api = try makeAPI(clock: clock)
         _ = api.signUp("e@example.com", "password1")
@@ -139,7 +139,7 @@ import Testing
         #expect(api.refresh(t2).status == 200)
     }
 
-    @Test func concurrentRefreshesYieldOneChild() throws {
+    @Test(.runsSQLiteSQL) func concurrentRefreshesYieldOneChild() throws {
         let api = try makeAPI { $0.security.refreshTokenReuseInterval = 0 }
         let parent = api.signUp("c@example.com")["refresh_token"]!.stringValue!
         let results = Mutex<[String]>([])
@@ -188,7 +188,7 @@ import Testing
         #expect(revoked.json["msg"] == "Invalid Refresh Token: Session Expired (Revoked by Newer Login)")
     }
 
-    @Test func bannedUserCannotRefresh() throws {
+    @Test(.runsSQLiteSQL) func bannedUserCannotRefresh() throws {
         let clock = ManualClock()
         let api = try makeAPI(clock: clock)
         let token = api.signUp("b@example.com")["refresh_token"]!.stringValue!

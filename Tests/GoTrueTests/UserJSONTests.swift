@@ -139,7 +139,7 @@ import Testing
     /// Through the API: `GET /user` copies stored metadata that is already canonical and parses
     /// the rest (spacing, key order, escapes, non-ASCII written by something else into the
     /// database); either way its bytes are the tree path's for the same stored rows.
-    @Test func getUserMatchesTheTreeOfTheStoredRows() throws {
+    @Test(.runsSQLiteSQL) func getUserMatchesTheTreeOfTheStoredRows() throws {
         let api = try makeAPI()
         let session = api.signUp("meta@example.com", data: ["b": [1, true, nil], "a": "x"])
         let token = session["access_token"]!.stringValue!
@@ -190,7 +190,7 @@ import Testing
     }
 
     /// The admin listing writes its page as bytes too: the same as the tree of the stored rows.
-    @Test func adminListMatchesTheTreeOfTheStoredRows() throws {
+    @Test(.runsSQLiteSQL) func adminListMatchesTheTreeOfTheStoredRows() throws {
         let api = try makeAPI()
         for (index, data) in [JSON.null, ["b": 1, "a": "x"], ["name": "Renée"]].enumerated() {
             _ = api.signUp("list\(index)@example.com", data: data == .null ? nil : data)

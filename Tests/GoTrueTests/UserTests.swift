@@ -47,7 +47,7 @@ import Testing
         #expect(refused.json["msg"] == "invalid JWT: unable to parse or verify signature, token signature is invalid: signature is invalid")
     }
 
-    @Test func deletedUserAndSession() throws {
+    @Test(.runsSQLiteSQL) func deletedUserAndSession() throws {
         let api = try makeAPI()
         let session = api.signUp("d@example.com")
         let token = session["access_token"]!.stringValue!
@@ -122,7 +122,7 @@ import Testing
         #expect(api.call("GET", "/user", bearer: token).status == 200)
     }
 
-    @Test func reauthenticationAndCurrentPasswordRules() throws {
+    @Test(.runsSQLiteSQL) func reauthenticationAndCurrentPasswordRules() throws {
         let api = try makeAPI { $0.security.updatePasswordRequireReauthentication = true }
         let token = api.signUp("ra@example.com")["access_token"]!.stringValue!
         // A fresh session (under 24 h) needs no nonce, as the real server.
@@ -155,7 +155,7 @@ import Testing
         #expect(current.call("PUT", "/user", ["password": "password3", "current_password": "password1"], bearer: t).status == 200)
     }
 
-    @Test func emailChangeIsPendingAndDuplicatesRefused() throws {
+    @Test(.runsSQLiteSQL) func emailChangeIsPendingAndDuplicatesRefused() throws {
         let api = try makeAPI { $0.mailer.autoconfirm = false }
         try api.project.database.write { _ in }
         let confirmed = try makeAPI()

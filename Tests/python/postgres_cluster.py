@@ -5,7 +5,7 @@
 stopped by its PID and the folder deleted at the end. As root (CI containers) the server runs as
 the `postgres` user Debian's package creates, through `runuser`, as Postgres refuses root.
 
-Finds the server binaries as the Swift tests do (Tests/AuthStoreTests/PostgresCluster.swift):
+Finds the server binaries as the Swift tests do (Tests/Support/PostgresTestSupport/PostgresCluster.swift):
 `AUTH_EMULATOR_PG_BIN`, Debian's /usr/lib/postgresql/<newest>/bin, Homebrew's folders, PATH.
 """
 import glob

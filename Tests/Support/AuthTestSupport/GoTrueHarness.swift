@@ -1,11 +1,14 @@
 // What the GoTrue, scenario and emulator test targets share: a hand-moved clock, a GoTrue API
-// over a fresh in-memory database answering in-process, and request and response helpers.
+// over a fresh database (in-memory SQLite, or Postgres: `TestStore`) answering in-process, and
+// request and response helpers.
 import AuthCrypto
 import AuthHTTP
 import AuthJSON
 import AuthStore
 import EmulatorTools
+import Foundation
 import GoTrue
+import PostgresTestSupport
 import Synchronization
 
 /// A clock tests move by hand.
@@ -24,13 +27,33 @@ public func testConfiguration(_ configure: (inout Configuration) -> Void = { _ i
     return configuration
 }
 
-/// A project over a fresh in-memory database on `clock`.
+/// Which store the harness's databases live in. Normally each is a fresh in-memory SQLite
+/// database; with AUTH_EMULATOR_TEST_DB=postgres each is a fresh database, bootstrapped with
+/// GoTrue's `auth` schema, on a throw-away Postgres cluster shared by the test process, so the
+/// same tests run the store's Postgres statements.
+public enum TestStore {
+    public static let isPostgres = ProcessInfo.processInfo.environment["AUTH_EMULATOR_TEST_DB"] == "postgres"
+
+    /// Held while a Postgres database is made: the bootstrap creates and grants cluster-wide
+    /// roles, and two at once fail with "tuple concurrently updated".
+    private static let creating = Mutex(())
+
+    /// A fresh, empty database in the store this run tests.
+    public static func database() throws -> Database {
+        guard isPostgres else { return try Database(path: ":memory:") }
+        return try creating.withLock { _ in
+            try Database(postgres: try PostgresCluster.sharedCluster().makeDatabase(), postgres: PostgresOptions(bootstrap: true))
+        }
+    }
+}
+
+/// A project over a fresh database (`TestStore.database()`) on `clock`.
 public func testProject(clock: ManualClock, configure: (inout Configuration) -> Void = { _ in }) throws -> Project {
-    Project(configuration: testConfiguration(configure), database: try Database(path: ":memory:"),
+    Project(configuration: testConfiguration(configure), database: try TestStore.database(),
             environment: Environment(clock: clock))
 }
 
-/// A GoTrue API over a fresh in-memory database, answering in-process.
+/// A GoTrue API over a fresh database (`TestStore.database()`), answering in-process.
 public func makeAPI(clock: ManualClock = ManualClock(), configure: (inout Configuration) -> Void = { _ in }) throws -> GoTrueAPI {
     GoTrueAPI(emulating: try testProject(clock: clock, configure: configure))
 }

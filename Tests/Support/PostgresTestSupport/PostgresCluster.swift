@@ -1,7 +1,6 @@
+import AuthStore
 import Foundation
 import Synchronization
-import Testing
-@testable import AuthStore
 
 /// A throw-away Postgres server for tests: `initdb` into a fresh folder under /tmp, `postgres`
 /// listening only on a Unix socket in that folder (no TCP port, so nothing clashes with another
@@ -9,16 +8,16 @@ import Testing
 ///
 /// Postgres refuses to run as root; as root (CI containers) the server runs as the `postgres`
 /// user that Debian's package creates, through `runuser`.
-final class PostgresCluster: Sendable {
+public final class PostgresCluster: Sendable {
     /// The folder holding the data directory, the socket and the log.
-    let directory: String
+    public let directory: String
     /// The postmaster's PID (from postmaster.pid), for the stop.
-    let pid: Int32
+    public let pid: Int32
     private let databases = Atomic<Int>(0)
 
     /// Where `initdb`, `pg_ctl` and `postgres` are: `AUTH_EMULATOR_PG_BIN`, Debian's
     /// /usr/lib/postgresql/<newest>/bin, Homebrew's and Postgres.app's folders, then PATH.
-    static let binDirectory: String? = {
+    public static let binDirectory: String? = {
         let environment = ProcessInfo.processInfo.environment
         var candidates: [String] = []
         if let explicit = environment["AUTH_EMULATOR_PG_BIN"], !explicit.isEmpty { candidates.append(explicit) }
@@ -37,11 +36,11 @@ final class PostgresCluster: Sendable {
 
     /// Whether the Postgres tests run: with the server binaries, and always under CI=true,
     /// where their absence must fail the run rather than skip it.
-    static let canRun = binDirectory != nil || ProcessInfo.processInfo.environment["CI"] == "true"
+    public static let canRun = binDirectory != nil || ProcessInfo.processInfo.environment["CI"] == "true"
 
     /// One cluster shared by the tests that need no cluster-wide state of their own (each
     /// makes its own database); started on first use, stopped when the test process exits.
-    static let shared: Result<PostgresCluster, ClusterError> = {
+    public static let shared: Result<PostgresCluster, ClusterError> = {
         let result = Result { () throws(ClusterError) in try PostgresCluster() }
         if case .success = result {
             atexit { PostgresCluster.stopShared() }
@@ -53,11 +52,11 @@ final class PostgresCluster: Sendable {
         if case .success(let cluster) = shared { cluster.stop() }
     }
 
-    struct ClusterError: Error, CustomStringConvertible {
-        let description: String
+    public struct ClusterError: Error, CustomStringConvertible {
+        public let description: String
     }
 
-    init() throws(ClusterError) {
+    public init() throws(ClusterError) {
         guard let bin = Self.binDirectory else {
             throw ClusterError(description: "PostgreSQL's server binaries (initdb, pg_ctl, postgres) were not found: "
                 + "apt install postgresql (Debian/Ubuntu), brew install postgresql@17 (macOS), or set AUTH_EMULATOR_PG_BIN")
@@ -101,12 +100,12 @@ final class PostgresCluster: Sendable {
     }
 
     /// A `key=value` connection string for `database` on this cluster's socket.
-    func connectionString(database: String = "postgres", user: String = "postgres") -> String {
+    public func connectionString(database: String = "postgres", user: String = "postgres") -> String {
         "host=\(directory) dbname=\(database) user=\(user)"
     }
 
     /// A new, empty database; its connection string.
-    func makeDatabase() throws -> String {
+    public func makeDatabase() throws -> String {
         let name = "test_\(databases.add(1, ordering: .relaxed).newValue)"
         let admin = try PostgresConnection(connectionString(), options: PostgresSessionOptions(searchPath: ["public"], role: nil))
         defer { admin.close() }
@@ -116,7 +115,7 @@ final class PostgresCluster: Sendable {
 
     /// Fast shutdown (SIGINT: no new connections, open ones are ended) of the postmaster by its
     /// PID, waiting until it is gone (bounded), then the folder is removed.
-    func stop() {
+    public func stop() {
         if kill(pid, SIGINT) == 0 {
             let deadline = Date().addingTimeInterval(30)
             while kill(pid, 0) == 0 && Date() < deadline { usleep(20_000) }
@@ -125,7 +124,7 @@ final class PostgresCluster: Sendable {
     }
 
     /// The shared cluster, or the reason it could not start as a test failure.
-    static func sharedCluster() throws -> PostgresCluster {
+    public static func sharedCluster() throws -> PostgresCluster {
         try shared.get()
     }
 }
