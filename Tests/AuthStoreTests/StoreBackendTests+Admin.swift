@@ -212,6 +212,28 @@ import PostgresTestSupport
             try db.write { try $0.restoreTable(TableDump(name: "no_such_table", columns: [], rows: [])) }
         }
     }
+
+    /// A reset that rolls back (a refused import) leaves the serial sequences with the rows it
+    /// kept: the next refresh token's id still follows theirs instead of colliding with one.
+    @Test(arguments: StoreBackend.available) func aRolledBackResetKeepsTheSequences(backend: StoreBackend) throws {
+        struct Refused: Error {}
+        let db = try backend.open()
+        let ada = user(email: "ada@example.com")
+        let session = SessionRecord(id: newID(), userID: ada.id, at: t0)
+        let first = try db.write { (c: Connection) throws in
+            try c.insertUser(ada)
+            try c.insertSession(session)
+            return try c.insertRefreshToken(token: "token-one", userID: ada.id, sessionID: session.id, parent: nil, at: t0)
+        }
+        #expect(throws: Refused.self) {
+            try db.write { (c: Connection) throws in
+                try c.deleteAllData()
+                throw Refused()
+            }
+        }
+        let next = try db.write { try $0.insertRefreshToken(token: "token-two", userID: ada.id, sessionID: session.id, parent: nil, at: t0 + 1) }
+        #expect(next > first)
+    }
 }
 
 /// What only Postgres mode has: the app's tables beside GoTrue's, GoTrue's `instance_id`, and

@@ -241,7 +241,9 @@ extension PostgresConnection {
     }
 
     /// Sets each serial (or identity) sequence of `table` to hand out 1 next, or, `afterRows`,
-    /// one past the largest value the column holds.
+    /// one past the largest value the column holds. With ALTER SEQUENCE RESTART, which is
+    /// transactional, not setval, which is not: a reset or import that fails and rolls back
+    /// must leave the sequences past the rows it leaves, or the next insert collides.
     private func restartSequences(of table: PostgresDataTable, afterRows: Bool) throws(PostgresError) {
         let serials = try query(
             """
@@ -251,8 +253,12 @@ extension PostgresConnection {
             """, .text(table.qualified))
         for serial in serials {
             guard let name = serial.string("name"), let sequence = serial.string("sequence") else { continue }
-            let next = afterRows ? "coalesce((SELECT max(\(Self.quoteIdentifier(name))) FROM \(table.qualified)), 0) + 1" : "1"
-            try execute("SELECT setval($1, \(next), false)", .text(sequence))
+            var next: Int64 = 1
+            if afterRows, let largest = try queryFirst("SELECT max(\(Self.quoteIdentifier(name)))::bigint AS m FROM \(table.qualified)")?.int64("m") {
+                next = largest + 1
+            }
+            // pg_get_serial_sequence's answer is already quoted as an identifier needs.
+            try execute("ALTER SEQUENCE \(sequence) RESTART WITH \(next)")
         }
     }
 }
