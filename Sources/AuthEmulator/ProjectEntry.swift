@@ -14,7 +14,8 @@ import Synchronization
 /// workers) cost only their settings: bench/projects.py measures both.
 public final class ProjectEntry: Sendable {
     public let ref: String
-    /// The database file, or `:memory:`.
+    /// The database file, `:memory:`, or a Postgres connection string (it may hold a password:
+    /// show `databaseLabel`).
     public let databasePath: String
     /// The settings it was made with (its keys included); once open, the live ones count.
     let initial: Configuration
@@ -43,6 +44,12 @@ public final class ProjectEntry: Sendable {
     }
 
     public var isDefault: Bool { ref == ProjectRegistry.defaultRef }
+
+    /// Whether its users live in a Postgres database of its own.
+    public var isOnPostgres: Bool { EmulatorOptions.isPostgresConnectionString(databasePath) }
+
+    /// `databasePath` without a connection string's password.
+    public var databaseLabel: String { EmulatorOptions.displayName(ofDatabase: databasePath) }
 
     /// The open project, assembling it first if needed (one thread assembles, others wait).
     public func hosted() throws(AuthError) -> HostedProject {

@@ -119,15 +119,21 @@ public final class ProjectRegistry: Sendable {
                 throw AuthError(404, nil, "No project \"\(spec.ref)\" on this emulator: --auto-create-projects stops at --max-projects \(limit) projects besides the default one; create it with POST /emulator/v1/projects")
             }
             let config = try configure(spec)
-            let path = (spec.inMemory || blueprint.directory == nil)
-                ? EmulatorOptions.inMemory : blueprint.directory! + "/" + spec.ref + ".db"
+            let path = spec.postgres ?? ((spec.inMemory || blueprint.directory == nil)
+                ? EmulatorOptions.inMemory : blueprint.directory! + "/" + spec.ref + ".db")
             let lane = lastLane.add(1, ordering: .relaxed).newValue
+            let bootstrap = spec.postgresBootstrap
             let made = ProjectEntry(ref: spec.ref, databasePath: path, initial: config, lane: lane) { [blueprint, weak self] entry throws(AuthError) in
                 guard let self else { throw AuthError(500, .unexpectedFailure, "the emulator is stopping") }
-                return try self.open(entry, blueprint: blueprint)
+                return try self.open(entry, blueprint: blueprint, bootstrap: bootstrap)
             }
             if path != EmulatorOptions.inMemory {
                 let opened = try made.hosted()
+                if made.isOnPostgres, let other = sharingDatabase(with: opened) {
+                    opened.project.database.close()
+                    throw AuthError(409, .conflict, "database: project \"\(other)\" already keeps its users in that database "
+                        + "(one auth schema per database): give each project a database of its own")
+                }
                 if persist, let directory = blueprint.directory {
                     do {
                         try Platform.writeFile(directory + "/" + spec.ref + ".json", Array(spec.json.serialized().utf8))
@@ -182,14 +188,18 @@ public final class ProjectRegistry: Sendable {
                 self.others.subtract(1, ordering: .relaxed)
                 gone.close()
                 if gone.databasePath != EmulatorOptions.inMemory {
-                    for suffix in ["", "-wal", "-shm"] { Platform.removeFile(gone.databasePath + suffix) }
+                    // A Postgres database is the app's: its rows stay (docs/projects.md).
+                    if !gone.isOnPostgres {
+                        for suffix in ["", "-wal", "-shm"] { Platform.removeFile(gone.databasePath + suffix) }
+                    }
                     if let directory = self.blueprint.directory { Platform.removeFile(directory + "/" + ref + ".json") }
                 }
                 return true
             }
             // A project in memory is this process's alone; one on a file may be open in another
-            // process serving the same folder too.
-            guard found.databasePath != EmulatorOptions.inMemory, let folderLock = folderLock.withLock({ $0 }) else { return drop() }
+            // process serving the same folder too. One on Postgres loses nothing when dropped.
+            guard found.databasePath != EmulatorOptions.inMemory, !found.isOnPostgres,
+                  let folderLock = folderLock.withLock({ $0 }) else { return drop() }
             guard let dropped = folderLock.whileAlone(drop) else {
                 throw AuthError(409, .conflict, "Project \"\(ref)\" is stored in \(blueprint.directory ?? "a folder") that another auth-emulator process also serves: stop that process first, or use a database folder of its own for each")
             }
@@ -229,7 +239,8 @@ public final class ProjectRegistry: Sendable {
     /// address; checked as at start-up.
     private func configure(_ spec: ProjectSpec) throws(AuthError) -> Configuration {
         var base = blueprint.configuration
-        // Other projects keep their users in SQLite, even beside a Postgres default project.
+        // A project's hashes follow its own store (`open`): PBKDF2 in SQLite, even beside a
+        // Postgres default project.
         base.bcryptPasswordCost = nil
         var config = base
         if let text = spec.configTOML {
@@ -282,19 +293,44 @@ public final class ProjectRegistry: Sendable {
         return config
     }
 
+    /// The project (the default one included) whose open Postgres database is the one `hosted`
+    /// opened, however its connection string reached it.
+    private func sharingDatabase(with hosted: HostedProject) -> String? {
+        guard let identity = hosted.project.database.postgresSetup?.session.databaseIdentity, !identity.isEmpty else { return nil }
+        return all.compactMap(\.openProject)
+            .first { $0 !== hosted && $0.project.database.postgresSetup?.session.databaseIdentity == identity }?.ref
+    }
+
     /// Opens a project's database and assembles its API.
-    private func open(_ entry: ProjectEntry, blueprint: Blueprint) throws(AuthError) -> HostedProject {
+    private func open(_ entry: ProjectEntry, blueprint: Blueprint, bootstrap: Bool) throws(AuthError) -> HostedProject {
         let path = entry.databasePath
         let database: Database
-        do {
-            if let directory = blueprint.directory, path != EmulatorOptions.inMemory { try Platform.makeDirectories(directory) }
-            database = try Database(path: path, options: DatabaseOptions(readerCount: blueprint.readerCount))
-        } catch {
-            throw AuthError(500, .unexpectedFailure, "cannot open the project's database \(path): \(error)")
+        var configuration = entry.initial
+        if entry.isOnPostgres {
+            // As the default project in Postgres mode: GoTrue's schema in that database, the
+            // readers serving the workers only, bcrypt hashes (pgcrypto's `crypt()` checks them).
+            do {
+                database = try Database(postgres: path, options: DatabaseOptions(readerCount: blueprint.readerCount),
+                                        postgres: PostgresOptions(bootstrap: bootstrap))
+            } catch {
+                // The caller's own connection string: a 400 naming it, nothing made.
+                throw AuthError(400, .validationFailed, "database: cannot open the Postgres database \(entry.databaseLabel): \(error.message)")
+            }
+            configuration.bcryptPasswordCost = Configuration.bcryptCost(forIterations: configuration.passwordHashIterations)
+            for warning in database.postgresSetup?.warnings ?? [] {
+                Platform.writeStandardError("auth-emulator: project \(entry.ref): \(warning)\n")
+            }
+        } else {
+            do {
+                if let directory = blueprint.directory, path != EmulatorOptions.inMemory { try Platform.makeDirectories(directory) }
+                database = try Database(path: path, options: DatabaseOptions(readerCount: blueprint.readerCount))
+            } catch {
+                throw AuthError(500, .unexpectedFailure, "cannot open the project's database \(path): \(error)")
+            }
         }
-        var project = Project(configuration: entry.initial, database: database, environment: Environment(clock: VirtualClock()))
+        var project = Project(configuration: configuration, database: database, environment: Environment(clock: VirtualClock()))
         project.hookTransport = blueprint.transport
-        return Emulator.host(ref: entry.ref, project: project, databasePath: path, options: blueprint.options,
+        return Emulator.host(ref: entry.ref, project: project, databasePath: entry.databaseLabel, options: blueprint.options,
                              scenarios: [], transport: blueprint.transport, beyondLoopback: blueprint.beyondLoopback,
                              registry: self, extensions: [], lane: entry.lane)
     }

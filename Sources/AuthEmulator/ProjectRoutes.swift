@@ -48,8 +48,19 @@ enum ProjectRoutes {
             guard let ref = request.queryValue("ref") else {
                 throw AuthError(400, .validationFailed, "ref: name the project with ?ref= when the body is a config.toml")
             }
-            return ProjectSpec(ref: ref, configTOML: String(decoding: request.body, as: UTF8.self),
-                               inMemory: request.queryValue("database") == EmulatorOptions.inMemory)
+            // The other fields come from the query (`?database=`, `?database_bootstrap=`), checked
+            // as the JSON body's are.
+            var fields: JSONObject = ["ref": .string(ref)]
+            if let database = request.queryValue("database") { fields["database"] = .string(database) }
+            if let bootstrap = request.queryValue("database_bootstrap") {
+                guard let flag = ["true": true, "false": false][bootstrap] else {
+                    throw AuthError(400, .validationFailed, "database_bootstrap: expected true or false")
+                }
+                fields["database_bootstrap"] = .bool(flag)
+            }
+            var spec = try ProjectSpec(json: fields)
+            spec.configTOML = String(decoding: request.body, as: UTF8.self)
+            return spec
         }
         return try ProjectSpec(json: ControlRequest.body(request))
     }
@@ -73,7 +84,7 @@ enum ProjectRoutes {
         object["secret_key"] = config.apiKeys.secret.map(JSON.string) ?? .null
         object["jwt_signing_algorithm"] = .string(config.jwt.signingKey.algorithm.rawValue)
         object["external_url"] = .string(config.externalURL)
-        object["database"] = .string(hosted.databasePath)
+        object["database"] = .string(hosted.databaseLabel)
         return .object(object)
     }
 }

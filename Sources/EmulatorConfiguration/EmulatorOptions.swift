@@ -99,9 +99,11 @@ public struct EmulatorOptions: Sendable {
 
     /// `databasePath` as the banner and logs show it: a connection string without its
     /// password (`postgres://app:***@db:5432/app`, `password=***`).
-    public var databaseDisplayName: String {
-        guard usesPostgres else { return databasePath }
-        return EmulatorOptions.redactingPassword(databasePath)
+    public var databaseDisplayName: String { EmulatorOptions.displayName(ofDatabase: databasePath) }
+
+    /// A database path or connection string as the banner, logs and the projects list show it.
+    public static func displayName(ofDatabase path: String) -> String {
+        isPostgresConnectionString(path) ? redactingPassword(path) : path
     }
 
     static func redactingPassword(_ conninfo: String) -> String {

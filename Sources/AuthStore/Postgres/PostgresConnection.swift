@@ -62,6 +62,10 @@ public struct PostgresSession: Sendable, Equatable {
     public let loginIsSuperuser: Bool
     /// `server_version_num`, e.g. 150018.
     public let serverVersion: Int
+    /// Names this database on this server, whatever connection string reached it (a URL, a
+    /// socket, another user): `current_database()` and the server's start time, which no two
+    /// running servers share. Two projects on one database would share one `auth` schema.
+    public var databaseIdentity: String = ""
     /// Things a developer should hear at start-up (running as a superuser without
     /// supabase_auth_admin, a role that cannot be assumed).
     public let warnings: [String]
@@ -417,6 +421,7 @@ public final class PostgresConnection {
         guard let facts = try queryFirst(
             """
             SELECT session_user::text AS login, r.rolsuper AS superuser, t.oid IS NOT NULL AS target_exists,
+                   current_database()::text || ' @ ' || pg_postmaster_start_time()::text AS identity,
                    t.oid IS NOT NULL AND pg_has_role(session_user, t.oid, 'MEMBER') AS may_assume
             FROM pg_roles r LEFT JOIN pg_roles t ON t.rolname = $1
             WHERE r.rolname = session_user
@@ -442,7 +447,9 @@ public final class PostgresConnection {
         }
         let current = try scalar("SELECT current_user::text").stringValue ?? login
         let version = Int(cauth_pq_server_version(handle))
-        return PostgresSession(loginRole: login, currentRole: current, loginIsSuperuser: superuser, serverVersion: version, warnings: warnings)
+        var session = PostgresSession(loginRole: login, currentRole: current, loginIsSuperuser: superuser, serverVersion: version, warnings: warnings)
+        session.databaseIdentity = facts.string("identity") ?? ""
+        return session
     }
 
     /// An SQL identifier in double quotes (embedded quotes doubled).
