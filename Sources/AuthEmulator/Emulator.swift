@@ -70,6 +70,7 @@ public final class Emulator: Sendable {
         if let seconds = options.writeTimeoutSeconds { http.writeTimeout = .seconds(seconds) }
         let database: Database
         do {
+            if let trace = options.statementTracePath { try StatementTrace.start(path: trace) }
             if options.usesPostgres {
                 // Postgres calls block on the network: nothing is answered on an event loop in
                 // this mode (`GoTrueAPI.respondsInline`), so readers serve the workers only.
@@ -81,7 +82,6 @@ public final class Emulator: Sendable {
                     let directory = String(options.databasePath[..<slash])
                     if !directory.isEmpty { try Platform.makeDirectories(directory) }
                 }
-                if let trace = options.statementTracePath { try StatementTrace.start(path: trace) }
                 // A reader connection per worker thread and per event loop (which answers quick
                 // reads itself: `GoTrueAPI.respondsInline`), so no thread ever queues for one: a loop
                 // that did would hold up every connection it serves. Readers open on first use.

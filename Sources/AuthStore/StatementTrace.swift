@@ -14,8 +14,10 @@ import Synchronization
 /// - `P <conn> <stmt> <hex SQL>`: the first time a statement text is seen;
 /// - `X <conn> <stmt> <arg>...`: one execution, each argument as `n` (NULL), `i<decimal>`,
 ///   `d<16 hex digits of the IEEE-754 bits>`, `t<hex UTF-8>` or `b<hex bytes>`.
+/// - `S <conn> <hex SQL>`: Postgres mode only, a script run unprepared (transaction control,
+///   session settings); its statements' arguments are `t`/`n`, the text libpq sent.
 /// `conn` numbers connections in the order they were opened, so a replay can give each traced
-/// connection its own SQLite connection (a reader's BEGIN may interleave with the writer's).
+/// connection its own connection (a reader's BEGIN may interleave with the writer's).
 public enum StatementTrace {
     static let enabled = Atomic<Bool>(false)
     private static let nextConnection = Atomic<Int>(0)
@@ -53,18 +55,7 @@ public enum StatementTrace {
     }
 
     static func record(connection: Int, sql: String, arguments: [SQLValue]) {
-        var line = ""
-        sink.withLock { state in
-            guard state.fd >= 0 else { return }
-            let id: Int
-            if let known = state.statementIDs[sql] {
-                id = known
-            } else {
-                id = state.statementIDs.count + 1
-                state.statementIDs[sql] = id
-                line = "P\t\(connection)\t\(id)\t\(hex(Array(sql.utf8)))\n"
-            }
-            line += "X\t\(connection)\t\(id)"
+        write(connection: connection, sql: sql) { line in
             for argument in arguments {
                 line += "\t"
                 switch argument {
@@ -75,6 +66,39 @@ public enum StatementTrace {
                 case .blob(let value): line += "b" + hex(value)
                 }
             }
+        }
+    }
+
+    /// A Postgres statement's execution: its arguments as the text libpq sent (`n` for NULL).
+    static func record(connection: Int, sql: String, texts: [String?]) {
+        write(connection: connection, sql: sql) { line in
+            for text in texts { line += text.map { "\tt" + hex(Array($0.utf8)) } ?? "\tn" }
+        }
+    }
+
+    /// `S <conn> <hex SQL>`: a Postgres script run with the simple query protocol, unprepared
+    /// (transaction control, session settings).
+    static func recordScript(connection: Int, sql: String) {
+        sink.withLock { state in
+            guard state.fd >= 0 else { return }
+            writeAll(state.fd, Array("S\t\(connection)\t\(hex(Array(sql.utf8)))\n".utf8))
+        }
+    }
+
+    private static func write(connection: Int, sql: String, arguments: (inout String) -> Void) {
+        sink.withLock { state in
+            guard state.fd >= 0 else { return }
+            var line = ""
+            let id: Int
+            if let known = state.statementIDs[sql] {
+                id = known
+            } else {
+                id = state.statementIDs.count + 1
+                state.statementIDs[sql] = id
+                line = "P\t\(connection)\t\(id)\t\(hex(Array(sql.utf8)))\n"
+            }
+            line += "X\t\(connection)\t\(id)"
+            arguments(&line)
             line += "\n"
             // One write per record under the lock: records from concurrent connections never
             // interleave, and the file is in execution order.

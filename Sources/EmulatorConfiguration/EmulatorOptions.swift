@@ -53,8 +53,9 @@ public struct EmulatorOptions: Sendable {
     /// Where the dashboard's scenario catalogue is read from (relative to the current directory).
     public var scenarioCatalogue: String = "scenarios"
     /// `AUTH_EMULATOR_SQL_TRACE`: record every SQL statement and its arguments to this file, for
-    /// `bench/cost.sh`'s SQLite floor (`StatementTrace`). A benchmark instrument: the file holds
-    /// the stored values, secrets included.
+    /// `bench/cost.sh`'s SQLite floor and `bench/cost/backends.py`'s Postgres floor
+    /// (`StatementTrace`). A benchmark instrument: the file holds the stored values, secrets
+    /// included.
     public var statementTracePath: String?
     /// Projects besides the default one, made at start (`serve --project ref[=config.toml]`).
     public var projects: [ProjectSpec] = []

@@ -11,6 +11,13 @@ read the CPU time (user + system, /proc/PID/stat) the emulator spent, and in Pos
 the CPU of the Postgres backends serving it (their /proc entries, found through
 pg_stat_activity by the emulator's application_name). Reports microseconds of CPU per operation.
 
+With --floor, each Postgres run is also traced (AUTH_EMULATOR_SQL_TRACE) and the statements of
+its measured operations replayed alone through libpq by bench/cost/pgfloor.c, on a copy of the
+database as it was before them (pg_dump, then a fresh database from that copy per repeat): the
+Postgres floor of the operation, as bench/cost.sh's SQLite floor. It reports the replay's own
+(libpq) CPU, the backends' CPU and the round trips per operation. Needs libpq's headers
+(Debian: libpq-dev) to build the replayer.
+
 CPU time moves with what else the machine runs; compare stores within one run. Linux only (it
 reads /proc). Stops every server by its PID; loopback only; every wait is bounded.
 """
@@ -40,8 +47,10 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / TICKS
 
 
-def start(binary, db, workers, extra):
+def start(binary, db, workers, extra, trace=None):
     env = dict(os.environ, AUTH_EMULATOR_PASSWORD_ITERATIONS="1000")
+    if trace:
+        env["AUTH_EMULATOR_SQL_TRACE"] = trace
     process = subprocess.Popen(
         [binary, "serve", "--workers", str(workers), "--host", "127.0.0.1", "--port", "0", "--db", db, "--quiet", *extra],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True)
@@ -62,18 +71,34 @@ def backend_pids(cluster, database):
     return [int(row[0]) for row in rows]
 
 
-def measure(binary, store, op, n, users, workers, cluster, work):
+def measure(binary, store, op, n, users, workers, cluster, work, floor=None):
+    """CPU per operation: the emulator's, its Postgres backends', wall; with `floor` (the
+    replayer's path, Postgres only) also the Postgres floor's key=value results."""
     database = None
+    trace = None
     if store == "postgres":
         database = cluster.make_database()
         db, extra = cluster.url(database), ["--db-bootstrap"]
+        if floor:
+            trace = os.path.join(work, f"{op}.trace")
     else:
         db, extra = os.path.join(work, f"{op}.db"), []
-    process, port = start(binary, db, workers, extra)
+    process, port = start(binary, db, workers, extra, trace)
+    floor_result = None
     try:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
         sessions = sign_up_users(conn, op, n, users)
         plan = warmed_plan(conn, op, n, sessions)
+        if trace:
+            # The state before the measured operations, for every repeat of the replay.
+            snapshot = f"{database}_before"
+            dump = os.path.join(work, f"{op}.dump")
+            subprocess.run([os.path.join(cluster.bin, "pg_dump"), "-h", cluster.directory, "-U", "postgres", "-Fc",
+                            "-f", dump, database], check=True, timeout=300)
+            cluster.psql(f"CREATE DATABASE {snapshot}")
+            subprocess.run([os.path.join(cluster.bin, "pg_restore"), "-h", cluster.directory, "-U", "postgres",
+                            "-d", snapshot, dump], check=True, timeout=300)
+            trace_start = os.path.getsize(trace)
         pids = backend_pids(cluster, database) if database else []
         before = cpu_seconds(process.pid)
         before_db = sum(cpu_seconds(pid) for pid in pids)
@@ -83,6 +108,8 @@ def measure(binary, store, op, n, users, workers, cluster, work):
         elapsed = time.monotonic() - started
         emulator = cpu_seconds(process.pid) - before
         backends = sum(cpu_seconds(pid) for pid in pids) - before_db
+        if trace:
+            trace_end = os.path.getsize(trace)
         conn.close()
     finally:
         process.send_signal(signal.SIGTERM)
@@ -91,7 +118,22 @@ def measure(binary, store, op, n, users, workers, cluster, work):
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=30)
-    return emulator / n * 1e6, backends / n * 1e6, elapsed / n * 1e6
+    if trace:
+        output = subprocess.run([floor, f"host={cluster.directory} user=postgres", snapshot, trace, str(trace_start),
+                                 str(trace_end), str(n), "5"], check=True, capture_output=True, text=True, timeout=900).stdout
+        floor_result = dict(line.split("=", 1) for line in output.splitlines() if "=" in line)
+        os.remove(trace)
+    return emulator / n * 1e6, backends / n * 1e6, elapsed / n * 1e6, floor_result
+
+
+def build_floor(work):
+    """Compiles bench/cost/pgfloor.c against libpq."""
+    include = subprocess.run(["pg_config", "--includedir"], capture_output=True, text=True).stdout.strip() \
+        if subprocess.run(["which", "pg_config"], capture_output=True).returncode == 0 else "/usr/include/postgresql"
+    binary = os.path.join(work, "pgfloor")
+    subprocess.run(["cc", "-O2", f"-I{include}", "-o", binary, os.path.join(HERE, "pgfloor.c"), "-lpq"],
+                   check=True, timeout=300)
+    return binary
 
 
 def main():
@@ -102,15 +144,27 @@ def main():
     parser.add_argument("-n", type=int, default=2000)
     parser.add_argument("--users", type=int, default=8)
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--floor", action="store_true", help="also the Postgres floor (bench/cost/pgfloor.c)")
     args = parser.parse_args()
     cluster = Cluster() if "postgres" in args.stores else None
     work = tempfile.mkdtemp(prefix="auth-cost-backends-")
     try:
-        print("store op emulator_cpu_us_per_op postgres_cpu_us_per_op wall_us_per_op", flush=True)
+        floor = build_floor(work) if args.floor and cluster else None
+        header = "store op emulator_cpu_us_per_op postgres_cpu_us_per_op wall_us_per_op"
+        if floor:
+            header += " floor_us_per_op floor_libpq_us floor_backend_us statements_per_op round_trips_per_op floor_errors"
+        print(header, flush=True)
         for op in args.ops.split(","):
             for store in args.stores.split(","):
-                emulator, backends, wall = measure(args.binary, store, op, args.n, args.users, args.workers, cluster, work)
-                print(f"{store} {op} {emulator:.0f} {backends:.0f} {wall:.0f}", flush=True)
+                emulator, backends, wall, found = measure(args.binary, store, op, args.n, args.users, args.workers, cluster, work,
+                                                          floor if store == "postgres" else None)
+                line = f"{store} {op} {emulator:.0f} {backends:.0f} {wall:.0f}"
+                if found:
+                    line += (f" {found['floor_us_per_op_median']} {found['libpq_us_per_op_median']} {found['backend_us_per_op_median']}"
+                             f" {found['statements_per_op']} {found['round_trips_per_op']} {found['errors']}")
+                    if found.get("first_error"):
+                        line += f"  (first replay error: {found['first_error']})"
+                print(line, flush=True)
     finally:
         if cluster:
             cluster.stop()

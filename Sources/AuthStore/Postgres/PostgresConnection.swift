@@ -96,6 +96,9 @@ public final class PostgresConnection {
     /// Rows changed by the last INSERT/UPDATE/DELETE (PQcmdTuples).
     public private(set) var changes = 0
     public private(set) var session: PostgresSession
+    /// This connection's number in the statement trace (`StatementTrace`: bench/cost's Postgres
+    /// floor replays it through libpq), 0 when not tracing.
+    private let traceNumber: Int
 
     /// Enough for every distinct statement the store issues; SQL assembled at run time could
     /// otherwise grow the cache (and the server's memory) without bound.
@@ -107,6 +110,7 @@ public final class PostgresConnection {
     public init(_ conninfo: String, options: PostgresSessionOptions = PostgresSessionOptions()) throws(PostgresError) {
         try PostgresLibrary.load()
         self.options = options
+        traceNumber = StatementTrace.enabled.load(ordering: .relaxed) ? StatementTrace.connectionNumber() : 0
         guard !conninfo.utf8.contains(0) else {
             throw PostgresError(sqlstate: PostgresError.connectionFailure, step: "connect", message: "the connection string contains a NUL character")
         }
@@ -216,6 +220,7 @@ public final class PostgresConnection {
         guard !sql.utf8.contains(0) else {
             throw PostgresError(sqlstate: "22021", step: "execute script", message: "the script contains a NUL character")
         }
+        if traceNumber != 0 { StatementTrace.recordScript(connection: traceNumber, sql: sql) }
         let result = cauth_pq_exec(handle, sql)
         defer { cauth_pq_clear(result) }
         try check(result, step: "execute script")
@@ -246,6 +251,7 @@ public final class PostgresConnection {
             throw PostgresError(sqlstate: "22021", step: "prepare", message: "the statement contains a NUL character")
         }
         var statement = try prepared(sql, handle)
+        if traceNumber != 0 { StatementTrace.record(connection: traceNumber, sql: sql, texts: texts) }
         var result = Self.execute(handle, statement.name, texts)
         if let failure = Self.failure(result, handle: handle, step: "execute"), Self.isStalePlan(failure), !isInTransaction {
             // The statement was deallocated under us (DISCARD ALL, a pooler) or a table it
