@@ -46,6 +46,13 @@ struct api {
     char *(*cmd_tuples)(void *);
     void (*clear)(void *);
     void *(*set_notice_receiver)(void *, cauth_pq_notice_receiver, void *);
+    // Pipeline mode (libpq 14+): optional, NULL on an older library.
+    int (*enter_pipeline_mode)(void *);
+    int (*exit_pipeline_mode)(void *);
+    int (*pipeline_sync)(void *);
+    int (*send_query_params)(void *, const char *, int, const unsigned int *, const char *const *, const int *, const int *, int);
+    int (*send_query_prepared)(void *, const char *, int, const char *const *, const int *, const int *, int);
+    void *(*get_result)(void *);
 };
 
 static struct api pq;
@@ -127,6 +134,17 @@ static int bind_all(void *handle, struct api *into, char *problem, size_t proble
     BIND(clear, "PQclear");
     BIND(set_notice_receiver, "PQsetNoticeReceiver");
 #undef BIND
+    // Optional: without them a transaction's BEGIN takes a round trip of its own.
+    *(void **)&into->enter_pipeline_mode = dlsym(handle, "PQenterPipelineMode");
+    *(void **)&into->exit_pipeline_mode = dlsym(handle, "PQexitPipelineMode");
+    *(void **)&into->pipeline_sync = dlsym(handle, "PQpipelineSync");
+    *(void **)&into->send_query_params = dlsym(handle, "PQsendQueryParams");
+    *(void **)&into->send_query_prepared = dlsym(handle, "PQsendQueryPrepared");
+    *(void **)&into->get_result = dlsym(handle, "PQgetResult");
+    if (!into->enter_pipeline_mode || !into->exit_pipeline_mode || !into->pipeline_sync || !into->send_query_params
+        || !into->send_query_prepared || !into->get_result) {
+        into->enter_pipeline_mode = NULL;
+    }
     return 1;
 }
 
@@ -212,6 +230,54 @@ cauth_pg_result *cauth_pq_prepare(cauth_pg_conn *conn, const char *name, const c
 
 cauth_pg_result *cauth_pq_exec_prepared(cauth_pg_conn *conn, const char *name, int count, const char *const *values) {
     return pq.exec_prepared(conn, name, count, values, NULL, NULL, 0);
+}
+
+// libpq's ExecStatusType values used below (stable since libpq 14 added the pipeline ones).
+enum { PIPELINE_SYNC = 10, PIPELINE_ABORTED = 11 };
+
+cauth_pg_result *cauth_pq_exec_prepared_after(cauth_pg_conn *conn, const char *command, const char *name, int count,
+                                              const char *const *values, cauth_pg_result **command_result) {
+    *command_result = NULL;
+    if (pq.enter_pipeline_mode == NULL || !pq.enter_pipeline_mode(conn)) {
+        *command_result = pq.exec(conn, command);
+        int status = pq.result_status(*command_result);
+        if (status != 1 /* PGRES_COMMAND_OK */) return NULL;
+        return pq.exec_prepared(conn, name, count, values, NULL, NULL, 0);
+    }
+    // One round trip: both messages, then a Sync; the results come back in order, each followed
+    // by a NULL, then the Sync's. A failed command makes the statement PGRES_PIPELINE_ABORTED.
+    cauth_pg_result *result = NULL;
+    if (pq.send_query_params(conn, command, 0, NULL, NULL, NULL, NULL, 0)
+        && pq.send_query_prepared(conn, name, count, values, NULL, NULL, 0) && pq.pipeline_sync(conn)) {
+        *command_result = pq.get_result(conn);
+        if (*command_result != NULL) {
+            while (1) {  // the NULL that ends the command's results
+                void *extra = pq.get_result(conn);
+                if (extra == NULL) break;
+                pq.clear(extra);
+            }
+        }
+        result = pq.get_result(conn);
+        if (result != NULL && pq.result_status(result) != PIPELINE_SYNC) {
+            while (1) {
+                void *extra = pq.get_result(conn);
+                if (extra == NULL) break;
+                pq.clear(extra);
+            }
+            void *sync = pq.get_result(conn);
+            if (sync != NULL) pq.clear(sync);
+        }
+    }
+    pq.exit_pipeline_mode(conn);
+    if (*command_result == NULL || pq.result_status(*command_result) != 1) {
+        if (result != NULL) pq.clear(result);
+        return NULL;
+    }
+    if (result != NULL && pq.result_status(result) == PIPELINE_ABORTED) {
+        pq.clear(result);
+        return NULL;
+    }
+    return result;
 }
 
 int cauth_pq_result_status(const cauth_pg_result *result) { return pq.result_status(result); }

@@ -37,9 +37,15 @@ extension Connection {
             throw StoreError.notInPostgresMode(caller)
         }
         do {
-            // The simple query protocol: control statements are not worth a prepared statement
-            // each (savepoint names vary with depth).
-            try postgres.executeScript(statement)
+            if statement.hasPrefix("BEGIN") {
+                // Sent with the transaction's first statement, in one round trip: a GET /user
+                // in this mode is six round trips otherwise (bench/results/HISTORY.md).
+                try postgres.beginLazily(statement)
+            } else {
+                // The simple query protocol: control statements are not worth a prepared
+                // statement each (savepoint names vary with depth).
+                try postgres.executeScript(statement)
+            }
         } catch {
             throw StoreError(error)
         }

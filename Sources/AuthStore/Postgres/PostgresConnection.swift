@@ -92,6 +92,10 @@ public final class PostgresConnection {
     private var statements: [String: PreparedStatement] = [:]
     private var nextStatementNumber = 0
     private var transactionDepth = 0
+    /// A BEGIN not sent yet (`beginLazily`): it goes out with the transaction's first statement,
+    /// in the same round trip, or is dropped with a COMMIT/ROLLBACK of a transaction that ran
+    /// nothing.
+    private var pendingBegin: String?
     private let notices = NoticeBox()
     /// Rows changed by the last INSERT/UPDATE/DELETE (PQcmdTuples).
     public private(set) var changes = 0
@@ -145,6 +149,7 @@ public final class PostgresConnection {
         cauth_pq_finish(handle)
         self.handle = nil
         statements.removeAll()
+        pendingBegin = nil
     }
 
     public var isClosed: Bool { handle == nil }
@@ -161,6 +166,7 @@ public final class PostgresConnection {
         guard let handle else { throw Self.closedError }
         statements.removeAll()
         transactionDepth = 0
+        pendingBegin = nil
         cauth_pq_reset(handle)
         guard cauth_pq_status(handle) == Int32(CAUTH_PG_CONNECTION_OK) else {
             throw PostgresError(sqlstate: PostgresError.connectionFailure, step: "reconnect",
@@ -220,14 +226,34 @@ public final class PostgresConnection {
         guard !sql.utf8.contains(0) else {
             throw PostgresError(sqlstate: "22021", step: "execute script", message: "the script contains a NUL character")
         }
+        var sql = sql
+        if let begin = pendingBegin {
+            pendingBegin = nil
+            // A transaction that ran nothing ends without a word to the server.
+            if sql == "COMMIT" || sql == "ROLLBACK" { return }
+            // In one Query message; BEGIN turns its implicit block into the transaction.
+            sql = begin + "; " + sql
+        }
         if traceNumber != 0 { StatementTrace.recordScript(connection: traceNumber, sql: sql) }
         let result = cauth_pq_exec(handle, sql)
         defer { cauth_pq_clear(result) }
         try check(result, step: "execute script")
     }
 
+    /// Starts a transaction with `statement` (a BEGIN) sent with the next statement, in the
+    /// same round trip (libpq's pipeline mode; two round trips on a libpq older than 14). Until
+    /// then the connection counts as in a transaction.
+    public func beginLazily(_ statement: String) throws(PostgresError) {
+        _ = try open()
+        if pendingBegin != nil || isInTransaction {
+            throw PostgresError(sqlstate: "25001", step: "begin", message: "a transaction is already open on this connection")
+        }
+        pendingBegin = statement
+    }
+
     /// Whether a transaction (or a failed one awaiting ROLLBACK) is open.
     public var isInTransaction: Bool {
+        if pendingBegin != nil { return true }
         guard let handle else { return false }
         let status = cauth_pq_transaction_status(handle)
         return status == Int32(CAUTH_PQTRANS_INTRANS) || status == Int32(CAUTH_PQTRANS_INERROR)
@@ -251,6 +277,10 @@ public final class PostgresConnection {
             throw PostgresError(sqlstate: "22021", step: "prepare", message: "the statement contains a NUL character")
         }
         var statement = try prepared(sql, handle)
+        if let begin = pendingBegin {
+            pendingBegin = nil
+            return try run(after: begin, statement, sql: sql, texts: texts, handle)
+        }
         if traceNumber != 0 { StatementTrace.record(connection: traceNumber, sql: sql, texts: texts) }
         var result = Self.execute(handle, statement.name, texts)
         if let failure = Self.failure(result, handle: handle, step: "execute"), Self.isStalePlan(failure), !isInTransaction {
@@ -262,6 +292,26 @@ public final class PostgresConnection {
             result = Self.execute(handle, statement.name, texts)
         }
         defer { cauth_pq_clear(result) }
+        try check(result, step: "execute")
+        return rows(result, cacheKey: sql)
+    }
+
+    /// A transaction's first statement, with its BEGIN in the same round trip.
+    private func run(after begin: String, _ statement: PreparedStatement, sql: String, texts: [String?],
+                     _ handle: OpaquePointer) throws(PostgresError) -> [Row] {
+        if traceNumber != 0 {
+            StatementTrace.recordScript(connection: traceNumber, sql: begin)
+            StatementTrace.record(connection: traceNumber, sql: sql, texts: texts)
+        }
+        var beginResult: OpaquePointer?
+        let result = withCStrings(texts) { pointers in
+            cauth_pq_exec_prepared_after(handle, begin, statement.name, Int32(texts.count), pointers, &beginResult)
+        }
+        defer { cauth_pq_clear(result) }
+        do {
+            defer { cauth_pq_clear(beginResult) }
+            try check(beginResult, step: "begin")
+        }
         try check(result, step: "execute")
         return rows(result, cacheKey: sql)
     }
@@ -527,6 +577,10 @@ extension PostgresConnection {
     }
 
     private func rollbackIfNeeded() {
+        if pendingBegin != nil {
+            pendingBegin = nil
+            return
+        }
         if isInTransaction {
             try? executeScript("ROLLBACK")
         }

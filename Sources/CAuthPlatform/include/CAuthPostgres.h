@@ -73,6 +73,12 @@ cauth_pg_result *cauth_pq_exec(cauth_pg_conn *conn, const char *command);
 cauth_pg_result *cauth_pq_exec_params(cauth_pg_conn *conn, const char *command, int count, const char *const *values);
 cauth_pg_result *cauth_pq_prepare(cauth_pg_conn *conn, const char *name, const char *query);
 cauth_pg_result *cauth_pq_exec_prepared(cauth_pg_conn *conn, const char *name, int count, const char *const *values);
+// Runs `command` (no parameters: a BEGIN), then the prepared statement, in one round trip when
+// libpq has pipeline mode (14+), else in two. `*command_result` gets the command's result (NULL
+// when nothing came back); the statement's result is returned, NULL when the command failed (the
+// statement then did not run) or nothing came back (the connection's error message says why).
+cauth_pg_result *cauth_pq_exec_prepared_after(cauth_pg_conn *conn, const char *command, const char *name, int count,
+                                              const char *const *values, cauth_pg_result **command_result);
 
 int cauth_pq_result_status(const cauth_pg_result *result);
 const char *cauth_pq_result_error_message(const cauth_pg_result *result);
