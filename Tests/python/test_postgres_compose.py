@@ -18,11 +18,15 @@ environment (with a secret and keys of this file's own; random free ports instea
 each service's API_EXTERNAL_URL and SITE_URL its own address), and what only a shared database
 gives, which that suite relies on: its admin client talks to 9998 about users signed up on 9999.
 
-The processes start one after another: each adopts the schema the first one created.
+The processes start one after another: each adopts the schema the first one created. The compose
+file of docs/postgres.md ("A compose file with several services on one database") runs here too,
+read from the page.
 """
 import base64
 import json
 import os
+import pathlib
+import re
 import socket
 import urllib.parse
 import uuid
@@ -438,3 +442,77 @@ def test_a_service_left_on_its_own_store_says_so(start_server, tmp_path):
                        f"service shares (docs/postgres.md)"]
     assert "secret" not in server.stderr_text()
 
+
+PAGE = pathlib.Path(__file__).resolve().parents[2] / "docs" / "postgres.md"
+DOCUMENTED_DATABASE = "postgres://postgres:postgres@db:5432/postgres"
+
+
+def documented_compose():
+    """docs/postgres.md's compose file: the shared entrypoint's arguments after `serve`, and per
+    service (the database aside) its command and environment, in file order."""
+    section = PAGE.read_text().split("## A compose file with several services on one database\n", 1)[1]
+    block = re.search(r"```yaml\n(.*?)```", section, re.S).group(1)
+    entrypoint = json.loads(re.search(r"^  entrypoint: (\[.*?\])", block, re.M | re.S).group(1))
+    assert entrypoint[1] == "serve", entrypoint
+    services = {}
+    for name, body in re.findall(r"^  ([\w-]+):\n((?:    .*\n)*)", block.split("\nservices:\n", 1)[1], re.M):
+        command = re.search(r"^    command: (\[.*\])$", body, re.M)
+        if command:
+            environment = dict(re.findall(r"^      ([A-Z_]+): (.*)$", body, re.M))
+            services[name] = (json.loads(command.group(1)), {key: value.strip('"') for key, value in environment.items()})
+    return entrypoint[2:], services
+
+
+def test_the_documented_compose_file_runs_on_one_database(start_server):
+    arguments, services = documented_compose()
+    assert list(services) == ["auth", "autoconfirm", "signup-off"]
+    cluster = cluster_of_this_process()
+    database = cluster.make_database()
+    # As written, except where each listens: loopback and a free port, its URLs its own.
+    arguments = [cluster.url(database) if word == DOCUMENTED_DATABASE else word for word in arguments]
+    assert arguments[:2] == ["--host", "0.0.0.0"]
+    urls, secret = {}, None
+    for name, (command, environment) in services.items():
+        assert command[0] == "--port"
+        port = free_port()
+        urls[name] = f"http://127.0.0.1:{port}"
+        documented = f"http://localhost:{command[1]}"
+        env = {key: value.replace(documented, urls[name]) for key, value in environment.items()}
+        assert env["API_EXTERNAL_URL"] == env["GOTRUE_SITE_URL"] == urls[name]
+        secret = env["GOTRUE_JWT_SECRET"]
+        server = start_server(*arguments[2:], "--port", str(port), env={**FAST_HASHING, **env})
+        assert server.url == urls[name] and database in server.info["database"]
+
+    def client(name):
+        return SyncGoTrueClient(url=urls[name], auto_refresh_token=False, persist_session=True)
+
+    def admin(name):
+        return SyncGoTrueAdminAPI(url=urls[name], headers={"Authorization": f"Bearer {admin_jwt('service_role', secret)}"})
+
+    # Signed up on 9999 (confirmations on), confirmed through 9998's admin API.
+    email = unique_email("compose")
+    user = client("auth").sign_up({"email": email, "password": PASSWORD}).user
+    assert admin("autoconfirm").update_user_by_id(user.id, {"email_confirm": True}).user.email_confirmed_at
+    session = client("auth").sign_in_with_password({"email": email, "password": PASSWORD}).session
+    # A code 9999 mailed verifies on 9998.
+    mailed = unique_email("mailed")
+    client("auth").sign_up({"email": mailed, "password": PASSWORD})
+    bearer = admin_jwt("service_role", secret)
+    mail = httpx.get(f"{urls['auth']}/emulator/v1/outbox/latest", params={"to": mailed, "type": "signup"},
+                     headers={"apikey": bearer, "Authorization": f"Bearer {bearer}"}, timeout=30).json()
+    assert client("autoconfirm").verify_otp({"email": mailed, "token": mail["otp"], "type": "signup"}).user.email_confirmed_at
+    # The session refreshes on the service with sign-ups off; every service takes the tokens.
+    refreshed = client("signup-off").refresh_session(session.refresh_token).session
+    assert refreshed.user.id == user.id
+    for name in services:
+        assert client(name).get_user(refreshed.access_token).user.id == user.id
+    assert client("autoconfirm").sign_in_anonymously().user.is_anonymous
+    refused = api_error(lambda: client("signup-off").sign_up({"email": unique_email("off"), "password": PASSWORD}))
+    assert refused.code == "signup_disabled"
+    # A reset through one service empties the database for all.
+    reset = httpx.post(f"{urls['signup-off']}/emulator/v1/reset", headers={"apikey": bearer, "Authorization": f"Bearer {bearer}"},
+                       timeout=30)
+    assert reset.status_code == 200, reset.text
+    gone = api_error(lambda: admin("auth").get_user_by_id(user.id))
+    assert gone.status == 404
+    assert cluster.psql("SELECT count(*) FROM auth.users", database=database) == [("0",)]
