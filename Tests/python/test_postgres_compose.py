@@ -135,9 +135,31 @@ SERVICES = {
 }
 
 
-def admin_jwt(role, secret=SECRET, **claims):
+def admin_jwt(role, secret=SECRET):
     """An admin bearer as that suite mints it: HS256 with the secret, no `exp`."""
-    return jwt.encode({"role": role, **claims}, secret, algorithm="HS256")
+    return jwt.encode({"role": role}, secret, algorithm="HS256")
+
+
+class Clients:
+    """supabase-py clients at a service's root (no gateway in front, as in the stack), closed
+    together at the end."""
+
+    def __init__(self):
+        self.opened = []
+
+    def client(self, url):
+        return self._keep(SyncGoTrueClient(url=url, auto_refresh_token=False, persist_session=True))
+
+    def admin(self, url, secret, role="service_role"):
+        return self._keep(SyncGoTrueAdminAPI(url=url, headers={"Authorization": f"Bearer {admin_jwt(role, secret)}"}))
+
+    def _keep(self, client):
+        self.opened.append(client)
+        return client
+
+    def close(self):
+        for client in self.opened:
+            client.close()
 
 
 def free_port():
@@ -148,8 +170,9 @@ def free_port():
         return probe.getsockname()[1]
 
 
-class Stack:
+class Stack(Clients):
     def __init__(self, cluster, database):
+        super().__init__()
         self.cluster = cluster
         self.database = database
         self.servers = {}
@@ -168,17 +191,17 @@ class Stack:
     def url(self, name):
         return self.servers[name].url
 
-    def client(self, name, persist_session=True):
-        return SyncGoTrueClient(url=self.url(name), auto_refresh_token=False, persist_session=persist_session)
+    def client(self, name):
+        return super().client(self.url(name))
 
     def admin(self, name, role="service_role"):
-        secret = SERVICES[name]["GOTRUE_JWT_SECRET"]
-        return SyncGoTrueAdminAPI(url=self.url(name), headers={"Authorization": f"Bearer {admin_jwt(role, secret)}"})
+        return super().admin(self.url(name), SERVICES[name]["GOTRUE_JWT_SECRET"], role)
 
     def sql(self, statement):
         return self.cluster.psql(statement, database=self.database)
 
     def stop(self):
+        self.close()
         for server in self.servers.values():
             server.stop()
 
@@ -463,7 +486,7 @@ def documented_compose():
     return entrypoint[2:], services
 
 
-def test_the_documented_compose_file_runs_on_one_database(start_server):
+def test_the_documented_compose_file_runs_on_one_database(start_server, request):
     arguments, services = documented_compose()
     assert list(services) == ["auth", "autoconfirm", "signup-off"]
     cluster = cluster_of_this_process()
@@ -483,11 +506,14 @@ def test_the_documented_compose_file_runs_on_one_database(start_server):
         server = start_server(*arguments[2:], "--port", str(port), env={**FAST_HASHING, **env})
         assert server.url == urls[name] and database in server.info["database"]
 
+    clients = Clients()
+    request.addfinalizer(clients.close)
+
     def client(name):
-        return SyncGoTrueClient(url=urls[name], auto_refresh_token=False, persist_session=True)
+        return clients.client(urls[name])
 
     def admin(name):
-        return SyncGoTrueAdminAPI(url=urls[name], headers={"Authorization": f"Bearer {admin_jwt('service_role', secret)}"})
+        return clients.admin(urls[name], secret)
 
     # Signed up on 9999 (confirmations on), confirmed through 9998's admin API.
     email = unique_email("compose")
