@@ -39,6 +39,16 @@ public enum EnvironmentConfiguration {
     /// it itself; checked here as the portable mode is, so a non-boolean value stops the start.
     public static let writesTwiceVariable = WriteRounds.writesTwiceVariable
 
+    /// The variable naming GoTrue's database, if the environment has one: `GOTRUE_DB_DATABASE_URL`,
+    /// or `DATABASE_URL` (the name GoTrue's `envconfig` falls back to) in an environment written
+    /// for GoTrue (`GOTRUE_DB_DRIVER` set), as compose files give it; an app's own `DATABASE_URL`
+    /// alone is not GoTrue's. The emulator's database is `--db` / `AUTH_EMULATOR_DB` alone.
+    public static func gotrueDatabaseVariable(in environment: [String: String]) -> String? {
+        if environment["GOTRUE_DB_DATABASE_URL"]?.isEmpty == false { return "GOTRUE_DB_DATABASE_URL" }
+        if environment["GOTRUE_DB_DRIVER"] != nil, environment["DATABASE_URL"]?.isEmpty == false { return "DATABASE_URL" }
+        return nil
+    }
+
     /// Read by the project's test scripts (`scripts/test`, `Tests/python`), never by `serve`; a
     /// server those tests start inherits them, so they are not reported as unknown settings.
     public static let testHarnessVariables: Set<String> = [

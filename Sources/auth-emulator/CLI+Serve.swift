@@ -16,6 +16,14 @@ extension CLI {
         if options.databasePath != EmulatorOptions.inMemory, !options.usesPostgres, !options.databasePath.hasPrefix("/") {
             options.databasePath = Platform.currentDirectory() + "/" + options.databasePath
         }
+        // Every GoTrue service of a compose file keeps its users in the one database its
+        // environment names; an emulator keeps them where --db says, so services left on a
+        // store of their own silently stop seeing each other's users. Said once, at start-up.
+        if !options.usesPostgres, let variable = EnvironmentConfiguration.gotrueDatabaseVariable(in: context.environment) {
+            context.warn("\(variable) names GoTrue's database, which the emulator does not read: its users stay in "
+                + "\(options.databaseDisplayName), this process's own; give that URL to --db to keep them in the Postgres "
+                + "every service shares (docs/postgres.md)")
+        }
         let seedFile = try nonEmpty(flags, "seed")
         let exportFile = try nonEmpty(flags, "export-on-exit")
         // Checked against the row's names with the other flags (`options(from:)`).

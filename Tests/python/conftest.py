@@ -33,12 +33,13 @@ SERVICE_ROLE_KEY = (
 #   and fifty never-readers each, which nothing should double. Their checks hold on a busy
 #   machine (they judge behaviour, not speed), so they go beside everything else;
 # - the bounded fuzzing runs (20 s each) and the other long tests (the durability runs, the
-#   503-on-shutdown test) one at the head of each other slice.
+#   503-on-shutdown test, Postgres mode's kill -9 cycles) one at the head of each other slice.
 # Sorted to the front of the order as one block, the first worker ran all of them and more (110 s
 # while the others finished in 45).
 LOAD = ("test_floods.py",)
 FUZZ = ("test_fuzz_socket.py",)
-LONG = ("test_durability.py", "test_serve.py::test_shutdown_answers_unfinished_requests_with_503")
+LONG = ("test_durability.py", "test_serve.py::test_shutdown_answers_unfinished_requests_with_503",
+        "test_postgres_crash.py::test_kill_9_cycles_under_mixed_load_lose_no_acknowledged_write")
 
 
 def pytest_collection_modifyitems(items):
