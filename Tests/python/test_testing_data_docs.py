@@ -32,14 +32,9 @@ pytestmark = pytest.mark.skipif(not postgres_cluster.available(),
 
 def blocks():
     """The page's blocks this file runs, in order, as (language, code)."""
-    lines = PAGE.read_text().splitlines()
-    found = []
-    for index, line in enumerate(lines):
-        if line.startswith(MARK):
-            opening = re.fullmatch(r"```(bash|python)", lines[index + 1])
-            assert opening, f"docs/testing-data.md:{index + 2}: a tested block is bash or python"
-            end = lines.index("```", index + 2)
-            found.append((opening.group(1), "\n".join(lines[index + 2:end]) + "\n"))
+    text = PAGE.read_text()
+    found = re.findall(re.escape(MARK) + r"[^\n]*-->\n```(bash|python)\n(.*?)^```$", text, re.S | re.M)
+    assert len(found) == text.count(MARK), "a block marked for this file is bash or python"
     return found
 
 
