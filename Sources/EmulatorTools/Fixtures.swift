@@ -12,7 +12,8 @@ import Synchronization
 /// `[{"provider": "github", "id": "<provider subject>", "identity_data": {...}}]`, and `factors`:
 /// `[{"factor_type": "totp", "secret": "<base32>", "friendly_name": "app"}, {"factor_type": "phone",
 /// "phone": "+15550001111"}]` (`status` `verified` unless `"unverified"`; a TOTP factor without a
-/// secret gets a random one, readable through `GET /emulator/v1/mfa/totp`).
+/// secret gets a random one, readable through `GET /emulator/v1/mfa/totp`). In Postgres mode a
+/// document may also have `"sql"`, the app's own SQL run after the users (`sql`).
 ///
 /// Seeding is an upsert: an entry updates the user with its `id`, else the one with its email
 /// (or phone) in the audience, else creates one, and the fixture then defines that user's
