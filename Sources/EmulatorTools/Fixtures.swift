@@ -12,7 +12,8 @@ import Synchronization
 /// `[{"provider": "github", "id": "<provider subject>", "identity_data": {...}}]`, and `factors`:
 /// `[{"factor_type": "totp", "secret": "<base32>", "friendly_name": "app"}, {"factor_type": "phone",
 /// "phone": "+15550001111"}]` (`status` `verified` unless `"unverified"`; a TOTP factor without a
-/// secret gets a random one, readable through `GET /emulator/v1/mfa/totp`).
+/// secret gets a random one, readable through `GET /emulator/v1/mfa/totp`). In Postgres mode a
+/// document may also have `"sql"`, the app's own SQL run after the users (`sql`).
 ///
 /// Seeding is an upsert: an entry updates the user with its `id`, else the one with its email
 /// (or phone) in the audience, else creates one, and the fixture then defines that user's
@@ -65,6 +66,11 @@ public struct Fixture: Sendable {
     }
 
     public var users: [User]
+    /// The fixture's `sql` step (Postgres mode only): SQL of the app's own, run after the users
+    /// in the same transaction, as the database login (`Connection.runAppScript`), so the app's
+    /// rows that point at the users are seeded, and come back on `reset?keep_seed=true`, with
+    /// them. A string, or an array of strings joined by newlines (JSON has no multi-line string).
+    public var sql: String?
 
     static let userFields: Set<String> = [
         "id", "aud", "email", "phone", "password", "password_hash", "email_confirm", "phone_confirm",
@@ -77,9 +83,10 @@ public struct Fixture: Sendable {
     /// field, e.g. `invalid fixture: users[2].email: Unable to validate email address: invalid format`.
     public init(json value: JSON) throws(AuthError) {
         guard let root = value.objectValue else { throw Fixture.invalid("the document must be an object {\"users\": [...]}") }
-        for (key, _) in root where key != "users" {
-            throw Fixture.invalid("unknown top-level field \"\(key)\" (expected \"users\")")
+        for (key, _) in root where key != "users" && key != "sql" {
+            throw Fixture.invalid("unknown top-level field \"\(key)\" (expected \"users\" and, in Postgres mode, \"sql\")")
         }
+        sql = try Fixture.parseSQL(root["sql"])
         guard let list = root["users"] else { throw Fixture.invalid("missing \"users\" (an array of users)") }
         guard let entries = list.arrayValue else { throw Fixture.invalid("\"users\" must be an array") }
         var users: [User] = []
@@ -128,6 +135,24 @@ public struct Fixture: Sendable {
     static func invalid(_ message: String) -> AuthError {
         AuthError(400, .validationFailed, "invalid fixture: " + message)
     }
+
+    /// `"sql"`: a string or an array of strings (lines); null or absent is none.
+    private static func parseSQL(_ value: JSON?) throws(AuthError) -> String? {
+        guard let value, !value.isNull else { return nil }
+        if let text = value.stringValue { return text.isEmpty ? nil : text }
+        guard let lines = value.arrayValue else { throw invalid("sql: must be a string or an array of strings") }
+        var texts: [String] = []
+        for (index, line) in lines.enumerated() {
+            guard let text = line.stringValue else { throw invalid("sql[\(index)]: must be a string") }
+            texts.append(text)
+        }
+        let script = texts.joined(separator: "\n")
+        return script.isEmpty ? nil : script
+    }
+
+    /// What a fixture with a `sql` step answers where there is no app database to run it in.
+    static let sqlNeedsPostgres = invalid(
+        "sql: runs only in Postgres mode (serve --db postgres://...), where the app's tables live; SQLite mode has only the emulator's own")
 
     private static func parseUser(_ value: JSON, index: Int) throws(AuthError) -> User {
         let at = "users[\(index)]"
@@ -359,6 +384,7 @@ public struct Seeder: Sendable {
     @discardableResult
     public func seed(_ fixture: Fixture, collect: Bool = true,
                      progress: SeedProgress? = nil) throws(AuthError) -> [(UserRecord, [IdentityRecord])] {
+        if fixture.sql != nil && !project.database.isPostgres { throw Fixture.sqlNeedsPostgres }
         progress?.begin(total: fixture.users.count)
         let passwords = try hashPasswords(fixture, progress: progress)
         defer { passwords?.stop() }
@@ -412,6 +438,23 @@ public struct Seeder: Sendable {
                                 stored: withPasswords.map { stored[$0] },
                                 passwords: Passwords(configuration: config, environment: project.environment),
                                 progress: progress)
+    }
+
+    /// The fixture's `sql` step, after its users and in their transaction: a failure is the
+    /// fixture's (400, nothing kept), told with all Postgres says, DETAIL included (the SQL and
+    /// its values are the caller's own, in the caller's database).
+    private func runSQL(_ sql: String, _ conn: Connection) throws {
+        guard project.database.isPostgres else { throw Fixture.sqlNeedsPostgres }
+        do {
+            try conn.runAppScript(sql)
+        } catch {
+            guard let failure = error.postgres else { throw Fixture.invalid("sql: " + error.message) }
+            var text = "sql: \(failure.message) (SQLSTATE \(failure.sqlstate))"
+            for (label, field) in [("DETAIL", failure.detail), ("HINT", failure.hint), ("CONTEXT", failure.context)] {
+                if let field { text += " \(label): " + field.split(separator: "\n").joined(separator: " / ") }
+            }
+            throw Fixture.invalid(text)
+        }
     }
 
     /// The users a transaction inserted into a table that was empty when it began, as hashes of
@@ -643,6 +686,7 @@ public struct Seeder: Sendable {
             let stored = try conn.user(id: user.id) ?? user
             out.append((stored, isNew ? newIdentities : try conn.identities(userID: user.id)))
         }
+        if let sql = fixture.sql { try runSQL(sql, conn) }
         return (resolved, out)
     }
 }
