@@ -85,14 +85,15 @@ def session_id(access_token):
     return json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))["session_id"]
 
 
-def post_at_once(targets, path, body):
-    """POSTs `body` to `path` of each server in `targets` at the same instant, each on a
-    connection opened beforehand, and returns the responses in order."""
-    clients = [httpx.Client(base_url=f"{server.url}/auth/v1", headers={"apikey": ANON_KEY}, timeout=WAIT) for server in targets]
+def post_at_once(targets, path, body=None, headers=None, form=None):
+    """POSTs `body` (JSON) or `form` to `path` of each server in `targets` at the same instant,
+    each on a connection opened beforehand, and returns the responses in order."""
+    clients = [httpx.Client(base_url=f"{server.url}/auth/v1", headers={"apikey": ANON_KEY, **(headers or {})}, timeout=WAIT)
+               for server in targets]
     try:
         for client in clients:
             assert client.get("/health").status_code == 200
-        return at_once([lambda client=client: client.post(path, json=body) for client in clients])
+        return at_once([lambda client=client: client.post(path, json=body, data=form) for client in clients])
     finally:
         for client in clients:
             client.close()
@@ -215,6 +216,46 @@ def test_a_pkce_code_exchanged_on_both_processes_at_once_succeeds_once(replicas)
     assert {r.json()["error_code"] for r in responses if r.status_code == 404} == {"flow_state_not_found"}
     # One session was issued, not one per process.
     assert int(pair.sql("SELECT count(*) FROM auth.sessions")[0][0]) == int(sessions_before) + 1
+
+
+OAUTH_ON = {"GOTRUE_OAUTH_SERVER_ENABLED": "true", "GOTRUE_OAUTH_SERVER_AUTHORIZATION_PATH": "/oauth/consent"}
+
+
+def test_an_oauth_authorization_is_decided_and_its_code_exchanged_once_across_processes(replicas, make_client):
+    """The OAuth server locks the authorization row (`FindOAuthServerAuthorizationByIDForUpdate`):
+    of consents sent to both processes at once one approves it, every other finds it decided
+    (400) or held (404); of exchanges of its code at once one issues a session, every other gets
+    `invalid_grant`."""
+    pair = replicas(**OAUTH_ON)
+    admin = {"apikey": SERVICE_ROLE_KEY, "Authorization": f"Bearer {SERVICE_ROLE_KEY}"}
+    app = httpx.post(f"{pair.a.url}/auth/v1/admin/oauth/clients", headers=admin, timeout=WAIT, json={
+        "client_name": "RP", "redirect_uris": ["http://localhost:4000/cb"], "token_endpoint_auth_method": "none"})
+    assert app.status_code == 201, app.text
+    client_id = app.json()["client_id"]
+    session = make_client(pair.a).sign_up({"email": unique_email("consent"), "password": PASSWORD}).session
+    verifier = secrets.token_urlsafe(48)
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+    location = httpx.get(f"{pair.a.url}/auth/v1/oauth/authorize", follow_redirects=False, timeout=WAIT, params={
+        "client_id": client_id, "redirect_uri": "http://localhost:4000/cb", "scope": "email",
+        "code_challenge": challenge, "code_challenge_method": "S256"}).headers["location"]
+    authorization_id = re.search(r"authorization_id=([^&]+)", location).group(1)
+    user = {"Authorization": f"Bearer {session.access_token}"}
+    bound = httpx.get(f"{pair.b.url}/auth/v1/oauth/authorizations/{authorization_id}", headers={"apikey": ANON_KEY, **user}, timeout=WAIT)
+    assert bound.status_code == 200, bound.text
+
+    consents = post_at_once([pair.a, pair.b] * (N // 2), f"/oauth/authorizations/{authorization_id}/consent",
+                            {"action": "approve"}, headers=user)
+    approved = [r for r in consents if r.status_code == 200]
+    assert len(approved) == 1 and {r.status_code for r in consents} <= {200, 400, 404}, [r.text for r in consents]
+    code = re.search(r"[?&]code=([^&#]+)", approved[0].json()["redirect_url"]).group(1)
+
+    sessions_before = int(pair.sql("SELECT count(*) FROM auth.sessions")[0][0])
+    exchanges = post_at_once([pair.a, pair.b] * (N // 2), "/oauth/token", form={
+        "grant_type": "authorization_code", "code": code, "client_id": client_id, "code_verifier": verifier,
+        "redirect_uri": "http://localhost:4000/cb"})
+    assert sorted(r.status_code for r in exchanges) == [200] + [400] * (N - 1), [r.text for r in exchanges]
+    assert {r.json()["error"] for r in exchanges if r.status_code == 400} == {"invalid_grant"}
+    assert int(pair.sql("SELECT count(*) FROM auth.sessions")[0][0]) == sessions_before + 1
 
 
 # MARK: start-up, keys, one-time tokens, mail
