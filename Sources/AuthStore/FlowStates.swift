@@ -76,9 +76,13 @@ extension Connection {
         )
     }
 
-    public func flowState(id: String) throws(StoreError) -> FlowStateRecord? {
+    /// `forUpdate`: GoTrue's `FindFlowStateByIDForUpdate`, the row locked until the write's
+    /// transaction ends; one another transaction holds throws `StoreError.isRowLocked`
+    /// (Postgres mode; `RowLocks.swift`).
+    public func flowState(id: String, forUpdate: Bool = false) throws(StoreError) -> FlowStateRecord? {
         if let postgres {
             guard PostgresArguments.isUUID(id) else { return nil }
+            if forUpdate { return try postgres.flowStateForUpdate("f.id = $1", .text(id)) }
             return try postgres.store { try $0.flowState(where: "f.id = $1", .text(id)) }
         }
         return try queryFirst("SELECT * FROM flow_state WHERE id = ?", .text(id)).map(FlowStateRecord.init(row:))
@@ -104,9 +108,11 @@ extension Connection {
         )
     }
 
-    public func flowState(authCode: String) throws(StoreError) -> FlowStateRecord? {
+    /// `forUpdate`: locked as `flowState(id:forUpdate:)` locks it.
+    public func flowState(authCode: String, forUpdate: Bool = false) throws(StoreError) -> FlowStateRecord? {
         if let postgres {
             // An implicit flow's NULL auth_code never matches, as GoTrue finds none by ''.
+            if forUpdate { return try postgres.flowStateForUpdate("f.auth_code = $1", .text(authCode)) }
             return try postgres.store { try $0.flowState(where: "f.auth_code = $1", .text(authCode)) }
         }
         return try queryFirst("SELECT * FROM flow_state WHERE auth_code = ? LIMIT 1", .text(authCode)).map(FlowStateRecord.init(row:))

@@ -213,14 +213,24 @@ extension Connection {
         )
     }
 
-    public func oauthAuthorization(authorizationID: String) throws(StoreError) -> OAuthAuthorizationRecord? {
-        if let postgres { return try postgres.store { try $0.oauthAuthorization(where: "authorization_id = $1", .text(authorizationID)) } }
+    /// `forUpdate`: GoTrue's `FindOAuthServerAuthorizationByIDForUpdate`, the row locked until
+    /// the write's transaction ends; one another transaction holds throws
+    /// `StoreError.isRowLocked` (Postgres mode; `RowLocks.swift`).
+    public func oauthAuthorization(authorizationID: String, forUpdate: Bool = false) throws(StoreError) -> OAuthAuthorizationRecord? {
+        if let postgres {
+            if forUpdate { return try postgres.oauthAuthorizationForUpdate("authorization_id = $1", .text(authorizationID)) }
+            return try postgres.store { try $0.oauthAuthorization(where: "authorization_id = $1", .text(authorizationID)) }
+        }
         return try queryFirst("\(OAuthAuthorizationRecord.select) WHERE authorization_id = ?", .text(authorizationID))
             .map(OAuthAuthorizationRecord.init(row:))
     }
 
-    public func oauthAuthorization(code: String) throws(StoreError) -> OAuthAuthorizationRecord? {
-        if let postgres { return try postgres.store { try $0.oauthAuthorization(where: "authorization_code = $1", .text(code)) } }
+    /// `forUpdate`: locked as `oauthAuthorization(authorizationID:forUpdate:)` locks it.
+    public func oauthAuthorization(code: String, forUpdate: Bool = false) throws(StoreError) -> OAuthAuthorizationRecord? {
+        if let postgres {
+            if forUpdate { return try postgres.oauthAuthorizationForUpdate("authorization_code = $1", .text(code)) }
+            return try postgres.store { try $0.oauthAuthorization(where: "authorization_code = $1", .text(code)) }
+        }
         return try queryFirst("\(OAuthAuthorizationRecord.select) WHERE authorization_code = ?", .text(code))
             .map(OAuthAuthorizationRecord.init(row:))
     }

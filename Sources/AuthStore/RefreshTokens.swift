@@ -55,8 +55,16 @@ extension Connection {
         return lastInsertRowID
     }
 
-    public func refreshToken(_ token: String) throws(StoreError) -> RefreshTokenRecord? {
-        if let postgres { return try postgres.store { try $0.refreshTokens(where: "token = $1", .text(token)) } }
+    /// `forUpdate`: the row is locked until the write's transaction ends, and one another
+    /// transaction holds throws `StoreError.isRowLocked` (Postgres mode; `RowLocks.swift`).
+    public func refreshToken(_ token: String, forUpdate: Bool = false) throws(StoreError) -> RefreshTokenRecord? {
+        if let postgres {
+            if forUpdate {
+                return try postgres.firstForUpdate("\(PostgresConnection.refreshTokenSelect) WHERE token = $1 LIMIT 1",
+                                                   table: "auth.refresh_tokens", .text(token)).map(RefreshTokenRecord.init(row:))
+            }
+            return try postgres.store { try $0.refreshTokens(where: "token = $1", .text(token)) }
+        }
         return try queryFirst(RefreshTokenRecord.byToken, .text(token)).map(RefreshTokenRecord.init(row:))
     }
 

@@ -133,17 +133,30 @@ extension Connection {
         )
     }
 
-    public func session(id: String) throws(StoreError) -> SessionRecord? {
+    /// `forUpdate`: GoTrue's `FindSessionByID(tx, id, true)`, the row locked until the write's
+    /// transaction ends; one another transaction holds throws `StoreError.isRowLocked`
+    /// (Postgres mode; `RowLocks.swift`).
+    public func session(id: String, forUpdate: Bool = false) throws(StoreError) -> SessionRecord? {
         if let postgres {
             guard PostgresArguments.isUUID(id) else { return nil }
+            if forUpdate {
+                return try postgres.firstForUpdate("\(PostgresConnection.sessionSelect) WHERE id = $1 LIMIT 1",
+                                                   table: "auth.sessions", .text(id)).map(SessionRecord.init(row:))
+            }
             return try postgres.store { try $0.sessions(where: "id = $1", .text(id)).first }
         }
         return try queryFirst(SessionRecord.byID, .text(id)).map(SessionRecord.init(row:))
     }
 
-    public func sessions(userID: String) throws(StoreError) -> [SessionRecord] {
+    /// `forUpdate`: GoTrue's `FindAllSessionsForUser(tx, userID, true)`, which first locks the
+    /// user's row, so one-session-per-user decisions of two writes never interleave; a user row
+    /// another transaction holds throws `StoreError.isRowLocked` (Postgres mode).
+    public func sessions(userID: String, forUpdate: Bool = false) throws(StoreError) -> [SessionRecord] {
         if let postgres {
             guard PostgresArguments.isUUID(userID) else { return [] }
+            if forUpdate {
+                _ = try postgres.firstForUpdate("SELECT id FROM auth.users WHERE id = $1 LIMIT 1", table: "auth.users", .text(userID))
+            }
             return try postgres.store { try $0.sessions(where: "user_id = $1", .text(userID)) }
         }
         return try query(SessionRecord.byUser, .text(userID)).map(SessionRecord.init(row:))

@@ -62,6 +62,13 @@ extension Database {
             }
             let writer = try PostgresConnection(conninfo, options: postgresOptions.session)
             do {
+                // Several emulators may start on one fresh database at once (as GoTrue replicas
+                // do). Inspecting, creating and migrating happen under one session-level
+                // advisory lock, so the second to get it finds the schemas the first made and
+                // adopts them, instead of trying to create them again. The lock is re-entrant
+                // for the steps' own transaction-level locks, and goes with the connection
+                // should a step fail.
+                try writer.execute("SELECT pg_advisory_lock($1)", .integer(Int64(PostgresSchema.schemaLock)))
                 var schema = try PostgresSchema.inspect(writer)
                 let creates = !schema.hasAuthTables
                 if creates {
@@ -79,6 +86,7 @@ extension Database {
                     schema = try PostgresSchema.inspect(writer)
                 }
                 try PostgresSchema.prepareEmulatorSchema(writer)
+                try writer.execute("SELECT pg_advisory_unlock($1)", .integer(Int64(PostgresSchema.schemaLock)))
                 let name = try writer.scalar("SELECT current_database()").stringValue ?? ""
                 let target = PostgresTarget(conninfo: conninfo, session: postgresOptions.session, label: "postgres:\(name)")
                 let setup = PostgresSetup(createdSchema: creates, schema: schema, session: writer.session)

@@ -60,6 +60,13 @@ extension PostgresConnection {
             .map(FlowStateRecord.init(postgresRow:))
     }
 
+    /// The flow state's row locked (`FOR UPDATE OF f`: the redirect beside it is on the nullable
+    /// side of the join).
+    func flowStateForUpdate(_ condition: String, _ argument: SQLValue) throws(StoreError) -> FlowStateRecord? {
+        try firstForUpdate("\(FlowStateRecord.postgresSelect) WHERE \(condition) LIMIT 1", of: "f", table: "auth.flow_state", argument)
+            .map(FlowStateRecord.init(postgresRow:))
+    }
+
     /// `token_type` compares as text: a type the enum lacks matches nothing (a cast would fail).
     func oneTimeTokenOwner(tokenHash: String, types: [String]) throws(PostgresError) -> String? {
         try queryFirst("SELECT user_id FROM auth.one_time_tokens WHERE token_type::text = ANY($1::text[]) AND token_hash = $2 LIMIT 1",

@@ -99,6 +99,11 @@ extension PostgresConnection {
         try queryFirst("\(OAuthAuthorizationRecord.postgresSelect) WHERE \(condition)", argument).map(OAuthAuthorizationRecord.init(row:))
     }
 
+    func oauthAuthorizationForUpdate(_ condition: String, _ argument: SQLValue) throws(StoreError) -> OAuthAuthorizationRecord? {
+        try firstForUpdate("\(OAuthAuthorizationRecord.postgresSelect) WHERE \(condition) LIMIT 1", table: "auth.oauth_authorizations", argument)
+            .map(OAuthAuthorizationRecord.init(row:))
+    }
+
     // MARK: consents
 
     static let consentSelect = "SELECT id, user_id, client_id, scopes, granted_at, revoked_at FROM auth.oauth_consents"

@@ -343,7 +343,13 @@ struct ExternalEndpoints: EndpointGroup {
             }
             let now = project.environment.now().microseconds
             if flow.isPKCE {
-                guard let current = try conn.flowState(id: flow.id), current.userID == nil else {
+                // `FindFlowStateByIDForUpdate`: the row is locked until the commit, so two
+                // callbacks (two emulator processes on one Postgres) cannot both claim it; one
+                // held by another transaction, or gone, is GoTrue's FlowStateNotFoundError.
+                guard let current = try RowLocks.skippingHeld({ try conn.flowState(id: flow.id, forUpdate: true) }) else {
+                    throw AuthError.oauth("server_error", "Flow State not found")
+                }
+                guard current.userID == nil else {
                     throw AuthError(400, .flowStateAlreadyUsed, "State has already been used")
                 }
                 try conn.claimFlowState(id: flow.id, userID: user.id, providerAccessToken: redeemed.accessToken,

@@ -174,9 +174,11 @@ package struct TokenEndpoints: EndpointGroup {
             throw AuthError(400, .validationFailed, "Refresh token is not valid")
         }
         // One write transaction serializes concurrent refreshes of the same token (SQLite's
-        // single writer, across processes too): the second sees the first's rotation, as
-        // GoTrue's row locks give.
-        let outcome: RefreshOutcome = try api.write { conn in
+        // single writer, across processes too): the second sees the first's rotation. On
+        // Postgres, another emulator process may hold the token's or the session's row: GoTrue's
+        // row locks and retry loop (`RowLocks`) make the second wait for the first's rotation.
+        let conflict = AuthError(409, .conflict, "Too many concurrent token refresh requests on the same session or refresh token")
+        let outcome: RefreshOutcome = try RowLocks.write(api, exhausted: conflict) { conn in
             switch token {
             case .legacy(let presented): return try rotateLegacy(conn, context, presented: presented, clientID: clientID)
             case .session(let presented): return try rotateSession(conn, context, presented: presented, clientID: clientID)
@@ -215,7 +217,8 @@ package struct TokenEndpoints: EndpointGroup {
         }
         if config.sessions.singlePerUser {
             let mine = lastRefreshed(session, tokenUpdatedAt: tokenUpdatedAt)
-            for other in try conn.sessions(userID: user.id) where other.id != session.id {
+            // `FindAllSessionsForUser(tx, user.ID, true)`: the user's row is locked first.
+            for other in try conn.sessions(userID: user.id, forUpdate: true) where other.id != session.id {
                 if validityProblem(other, tokenUpdatedAt: nil, now: now) != nil { continue }
                 if tag(other) != tag(session) { continue }
                 if lastRefreshed(other, tokenUpdatedAt: nil) > mine {
@@ -229,14 +232,16 @@ package struct TokenEndpoints: EndpointGroup {
     /// client lost the last answer (its child comes back) or the reuse rules refuse it.
     private func rotateLegacy(_ conn: Connection, _ context: RequestContext, presented: String, clientID: String?) throws -> RefreshOutcome {
         let now = project.environment.now()
-        guard let token = try conn.refreshToken(presented) else {
+        // `findUserWithLegacyRefreshToken(tx, token, forUpdate: true)`: the token's row, then its
+        // session's, are locked until the commit.
+        guard let token = try conn.refreshToken(presented, forUpdate: true) else {
             throw AuthError(400, .refreshTokenNotFound, "Invalid Refresh Token: Refresh Token Not Found")
         }
         guard let user = try conn.user(id: token.userID) else {
             throw AuthError(400, .refreshTokenNotFound, "Invalid Refresh Token: Refresh Token Not Found")
         }
         if api.isBanned(user) { throw AuthError(400, .userBanned, "Invalid Refresh Token: User Banned") }
-        guard let sessionID = token.sessionID, let session = try conn.session(id: sessionID) else {
+        guard let sessionID = token.sessionID, let session = try conn.session(id: sessionID, forUpdate: true) else {
             try conn.deleteRefreshToken(id: token.id)
             return .failed(AuthError(400, .sessionNotFound, "Invalid Refresh Token: No Valid Session Found"))
         }
@@ -312,9 +317,10 @@ package struct TokenEndpoints: EndpointGroup {
                                clientID: String?) throws -> RefreshOutcome {
         let now = project.environment.now()
         let notFound = AuthError(400, .refreshTokenNotFound, "Invalid Refresh Token: Refresh Token Not Found")
-        // `findUserWithRefreshToken`: a session without the format's state, or a signature that
-        // its key does not give, is a token that does not exist.
-        guard let session = try conn.session(id: presented.sessionID), let state = SessionRefreshToken.state(of: session),
+        // `findUserWithRefreshToken(tx, token, forUpdate: true)`: the session's row is locked
+        // until the commit. A session without the format's state, or a signature that its key
+        // does not give, is a token that does not exist.
+        guard let session = try conn.session(id: presented.sessionID, forUpdate: true), let state = SessionRefreshToken.state(of: session),
               presented.isSigned(with: state.key) else { throw notFound }
         guard let user = try conn.user(id: session.userID) else { throw notFound }
         if api.isBanned(user) { throw AuthError(400, .userBanned, "Invalid Refresh Token: User Banned") }

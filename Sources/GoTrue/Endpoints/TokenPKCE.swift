@@ -25,8 +25,10 @@ extension TokenEndpoints {
             throw AuthError(400, .badCodeVerifier, problem)
         }
         let (issued, userJSON) = try api.write { conn in
-            // The flow state is single use: a second exchange racing this one finds it gone.
-            guard try conn.flowState(authCode: authCode) != nil else {
+            // The flow state is single use: a second exchange racing this one finds it gone. Its
+            // row is locked (`FindFlowStateByIDForUpdate`'s SKIP LOCKED), so another emulator
+            // process on the same Postgres cannot claim it meanwhile: one it holds reads as gone.
+            guard try RowLocks.skippingHeld({ try conn.flowState(authCode: authCode, forUpdate: true) }) != nil else {
                 throw AuthError(404, .flowStateNotFound, "invalid flow state, no valid flow state found")
             }
             guard var user = try conn.user(id: userID) else { throw AuthError(500, .unexpectedFailure, "Database error finding user") }

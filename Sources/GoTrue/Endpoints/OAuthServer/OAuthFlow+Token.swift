@@ -132,8 +132,11 @@ extension OAuthServerEndpoints {
         if api.isBanned(found) { throw AuthError.oauth("access_denied", "User is banned") }
 
         let issued: Tokens.Issued = try api.write { conn in
-            // The code is single use: a concurrent exchange finds it gone.
-            guard try conn.oauthAuthorization(code: code) != nil, var user = try conn.user(id: userID) else {
+            // The code is single use: a concurrent exchange finds it gone. Its row is locked
+            // until the commit (`FindOAuthServerAuthorizationByIDForUpdate`); one another
+            // emulator process holds reads as gone.
+            guard try RowLocks.skippingHeld({ try conn.oauthAuthorization(code: code, forUpdate: true) }) != nil,
+                  var user = try conn.user(id: userID) else {
                 throw AuthError.oauth("invalid_grant", "Invalid authorization code")
             }
             try api.audit(conn, context, actor: user, action: "login", logType: "account",

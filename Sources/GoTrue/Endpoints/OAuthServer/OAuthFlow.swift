@@ -162,8 +162,14 @@ extension OAuthServerEndpoints {
 
     /// Loads a pending, unexpired authorization for the caller; an expired one is marked so
     /// (committed) before the 404, as the real transaction does.
+    ///
+    /// The row is locked until the commit (`FindOAuthServerAuthorizationByIDForUpdate`), so two
+    /// callers (two emulator processes on one Postgres) cannot both bind or approve it; one
+    /// another transaction holds reads as not found, as there.
     private func pending(_ conn: Connection, _ id: String, notPending: String) throws -> OAuthAuthorizationRecord {
-        guard var authorization = try conn.oauthAuthorization(authorizationID: id) else { throw OAuthServerEndpoints.notFound }
+        guard var authorization = try RowLocks.skippingHeld({ try conn.oauthAuthorization(authorizationID: id, forUpdate: true) }) else {
+            throw OAuthServerEndpoints.notFound
+        }
         if project.environment.now().microseconds > authorization.expiresAt {
             if authorization.status == "pending" {
                 authorization.status = "expired"
