@@ -202,7 +202,8 @@ def wait_until_server_read(server_port, client_port, seconds=30):
 # binaries are, and always under CI) every real-client test (`test_client_*.py`) runs twice, as
 # `[sqlite]` and `[postgres]`, in one session; AUTH_EMULATOR_TEST_DB=postgres makes `postgres`
 # the store of every test instead (a whole run in Postgres mode).
-POSTGRES_FILES = re.compile(r"test_client_.*\.py")
+# The real-client suite and the dashboard's (its pages, live stamp and browser flows).
+POSTGRES_FILES = re.compile(r"test_client_.*\.py|test_dashboard\.py|test_browser_dashboard\.py")
 _store = {"mode": os.environ.get("AUTH_EMULATOR_TEST_DB", "sqlite")}
 _cluster = None
 

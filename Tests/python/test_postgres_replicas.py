@@ -348,6 +348,21 @@ def test_one_time_tokens_sent_through_one_process_verify_through_the_other(repli
     assert outbox(pair.a, email) == []
 
 
+def test_a_dashboard_on_one_process_sees_the_others_writes(replicas, make_client):
+    """The dashboard's pages and its live stamp read the shared database: a user signed up
+    through B shows on A's users page, and A's stamp moves, so an open page refreshes."""
+    pair = replicas()
+    live = f"{pair.a.url}/emulator/live"
+    before = httpx.get(live, params={"view": "users"}, timeout=WAIT)
+    assert before.status_code == 200, before.text
+    email = unique_email("seen")
+    make_client(pair.b).sign_up({"email": email, "password": PASSWORD})
+    after = httpx.get(live, params={"view": "users"}, timeout=WAIT).json()["stamp"]
+    assert after != before.json()["stamp"]
+    page = httpx.get(f"{pair.a.url}/emulator", timeout=WAIT)
+    assert page.status_code == 200 and email in page.text
+
+
 # MARK: docs/postgres.md
 
 PAGE = pathlib.Path(__file__).resolve().parents[2] / "docs" / "postgres.md"
