@@ -162,10 +162,18 @@ extension GoTrueAPI {
         #expect(bad.json["msg"] == "ID must conform to the uuid v4 format")
         #expect(api.admin("POST", "/admin/users", ["id": .string(Validation.nilUUID), "email": "e@example.com"]).json["msg"]
                 == "ID cannot be a nil uuid")
-        // The same id twice: the transaction's 500.
-        let taken = api.admin("POST", "/admin/users", ["id": "9d1e3c2b-0000-4000-8000-00000000abcd", "email": "f@example.com"])
+        // The same id twice: adminUserCreate checks no id before its insert, so the primary key
+        // refuses the row, and the transaction's 500 shows that database error in the initial
+        // API version (`utilities.NewPostgresError`), its message in the versioned one.
+        let body: JSON = ["id": "9d1e3c2b-0000-4000-8000-00000000abcd", "email": "f@example.com"]
+        let taken = api.admin("POST", "/admin/users", body)
         #expect(taken.status == 500)
-        #expect(taken.json["msg"] == "Database error creating new user")
+        #expect(taken.headers["x-sb-error-code"] == "unexpected_failure")
+        #expect(taken.text == #"{"code":"23505","message":"duplicate key value violates unique constraint \"users_pkey\"","#
+            + #""detail":"Key (id)=(9d1e3c2b-0000-4000-8000-00000000abcd) already exists."}"#)
+        let versioned = api.admin("POST", "/admin/users", body, headers: ["X-Supabase-Api-Version": "2024-01-01"])
+        #expect(versioned.status == 500)
+        #expect(versioned.text == #"{"code":"unexpected_failure","message":"Database error creating new user"}"#)
     }
 
     @Test func validationErrors() throws {
