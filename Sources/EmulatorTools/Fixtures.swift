@@ -568,7 +568,12 @@ public struct Seeder: Sendable {
             user.refreshConfirmedAt()
             if let found {
                 // Rewritten (and `updated_at` moved) only when the fixture changes something.
-                if user != found {
+                // Metadata is compared as JSON: Postgres' jsonb gives it back with its own
+                // spacing and key order, which is no change.
+                var unchanged = found
+                if Models.object(found.appMetadata) == appMetadata { unchanged.appMetadata = user.appMetadata }
+                if Models.object(found.userMetadata) == userMetadata { unchanged.userMetadata = user.userMetadata }
+                if user != unchanged {
                     user.updatedAt = now
                     try conn.updateUser(user)
                     inserted?.insert(user)

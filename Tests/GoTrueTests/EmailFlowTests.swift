@@ -352,7 +352,7 @@ extension GoTrueAPI {
 @Suite struct InviteTests {
     // InviteParams and GenerateLinkParams are decoded whole before the address is validated, so
     // a mistyped `data` is bad_json even beside an invalid address.
-    @Test(.runsSQLiteSQL) func mistypedFieldsAreBadJSONBeforeTheAddressIsChecked() throws {
+    @Test func mistypedFieldsAreBadJSONBeforeTheAddressIsChecked() throws {
         let api = try makeAPI()
         let service = api.project.configuration.apiKeys.serviceRole
         let invite = api.call("POST", "/invite", ["email": "not-an-address", "data": "x"], bearer: service)
@@ -362,7 +362,7 @@ extension GoTrueAPI {
                             bearer: service)
         #expect(link.status == 400)
         #expect(link.json["msg"] == "Could not parse request body as JSON: json: cannot unmarshal number into Go struct field GenerateLinkParams.redirect_to of type string")
-        let users = try api.project.database.read { try $0.scalar("SELECT count(*) FROM users") }
+        let users = try api.project.database.read { try $0.scalar(portable: "SELECT count(*) FROM users") }
         #expect(users == 0)
     }
 

@@ -197,7 +197,7 @@ func hookAPI(_ server: FakeHookServer, _ hook: WritableKeyPath<HookSettings, Hoo
 }
 
 @Suite struct ExternalUserCreationHookTests {
-    @Test(.runsSQLiteSQL) func idTokenAndOTPSignUpsAskTheHookToo() throws {
+    @Test func idTokenAndOTPSignUpsAskTheHookToo() throws {
         let server = FakeHookServer { _ in FakeHookServer.json(["error": ["http_code": 403, "message": "No new accounts"]]) }
         let api = try hookAPI(server, \.beforeUserCreated) { config in
             var google = OAuthProviderSettings()
@@ -212,7 +212,7 @@ func hookAPI(_ server: FakeHookServer, _ hook: WritableKeyPath<HookSettings, Hoo
         #expect(social.json["msg"] == "No new accounts")
         let otp = api.call("POST", "/otp", ["email": "otp-new@example.com"])
         #expect(otp.status == 403)
-        let users = try api.project.database.read { try $0.scalar("SELECT count(*) FROM users").int64Value }
+        let users = try api.project.database.read { try $0.scalar(portable: "SELECT count(*) FROM users").int64Value }
         #expect(users == 0)
         #expect(server.received.count == 2)
     }

@@ -25,11 +25,11 @@ import Testing
 
     func counts(_ api: GoTrueAPI) throws -> (users: Int, messages: Int) {
         try api.project.database.read { conn in
-            (Int(try conn.scalar("SELECT count(*) FROM users").int64Value ?? -1), try conn.outboxMessages().count)
+            (Int(try conn.scalar(portable: "SELECT count(*) FROM users").int64Value ?? -1), try conn.outboxMessages().count)
         }
     }
 
-    @Test(.runsSQLiteSQL, arguments: [
+    @Test(arguments: [
         ("twilio", [:], "missing Twilio account SID"),
         ("twilio", ["twilio.account_sid": "AC1", "twilio.auth_token": "t"], "missing Twilio message service SID or Twilio phone number"),
         ("vonage", ["vonage.api_key": "k", "vonage.api_secret": "s"], "missing Vonage 'from' parameter"),
@@ -48,7 +48,7 @@ import Testing
         _ = reason  // logged server-side only, as the real server logs its internal error
     }
 
-    @Test(.runsSQLiteSQL) func completeSettingsCapture() throws {
+    @Test func completeSettingsCapture() throws {
         let api = try api(provider: "twilio", settings: [
             "twilio.account_sid": "AC1", "twilio.auth_token": "t", "twilio.message_service_sid": "MG1",
         ])
@@ -56,7 +56,7 @@ import Testing
         #expect(try counts(api).messages == 1)
     }
 
-    @Test(.runsSQLiteSQL) func captureOverridesAndTestOTPsAlwaysWork() throws {
+    @Test func captureOverridesAndTestOTPsAlwaysWork() throws {
         let forced = try api(provider: "twilio", capture: true)
         #expect(signUp(forced, "+15550100003").status == 200)
         #expect(try counts(forced).messages == 1)
@@ -68,7 +68,7 @@ import Testing
         #expect(verified.status == 200)
     }
 
-    @Test(.runsSQLiteSQL) func noProviderCaptures() throws {
+    @Test func noProviderCaptures() throws {
         let api = try api(provider: "")
         #expect(signUp(api, "+15550100005").status == 200)
         #expect(try counts(api).messages == 1)

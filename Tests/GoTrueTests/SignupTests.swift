@@ -53,7 +53,7 @@ import Testing
         #expect(jwt["iss"] == "http://127.0.0.1:54321/auth/v1")
     }
 
-    @Test(.runsSQLiteSQL) func unconfirmedSignupReturnsUserAndRecordsToken() throws {
+    @Test func unconfirmedSignupReturnsUserAndRecordsToken() throws {
         let api = try makeAPI { $0.mailer.autoconfirm = false }
         let response = api.call("POST", "/signup", ["email": "bob@example.com", "password": "hunter22"])
         #expect(response.status == 200)
@@ -62,7 +62,7 @@ import Testing
         #expect(user["confirmation_sent_at"] != nil)
         #expect(user["email_confirmed_at"] == nil)
         #expect(user["identities"]?.arrayValue?.count == 1)
-        let count = try api.project.database.read { try $0.scalar("SELECT count(*) FROM one_time_tokens WHERE token_type = 'confirmation_token'") }
+        let count = try api.project.database.read { try $0.scalar(portable: "SELECT count(*) FROM one_time_tokens WHERE token_type = 'confirmation_token'") }
         #expect(count == 1)
         // Signing in before confirming fails after the password check.
         #expect(errorCode(api.signIn("bob@example.com", "hunter22")) == "email_not_confirmed")
@@ -78,23 +78,23 @@ import Testing
         #expect(again.headers["x-sb-error-code"] == "user_already_exists")
     }
 
-    @Test(.runsSQLiteSQL) func duplicateWithoutAutoconfirmIsObfuscatedUser() throws {
+    @Test func duplicateWithoutAutoconfirmIsObfuscatedUser() throws {
         let clock = ManualClock()
         let api = try makeAPI(clock: clock) { $0.mailer.autoconfirm = false; $0.sms.autoconfirm = false }
         _ = api.call("POST", "/signup", ["email": "c@example.com", "password": "hunter22"])
         // Confirm directly, as /verify would.
-        try api.project.database.write { try $0.execute("UPDATE users SET email_confirmed_at = 1") }
+        try api.project.database.write { try $0.execute(portable: "UPDATE users SET email_confirmed_at = ?", $0.timestamp(clock.now().microseconds)) }
         let again = api.call("POST", "/signup", ["email": "c@example.com", "password": "whatever1", "data": ["x": 1]])
         #expect(again.status == 200)
         let fake = again.json
-        let realID = try api.project.database.read { try $0.scalar("SELECT id FROM users").stringValue }
+        let realID = try api.project.database.read { try $0.scalar(portable: "SELECT id FROM users").stringValue }
         #expect(fake["id"]?.stringValue != realID)
         #expect(fake["identities"] == [])
         #expect(fake["role"] == "")
         #expect(fake["user_metadata"] == ["x": 1])
         #expect(fake["email_confirmed_at"] == nil)
         #expect(fake["confirmation_sent_at"] != nil)
-        let users = try api.project.database.read { try $0.scalar("SELECT count(*) FROM users") }
+        let users = try api.project.database.read { try $0.scalar(portable: "SELECT count(*) FROM users") }
         #expect(users == 1)
     }
 
@@ -111,7 +111,7 @@ import Testing
         #expect(api.call("POST", "/signup", ["email": "f@example.com", "password": "hunter22"]).status == 200)
     }
 
-    @Test(.runsSQLiteSQL, arguments: [
+    @Test(arguments: [
         (#"{"email":"a@b.co"}"#, 400, "validation_failed", "Signup requires a valid password"),
         (#"{"email":"a@b.co","password":"12345"}"#, 422, "weak_password", "Password should be at least 6 characters."),
         (#"{"email":"a@b.co","phone":"12345678","password":"123456"}"#, 400, "validation_failed", "Only an email address or phone number should be provided on signup."),
@@ -132,7 +132,7 @@ import Testing
         #expect(response.status == status)
         #expect(errorCode(response) == code)
         #expect(response.json["msg"]?.stringValue == message)
-        let users = try api.project.database.read { try $0.scalar("SELECT count(*) FROM users") }
+        let users = try api.project.database.read { try $0.scalar(portable: "SELECT count(*) FROM users") }
         #expect(users == 0, "nothing stored on a rejected sign-up")
     }
 
@@ -140,7 +140,7 @@ import Testing
     // phone, so a mistyped field is `bad_json` even on the anonymous branch: never
     // anonymous_provider_disabled, never an anonymous user. The first mismatch in the body's
     // order is the one named, as json.Unmarshal keeps its first error.
-    @Test(.runsSQLiteSQL, arguments: [false, true], [
+    @Test(arguments: [false, true], [
         (#"{"password":5}"#, "SignupParams.password of type string", "number"),
         (#"{"channel":true}"#, "SignupParams.channel of type string", "bool"),
         (#"{"code_challenge":[]}"#, "SignupParams.code_challenge of type string", "array"),
@@ -156,7 +156,7 @@ import Testing
         #expect(errorCode(response) == "bad_json")
         #expect(response.json["msg"]?.stringValue
             == "Could not parse request body as JSON: json: cannot unmarshal \(input.kind) into Go struct field \(input.field)")
-        let users = try api.project.database.read { try $0.scalar("SELECT count(*) FROM users") }
+        let users = try api.project.database.read { try $0.scalar(portable: "SELECT count(*) FROM users") }
         #expect(users == 0)
     }
 

@@ -215,7 +215,7 @@ extension GoTrueAPI {
         #expect(again.json["msg"] == "Identity is already linked")
     }
 
-    @Test(.runsSQLiteSQL) func unverifiedEmailNeedsConfirmationWhenAutoconfirmOff() throws {
+    @Test func unverifiedEmailNeedsConfirmationWhenAutoconfirmOff() throws {
         let api = try socialAPI { $0.mailer.autoconfirm = false }
         let response = api.idTokenGrant(["id_token": #"{"sub":"u-1","aud":"google-client","email":"unv@example.com","email_verified":false}"#,
                                          "provider": "google"])
@@ -223,7 +223,7 @@ extension GoTrueAPI {
         #expect(errorCode(response) == "provider_email_needs_verification")
         #expect(response.json["msg"] == "Unverified email with google. A confirmation email has been sent to your google email")
         // The account and its confirmation email were kept (the error commits).
-        let count = try api.project.database.read { try $0.scalar("SELECT count(*) FROM users").int64Value }
+        let count = try api.project.database.read { try $0.scalar(portable: "SELECT count(*) FROM users").int64Value }
         #expect(count == 1)
     }
 
@@ -289,7 +289,7 @@ extension GoTrueAPI {
         #expect(api.idTokenGrant(["id_token": .string(token), "provider": "google"]).status == 200)
     }
 
-    @Test(.runsSQLiteSQL) func signupDisabledAndBannedUsers() throws {
+    @Test func signupDisabledAndBannedUsers() throws {
         let clock = ManualClock()
         let api = try socialAPI(clock: clock) { $0.disableSignup = true }
         let refused = api.idTokenGrant(["id_token": #"{"sub":"s-1","aud":"google-client","email":"s@example.com","email_verified":true}"#,
@@ -300,7 +300,7 @@ extension GoTrueAPI {
         let ok = api.idTokenGrant(["id_token": #"{"sub":"s-1","aud":"google-client","email":"s@example.com","email_verified":true}"#,
                                    "provider": "google"])
         #expect(ok.status == 200)
-        try api.project.database.write { try $0.execute("UPDATE users SET banned_until = ?", .integer(clock.now().microseconds + 60_000_000)) }
+        try api.project.database.write { try $0.execute(portable: "UPDATE users SET banned_until = ?", $0.timestamp(clock.now().microseconds + 60_000_000)) }
         let banned = api.idTokenGrant(["id_token": #"{"sub":"s-1","aud":"google-client"}"#, "provider": "google"])
         #expect(banned.status == 403)
         #expect(errorCode(banned) == "user_banned")

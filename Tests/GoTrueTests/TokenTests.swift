@@ -29,7 +29,7 @@ import Testing
         #expect(response.json["weak_password"] == ["message": "Password should be at least 8 characters.", "reasons": ["length"]])
     }
 
-    @Test(.runsSQLiteSQL) func errorOrder() throws {
+    @Test func errorOrder() throws {
         let clock = ManualClock()
         let api = try makeAPI(clock: clock)
         _ = api.signUp("e@example.com", "password1")
@@ -37,7 +37,7 @@ import Testing
         #expect(api.signIn("nobody@example.com").json["msg"] == "Invalid login credentials")
         #expect(errorCode(api.signIn("e@example.com", "wrong")) == "invalid_credentials")
         // Banned is checked before the password.
-        try api.project.database.write { try $0.execute("UPDATE users SET banned_until = ?", .integer(clock.now().microseconds + 60_000_000)) }
+        try api.project.database.write { try $0.execute(portable: "UPDATE users SET banned_until = ?", $0.timestamp(clock.now().microseconds + 60_000_000)) }
         let banned = api.signIn("e@example.com", "wrong")
         #expect(banned.status == 400)
         #expect(errorCode(banned) == "user_banned")
@@ -139,7 +139,7 @@ import Testing
         #expect(api.refresh(t2).status == 200)
     }
 
-    @Test(.runsSQLiteSQL) func concurrentRefreshesYieldOneChild() throws {
+    @Test func concurrentRefreshesYieldOneChild() throws {
         let api = try makeAPI { $0.security.refreshTokenReuseInterval = 0 }
         let parent = api.signUp("c@example.com")["refresh_token"]!.stringValue!
         let results = Mutex<[String]>([])
@@ -151,7 +151,7 @@ import Testing
         let tokens = results.withLock { $0 }
         #expect(tokens.count == 8)
         #expect(Set(tokens).count == 1, "every concurrent refresh of one token gets the same child: \(tokens)")
-        let live = try api.project.database.read { try $0.scalar("SELECT count(*) FROM refresh_tokens WHERE revoked = 0") }
+        let live = try api.project.database.read { try $0.scalar(portable: "SELECT count(*) FROM refresh_tokens WHERE revoked = false") }
         #expect(live == 1)
     }
 
@@ -188,11 +188,11 @@ import Testing
         #expect(revoked.json["msg"] == "Invalid Refresh Token: Session Expired (Revoked by Newer Login)")
     }
 
-    @Test(.runsSQLiteSQL) func bannedUserCannotRefresh() throws {
+    @Test func bannedUserCannotRefresh() throws {
         let clock = ManualClock()
         let api = try makeAPI(clock: clock)
         let token = api.signUp("b@example.com")["refresh_token"]!.stringValue!
-        try api.project.database.write { try $0.execute("UPDATE users SET banned_until = ?", .integer(clock.now().microseconds + 1_000_000_000)) }
+        try api.project.database.write { try $0.execute(portable: "UPDATE users SET banned_until = ?", $0.timestamp(clock.now().microseconds + 1_000_000_000)) }
         let response = api.refresh(token)
         #expect(errorCode(response) == "user_banned")
         #expect(response.json["msg"] == "Invalid Refresh Token: User Banned")

@@ -139,7 +139,7 @@ import Testing
     /// Through the API: `GET /user` copies stored metadata that is already canonical and parses
     /// the rest (spacing, key order, escapes, non-ASCII written by something else into the
     /// database); either way its bytes are the tree path's for the same stored rows.
-    @Test(.runsSQLiteSQL) func getUserMatchesTheTreeOfTheStoredRows() throws {
+    @Test func getUserMatchesTheTreeOfTheStoredRows() throws {
         let api = try makeAPI()
         let session = api.signUp("meta@example.com", data: ["b": [1, true, nil], "a": "x"])
         let token = session["access_token"]!.stringValue!
@@ -152,8 +152,8 @@ import Testing
         ]
         for (userMetadata, identityData) in texts {
             try api.project.database.write { conn in
-                if let userMetadata { try conn.execute("UPDATE users SET raw_user_meta_data = ? WHERE id = ?", .text(userMetadata), .text(id)) }
-                if let identityData { try conn.execute("UPDATE identities SET identity_data = ? WHERE user_id = ?", .text(identityData), .text(id)) }
+                if let userMetadata { try conn.execute(portable: "UPDATE users SET raw_user_meta_data = ? WHERE id = ?", .text(userMetadata), .text(id)) }
+                if let identityData { try conn.execute(portable: "UPDATE identities SET identity_data = ? WHERE user_id = ?", .text(identityData), .text(id)) }
             }
             let response = api.call("GET", "/user", bearer: token)
             #expect(response.status == 200)
@@ -190,13 +190,13 @@ import Testing
     }
 
     /// The admin listing writes its page as bytes too: the same as the tree of the stored rows.
-    @Test(.runsSQLiteSQL) func adminListMatchesTheTreeOfTheStoredRows() throws {
+    @Test func adminListMatchesTheTreeOfTheStoredRows() throws {
         let api = try makeAPI()
         for (index, data) in [JSON.null, ["b": 1, "a": "x"], ["name": "Renée"]].enumerated() {
             _ = api.signUp("list\(index)@example.com", data: data == .null ? nil : data)
         }
         try api.project.database.write { conn in
-            try conn.execute("UPDATE users SET raw_app_meta_data = ? WHERE email = ?", .text(#"{ "z": 1, "a": [2] }"#),
+            try conn.execute(portable: "UPDATE users SET raw_app_meta_data = ? WHERE email = ?", .text(#"{ "z": 1, "a": [2] }"#),
                              .text("list0@example.com"))
         }
         let response = api.admin("GET", "/admin/users")

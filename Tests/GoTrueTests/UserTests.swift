@@ -47,15 +47,15 @@ import Testing
         #expect(refused.json["msg"] == "invalid JWT: unable to parse or verify signature, token signature is invalid: signature is invalid")
     }
 
-    @Test(.runsSQLiteSQL) func deletedUserAndSession() throws {
+    @Test func deletedUserAndSession() throws {
         let api = try makeAPI()
         let session = api.signUp("d@example.com")
         let token = session["access_token"]!.stringValue!
-        try api.project.database.write { try $0.execute("DELETE FROM sessions") }
+        try api.project.database.write { try $0.execute(portable: "DELETE FROM sessions") }
         let noSession = api.call("GET", "/user", bearer: token)
         #expect(noSession.status == 403)
         #expect(errorCode(noSession) == "session_not_found")
-        try api.project.database.write { try $0.execute("DELETE FROM users") }
+        try api.project.database.write { try $0.execute(portable: "DELETE FROM users") }
         let noUser = api.call("GET", "/user", bearer: token)
         #expect(errorCode(noUser) == "user_not_found")
         #expect(noUser.json["msg"] == "User from sub claim in JWT does not exist")
@@ -122,7 +122,7 @@ import Testing
         #expect(api.call("GET", "/user", bearer: token).status == 200)
     }
 
-    @Test(.runsSQLiteSQL) func reauthenticationAndCurrentPasswordRules() throws {
+    @Test func reauthenticationAndCurrentPasswordRules() throws {
         let api = try makeAPI { $0.security.updatePasswordRequireReauthentication = true }
         let token = api.signUp("ra@example.com")["access_token"]!.stringValue!
         // A fresh session (under 24 h) needs no nonce, as the real server.
@@ -134,7 +134,7 @@ import Testing
         clock.advance(seconds: 3000)
         let refreshed = old.call("GET", "/user", bearer: oldToken)
         #expect(refreshed.status == 200)
-        try old.project.database.write { try $0.execute("UPDATE sessions SET created_at = created_at - 90000000000") }
+        try old.project.database.write { try $0.moveBack("sessions", "created_at", seconds: 90_000) }
         let needed = old.call("PUT", "/user", ["password": "password2"], bearer: oldToken)
         #expect(needed.status == 400)
         #expect(errorCode(needed) == "reauthentication_needed")
@@ -143,8 +143,8 @@ import Testing
         #expect(errorCode(invalid) == "reauthentication_not_valid")
         // A nonce as /reauthenticate stores it (hash of email + code) is accepted.
         try old.project.database.write { conn in
-            try conn.execute("UPDATE users SET reauthentication_token = ?, reauthentication_sent_at = ?",
-                             .text(OneTimeTokens.tokenHash("rb@example.com", "654321")), .integer(clock.now().microseconds))
+            try conn.execute(portable: "UPDATE users SET reauthentication_token = ?, reauthentication_sent_at = ?",
+                             .text(OneTimeTokens.tokenHash("rb@example.com", "654321")), conn.timestamp(clock.now().microseconds))
         }
         #expect(old.call("PUT", "/user", ["password": "password2", "nonce": "654321"], bearer: oldToken).status == 200)
 
@@ -155,7 +155,7 @@ import Testing
         #expect(current.call("PUT", "/user", ["password": "password3", "current_password": "password1"], bearer: t).status == 200)
     }
 
-    @Test(.runsSQLiteSQL) func emailChangeIsPendingAndDuplicatesRefused() throws {
+    @Test func emailChangeIsPendingAndDuplicatesRefused() throws {
         let api = try makeAPI { $0.mailer.autoconfirm = false }
         try api.project.database.write { _ in }
         let confirmed = try makeAPI()
@@ -170,7 +170,7 @@ import Testing
         #expect(pending.json["new_email"] == "new@example.com")
         #expect(pending.json["email_change_sent_at"] != nil)
         let tokens = try confirmed.project.database.read {
-            try $0.query("SELECT token_type FROM one_time_tokens ORDER BY token_type").compactMap { $0.string("token_type") }
+            try $0.query(portable: "SELECT token_type FROM one_time_tokens").compactMap { $0.string("token_type") }.sorted()
         }
         #expect(tokens == ["email_change_token_current", "email_change_token_new"])
     }

@@ -219,10 +219,9 @@ def test_a_crashed_swift_process_counts_as_a_failure(tmp_path):
         "0 1 0", 'the Swift test process "one" ended without its closing line (exit status 139)']
 
 
-def test_a_failing_swift_process_hides_neither_the_others_nor_pytest(tmp_path):
-    """Runs the whole script with stubs: the Swift test process for GoTrueTests fails, the others
-    pass, pytest runs all the same and fails one test; the summary names both and the script
-    exits non-zero."""
+def run_stubbed_script(tmp_path, xctest, python, **env):
+    """Runs the whole script with stubs for `swift`, the Swift test binary (`xctest`: its shell
+    body) and Python (`python`), and the browser and its driver present; its result."""
     stubs, tools, built = tmp_path / "stubs", tmp_path / "tools", tmp_path / "build"
     for folder in (stubs, tools, built):
         folder.mkdir()
@@ -232,29 +231,62 @@ def test_a_failing_swift_process_hides_neither_the_others_nor_pytest(tmp_path):
         path.chmod(0o755)
 
     stub(stubs / "swift", f'[ "$2" = --show-bin-path ] && echo "{built}"; exit 0')
-    stub(built / "supabase-auth-emulatorPackageTests.xctest", """
-if [ "$4" = '^GoTrueTests\\.' ]; then
-  echo '✘ Test signsUp() failed after 0.1 seconds with 1 issue.'
-  echo '✘ Test run with 10 tests in 2 suites failed after 0.2 seconds with 1 issue.'
-  exit 1
-fi
-echo '✔ Test run with 5 tests in 1 suite passed after 0.1 seconds.'""")
-    stub(stubs / "python", """
-echo 'FAILED Tests/python/test_a.py::test_b - assert 1 == 2'
-echo '1 failed, 7 passed, 2 skipped in 1.50s'
-exit 1""")
+    stub(built / "supabase-auth-emulatorPackageTests.xctest", xctest)
+    stub(stubs / "python", python)
     for name in ("chromium", "chromedriver"):
         stub(stubs / name, "exit 0")
     for tool in SCRIPT_TOOLS:
         (tools / tool).symlink_to(shutil.which(tool))
     env = {"PATH": f"{stubs}:{tools}", "HOME": str(tmp_path), "AUTH_EMULATOR_PYTHON": str(stubs / "python"),
-           "AUTH_EMULATOR_PORTABLE_PASS": "0", "AUTH_EMULATOR_TEST_VERBOSE": "0"}
-    result = subprocess.run([str(SCRIPT)], env=env, capture_output=True, text=True, timeout=60)
+           "AUTH_EMULATOR_PORTABLE_PASS": "0", "AUTH_EMULATOR_TEST_VERBOSE": "0", **env}
+    return subprocess.run([str(SCRIPT)], env=env, capture_output=True, text=True, timeout=60)
+
+
+def summary_lines(result):
+    """The script's output lines, the seconds left out of its timing lines."""
+    return [re.sub(r" in \d+ s", "", line) for line in result.stdout.splitlines()]
+
+
+def test_a_failing_swift_process_hides_neither_the_others_nor_pytest(tmp_path):
+    """The Swift test process for GoTrueTests fails, the others pass, pytest runs all the same
+    and fails one test; the summary names both and the script exits non-zero."""
+    result = run_stubbed_script(tmp_path, xctest="""
+if [ "$4" = '^GoTrueTests\\.' ]; then
+  echo '✘ Test signsUp() failed after 0.1 seconds with 1 issue.'
+  echo '✘ Test run with 10 tests in 2 suites failed after 0.2 seconds with 1 issue.'
+  exit 1
+fi
+echo '✔ Test run with 5 tests in 1 suite passed after 0.1 seconds.'""", python="""
+echo 'FAILED Tests/python/test_a.py::test_b - assert 1 == 2'
+echo '1 failed, 7 passed, 2 skipped in 1.50s'
+exit 1""")
     assert result.returncode != 0
-    lines = result.stdout.splitlines()
-    assert "== Swift tests: 19 passed, 1 failed (3 processes)" in [re.sub(r" in \d+ s", "", line) for line in lines]
-    assert "== pytest: 7 passed, 1 failed, 2 skipped" in [re.sub(r" in \d+ s", "", line) for line in lines]
+    lines = summary_lines(result)
+    assert "== Swift tests: 19 passed, 1 failed (3 processes)" in lines
+    assert "== pytest: 7 passed, 1 failed, 2 skipped" in lines
     failed = lines[lines.index("== failed:") + 1:-1]
     assert failed == ["   Swift (gotrue): signsUp()",
                       "   pytest: FAILED Tests/python/test_a.py::test_b - assert 1 == 2"]
     assert lines[-1] == "tests: 26 passed, 2 failed, 2 skipped"
+
+
+def test_the_postgres_pass_runs_the_swift_suites_as_a_process_of_its_own(tmp_path):
+    """With PostgreSQL's server binaries (AUTH_EMULATOR_PG_BIN), a fifth Swift process runs the
+    GoTrue and scenario suites with AUTH_EMULATOR_TEST_DB=postgres: its tests are counted, its
+    failure is named by the process, and pytest is told to run its own Postgres pass."""
+    result = run_stubbed_script(tmp_path, AUTH_EMULATOR_PG_BIN=str(tmp_path), xctest="""
+if [ "$AUTH_EMULATOR_TEST_DB" = postgres ]; then
+  [ "$4" = '^(GoTrueTests|AuthScenariosTests)\\.' ] || exit 3
+  echo '✘ Test takenPhone() failed after 0.1 seconds with 1 issue.'
+  echo '✘ Test run with 10 tests in 2 suites failed after 0.2 seconds with 1 issue.'
+  exit 1
+fi
+echo '✔ Test run with 5 tests in 1 suite passed after 0.1 seconds.'""", python="""
+[ "$AUTH_EMULATOR_TEST_POSTGRES" = 1 ] || exit 3
+echo '7 passed in 1.50s'""")
+    assert result.returncode != 0
+    lines = summary_lines(result)
+    assert "== Postgres pass (AUTH_EMULATOR_TEST_DB=postgres): Swift GoTrue and scenario suites" in lines
+    assert "== Swift tests: 24 passed, 1 failed (4 processes)" in lines
+    assert lines[lines.index("== failed:") + 1:-1] == ["   Swift (postgres): takenPhone()"]
+    assert lines[-1] == "tests: 31 passed, 1 failed"

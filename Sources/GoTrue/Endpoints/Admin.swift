@@ -90,6 +90,32 @@ package struct AdminEndpoints: EndpointGroup {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// A failure of the transaction that writes `user`, as adminUserCreate and adminUserUpdate
+    /// answer it: a 500 with the call site's message (`databaseFailure`). Neither checks for
+    /// another account holding the id, or (update) the email or phone, before writing, so
+    /// Postgres' unique index refuses the row, and GoTrue shows its client that error in the
+    /// initial API version (`utilities.NewPostgresError`): the index and the value. In Postgres
+    /// mode the store's error is the database's own; SQLite's names the table's column or its
+    /// index, worded here as Postgres words GoTrue's index.
+    static func userWriteFailure(_ message: String, _ error: any Error, user: UserRecord) -> AuthError {
+        guard let store = error as? StoreError, store.postgres == nil, store.isUniqueViolation else {
+            return AuthError.databaseFailure(message, error)
+        }
+        let violation: AuthError.PostgresError
+        if store.message.contains("users_email_partial_key") {
+            violation = .uniqueViolation(index: "users_email_partial_key", column: "email", value: user.email ?? "")
+        } else if store.message.contains("users.phone") {
+            violation = .uniqueViolation(index: "users_phone_key", column: "phone", value: user.phone ?? "")
+        } else if store.message.contains("users.id") {
+            violation = .uniqueViolation(index: "users_pkey", column: "id", value: user.id)
+        } else {
+            return AuthError.databaseFailure(message, error)
+        }
+        var failure = AuthError.database(message, violation)
+        failure.internalError = store.message
+        return failure
+    }
+
     // MARK: JSON
 
     func userJSON(_ user: UserRecord, identities: [IdentityRecord]?, factors: [FactorRecord]) -> JSON {
@@ -382,7 +408,8 @@ package struct AdminEndpoints: EndpointGroup {
         let (user, identities) = try api.write { [params, userID, aud, providers] conn in
             // admin.go answers any failure of the transaction with this 500 (a custom id already
             // taken, a race on the email or phone, an app trigger that raises).
-            try AuthError.whenDatabaseFails("Database error creating new user", rewrapping: true) {
+            let failure = "Database error creating new user"
+            return try AuthError.whenDatabaseFails(failure, rewrapping: true) {
                 var user = UserRecord(id: userID, createdAt: now.microseconds)
                 user.aud = aud
                 user.email = params.email.isEmpty ? nil : params.email
@@ -390,7 +417,11 @@ package struct AdminEndpoints: EndpointGroup {
                 user.encryptedPassword = hash
                 user.userMetadata = Models.text(params.userMetadata ?? JSONObject())
                 user.appMetadata = Models.text(["provider": .string(providers[0]), "providers": .array(providers.map { .string($0) })])
-                try conn.insertUser(user)
+                do {
+                    try conn.insertUser(user)
+                } catch {
+                    throw Self.userWriteFailure(failure, error, user: user)
+                }
                 // The email identity first, then the phone's, as adminUserCreate makes them.
                 let identityData = [
                     user.email.map { ("email", AdminEndpoints.identityData(userID: user.id, email: $0)) },
@@ -477,19 +508,11 @@ package struct AdminEndpoints: EndpointGroup {
                               traits: AdminEndpoints.traits(user))
             } catch let error as AuthError {
                 throw error
-            } catch let error as StoreError where error.isUniqueViolation
-                && (error.message.contains("users_email_partial_key") || error.message.contains("users.phone")) {
-                // adminUserUpdate checks no other account for the address: Postgres refuses the
-                // row, and GoTrue shows its client that error (`NewPostgresError`), naming its
-                // own index and the stored value.
-                let email = error.message.contains("users_email_partial_key")
-                throw AuthError.database("Error updating user", .uniqueViolation(
-                    index: email ? "users_email_partial_key" : "users_phone_key", column: email ? "email" : "phone",
-                    value: email ? params.email : params.phone))
             } catch {
-                // Anything else inside the transaction is GoTrue's generic "Error updating user";
-                // throwing rolls the partial changes back.
-                throw AuthError(500, .unexpectedFailure, "Error updating user")
+                // Anything else inside the transaction (an email or phone another account holds
+                // among them) is GoTrue's "Error updating user"; throwing rolls the partial
+                // changes back.
+                throw Self.userWriteFailure("Error updating user", error, user: user)
             }
             let reloaded = try conn.user(id: user.id) ?? user
             return (reloaded, try conn.identities(userID: user.id), try conn.factors(userID: user.id))

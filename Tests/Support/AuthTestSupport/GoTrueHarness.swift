@@ -28,22 +28,51 @@ public func testConfiguration(_ configure: (inout Configuration) -> Void = { _ i
 }
 
 /// Which store the harness's databases live in. Normally each is a fresh in-memory SQLite
-/// database; with AUTH_EMULATOR_TEST_DB=postgres each is a fresh database, bootstrapped with
-/// GoTrue's `auth` schema, on a throw-away Postgres cluster shared by the test process, so the
-/// same tests run the store's Postgres statements.
+/// database; with AUTH_EMULATOR_TEST_DB=postgres each is a database bootstrapped with GoTrue's
+/// `auth` schema on a throw-away Postgres cluster shared by the test process, so the same tests
+/// run the store's Postgres statements.
 public enum TestStore {
     public static let isPostgres = ProcessInfo.processInfo.environment["AUTH_EMULATOR_TEST_DB"] == "postgres"
 
-    /// Held while a Postgres database is made: the bootstrap creates and grants cluster-wide
-    /// roles, and two at once fail with "tuple concurrently updated".
-    private static let creating = Mutex(())
+    /// A Postgres database made for a project, and that project's store while it lives.
+    private struct Made: Sendable {
+        let conninfo: String
+        weak var store: Database?
+    }
+
+    /// Every database made so far. Held while one is made: the bootstrap creates and grants
+    /// cluster-wide roles, and two at once fail with "tuple concurrently updated".
+    private static let made = Mutex<[Made]>([])
 
     /// A fresh, empty database in the store this run tests.
+    ///
+    /// On Postgres, a database whose project is gone (its `Database` released, so its
+    /// connections are closed) is emptied and given to the next project rather than a new one
+    /// made: a database is a copy of a template of some 300 files and 7 MB, and the GoTrue suite
+    /// makes one per project, some 530. Made anew every time, they filled /tmp with 4 GB and
+    /// took minutes to delete when the cluster stopped; reused, a run makes a few dozen.
     public static func database() throws -> Database {
         guard isPostgres else { return try Database(path: ":memory:") }
-        return try creating.withLock { _ in
-            try Database(postgres: try PostgresCluster.sharedCluster().makeDatabase(), postgres: PostgresOptions(bootstrap: true))
+        if let database = try reused() { return database }
+        return try made.withLock { made in
+            let conninfo = try PostgresCluster.sharedCluster().makeDatabase()
+            let database = try Database(postgres: conninfo, postgres: PostgresOptions(bootstrap: true))
+            made.append(Made(conninfo: conninfo, store: database))
+            return database
         }
+    }
+
+    /// A database no project uses any more, opened and emptied; nil when every one is in use.
+    private static func reused() throws -> Database? {
+        guard let conninfo = made.withLock({ made -> String? in
+            guard let free = made.firstIndex(where: { $0.store == nil }) else { return nil }
+            // Taken: no other caller may reuse it while it is opened.
+            return made.remove(at: free).conninfo
+        }) else { return nil }
+        let database = try Database(postgres: conninfo)
+        try database.write { try $0.emptyEveryTable() }
+        made.withLock { $0.append(Made(conninfo: conninfo, store: database)) }
+        return database
     }
 }
 
