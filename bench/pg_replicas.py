@@ -17,7 +17,6 @@ Every process is stopped by its PID; loopback only; every run is bounded in time
 import argparse
 import json
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -27,7 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "Tests", "python"))
 sys.path.insert(0, os.path.join(HERE, "cost"))
 
-from backends import cpu_seconds  # noqa: E402
+from backends import cpu_seconds, stop  # noqa: E402
 from postgres_cluster import Cluster  # noqa: E402
 
 AUTHLOAD = os.path.join(HERE, "authload.py")
@@ -140,12 +139,7 @@ def main():
                       f"{p99:.1f} {failed}", flush=True)
     finally:
         for process in processes:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=30)
+            stop(process)
         cluster.stop()
         subprocess.run(["rm", "-rf", work], check=False)
 

@@ -65,6 +65,16 @@ def start(binary, db, workers, extra, trace=None):
     raise SystemExit("the server did not start")
 
 
+def stop(process):
+    """SIGTERM by PID, then SIGKILL after 30 s."""
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=30)
+
+
 def backend_pids(cluster, database):
     rows = cluster.psql("SELECT pid FROM pg_stat_activity WHERE application_name = 'auth-emulator' "
                         f"AND datname = '{database}'")
@@ -112,12 +122,7 @@ def measure(binary, store, op, n, users, workers, cluster, work, floor=None):
             trace_end = os.path.getsize(trace)
         conn.close()
     finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=30)
+        stop(process)
     if trace:
         output = subprocess.run([floor, f"host={cluster.directory} user=postgres", snapshot, trace, str(trace_start),
                                  str(trace_end), str(n), "5"], check=True, capture_output=True, text=True, timeout=900).stdout
