@@ -196,6 +196,10 @@ extension ExecState {
             let type = k < params.count - (signature.variadic ? 1 : 0) ? params[k] : params[params.count - 1]
             if case .any = type { callArgs[k] = callArgs[k].asAny }
         }
+        // The render budget's third limit: what the functions handle in all (a fuzzed template
+        // doubled a variable with printf inside a loop of a million steps: seconds per render).
+        for arg in callArgs { if case .string(let text) = arg.indirectInterface { functionBytes += text.utf8.count } }
+        try checkFunctionBytes(node)
         // call names its callee as written: the first argument's text, or the piped value
         // as reflect.Value's String prints it.
         let result =
@@ -210,10 +214,21 @@ extension ExecState {
                 at(node)
                 throw failure("error calling \(name): result exceeds \(ExecState.maxOutputBytes) bytes (the render limit)")
             }
+            if case .string(let text) = result {
+                functionBytes += text.utf8.count
+                try checkFunctionBytes(node)
+            }
             return result
         case .failure(let error):
             at(node)
             throw failure("error calling \(name): \(error.message)")
+        }
+    }
+
+    private mutating func checkFunctionBytes(_ node: NodeRef) throws(ExecFailure) {
+        if functionBytes > ExecState.maxFunctionBytes {
+            at(node)
+            throw failure("template functions handle more than \(ExecState.maxFunctionBytes) bytes in all (the render limit)")
         }
     }
 

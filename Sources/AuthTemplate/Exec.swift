@@ -33,16 +33,21 @@ struct ExecState {
     private var node: NodeRef?
     /// Nodes walked and loop iterations run so far, against `maxSteps`.
     private var steps = 0
+    /// Bytes of the strings functions took and returned so far, against `maxFunctionBytes`.
+    var functionBytes = 0
 
     /// The render budget. Go's text/template has none: `{{range 20000000}}x{{end}}` renders
     /// 20 MB there, and a `printf` doubling a variable in a loop grows without end. Here a
     /// render runs on an HTTP worker, with the database writer waiting on the mail it sends, so
     /// it stops with an execution error once its output (or any string a function returns)
     /// passes `maxOutputBytes`, or once it has walked `maxSteps` nodes and loop iterations. An
-    /// email body is a few KiB and a loop over a user's metadata a few hundred steps; a render
-    /// within both limits takes well under a second even unoptimized.
+    /// email body is a few KiB and a loop over a user's metadata a few hundred steps. A step may
+    /// still be long (a `printf` of a large variable, an `eq` of two), so the strings functions
+    /// take and return are counted too, in all: past `maxFunctionBytes` the render stops. Within
+    /// the three limits a render takes well under a second even unoptimized.
     static let maxOutputBytes = 2 << 20
     static let maxSteps = 1_000_000
+    static let maxFunctionBytes = 32 << 20
 
     init(location: SourceLocation, dot: Value) {
         self.location = location

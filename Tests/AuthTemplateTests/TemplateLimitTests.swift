@@ -132,6 +132,19 @@ final class ResultBox<T>: @unchecked Sendable { var value: T? }
         #expect(Self.render("{{range 100000}}{{end}}{{range 3}}{{.}}{{end}}") == "012")
     }
 
+    /// Steps and output bound a render but not the work one step does: a fuzzed template grew a
+    /// variable to tens of KiB in each of a million loop iterations (seconds per render), and an
+    /// `eq` of two large strings costs their length each time. What functions take and return
+    /// counts in all, up to 32 MiB.
+    @Test func whatFunctionsHandleIsBudgetedInAll() {
+        let grow = #"{{range 20000000}}{{$x := "abcdefgh"}}{{range 12}}{{$x = printf "%s%s" $x $x}}{{end}}{{end}}"#
+        #expect(Self.render(grow).hasSuffix("template functions handle more than 33554432 bytes in all (the render limit)"))
+        let compare = #"{{$x := printf "%2000000d" 1}}{{range 20000000}}{{if eq $x $x}}{{end}}{{end}}"#
+        #expect(Self.render(compare, .text).hasSuffix("template functions handle more than 33554432 bytes in all (the render limit)"))
+        // A mail's worth of work is far inside it.
+        #expect(Self.render(#"{{range 1000}}{{printf "%s-%d" "ab" 1}}{{end}}"#, .text).hasPrefix("ab-1ab-1"))
+    }
+
     /// fmt's width and precision limits (fmt/print.go: `tooLarge`, above 1e6): a `*` argument
     /// past it prints %!(BADWIDTH) or %!(BADPREC) and formats on without it; a written number
     /// past it ends the verb (%!(NOVERB)). A written width Go accepts but that makes the result

@@ -106,6 +106,14 @@ public enum FuzzTarget {
             writeError("cannot start the fuzzing thread (\(result))\n")
             exit(1)
         }
+        // libFuzzer's -timeout is a SIGALRM that its handler acts on only in the thread that
+        // runs the inputs: delivered to this waiting thread it was ignored, so a slow input never
+        // timed out. Blocked here (after the start, so the new thread keeps it unblocked), the
+        // signal goes to the fuzzing thread.
+        var alarm = sigset_t()
+        sigemptyset(&alarm)
+        sigaddset(&alarm, SIGALRM)
+        pthread_sigmask(SIG_BLOCK, &alarm, nil)
         #if canImport(Darwin)
         pthread_join(thread!, nil)
         #else
