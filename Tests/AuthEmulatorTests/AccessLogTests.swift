@@ -1,7 +1,7 @@
 @testable import AuthEmulator
 import AuthHTTP
 import AuthJSON
-import AuthScenarios
+@testable import AuthScenarios
 import AuthTestSupport
 @testable import EmulatorConfiguration
 import Synchronization

@@ -1,6 +1,5 @@
 import AuthHTTP
 import AuthJSON
-import AuthScenarios
 import GoTrue
 
 /// One line per request on stderr, so a newcomer sees what their app sends: method, path (never
