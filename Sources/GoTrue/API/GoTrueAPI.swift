@@ -211,7 +211,9 @@ public final class GoTrueAPI: HTTPResponder {
                 for method in allowed { headers.add(name: "Allow", value: method) }
                 return HTTPResponse(status: 405, headers: headers)
             case .found(let route, _):
-                return HTTPResponse.goRedirect(try route.handler(context), method: context.request.method)
+                var response = try route.handler(context)
+                response.shapeAsGoRedirect(method: context.request.method)
+                return response
             }
         } catch {
             if let cause = (error as? AuthError)?.internalError { project.hookLog.noteInternalError(cause, request: context.requestIDSource) }

@@ -36,10 +36,11 @@ extension HTTPResponse {
     /// short HTML body RFC 7231 §6.4 suggests for older user agents: a link to the target with
     /// the status text, then a blank line (`fmt.Fprintln` of a text ending in a newline). Its
     /// `htmlEscape` is `html.EscapeString`'s.
-    static func goRedirect(_ response: HTTPResponse, method: String) -> HTTPResponse {
-        guard (300..<400).contains(response.status), response.body.isEmpty,
-              let location = response.headers["Location"] else { return response }
-        var shaped = response
+    ///
+    /// In place, and at once for a response that is no redirect (nearly all of them): a copy
+    /// in and out of every response cost ~200 instructions per request.
+    mutating func shapeAsGoRedirect(method: String) {
+        guard (300..<400).contains(status), body.isEmpty, let location = headers["Location"] else { return }
         if location.utf8.contains(where: { $0 >= 0x80 }) {
             var escaped = ""
             for byte in location.utf8 {
@@ -49,15 +50,14 @@ extension HTTPResponse {
                     escaped.unicodeScalars.append(Unicode.Scalar(byte))
                 }
             }
-            shaped.headers["Location"] = escaped
+            headers["Location"] = escaped
         }
-        guard response.headers["Content-Type"] == nil, method == "GET" || method == "HEAD" else { return shaped }
-        shaped.headers["Content-Type"] = "text/html; charset=utf-8"
+        guard headers["Content-Type"] == nil, method == "GET" || method == "HEAD" else { return }
+        headers["Content-Type"] = "text/html; charset=utf-8"
         if method == "GET" {
-            let link = "<a href=\"" + GoHTML.escapeString(location) + "\">" + HTTPResponse.standardReason(for: response.status) + "</a>.\n"
-            shaped.body = Array((link + "\n").utf8)
+            let link = "<a href=\"" + GoHTML.escapeString(location) + "\">" + HTTPResponse.standardReason(for: status) + "</a>.\n"
+            body = Array((link + "\n").utf8)
         }
-        return shaped
     }
 }
 
