@@ -73,33 +73,25 @@ extension AdminEndpoints {
                                  relatesTo: found.email ?? email, at: now.microseconds)
                 user = found
                 token = hashedToken
-            case "invite":
+            case "invite", "signup":
+                // Both confirm an address not confirmed yet, of a new user or an existing one. An
+                // invited user has no password (`newUserHash` is only made for a sign-up); only a
+                // sign-up merges `data` into an existing user's metadata; only an invitation is
+                // audited and stamps `invited_at`.
+                let invite = type == "invite"
                 if let found = existing {
                     if found.emailConfirmedAt != nil {
                         throw AuthError(422, .emailExists, "A user with this email address has already been registered")
                     }
                     user = found
-                } else {
-                    user = try createUser(conn, email: email, aud: aud, passwordHash: "", data: data, now: now)
-                }
-                try api.audit(conn, context, actor: caller.actor, action: "user_invited", logType: "team",
-                              traits: ["user_id": .string(user.id), "user_email": .string(user.email ?? "")])
-                user.confirmationToken = hashedToken
-                user.confirmationSentAt = now.microseconds
-                user.invitedAt = now.microseconds
-                try conn.updateUser(user)
-                try codes.record(conn, userID: user.id, type: "confirmation_token", tokenHash: hashedToken,
-                                 relatesTo: user.email ?? email, at: now.microseconds)
-                token = hashedToken
-            case "signup":
-                if let found = existing {
-                    if found.emailConfirmedAt != nil {
-                        throw AuthError(422, .emailExists, "A user with this email address has already been registered")
-                    }
-                    user = found
-                    if let data { user.userMetadata = Models.merge(data, into: user.userMetadata) }
+                    if !invite, let data { user.userMetadata = Models.merge(data, into: user.userMetadata) }
                 } else {
                     user = try createUser(conn, email: email, aud: aud, passwordHash: newUserHash ?? "", data: data, now: now)
+                }
+                if invite {
+                    try api.audit(conn, context, actor: caller.actor, action: "user_invited", logType: "team",
+                                  traits: ["user_id": .string(user.id), "user_email": .string(user.email ?? "")])
+                    user.invitedAt = now.microseconds
                 }
                 user.confirmationToken = hashedToken
                 user.confirmationSentAt = now.microseconds
