@@ -66,11 +66,8 @@ extension AdminEndpoints {
             case "magiclink", "recovery":
                 guard var found = existing else { throw AuthError.unexpected }
                 try api.audit(conn, context, actor: found, action: "user_recovery_requested", logType: "user")
-                found.recoveryToken = hashedToken
-                found.recoverySentAt = now.microseconds
-                try conn.updateUser(found)
-                try codes.record(conn, userID: found.id, type: "recovery_token", tokenHash: hashedToken,
-                                 relatesTo: found.email ?? email, at: now.microseconds)
+                try codes.store(conn, user: &found, token: hashedToken, slot: \.recoveryToken, sentAt: \.recoverySentAt,
+                                type: "recovery_token", relatesTo: found.email ?? email, at: now)
                 user = found
                 token = hashedToken
             case "invite", "signup":
@@ -93,11 +90,8 @@ extension AdminEndpoints {
                                   traits: ["user_id": .string(user.id), "user_email": .string(user.email ?? "")])
                     user.invitedAt = now.microseconds
                 }
-                user.confirmationToken = hashedToken
-                user.confirmationSentAt = now.microseconds
-                try conn.updateUser(user)
-                try codes.record(conn, userID: user.id, type: "confirmation_token", tokenHash: hashedToken,
-                                 relatesTo: user.email ?? email, at: now.microseconds)
+                try codes.store(conn, user: &user, token: hashedToken, slot: \.confirmationToken, sentAt: \.confirmationSentAt,
+                                type: "confirmation_token", relatesTo: user.email ?? email, at: now)
                 token = hashedToken
             case "email_change_current", "email_change_new":
                 guard var found = existing else { throw AuthError.unexpected }
@@ -115,14 +109,8 @@ extension AdminEndpoints {
                     found.emailChangeTokenNew = OneTimeTokens.tokenHash(newEmail, otp)
                 }
                 try conn.updateUser(found)
-                if let current = found.emailChangeTokenCurrent, !current.isEmpty {
-                    try codes.record(conn, userID: found.id, type: "email_change_token_current", tokenHash: current,
-                                     relatesTo: found.email ?? email, at: now.microseconds)
-                }
-                if let new = found.emailChangeTokenNew, !new.isEmpty {
-                    try codes.record(conn, userID: found.id, type: "email_change_token_new", tokenHash: new,
-                                     relatesTo: newEmail, at: now.microseconds)
-                }
+                try codes.recordEmailChange(conn, user: found, current: found.email ?? email, new: newEmail,
+                                            at: now.microseconds)
                 user = found
                 token = (type == "email_change_current" ? found.emailChangeTokenCurrent : found.emailChangeTokenNew) ?? ""
             default:
