@@ -376,7 +376,7 @@ package struct AdminEndpoints: EndpointGroup {
             params.email = try Validation.email(params.email)
             let email = params.email
             if try api.read({ conn in try conn.userExists(email: email, aud: aud, excluding: nil) }) {
-                throw AuthError(422, .emailExists, "A user with this email address has already been registered")
+                throw AuthError.duplicateEmail
             }
             providers.append("email")
         }

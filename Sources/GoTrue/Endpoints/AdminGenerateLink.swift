@@ -78,7 +78,7 @@ extension AdminEndpoints {
                 let invite = type == "invite"
                 if let found = existing {
                     if found.emailConfirmedAt != nil {
-                        throw AuthError(422, .emailExists, "A user with this email address has already been registered")
+                        throw AuthError.duplicateEmail
                     }
                     user = found
                     if !invite, let data { user.userMetadata = Models.merge(data, into: user.userMetadata) }
@@ -96,7 +96,7 @@ extension AdminEndpoints {
             case "email_change_current", "email_change_new":
                 guard var found = existing else { throw AuthError.unexpected }
                 if try conn.userExists(email: newEmail, aud: found.aud, excluding: found.id) {
-                    throw AuthError(422, .emailExists, "A user with this email address has already been registered")
+                    throw AuthError.duplicateEmail
                 }
                 found.emailChangeSentAt = now.microseconds
                 found.emailChange = newEmail
