@@ -165,13 +165,7 @@ struct ScenarioParser {
             }
         }
         if let query = object["query"] {
-            if let fields = query.objectValue {
-                for (name, value) in fields {
-                    if let text = value.stringValue { match.query.append((name, text)) } else { issue(prefix + "query." + name, "expected a string") }
-                }
-            } else {
-                issue(prefix + "query", "expected an object of name: value")
-            }
+            match.query.append(contentsOf: stringFields(query, at: prefix + "query"))
         }
         if let headers = object["headers"] {
             if let fields = headers.objectValue {
@@ -192,6 +186,20 @@ struct ScenarioParser {
             if let text = test.stringValue, !text.isEmpty { match.test = text } else { issue(prefix + "test", "expected a non-empty string") }
         }
         return match
+    }
+
+    /// An object of name: string (a match's `query`, an effect's `headers`), in document order;
+    /// each value that is not a string is an issue of its own and left out.
+    mutating func stringFields(_ value: JSON, at path: String) -> [(name: String, value: String)] {
+        guard let fields = value.objectValue else {
+            issue(path, "expected an object of name: value")
+            return []
+        }
+        var pairs: [(name: String, value: String)] = []
+        for (name, field) in fields {
+            if let text = field.stringValue { pairs.append((name, text)) } else { issue(path + "." + name, "expected a string") }
+        }
+        return pairs
     }
 
     mutating func count(_ object: JSONObject, _ key: String, prefix: String, minimum: Int) -> Int? {
@@ -301,13 +309,7 @@ struct ScenarioParser {
             }
         }
         if let value = object["headers"] {
-            if let fields = value.objectValue {
-                for (name, field) in fields {
-                    if let text = field.stringValue { effect.headers.append((name, text)) } else { issue(prefix + "headers." + name, "expected a string") }
-                }
-            } else {
-                issue(prefix + "headers", "expected an object of name: value")
-            }
+            effect.headers.append(contentsOf: stringFields(value, at: prefix + "headers"))
         }
         if let value = object["body"] {
             if let text = value.stringValue {

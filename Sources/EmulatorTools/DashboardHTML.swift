@@ -127,6 +127,22 @@ enum DashboardHTML {
         return html
     }
 
+    /// The opening of a scrolling table up to its body: the column headings in one row.
+    static func tableStart(_ columns: [String], class tableClass: String? = nil) -> String {
+        "<div class=\"scroll\"><table\(tableClass.map { " class=\"\(escape($0))\"" } ?? "")><thead><tr>"
+            + columns.map { "<th scope=\"col\">\(escape($0))</th>" }.joined() + "</tr></thead><tbody>"
+    }
+
+    /// Closes what `tableStart` opened.
+    static let tableEnd = "</tbody></table></div>"
+
+    /// A listing of the user page: its heading, `empty` (muted) when there is nothing to list,
+    /// else a table of `columns` whose rows `rows` writes.
+    static func listing(_ heading: String, isEmpty: Bool, empty: String = "None.", columns: [String],
+                        class tableClass: String? = nil, rows: () -> String) -> String {
+        "<h2>\(heading)</h2>" + (isEmpty ? "<p class=\"muted\">\(empty)</p>" : tableStart(columns, class: tableClass) + rows() + tableEnd)
+    }
+
     /// A value with a copy button (the script copies the element's text).
     static func copyable(_ id: String, _ value: String, code: Bool = true) -> String {
         let inner = code ? "<code id=\"\(escape(id))\">\(escape(value))</code>" : "<span id=\"\(escape(id))\">\(escape(value))</span>"

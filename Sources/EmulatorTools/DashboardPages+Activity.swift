@@ -98,11 +98,7 @@ extension DashboardEndpoints {
                                                      confirm: "Forget every recorded request?") + "</div>"
         body += "<p class=\"muted\">Newest first; \(H.grouped(entries.count)) shown (the journal keeps \(H.grouped(reply.json["capacity"]?.intValue ?? 0))).</p>"
         if entries.isEmpty { body += "<p>No requests recorded.</p>" } else {
-            body += """
-                <div class="scroll"><table><thead><tr><th scope="col">Time</th><th scope="col">Method</th><th scope="col">Path</th>\
-                <th scope="col">Operation</th><th scope="col">Status</th><th scope="col">Error code</th><th scope="col">ms</th>\
-                <th scope="col">Test</th><th scope="col">Rule / fault</th></tr></thead><tbody>
-                """
+            body += H.tableStart(["Time", "Method", "Path", "Operation", "Status", "Error code", "ms", "Test", "Rule / fault"])
             for entry in entries {
                 let code = entry["status"]?.intValue
                 let statusText = code.map(String.init) ?? "none"
@@ -114,7 +110,7 @@ extension DashboardEndpoints {
                 body += "<td>\(H.escape((entry["latency_ms"] ?? .null).serialized()))</td><td>\(H.escape(entry["test"]?.stringValue ?? ""))</td>"
                 body += "<td>\(H.escape(rule))</td></tr>"
             }
-            body += "</tbody></table></div>"
+            body += H.tableEnd
         }
         return page(context, title: "Journal", view: "journal", stamp: stamp("journal", context), body: body)
     }
@@ -138,7 +134,7 @@ extension DashboardEndpoints {
             body += "<section class=\"card\"><h3>\(H.escape(name))</h3>"
             if let description = scenario["description"]?.stringValue, !description.isEmpty { body += "<p>\(H.escape(description))</p>" }
             body += "<p class=\"muted\">source \(H.escape(scenario["source"]?.stringValue ?? "")) · state \(H.escape(scenario["state"]?.stringValue ?? "")) · seed \(H.escape((scenario["seed"] ?? .null).serialized()))</p>"
-            body += "<div class=\"scroll\"><table><thead><tr><th scope=\"col\">#</th><th scope=\"col\">Matched</th><th scope=\"col\">Fired</th><th scope=\"col\">Test id</th><th scope=\"col\">Rule</th></tr></thead><tbody>"
+            body += H.tableStart(["#", "Matched", "Fired", "Test id", "Rule"])
             for rule in scenario["rules"]?.arrayValue ?? [] {
                 var shown = rule.objectValue ?? JSONObject()
                 for key in ["index", "matched", "fired", "test"] { shown[key] = nil }
@@ -151,7 +147,7 @@ extension DashboardEndpoints {
                 body += "<td>\(scope)</td>"
                 body += "<td class=\"wrap\"><code>\(H.escape(H.pretty(.object(shown), compact: true)))</code></td></tr>"
             }
-            body += "</tbody></table></div><div class=\"actions\">"
+            body += H.tableEnd + "<div class=\"actions\">"
             body += H.button(root + "/scenarios/" + H.urlEncode(name) + "/remove", "Remove", csrf: csrf, style: "danger",
                              accessibleLabel: "Remove scenario " + name)
             body += "</div></section>"

@@ -59,11 +59,8 @@ extension DashboardEndpoints {
         if users.isEmpty {
             body += "<p>No users\(search.isEmpty ? " yet. Sign up from the app, or seed fixtures with <code>POST /emulator/v1/seed</code>." : " match.")</p>"
         } else {
-            body += """
-                <div class="scroll"><table><thead><tr><th scope="col">Email</th><th scope="col">Phone</th><th scope="col">Providers</th>\
-                <th scope="col">Confirmed</th><th scope="col">Last sign-in</th><th scope="col">Banned</th><th scope="col">Anonymous</th>\
-                <th scope="col">MFA factors</th><th scope="col">Created</th></tr></thead><tbody>
-                """
+            body += H.tableStart(["Email", "Phone", "Providers", "Confirmed", "Last sign-in", "Banned", "Anonymous", "MFA factors",
+                                  "Created"])
             for user in users {
                 let id = user["id"]?.stringValue ?? ""
                 let email = user["email"]?.stringValue ?? ""
@@ -79,7 +76,7 @@ extension DashboardEndpoints {
                 body += "<td>\(factorCounts[id] ?? 0)</td>"
                 body += "<td>\(H.escape(shortTime(user["created_at"])))</td></tr>"
             }
-            body += "</tbody></table></div>"
+            body += H.tableEnd
         }
         if pages > 1 {
             body += "<nav class=\"pager\" aria-label=\"Pages\">"
@@ -180,82 +177,82 @@ extension DashboardEndpoints {
         body += "<section class=\"card\" aria-labelledby=\"mint\"><h3 id=\"mint\">Mint a token for this user</h3>\(mintForm(base, draft: draft))</section></div>"
 
         let identities = user["identities"]?.arrayValue ?? []
-        body += "<h2>Identities (\(identities.count))</h2>"
-        if identities.isEmpty { body += "<p class=\"muted\">None.</p>" } else {
-            body += "<div class=\"scroll\"><table><thead><tr><th scope=\"col\">Provider</th><th scope=\"col\">Provider id</th><th scope=\"col\">Email</th><th scope=\"col\">Last sign-in</th><th scope=\"col\">Data</th></tr></thead><tbody>"
+        body += H.listing("Identities (\(identities.count))", isEmpty: identities.isEmpty,
+                          columns: ["Provider", "Provider id", "Email", "Last sign-in", "Data"]) {
+            var rows = ""
             for identity in identities {
-                body += "<tr><td>\(H.escape(identity["provider"]?.stringValue ?? ""))</td><td>\(H.escape(identity["id"]?.stringValue ?? ""))</td>"
-                body += "<td>\(H.escape(identity["email"]?.stringValue ?? ""))</td><td>\(H.escape(shortTime(identity["last_sign_in_at"])))</td>"
-                body += "<td class=\"wrap\"><code>\(H.escape(H.pretty(identity["identity_data"] ?? .null, compact: true)))</code></td></tr>"
+                rows += "<tr><td>\(H.escape(identity["provider"]?.stringValue ?? ""))</td><td>\(H.escape(identity["id"]?.stringValue ?? ""))</td>"
+                rows += "<td>\(H.escape(identity["email"]?.stringValue ?? ""))</td><td>\(H.escape(shortTime(identity["last_sign_in_at"])))</td>"
+                rows += "<td class=\"wrap\"><code>\(H.escape(H.pretty(identity["identity_data"] ?? .null, compact: true)))</code></td></tr>"
             }
-            body += "</tbody></table></div>"
+            return rows
         }
 
-        body += "<h2>Sessions (\(sessions.count))</h2>"
-        if sessions.isEmpty { body += "<p class=\"muted\">None.</p>" } else {
-            // Fits the page at 1280 px with Revoke in view: each time pairs with the one it goes
-            // with (created over refreshed, the family over its last rotation), and the user
-            // agent, the one long and unbounded value, gets a second line across the row.
-            body += "<div class=\"scroll\"><table class=\"sessions\"><thead><tr><th scope=\"col\">Session</th><th scope=\"col\">AAL</th><th scope=\"col\">Created · refreshed</th><th scope=\"col\">Refresh tokens</th><th scope=\"col\">IP</th><th scope=\"col\"></th></tr></thead><tbody>"
+        // Fits the page at 1280 px with Revoke in view: each time pairs with the one it goes
+        // with (created over refreshed, the family over its last rotation), and the user
+        // agent, the one long and unbounded value, gets a second line across the row.
+        body += H.listing("Sessions (\(sessions.count))", isEmpty: sessions.isEmpty,
+                          columns: ["Session", "AAL", "Created · refreshed", "Refresh tokens", "IP", ""], class: "sessions") {
+            var rows = ""
             for (session, family) in zip(sessions, families) {
                 let agent = session.userAgent ?? ""
                 let rotated = shortTime(microseconds: family.count > 0 ? family.lastIssuedAt : session.refreshedAt)
                 let refreshed = shortTime(microseconds: session.refreshedAt)
-                body += "<tr\(agent.isEmpty ? "" : " class=\"has-detail\"")><td><code>\(H.escape(session.id))</code></td><td>\(H.escape(session.aal))</td>"
-                body += "<td>\(H.escape(shortTime(microseconds: session.createdAt)))"
-                body += refreshed.isEmpty ? "" : "<br><span class=\"muted\">refreshed \(H.escape(refreshed))</span>"
-                body += "</td><td>\(refreshFamily(session, family))"
-                body += rotated.isEmpty ? "" : "<br><span class=\"muted\">last rotated \(H.escape(rotated))</span>"
-                body += "</td><td class=\"ip\">\(H.escape(session.ip ?? ""))</td>"
+                rows += "<tr\(agent.isEmpty ? "" : " class=\"has-detail\"")><td><code>\(H.escape(session.id))</code></td><td>\(H.escape(session.aal))</td>"
+                rows += "<td>\(H.escape(shortTime(microseconds: session.createdAt)))"
+                rows += refreshed.isEmpty ? "" : "<br><span class=\"muted\">refreshed \(H.escape(refreshed))</span>"
+                rows += "</td><td>\(refreshFamily(session, family))"
+                rows += rotated.isEmpty ? "" : "<br><span class=\"muted\">last rotated \(H.escape(rotated))</span>"
+                rows += "</td><td class=\"ip\">\(H.escape(session.ip ?? ""))</td>"
                 let revoke = H.button(base + "/sessions/" + H.urlEncode(session.id) + "/revoke", "Revoke", csrf: csrf, style: "danger",
                                       accessibleLabel: "Revoke session " + session.id)
-                body += "<td>\(revoke)</td></tr>"
+                rows += "<td>\(revoke)</td></tr>"
                 if !agent.isEmpty {
-                    body += "<tr class=\"detail\"><td colspan=\"6\"><span class=\"muted\">User agent</span> \(H.escape(agent))</td></tr>"
+                    rows += "<tr class=\"detail\"><td colspan=\"6\"><span class=\"muted\">User agent</span> \(H.escape(agent))</td></tr>"
                 }
             }
-            body += "</tbody></table></div>"
+            return rows
         }
 
         let factors = user["factors"]?.arrayValue ?? []
-        body += "<h2>MFA factors (\(factors.count))</h2>"
-        if factors.isEmpty { body += "<p class=\"muted\">None.</p>" } else {
-            body += "<div class=\"scroll\"><table><thead><tr><th scope=\"col\">Factor</th><th scope=\"col\">Type</th><th scope=\"col\">Name</th><th scope=\"col\">Status</th><th scope=\"col\">Created</th><th scope=\"col\"></th></tr></thead><tbody>"
+        body += H.listing("MFA factors (\(factors.count))", isEmpty: factors.isEmpty,
+                          columns: ["Factor", "Type", "Name", "Status", "Created", ""]) {
+            var rows = ""
             for factor in factors {
                 let factorID = factor["id"]?.stringValue ?? ""
-                body += "<tr><td><code>\(H.escape(factorID))</code></td><td>\(H.escape(factor["factor_type"]?.stringValue ?? ""))</td>"
-                body += "<td>\(H.escape(factor["friendly_name"]?.stringValue ?? ""))</td><td>\(H.escape(factor["status"]?.stringValue ?? ""))</td>"
-                body += "<td>\(H.escape(shortTime(factor["created_at"])))</td>"
+                rows += "<tr><td><code>\(H.escape(factorID))</code></td><td>\(H.escape(factor["factor_type"]?.stringValue ?? ""))</td>"
+                rows += "<td>\(H.escape(factor["friendly_name"]?.stringValue ?? ""))</td><td>\(H.escape(factor["status"]?.stringValue ?? ""))</td>"
+                rows += "<td>\(H.escape(shortTime(factor["created_at"])))</td>"
                 let delete = H.button(base + "/factors/" + H.urlEncode(factorID) + "/delete", "Delete", csrf: csrf, style: "danger",
                                       confirm: "Delete this factor?", accessibleLabel: "Delete factor " + factorID)
-                body += "<td>\(delete)</td></tr>"
+                rows += "<td>\(delete)</td></tr>"
             }
-            body += "</tbody></table></div>"
+            return rows
         }
 
-        body += "<h2>Passkeys (\(passkeys.count))</h2>"
-        if passkeys.isEmpty { body += "<p class=\"muted\">None.</p>" } else {
-            body += "<div class=\"scroll\"><table><thead><tr><th scope=\"col\">Passkey</th><th scope=\"col\">Name</th><th scope=\"col\">Created</th><th scope=\"col\">Last used</th><th scope=\"col\"></th></tr></thead><tbody>"
+        body += H.listing("Passkeys (\(passkeys.count))", isEmpty: passkeys.isEmpty,
+                          columns: ["Passkey", "Name", "Created", "Last used", ""]) {
+            var rows = ""
             for passkey in passkeys {
                 let passkeyID = passkey["id"]?.stringValue ?? ""
-                body += "<tr><td><code>\(H.escape(passkeyID))</code></td><td>\(H.escape(passkey["friendly_name"]?.stringValue ?? ""))</td>"
-                body += "<td>\(H.escape(shortTime(passkey["created_at"])))</td><td>\(H.escape(shortTime(passkey["last_used_at"])))</td>"
+                rows += "<tr><td><code>\(H.escape(passkeyID))</code></td><td>\(H.escape(passkey["friendly_name"]?.stringValue ?? ""))</td>"
+                rows += "<td>\(H.escape(shortTime(passkey["created_at"])))</td><td>\(H.escape(shortTime(passkey["last_used_at"])))</td>"
                 let delete = H.button(base + "/passkeys/" + H.urlEncode(passkeyID) + "/delete", "Delete", csrf: csrf, style: "danger",
                                       confirm: "Delete this passkey?", accessibleLabel: "Delete passkey " + passkeyID)
-                body += "<td>\(delete)</td></tr>"
+                rows += "<td>\(delete)</td></tr>"
             }
-            body += "</tbody></table></div>"
+            return rows
         }
 
-        body += "<h2>Audit log (latest \(audit.items.count) of \(H.grouped(audit.total)))</h2>"
-        if audit.items.isEmpty { body += "<p class=\"muted\">No entries.</p>" } else {
-            body += "<div class=\"scroll\"><table><thead><tr><th scope=\"col\">Time</th><th scope=\"col\">Action</th><th scope=\"col\">Actor</th><th scope=\"col\">Type</th></tr></thead><tbody>"
+        body += H.listing("Audit log (latest \(audit.items.count) of \(H.grouped(audit.total)))", isEmpty: audit.items.isEmpty,
+                          empty: "No entries.", columns: ["Time", "Action", "Actor", "Type"]) {
+            var rows = ""
             for entry in audit.items {
                 let payload = (try? JSON(parsing: Array(entry.payload.utf8))) ?? .null
-                body += "<tr><td>\(H.escape(shortTime(microseconds: entry.createdAt)))</td><td>\(H.escape(payload["action"]?.stringValue ?? ""))</td>"
-                body += "<td>\(H.escape(payload["actor_username"]?.stringValue ?? ""))</td><td>\(H.escape(payload["log_type"]?.stringValue ?? ""))</td></tr>"
+                rows += "<tr><td>\(H.escape(shortTime(microseconds: entry.createdAt)))</td><td>\(H.escape(payload["action"]?.stringValue ?? ""))</td>"
+                rows += "<td>\(H.escape(payload["actor_username"]?.stringValue ?? ""))</td><td>\(H.escape(payload["log_type"]?.stringValue ?? ""))</td></tr>"
             }
-            body += "</tbody></table></div>"
+            return rows
         }
         return page(context, status: status, title: email.isEmpty ? "User" : email, view: "user", stamp: stamp("user", context, id: userID),
                     liveQuery: "&id=" + H.urlEncode(userID), error: error, body: body)

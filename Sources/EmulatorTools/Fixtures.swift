@@ -154,17 +154,26 @@ public struct Fixture: Sendable {
     static let sqlNeedsPostgres = invalid(
         "sql: runs only in Postgres mode (serve --db postgres://...), where the app's tables live; SQLite mode has only the emulator's own")
 
+    /// The object a fixture entry at `at` must be, with none but the `allowed` fields.
+    private static func entry(_ value: JSON, at: String, allowed: Set<String>) throws(AuthError) -> JSONObject {
+        guard let o = value.objectValue else { throw invalid("\(at): must be an object") }
+        for (key, _) in o where !allowed.contains(key) {
+            throw invalid("\(at).\(key): unknown field (expected one of: \(allowed.sorted().joined(separator: ", ")))")
+        }
+        return o
+    }
+
+    /// An entry's optional string field: absent or null is nil, any other non-string an error.
+    private static func optionalString(_ o: JSONObject, _ key: String, at: String) throws(AuthError) -> String? {
+        guard let v = o[key], !v.isNull else { return nil }
+        guard let s = v.stringValue else { throw invalid("\(at).\(key): must be a string") }
+        return s
+    }
+
     private static func parseUser(_ value: JSON, index: Int) throws(AuthError) -> User {
         let at = "users[\(index)]"
-        guard let o = value.objectValue else { throw invalid("\(at): must be an object") }
-        for (key, _) in o where !userFields.contains(key) {
-            throw invalid("\(at).\(key): unknown field (expected one of: \(userFields.sorted().joined(separator: ", ")))")
-        }
-        func string(_ key: String) throws(AuthError) -> String? {
-            guard let v = o[key], !v.isNull else { return nil }
-            guard let s = v.stringValue else { throw invalid("\(at).\(key): must be a string") }
-            return s
-        }
+        let o = try entry(value, at: at, allowed: userFields)
+        func string(_ key: String) throws(AuthError) -> String? { try optionalString(o, key, at: at) }
         func bool(_ key: String) throws(AuthError) -> Bool {
             guard let v = o[key], !v.isNull else { return false }
             guard let b = v.boolValue else { throw invalid("\(at).\(key): must be true or false") }
@@ -265,15 +274,8 @@ public struct Fixture: Sendable {
     }
 
     private static func parseFactor(_ value: JSON, at: String) throws(AuthError) -> Factor {
-        guard let o = value.objectValue else { throw invalid("\(at): must be an object") }
-        for (key, _) in o where !factorFields.contains(key) {
-            throw invalid("\(at).\(key): unknown field (expected one of: \(factorFields.sorted().joined(separator: ", ")))")
-        }
-        func text(_ key: String) throws(AuthError) -> String? {
-            guard let v = o[key], !v.isNull else { return nil }
-            guard let s = v.stringValue else { throw invalid("\(at).\(key): must be a string") }
-            return s
-        }
+        let o = try entry(value, at: at, allowed: factorFields)
+        func text(_ key: String) throws(AuthError) -> String? { try optionalString(o, key, at: at) }
         var factor = Factor(type: try text("factor_type") ?? "", status: try text("status") ?? "verified")
         guard factor.type == "totp" || factor.type == "phone" else {
             throw invalid("\(at).factor_type: must be \"totp\" or \"phone\"")
@@ -307,10 +309,7 @@ public struct Fixture: Sendable {
     }
 
     private static func parseIdentity(_ value: JSON, at: String) throws(AuthError) -> Identity {
-        guard let o = value.objectValue else { throw invalid("\(at): must be an object") }
-        for (key, _) in o where !identityFields.contains(key) {
-            throw invalid("\(at).\(key): unknown field (expected one of: \(identityFields.sorted().joined(separator: ", ")))")
-        }
+        let o = try entry(value, at: at, allowed: identityFields)
         guard let provider = o["provider"]?.stringValue, !provider.isEmpty else {
             throw invalid("\(at).provider: required (e.g. \"github\", \"google\")")
         }

@@ -86,6 +86,10 @@ struct ScenarioFormatTests {
         (#"{"name": "x", "rules": [{"match": {}, "then": {"hang": "yes"}}]}"#, 0, "rules[0].then.hang"),
         (#"{"name": "x", "rules": [{"match": {}, "then": {"reset": true, "retry": 1}}]}"#, 0, "rules[0].then.retry"),
         (#"{"name": "x", "rules": [{"match": {}, "then": {"reset": true}}"#, nil, "(document)"),
+        (#"{"name": "x", "rules": [{"match": {"query": ["a"]}, "then": {"reset": true}}]}"#, 0, "rules[0].match.query"),
+        (#"{"name": "x", "rules": [{"match": {"query": {"a": 1}}, "then": {"reset": true}}]}"#, 0, "rules[0].match.query.a"),
+        (#"{"name": "x", "rules": [{"match": {}, "then": {"error": "conflict", "headers": "x"}}]}"#, 0, "rules[0].then.headers"),
+        (#"{"name": "x", "rules": [{"match": {}, "then": {"error": "conflict", "headers": {"x-a": true}}}]}"#, 0, "rules[0].then.headers.x-a"),
     ] as [(String, Int?, String)])
     func invalidDocumentsNameTheField(document: String, rule: Int?, field: String) {
         do {
@@ -97,6 +101,19 @@ struct ScenarioFormatTests {
             #expect(issue?.rule == rule)
             #expect(issue?.file == "bad.json")
             #expect(error.description.hasPrefix("bad.json: "))
+        }
+    }
+
+    /// A match's `query` and an effect's `headers` are both objects of name: string.
+    @Test func nameStringObjectsExplainTheirShape() {
+        let document = #"{"name": "x", "rules": [{"match": {"query": {"a": "1", "b": 2}}, "then": {"error": "conflict", "headers": [1]}}]}"#
+        do {
+            _ = try Scenario(json: document, source: "f.json")
+            Issue.record("accepted")
+        } catch {
+            #expect(error.description.contains("rules[0].match.query.b: expected a string"))
+            #expect(error.description.contains("rules[0].then.headers: expected an object of name: value"))
+            #expect(error.issues.count == 2)
         }
     }
 

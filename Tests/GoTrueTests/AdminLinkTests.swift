@@ -71,6 +71,9 @@ extension GoTrueAPI {
         #expect(again["user_metadata"] == ["plan": "trial", "step": 2])
         #expect(try api.storedUser("new@example.com")?.confirmationToken == again["hashed_token"]?.stringValue)
         #expect(try api.oneTimeTokens(stored.id).count == 1)
+        // A sign-up link is neither an invitation nor audited as one.
+        #expect(again["invited_at"] == nil)
+        #expect(!api.auditEntries().contains { $0["payload"]?["action"] == "user_invited" })
 
         // Once confirmed, the address is taken.
         _ = api.signUp("done@example.com")
@@ -127,8 +130,13 @@ extension GoTrueAPI {
         #expect(entry["payload"]?["action"] == "user_invited")
         #expect(entry["payload"]?["actor_username"] == "service_role")
         #expect(entry["payload"]?["traits"] == ["user_id": .string(stored.id), "user_email": "guest@example.com"])
-        // Inviting again while unconfirmed re-issues; once confirmed it is refused.
-        #expect(api.generateLink(["type": "invite", "email": "guest@example.com"]).status == 200)
+        // Inviting again while unconfirmed re-issues (the new `data` is not merged, unlike a
+        // sign-up link's); once confirmed it is refused.
+        let again = api.generateLink(["type": "invite", "email": "guest@example.com", "data": ["team": "red"]])
+        #expect(again.status == 200)
+        #expect(again.json["user_metadata"] == ["team": "blue"])
+        #expect(try api.storedUser("guest@example.com")?.confirmationToken == again.json["hashed_token"]?.stringValue)
+        #expect(try api.oneTimeTokens(stored.id).map { $0.0 } == ["confirmation_token"])
         _ = api.signUp("member@example.com")
         #expect(errorCode(api.generateLink(["type": "invite", "email": "member@example.com"])) == "email_exists")
     }

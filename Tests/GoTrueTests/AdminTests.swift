@@ -435,6 +435,15 @@ extension GoTrueAPI {
         let confirmed = api.admin("PUT", "/admin/users/\(id)", ["email": "anon@example.com", "email_confirm": true]).json
         #expect(confirmed["is_anonymous"] == false)
         #expect(confirmed["email"] == "anon@example.com")
+        // A confirmed phone number does the same, with a verified phone identity.
+        let other = api.call("POST", "/signup", .object(JSONObject())).json["user"]!["id"]!.stringValue!
+        let unconfirmedPhone = api.admin("PUT", "/admin/users/\(other)", ["phone": "+15550003333"]).json
+        #expect(unconfirmedPhone["is_anonymous"] == true)
+        let phone = api.admin("PUT", "/admin/users/\(other)", ["phone": "+15550003333", "phone_confirm": true]).json
+        #expect(phone["is_anonymous"] == false)
+        #expect(phone["phone"] == "15550003333")
+        #expect(phone["identities"]?[0]?["identity_data"] == ["sub": .string(other), "phone": "15550003333",
+                                                             "email_verified": false, "phone_verified": true])
     }
 
     @Test func takenEmailRollsBack() throws {

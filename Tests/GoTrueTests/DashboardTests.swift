@@ -386,6 +386,22 @@ struct DashboardBrowser {
         #expect(DashboardHTML.query([("q", "x y"), ("page", "")]) == "?q=x%20y")
     }
 
+    /// Every table: a scrolling box, one row of column headings; a listing says so when empty.
+    @Test func tablesAndListings() {
+        #expect(DashboardHTML.tableStart(["A&B", ""], class: "sessions")
+            == #"<div class="scroll"><table class="sessions"><thead><tr><th scope="col">A&amp;B</th><th scope="col"></th></tr></thead><tbody>"#)
+        #expect(DashboardHTML.tableStart(["#"]) == #"<div class="scroll"><table><thead><tr><th scope="col">#</th></tr></thead><tbody>"#)
+        var rendered = false
+        let none = DashboardHTML.listing("Passkeys (0)", isEmpty: true, columns: ["Passkey"]) { rendered = true; return "" }
+        #expect(none == #"<h2>Passkeys (0)</h2><p class="muted">None.</p>"#)
+        #expect(!rendered)
+        let audit = DashboardHTML.listing("Audit", isEmpty: true, empty: "No entries.", columns: ["Time"]) { "" }
+        #expect(audit == #"<h2>Audit</h2><p class="muted">No entries.</p>"#)
+        let one = DashboardHTML.listing("Factors (1)", isEmpty: false, columns: ["Factor"]) { "<tr><td>f</td></tr>" }
+        #expect(one == "<h2>Factors (1)</h2>" + DashboardHTML.tableStart(["Factor"]) + "<tr><td>f</td></tr>" + DashboardHTML.tableEnd)
+        #expect(DashboardHTML.tableEnd == "</tbody></table></div>")
+    }
+
     /// Counts read at a glance: a comma between each group of three digits, one noun singular.
     @Test func countsHaveThousandsSeparatorsAndOneIsSingular() throws {
         let grouped = [0, 7, 999, 1000, 12_345, 100_001, 1_234_567, -4200].map(DashboardHTML.grouped)

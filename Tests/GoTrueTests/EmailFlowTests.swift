@@ -583,11 +583,33 @@ extension GoTrueAPI {
         _ = api.signUp("ml@example.com")
         _ = api.call("POST", "/otp", ["email": "ml@example.com", "code_challenge": .string(Self.verifier),
                                       "code_challenge_method": "plain"])
-        let message = try #require(try api.latestMessage(to: "ml@example.com"))
+        #expect(try Self.pkceMethod(api, latestLinkTo: "ml@example.com") == "magiclink")
+    }
+
+    /// Follows the latest link mailed to `email`, exchanges its code with `verifier` and answers
+    /// the session's sign-in method (`amr[0].method`), nil when the exchange fails.
+    static func pkceMethod(_ api: GoTrueAPI, latestLinkTo email: String) throws -> String? {
+        let message = try #require(try api.latestMessage(to: email))
         let location = api.call("GET", String(message.actionLink.dropFirst("http://127.0.0.1:9999".count))).headers["Location"] ?? ""
         let code = String(location.split(separator: "=").last ?? "")
-        let session = api.call("POST", "/token?grant_type=pkce", ["auth_code": .string(code), "code_verifier": .string(Self.verifier)])
-        #expect(session.status == 200)
+        let session = api.call("POST", "/token?grant_type=pkce", ["auth_code": .string(code), "code_verifier": .string(verifier)])
+        guard session.status == 200, let access = session.json["access_token"]?.stringValue else { return nil }
+        return claims(of: access)["amr"]?.arrayValue?.first?["method"]?.stringValue
+    }
+
+    /// `/recover` and `/magiclink` share their steps for a known user; the flow state is named
+    /// after the one asked for, and each records `user_recovery_requested`.
+    @Test func recoveryPKCEFlowIsNamedRecovery() throws {
+        let clock = ManualClock()
+        let api = try makeAPI(clock: clock)
+        _ = api.signUp("rc@example.com")
+        _ = api.call("POST", "/recover", ["email": "rc@example.com", "code_challenge": .string(Self.verifier),
+                                          "code_challenge_method": "plain"])
+        #expect(try Self.pkceMethod(api, latestLinkTo: "rc@example.com") == "recovery")
+        clock.advance(seconds: 61)  // past the recovery slot's send frequency, which both share
+        #expect(api.call("POST", "/magiclink", ["email": "rc@example.com"]).status == 200)
+        let actions = api.admin("GET", "/admin/audit").json.arrayValue?.compactMap { $0["payload"]?["action"]?.stringValue } ?? []
+        #expect(actions.filter { $0 == "user_recovery_requested" }.count == 2)
     }
 }
 

@@ -152,6 +152,24 @@ extension GoTrueAPI {
         #expect(relay.json["user"]?["identities"]?[0]?["identity_data"]?["custom_claims"] == ["is_private_email": true])
     }
 
+    /// Azure runs the same three issuer checks as Apple, with its own name in the messages.
+    @Test func azureIssuerDetection() throws {
+        let api = try socialAPI()
+        let unreadable = api.idTokenGrant(["id_token": "{not json", "provider": "azure"])
+        #expect(unreadable.status == 400)
+        #expect(unreadable.json["msg"] == "Unable to detect issuer in ID token for Azure provider")
+        let appleUnreadable = api.idTokenGrant(["id_token": "{not json", "provider": "apple"])
+        #expect(appleUnreadable.json["msg"] == "Unable to detect issuer in ID token for Apple provider")
+        let notAzure = api.idTokenGrant(["id_token": #"{"iss":"https://accounts.google.com","sub":"1","aud":"x"}"#,
+                                         "provider": "azure"])
+        #expect(notAzure.json["msg"] == "Detected ID token issuer is not an Azure ID token issuer")
+        let mismatch = api.idTokenGrant(["id_token": #"{"iss":"https://login.microsoftonline.com/t1/v2.0","sub":"1","aud":"x"}"#,
+                                         "provider": "azure", "issuer": "https://login.microsoftonline.com/t2/v2.0"])
+        #expect(mismatch.status == 400)
+        #expect(mismatch.json["error_code"] == "validation_failed")
+        #expect(mismatch.json["msg"] == "Provided issuer does not match ID token issuer")
+    }
+
     @Test func realProviderTokenAcceptedUnlessStrict() throws {
         let clock = ManualClock()
         let api = try socialAPI(clock: clock)

@@ -103,6 +103,20 @@ private func failure(_ r: Result<AssertionResponse.Outcome, WebAuthnFailure>) ->
         #expect(CollectedClientData.originMatches("https://a.example", ["https://a.example:443"]))
         #expect(!CollectedClientData.originMatches("http://localhost:3001", ["http://localhost:3000"]))
         #expect(!CollectedClientData.originMatches("https://localhost:3000", ["http://localhost:3000"]))
+        // Userinfo, path, query and fragment play no part; no scheme is no URL (compared verbatim).
+        #expect(CollectedClientData.originMatches("http://u:p@localhost:3000/x?y#z", ["http://localhost:3000"]))
+        #expect(!CollectedClientData.originMatches("://localhost:3000", ["http://localhost:3000"]))
+        #expect(CollectedClientData.originMatches("://localhost:3000", ["://localhost:3000"]))
+    }
+
+    /// The site URL's origin (WebAuthn defaults) and host (the TOTP issuer) read one authority.
+    @Test func siteURLOriginAndHost() {
+        #expect(WebAuthnSettings.origin(of: "HTTP://User@LocalHost:3000/app?x#y") == "http://localhost:3000")
+        #expect(WebAuthnSettings.origin(of: "http://") == nil)
+        #expect(WebAuthnSettings.origin(of: "localhost:3000") == nil)
+        #expect(MFAEndpoints.host(of: "https://u:p@Example.com:8443/path#f") == "Example.com:8443")
+        #expect(MFAEndpoints.host(of: "http://") == "")
+        #expect(MFAEndpoints.host(of: "example.com") == nil)
     }
 
     @Test func refusesAnotherChallenge() {

@@ -145,6 +145,13 @@ public struct AuthError: Error, Sendable, Equatable {
         return e
     }()
 
+    /// `DuplicateEmailMsg` and `DuplicatePhoneMsg` (errors.go): the real server's texts for an
+    /// address or number another user holds.
+    public static let duplicateEmailMessage = "A user with this email address has already been registered"
+    public static let duplicatePhoneMessage = "A user with this phone number has already been registered"
+    /// `unprocessableEntityError(ErrorCodeEmailExists, DuplicateEmailMsg)`, as most handlers answer.
+    static let duplicateEmail = AuthError(422, .emailExists, duplicateEmailMessage)
+
     /// What a panic becomes (`recoverer`): an `HTTPError` 500 with no code and the status text.
     public static let internalServerError = AuthError(500, nil, "Internal Server Error")
 

@@ -195,7 +195,7 @@ struct ExternalAccounts {
                       traits: identityTraits(identity))
         if (user.email ?? "").isEmpty {
             switch try adoptIdentityEmail(conn, &user) {
-            case .conflict: throw AuthError(400, .emailExists, "A user with this email address has already been registered")
+            case .conflict: throw AuthError(400, .emailExists, AuthError.duplicateEmailMessage)
             case .ok: break
             }
             if !data.metadata.emailVerified {

@@ -130,12 +130,8 @@ struct CollectedClientData: Sendable {
     }
 
     private static func parts(_ text: String) -> [String]? {
-        guard let scheme = text.firstRange(of: "://"), !text[..<scheme.lowerBound].isEmpty else { return nil }
-        let s = text[..<scheme.lowerBound].lowercased()
-        let rest = text[scheme.upperBound...]
-        let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
-        var authority = rest[..<end]
-        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        guard let (scheme, authority) = URLAuthority.split(text), !scheme.isEmpty else { return nil }
+        let s = scheme.lowercased()
         var host = String(authority), port = ""
         if let colon = authority.lastIndex(of: ":"), !authority[colon...].contains("]") {
             host = String(authority[..<colon]); port = String(authority[authority.index(after: colon)...])

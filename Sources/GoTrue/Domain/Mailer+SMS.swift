@@ -70,8 +70,9 @@ extension Mailer {
             }
         }
         // The confirmation and reauthentication tokens relate to the user's own phone.
-        try storeCode(conn, user: &user, token: OneTimeTokens.tokenHash(phone, otp), slot: slots.token, sentAt: slots.sentAt,
-                      type: slots.type, relatesTo: purpose == .phoneChange ? phone : user.phone ?? phone, at: now)
+        try OneTimeTokens(project: project).store(conn, user: &user, token: OneTimeTokens.tokenHash(phone, otp), slot: slots.token,
+                                                  sentAt: slots.sentAt, type: slots.type,
+                                                  relatesTo: purpose == .phoneChange ? phone : user.phone ?? phone, at: now)
         return messageID
     }
 

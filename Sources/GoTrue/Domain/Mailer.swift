@@ -242,18 +242,8 @@ struct Mailer {
         try checkAuthorized(email)
         try checkEmailSendLimit()
         try captureEmail(conn, user: user, to: email, action: action, otp: otp, tokenHash: token, path: path, round: &round)
-        try storeCode(conn, user: &user, token: token, slot: slot, sentAt: sentAt, type: tokenType, relatesTo: email, at: now)
-    }
-
-    /// The last step of every send: the token on the user row, then in `one_time_tokens`.
-    func storeCode(_ conn: Connection, user: inout UserRecord, token: String,
-                           slot: WritableKeyPath<UserRecord, String?>, sentAt: WritableKeyPath<UserRecord, Int64?>,
-                           type: String, relatesTo: String, at now: Timestamp) throws {
-        user[keyPath: slot] = token
-        user[keyPath: sentAt] = now.microseconds
-        try conn.updateUser(user)
-        try OneTimeTokens(project: project).record(conn, userID: user.id, type: type, tokenHash: token,
-                                                   relatesTo: relatesTo, at: now.microseconds)
+        try OneTimeTokens(project: project).store(conn, user: &user, token: token, slot: slot, sentAt: sentAt,
+                                                  type: tokenType, relatesTo: email, at: now)
     }
 
     /// `sendEmailChange`: a message to the new address and, with secure email change, one to the
@@ -297,15 +287,8 @@ struct Mailer {
         user.emailChangeSentAt = now.microseconds
         user.updatedAt = now.microseconds
         try conn.updateUser(user)
-        let codes = OneTimeTokens(project: project)
-        if let token = user.emailChangeTokenCurrent, !token.isEmpty {
-            try codes.record(conn, userID: user.id, type: "email_change_token_current", tokenHash: token,
-                             relatesTo: current, at: now.microseconds)
-        }
-        if let token = user.emailChangeTokenNew, !token.isEmpty {
-            try codes.record(conn, userID: user.id, type: "email_change_token_new", tokenHash: token,
-                             relatesTo: newEmail, at: now.microseconds)
-        }
+        try OneTimeTokens(project: project).recordEmailChange(conn, user: user, current: current, new: newEmail,
+                                                              at: now.microseconds)
     }
 
     // MARK: notifications

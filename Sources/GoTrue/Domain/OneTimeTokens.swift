@@ -27,6 +27,28 @@ package struct OneTimeTokens {
                                      relatesTo: relatesTo, at: time)
     }
 
+    /// The last step of every send (and of `/admin/generate_link`, which makes the same link
+    /// without sending it): the token and its time on the user row, then in `one_time_tokens`.
+    func store(_ conn: Connection, user: inout UserRecord, token: String,
+               slot: WritableKeyPath<UserRecord, String?>, sentAt: WritableKeyPath<UserRecord, Int64?>,
+               type: String, relatesTo: String, at now: Timestamp) throws {
+        user[keyPath: slot] = token
+        user[keyPath: sentAt] = now.microseconds
+        try conn.updateUser(user)
+        try record(conn, userID: user.id, type: type, tokenHash: token, relatesTo: relatesTo, at: now.microseconds)
+    }
+
+    /// An email change's tokens, each when the user row holds one: the current address's (secure
+    /// email change only) relating to `current`, the new address's relating to `new`.
+    func recordEmailChange(_ conn: Connection, user: UserRecord, current: String, new: String, at time: Int64) throws {
+        if let token = user.emailChangeTokenCurrent, !token.isEmpty {
+            try record(conn, userID: user.id, type: "email_change_token_current", tokenHash: token, relatesTo: current, at: time)
+        }
+        if let token = user.emailChangeTokenNew, !token.isEmpty {
+            try record(conn, userID: user.id, type: "email_change_token_new", tokenHash: token, relatesTo: new, at: time)
+        }
+    }
+
     /// `ClearAllOneTimeTokensForUser`.
     package static func clearAll(_ conn: Connection, userID: String) throws {
         try conn.deleteOneTimeTokens(userID: userID)

@@ -44,13 +44,8 @@ public struct WebAuthnSettings: Sendable, Equatable {
 
     /// `scheme://host[:port]` of an absolute URL.
     static func origin(of url: String) -> String? {
-        guard let scheme = url.firstRange(of: "://") else { return nil }
-        let rest = url[scheme.upperBound...]
-        let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
-        var authority = rest[..<end]
-        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
-        guard !authority.isEmpty else { return nil }
-        return url[..<scheme.upperBound].lowercased() + authority.lowercased()
+        guard let (scheme, authority) = URLAuthority.split(url), !authority.isEmpty else { return nil }
+        return scheme.lowercased() + "://" + authority.lowercased()
     }
 }
 

@@ -376,7 +376,7 @@ package struct AdminEndpoints: EndpointGroup {
             params.email = try Validation.email(params.email)
             let email = params.email
             if try api.read({ conn in try conn.userExists(email: email, aud: aud, excluding: nil) }) {
-                throw AuthError(422, .emailExists, "A user with this email address has already been registered")
+                throw AuthError.duplicateEmail
             }
             providers.append("email")
         }
@@ -484,20 +484,10 @@ package struct AdminEndpoints: EndpointGroup {
                     try conn.deleteSessions(userID: user.id)
                 }
                 if !params.email.isEmpty {
-                    try upsertIdentity(conn, user: user, provider: "email",
-                                       changes: ["email": .string(params.email), "email_verified": .bool(params.emailConfirm)],
-                                       created: AdminEndpoints.identityData(userID: user.id, email: params.email,
-                                                                            emailVerified: params.emailConfirm), now: now)
-                    if user.isAnonymous && params.emailConfirm { user.isAnonymous = false }
-                    user.email = params.email
+                    try setContact(conn, &user, provider: "email", to: params.email, confirmed: params.emailConfirm, now: now)
                 }
                 if !params.phone.isEmpty {
-                    try upsertIdentity(conn, user: user, provider: "phone",
-                                       changes: ["phone": .string(params.phone), "phone_verified": .bool(params.phoneConfirm)],
-                                       created: AdminEndpoints.identityData(userID: user.id, phone: params.phone,
-                                                                            phoneVerified: params.phoneConfirm), now: now)
-                    if user.isAnonymous && params.phoneConfirm { user.isAnonymous = false }
-                    user.phone = params.phone
+                    try setContact(conn, &user, provider: "phone", to: params.phone, confirmed: params.phoneConfirm, now: now)
                 }
                 if let appMetadata = params.appMetadata { user.appMetadata = Models.merge(appMetadata, into: user.appMetadata) }
                 if let userMetadata = params.userMetadata { user.userMetadata = Models.merge(userMetadata, into: user.userMetadata) }
@@ -520,11 +510,20 @@ package struct AdminEndpoints: EndpointGroup {
         return .json(userJSON(updated, identities: identities, factors: factors))
     }
 
-    /// Unlike the user-facing update, the admin API does not list a newly created provider in
-    /// `app_metadata.providers`.
-    private func upsertIdentity(_ conn: Connection, user: UserRecord, provider: String, changes: JSONObject,
-                                created: JSONObject, now: Timestamp) throws {
-        try api.upsertIdentity(conn, user: user, provider: provider, changes: changes, created: created, at: now.microseconds)
+    /// A new email address or phone number (`provider` "email" or "phone") as `adminUserUpdate`
+    /// sets either: the provider's identity updated with it and its `*_verified` flag, or created
+    /// (unlike the user-facing update, the admin API does not list a newly created provider in
+    /// `app_metadata.providers`); a confirmed one makes an anonymous user permanent.
+    private func setContact(_ conn: Connection, _ user: inout UserRecord, provider: String, to value: String,
+                            confirmed: Bool, now: Timestamp) throws {
+        let isEmail = provider == "email"
+        let created = AdminEndpoints.identityData(userID: user.id, email: isEmail ? value : nil, phone: isEmail ? nil : value,
+                                                  emailVerified: isEmail && confirmed, phoneVerified: !isEmail && confirmed)
+        try api.upsertIdentity(conn, user: user, provider: provider,
+                               changes: [provider: .string(value), provider + "_verified": .bool(confirmed)], created: created,
+                               at: now.microseconds)
+        if user.isAnonymous && confirmed { user.isAnonymous = false }
+        user[keyPath: isEmail ? \UserRecord.email : \UserRecord.phone] = value
     }
 
     // MARK: DELETE /admin/users/{user_id}

@@ -66,51 +66,37 @@ extension AdminEndpoints {
             case "magiclink", "recovery":
                 guard var found = existing else { throw AuthError.unexpected }
                 try api.audit(conn, context, actor: found, action: "user_recovery_requested", logType: "user")
-                found.recoveryToken = hashedToken
-                found.recoverySentAt = now.microseconds
-                try conn.updateUser(found)
-                try codes.record(conn, userID: found.id, type: "recovery_token", tokenHash: hashedToken,
-                                 relatesTo: found.email ?? email, at: now.microseconds)
+                try codes.store(conn, user: &found, token: hashedToken, slot: \.recoveryToken, sentAt: \.recoverySentAt,
+                                type: "recovery_token", relatesTo: found.email ?? email, at: now)
                 user = found
                 token = hashedToken
-            case "invite":
+            case "invite", "signup":
+                // Both confirm an address not confirmed yet, of a new user or an existing one. An
+                // invited user has no password (`newUserHash` is only made for a sign-up); only a
+                // sign-up merges `data` into an existing user's metadata; only an invitation is
+                // audited and stamps `invited_at`.
+                let invite = type == "invite"
                 if let found = existing {
                     if found.emailConfirmedAt != nil {
-                        throw AuthError(422, .emailExists, "A user with this email address has already been registered")
+                        throw AuthError.duplicateEmail
                     }
                     user = found
-                } else {
-                    user = try createUser(conn, email: email, aud: aud, passwordHash: "", data: data, now: now)
-                }
-                try api.audit(conn, context, actor: caller.actor, action: "user_invited", logType: "team",
-                              traits: ["user_id": .string(user.id), "user_email": .string(user.email ?? "")])
-                user.confirmationToken = hashedToken
-                user.confirmationSentAt = now.microseconds
-                user.invitedAt = now.microseconds
-                try conn.updateUser(user)
-                try codes.record(conn, userID: user.id, type: "confirmation_token", tokenHash: hashedToken,
-                                 relatesTo: user.email ?? email, at: now.microseconds)
-                token = hashedToken
-            case "signup":
-                if let found = existing {
-                    if found.emailConfirmedAt != nil {
-                        throw AuthError(422, .emailExists, "A user with this email address has already been registered")
-                    }
-                    user = found
-                    if let data { user.userMetadata = Models.merge(data, into: user.userMetadata) }
+                    if !invite, let data { user.userMetadata = Models.merge(data, into: user.userMetadata) }
                 } else {
                     user = try createUser(conn, email: email, aud: aud, passwordHash: newUserHash ?? "", data: data, now: now)
                 }
-                user.confirmationToken = hashedToken
-                user.confirmationSentAt = now.microseconds
-                try conn.updateUser(user)
-                try codes.record(conn, userID: user.id, type: "confirmation_token", tokenHash: hashedToken,
-                                 relatesTo: user.email ?? email, at: now.microseconds)
+                if invite {
+                    try api.audit(conn, context, actor: caller.actor, action: "user_invited", logType: "team",
+                                  traits: ["user_id": .string(user.id), "user_email": .string(user.email ?? "")])
+                    user.invitedAt = now.microseconds
+                }
+                try codes.store(conn, user: &user, token: hashedToken, slot: \.confirmationToken, sentAt: \.confirmationSentAt,
+                                type: "confirmation_token", relatesTo: user.email ?? email, at: now)
                 token = hashedToken
             case "email_change_current", "email_change_new":
                 guard var found = existing else { throw AuthError.unexpected }
                 if try conn.userExists(email: newEmail, aud: found.aud, excluding: found.id) {
-                    throw AuthError(422, .emailExists, "A user with this email address has already been registered")
+                    throw AuthError.duplicateEmail
                 }
                 found.emailChangeSentAt = now.microseconds
                 found.emailChange = newEmail
@@ -123,14 +109,8 @@ extension AdminEndpoints {
                     found.emailChangeTokenNew = OneTimeTokens.tokenHash(newEmail, otp)
                 }
                 try conn.updateUser(found)
-                if let current = found.emailChangeTokenCurrent, !current.isEmpty {
-                    try codes.record(conn, userID: found.id, type: "email_change_token_current", tokenHash: current,
-                                     relatesTo: found.email ?? email, at: now.microseconds)
-                }
-                if let new = found.emailChangeTokenNew, !new.isEmpty {
-                    try codes.record(conn, userID: found.id, type: "email_change_token_new", tokenHash: new,
-                                     relatesTo: newEmail, at: now.microseconds)
-                }
+                try codes.recordEmailChange(conn, user: found, current: found.email ?? email, new: newEmail,
+                                            at: now.microseconds)
                 user = found
                 token = (type == "email_change_current" ? found.emailChangeTokenCurrent : found.emailChangeTokenNew) ?? ""
             default:

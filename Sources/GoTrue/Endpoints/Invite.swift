@@ -42,7 +42,7 @@ struct InviteEndpoints: EndpointGroup {
             var user: UserRecord
             if let existing = try conn.user(email: email, aud: aud) {
                 if existing.emailConfirmedAt != nil {
-                    throw AuthError(422, .emailExists, "A user with this email address has already been registered")
+                    throw AuthError.duplicateEmail
                 }
                 user = existing
             } else {

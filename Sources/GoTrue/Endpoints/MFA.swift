@@ -210,12 +210,7 @@ struct MFAEndpoints: EndpointGroup {
 
     /// The host (with port) of an absolute URL, as `url.ParseRequestURI(...).Host`.
     static func host(of url: String) -> String? {
-        guard let scheme = url.firstRange(of: "://") else { return nil }
-        let rest = url[scheme.upperBound...]
-        let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
-        var authority = rest[..<end]
-        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
-        return String(authority)
+        URLAuthority.split(url).map { String($0.authority) }
     }
 
     // MARK: POST /factors/{factor_id}/challenge

@@ -100,13 +100,8 @@ struct OtpEndpoints: EndpointGroup {
         let mailer = Mailer(api: api, context: context)
         try api.write { conn, round in
             guard var user = try conn.user(id: existing!.id) else { throw AuthError.unexpected }
-            if !challenge.isEmpty {
-                try FlowStates.create(conn, project: project, userID: user.id, providerType: FlowStates.magicLink,
-                                      authenticationMethod: FlowStates.magicLink, codeChallengeMethod: challengeMethod,
-                                      codeChallenge: challenge)
-            }
-            try api.audit(conn, context, actor: user, action: "user_recovery_requested", logType: "user")
-            try mailer.sendRecovery(conn, user: &user, magicLink: true, pkce: !challenge.isEmpty, round: &round)
+            try RecoverEndpoints(api: api).requestRecovery(conn, context, user: &user, magicLink: true, challenge: challenge,
+                                                           challengeMethod: challengeMethod, mailer: mailer, round: &round)
         }
         return .json(.object([:]))
     }

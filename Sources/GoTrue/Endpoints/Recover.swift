@@ -30,14 +30,23 @@ struct RecoverEndpoints: EndpointGroup {
         let mailer = Mailer(api: api, context: context)
         try api.write { [email] conn, round in
             guard var user = try conn.user(email: email, aud: aud) else { return }
-            if !challenge.isEmpty {
-                try FlowStates.create(conn, project: project, userID: user.id, providerType: FlowStates.recovery,
-                                      authenticationMethod: FlowStates.recovery, codeChallengeMethod: challengeMethod,
-                                      codeChallenge: challenge)
-            }
-            try api.audit(conn, context, actor: user, action: "user_recovery_requested", logType: "user")
-            try mailer.sendRecovery(conn, user: &user, magicLink: false, pkce: !challenge.isEmpty, round: &round)
+            try requestRecovery(conn, context, user: &user, magicLink: false, challenge: challenge,
+                                challengeMethod: challengeMethod, mailer: mailer, round: &round)
         }
         return .json(.object([:]))
+    }
+
+    /// What `Recover` and `MagicLink` do for a known user, in the same order: a PKCE request's
+    /// flow state (named after the flow), the `user_recovery_requested` audit entry, then the
+    /// email through the recovery token slot.
+    func requestRecovery(_ conn: Connection, _ context: RequestContext, user: inout UserRecord, magicLink: Bool,
+                         challenge: String, challengeMethod: String, mailer: Mailer, round: inout WriteRound) throws {
+        if !challenge.isEmpty {
+            let flow = magicLink ? FlowStates.magicLink : FlowStates.recovery
+            try FlowStates.create(conn, project: project, userID: user.id, providerType: flow, authenticationMethod: flow,
+                                  codeChallengeMethod: challengeMethod, codeChallenge: challenge)
+        }
+        try api.audit(conn, context, actor: user, action: "user_recovery_requested", logType: "user")
+        try mailer.sendRecovery(conn, user: &user, magicLink: magicLink, pkce: !challenge.isEmpty, round: &round)
     }
 }

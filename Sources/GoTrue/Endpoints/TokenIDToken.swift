@@ -128,19 +128,25 @@ extension TokenEndpoints {
         func disabled(_ issuer: String) -> AuthError {
             AuthError(400, .providerDisabled, "Provider (issuer \(GoStrconv.quote(issuer))) is not enabled")
         }
-
-        let resolved: IdTokenProvider
-        let displayedIssuer: String
-        if selects("apple", ExternalProviders.isAppleIssuer) {
-            guard let detected = TokenEndpoints.unverifiedIssuer(token, plainDefault: fake.issuer(for: "apple")) else {
-                throw AuthError(400, .validationFailed, "Unable to detect issuer in ID token for Apple provider")
+        /// Apple and Azure (several issuers each): the issuer the unverified token names must be
+        /// one of the provider's (or the fake issuer's), and agree with a requested `issuer`.
+        func detectedIssuer(_ p: String, named display: String, _ isRealIssuer: (String) -> Bool) throws(AuthError) -> String {
+            guard let detected = TokenEndpoints.unverifiedIssuer(token, plainDefault: fake.issuer(for: p)) else {
+                throw AuthError(400, .validationFailed, "Unable to detect issuer in ID token for \(display) provider")
             }
-            guard ExternalProviders.isAppleIssuer(detected) || fake.provider(forIssuer: detected) == "apple" else {
-                throw AuthError(400, .validationFailed, "Detected ID token issuer is not an Apple ID token issuer")
+            guard isRealIssuer(detected) || fake.provider(forIssuer: detected) == p else {
+                throw AuthError(400, .validationFailed, "Detected ID token issuer is not an \(display) ID token issuer")
             }
             if !issuer.isEmpty && issuer != detected {
                 throw AuthError(400, .validationFailed, "Provided issuer does not match ID token issuer")
             }
+            return detected
+        }
+
+        let resolved: IdTokenProvider
+        let displayedIssuer: String
+        if selects("apple", ExternalProviders.isAppleIssuer) {
+            let detected = try detectedIssuer("apple", named: "Apple", ExternalProviders.isAppleIssuer)
             var ids = settings("apple").clientIDs
             if !config.external.iosBundleID.isEmpty { ids.append(config.external.iosBundleID) }
             resolved = make("apple", [detected], clientIDs: ids)
@@ -149,15 +155,7 @@ extension TokenEndpoints {
             resolved = make("google", ExternalProviders.realIssuers("google", configuration: config))
             displayedIssuer = ExternalProviders.googleIssuer
         } else if selects("azure", ExternalProviders.isAzureIssuer) {
-            guard let detected = TokenEndpoints.unverifiedIssuer(token, plainDefault: fake.issuer(for: "azure")) else {
-                throw AuthError(400, .validationFailed, "Unable to detect issuer in ID token for Azure provider")
-            }
-            guard ExternalProviders.isAzureIssuer(detected) || fake.provider(forIssuer: detected) == "azure" else {
-                throw AuthError(400, .validationFailed, "Detected ID token issuer is not an Azure ID token issuer")
-            }
-            if !issuer.isEmpty && issuer != detected {
-                throw AuthError(400, .validationFailed, "Provided issuer does not match ID token issuer")
-            }
+            let detected = try detectedIssuer("azure", named: "Azure", ExternalProviders.isAzureIssuer)
             resolved = make("azure", [detected])
             displayedIssuer = detected
         } else if selects("facebook", { $0 == ExternalProviders.facebookIssuer }) {

@@ -81,10 +81,10 @@ struct UserEndpoints: EndpointGroup {
         let changesPhone = !phone.isEmpty && phone != (user.phone ?? "")
         try api.read { conn in
             if changesEmail, try conn.userExists(email: email, aud: aud, excluding: user.id) {
-                throw AuthError(422, .emailExists, "A user with this email address has already been registered")
+                throw AuthError.duplicateEmail
             }
             if changesPhone, try conn.userExists(phone: phone, aud: aud, excluding: user.id) {
-                throw AuthError(422, .phoneExists, "A user with this phone number has already been registered")
+                throw AuthError(422, .phoneExists, AuthError.duplicatePhoneMessage)
             }
         }
 
