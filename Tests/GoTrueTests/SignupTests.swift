@@ -233,3 +233,29 @@ import Testing
         #expect(response.headers["X-Supabase-Api-Version"] == "2024-01-01")
     }
 }
+
+/// `models.NewUser` gives every user it makes a pointer to an empty hash when no password comes
+/// with it, so GoTrue's rows hold `encrypted_password = ''`, never NULL: what an app's SQL, a
+/// trigger or a `NOT NULL` check in its own migrations sees of invited, anonymous and
+/// provider-made users.
+@Suite struct PasswordlessUsersTests {
+    static func storedHash(_ api: GoTrueAPI, _ id: String) throws -> String? {
+        try api.project.database.read { try $0.scalar(portable: "SELECT encrypted_password FROM users WHERE id = ?", .text(id)).stringValue }
+    }
+
+    @Test func invitedAndAnonymousUsersGetAnEmptyHash() throws {
+        let api = try makeAPI { $0.external.anonymousUsersEnabled = true }
+        let anonymous = api.call("POST", "/signup", .object(JSONObject()))
+        #expect(anonymous.status == 200)
+        let anonymousID = try #require(anonymous.json["user"]?["id"]?.stringValue)
+        #expect(try Self.storedHash(api, anonymousID) == "")
+
+        let invited = api.call("POST", "/invite", ["email": "invited@example.com"], bearer: api.project.configuration.apiKeys.serviceRole)
+        #expect(invited.status == 200)
+        let invitedID = try #require(invited.json["id"]?.stringValue)
+        #expect(try Self.storedHash(api, invitedID) == "")
+        // An empty hash is no password: signing in with any password is refused as before.
+        let signIn = api.call("POST", "/token?grant_type=password", ["email": "invited@example.com", "password": ""])
+        #expect(signIn.status == 400)
+    }
+}

@@ -107,6 +107,24 @@ extension GoTrueAPI {
         #expect(again.json["user"]?["id"] == user["id"])
     }
 
+    /// `models.NewUser` without a password stores an empty hash; a new user with an email then
+    /// goes through `RemoveUnconfirmedIdentities` before its confirmation (external.go), which
+    /// sets the hash to NULL. So: NULL with an email, '' without one (a provider whose email
+    /// is optional, `GOTRUE_EXTERNAL_GOOGLE_EMAIL_OPTIONAL`).
+    @Test func aProviderMadeUserKeepsAnEmptyHashOnlyWithoutAnEmail() throws {
+        let api = try socialAPI { $0.external.providers["google"]?.emailOptional = true }
+        func storedHash(_ claims: String) throws -> String? {
+            let grant = api.idTokenGrant(["id_token": .string(claims), "provider": "google"])
+            #expect(grant.status == 200)
+            let id = try #require(grant.json["user"]?["id"]?.stringValue)
+            return try api.project.database.read {
+                try $0.scalar(portable: "SELECT encrypted_password FROM users WHERE id = ?", .text(id)).stringValue
+            }
+        }
+        #expect(try storedHash(#"{"sub":"42","aud":"google-client","email":"bo@example.com","email_verified":true}"#) == nil)
+        #expect(try storedHash(#"{"sub":"43","aud":"google-client"}"#) == "")
+    }
+
     @Test func audienceAndSubjectChecks() throws {
         let api = try socialAPI()
         let wrong = api.idTokenGrant(["id_token": #"{"sub":"1","aud":["x","y"]}"#, "provider": "google"])

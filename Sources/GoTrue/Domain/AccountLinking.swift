@@ -131,6 +131,7 @@ struct ExternalAccounts {
             user.aud = aud
             user.role = config.jwt.defaultGroupName
             user.email = candidate.email.isEmpty ? nil : candidate.email
+            user.encryptedPassword = ""  // models.NewUser without a password: an empty hash, never NULL
             user.appMetadata = Models.text(["provider": .string(provider), "providers": [.string(provider)]])
             user.userMetadata = Models.text(identityData)
             // `signupNewUser`, reloading the row an app trigger may have changed.

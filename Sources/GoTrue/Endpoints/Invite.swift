@@ -29,6 +29,7 @@ struct InviteEndpoints: EndpointGroup {
         prospect.aud = aud
         prospect.role = config.jwt.defaultGroupName
         prospect.email = email
+        prospect.encryptedPassword = ""  // models.NewUser without a password: an empty hash, never NULL
         prospect.appMetadata = Models.text(["provider": "email", "providers": ["email"]])
         prospect.userMetadata = Models.text(data)
         let hooks = Hooks(api: api, request: context.request)

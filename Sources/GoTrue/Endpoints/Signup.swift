@@ -53,6 +53,7 @@ struct SignupEndpoints: EndpointGroup {
         user.aud = aud
         user.role = config.jwt.defaultGroupName
         user.isAnonymous = true
+        user.encryptedPassword = ""  // models.NewUser stores an empty hash, never NULL
         user.appMetadata = "{}"
         user.userMetadata = Models.text(data)
         let hooks = Hooks(api: api, request: context.request)
