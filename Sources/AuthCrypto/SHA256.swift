@@ -45,9 +45,9 @@ func bigEndianBytes(_ words: Words8, count: Int) -> [UInt8] {
 
 /// The Merkle-Damgard engine shared by SHA-256 and SHA-224 (they differ only in the initial
 /// value and the digest truncation, FIPS 180-4 sections 5.3.2, 5.3.3, 6.3).
-struct SHA256Engine: Sendable {
+struct SHA256Engine: Sendable, BlockCompressing {
     var state: Words8
-    private var blocks = BlockBuffer64()
+    var blocks = BlockBuffer64()
     let hardware: Bool
 
     init(initialValue: Words8, implementation: SHA256Implementation) {
@@ -69,19 +69,8 @@ struct SHA256Engine: Sendable {
         }
     }
 
-    mutating func update(_ input: UnsafeRawBufferPointer) {
-        var blocks = self.blocks
-        blocks.absorb(input) { compress($0, count: $1) }
-        self.blocks = blocks
-    }
-
     /// Pads (FIPS 180-4 section 5.1.1) and returns the final chaining value.
-    func finalState() -> Words8 {
-        var copy = self
-        var blocks = copy.blocks
-        blocks.pad { copy.compress($0, count: $1) }
-        return copy.state
-    }
+    func finalState() -> Words8 { padded().state }
 }
 
 /// SHA-256 (FIPS 180-4 section 6.2). Uses the CPU's SHA instructions when available.
@@ -102,7 +91,7 @@ public struct SHA256: HashFunction {
         engine = SHA256Engine(initialValue: Self.initialValue, implementation: implementation)
     }
 
-    public mutating func update(bufferPointer: UnsafeRawBufferPointer) { engine.update(bufferPointer) }
+    public mutating func update(bufferPointer: UnsafeRawBufferPointer) { engine.absorb(bufferPointer) }
 
     public func finalize() -> [UInt8] { bigEndianBytes(engine.finalState(), count: 8) }
 
@@ -131,7 +120,7 @@ public struct SHA224: HashFunction {
         engine = SHA256Engine(initialValue: Self.initialValue, implementation: implementation)
     }
 
-    public mutating func update(bufferPointer: UnsafeRawBufferPointer) { engine.update(bufferPointer) }
+    public mutating func update(bufferPointer: UnsafeRawBufferPointer) { engine.absorb(bufferPointer) }
 
     public func finalize() -> [UInt8] { bigEndianBytes(engine.finalState(), count: 7) }
 
