@@ -82,3 +82,30 @@ struct Block128Storage: BlockStorage {
 
 typealias BlockBuffer64 = BlockBuffer<Block64Storage>
 typealias BlockBuffer128 = BlockBuffer<Block128Storage>
+
+/// A hash whose compression function a `BlockBuffer` feeds: SHA-1, SHA-256/224 and SHA-512.
+protocol BlockCompressing {
+    associatedtype Storage: BlockStorage
+    var blocks: BlockBuffer<Storage> { get set }
+    /// Runs the compression function over `count` consecutive whole blocks.
+    mutating func compress(_ blocks: UnsafeRawPointer, count: Int)
+}
+
+extension BlockCompressing {
+    /// Feeds `input` through the buffer into the compression function.
+    mutating func absorb(_ input: UnsafeRawBufferPointer) {
+        // The buffer is taken out while it runs, since `compress` mutates `self`, which holds it.
+        var blocks = self.blocks
+        blocks.absorb(input) { compress($0, count: $1) }
+        self.blocks = blocks
+    }
+
+    /// A copy with the padding absorbed: its state is the final chaining value. `self` stays
+    /// as it is, so a partially fed hash can be finalised and fed further.
+    func padded() -> Self {
+        var copy = self
+        var blocks = copy.blocks
+        blocks.pad { copy.compress($0, count: $1) }
+        return copy
+    }
+}

@@ -1,27 +1,20 @@
 /// SHA-1 (FIPS 180-4 section 6.1). Broken for collision resistance; kept for HMAC-SHA1
 /// interoperability (e.g. TOTP, RFC 6238) where HMAC's security does not rest on it.
-public struct SHA1: HashFunction {
+public struct SHA1: HashFunction, BlockCompressing {
     public static let blockByteCount = 64
     public static let byteCount = 20
 
     private var state: (UInt32, UInt32, UInt32, UInt32, UInt32) =
         // FIPS 180-4 section 5.3.1.
         (0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0)
-    private var blocks = BlockBuffer64()
+    var blocks = BlockBuffer64()
 
     public init() {}
 
-    public mutating func update(bufferPointer input: UnsafeRawBufferPointer) {
-        var blocks = self.blocks
-        blocks.absorb(input) { compress($0, count: $1) }
-        self.blocks = blocks
-    }
+    public mutating func update(bufferPointer input: UnsafeRawBufferPointer) { absorb(input) }
 
     public func finalize() -> [UInt8] {
-        var copy = self
-        var blocks = copy.blocks
-        blocks.pad { copy.compress($0, count: $1) }
-        let s = copy.state
+        let s = padded().state
         var out = [UInt8]()
         out.reserveCapacity(20)
         for v in [s.0, s.1, s.2, s.3, s.4] {
@@ -36,7 +29,7 @@ public struct SHA1: HashFunction {
     @inline(__always)
     private static func rotl(_ x: UInt32, _ n: UInt32) -> UInt32 { (x &<< n) | (x &>> (32 &- n)) }
 
-    private mutating func compress(_ blocks: UnsafeRawPointer, count: Int) {
+    mutating func compress(_ blocks: UnsafeRawPointer, count: Int) {
         withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 80) { schedule in
             let w = schedule.baseAddress!
             for block in 0..<count {

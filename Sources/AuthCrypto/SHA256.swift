@@ -16,7 +16,7 @@ package enum SHA256Implementation: Sendable, Equatable {
 }
 
 /// Eight 32-bit words (the SHA-256 chaining value), stored inline.
-typealias Words8 = (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32)
+package typealias Words8 = (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32)
 
 /// 64 bytes of inline storage for a partial input block.
 typealias Block64 = (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
@@ -45,9 +45,9 @@ func bigEndianBytes(_ words: Words8, count: Int) -> [UInt8] {
 
 /// The Merkle-Damgard engine shared by SHA-256 and SHA-224 (they differ only in the initial
 /// value and the digest truncation, FIPS 180-4 sections 5.3.2, 5.3.3, 6.3).
-struct SHA256Engine: Sendable {
+package struct SHA256Engine: Sendable, BlockCompressing {
     var state: Words8
-    private var blocks = BlockBuffer64()
+    var blocks = BlockBuffer64()
     let hardware: Bool
 
     init(initialValue: Words8, implementation: SHA256Implementation) {
@@ -69,77 +69,67 @@ struct SHA256Engine: Sendable {
         }
     }
 
-    mutating func update(_ input: UnsafeRawBufferPointer) {
-        var blocks = self.blocks
-        blocks.absorb(input) { compress($0, count: $1) }
-        self.blocks = blocks
+    /// Pads (FIPS 180-4 section 5.1.1) and returns the final chaining value.
+    func finalState() -> Words8 { padded().state }
+}
+
+/// SHA-256 and SHA-224: one engine, a 64-byte block, and all but the initial value and the
+/// digest length in common (FIPS 180-4 sections 5.3.2, 5.3.3, 6.3). Package-wide only for the
+/// benchmark's `hash(data:implementation:)`.
+package protocol SHA256Family: HashFunction {
+    /// The initial hash value H(0).
+    static var initialValue: Words8 { get }
+    var engine: SHA256Engine { get set }
+    init(engine: SHA256Engine)
+}
+
+extension SHA256Family {
+    public static var blockByteCount: Int { 64 }
+
+    public init() { self.init(implementation: .automatic) }
+
+    package init(implementation: SHA256Implementation) {
+        self.init(engine: SHA256Engine(initialValue: Self.initialValue, implementation: implementation))
     }
 
-    /// Pads (FIPS 180-4 section 5.1.1) and returns the final chaining value.
-    func finalState() -> Words8 {
-        var copy = self
-        var blocks = copy.blocks
-        blocks.pad { copy.compress($0, count: $1) }
-        return copy.state
+    public mutating func update(bufferPointer: UnsafeRawBufferPointer) { engine.absorb(bufferPointer) }
+
+    /// The leftmost `byteCount` bytes of the final chaining value (FIPS 180-4 sections 6.2.2, 6.3).
+    public func finalize() -> [UInt8] { bigEndianBytes(engine.finalState(), count: Self.byteCount / 4) }
+
+    package static func hash(data: some Sequence<UInt8>, implementation: SHA256Implementation) -> [UInt8] {
+        var hasher = Self(implementation: implementation)
+        hasher.update(data: data)
+        return hasher.finalize()
     }
 }
 
 /// SHA-256 (FIPS 180-4 section 6.2). Uses the CPU's SHA instructions when available.
-public struct SHA256: HashFunction {
-    public static let blockByteCount = 64
+public struct SHA256: SHA256Family {
     public static let byteCount = 32
 
     /// FIPS 180-4 section 5.3.3.
-    static let initialValue: Words8 = (
+    package static let initialValue: Words8 = (
         0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19
     )
 
-    var engine: SHA256Engine
+    package var engine: SHA256Engine
 
-    public init() { self.init(implementation: .automatic) }
-
-    package init(implementation: SHA256Implementation) {
-        engine = SHA256Engine(initialValue: Self.initialValue, implementation: implementation)
-    }
-
-    public mutating func update(bufferPointer: UnsafeRawBufferPointer) { engine.update(bufferPointer) }
-
-    public func finalize() -> [UInt8] { bigEndianBytes(engine.finalState(), count: 8) }
-
-    package static func hash(data: some Sequence<UInt8>, implementation: SHA256Implementation) -> [UInt8] {
-        var hasher = SHA256(implementation: implementation)
-        hasher.update(data: data)
-        return hasher.finalize()
-    }
+    package init(engine: SHA256Engine) { self.engine = engine }
 }
 
 /// SHA-224 (FIPS 180-4 section 6.3): SHA-256 with its own initial value, truncated to 224 bits.
-public struct SHA224: HashFunction {
-    public static let blockByteCount = 64
+public struct SHA224: SHA256Family {
     public static let byteCount = 28
 
     /// FIPS 180-4 section 5.3.2.
-    static let initialValue: Words8 = (
+    package static let initialValue: Words8 = (
         0xc1059ed8, 0x367cd507, 0x3070dd17, 0xf70e5939, 0xffc00b31, 0x68581511, 0x64f98fa7, 0xbefa4fa4
     )
 
-    var engine: SHA256Engine
+    package var engine: SHA256Engine
 
-    public init() { self.init(implementation: .automatic) }
-
-    package init(implementation: SHA256Implementation) {
-        engine = SHA256Engine(initialValue: Self.initialValue, implementation: implementation)
-    }
-
-    public mutating func update(bufferPointer: UnsafeRawBufferPointer) { engine.update(bufferPointer) }
-
-    public func finalize() -> [UInt8] { bigEndianBytes(engine.finalState(), count: 7) }
-
-    package static func hash(data: some Sequence<UInt8>, implementation: SHA256Implementation) -> [UInt8] {
-        var hasher = SHA224(implementation: implementation)
-        hasher.update(data: data)
-        return hasher.finalize()
-    }
+    package init(engine: SHA256Engine) { self.engine = engine }
 }
 
 /// The pure-Swift SHA-256 compression function (FIPS 180-4 section 6.2.2).

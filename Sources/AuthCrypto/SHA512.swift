@@ -3,7 +3,7 @@ typealias Words8x64 = (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, U
 
 /// SHA-512 (FIPS 180-4 section 6.4): 128-byte blocks, 64-bit words, 80 rounds, a 128-bit
 /// message length in the padding (section 5.1.2). Pure Swift; Ed25519 (RFC 8032) hashes with it.
-public struct SHA512: HashFunction {
+public struct SHA512: HashFunction, BlockCompressing {
     public static let blockByteCount = 128
     public static let byteCount = 64
 
@@ -40,24 +40,17 @@ public struct SHA512: HashFunction {
     ]
 
     private var state: Words8x64
-    private var blocks = BlockBuffer128()
+    var blocks = BlockBuffer128()
 
     public init() {
         state = Self.initialValue
     }
 
-    public mutating func update(bufferPointer input: UnsafeRawBufferPointer) {
-        var blocks = self.blocks
-        blocks.absorb(input) { compress($0, count: $1) }
-        self.blocks = blocks
-    }
+    public mutating func update(bufferPointer input: UnsafeRawBufferPointer) { absorb(input) }
 
     /// Pads (FIPS 180-4 section 5.1.2) and serialises the state big-endian (section 6.4.2).
     public func finalize() -> [UInt8] {
-        var copy = self
-        var blocks = copy.blocks
-        blocks.pad { copy.compress($0, count: $1) }
-        var state = copy.state
+        var state = padded().state
         return withUnsafeMutablePointer(to: &state) { pointer in
             pointer.withMemoryRebound(to: UInt64.self, capacity: 8) { words in
                 [UInt8](unsafeUninitializedCapacity: 64) { out, initialized in
@@ -77,7 +70,7 @@ public struct SHA512: HashFunction {
     private static func rotr(_ x: UInt64, _ n: UInt64) -> UInt64 { (x &>> n) | (x &<< (64 &- n)) }
 
     /// The compression function (FIPS 180-4 section 6.4.2) over `count` consecutive blocks.
-    private mutating func compress(_ blocks: UnsafeRawPointer, count: Int) {
+    mutating func compress(_ blocks: UnsafeRawPointer, count: Int) {
         Self.roundConstants.withUnsafeBufferPointer { constants in
             withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 80) { schedule in
                 let w = schedule.baseAddress!, k = constants.baseAddress!

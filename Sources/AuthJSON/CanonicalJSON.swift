@@ -27,7 +27,7 @@ public enum CanonicalJSON {
     public static func isSortedObject(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let base = bytes.baseAddress, bytes.count >= 2, base[0] == UInt8(ascii: "{") else { return false }
         var scanner = Scanner(base: base, end: bytes.count)
-        return scanner.object(depth: 1) && scanner.position == bytes.count
+        return scanner.container(depth: 1, isObject: true) && scanner.position == bytes.count
     }
 
     private struct Scanner {
@@ -44,8 +44,8 @@ public enum CanonicalJSON {
 
         mutating func value(depth: Int) -> Bool {
             switch current {
-            case UInt8(ascii: "{")?: return object(depth: depth + 1)
-            case UInt8(ascii: "[")?: return array(depth: depth + 1)
+            case UInt8(ascii: "{")?: return container(depth: depth + 1, isObject: true)
+            case UInt8(ascii: "[")?: return container(depth: depth + 1, isObject: false)
             case UInt8(ascii: "\"")?: return string() != nil
             case UInt8(ascii: "t")?: return literal("true")
             case UInt8(ascii: "f")?: return literal("false")
@@ -54,45 +54,30 @@ public enum CanonicalJSON {
             }
         }
 
-        /// At `{`.
-        mutating func object(depth: Int) -> Bool {
+        /// At `{` or `[`: an object, whose members are values after keys in increasing order, or
+        /// an array of values.
+        mutating func container(depth: Int, isObject: Bool) -> Bool {
             guard depth <= CanonicalJSON.maximumDepth else { return false }
+            let bracket = isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
             position += 1
-            if current == UInt8(ascii: "}") {
+            if current == bracket {
                 position += 1
                 return true
             }
             var previous: Range<Int>?
             while true {
-                guard current == UInt8(ascii: "\""), let key = string() else { return false }
-                if let previous, !precedes(previous, key) { return false }
-                previous = key
-                guard current == UInt8(ascii: ":") else { return false }
-                position += 1
-                guard value(depth: depth) else { return false }
-                switch current {
-                case UInt8(ascii: ",")?: position += 1
-                case UInt8(ascii: "}")?:
+                if isObject {
+                    guard current == UInt8(ascii: "\""), let key = string() else { return false }
+                    if let previous, !precedes(previous, key) { return false }
+                    previous = key
+                    guard current == UInt8(ascii: ":") else { return false }
                     position += 1
-                    return true
-                default: return false
                 }
-            }
-        }
-
-        /// At `[`.
-        mutating func array(depth: Int) -> Bool {
-            guard depth <= CanonicalJSON.maximumDepth else { return false }
-            position += 1
-            if current == UInt8(ascii: "]") {
-                position += 1
-                return true
-            }
-            while true {
                 guard value(depth: depth) else { return false }
+                // A comma: another member or element follows.
                 switch current {
                 case UInt8(ascii: ",")?: position += 1
-                case UInt8(ascii: "]")?:
+                case bracket?:
                     position += 1
                     return true
                 default: return false

@@ -70,27 +70,29 @@ public struct JSONByteWriter: JSONOutput {
         if needsComma { bytes.append(UInt8(ascii: ",")) }
     }
 
-    public mutating func beginObject() {
+    /// A container's opening bracket, after a comma when a sibling precedes it; its first key or
+    /// element needs none.
+    @inline(__always)
+    private mutating func open(_ bracket: UInt8) {
         separate()
-        bytes.append(UInt8(ascii: "{"))
+        bytes.append(bracket)
         needsComma = false
     }
 
-    public mutating func endObject() {
-        bytes.append(UInt8(ascii: "}"))
+    /// A container's closing bracket: the container is a value, so what follows it needs a comma.
+    @inline(__always)
+    private mutating func close(_ bracket: UInt8) {
+        bytes.append(bracket)
         needsComma = true
     }
 
-    public mutating func beginArray() {
-        separate()
-        bytes.append(UInt8(ascii: "["))
-        needsComma = false
-    }
+    public mutating func beginObject() { open(UInt8(ascii: "{")) }
 
-    public mutating func endArray() {
-        bytes.append(UInt8(ascii: "]"))
-        needsComma = true
-    }
+    public mutating func endObject() { close(UInt8(ascii: "}")) }
+
+    public mutating func beginArray() { open(UInt8(ascii: "[")) }
+
+    public mutating func endArray() { close(UInt8(ascii: "]")) }
 
     public mutating func key(_ name: String) {
         separate()

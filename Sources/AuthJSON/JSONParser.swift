@@ -205,13 +205,7 @@ struct JSONParser {
             skipWhitespace()
             if goDecode, depth == 1 { topLevelKeyStart = keyStart }
             object[key] = try parseValue(depth: depth)
-            skipWhitespace()
-            guard !atEnd else { throw unexpectedEnd }
-            switch bytes[position] {
-            case UInt8(ascii: ","): position += 1
-            case UInt8(ascii: "}"): position += 1; return .object(object)
-            default: throw syntax("after object key:value pair")
-            }
+            if try closes(UInt8(ascii: "}"), context: "after object key:value pair") { return .object(object) }
         }
     }
 
@@ -226,14 +220,20 @@ struct JSONParser {
         while true {
             skipWhitespace()
             elements.append(try parseValue(depth: depth))
-            skipWhitespace()
-            guard !atEnd else { throw unexpectedEnd }
-            switch bytes[position] {
-            case UInt8(ascii: ","): position += 1
-            case UInt8(ascii: "]"): position += 1; return .array(elements)
-            default: throw syntax("after array element")
-            }
+            if try closes(UInt8(ascii: "]"), context: "after array element") { return .array(elements) }
         }
+    }
+
+    /// After a member or element: steps over a comma (false, another follows) or the
+    /// container's closing `bracket` (true); any other byte is the syntax error `context`.
+    @inline(__always)
+    private mutating func closes(_ bracket: UInt8, context: String) throws(JSONError) -> Bool {
+        skipWhitespace()
+        guard !atEnd else { throw unexpectedEnd }
+        let byte = bytes[position]
+        guard byte == UInt8(ascii: ",") || byte == bracket else { throw syntax(context) }
+        position += 1
+        return byte == bracket
     }
 
     /// Checks a container without building it, iteratively (it may nest up to Go's 10,000

@@ -60,56 +60,50 @@ public struct JWK: Sendable {
             }
             algorithm = try resolved(.es256)
             let x = try JWKMember.bytes(object, "x"), y = try JWKMember.bytes(object, "y")
-            let publicKey: P256PublicKey
-            do throws(P256KeyError) {
-                publicKey = try P256PublicKey(x: x, y: y)
-            } catch {
-                throw .invalidCurveKey("\(error)")
-            }
-            if object["d"] != nil {
-                let d = try JWKMember.bytes(object, "d")
-                let privateKey: P256PrivateKey
-                do throws(P256KeyError) {
-                    privateKey = try P256PrivateKey(scalar: d)
-                } catch {
-                    throw .invalidCurveKey("\(error)")
-                }
-                guard privateKey.publicKey == publicKey else { throw .invalidCurveKey("\"d\" does not match \"x\" and \"y\"") }
-                material = .p256(publicKey, privateKey)
-            } else {
-                material = .p256(publicKey, nil)
-            }
+            let (publicKey, privateKey) = try Self.curveKeys(
+                object, publicKey: { try P256PublicKey(x: x, y: y) },
+                privateKey: { try P256PrivateKey(scalar: $0) }, derived: \.publicKey,
+                mismatch: "\"d\" does not match \"x\" and \"y\"")
+            material = .p256(publicKey, privateKey)
         case "OKP":
             guard object["crv"]?.stringValue == "Ed25519" else {
                 throw .unsupported("curve \(object["crv"]?.stringValue ?? "(none)"); only Ed25519 (EdDSA)")
             }
             algorithm = try resolved(.edDSA)
             let x = try JWKMember.bytes(object, "x")
-            let publicKey: Ed25519PublicKey
-            do throws(Ed25519KeyError) {
-                publicKey = try Ed25519PublicKey(rawRepresentation: x)
-            } catch {
-                throw .invalidCurveKey("\(error)")
-            }
-            if object["d"] != nil {
-                let d = try JWKMember.bytes(object, "d")
-                let privateKey: Ed25519PrivateKey
-                do throws(Ed25519KeyError) {
-                    privateKey = try Ed25519PrivateKey(seed: d)
-                } catch {
-                    throw .invalidCurveKey("\(error)")
-                }
-                guard privateKey.publicKey == publicKey else { throw .invalidCurveKey("\"d\" does not match \"x\"") }
-                material = .ed25519(publicKey, privateKey)
-            } else {
-                material = .ed25519(publicKey, nil)
-            }
+            let (publicKey, privateKey) = try Self.curveKeys(
+                object, publicKey: { try Ed25519PublicKey(rawRepresentation: x) },
+                privateKey: { try Ed25519PrivateKey(seed: $0) }, derived: \.publicKey,
+                mismatch: "\"d\" does not match \"x\"")
+            material = .ed25519(publicKey, privateKey)
         default:
             throw .unsupportedKeyType
         }
         self.key = JWTKey(kid: kid, algorithm: algorithm, material: material)
         self.keyOperations = operations
         self.members = object
+    }
+
+    /// The validated public key of an `EC` or `OKP` JWK and, when it has `d`, the private key,
+    /// which must be the one of that same public key (RFC 7518 section 6.2.2.1, RFC 8037
+    /// section 2). A key constructor's refusal becomes `.invalidCurveKey` with its reason.
+    private static func curveKeys<Public: Equatable, Private>(
+        _ object: JSONObject, publicKey makePublic: () throws -> Public,
+        privateKey makePrivate: ([UInt8]) throws -> Private, derived: (Private) -> Public, mismatch: String
+    ) throws(JWKError) -> (Public, Private?) {
+        func validated<Key>(_ make: () throws -> Key) throws(JWKError) -> Key {
+            do {
+                return try make()
+            } catch {
+                throw .invalidCurveKey("\(error)")
+            }
+        }
+        let publicKey = try validated(makePublic)
+        guard object["d"] != nil else { return (publicKey, nil) }
+        let d = try JWKMember.bytes(object, "d")
+        let privateKey = try validated { try makePrivate(d) }
+        guard derived(privateKey) == publicKey else { throw .invalidCurveKey(mismatch) }
+        return (publicKey, privateKey)
     }
 
     /// A new private JWK in the Supabase CLI's `signing_keys.json` format (`gen signing-key`):

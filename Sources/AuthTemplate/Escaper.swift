@@ -390,20 +390,14 @@ struct Escaper {
         // A break or continue leaves the body in the context it was reached in; each must
         // agree with the body's end.
         var c0 = c0
-        for c in rc.breaks {
-            c0 = Escaper.join(c0, c, nodePos: c.breakNode?.pos ?? 0, "range")
-            if c0.state == .stateError {
-                c0.err!.line = c.breakNode?.line ?? 0
-                c0.err!.description = "at range loop break: " + c0.err!.description
-                return c0
-            }
-        }
-        for c in rc.continues {
-            c0 = Escaper.join(c0, c, nodePos: c.breakNode?.pos ?? 0, "range")
-            if c0.state == .stateError {
-                c0.err!.line = c.breakNode?.line ?? 0
-                c0.err!.description = "at range loop continue: " + c0.err!.description
-                return c0
+        for (contexts, keyword) in [(rc.breaks, "break"), (rc.continues, "continue")] {
+            for c in contexts {
+                c0 = Escaper.join(c0, c, nodePos: c.breakNode?.pos ?? 0, "range")
+                if c0.state == .stateError {
+                    c0.err!.line = c.breakNode?.line ?? 0
+                    c0.err!.description = "at range loop \(keyword): " + c0.err!.description
+                    return c0
+                }
             }
         }
         return c0

@@ -198,9 +198,9 @@ struct Lexer {
         case .identifier: lexIdentifier()
         case .field: lexFieldOrVariable(.field)
         case .variable: lexVariable()
-        case .char: lexChar()
+        case .char: lexQuoted(until: UInt32(ascii: "'"), .charConstant, unterminated: "unterminated character constant")
         case .number: lexNumber()
-        case .quote: lexQuote()
+        case .quote: lexQuoted(until: UInt32(ascii: "\""), .string, unterminated: "unterminated quoted string")
         case .rawQuote: lexRawQuote()
         case .done: break
         }
@@ -457,27 +457,6 @@ struct Lexer {
         }
     }
 
-    private mutating func lexChar() {
-        loop: while true {
-            switch next() {
-            case UInt32(ascii: "\\"):
-                let r = next()
-                if r != eof && r != 0x0A { continue loop }
-                errorf("unterminated character constant")
-                return
-            case eof, 0x0A:
-                errorf("unterminated character constant")
-                return
-            case UInt32(ascii: "'"):
-                break loop
-            default:
-                continue loop
-            }
-        }
-        emit(.charConstant)
-        state = .insideAction
-    }
-
     private mutating func lexNumber() {
         if !scanNumber() {
             errorf("bad number syntax: \(GoStrconv.quote(text(start, pos)))")
@@ -528,24 +507,27 @@ struct Lexer {
         return true
     }
 
-    private mutating func lexQuote() {
+    /// A character constant (`'`) or an interpreted string (`"`), up to its closing `quote`: a
+    /// backslash escapes the character after it, and neither may hold a newline or reach the end
+    /// of the input (Go's lexChar and lexQuote, one loop with its own quote, item and error).
+    private mutating func lexQuoted(until quote: UInt32, _ type: ItemType, unterminated: String) {
         loop: while true {
             switch next() {
             case UInt32(ascii: "\\"):
                 let r = next()
                 if r != eof && r != 0x0A { continue loop }
-                errorf("unterminated quoted string")
+                errorf(unterminated)
                 return
             case eof, 0x0A:
-                errorf("unterminated quoted string")
+                errorf(unterminated)
                 return
-            case UInt32(ascii: "\""):
+            case quote:
                 break loop
             default:
                 continue loop
             }
         }
-        emit(.string)
+        emit(type)
         state = .insideAction
     }
 

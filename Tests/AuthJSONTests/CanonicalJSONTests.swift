@@ -42,6 +42,11 @@ import Testing
             #"{"a":nul}"#, #"{"a":1,}"#, #"{"a":[1,]}"#, #"{"a"}"#, #"{"a":1}}"#, #"{"a":1}x"#, #"{a:1}"#, deep, deepArrays,
         ]
         for text in rejected { #expect(!Self.accepts(text), "\(text)") }
+        // Objects and arrays share one scan: each must end with its own bracket, and an array
+        // holds no keys.
+        for text in [#"{"a":1]"#, #"{"a":[1}}"#, #"{"a":[1,2}]}"#, #"{"a":{"b":1]}"#, #"{"a":["b":1]}"#, #"{"a":[}"#] {
+            #expect(!Self.accepts(text), "\(text)")
+        }
         // The limits themselves are inside.
         let atLimit = String(repeating: #"{"a":"#, count: 15) + "1" + String(repeating: "}", count: 16)
         #expect(Self.accepts("{\"a\":" + atLimit + "}") == false)

@@ -110,10 +110,32 @@ import Testing
         let b = JWK(generating: .es256, kid: "b", random: SeededRandom(seed: 7)).privateJSON
         var mixed = a
         mixed["d"] = b["d"]
-        #expect(throws: JWKError.self) { try JWK(mixed) }
+        #expect(throws: JWKError.invalidCurveKey(#""d" does not match "x" and "y""#)) { try JWK(mixed) }
         var okp = try #require(Self.generated[.edDSA]).privateJSON
         okp["d"] = JWK(generating: .edDSA, kid: "c", random: SeededRandom(seed: 8)).privateJSON["d"]
-        #expect(throws: JWKError.self) { try JWK(okp) }
+        #expect(throws: JWKError.invalidCurveKey(#""d" does not match "x""#)) { try JWK(okp) }
+    }
+
+    /// Each half of an EC or OKP key is refused with its own reason; a malformed "d" is a
+    /// member error, and a key without "d" loads as a public key that cannot sign.
+    @Test func curveKeyHalvesAreRefusedWithTheirReasons() throws {
+        var ec = try #require(Self.generated[.es256]).privateJSON
+        ec["d"] = .string(Base64URL.encode([UInt8](repeating: 0, count: 32)))
+        #expect(throws: JWKError.invalidCurveKey("\(P256KeyError.scalarOutOfRange)")) { try JWK(ec) }
+        ec["d"] = "not base64url!"
+        #expect(throws: JWKError.invalidMember("d")) { try JWK(ec) }
+        ec["d"] = nil
+        #expect(try JWK(ec).key.canSign == false)
+        ec["y"] = ec["x"]
+        #expect(throws: JWKError.invalidCurveKey("\(P256KeyError.pointNotOnCurve)")) { try JWK(ec) }
+
+        var okp = try #require(Self.generated[.edDSA]).privateJSON
+        okp["d"] = .string(Base64URL.encode([UInt8](repeating: 1, count: 31)))
+        #expect(throws: JWKError.invalidCurveKey("\(Ed25519KeyError.invalidLength)")) { try JWK(okp) }
+        okp["d"] = nil
+        #expect(try JWK(okp).key.canSign == false)
+        okp["x"] = .string(Base64URL.encode([UInt8](repeating: 0xff, count: 32)))
+        #expect(throws: JWKError.invalidCurveKey("\(Ed25519KeyError.invalidPointEncoding)")) { try JWK(okp) }
     }
 
     /// GoTrue loads `oct` keys (GOTRUE_JWT_KEYS, `signing_keys_path`, the runtime config) through
