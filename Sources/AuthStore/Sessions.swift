@@ -74,16 +74,9 @@ extension Connection {
     /// `UpdateOnlyRefreshToken`): the key when a session moves to the format, the counter on
     /// every token issued after that.
     public func updateSessionRefreshTokenState(id: String, hmacKey: String, counter: Int64) throws(StoreError) {
-        if let postgres {
-            return try postgres.store {
-                try $0.execute("UPDATE auth.sessions SET refresh_token_hmac_key = $1, refresh_token_counter = $2 WHERE id = $3",
-                               .text(hmacKey), .integer(counter), .text(id))
-            }
-        }
-        try execute(
-            "UPDATE sessions SET refresh_token_hmac_key = ?, refresh_token_counter = ? WHERE id = ?",
-            .text(hmacKey), .integer(counter), .text(id)
-        )
+        try execute("UPDATE sessions SET refresh_token_hmac_key = ?, refresh_token_counter = ? WHERE id = ?",
+                    [.text(hmacKey), .integer(counter), .text(id)],
+                    postgres: "UPDATE auth.sessions SET refresh_token_hmac_key = $1, refresh_token_counter = $2 WHERE id = $3")
     }
 
     /// A refresh of a second-format session: its counter and GoTrue's `UpdateOnlyRefreshInfo`
@@ -164,11 +157,8 @@ extension Connection {
 
     /// Deletes one session; its refresh tokens and AMR claims go with it (ON DELETE CASCADE).
     public func deleteSession(id: String) throws(StoreError) {
-        if let postgres {
-            guard PostgresArguments.isUUID(id) else { return }
-            return try postgres.store { try $0.execute("DELETE FROM auth.sessions WHERE id = $1", .text(id)) }
-        }
-        try execute("DELETE FROM sessions WHERE id = ?", .text(id))
+        try execute("DELETE FROM sessions WHERE id = ?", [.text(id)],
+                    postgres: "DELETE FROM auth.sessions WHERE id = $1", ifUUID: id)
     }
 
     /// Deletes every session of a user, except `keep` when given.
@@ -190,11 +180,8 @@ public struct AMRClaimRecord: Sendable, Equatable {
 extension Connection {
     /// `InvalidateSessionsWithAALLessThan(user, "aal2")`: the user's sessions below aal2 end.
     public func deleteSessionsBelowAAL2(userID: String) throws(StoreError) {
-        if let postgres {
-            guard PostgresArguments.isUUID(userID) else { return }
-            return try postgres.store { try $0.execute("DELETE FROM auth.sessions WHERE user_id = $1 AND aal < 'aal2'", .text(userID)) }
-        }
-        try execute("DELETE FROM sessions WHERE user_id = ? AND aal < 'aal2'", .text(userID))
+        try execute("DELETE FROM sessions WHERE user_id = ? AND aal < 'aal2'", [.text(userID)],
+                    postgres: "DELETE FROM auth.sessions WHERE user_id = $1 AND aal < 'aal2'", ifUUID: userID)
     }
 
     /// GoTrue's `AddClaimToSession`: one row per (session, method), refreshed when repeated.

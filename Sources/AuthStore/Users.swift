@@ -232,10 +232,6 @@ extension Connection {
     }
 
     public func deleteUser(id: String) throws(StoreError) {
-        if let postgres {
-            guard PostgresArguments.isUUID(id) else { return }
-            return try postgres.store { try $0.execute("DELETE FROM auth.users WHERE id = $1", .text(id)) }
-        }
-        try execute("DELETE FROM users WHERE id = ?", .text(id))
+        try execute("DELETE FROM users WHERE id = ?", [.text(id)], postgres: "DELETE FROM auth.users WHERE id = $1", ifUUID: id)
     }
 }
