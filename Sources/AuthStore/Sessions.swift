@@ -84,15 +84,7 @@ extension Connection {
     public func updateSessionRefresh(id: String, counter: Int64, refreshedAt: Int64, userAgent: String?, ip: String?)
         throws(StoreError)
     {
-        if let postgres {
-            return try postgres.store {
-                try $0.updateSessionRefresh(id: id, counter: counter, refreshedAt: refreshedAt, updatedAt: refreshedAt, userAgent: userAgent, ip: ip)
-            }
-        }
-        try execute(
-            "UPDATE sessions SET refresh_token_counter = ?, updated_at = ?, refreshed_at = ?, user_agent = ?, ip = ? WHERE id = ?",
-            .integer(counter), .integer(refreshedAt), .integer(refreshedAt), SQLValue(userAgent), SQLValue(ip), .text(id)
-        )
+        try updateSessionRefresh(id: id, counter: counter, refreshedAt: refreshedAt, updatedAt: refreshedAt, userAgent: userAgent, ip: ip)
     }
 
     public func updateSession(_ s: SessionRecord) throws(StoreError) {
@@ -108,22 +100,27 @@ extension Connection {
     }
 
     /// What a refresh changes in its session (GoTrue's `Session.UpdateOnlyRefreshInfo`:
-    /// `refreshed_at`, `user_agent`, `ip`, with `updated_at`). Only these columns are set:
+    /// `refreshed_at`, `user_agent`, `ip`, with `updated_at`), and a second-format session's
+    /// `counter` when given. Only these columns are set:
     /// SQLite rewrites the entry of every index whose column an UPDATE assigns, even to the same
     /// value, so `updateSession` would also rewrite the `not_after` index entry: one more page
     /// written per refresh.
-    public func updateSessionRefresh(id: String, refreshedAt: Int64?, updatedAt: Int64, userAgent: String?, ip: String?)
-        throws(StoreError)
+    public func updateSessionRefresh(id: String, counter: Int64? = nil, refreshedAt: Int64?, updatedAt: Int64, userAgent: String?,
+                                     ip: String?) throws(StoreError)
     {
         if let postgres {
             return try postgres.store {
-                try $0.updateSessionRefresh(id: id, counter: nil, refreshedAt: refreshedAt, updatedAt: updatedAt, userAgent: userAgent, ip: ip)
+                try $0.updateSessionRefresh(id: id, counter: counter, refreshedAt: refreshedAt, updatedAt: updatedAt, userAgent: userAgent, ip: ip)
             }
         }
-        try execute(
-            "UPDATE sessions SET updated_at = ?, refreshed_at = ?, user_agent = ?, ip = ? WHERE id = ?",
-            .integer(updatedAt), SQLValue(refreshedAt), SQLValue(userAgent), SQLValue(ip), .text(id)
-        )
+        if let counter {
+            try execute(
+                "UPDATE sessions SET refresh_token_counter = ?, updated_at = ?, refreshed_at = ?, user_agent = ?, ip = ? WHERE id = ?",
+                .integer(counter), .integer(updatedAt), SQLValue(refreshedAt), SQLValue(userAgent), SQLValue(ip), .text(id))
+        } else {
+            try execute("UPDATE sessions SET updated_at = ?, refreshed_at = ?, user_agent = ?, ip = ? WHERE id = ?",
+                        .integer(updatedAt), SQLValue(refreshedAt), SQLValue(userAgent), SQLValue(ip), .text(id))
+        }
     }
 
     /// `forUpdate`: GoTrue's `FindSessionByID(tx, id, true)`, the row locked until the write's
