@@ -162,7 +162,7 @@ extension Connection {
             // GoTrue's users hold '' in phone_change when no change is pending (SQLite: NULL),
             // so '' names no user here either.
             guard !phoneChange.isEmpty else { return nil }
-            return try postgres.store { try $0.firstUser("phone_change = $1 AND aud = $2 AND is_sso_user = false", .text(phoneChange), .text(aud)) }
+            return try postgres.store { try $0.firstUser("phone_change = $1 AND aud = $2 AND is_sso_user = false", [.text(phoneChange), .text(aud)]) }
         }
         let rows = try query("SELECT id FROM users WHERE phone_change = ? AND aud = ? AND is_sso_user = 0 LIMIT 1",
                              .text(phoneChange), .text(aud))
