@@ -78,15 +78,15 @@ extension Connection {
     /// raw text contains the needle at all. A first page with room to spare is its own count, so
     /// a search that finds a few users reads the table once, not twice.
     public func searchUsers(aud: String, text: String, paging: Paging) throws(StoreError) -> Page<UserRecord> {
-        let needle = String(decoding: text.utf8.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
-        if let postgres { return try postgres.store { try $0.searchUsers(aud: aud, needle: needle, paging: paging) } }
+        let term = UserSearchTerm(text)
+        if let postgres { return try postgres.store { try $0.searchUsers(aud: aud, term: term, paging: paging) } }
         var condition = "aud = ?"
         var arguments: [SQLValue] = [.text(aud)]
-        if Connection.isUUID(needle) {
+        switch term {
+        case .id(let id):
             condition += " AND id = ?"
-            arguments.append(.text(needle))
-        } else {
-            let phone = needle.hasPrefix("+") ? String(needle.dropFirst()) : needle
+            arguments.append(.text(id))
+        case .text(let needle, let phone):
             // The stored JSON escapes `<`, `>`, `&` (as Go does), quotes and backslashes: a
             // needle with any of them cannot be pre-checked against the raw text.
             let raw = needle.unicodeScalars.contains { "<>&\"\\".unicodeScalars.contains($0) || $0.value < 0x20 }
@@ -96,7 +96,7 @@ extension Connection {
                  OR (\(raw) AND (instr(lower(CAST(json_extract(raw_user_meta_data, '$.full_name') AS TEXT)), ?) > 0
                  OR instr(lower(CAST(json_extract(raw_user_meta_data, '$.name') AS TEXT)), ?) > 0)))
                 """
-            arguments += [.text(needle), .text(phone.isEmpty ? needle : phone), .text(needle)]
+            arguments += [.text(needle), .text(phone), .text(needle)]
             if raw != "1" { arguments.append(.text(needle)) }
             arguments += [.text(needle), .text(needle)]
         }
@@ -108,6 +108,26 @@ extension Connection {
             try scalar("SELECT count(*) FROM users WHERE \(condition)", arguments).int64Value ?? 0
         }
         return Page(items: rows.map(UserRecord.init(row:)), total: total)
+    }
+
+    /// What the dashboard's search box looks for, the same on both backends.
+    enum UserSearchTerm {
+        /// A whole uuid: one user, by primary key.
+        case id(String)
+        /// Anything else, matched in every field; `phone` is the needle without a leading `+`
+        /// (phones are stored without it), or the needle itself when that leaves nothing.
+        case text(String, phone: String)
+
+        /// `text` with ASCII letters lowercased (as SQLite's `lower` folds them).
+        init(_ text: String) {
+            let needle = String(decoding: text.utf8.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
+            if Connection.isUUID(needle) {
+                self = .id(needle)
+            } else {
+                let phone = needle.hasPrefix("+") ? String(needle.dropFirst()) : needle
+                self = .text(needle, phone: phone.isEmpty ? needle : phone)
+            }
+        }
     }
 
     /// 8-4-4-4-12 lowercase hex digits.

@@ -50,21 +50,13 @@ extension Connection {
 
     /// `Challenge.Verify`.
     public func markChallengeVerified(id: String, at time: Int64) throws(StoreError) {
-        if let postgres {
-            guard PostgresArguments.isUUID(id) else { return }
-            return try postgres.store {
-                try $0.execute("UPDATE auth.mfa_challenges SET verified_at = $1 WHERE id = $2", PostgresArguments.time(time), .text(id))
-            }
-        }
-        try execute("UPDATE mfa_challenges SET verified_at = ? WHERE id = ?", .integer(time), .text(id))
+        try execute("UPDATE mfa_challenges SET verified_at = ? WHERE id = ?", [.integer(time), .text(id)],
+                    postgres: "UPDATE auth.mfa_challenges SET verified_at = $1 WHERE id = $2", [PostgresArguments.time(time), .text(id)],
+                    ifUUID: id)
     }
 
     public func deleteChallenge(id: String) throws(StoreError) {
-        if let postgres {
-            guard PostgresArguments.isUUID(id) else { return }
-            return try postgres.store { try $0.execute("DELETE FROM auth.mfa_challenges WHERE id = $1", .text(id)) }
-        }
-        try execute("DELETE FROM mfa_challenges WHERE id = ?", .text(id))
+        try execute("DELETE FROM mfa_challenges WHERE id = ?", [.text(id)], postgres: "DELETE FROM auth.mfa_challenges WHERE id = $1", ifUUID: id)
     }
 
     /// The factor's newest challenge (the test side-door reads a phone code from it).

@@ -108,20 +108,13 @@ extension Connection {
 
     /// Deletes a factor; its challenges go with it (ON DELETE CASCADE).
     public func deleteFactor(id: String) throws(StoreError) {
-        if let postgres {
-            guard PostgresArguments.isUUID(id) else { return }
-            return try postgres.store { try $0.execute("DELETE FROM auth.mfa_factors WHERE id = $1", .text(id)) }
-        }
-        try execute("DELETE FROM mfa_factors WHERE id = ?", .text(id))
+        try execute("DELETE FROM mfa_factors WHERE id = ?", [.text(id)], postgres: "DELETE FROM auth.mfa_factors WHERE id = $1", ifUUID: id)
     }
 
     /// `DeleteFactorsByUserId`.
     public func deleteFactors(userID: String) throws(StoreError) {
-        if let postgres {
-            guard PostgresArguments.isUUID(userID) else { return }
-            return try postgres.store { try $0.execute("DELETE FROM auth.mfa_factors WHERE user_id = $1", .text(userID)) }
-        }
-        try execute("DELETE FROM mfa_factors WHERE user_id = ?", .text(userID))
+        try execute("DELETE FROM mfa_factors WHERE user_id = ?", [.text(userID)],
+                    postgres: "DELETE FROM auth.mfa_factors WHERE user_id = $1", ifUUID: userID)
     }
 
     /// `DeleteExpiredFactors`: unverified factors created before `cutoff` that were never

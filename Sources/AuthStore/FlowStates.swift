@@ -134,23 +134,14 @@ extension Connection {
     }
 
     public func recordAuthCodeIssued(flowStateID: String, at time: Int64) throws(StoreError) {
-        if let postgres {
-            guard PostgresArguments.isUUID(flowStateID) else { return }
-            return try postgres.store {
-                try $0.execute("UPDATE auth.flow_state SET auth_code_issued_at = $1, updated_at = $1 WHERE id = $2",
-                               PostgresArguments.time(time), .text(flowStateID))
-            }
-        }
         try execute("UPDATE flow_state SET auth_code_issued_at = ?, updated_at = ? WHERE id = ?",
-                    .integer(time), .integer(time), .text(flowStateID))
+                    [.integer(time), .integer(time), .text(flowStateID)],
+                    postgres: "UPDATE auth.flow_state SET auth_code_issued_at = $1, updated_at = $1 WHERE id = $2",
+                    [PostgresArguments.time(time), .text(flowStateID)], ifUUID: flowStateID)
     }
 
     public func deleteFlowState(id: String) throws(StoreError) {
-        if let postgres {
-            guard PostgresArguments.isUUID(id) else { return }
-            return try postgres.store { try $0.execute("DELETE FROM auth.flow_state WHERE id = $1", .text(id)) }
-        }
-        try execute("DELETE FROM flow_state WHERE id = ?", .text(id))
+        try execute("DELETE FROM flow_state WHERE id = ?", [.text(id)], postgres: "DELETE FROM auth.flow_state WHERE id = $1", ifUUID: id)
     }
 
     /// GoTrue's `FindOneTimeToken`: the owner of an outstanding token of one of `types` with
@@ -171,7 +162,7 @@ extension Connection {
             // GoTrue's users hold '' in phone_change when no change is pending (SQLite: NULL),
             // so '' names no user here either.
             guard !phoneChange.isEmpty else { return nil }
-            return try postgres.store { try $0.firstUser("phone_change = $1 AND aud = $2 AND is_sso_user = false", .text(phoneChange), .text(aud)) }
+            return try postgres.store { try $0.firstUser("phone_change = $1 AND aud = $2 AND is_sso_user = false", [.text(phoneChange), .text(aud)]) }
         }
         let rows = try query("SELECT id FROM users WHERE phone_change = ? AND aud = ? AND is_sso_user = 0 LIMIT 1",
                              .text(phoneChange), .text(aud))

@@ -96,11 +96,8 @@ extension Connection {
     }
 
     public func deleteIdentity(id: String) throws(StoreError) {
-        if let postgres {
-            guard PostgresArguments.isUUID(id) else { return }
-            return try postgres.store { try $0.execute("DELETE FROM auth.identities WHERE id = $1", .text(id)) }
-        }
-        try execute("DELETE FROM identities WHERE id = ?", .text(id))
+        try execute("DELETE FROM identities WHERE id = ?", [.text(id)],
+                    postgres: "DELETE FROM auth.identities WHERE id = $1", ifUUID: id)
     }
 
     /// Identities whose (lowercased) email is one of `emails`, oldest first: the "similar

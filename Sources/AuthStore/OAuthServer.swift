@@ -236,11 +236,8 @@ extension Connection {
     }
 
     public func deleteOAuthAuthorization(id: String) throws(StoreError) {
-        if let postgres {
-            guard PostgresArguments.isUUID(id) else { return }
-            return try postgres.store { try $0.execute("DELETE FROM auth.oauth_authorizations WHERE id = $1", .text(id)) }
-        }
-        try execute("DELETE FROM oauth_authorizations WHERE id = ?", .text(id))
+        try execute("DELETE FROM oauth_authorizations WHERE id = ?", [.text(id)],
+                    postgres: "DELETE FROM auth.oauth_authorizations WHERE id = $1", ifUUID: id)
     }
 
     // MARK: consents
@@ -278,23 +275,14 @@ extension Connection {
     }
 
     public func revokeOAuthConsent(id: String, at time: Int64) throws(StoreError) {
-        if let postgres {
-            guard PostgresArguments.isUUID(id) else { return }
-            return try postgres.store {
-                try $0.execute("UPDATE auth.oauth_consents SET revoked_at = $1 WHERE id = $2", PostgresArguments.time(time), .text(id))
-            }
-        }
-        try execute("UPDATE oauth_consents SET revoked_at = ? WHERE id = ?", .integer(time), .text(id))
+        try execute("UPDATE oauth_consents SET revoked_at = ? WHERE id = ?", [.integer(time), .text(id)],
+                    postgres: "UPDATE auth.oauth_consents SET revoked_at = $1 WHERE id = $2", [PostgresArguments.time(time), .text(id)],
+                    ifUUID: id)
     }
 
     /// `RevokeOAuthSessions`: the user's sessions issued to the client end.
     public func deleteOAuthSessions(userID: String, clientID: String) throws(StoreError) {
-        if let postgres {
-            guard PostgresArguments.isUUID(userID), PostgresArguments.isUUID(clientID) else { return }
-            return try postgres.store {
-                try $0.execute("DELETE FROM auth.sessions WHERE user_id = $1 AND oauth_client_id = $2", .text(userID), .text(clientID))
-            }
-        }
-        try execute("DELETE FROM sessions WHERE user_id = ? AND oauth_client_id = ?", .text(userID), .text(clientID))
+        try execute("DELETE FROM sessions WHERE user_id = ? AND oauth_client_id = ?", [.text(userID), .text(clientID)],
+                    postgres: "DELETE FROM auth.sessions WHERE user_id = $1 AND oauth_client_id = $2", ifUUID: userID, clientID)
     }
 }

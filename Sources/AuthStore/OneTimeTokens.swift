@@ -24,21 +24,12 @@ extension Connection {
     /// `ClearAllOneTimeTokensForUser`.
     /// Deletes the user's outstanding token of `type` (`ClearOneTimeToken` in the real store).
     public func deleteOneTimeToken(userID: String, type: String) throws(StoreError) {
-        if let postgres {
-            guard PostgresArguments.isUUID(userID) else { return }
-            return try postgres.store {
-                try $0.execute("DELETE FROM auth.one_time_tokens WHERE user_id = $1 AND token_type = $2",
-                               .text(userID), .text(type))
-            }
-        }
-        try execute("DELETE FROM one_time_tokens WHERE user_id = ? AND token_type = ?", .text(userID), .text(type))
+        try execute("DELETE FROM one_time_tokens WHERE user_id = ? AND token_type = ?", [.text(userID), .text(type)],
+                    postgres: "DELETE FROM auth.one_time_tokens WHERE user_id = $1 AND token_type = $2", ifUUID: userID)
     }
 
     public func deleteOneTimeTokens(userID: String) throws(StoreError) {
-        if let postgres {
-            guard PostgresArguments.isUUID(userID) else { return }
-            return try postgres.store { try $0.execute("DELETE FROM auth.one_time_tokens WHERE user_id = $1", .text(userID)) }
-        }
-        try execute("DELETE FROM one_time_tokens WHERE user_id = ?", .text(userID))
+        try execute("DELETE FROM one_time_tokens WHERE user_id = ?", [.text(userID)],
+                    postgres: "DELETE FROM auth.one_time_tokens WHERE user_id = $1", ifUUID: userID)
     }
 }

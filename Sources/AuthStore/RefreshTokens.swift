@@ -80,28 +80,17 @@ extension Connection {
     }
 
     public func revokeRefreshToken(id: Int64, at time: Int64) throws(StoreError) {
-        if let postgres {
-            return try postgres.store {
-                try $0.execute("UPDATE auth.refresh_tokens SET revoked = true, updated_at = $1 WHERE id = $2",
-                               PostgresArguments.time(time), .integer(id))
-            }
-        }
-        try execute("UPDATE refresh_tokens SET revoked = 1, updated_at = ? WHERE id = ?", .integer(time), .integer(id))
+        try execute("UPDATE refresh_tokens SET revoked = 1, updated_at = ? WHERE id = ?", [.integer(time), .integer(id)],
+                    postgres: "UPDATE auth.refresh_tokens SET revoked = true, updated_at = $1 WHERE id = $2",
+                    [PostgresArguments.time(time), .integer(id)])
     }
 
     /// Revokes every live token of the session (GoTrue's `RevokeTokenFamily`).
     public func revokeRefreshTokens(sessionID: String, at time: Int64) throws(StoreError) {
-        if let postgres {
-            guard PostgresArguments.isUUID(sessionID) else { return }
-            return try postgres.store {
-                try $0.execute("UPDATE auth.refresh_tokens SET revoked = true, updated_at = $1 WHERE session_id = $2 AND revoked = false",
-                               PostgresArguments.time(time), .text(sessionID))
-            }
-        }
-        try execute(
-            "UPDATE refresh_tokens SET revoked = 1, updated_at = ? WHERE session_id = ? AND revoked = 0",
-            .integer(time), .text(sessionID)
-        )
+        try execute("UPDATE refresh_tokens SET revoked = 1, updated_at = ? WHERE session_id = ? AND revoked = 0",
+                    [.integer(time), .text(sessionID)],
+                    postgres: "UPDATE auth.refresh_tokens SET revoked = true, updated_at = $1 WHERE session_id = $2 AND revoked = false",
+                    [PostgresArguments.time(time), .text(sessionID)], ifUUID: sessionID)
     }
 
     /// A session's refresh-token family in the legacy format: how many tokens rotation has
@@ -121,7 +110,6 @@ extension Connection {
     }
 
     public func deleteRefreshToken(id: Int64) throws(StoreError) {
-        if let postgres { return try postgres.store { try $0.execute("DELETE FROM auth.refresh_tokens WHERE id = $1", .integer(id)) } }
-        try execute("DELETE FROM refresh_tokens WHERE id = ?", .integer(id))
+        try execute("DELETE FROM refresh_tokens WHERE id = ?", [.integer(id)], postgres: "DELETE FROM auth.refresh_tokens WHERE id = $1")
     }
 }

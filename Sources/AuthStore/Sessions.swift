@@ -74,16 +74,9 @@ extension Connection {
     /// `UpdateOnlyRefreshToken`): the key when a session moves to the format, the counter on
     /// every token issued after that.
     public func updateSessionRefreshTokenState(id: String, hmacKey: String, counter: Int64) throws(StoreError) {
-        if let postgres {
-            return try postgres.store {
-                try $0.execute("UPDATE auth.sessions SET refresh_token_hmac_key = $1, refresh_token_counter = $2 WHERE id = $3",
-                               .text(hmacKey), .integer(counter), .text(id))
-            }
-        }
-        try execute(
-            "UPDATE sessions SET refresh_token_hmac_key = ?, refresh_token_counter = ? WHERE id = ?",
-            .text(hmacKey), .integer(counter), .text(id)
-        )
+        try execute("UPDATE sessions SET refresh_token_hmac_key = ?, refresh_token_counter = ? WHERE id = ?",
+                    [.text(hmacKey), .integer(counter), .text(id)],
+                    postgres: "UPDATE auth.sessions SET refresh_token_hmac_key = $1, refresh_token_counter = $2 WHERE id = $3")
     }
 
     /// A refresh of a second-format session: its counter and GoTrue's `UpdateOnlyRefreshInfo`
@@ -91,15 +84,7 @@ extension Connection {
     public func updateSessionRefresh(id: String, counter: Int64, refreshedAt: Int64, userAgent: String?, ip: String?)
         throws(StoreError)
     {
-        if let postgres {
-            return try postgres.store {
-                try $0.updateSessionRefresh(id: id, counter: counter, refreshedAt: refreshedAt, updatedAt: refreshedAt, userAgent: userAgent, ip: ip)
-            }
-        }
-        try execute(
-            "UPDATE sessions SET refresh_token_counter = ?, updated_at = ?, refreshed_at = ?, user_agent = ?, ip = ? WHERE id = ?",
-            .integer(counter), .integer(refreshedAt), .integer(refreshedAt), SQLValue(userAgent), SQLValue(ip), .text(id)
-        )
+        try updateSessionRefresh(id: id, counter: counter, refreshedAt: refreshedAt, updatedAt: refreshedAt, userAgent: userAgent, ip: ip)
     }
 
     public func updateSession(_ s: SessionRecord) throws(StoreError) {
@@ -115,22 +100,27 @@ extension Connection {
     }
 
     /// What a refresh changes in its session (GoTrue's `Session.UpdateOnlyRefreshInfo`:
-    /// `refreshed_at`, `user_agent`, `ip`, with `updated_at`). Only these columns are set:
+    /// `refreshed_at`, `user_agent`, `ip`, with `updated_at`), and a second-format session's
+    /// `counter` when given. Only these columns are set:
     /// SQLite rewrites the entry of every index whose column an UPDATE assigns, even to the same
     /// value, so `updateSession` would also rewrite the `not_after` index entry: one more page
     /// written per refresh.
-    public func updateSessionRefresh(id: String, refreshedAt: Int64?, updatedAt: Int64, userAgent: String?, ip: String?)
-        throws(StoreError)
+    public func updateSessionRefresh(id: String, counter: Int64? = nil, refreshedAt: Int64?, updatedAt: Int64, userAgent: String?,
+                                     ip: String?) throws(StoreError)
     {
         if let postgres {
             return try postgres.store {
-                try $0.updateSessionRefresh(id: id, counter: nil, refreshedAt: refreshedAt, updatedAt: updatedAt, userAgent: userAgent, ip: ip)
+                try $0.updateSessionRefresh(id: id, counter: counter, refreshedAt: refreshedAt, updatedAt: updatedAt, userAgent: userAgent, ip: ip)
             }
         }
-        try execute(
-            "UPDATE sessions SET updated_at = ?, refreshed_at = ?, user_agent = ?, ip = ? WHERE id = ?",
-            .integer(updatedAt), SQLValue(refreshedAt), SQLValue(userAgent), SQLValue(ip), .text(id)
-        )
+        if let counter {
+            try execute(
+                "UPDATE sessions SET refresh_token_counter = ?, updated_at = ?, refreshed_at = ?, user_agent = ?, ip = ? WHERE id = ?",
+                .integer(counter), .integer(updatedAt), SQLValue(refreshedAt), SQLValue(userAgent), SQLValue(ip), .text(id))
+        } else {
+            try execute("UPDATE sessions SET updated_at = ?, refreshed_at = ?, user_agent = ?, ip = ? WHERE id = ?",
+                        .integer(updatedAt), SQLValue(refreshedAt), SQLValue(userAgent), SQLValue(ip), .text(id))
+        }
     }
 
     /// `forUpdate`: GoTrue's `FindSessionByID(tx, id, true)`, the row locked until the write's
@@ -164,11 +154,8 @@ extension Connection {
 
     /// Deletes one session; its refresh tokens and AMR claims go with it (ON DELETE CASCADE).
     public func deleteSession(id: String) throws(StoreError) {
-        if let postgres {
-            guard PostgresArguments.isUUID(id) else { return }
-            return try postgres.store { try $0.execute("DELETE FROM auth.sessions WHERE id = $1", .text(id)) }
-        }
-        try execute("DELETE FROM sessions WHERE id = ?", .text(id))
+        try execute("DELETE FROM sessions WHERE id = ?", [.text(id)],
+                    postgres: "DELETE FROM auth.sessions WHERE id = $1", ifUUID: id)
     }
 
     /// Deletes every session of a user, except `keep` when given.
@@ -190,11 +177,8 @@ public struct AMRClaimRecord: Sendable, Equatable {
 extension Connection {
     /// `InvalidateSessionsWithAALLessThan(user, "aal2")`: the user's sessions below aal2 end.
     public func deleteSessionsBelowAAL2(userID: String) throws(StoreError) {
-        if let postgres {
-            guard PostgresArguments.isUUID(userID) else { return }
-            return try postgres.store { try $0.execute("DELETE FROM auth.sessions WHERE user_id = $1 AND aal < 'aal2'", .text(userID)) }
-        }
-        try execute("DELETE FROM sessions WHERE user_id = ? AND aal < 'aal2'", .text(userID))
+        try execute("DELETE FROM sessions WHERE user_id = ? AND aal < 'aal2'", [.text(userID)],
+                    postgres: "DELETE FROM auth.sessions WHERE user_id = $1 AND aal < 'aal2'", ifUUID: userID)
     }
 
     /// GoTrue's `AddClaimToSession`: one row per (session, method), refreshed when repeated.

@@ -168,37 +168,28 @@ extension Connection {
 
     /// GoTrue's `FindUserByEmailAndAudience`: case-insensitive, non-SSO accounts only.
     public func user(email: String, aud: String) throws(StoreError) -> UserRecord? {
-        if let postgres {
-            return try postgres.store {
-                try $0.firstUser("lower(email) = lower($1) AND aud = $2 AND is_sso_user = false", .text(email), .text(aud))
-            }
-        }
-        return try queryFirst(
-            "\(Connection.userSelect) WHERE lower(email) = lower(?) AND aud = ? AND is_sso_user = 0 LIMIT 1",
-            .text(email), .text(aud)
-        ).map(UserRecord.init(row:))
+        try firstUser(where: "lower(email) = lower(?) AND aud = ? AND is_sso_user = 0",
+                      postgres: "lower(email) = lower($1) AND aud = $2 AND is_sso_user = false", .text(email), .text(aud))
     }
 
     /// GoTrue's `FindUserByConfirmationToken` (an invite being accepted through OAuth).
     public func user(confirmationToken: String) throws(StoreError) -> UserRecord? {
-        if let postgres {
-            return try postgres.store { try $0.firstUser("confirmation_token = $1", .text(confirmationToken)) }
-        }
-        return try queryFirst("\(Connection.userSelect) WHERE confirmation_token = ? LIMIT 1", .text(confirmationToken))
-            .map(UserRecord.init(row:))
+        try firstUser(where: "confirmation_token = ?", postgres: "confirmation_token = $1", .text(confirmationToken))
     }
 
     /// GoTrue's `FindUserByPhoneAndAudience`.
     public func user(phone: String, aud: String) throws(StoreError) -> UserRecord? {
-        if let postgres {
-            return try postgres.store {
-                try $0.firstUser("phone = $1 AND aud = $2 AND is_sso_user = false", .text(phone), .text(aud))
-            }
-        }
-        return try queryFirst(
-            "\(Connection.userSelect) WHERE phone = ? AND aud = ? AND is_sso_user = 0 LIMIT 1",
-            .text(phone), .text(aud)
-        ).map(UserRecord.init(row:))
+        try firstUser(where: "phone = ? AND aud = ? AND is_sso_user = 0",
+                      postgres: "phone = $1 AND aud = $2 AND is_sso_user = false", .text(phone), .text(aud))
+    }
+
+    /// The first user a lookup finds: `condition` in SQLite's spelling, `pgCondition` the same
+    /// test in Postgres' (`$n` placeholders, boolean columns), over the same `arguments`.
+    private func firstUser(where condition: String, postgres pgCondition: String, _ arguments: SQLValue...)
+        throws(StoreError) -> UserRecord?
+    {
+        if let postgres { return try postgres.store { try $0.firstUser(pgCondition, arguments) } }
+        return try queryFirst("\(Connection.userSelect) WHERE \(condition) LIMIT 1", arguments).map(UserRecord.init(row:))
     }
 
     /// Whether another account already uses this email (any audience check is the caller's).
@@ -232,10 +223,6 @@ extension Connection {
     }
 
     public func deleteUser(id: String) throws(StoreError) {
-        if let postgres {
-            guard PostgresArguments.isUUID(id) else { return }
-            return try postgres.store { try $0.execute("DELETE FROM auth.users WHERE id = $1", .text(id)) }
-        }
-        try execute("DELETE FROM users WHERE id = ?", .text(id))
+        try execute("DELETE FROM users WHERE id = ?", [.text(id)], postgres: "DELETE FROM auth.users WHERE id = $1", ifUUID: id)
     }
 }

@@ -196,23 +196,15 @@ extension Connection {
     }
 
     public func renameWebAuthnCredential(id: String, friendlyName: String, at time: Int64) throws(StoreError) {
-        if let postgres {
-            guard PostgresArguments.isUUID(id) else { return }
-            return try postgres.store {
-                try $0.execute("UPDATE auth.webauthn_credentials SET friendly_name = $1, updated_at = $2 WHERE id = $3",
-                               .text(friendlyName), PostgresArguments.time(time), .text(id))
-            }
-        }
         try execute("UPDATE webauthn_credentials SET friendly_name = ?, updated_at = ? WHERE id = ?",
-                    .text(friendlyName), .integer(time), .text(id))
+                    [.text(friendlyName), .integer(time), .text(id)],
+                    postgres: "UPDATE auth.webauthn_credentials SET friendly_name = $1, updated_at = $2 WHERE id = $3",
+                    [.text(friendlyName), PostgresArguments.time(time), .text(id)], ifUUID: id)
     }
 
     public func deleteWebAuthnCredential(id: String) throws(StoreError) {
-        if let postgres {
-            guard PostgresArguments.isUUID(id) else { return }
-            return try postgres.store { try $0.execute("DELETE FROM auth.webauthn_credentials WHERE id = $1", .text(id)) }
-        }
-        try execute("DELETE FROM webauthn_credentials WHERE id = ?", .text(id))
+        try execute("DELETE FROM webauthn_credentials WHERE id = ?", [.text(id)],
+                    postgres: "DELETE FROM auth.webauthn_credentials WHERE id = $1", ifUUID: id)
     }
 
     // MARK: webauthn_challenges
@@ -323,14 +315,8 @@ extension Connection {
     }
 
     public func setChallengeWebAuthnSessionData(challengeID: String, sessionData: String) throws(StoreError) {
-        if let postgres {
-            guard PostgresArguments.isUUID(challengeID) else { return }
-            return try postgres.store {
-                try $0.execute("UPDATE auth.mfa_challenges SET web_authn_session_data = $1::jsonb WHERE id = $2",
-                               .text(sessionData), .text(challengeID))
-            }
-        }
-        try execute("UPDATE mfa_challenges SET web_authn_session_data = ? WHERE id = ?", .text(sessionData), .text(challengeID))
+        try execute("UPDATE mfa_challenges SET web_authn_session_data = ? WHERE id = ?", [.text(sessionData), .text(challengeID)],
+                    postgres: "UPDATE auth.mfa_challenges SET web_authn_session_data = $1::jsonb WHERE id = $2", ifUUID: challengeID)
     }
 
     public func challengeWebAuthnSessionData(challengeID: String) throws(StoreError) -> String? {

@@ -67,6 +67,7 @@ import PostgresTestSupport
             #expect(try ids("lovelace") == [ada.id])
             #expect(try ids("hopper") == [grace.id])
             #expect(try ids("+1555") == [grace.id])
+            #expect(try ids("+").isEmpty)  // a lone `+` is looked for as it is, not as an empty phone
             #expect(try ids(ada.id.uppercased()) == [ada.id])  // a whole id
             #expect(try ids(String(alan.id.prefix(13))) == [alan.id])
             #expect(try ids("%").isEmpty)  // literal, not a wildcard

@@ -275,6 +275,42 @@ extension StoreBackendTests {
         #expect(try db.write { try $0.insertProjectSigningKeyIfNone(algorithm: "ES256", privateJWK: #"{"kty":"other"}"#, at: t0) } == #"{"kty":"EC"}"#)
         #expect(try db.read { try $0.projectSigningKey(algorithm: "ES256") } == #"{"kty":"EC"}"#)
     }
+
+    /// Writes naming a row by an id that is no uuid find no row on either backend: SQLite runs
+    /// them and changes nothing, Postgres mode does not send them (a uuid column would refuse
+    /// the text with 22P02). Each id a statement names is checked, not only the first.
+    @Test(arguments: StoreBackend.available) func writesByAnIdThatIsNoUUIDChangeNothing(backend: StoreBackend) throws {
+        let db = try backend.open()
+        let ada = user(email: "ada@example.com")
+        try db.write { try $0.insertUser(ada) }
+        let session = SessionRecord(id: newID(), userID: ada.id, at: t0)
+        try db.write { try $0.insertSession(session) }
+        let bad = "not-a-uuid"
+        try db.write { (c: Connection) throws in
+            try c.deleteUser(id: bad)
+            try c.deleteIdentity(id: bad)
+            try c.deleteSession(id: bad)
+            try c.deleteSessionsBelowAAL2(userID: bad)
+            try c.deleteFactor(id: bad)
+            try c.deleteFactors(userID: bad)
+            try c.markChallengeVerified(id: bad, at: t0)
+            try c.deleteChallenge(id: bad)
+            try c.recordAuthCodeIssued(flowStateID: bad, at: t0)
+            try c.deleteFlowState(id: bad)
+            try c.deleteOAuthAuthorization(id: bad)
+            try c.revokeOAuthConsent(id: bad, at: t0)
+            try c.deleteOAuthSessions(userID: ada.id, clientID: bad)
+            try c.deleteOAuthSessions(userID: bad, clientID: newID())
+            try c.renameWebAuthnCredential(id: bad, friendlyName: "key", at: t0)
+            try c.deleteWebAuthnCredential(id: bad)
+            try c.setChallengeWebAuthnSessionData(challengeID: bad, sessionData: "{}")
+            try c.deleteOneTimeToken(userID: bad, type: "confirmation_token")
+            try c.deleteOneTimeTokens(userID: bad)
+            try c.revokeRefreshTokens(sessionID: bad, at: t0)
+        }
+        #expect(try db.read { try $0.user(id: ada.id) } == ada)
+        #expect(try db.read { try $0.session(id: session.id) } == session)
+    }
 }
 
 /// The rows of `sql` as text: through the store's connection for SQLite, the Postgres

@@ -36,20 +36,20 @@ extension PostgresConnection {
     /// (`strpos`). Both sides go through Postgres' `lower()`, which also folds letters beyond
     /// ASCII. Every user of the audience is searched, whatever its `instance_id`: the dashboard
     /// shows what is in the table.
-    func searchUsers(aud: String, needle: String, paging: Paging) throws(PostgresError) -> Page<UserRecord> {
+    func searchUsers(aud: String, term: Connection.UserSearchTerm, paging: Paging) throws(PostgresError) -> Page<UserRecord> {
         var condition = "aud = $1"
         var arguments: [SQLValue] = [.text(aud)]
-        if Connection.isUUID(needle) {
+        switch term {
+        case .id(let id):
             condition += " AND id = $2::uuid"
-            arguments.append(.text(needle))
-        } else {
-            let phone = needle.hasPrefix("+") ? String(needle.dropFirst()) : needle
+            arguments.append(.text(id))
+        case .text(let needle, let phone):
             condition += """
                  AND (strpos(lower(email), lower($2)) > 0 OR strpos(phone, $3) > 0 OR strpos(id::text, lower($2)) > 0
                  OR strpos(lower(raw_user_meta_data->>'full_name'), lower($2)) > 0
                  OR strpos(lower(raw_user_meta_data->>'name'), lower($2)) > 0)
                 """
-            arguments += [.text(needle), .text(phone.isEmpty ? needle : phone)]
+            arguments += [.text(needle), .text(phone)]
         }
         let rows = try query(
             """

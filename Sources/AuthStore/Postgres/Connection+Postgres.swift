@@ -51,6 +51,21 @@ extension Connection {
         }
     }
 
+    /// A statement with no result that each backend spells its own way: `sqlite` with `?`
+    /// placeholders, `pgSQL` on GoTrue's `auth` schema with `$n` ones, bound to `pgArguments`
+    /// when its values differ from SQLite's (times), else to `arguments`. In Postgres mode each
+    /// of `uuids` must be a uuid or nothing runs: such an id names no row there, as in SQLite,
+    /// where binding it to a uuid column would raise 22P02 instead. `pgArguments` is built only
+    /// in Postgres mode: a SQLite refresh revokes a token through here.
+    func execute(_ sqlite: String, _ arguments: [SQLValue], postgres pgSQL: String,
+                 _ pgArguments: @autoclosure () -> [SQLValue]? = nil, ifUUID uuids: String...) throws(StoreError) {
+        if let postgres {
+            guard uuids.allSatisfy(PostgresArguments.isUUID) else { return }
+            return try postgres.store { try $0.execute(pgSQL, pgArguments() ?? arguments) }
+        }
+        try execute(sqlite, arguments)
+    }
+
     private func reopenIfDropped(_ postgres: PostgresConnection) throws(StoreError) {
         guard !postgres.isConnected else { return }
         do {

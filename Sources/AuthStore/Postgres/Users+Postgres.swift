@@ -80,7 +80,7 @@ extension PostgresConnection {
                     PostgresArguments.time(lastSignInAt), PostgresArguments.time(updatedAt), .text(id))
     }
 
-    func firstUser(_ condition: String, _ arguments: SQLValue...) throws(PostgresError) -> UserRecord? {
+    func firstUser(_ condition: String, _ arguments: [SQLValue]) throws(PostgresError) -> UserRecord? {
         try queryFirst("\(UserRecord.postgresSelect) WHERE \(condition) LIMIT 1", arguments).map { row throws(PostgresError) in
             try UserRecord(postgresRow: row)
         }
@@ -88,7 +88,7 @@ extension PostgresConnection {
 
     func user(id: String) throws(PostgresError) -> UserRecord? {
         guard PostgresArguments.isUUID(id) else { return nil }
-        return try firstUser("id = $1", .text(id))
+        return try firstUser("id = $1", [.text(id)])
     }
 
     func userExists(_ condition: String, _ value: String, aud: String, excluding id: String?) throws(PostgresError) -> Bool {
