@@ -311,11 +311,6 @@ public final class Emulator: Sendable {
         public var requests: DrainReport
         /// What became of the database's write-ahead log.
         public var database: CloseOutcome
-
-        public init(requests: DrainReport, database: CloseOutcome) {
-            self.requests = requests
-            self.database = database
-        }
     }
 
     /// Blocks until `stop()` has completed, database included (for the CLI's main thread).

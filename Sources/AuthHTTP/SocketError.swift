@@ -5,11 +5,6 @@ public struct SocketError: Error, CustomStringConvertible, Equatable {
     public let operation: String
     public let errno: Int32
 
-    public init(operation: String, errno: Int32) {
-        self.operation = operation
-        self.errno = errno
-    }
-
     public var description: String {
         "\(operation): \(SocketOps.errorDescription(errno))"
     }
