@@ -13,13 +13,6 @@ public struct APIKeys: Sendable, Equatable {
     /// `sb_secret_...`: behaves as the service_role key at the gateway.
     public var secret: String?
 
-    public init(anon: String, serviceRole: String, publishable: String? = nil, secret: String? = nil) {
-        self.anon = anon
-        self.serviceRole = serviceRole
-        self.publishable = publishable
-        self.secret = secret
-    }
-
     /// The opaque keys `supabase start` prints for every local project.
     public static let localPublishable = "sb_publishable_ACJWlzQHlZjBrEguHvfOxg_3BJgxAaH"
     public static let localSecret = "sb_secret_N7UND0UgjKTVK-Uodkm0Hg_xSvEMPvz"

@@ -27,15 +27,8 @@ public struct AuthError: Error, Sendable, Equatable {
     public struct PostgresError: Sendable, Equatable {
         public var code: String
         public var message: String
-        public var detail: String
-        public var hint: String
-
-        public init(code: String, message: String, detail: String = "", hint: String = "") {
-            self.code = code
-            self.message = message
-            self.detail = detail
-            self.hint = hint
-        }
+        public var detail: String = ""
+        public var hint: String = ""
 
         /// Postgres' own words for a unique index that refused a value (SQLSTATE 23505).
         public static func uniqueViolation(index: String, column: String, value: String) -> PostgresError {
