@@ -269,3 +269,37 @@ struct PostgresBootstrapTests {
         #expect(try db.scalar("SELECT auth.uid()") == .null)
     }
 }
+
+/// `GoTrueSchema.tablesText`'s line forms, read without a database.
+struct GoTrueSchemaTextTests {
+    @Test func eachLineFormLandsInItsField() {
+        let tables = GoTrueSchema.parse("""
+            TABLE things SINCE 20200101000000 RLS
+              id uuid NOT NULL
+              -- a note is skipped
+            SINCE 20210101000000
+              label text DEFAULT ''::text
+              CONSTRAINT things_pkey PRIMARY KEY (id)
+              CONSTRAINT things_owner_fkey FOREIGN KEY (id) REFERENCES auth.users (id) ON DELETE CASCADE
+            TABLE others SINCE 20220101000000
+              id uuid
+            """)
+        #expect(tables.map(\.name) == ["things", "others"])
+        #expect(tables.map(\.rowLevelSecurity) == [true, false])
+        #expect(tables[0].since == "20200101000000")
+        #expect(tables[0].columns.map(\.name) == ["id", "label"])
+        #expect(tables[0].columns.map(\.definition) == ["uuid NOT NULL", "text DEFAULT ''::text"])
+        #expect(tables[0].columns.map(\.since) == ["20200101000000", "20210101000000"])
+        #expect(tables[0].constraints == ["CONSTRAINT things_pkey PRIMARY KEY (id)"])
+        #expect(tables[0].foreignKeys == ["CONSTRAINT things_owner_fkey FOREIGN KEY (id) REFERENCES auth.users (id) ON DELETE CASCADE"])
+        #expect(tables[1].columns.map(\.since) == ["20220101000000"], "a table's SINCE starts its columns over")
+    }
+
+    @Test func theSchemasTextHoldsEveryTableGoTrueCreates() {
+        let tables = GoTrueSchema.tables
+        #expect(tables.count == 23)
+        #expect(tables.first?.name == "users")
+        #expect(tables.first?.columns.count == 35)
+        #expect(tables.filter(\.rowLevelSecurity).count == 16)
+    }
+}
