@@ -116,19 +116,44 @@ def browser():
     yield from chromium_session()
 
 
-def wait_for_url(driver, prefix):
+def node_gone(error):
+    """Whether `error` says an element's page has been replaced. Selenium's name for that is a
+    stale element; chromedriver, asked about a node while the next page replaces its document,
+    may answer instead with an "unknown error" whose message says the node "does not belong to
+    the document". Both mean the same thing to a wait: the old page is going away."""
+    from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
+
+    if isinstance(error, StaleElementReferenceException):
+        return True
+    return isinstance(error, WebDriverException) and "does not belong to the document" in (error.msg or "")
+
+
+def until(driver, condition, gone=False):
+    """WebDriverWait(driver, WAIT_SECONDS).until(condition), where a node of a page being replaced
+    counts as `gone` (False: keep waiting) instead of failing the test."""
     from selenium.webdriver.support.ui import WebDriverWait
 
-    WebDriverWait(driver, WAIT_SECONDS).until(lambda d: d.current_url.startswith(prefix))
+    def check(d):
+        try:
+            return condition(d)
+        except Exception as error:
+            if node_gone(error):
+                return gone
+            raise
+
+    return WebDriverWait(driver, WAIT_SECONDS).until(check)
+
+
+def wait_for_url(driver, prefix):
+    until(driver, lambda d: d.current_url.startswith(prefix))
     return driver.current_url
 
 
 def element(driver, css):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions
-    from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(driver, WAIT_SECONDS).until(expected_conditions.element_to_be_clickable((By.CSS_SELECTOR, css)))
+    return until(driver, expected_conditions.element_to_be_clickable((By.CSS_SELECTOR, css)))
 
 
 def fragment(url):

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from conftest import ANON_KEY, SERVICE_ROLE_KEY
-from test_browser_consent import WAIT_SECONDS, browser, chromium_session, element, wait_for_url  # noqa: F401 (browser is a fixture)
+from test_browser_consent import WAIT_SECONDS, browser, chromium_session, element, until, wait_for_url  # noqa: F401 (browser is a fixture)
 
 ADMIN = {"Authorization": f"Bearer {SERVICE_ROLE_KEY}", "apikey": SERVICE_ROLE_KEY}
 
@@ -32,22 +32,19 @@ def accept_confirm(driver):
 
 
 def wait_for_notice(driver, text):
-    from selenium.common.exceptions import StaleElementReferenceException
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    # The previous page's notice may be read just as the next page replaces it: a stale element
-    # is a page still loading, so the wait goes on.
-    WebDriverWait(driver, WAIT_SECONDS, ignored_exceptions=(StaleElementReferenceException,)).until(
-        lambda d: any(text in n.text for n in d.find_elements("css selector", ".notice, .error"))
-    )
+    # The previous page's notice may be read just as the next page replaces it: a node of that
+    # page is a page still loading, so the wait goes on.
+    until(driver, lambda d: any(text in n.text for n in d.find_elements("css selector", ".notice, .error")))
 
 
 def wait_for_next_page(driver, old):
     """Until `old`, an element of the page a form was sent from, is gone: the answer has loaded."""
-    from selenium.webdriver.support import expected_conditions
-    from selenium.webdriver.support.ui import WebDriverWait
 
-    WebDriverWait(driver, WAIT_SECONDS).until(expected_conditions.staleness_of(old))
+    def replaced(_):
+        old.is_enabled()  # raises once `old`'s document is gone
+        return False
+
+    until(driver, replaced, gone=True)
 
 
 def set_field(driver, selector, value):
