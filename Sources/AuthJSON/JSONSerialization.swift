@@ -84,8 +84,6 @@ enum JSONWriter {
         write(value, sortedKeys: sortedKeys, to: &out)
     }
 
-    static let hexDigits = Array("0123456789abcdef".utf8)
-
     static func writeString(_ string: String, to out: inout [UInt8]) {
         // Fast path for the usual case (ids, emails, timestamps, tokens): contiguous UTF-8 with
         // nothing to escape is copied in one piece.
@@ -132,43 +130,9 @@ enum JSONWriter {
             .| (v .== Bytes(repeating: 0xe2))
     }
 
+    /// The slow path: Go's escapes, one byte at a time.
     private static func writeEscaped(_ string: String, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        var utf8 = string.utf8.makeIterator()
-        var pending: [UInt8] = []  // lookahead for U+2028/U+2029 (E2 80 A8/A9)
-        func escapeU(_ value: UInt32, _ out: inout [UInt8]) {
-            out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u")])
-            for shift in stride(from: 12, through: 0, by: -4) {
-                out.append(hexDigits[Int((value >> UInt32(shift)) & 0xf)])
-            }
-        }
-        while let byte = pending.isEmpty ? utf8.next() : pending.removeFirst() {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x0a: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0d: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0x08: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
-            case 0x0c: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
-            case 0x00..<0x20, UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "&"):
-                escapeU(UInt32(byte), &out)
-            case 0xe2:
-                // U+2028 LINE SEPARATOR / U+2029 PARAGRAPH SEPARATOR are escaped by Go
-                // because they end lines in JavaScript source.
-                let b1 = utf8.next(), b2 = b1 == nil ? nil : utf8.next()
-                if b1 == 0x80, let b2, b2 == 0xa8 || b2 == 0xa9 {
-                    escapeU(b2 == 0xa8 ? 0x2028 : 0x2029, &out)
-                } else {
-                    out.append(byte)
-                    if let b1 { pending.append(b1) }
-                    if let b2 { pending.append(b2) }
-                }
-            default:
-                out.append(byte)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
+        GoJSON.appendString(string, escapeHTML: true, to: &out)
     }
 }
 

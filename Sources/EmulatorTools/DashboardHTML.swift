@@ -1,5 +1,6 @@
 import AuthHTTP
 import AuthJSON
+import GoFormats
 import GoTrue
 
 /// The dashboard's HTML toolkit: escaping, the page frame, and the stylesheet and script served
@@ -7,21 +8,8 @@ import GoTrue
 enum DashboardHTML {
     /// Text and attribute values are escaped with one function: everything shown comes from
     /// users of the emulated app (emails, metadata, captured mail) and must never become markup.
-    static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for c in text.unicodeScalars {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.unicodeScalars.append(c)
-            }
-        }
-        return out
-    }
+    /// Go's `html.EscapeString`, the escaping GoTrue's own pages get from `html/template`.
+    static func escape(_ text: String) -> String { GoHTML.escapeString(text) }
 
     /// Percent-encoding for a query value or path segment (RFC 3986 unreserved characters kept).
     static func urlEncode(_ text: String) -> String {
@@ -86,26 +74,8 @@ enum DashboardHTML {
         }
     }
 
-    static func quoted(_ text: String) -> String {
-        var out = "\""
-        for c in text.unicodeScalars {
-            switch c {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            case "\r": out += "\\r"
-            default:
-                if c.value < 0x20 {
-                    let hex = String(c.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(c)
-                }
-            }
-        }
-        return out + "\""
-    }
+    /// As `encoding/json` writes a string, `<`, `>` and `&` kept: the page escapes them as HTML.
+    static func quoted(_ text: String) -> String { GoJSON.quote(text, escapeHTML: false) }
 
     /// The hidden field every state-changing form carries (checked against the cookie).
     static func csrfField(_ token: String) -> String {

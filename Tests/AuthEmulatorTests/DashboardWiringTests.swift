@@ -100,7 +100,7 @@ import Testing
         response = browser.send("POST", "/emulator/scenarios", form: [("json", bad), ("csrf", token)])
         #expect(response.status == direct.status)
         let message = (try JSON(parsing: direct.body))["msg"]?.stringValue ?? "?"
-        #expect(text(response).contains(message.replacingOccurrences(of: "\"", with: "&quot;")))
+        #expect(text(response).contains(message.replacingOccurrences(of: "\"", with: "&#34;")))
         #expect(text(response).contains("token.nope"))
 
         let good = #"{"name": "pasted-one", "description": "signs <b>up</b> fail", "rules": [{"match": {"op": "signup"}, "then": {"error": "over_request_rate_limit"}}]}"#

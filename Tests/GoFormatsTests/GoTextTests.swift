@@ -41,3 +41,24 @@ import Testing
         #expect(GoHTML.templateEscapeString("a\u{0}b") == "a\u{FFFD}b")
     }
 }
+
+/// encoding/json's string encoding (Go 1.22+): json.Marshal's HTML-safe form and an Encoder's
+/// after SetEscapeHTML(false), as `go run` prints them for the same inputs.
+@Suite struct GoJSONTests {
+    @Test func escapesAsEncodingJSON() {
+        let text = "a\"b\\c\n\r\t\u{8}\u{c}\u{1}\u{1f}<>&\u{7f}é\u{2028}\u{2029}\u{2027}"
+        #expect(GoJSON.quote(text, escapeHTML: true)
+            == #""a\"b\\c\n\r\t\b\f\u0001\u001f\u003c\u003e\u0026"# + "\u{7f}é" + #"\u2028\u2029"# + "\u{2027}\"")
+        #expect(GoJSON.quote(text, escapeHTML: false)
+            == #""a\"b\\c\n\r\t\b\f\u0001\u001f<>&"# + "\u{7f}é" + #"\u2028\u2029"# + "\u{2027}\"")
+        #expect(GoJSON.quote("", escapeHTML: true) == "\"\"")
+        // A lone E2 lead byte's sequence that is no separator, and one cut short at the end.
+        #expect(GoJSON.quote("\u{20ac}x\u{2026}", escapeHTML: true) == "\"\u{20ac}x\u{2026}\"")
+    }
+
+    @Test func appendsToWhatIsThere() {
+        var out = Array("[".utf8)
+        GoJSON.appendString("<", escapeHTML: true, to: &out)
+        #expect(String(decoding: out, as: UTF8.self) == #"["\u003c""#)
+    }
+}

@@ -172,7 +172,7 @@ struct DashboardBrowser {
         let refused = browser.post("/emulator/users", [("email", "<b>x</b>"), ("phone", "\"><i>1</i>")], csrf: token)
         #expect(refused.status == 400)
         #expect(refused.text.contains("value=\"&lt;b&gt;x&lt;/b&gt;\""), "\(refused.text)")
-        #expect(refused.text.contains("value=\"&quot;&gt;&lt;i&gt;1&lt;/i&gt;\""))
+        #expect(refused.text.contains("value=\"&#34;&gt;&lt;i&gt;1&lt;/i&gt;\""))
         #expect(!refused.text.contains("<b>x</b>") && !refused.text.contains("<i>1</i>"))
         // Metadata that is not JSON is refused before the route is called, and shown as typed.
         let markup = "{\"a\": \"</textarea><script>alert(1)</script>"
@@ -281,7 +281,7 @@ struct DashboardBrowser {
         #expect(!otp.isEmpty)
         let page = browser.get("/emulator/mailbox").text
         #expect(page.contains("<span class=\"otp\" id=\"otp-0\">\(otp)</span>"))
-        #expect(page.contains("sandbox=\"allow-popups allow-popups-to-escape-sandbox\" srcdoc=\"&lt;base target=&quot;_blank&quot;&gt;"))
+        #expect(page.contains("sandbox=\"allow-popups allow-popups-to-escape-sandbox\" srcdoc=\"&lt;base target=&#34;_blank&#34;&gt;"))
         #expect(page.contains("Open the link"))
         // Filtered by another recipient: nothing.
         #expect(browser.get("/emulator/mailbox?to=bob%40example.com").text.contains("No messages captured"))
@@ -302,7 +302,7 @@ struct DashboardBrowser {
         #expect(!page.contains("<script>alert"))
         #expect(!page.contains("href=\"javascript:"))
         #expect(page.contains("javascript:alert(3)"))
-        #expect(page.contains("&lt;p onclick=&quot;x&quot;&gt;&quot;quoted&quot; &amp; &lt;script&gt;alert(2)"))
+        #expect(page.contains("&lt;p onclick=&#34;x&#34;&gt;&#34;quoted&#34; &amp; &lt;script&gt;alert(2)"))
     }
 
     @Test func clockAdvancesThroughTheClockRoute() throws {
@@ -381,7 +381,7 @@ struct DashboardBrowser {
     }
 
     @Test func escapingHelpers() {
-        #expect(DashboardHTML.escape("<a href=\"x\">'&'</a>") == "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;")
+        #expect(DashboardHTML.escape("<a href=\"x\">'&'</a>") == "&lt;a href=&#34;x&#34;&gt;&#39;&amp;&#39;&lt;/a&gt;")
         #expect(DashboardHTML.urlEncode("a b/ü?&=") == "a%20b%2F%C3%BC%3F%26%3D")
         #expect(DashboardHTML.query([("q", "x y"), ("page", "")]) == "?q=x%20y")
     }
@@ -593,7 +593,7 @@ extension DashboardTests {
         let decoded = browser.post("/emulator/tokens", [("token", jwt)], csrf: token)
         #expect(decoded.status == 200)
         #expect(decoded.text.contains("Signature valid."))
-        #expect(decoded.text.contains("&quot;tenant&quot;: &quot;&lt;script&gt;x&lt;/script&gt;&quot;"))
+        #expect(decoded.text.contains("&#34;tenant&#34;: &#34;&lt;script&gt;x&lt;/script&gt;&#34;"))
         #expect(!decoded.text.contains("<script>x"))
     }
 

@@ -504,7 +504,7 @@ import Testing
         #expect(page.contains("Identities (1)"))
         #expect(page.contains("<tr><td>web3</td><td>\(subject)</td>"), "the identity row: provider web3, the identity id")
         // The wallet's details, in the identity data.
-        #expect(page.contains("&quot;chain&quot;: &quot;ethereum&quot;"))
+        #expect(page.contains("&#34;chain&#34;: &#34;ethereum&#34;"))
     }
 
     // MARK: Binding to this app

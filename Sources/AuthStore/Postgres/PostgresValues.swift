@@ -164,28 +164,9 @@ enum PostgresText {
         let rendered = elements.map { element -> String in
             guard let element else { return "null" }
             if booleans { return element == "t" ? "true" : "false" }
-            return quoted ? jsonString(element) : element
+            return quoted ? GoJSON.quote(element, escapeHTML: false) : element
         }
         return "[" + rendered.joined(separator: ",") + "]"
-    }
-
-    /// A JSON string (RFC 8259 §7): quote, backslash and control characters escaped.
-    static func jsonString(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case let c where c.value < 0x20:
-                let hex = String(c.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 
     /// Postgres array input text for `elements` (`{"a","b"}`): every element quoted, quotes and
