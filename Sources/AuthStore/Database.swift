@@ -115,8 +115,13 @@ public final class Database: Sendable {
     ///   until it has run. SQLite does not mind (the connection is used by one thread at a time)
     ///   and nested `read` / `write` calls inside `body` work as documented, but `body` must not
     ///   depend on thread identity (thread-locals) nor wait for work of its calling thread.
-    public func write<T>(_ body: (Connection) throws -> T) throws -> T {
-        try pool.write(body)
+    ///
+    /// `alone`: this write's transaction carries no other (it neither joins a group nor lets
+    /// others join its own), as each request's transaction is in GoTrue. For a write run again
+    /// after Postgres ended it as a deadlock victim (`StoreError.isTransactionConflict`): the
+    /// locks its group-mates held are what let it close a cycle with another process.
+    public func write<T>(alone: Bool = false, _ body: (Connection) throws -> T) throws -> T {
+        try pool.write(alone: alone, body)
     }
 
     /// Waits for closures in flight, checkpoints the WAL into the main file (TRUNCATE, so the
@@ -347,7 +352,7 @@ final class ConnectionPool: @unchecked Sendable {
         StoreError(code: SQLITE_ABORT | (2 << 8), message: "commit: the transaction was rolled back by an error in a write sharing it")
     }
 
-    func write<T>(_ body: (Connection) throws -> T) throws -> T {
+    func write<T>(alone: Bool = false, _ body: (Connection) throws -> T) throws -> T {
         let me = currentThreadIdentity()
         if let connection = try nestedWriter(me) {
             return try connection.withReadOnly(false) { try connection.inSavepoint(body) }
@@ -357,7 +362,7 @@ final class ConnectionPool: @unchecked Sendable {
         // marks the request done, and this thread blocks in `commit` until then.
         return try withoutActuallyEscaping(body) { body in
             var value: T?
-            let request = WriteRequest { connection in value = try body(connection) }
+            let request = WriteRequest(alone: alone) { connection in value = try body(connection) }
             try commit(request, me)
             guard let value else {
                 // `commit` returns only after the closure returned normally and its group committed.
@@ -437,12 +442,13 @@ final class ConnectionPool: @unchecked Sendable {
         var taken = 1
         var finished: [WriteRequest] = []
 
-        /// The next queued request, if the group still has room and time.
+        /// The next queued request that may share a transaction, if the group still has room
+        /// and time. A request that must run alone stays queued: it leads a group of its own.
         func next() -> WriteRequest? {
             guard taken < Self.maxGroupSize, clock.now < deadline else { return nil }
             return monitor.withLock { () -> WriteRequest? in
-                guard !closed, !pendingWrites.isEmpty else { return nil }
-                let request = pendingWrites.removeFirst()
+                guard !closed, let index = pendingWrites.firstIndex(where: { !$0.alone }) else { return nil }
+                let request = pendingWrites.remove(at: index)
                 request.state = .taken
                 taken += 1
                 return request
@@ -475,7 +481,7 @@ final class ConnectionPool: @unchecked Sendable {
                     continue
                 }
                 var members = [opener]
-                while let request = next() {
+                while !opener.alone, let request = next() {
                     do {
                         try connection.execute("SAVEPOINT group_write")
                         try request.invoke(connection)
@@ -665,11 +671,14 @@ private final class WriteRequest {
 
     /// The caller's closure, wrapped so its result lands in the caller's frame.
     private var run: ((Connection) throws -> Void)?
+    /// Runs in a transaction of its own (`Database.write(alone:)`).
+    let alone: Bool
     var state = State.pending
     /// Why the write did not commit: its own closure threw, or BEGIN / COMMIT failed for its group.
     var failure: (any Error)?
 
-    init(_ run: @escaping (Connection) throws -> Void) {
+    init(alone: Bool, _ run: @escaping (Connection) throws -> Void) {
+        self.alone = alone
         self.run = run
     }
 

@@ -78,6 +78,10 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
     /// Another connection (possibly another process) held the lock past the busy timeout.
     public var isBusy: Bool { primaryCode == SQLITE_BUSY }
 
+    /// Postgres ended the transaction so that another could go on (40P01 deadlock_detected,
+    /// 40001 serialization_failure): nothing of it was kept, and running it again may succeed.
+    public var isTransactionConflict: Bool { postgres?.isRetryable == true }
+
     /// The `Database` was closed before or while the call was made.
     public var isClosed: Bool { code == SQLITE_MISUSE && message == StoreError.closedMessage }
 

@@ -22,7 +22,7 @@ import Testing
     /// call `write(index)`; once all of them are queued, runs `hold` and lets the leader finish. The queued callers therefore form the next group(s), led by one
     /// of them. Returns each caller's outcome and the thread its closure ran on.
     static func lineUp(
-        _ db: Database, count: Int,
+        _ db: Database, count: Int, alone: @escaping @Sendable (Int) -> Bool = { _ in false },
         hold: @escaping @Sendable (Connection) throws -> Void = { _ in },
         write: @escaping @Sendable (Int, Connection) throws -> Void
     ) throws -> [Outcome] {
@@ -34,7 +34,7 @@ import Testing
                 group.enter()
                 Thread {
                     do {
-                        try db.write { connection in
+                        try db.write(alone: alone(index)) { connection in
                             outcomes.withLock { $0[index].ranOn = currentThreadIdentity() }
                             try write(index, connection)
                         }
@@ -93,6 +93,26 @@ import Testing
         // because a leader ran its batch-mates' closures.
         #expect(Set(outcomes.map(\.ranOn)).count < 8)
         #expect(try db.read { try $0.count("users") } == 8)
+    }
+
+    @Test func aWriteAloneSharesNoTransaction() throws {
+        let dir = try TemporaryDirectory()
+        let db = try Database(path: dir.path("auth.db"))
+        defer { db.close() }
+        // Every third caller asks to be alone: it leads a transaction of its own on its own
+        // thread, and no batch-mate's closure runs on that thread; the others still share.
+        let count = 12
+        let alone: @Sendable (Int) -> Bool = { $0 % 3 == 0 }
+        let outcomes = try Self.lineUp(db, count: count, alone: alone) { index, connection in
+            try connection.insertUser(id: "u\(index)")
+        }
+        #expect(outcomes.allSatisfy { $0.error == nil })
+        for index in 0..<count where alone(index) {
+            #expect(outcomes.filter { $0.ranOn == outcomes[index].ranOn }.count == 1)
+        }
+        let shared = (0..<count).filter { !alone($0) }.map { outcomes[$0].ranOn }
+        #expect(Set(shared).count < shared.count)
+        #expect(try db.read { try $0.count("users") } == Int64(count))
     }
 
     @Test(arguments: [false, true]) func aThrowingClosureDoesNotUndoItsBatchMates(inMemory: Bool) throws {

@@ -32,6 +32,42 @@ import Testing
         #expect(published.withLock { $0 } == ["round-\(committed)"])
     }
 
+    /// Postgres mode: a write Postgres ended as a deadlock victim (40P01) runs again, alone, up
+    /// to `Core.conflictRetries` times; only its committed run is published. Past that, GoTrue's
+    /// 500. The conflict is raised by the closure here, as the store would raise it.
+    @Test(arguments: [2, Core.conflictRetries + 1]) func aDeadlockVictimRunsAgain(conflicts: Int) throws {
+        let api = try makeAPI()
+        let published = Mutex<[String]>([])
+        api.project.outbox.onMessage { message in published.withLock { $0.append(message.id) } }
+        let runs = Mutex(0)
+        let deadlock = StoreError(PostgresError(sqlstate: "40P01", step: "execute", message: "deadlock detected"))
+        #expect(deadlock.isTransactionConflict)
+        #expect(!StoreError(PostgresError(sqlstate: "23505", step: "execute", message: "duplicate key")).isTransactionConflict)
+        let outcome = Result { () throws(AuthError) -> Int in
+            try Core(project: api.project).write { _, round in
+                let run = runs.withLock { count in
+                    count += 1
+                    return count
+                }
+                round.send(OutboxRecord(id: "run-\(run)", channel: "email", recipient: "r@example.com", type: "signup", sentAt: 0))
+                if run <= conflicts { throw deadlock }
+                return run
+            }
+        }
+        if conflicts <= Core.conflictRetries {
+            let committed = try outcome.get()
+            // The switch's thrown-away round comes on top of the conflicts.
+            #expect(committed == conflicts + roundsWithoutHooks)
+            #expect(published.withLock { $0 } == ["run-\(committed)"])
+        } else {
+            #expect(throws: AuthError.self) { try outcome.get() }
+            #expect((try? outcome.get()) == nil)
+            if case .failure(let error) = outcome { #expect(error.status == 500) }
+            #expect(runs.withLock { $0 } == Core.conflictRetries + 1)
+            #expect(published.withLock { $0 } == [])
+        }
+    }
+
     @Test func aRoundThatFailsPublishesNothing() throws {
         let api = try makeAPI()
         let published = Mutex(0)

@@ -258,6 +258,42 @@ def test_an_oauth_authorization_is_decided_and_its_code_exchanged_once_across_pr
     assert int(pair.sql("SELECT count(*) FROM auth.sessions")[0][0]) == sessions_before + 1
 
 
+# MARK: writes grouped into one transaction
+
+
+def test_sign_ins_of_shared_users_in_any_order_on_two_processes_all_succeed(replicas, make_client):
+    """Each process groups the writes arriving together into one transaction, which holds
+    several sign-ins' user-row locks at once: two such groups taking the same users in another
+    order close a cycle Postgres ends by failing one transaction (40P01), a cycle two GoTrue
+    replicas, one request per transaction, never close. The write Postgres picks is run again
+    alone, so every sign-in succeeds, as through GoTrue replicas (docs/postgres.md)."""
+    pair = replicas(GOTRUE_MAILER_AUTOCONFIRM="true")
+    emails = [unique_email(f"shared{index}") for index in range(4)]
+    for email in emails:
+        make_client(pair.a).sign_up({"email": email, "password": PASSWORD})
+    threads, per_thread = 6, 40
+    # Each thread's own order of the users, fixed so a failure can be replayed.
+    orders = [[emails[(seed * 7 + step * (1 + seed % 3)) % len(emails)] for step in range(per_thread)]
+              for seed in range(2 * threads)]
+    clients = [make_client(server) for server in (pair.a, pair.b) for _ in range(threads)]
+
+    def sign_in_all(client, order):
+        failures = []
+        for email in order:
+            try:
+                client.sign_in_with_password({"email": email, "password": PASSWORD})
+            except Exception as error:  # the client raises AuthApiError on a 500
+                failures.append(repr(error))
+        return failures
+
+    results = at_once([lambda client=client, order=order: sign_in_all(client, order)
+                       for client, order in zip(clients, orders)])
+    failures = [failure for result in results for failure in result]
+    assert failures == [], f"{len(failures)} of {2 * threads * per_thread} sign-ins failed: {failures[:3]}"
+    # One session per sign-up (mail is confirmed at once) and per sign-in, none lost or doubled.
+    assert pair.sql("SELECT count(*) FROM auth.sessions") == [(str(len(emails) + 2 * threads * per_thread),)]
+
+
 # MARK: start-up, keys, one-time tokens, mail
 
 

@@ -156,7 +156,10 @@ package struct Core: Sendable {
         var round = WriteRound()
         let value: T
         do {
-            value = try project.database.write { conn in try body(conn, &round) }
+            value = try storeWrite { conn in
+                round = WriteRound()  // a run again after a conflict starts with nothing published
+                return try body(conn, &round)
+            }
         } catch {
             throw storeFailure(error)
         }
@@ -168,9 +171,30 @@ package struct Core: Sendable {
     package func write<T>(_ body: @Sendable (Connection) throws -> T) throws(AuthError) -> T {
         if runsInRounds { return try writeInRounds { conn, _ in try body(conn) }.value }
         do {
-            return try project.database.write(body)
+            return try storeWrite(body)
         } catch {
             throw storeFailure(error)
+        }
+    }
+
+    /// How many times a write Postgres ended as a deadlock victim is run again.
+    static let conflictRetries = 3
+
+    /// `Database.write`, run again (alone, up to `conflictRetries` times) when Postgres ends its
+    /// transaction as a deadlock victim. A process groups the writes arriving together into one
+    /// transaction, which then holds several requests' row locks at once: two processes signing
+    /// in the same users in another order close a cycle that two GoTrue replicas, one request
+    /// per transaction, never close. Run alone, the write is again one request's transaction; a
+    /// conflict that outlasts the retries answers GoTrue's 500 as a replica's deadlock does.
+    /// `body` may run again only because a `Core.write` closure is re-runnable by construction.
+    private func storeWrite<T>(_ body: (Connection) throws -> T) throws -> T {
+        var retries = 0
+        while true {
+            do {
+                return try project.database.write(alone: retries > 0, body)
+            } catch let error as StoreError where error.isTransactionConflict && retries < Self.conflictRetries {
+                retries += 1
+            }
         }
     }
 
@@ -185,7 +209,7 @@ package struct Core: Sendable {
         defer { if holdsEffects { project.hookEffects.unlock() } }
         while true {
             do {
-                return try project.database.write { conn in
+                return try storeWrite { conn in
                     try rounds.round {
                         var round = WriteRound()
                         let value = try body(conn, &round)
