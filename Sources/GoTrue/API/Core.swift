@@ -180,22 +180,8 @@ package struct Core: Sendable {
     /// How many times a write Postgres ended as a deadlock victim is run again.
     static let conflictRetries = 3
 
-    /// `Database.write`, run again (alone, up to `conflictRetries` times) when Postgres ends its
-    /// transaction as a deadlock victim. A process groups the writes arriving together into one
-    /// transaction, which then holds several requests' row locks at once: two processes signing
-    /// in the same users in another order close a cycle that two GoTrue replicas, one request
-    /// per transaction, never close. Run alone, the write is again one request's transaction; a
-    /// conflict that outlasts the retries answers GoTrue's 500 as a replica's deadlock does.
-    /// `body` may run again only because a `Core.write` closure is re-runnable by construction.
     private func storeWrite<T>(_ body: (Connection) throws -> T) throws -> T {
-        var retries = 0
-        while true {
-            do {
-                return try project.database.write(alone: retries > 0, body)
-            } catch let error as StoreError where error.isTransactionConflict && retries < Self.conflictRetries {
-                retries += 1
-            }
-        }
+        try project.writeRerunningConflicts(body)
     }
 
     /// With a hook on (or the `writesTwice` test switch), outside another write's rounds.
@@ -293,5 +279,26 @@ extension Core {
             }
         }
         return request.remoteAddress
+    }
+}
+
+extension Project {
+    /// `Database.write`, run again (alone, up to `Core.conflictRetries` times) when Postgres ends
+    /// its transaction as a deadlock victim. A process groups the writes arriving together into
+    /// one transaction, which then holds several requests' row locks at once: two processes
+    /// signing in the same users in another order close a cycle that two GoTrue replicas, one
+    /// request per transaction, never close. Run alone, the write is again one request's
+    /// transaction; a conflict that outlasts the retries is thrown, and answers GoTrue's 500 as a
+    /// replica's deadlock does. `body` must be re-runnable, as a `Core.write` closure is by
+    /// construction.
+    func writeRerunningConflicts<T>(_ body: (Connection) throws -> T) throws -> T {
+        var retries = 0
+        while true {
+            do {
+                return try database.write(alone: retries > 0, body)
+            } catch let error as StoreError where error.isTransactionConflict && retries < Core.conflictRetries {
+                retries += 1
+            }
+        }
     }
 }

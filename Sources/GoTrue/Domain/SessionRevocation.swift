@@ -10,7 +10,7 @@ extension Project {
     @discardableResult
     public func revokeRefreshTokenFamily(of refreshToken: String) throws -> Bool {
         let now = environment.now().microseconds
-        return try database.write { conn in
+        return try writeRerunningConflicts { conn in
             if let sessionID = try signedSessionID(conn, refreshToken) {
                 try conn.deleteSession(id: sessionID)
                 return true
@@ -40,7 +40,7 @@ extension Project {
            let id = claims["session_id"]?.stringValue, Validation.isUUID(id) {
             sessionID = id.lowercased()
         }
-        return try database.write { conn in
+        return try writeRerunningConflicts { conn in
             var target = sessionID
             if target == nil, let refreshToken {
                 target = try signedSessionID(conn, refreshToken) ?? conn.refreshToken(refreshToken)?.sessionID
