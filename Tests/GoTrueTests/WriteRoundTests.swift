@@ -34,8 +34,10 @@ import Testing
 
     /// Postgres mode: a write Postgres ended as a deadlock victim (40P01) runs again, alone, up
     /// to `Core.conflictRetries` times; only its committed run is published. Past that, GoTrue's
-    /// 500. The conflict is raised by the closure here, as the store would raise it.
-    @Test(arguments: [2, Core.conflictRetries + 1]) func aDeadlockVictimRunsAgain(conflicts: Int) throws {
+    /// 500. The conflict is raised by the closure here, as the store would raise it, bare or as
+    /// a call site names its failure (`whenDatabaseFails`: "Error updating user").
+    @Test(arguments: [2, Core.conflictRetries + 1], [false, true])
+    func aDeadlockVictimRunsAgain(conflicts: Int, named: Bool) throws {
         let api = try makeAPI()
         let published = Mutex<[String]>([])
         api.project.outbox.onMessage { message in published.withLock { $0.append(message.id) } }
@@ -50,7 +52,10 @@ import Testing
                     return count
                 }
                 round.send(OutboxRecord(id: "run-\(run)", channel: "email", recipient: "r@example.com", type: "signup", sentAt: 0))
-                if run <= conflicts { throw deadlock }
+                if run <= conflicts {
+                    if named { try AuthError.whenDatabaseFails("Error updating user") { throw deadlock } }
+                    throw deadlock
+                }
                 return run
             }
         }
@@ -62,7 +67,10 @@ import Testing
         } else {
             #expect(throws: AuthError.self) { try outcome.get() }
             #expect((try? outcome.get()) == nil)
-            if case .failure(let error) = outcome { #expect(error.status == 500) }
+            if case .failure(let error) = outcome {
+                #expect(error.status == 500)
+                #expect(error.message == (named ? "Error updating user" : "Database error"))
+            }
             #expect(runs.withLock { $0 } == Core.conflictRetries + 1)
             #expect(published.withLock { $0 } == [])
         }

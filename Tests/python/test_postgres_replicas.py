@@ -26,6 +26,7 @@ import pytest
 import postgres_cluster
 from conftest import ANON_KEY, FAST_HASHING, SERVICE_ROLE_KEY, Server, postgres_cluster as cluster_of_this_process
 from helpers_client import PASSWORD, REFRESH_TOKEN, unique_email
+from test_client_admin import admin_client  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.skipif(
     not postgres_cluster.available(),
@@ -261,37 +262,44 @@ def test_an_oauth_authorization_is_decided_and_its_code_exchanged_once_across_pr
 # MARK: writes grouped into one transaction
 
 
-def test_sign_ins_of_shared_users_in_any_order_on_two_processes_all_succeed(replicas, make_client):
+def test_writes_to_shared_users_in_any_order_on_two_processes_all_succeed(replicas, make_client, admin_client):
     """Each process groups the writes arriving together into one transaction, which holds
-    several sign-ins' user-row locks at once: two such groups taking the same users in another
+    several requests' user-row locks at once: two such groups taking the same users in another
     order close a cycle Postgres ends by failing one transaction (40P01), a cycle two GoTrue
     replicas, one request per transaction, never close. The write Postgres picks is run again
-    alone, so every sign-in succeeds, as through GoTrue replicas (docs/postgres.md)."""
+    alone, so every sign-in and every admin update succeeds, as through GoTrue replicas
+    (docs/postgres.md); an update's failure is one GoTrue names ("Error updating user"), which
+    must not stop the write from running again."""
     pair = replicas(GOTRUE_MAILER_AUTOCONFIRM="true")
     emails = [unique_email(f"shared{index}") for index in range(4)]
-    for email in emails:
-        make_client(pair.a).sign_up({"email": email, "password": PASSWORD})
+    ids = [make_client(pair.a).sign_up({"email": email, "password": PASSWORD}).user.id for email in emails]
     threads, per_thread = 6, 40
     # Each thread's own order of the users, fixed so a failure can be replayed.
-    orders = [[emails[(seed * 7 + step * (1 + seed % 3)) % len(emails)] for step in range(per_thread)]
+    orders = [[(seed * 7 + step * (1 + seed % 3)) % len(emails) for step in range(per_thread)]
               for seed in range(2 * threads)]
-    clients = [make_client(server) for server in (pair.a, pair.b) for _ in range(threads)]
+    servers = [server for server in (pair.a, pair.b) for _ in range(threads)]
+    clients = [(make_client(server), admin_client(server).admin) for server in servers]
 
-    def sign_in_all(client, order):
+    def write_all(client, admin, order, seed):
         failures = []
-        for email in order:
+        for step, index in enumerate(order):
             try:
-                client.sign_in_with_password({"email": email, "password": PASSWORD})
+                client.sign_in_with_password({"email": emails[index], "password": PASSWORD})
+                admin.update_user_by_id(ids[(index + 1) % len(ids)], {"app_metadata": {"writer": f"{seed}.{step}"}})
             except Exception as error:  # the client raises AuthApiError on a 500
                 failures.append(repr(error))
         return failures
 
-    results = at_once([lambda client=client, order=order: sign_in_all(client, order)
-                       for client, order in zip(clients, orders)])
+    results = at_once([lambda client=client, admin=admin, order=order, seed=seed: write_all(client, admin, order, seed)
+                       for seed, ((client, admin), order) in enumerate(zip(clients, orders))])
     failures = [failure for result in results for failure in result]
-    assert failures == [], f"{len(failures)} of {2 * threads * per_thread} sign-ins failed: {failures[:3]}"
+    assert failures == [], f"{len(failures)} of {2 * threads * per_thread} steps failed: {failures[:3]}"
     # One session per sign-up (mail is confirmed at once) and per sign-in, none lost or doubled.
     assert pair.sql("SELECT count(*) FROM auth.sessions") == [(str(len(emails) + 2 * threads * per_thread),)]
+    # Every user was updated: its app_metadata names a writer, with the provider kept.
+    for user_id in ids:
+        app = json.loads(pair.sql(f"SELECT raw_app_meta_data FROM auth.users WHERE id = '{user_id}'")[0][0])
+        assert app["provider"] == "email" and re.fullmatch(r"\d+\.\d+", app["writer"]), app
 
 
 # MARK: start-up, keys, one-time tokens, mail

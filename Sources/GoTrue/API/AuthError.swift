@@ -59,6 +59,7 @@ public struct AuthError: Error, Sendable, Equatable {
                                                        detail: postgres.detail ?? "", hint: postgres.hint ?? ""))
             }
             failure.internalError = store.message
+            failure.isTransactionConflict = store.isTransactionConflict
         } else {
             failure.internalError = "\(error)"
         }
@@ -108,6 +109,10 @@ public struct AuthError: Error, Sendable, Equatable {
     /// emulator's log and the request journal's `database_error` (`HookLog.takeInternalError`).
     /// Never rendered.
     public var internalError: String? = nil
+    /// The database failure behind it was Postgres ending the transaction so that another could
+    /// go on (`StoreError.isTransactionConflict`): the write may run again
+    /// (`Project.writeRerunningConflicts`), even after a call site named its failure.
+    public var isTransactionConflict = false
     /// Extra response headers, e.g. `Retry-After` added by a failure scenario.
     public var headers: HTTPHeaders
 

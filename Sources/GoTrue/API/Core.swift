@@ -298,6 +298,8 @@ extension Project {
                 return try database.write(alone: retries > 0, body)
             } catch let error as StoreError where error.isTransactionConflict && retries < Core.conflictRetries {
                 retries += 1
+            } catch let error as AuthError where error.isTransactionConflict && retries < Core.conflictRetries {
+                retries += 1
             }
         }
     }
