@@ -219,12 +219,13 @@ public struct Snapshot: Sendable {
         self.tables = dumps
     }
 
-    /// Replaces the database's content with the snapshot's, in one write transaction.
+    /// Replaces the database's content with the snapshot's, in one write transaction (run again
+    /// alone if Postgres ends it as a deadlock victim: the closure keeps nothing between runs).
     /// Returns the number of rows per table restored.
     public func restore(into project: Project) throws(AuthError) -> [(String, Int)] {
         let byName = Dictionary(tables.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         do {
-            return try project.database.write { conn in
+            return try project.writeRerunningConflicts { conn in
                 let known = try conn.dataTables()
                 for name in byName.keys where !known.contains(name) {
                     throw Snapshot.invalid("unknown table \"\(name)\" (this emulator has: \(known.joined(separator: ", ")))")
@@ -235,7 +236,8 @@ public struct Snapshot: Sendable {
                     guard let dump = byName[name] else { continue }
                     do {
                         try conn.restoreTable(dump)
-                    } catch let error as StoreError {
+                    } catch let error as StoreError where !error.isTransactionConflict {
+                        // The snapshot's rows did not fit; a conflict is no fault of theirs.
                         throw Snapshot.invalid("tables.\(name): \(error.message)")
                     }
                     counts.append((name, dump.rows.count))

@@ -291,7 +291,7 @@ extension Project {
     /// transaction; a conflict that outlasts the retries is thrown, and answers GoTrue's 500 as a
     /// replica's deadlock does. `body` must be re-runnable, as a `Core.write` closure is by
     /// construction.
-    func writeRerunningConflicts<T>(_ body: (Connection) throws -> T) throws -> T {
+    package func writeRerunningConflicts<T>(_ body: (Connection) throws -> T) throws -> T {
         var retries = 0
         while true {
             do {
