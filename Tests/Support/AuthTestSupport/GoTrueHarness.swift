@@ -29,8 +29,8 @@ public func testConfiguration(_ configure: (inout Configuration) -> Void = { _ i
 
 /// Which store the harness's databases live in. Normally each is a fresh in-memory SQLite
 /// database; with AUTH_EMULATOR_TEST_DB=postgres each is a database bootstrapped with GoTrue's
-/// `auth` schema on a throw-away Postgres cluster shared by the test process, so the same tests
-/// run the store's Postgres statements.
+/// `auth` schema on a throw-away Postgres cluster shared by the test process
+/// (`PostgresCluster.bootstrapping`), so the same tests run the store's Postgres statements.
 public enum TestStore {
     public static let isPostgres = ProcessInfo.processInfo.environment["AUTH_EMULATOR_TEST_DB"] == "postgres"
 
@@ -55,7 +55,7 @@ public enum TestStore {
         guard isPostgres else { return try Database(path: ":memory:") }
         if let database = try reused() { return database }
         return try made.withLock { made in
-            let conninfo = try PostgresCluster.sharedCluster().makeDatabase()
+            let conninfo = try PostgresCluster.bootstrappingCluster().makeDatabase()
             let database = try Database(postgres: conninfo, postgres: PostgresOptions(bootstrap: true))
             made.append(Made(conninfo: conninfo, store: database))
             return database

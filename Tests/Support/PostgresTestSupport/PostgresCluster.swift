@@ -40,16 +40,27 @@ public final class PostgresCluster: Sendable {
 
     /// One cluster shared by the tests that need no cluster-wide state of their own (each
     /// makes its own database); started on first use, stopped when the test process exits.
-    public static let shared: Result<PostgresCluster, ClusterError> = {
+    public static let shared = started()
+
+    /// The cluster of the stores that bootstrap (`PostgresOptions(bootstrap: true)`, the GoTrue
+    /// harness under AUTH_EMULATOR_TEST_DB=postgres). The bootstrap's roles are cluster-wide:
+    /// on `shared`, a store opened by the superuser on a new database would find
+    /// `supabase_auth_admin` there without the grant on that database, and refuse to start.
+    public static let bootstrapping = started()
+
+    private static func started() -> Result<PostgresCluster, ClusterError> {
         let result = Result { () throws(ClusterError) in try PostgresCluster() }
-        if case .success = result {
-            atexit { PostgresCluster.stopShared() }
+        if case .success(let cluster) = result {
+            stopAtExit.withLock { $0.append(cluster) }
+            atexit { PostgresCluster.stopStarted() }
         }
         return result
-    }()
+    }
 
-    private static func stopShared() {
-        if case .success(let cluster) = shared { cluster.stop() }
+    private static let stopAtExit = Mutex<[PostgresCluster]>([])
+
+    private static func stopStarted() {
+        for cluster in stopAtExit.withLock({ clusters in defer { clusters.removeAll() }; return clusters }) { cluster.stop() }
     }
 
     public struct ClusterError: Error, CustomStringConvertible {
@@ -126,6 +137,11 @@ public final class PostgresCluster: Sendable {
     /// The shared cluster, or the reason it could not start as a test failure.
     public static func sharedCluster() throws -> PostgresCluster {
         try shared.get()
+    }
+
+    /// The cluster of the stores that bootstrap (`bootstrapping`), or the reason it could not start.
+    public static func bootstrappingCluster() throws -> PostgresCluster {
+        try bootstrapping.get()
     }
 }
 
