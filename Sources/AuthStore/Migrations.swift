@@ -497,6 +497,17 @@ public enum Migrations {
             ) STRICT;
             CREATE INDEX custom_oauth_providers_provider_type_idx ON custom_oauth_providers (provider_type);
             """),
+        // GoTrue's users_email_partial_key covers every audience: its checks look for the email
+        // only within the request's audience (`IsDuplicatedEmail`), so a sign-up or admin create
+        // with an email another audience holds reaches the index, and Postgres refuses it (a 500
+        // that shows the unique violation). 0001 scoped the index to one audience. A database
+        // holding one email in two audiences cannot take this index: the migration then fails,
+        // changing nothing (Migrator), and the error names the index.
+        Migration(id: "0014_users_email_unique_across_audiences", sql: """
+            DROP INDEX users_email_partial_key;
+            CREATE UNIQUE INDEX users_email_partial_key ON users (lower(email))
+                WHERE email IS NOT NULL AND email <> '' AND is_sso_user = 0;
+            """),
     ]
 }
 

@@ -20,6 +20,7 @@ import Testing
         ("0011_identities_user_id_created_at_idx", "3af88c3249a73a44ada8af681e0360ac0b53eebaf5c1f90af828cba9a6561353"),
         ("0012_refresh_tokens_rowid", "4ad0cc8fe32bd1df0f96b571af11496ba557ae26f1ef76e7e02c7c0aa162c02f"),
         ("0013_custom_oauth_providers", "9864beef98f6b501415d47710c47fc880381e829ba7839c6745c4142a9dee94b"),
+        ("0014_users_email_unique_across_audiences", "757e6edbd4fa2d24d9f33984bbc3bb059f8df293b35237458d9810d06121bcc8"),
     ]
 
     @Test func shippedMigrationsAreUnchanged() {

@@ -247,6 +247,48 @@ import Testing
         #expect(try db.read { try $0.scalar("SELECT count(*) FROM sqlite_schema WHERE name = 'b'") } == .integer(0))
     }
 
+    /// 0014 widens users_email_partial_key to every audience. A database written before it
+    /// upgrades, and then refuses an email another audience holds; one that already holds an
+    /// email in two audiences cannot take the index: the open fails naming the migration and the
+    /// index, and the file is as it was (an older build still opens it, with both accounts).
+    @Test func emailIndexAcrossAudiences() throws {
+        let dir = try TemporaryDirectory()
+        let id = "0014_users_email_unique_across_audiences"
+        let before = Migrations.all.filter { $0.id != id }
+
+        let upgrading = dir.path("upgrading.db")
+        let old = try Database(path: upgrading, migrations: before)
+        try old.write { c in
+            try c.insertUser(id: "u1", email: "alice@example.com")
+            try c.insertUser(id: "u2", email: "bob@example.com", aud: "other-aud")
+        }
+        old.close()
+        let upgraded = try Database(path: upgrading)
+        defer { upgraded.close() }
+        #expect(try upgraded.appliedMigrations.contains(id))
+        #expect(try upgraded.read { try $0.count("users") } == 2)
+        #expect(throws: StoreError.self) { try upgraded.write { try $0.insertUser(id: "u3", email: "Alice@example.com", aud: "other-aud") } }
+
+        let holding = dir.path("holding.db")
+        let written = try Database(path: holding, migrations: before)
+        try written.write { c in
+            try c.insertUser(id: "u1", email: "alice@example.com")
+            try c.insertUser(id: "u2", email: "alice@example.com", aud: "other-aud")
+        }
+        written.close()
+        do {
+            _ = try Database(path: holding)
+            Issue.record("an email in two audiences must fail the open")
+        } catch {
+            #expect(error.message.contains(id))
+            #expect(error.message.contains("users_email_partial_key"))
+        }
+        let reopened = try Database(path: holding, migrations: before)
+        defer { reopened.close() }
+        #expect(try !reopened.appliedMigrations.contains(id))
+        #expect(try reopened.read { try $0.count("users") } == 2)
+    }
+
     @Test func unknownRecordedMigrationIsIgnored() throws {
         let dir = try TemporaryDirectory()
         let path = dir.path("auth.db")

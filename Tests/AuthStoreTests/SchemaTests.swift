@@ -68,7 +68,9 @@ import Testing
         }
     }
 
-    @Test func emailUniquePerAudienceCaseInsensitively() throws {
+    /// GoTrue's users_email_partial_key is on the email alone: one account per email across
+    /// every audience (0014).
+    @Test func emailUniqueAcrossAudiencesCaseInsensitively() throws {
         let db = try Database(path: ":memory:")
         try db.write { try $0.insertUser(id: "u1", email: "Alice@Example.com") }
         do {
@@ -77,8 +79,15 @@ import Testing
         } catch let error as StoreError {
             #expect(error.isUniqueViolation)
         }
+        do {
+            try db.write { try $0.insertUser(id: "u3", email: "alice@example.com", aud: "other-aud") }
+            Issue.record("same email, another aud must fail")
+        } catch let error as StoreError {
+            #expect(error.isUniqueViolation)
+            #expect(error.message.contains("users_email_partial_key"))
+        }
         try db.write { c in
-            try c.insertUser(id: "u3", email: "alice@example.com", aud: "other-aud")
+            try c.insertUser(id: "u3", email: "bob@example.com", aud: "other-aud")
             // Emails may be absent or empty on many users (phone-only, anonymous).
             try c.insertUser(id: "u4", email: nil)
             try c.insertUser(id: "u5", email: nil)

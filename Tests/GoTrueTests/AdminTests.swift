@@ -365,6 +365,38 @@ extension GoTrueAPI {
         #expect(partners.json["users"]?.arrayValue?.map { $0["email"] } == ["p@example.com"])
         #expect(api.admin("GET", "/admin/users").json["users"]?.arrayValue?.map { $0["email"] } == ["q@example.com"])
     }
+
+    /// GoTrue looks for another account with the email only within the request's audience
+    /// (`IsDuplicatedEmail`), but `users_email_partial_key` covers them all: an email another
+    /// audience holds passes the check and Postgres refuses the row. In the initial API version
+    /// the client sees that error (`utilities.NewPostgresError`); nothing is stored.
+    @Test func emailAnotherAudienceHoldsIsTheIndexRefusal() throws {
+        let api = try makeAPI()
+        _ = api.createUser(["email": "p@example.com", "aud": "partners"])
+        let refusal = #"{"code":"23505","message":"duplicate key value violates unique constraint \"users_email_partial_key\"","detail":"Key (email)=(p@example.com) already exists."}"#
+        let created = api.admin("POST", "/admin/users", ["email": "p@example.com", "password": "secret-123"])
+        #expect(created.status == 500)
+        #expect(created.headers["x-sb-error-code"] == "unexpected_failure")
+        #expect(created.text == refusal)
+        let versioned = api.admin("POST", "/admin/users", ["email": "p@example.com"], headers: ["X-Supabase-Api-Version": "2024-01-01"])
+        #expect(versioned.text == #"{"code":"unexpected_failure","message":"Database error creating new user"}"#)
+        let signedUp = api.call("POST", "/signup", ["email": "P@example.com", "password": "secret-123"])
+        #expect(signedUp.status == 500)
+        #expect(signedUp.text == refusal)
+        let signedUpVersioned = api.call("POST", "/signup", ["email": "p@example.com", "password": "secret-123"],
+                                         headers: ["X-Supabase-Api-Version": "2024-01-01"])
+        #expect(signedUpVersioned.text == #"{"code":"unexpected_failure","message":"Database error saving new user"}"#)
+        let invited = api.admin("POST", "/invite", ["email": "p@example.com"])
+        #expect(invited.status == 500)
+        #expect(invited.text == refusal)
+        let linked = api.admin("POST", "/admin/generate_link", ["type": "signup", "email": "p@example.com", "password": "secret-123"])
+        #expect(linked.status == 500)
+        #expect(linked.text == refusal)
+        // Within its own audience the check answers first, as GoTrue's.
+        #expect(api.admin("POST", "/admin/users", ["email": "p@example.com", "aud": "partners"]).json["error_code"] == "email_exists")
+        #expect(api.admin("GET", "/admin/users").json["users"]?.arrayValue?.count == 0)
+        #expect(api.admin("GET", "/admin/users", headers: ["X-JWT-AUD": "partners"]).json["users"]?.arrayValue?.count == 1)
+    }
 }
 
 @Suite struct AdminUpdateDeleteTests {

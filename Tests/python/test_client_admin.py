@@ -151,6 +151,24 @@ def test_create_user_errors(start_auth, admin_client):
     api_error(not_found, AuthApiError, "user_not_found", 404)
 
 
+def test_an_email_another_audience_holds(start_auth, admin_client, make_client):
+    """GoTrue looks for the email only within the request's audience, but its unique index
+    covers every audience: the insert fails, a 500 (the client's API version hides the
+    Postgres error), and nothing is stored. The same on SQLite and on Postgres."""
+    server = start_auth()
+    admin = admin_client(server).admin
+    email = unique_email("audiences")
+    partner = admin.create_user({"email": email, "aud": "partners"}).user
+    assert partner.aud == "partners"
+    with pytest.raises(AuthApiError) as created:
+        admin.create_user({"email": email, "password": PASSWORD})
+    api_error(created, AuthApiError, "unexpected_failure", 500, "Database error creating new user")
+    with pytest.raises(AuthApiError) as signed_up:
+        make_client(server).sign_up({"email": email.upper(), "password": PASSWORD})
+    api_error(signed_up, AuthApiError, "unexpected_failure", 500, "Database error saving new user")
+    assert [user.email for user in admin.list_users() if user.email == email] == []
+
+
 def test_anon_key_is_not_admin(start_auth, admin_client):
     server = start_auth()
     with pytest.raises(AuthApiError) as refused:

@@ -71,7 +71,8 @@ public struct AuthError: Error, Sendable, Equatable {
     /// `rewrapping` a database failure already named by an inner site takes this site's message
     /// (anonymous sign-in's "Database error creating anonymous user" around `signupNewUser`'s
     /// "... saving new user").
-    package static func whenDatabaseFails<T>(_ message: String, rewrapping: Bool = false,
+    /// With `writing`, the step writes that user's row (`userWriteFailure`).
+    package static func whenDatabaseFails<T>(_ message: String, rewrapping: Bool = false, writing user: UserRecord? = nil,
                                              _ body: () throws -> T) throws(AuthError) -> T {
         do {
             return try body()
@@ -79,8 +80,35 @@ public struct AuthError: Error, Sendable, Equatable {
             if rewrapping && error.internalError != nil && error.status == 500 { error.message = message }
             throw error
         } catch {
-            throw databaseFailure(message, error)
+            throw user.map { userWriteFailure(message, error, user: $0) } ?? databaseFailure(message, error)
         }
+    }
+
+    /// A store failure while writing `user`'s row (`signupNewUser`, adminUserCreate,
+    /// adminUserUpdate, ...), as `databaseFailure`, except for a unique index of `users`: GoTrue
+    /// looks for another account with the email only within the request's audience
+    /// (`IsDuplicatedEmail`), and never for the id or (admin update) the phone, so Postgres'
+    /// index refuses the row and the client sees that error in the initial API version
+    /// (`utilities.NewPostgresError`). In Postgres mode the store's error is the database's own;
+    /// SQLite's names the index or column but no value, and is worded here as Postgres words
+    /// GoTrue's index, with the value being written.
+    package static func userWriteFailure(_ message: String, _ error: any Error, user: UserRecord) -> AuthError {
+        guard let store = error as? StoreError, store.postgres == nil, store.isUniqueViolation else {
+            return databaseFailure(message, error)
+        }
+        let violation: PostgresError
+        if store.message.contains("users_email_partial_key") {
+            violation = .uniqueViolation(index: "users_email_partial_key", column: "email", value: user.email ?? "")
+        } else if store.message.contains("users.phone") {
+            violation = .uniqueViolation(index: "users_phone_key", column: "phone", value: user.phone ?? "")
+        } else if store.message.contains("users.id") {
+            violation = .uniqueViolation(index: "users_pkey", column: "id", value: user.id)
+        } else {
+            return databaseFailure(message, error)
+        }
+        var failure = AuthError.database(message, violation)
+        failure.internalError = store.message
+        return failure
     }
 
     /// `getHttpStatusCodeFromPostgresErrorCode`: 500 for a raised exception and the integrity

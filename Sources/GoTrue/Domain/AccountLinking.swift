@@ -135,7 +135,7 @@ struct ExternalAccounts {
             user.appMetadata = Models.text(["provider": .string(provider), "providers": [.string(provider)]])
             user.userMetadata = Models.text(identityData)
             // `signupNewUser`, reloading the row an app trigger may have changed.
-            user = try AuthError.whenDatabaseFails("Database error saving new user") { try conn.insertUser(user) }
+            user = try AuthError.whenDatabaseFails("Database error saving new user", writing: user) { try conn.insertUser(user) }
             identity = try createIdentity(conn, user: user, provider: provider, data: identityData)
             created = true
         case .accountExists(let existing, var found):

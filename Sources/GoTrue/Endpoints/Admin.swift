@@ -90,32 +90,6 @@ package struct AdminEndpoints: EndpointGroup {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// A failure of the transaction that writes `user`, as adminUserCreate and adminUserUpdate
-    /// answer it: a 500 with the call site's message (`databaseFailure`). Neither checks for
-    /// another account holding the id, or (update) the email or phone, before writing, so
-    /// Postgres' unique index refuses the row, and GoTrue shows its client that error in the
-    /// initial API version (`utilities.NewPostgresError`): the index and the value. In Postgres
-    /// mode the store's error is the database's own; SQLite's names the table's column or its
-    /// index, worded here as Postgres words GoTrue's index.
-    static func userWriteFailure(_ message: String, _ error: any Error, user: UserRecord) -> AuthError {
-        guard let store = error as? StoreError, store.postgres == nil, store.isUniqueViolation else {
-            return AuthError.databaseFailure(message, error)
-        }
-        let violation: AuthError.PostgresError
-        if store.message.contains("users_email_partial_key") {
-            violation = .uniqueViolation(index: "users_email_partial_key", column: "email", value: user.email ?? "")
-        } else if store.message.contains("users.phone") {
-            violation = .uniqueViolation(index: "users_phone_key", column: "phone", value: user.phone ?? "")
-        } else if store.message.contains("users.id") {
-            violation = .uniqueViolation(index: "users_pkey", column: "id", value: user.id)
-        } else {
-            return AuthError.databaseFailure(message, error)
-        }
-        var failure = AuthError.database(message, violation)
-        failure.internalError = store.message
-        return failure
-    }
-
     // MARK: JSON
 
     func userJSON(_ user: UserRecord, identities: [IdentityRecord]?, factors: [FactorRecord]) -> JSON {
@@ -417,11 +391,7 @@ package struct AdminEndpoints: EndpointGroup {
                 user.encryptedPassword = hash
                 user.userMetadata = Models.text(params.userMetadata ?? JSONObject())
                 user.appMetadata = Models.text(["provider": .string(providers[0]), "providers": .array(providers.map { .string($0) })])
-                do {
-                    try conn.insertUser(user)
-                } catch {
-                    throw Self.userWriteFailure(failure, error, user: user)
-                }
+                try AuthError.whenDatabaseFails(failure, writing: user) { try conn.insertUser(user) }
                 // The email identity first, then the phone's, as adminUserCreate makes them.
                 let identityData = [
                     user.email.map { ("email", AdminEndpoints.identityData(userID: user.id, email: $0)) },
@@ -502,7 +472,7 @@ package struct AdminEndpoints: EndpointGroup {
                 // Anything else inside the transaction (an email or phone another account holds
                 // among them) is GoTrue's "Error updating user"; throwing rolls the partial
                 // changes back.
-                throw Self.userWriteFailure("Error updating user", error, user: user)
+                throw AuthError.userWriteFailure("Error updating user", error, user: user)
             }
             let reloaded = try conn.user(id: user.id) ?? user
             return (reloaded, try conn.identities(userID: user.id), try conn.factors(userID: user.id))

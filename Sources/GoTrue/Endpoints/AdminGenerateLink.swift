@@ -146,7 +146,7 @@ extension AdminEndpoints {
         user.userMetadata = Models.text(data ?? JSONObject())
         user.appMetadata = Models.text(["provider": "email", "providers": ["email"]])
         // mail.go's sign-up and invite links go through `signupNewUser`.
-        user = try AuthError.whenDatabaseFails("Database error saving new user") { try conn.insertUser(user) }
+        user = try AuthError.whenDatabaseFails("Database error saving new user", writing: user) { try conn.insertUser(user) }
         try conn.insertIdentity(IdentityRecord(id: project.environment.uuid(), providerID: user.id, userID: user.id,
                                                identityData: Models.text(AdminEndpoints.identityData(userID: user.id, email: email)),
                                                provider: "email", at: now.microseconds))

@@ -51,7 +51,7 @@ struct InviteEndpoints: EndpointGroup {
                 user = prospect
                 user.createdAt = now
                 user.updatedAt = now
-                user = try AuthError.whenDatabaseFails("Database error saving new user") { try conn.insertUser(user) }
+                user = try AuthError.whenDatabaseFails("Database error saving new user", writing: user) { try conn.insertUser(user) }
                 let identityData: JSONObject = ["sub": .string(user.id), "email": .string(email),
                                                 "email_verified": false, "phone_verified": false]
                 try conn.insertIdentity(IdentityRecord(id: project.environment.uuid(), providerID: user.id, userID: user.id,

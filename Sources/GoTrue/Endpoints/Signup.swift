@@ -64,7 +64,7 @@ struct SignupEndpoints: EndpointGroup {
             try AuthError.whenDatabaseFails("Database error creating anonymous user", rewrapping: true) {
                 // The record as built on every run of this write, then as stored (an app's
                 // BEFORE INSERT trigger may change it: `signupNewUser` reloads the user).
-                var user = try AuthError.whenDatabaseFails("Database error saving new user") { try conn.insertUser(user) }
+                var user = try AuthError.whenDatabaseFails("Database error saving new user", writing: user) { try conn.insertUser(user) }
                 let issued = try Tokens(api: api).issueSession(conn, user: &user, method: "anonymous", request: context.request)
                 return (issued, Models.user(user, identities: []))
             }
@@ -154,7 +154,7 @@ struct SignupEndpoints: EndpointGroup {
                 user = existing
             } else {
                 // `signupNewUser`: the row as stored, so an app trigger's changes reach the response.
-                user = try AuthError.whenDatabaseFails("Database error saving new user") { try conn.insertUser(prospect) }
+                user = try AuthError.whenDatabaseFails("Database error saving new user", writing: prospect) { try conn.insertUser(prospect) }
                 created = true
             }
 
