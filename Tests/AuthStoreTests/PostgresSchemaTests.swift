@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import AuthStore
 import PostgresTestSupport
+import Synchronization
 
 /// Creating, adopting and bootstrapping GoTrue's `auth` schema on a real, throw-away Postgres.
 @Suite(.enabled(if: PostgresCluster.canRun,
@@ -267,6 +268,39 @@ struct PostgresBootstrapTests {
             return try db.scalar("SELECT auth.uid()::text")
         } == .text(sub))
         #expect(try db.scalar("SELECT auth.uid()") == .null)
+    }
+}
+
+extension PostgresBootstrapTests {
+    /// Test workers that each start an emulator with `--db-bootstrap` on a fresh database of one
+    /// bare server: the roles are the server's, so the bootstraps meet on them (the advisory lock
+    /// is per database). Every store opens, on a cluster of its own, three rounds over.
+    @Test func storesBootstrappingDatabasesOfOneServerAtOnceAllOpen() throws {
+        let cluster = try PostgresCluster()
+        defer { cluster.stop() }
+        let workers = 6
+        for round in 1...3 {
+            let databases = try (0..<workers).map { _ in try cluster.makeDatabase() }
+            let failures = Mutex<[String]>([])
+            DispatchQueue.concurrentPerform(iterations: workers) { index in
+                do {
+                    let store = try Database(postgres: databases[index], postgres: PostgresOptions(bootstrap: true))
+                    defer { store.close() }
+                    _ = try store.write { try $0.insertUser(UserRecord(id: newID(), createdAt: t0)) }
+                } catch {
+                    failures.withLock { $0.append("round \(round), database \(index): \(error)") }
+                }
+            }
+            #expect(failures.withLock { $0 } == [])
+            // Back to a bare server for the next round: the roles go with what they own.
+            let admin = try PostgresConnection(cluster.connectionString(), options: PostgresSessionOptions(role: nil))
+            defer { admin.close() }
+            for conninfo in databases {
+                let name = try #require(conninfo.split(separator: " ").first { $0.hasPrefix("dbname=") }?.dropFirst("dbname=".count))
+                try admin.execute("DROP DATABASE \(name)")
+            }
+            try admin.execute("DROP ROLE authenticator, anon, authenticated, service_role, supabase_auth_admin")
+        }
     }
 }
 

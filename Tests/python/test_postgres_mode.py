@@ -8,8 +8,10 @@ roles, schema), creates GoTrue's schema and writes as `supabase_auth_admin` with
 `handle_new_user()` is the one BoxScore's migration installs.
 """
 import base64
+import concurrent.futures
 import json
 import subprocess
+import threading
 
 import httpx
 import pytest
@@ -304,6 +306,24 @@ def test_a_database_the_bootstrap_never_prepared_is_one_clear_error(start_server
                             capture_output=True, text=True, timeout=60)
     assert result.returncode != 0
     assert "may not create GoTrue's schema in this database" in result.stderr and "--db-bootstrap" in result.stderr
+
+
+def test_emulators_bootstrapping_databases_of_one_bare_server_at_once_all_come_up(start_server, bare_cluster, make_client):
+    # A test worker each, each on a fresh database: the bootstraps meet on the server's roles.
+    databases = [bare_cluster.make_database() for _ in range(4)]
+    barrier = threading.Barrier(len(databases))
+
+    def start(database):
+        barrier.wait(timeout=60)
+        return start_server("--db", bare_cluster.url(database), "--db-bootstrap", env=FAST_HASHING)
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=len(databases)) as pool:
+        servers = list(pool.map(start, databases))
+    for server, database in zip(servers, databases):
+        assert "auth schema created" in server.info["database"] and "supabase_auth_admin" in server.info["database"]
+        email = unique_email("worker")
+        assert make_client(server).sign_up({"email": email, "password": PASSWORD}).user.email == email
+        assert bare_cluster.psql("SELECT email FROM auth.users", database=database) == [(email,)]
 
 
 def test_the_virtual_clock_moves_the_emulators_timestamps_not_the_databases(app, make_client):

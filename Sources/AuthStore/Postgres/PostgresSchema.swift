@@ -198,7 +198,36 @@ public enum PostgresSchema {
     /// No passwords are set: `authenticator` and `supabase_auth_admin` log in only once someone
     /// gives them one. Run it before `createGoTrueSchema`, on a connection that stays the login
     /// role (`PostgresSessionOptions(role: nil)`), so the schema can be given away.
+    ///
+    /// Several processes may bootstrap at once, on one database or on different databases of one
+    /// server (test workers that each start an emulator on a fresh database). The advisory lock
+    /// serializes them only within a database, and roles, their settings and their memberships
+    /// are the whole server's: Postgres refuses the second of two concurrent changes to one role
+    /// ("tuple concurrently updated"), or a `CREATE ROLE` whose name another transaction took
+    /// after the check. The script being idempotent, it then runs again (`bootstrapAttempts`).
     public static func bootstrap(_ connection: PostgresConnection) throws {
+        var attempt = 1
+        while true {
+            do {
+                return try bootstrapOnce(connection)
+            } catch let error as PostgresError where attempt < bootstrapAttempts && isConcurrentRoleChange(error) {
+                attempt += 1
+                // A few milliseconds apart, so that processes started together stop meeting.
+                sleepCurrentThread(milliseconds: Int.random(in: 2...20))
+            }
+        }
+    }
+
+    static let bootstrapAttempts = 8
+
+    /// 23505 and 42710: a role's name taken between the check and `CREATE ROLE`; XX000: "tuple
+    /// concurrently updated" (a role, its settings or a membership changed by two transactions);
+    /// 40001 and 40P01: the same meeting reported as a conflict.
+    static func isConcurrentRoleChange(_ error: PostgresError) -> Bool {
+        ["23505", "42710", "XX000", "40001", "40P01"].contains(error.sqlstate)
+    }
+
+    private static func bootstrapOnce(_ connection: PostgresConnection) throws {
         try connection.transaction { connection in
             try connection.execute("SELECT pg_advisory_xact_lock($1)", .integer(Int64(schemaLock)))
             try connection.executeScript(bootstrapScript)
