@@ -255,27 +255,25 @@ import Testing
         let dir = try TemporaryDirectory()
         let id = "0014_users_email_unique_across_audiences"
         let before = Migrations.all.filter { $0.id != id }
-
-        let upgrading = dir.path("upgrading.db")
-        let old = try Database(path: upgrading, migrations: before)
-        try old.write { c in
-            try c.insertUser(id: "u1", email: "alice@example.com")
-            try c.insertUser(id: "u2", email: "bob@example.com", aud: "other-aud")
+        // A file as a build before 0014 left it: alice, and `other` in another audience.
+        func written(_ name: String, other: String) throws -> String {
+            let path = dir.path(name)
+            let old = try Database(path: path, migrations: before)
+            try old.write { c in
+                try c.insertUser(id: "u1", email: "alice@example.com")
+                try c.insertUser(id: "u2", email: other, aud: "other-aud")
+            }
+            old.close()
+            return path
         }
-        old.close()
-        let upgraded = try Database(path: upgrading)
+
+        let upgraded = try Database(path: try written("upgrading.db", other: "bob@example.com"))
         defer { upgraded.close() }
         #expect(try upgraded.appliedMigrations.contains(id))
         #expect(try upgraded.read { try $0.count("users") } == 2)
         #expect(throws: StoreError.self) { try upgraded.write { try $0.insertUser(id: "u3", email: "Alice@example.com", aud: "other-aud") } }
 
-        let holding = dir.path("holding.db")
-        let written = try Database(path: holding, migrations: before)
-        try written.write { c in
-            try c.insertUser(id: "u1", email: "alice@example.com")
-            try c.insertUser(id: "u2", email: "alice@example.com", aud: "other-aud")
-        }
-        written.close()
+        let holding = try written("holding.db", other: "alice@example.com")
         do {
             _ = try Database(path: holding)
             Issue.record("an email in two audiences must fail the open")
