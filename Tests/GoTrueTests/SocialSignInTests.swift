@@ -518,3 +518,76 @@ extension GoTrueAPI {
         #expect(errorCode(last) == "single_identity_not_deletable")
     }
 }
+
+/// `ensureEmailIdentityForPassword` (internal/api/identity.go), behind
+/// `GOTRUE_EXPERIMENTAL_CREATE_EMAIL_IDENTITY_ON_PASSWORD_SET_ENABLED`: the cases of GoTrue's own
+/// email_identity_on_password_test.go, for an account made by Google's id_token grant.
+@Suite struct EmailIdentityOnPasswordSetTests {
+    private func googleUser(_ api: GoTrueAPI, _ email: String, verified: Bool = true) throws -> (id: String, token: String) {
+        let minted = api.mint("google", ["email": .string(email), "email_verified": .bool(verified)])
+        let session = api.idTokenGrant(["id_token": .string(minted), "provider": "google"]).json
+        return (try #require(session["user"]?["id"]?.stringValue), try #require(session["access_token"]?.stringValue))
+    }
+
+    private func identities(_ user: JSON) -> [String] {
+        user["identities"]?.arrayValue?.compactMap { $0["provider"]?.stringValue } ?? []
+    }
+
+    @Test func offAsInGoTruesDefaultAFirstPasswordAddsNoIdentity() throws {
+        let api = try socialAPI()
+        let (_, token) = try googleUser(api, "g-off@example.com")
+        let updated = api.call("PUT", "/user", ["password": "newpassword123"], bearer: token)
+        #expect(updated.status == 200)
+        #expect(identities(updated.json) == ["google"])
+        #expect(updated.json["app_metadata"]?["providers"] == ["google"])
+        #expect(api.signIn("g-off@example.com", "newpassword123").status == 200)
+    }
+
+    @Test func onAFirstPasswordAddsTheEmailIdentityOfTheStoredEmail() throws {
+        let api = try socialAPI { $0.experimental.createEmailIdentityOnPasswordSet = true }
+        let (id, token) = try googleUser(api, "g-on@example.com")
+        // The request's email is only a pending change (secure email change): not the identity's.
+        let updated = api.call("PUT", "/user", ["password": "newpassword123", "email": "other@example.com"], bearer: token)
+        #expect(updated.status == 200)
+        #expect(identities(updated.json) == ["google", "email"])
+        let email = try #require(updated.json["identities"]?.arrayValue?.first { $0["provider"] == "email" })
+        #expect(email["identity_data"] == ["sub": .string(id), "email": "g-on@example.com", "email_verified": true, "phone_verified": false])
+        #expect(email["id"] == .string(id))
+        #expect(updated.json["app_metadata"]?["providers"] == ["google", "email"])
+        #expect(updated.json["app_metadata"]?["provider"] == "google")
+        #expect(updated.json["new_email"] == "other@example.com")
+        // A later password is not a first one: nothing more.
+        let again = api.call("PUT", "/user", ["password": "newerpassword456"], bearer: token)
+        #expect(identities(again.json) == ["google", "email"])
+    }
+
+    @Test func onAnUnconfirmedEmailGetsNoIdentity() throws {
+        let api = try socialAPI {
+            $0.experimental.createEmailIdentityOnPasswordSet = true
+            $0.mailer.autoconfirm = false
+        }
+        // Google's unverified email, no autoconfirm: the grant answers no session, the user stays.
+        let minted = api.mint("google", ["email": "g-unverified@example.com", "email_verified": false])
+        let refused = api.idTokenGrant(["id_token": .string(minted), "provider": "google"])
+        let listed = api.admin("GET", "/admin/users").json["users"]?.arrayValue ?? []
+        let id = try #require(listed.first { $0["email"] == "g-unverified@example.com" }?["id"]?.stringValue, "\(refused.text)")
+        let updated = api.admin("PUT", "/admin/users/\(id)", ["password": "newpassword123"])
+        #expect(updated.status == 200)
+        #expect(updated.json["email_confirmed_at"] == nil)
+        #expect(identities(updated.json) == ["google"])
+    }
+
+    @Test func onTheAdminsFirstPasswordAddsItToo() throws {
+        let api = try socialAPI { $0.experimental.createEmailIdentityOnPasswordSet = true }
+        let (id, _) = try googleUser(api, "g-admin@example.com")
+        let updated = api.admin("PUT", "/admin/users/\(id)", ["password": "newpassword123"])
+        #expect(updated.status == 200)
+        #expect(identities(updated.json) == ["google", "email"])
+        #expect(updated.json["app_metadata"]?["providers"] == ["google", "email"])
+        // With a new confirmed email as well, the email identity is the one that change makes.
+        let (other, _) = try googleUser(api, "g-admin2@example.com")
+        let moved = api.admin("PUT", "/admin/users/\(other)", ["password": "newpassword123", "email": "moved@example.com", "email_confirm": true])
+        let emails = moved.json["identities"]?.arrayValue?.filter { $0["provider"] == "email" } ?? []
+        #expect(emails.map { $0["identity_data"]?["email"] } == ["moved@example.com"])
+    }
+}

@@ -241,6 +241,26 @@ def test_google_id_token_with_nonce(start_social, make_client):
     assert client.get_user().user.id == user.id
 
 
+@pytest.mark.parametrize("flag", [None, "true"], ids=["default", "experimental-flag"])
+def test_a_first_password_on_a_google_account(start_social, make_client, flag):
+    """GoTrue adds an email identity for a first password only behind
+    GOTRUE_EXPERIMENTAL_CREATE_EMAIL_IDENTITY_ON_PASSWORD_SET_ENABLED (identity.go,
+    ensureEmailIdentityForPassword); by default the account keeps its one identity."""
+    env = {"GOTRUE_EXPERIMENTAL_CREATE_EMAIL_IDENTITY_ON_PASSWORD_SET_ENABLED": flag} if flag else {}
+    server = start_social(**env)
+    client = make_client(server)
+    email = unique_email("first-password")
+    client.sign_in_with_id_token({"provider": "google", "token": mint(server, "google", email=email)})
+    user = client.update_user({"password": PASSWORD}).user
+    expected = ["google", "email"] if flag else ["google"]
+    assert [i.provider for i in user.identities] == expected
+    assert user.app_metadata == {"provider": "google", "providers": expected}
+    assert [i.provider for i in client.get_user_identities().identities] == expected
+    # Either way the password signs in: the password grant looks up the user by email.
+    client.sign_out()
+    assert client.sign_in_with_password({"email": email, "password": PASSWORD}).user.id == user.id
+
+
 def test_id_token_nonce_errors(start_social, make_client):
     server = start_social()
     client = make_client(server)

@@ -38,6 +38,8 @@ public struct Configuration: Sendable {
     public var rateLimits = RateLimitSettings()
     /// The emulator's own behaviour around social sign-in (no GoTrue equivalent).
     public var identityProviders = IdentityProviderSettings()
+    /// `GOTRUE_EXPERIMENTAL_*`: GoTrue's behaviours behind a flag, off unless set.
+    public var experimental = ExperimentalSettings()
 
     /// The keys the gateway (`/auth/v1/...`) accepts in `apikey`; derived from the JWT secret
     /// unless given explicitly.
@@ -301,6 +303,15 @@ public struct SecuritySettings: Sendable {
     public var updatePasswordRequireCurrentPassword = false
     /// `GOTRUE_SECURITY_MANUAL_LINKING_ENABLED`.
     public var manualLinkingEnabled = false
+    public init() {}
+}
+
+/// `GOTRUE_EXPERIMENTAL_*`.
+public struct ExperimentalSettings: Sendable {
+    /// `GOTRUE_EXPERIMENTAL_CREATE_EMAIL_IDENTITY_ON_PASSWORD_SET_ENABLED`: a first password on
+    /// an account with a confirmed email and no email identity adds one
+    /// (`ensureEmailIdentityForPassword`).
+    public var createEmailIdentityOnPasswordSet = false
     public init() {}
 }
 

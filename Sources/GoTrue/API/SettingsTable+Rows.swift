@@ -363,6 +363,9 @@ extension Configuration {
                          "A password change needs the current password."))
         rows.append(bool("manual_linking_enabled", \.security.manualLinkingEnabled, env: ["GOTRUE_SECURITY_MANUAL_LINKING_ENABLED"],
                          file: "enable_manual_linking", gotrue: false, cli: false, "Users may link identities themselves."))
+        rows.append(bool("experimental.create_email_identity_on_password_set_enabled", \.experimental.createEmailIdentityOnPasswordSet,
+                         env: ["GOTRUE_EXPERIMENTAL_CREATE_EMAIL_IDENTITY_ON_PASSWORD_SET_ENABLED"], gotrue: false, cli: false,
+                         "A first password on an account with a confirmed email and no email identity adds one."))
         for (key, env, path) in [("sessions.timebox", "GOTRUE_SESSIONS_TIMEBOX", \Configuration.sessions.timeboxSeconds),
                                  ("sessions.inactivity_timeout", "GOTRUE_SESSIONS_INACTIVITY_TIMEOUT",
                                   \Configuration.sessions.inactivityTimeoutSeconds)] {

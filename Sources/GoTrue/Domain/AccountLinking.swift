@@ -312,6 +312,23 @@ extension Core {
         user = try conn.user(id: user.id) ?? user
     }
 
+    /// `ensureEmailIdentityForPassword`, after a user's first password (`PUT /user`,
+    /// `PUT /admin/users/{id}`). Behind `GOTRUE_EXPERIMENTAL_CREATE_EMAIL_IDENTITY_ON_PASSWORD_SET_ENABLED`,
+    /// off by default, when nothing happens. On: an account that is neither SSO nor anonymous,
+    /// whose stored email is confirmed (never the request's) and that has no email identity gets
+    /// one, and `app_metadata`'s providers are listed again from its identities.
+    func ensureEmailIdentityForPassword(_ conn: Connection, _ user: inout UserRecord) throws {
+        guard snapshot.configuration.experimental.createEmailIdentityOnPasswordSet, !user.isSSOUser, !user.isAnonymous,
+              let email = user.email, !email.isEmpty, user.emailConfirmedAt != nil,
+              try !conn.identities(userID: user.id).contains(where: { $0.provider == "email" })
+        else { return }
+        let data: JSONObject = ["sub": .string(user.id), "email": .string(email), "email_verified": true, "phone_verified": false]
+        try conn.insertIdentity(IdentityRecord(id: project.environment.uuid(), providerID: user.id, userID: user.id,
+                                               identityData: Models.text(data), provider: "email",
+                                               at: project.environment.now().microseconds))
+        try updateProviders(conn, &user)
+    }
+
     /// `User.Confirm`: email confirmed, `email_verified` in user_metadata, pending codes gone.
     func confirmEmail(_ conn: Connection, _ user: inout UserRecord) throws {
         let now = project.environment.now().microseconds

@@ -446,6 +446,7 @@ package struct AdminEndpoints: EndpointGroup {
                 if !role.isEmpty { user.role = role }
                 if params.emailConfirm { try confirmEmail(conn, &user, now: now) }
                 if params.phoneConfirm { try confirmPhone(conn, &user, now: now) }
+                let addingFirstPassword = !(newHash ?? "").isEmpty && (user.encryptedPassword ?? "").isEmpty
                 if let newHash {
                     // `UpdatePassword`: pending tokens are no longer trusted; every session ends.
                     user.encryptedPassword = newHash.isEmpty ? nil : newHash
@@ -459,6 +460,7 @@ package struct AdminEndpoints: EndpointGroup {
                 if !params.phone.isEmpty {
                     try setContact(conn, &user, provider: "phone", to: params.phone, confirmed: params.phoneConfirm, now: now)
                 }
+                if addingFirstPassword { try api.ensureEmailIdentityForPassword(conn, &user) }
                 if let appMetadata = params.appMetadata { user.appMetadata = Models.merge(appMetadata, into: user.appMetadata) }
                 if let userMetadata = params.userMetadata { user.userMetadata = Models.merge(userMetadata, into: user.userMetadata) }
                 if let ban { applyBan(ban, to: &user, now: now) }

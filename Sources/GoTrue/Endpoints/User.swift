@@ -131,16 +131,7 @@ struct UserEndpoints: EndpointGroup {
                 try OneTimeTokens.clearAll(conn, userID: user.id)
                 try conn.deleteSessions(userID: user.id, except: caller.session?.id)
                 try api.audit(conn, context, actor: user, action: "user_updated_password", logType: "user")
-                // ensureEmailIdentityForPassword: a first password on an email account makes it an
-                // email identity too.
-                if addingFirstPassword, let userEmail = user.email, !userEmail.isEmpty,
-                   try conn.identity(providerID: user.id, provider: "email") == nil {
-                    try upsertIdentity(conn, user: &user, provider: "email", changes: [:],
-                                       created: ["sub": .string(user.id), "email": .string(userEmail),
-                                                 "email_verified": .bool(user.emailConfirmedAt != nil), "phone_verified": false],
-                                       now: now)
-                    try conn.updateUser(user)
-                }
+                if addingFirstPassword { try api.ensureEmailIdentityForPassword(conn, &user) }
                 mailer.notify(conn, .passwordChanged, user: user, to: user.email ?? "", round: &round)
             }
             // user.go: an app trigger on auth.users that refuses these updates is this 500.
