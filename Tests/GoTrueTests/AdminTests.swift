@@ -616,7 +616,7 @@ extension GoTrueAPI {
         #expect(foreign.status == 404)
         #expect(foreign.text == #"{"code":404,"error_code":"mfa_factor_not_found","msg":"Factor not found"}"#)
 
-        let deleted = api.admin("DELETE", "/admin/users/\(user)/factors/\(factor)")
+        let deleted = api.admin("DELETE", "/admin/users/\(user)/factors/\(factor)", headers: ["X-Forwarded-For": "203.0.113.9"])
         #expect(deleted.status == 200)
         #expect(deleted.json["id"] == .string(factor))
         #expect(api.admin("GET", "/admin/users/\(user)/factors").text == "[]")
@@ -631,6 +631,7 @@ extension GoTrueAPI {
         #expect(entry["payload"]?["action"] == "factor_deleted")
         #expect(entry["payload"]?["actor_id"] == .string(user))
         #expect(entry["payload"]?["traits"] == ["user_id": .string(user), "factor_id": .string(factor)])
+        #expect(entry["ip_address"] == "203.0.113.9")
     }
 }
 

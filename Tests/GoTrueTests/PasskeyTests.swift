@@ -349,7 +349,7 @@ extension GoTrueAPI {
         let long = api.call("PATCH", "/passkeys/\(id)", ["friendly_name": .string(String(repeating: "é", count: 61))], bearer: token)
         #expect(long.status == 400)
         #expect(long.json["msg"] == "friendly_name must be 120 characters or less")
-        let renamed = api.call("PATCH", "/passkeys/\(id)", ["friendly_name": "Laptop"], bearer: token)
+        let renamed = api.call("PATCH", "/passkeys/\(id)", ["friendly_name": "Laptop"], bearer: token, headers: ["X-Forwarded-For": "192.0.2.5"])
         #expect(renamed.status == 200)
         #expect(renamed.json == ["id": .string(id), "friendly_name": "Laptop", "created_at": "2026-01-01T00:00:00Z"])
 
@@ -359,8 +359,13 @@ extension GoTrueAPI {
         #expect(notMine.json["msg"] == "Passkey not found")
         #expect(api.call("DELETE", "/passkeys/not-a-uuid", bearer: token).json["msg"] == "Passkey not found")
 
-        #expect(api.call("DELETE", "/passkeys/\(id)", bearer: token).status == 204)
+        #expect(api.call("DELETE", "/passkeys/\(id)", bearer: token, headers: ["X-Forwarded-For": "192.0.2.6"]).status == 204)
         #expect(api.call("GET", "/passkeys", bearer: token).json == .array([]))
+        // passkey_manage.go audits both with the client's address.
+        let audit = api.admin("GET", "/admin/audit").json.arrayValue ?? []
+        let address = { (action: String) in audit.first { $0["payload"]?["action"] == .string(action) }?["ip_address"] }
+        #expect(address("passkey_updated") == "192.0.2.5")
+        #expect(address("passkey_deleted") == "192.0.2.6")
         #expect(api.call("DELETE", "/passkeys/\(id)", bearer: token).status == 404)
     }
 

@@ -519,6 +519,45 @@ extension GoTrueAPI {
     }
 }
 
+/// Unlinking the identity that holds the user's email (identity.go `DeleteIdentity`,
+/// `UpdateUserEmailFromIdentities`): the next identity's address replaces it, and
+/// `ClearAllPendingTokens` voids what was asked for under the old one, pending email and phone
+/// changes included. The link and the unlink are audited with the client's address.
+@Suite struct UnlinkReplacingTheEmailTests {
+    @Test func pendingChangesGoAndTheAuditKeepsTheAddress() throws {
+        let api = try socialAPI {
+            $0.security.manualLinkingEnabled = true
+            $0.sms.autoconfirm = false
+        }
+        let token = try #require(api.signUp("primary@example.com")["access_token"]?.stringValue)
+        let from: HTTPHeaders = ["X-Forwarded-For": "198.51.100.9"]
+        let minted = api.mint("google", ["email": "other@example.com", "email_verified": true])
+        let linked = api.call("POST", "/token?grant_type=id_token", ["id_token": .string(minted), "provider": "google", "link_identity": true],
+                              bearer: token, headers: from)
+        #expect(linked.status == 200)
+        #expect(api.call("PUT", "/user", ["email": "changed@example.com"], bearer: token).json["new_email"] == "changed@example.com")
+        #expect(api.call("PUT", "/user", ["phone": "15550001111"], bearer: token).json["new_phone"] == "15550001111")
+
+        let me = api.call("GET", "/user", bearer: token).json
+        let emailIdentity = try #require(me["identities"]?.arrayValue?.first { $0["provider"] == "email" }?["identity_id"]?.stringValue)
+        #expect(api.call("DELETE", "/user/identities/\(emailIdentity)", bearer: token, headers: ["X-Forwarded-For": "203.0.113.7"]).status == 200)
+        let after = api.call("GET", "/user", bearer: token).json
+        #expect(after["email"] == "other@example.com")
+        #expect(after["new_email"] == nil)
+        #expect(after["new_phone"] == nil)
+        // resend.go: no pending change, nothing to send.
+        let sent = try api.messages().count
+        let resent = api.call("POST", "/resend", ["type": "email_change", "email": "other@example.com"])
+        #expect(resent.status == 200)
+        #expect(try api.messages().count == sent)
+
+        let audit = api.admin("GET", "/admin/audit").json.arrayValue ?? []
+        let address = { (action: String) in audit.first { $0["payload"]?["action"] == .string(action) }?["ip_address"] }
+        #expect(address("identity_linked") == "198.51.100.9")
+        #expect(address("identity_unlinked") == "203.0.113.7")
+    }
+}
+
 /// `ensureEmailIdentityForPassword` (internal/api/identity.go), behind
 /// `GOTRUE_EXPERIMENTAL_CREATE_EMAIL_IDENTITY_ON_PASSWORD_SET_ENABLED`: the cases of GoTrue's own
 /// email_identity_on_password_test.go, for an account made by Google's id_token grant.

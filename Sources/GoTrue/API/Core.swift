@@ -239,7 +239,8 @@ package struct Core: Sendable {
 
     /// Appends an audit-log entry in GoTrue's payload shape (`models.NewAuditLogEntry`):
     /// `actor_name` only when the user has a `full_name`, the username is the phone when there is
-    /// one, else the email, and, as almost every call site upstream, no IP address.
+    /// one, else the email, and, as most call sites upstream, no IP address (those that pass
+    /// `utilities.GetIPAddress(r)` pass `clientIP`).
     package func audit(_ conn: Connection, _ context: RequestContext, actor: UserRecord?, action: String,
                logType: String, traits: JSONObject? = nil, ipAddress: String = "") throws {
         var payload = JSONObject()

@@ -122,7 +122,7 @@ struct ExternalAccounts {
             mergeUserMetadata(&user, identityData)
             try updateProviders(conn, &user)
             try api.audit(conn, context, actor: user, action: "identity_linked", logType: "user",
-                          traits: identityTraits(identity))
+                          traits: identityTraits(identity), ipAddress: api.clientIP(context))
         case .createAccount:
             if config.disableSignup {
                 throw AuthError(422, .signupDisabled, "Signups not allowed for this instance")
@@ -193,7 +193,7 @@ struct ExternalAccounts {
         }
         let identity = try createIdentity(conn, user: user, provider: provider, data: data.metadata.identityData)
         try api.audit(conn, context, actor: user, action: "identity_linked", logType: "user",
-                      traits: identityTraits(identity))
+                      traits: identityTraits(identity), ipAddress: api.clientIP(context))
         if (user.email ?? "").isEmpty {
             switch try adoptIdentityEmail(conn, &user) {
             case .conflict: throw AuthError(400, .emailExists, AuthError.duplicateEmailMessage)
@@ -281,8 +281,7 @@ struct ExternalAccounts {
             // No other account may hold the address (an empty one never matches a user row).
             if !email.isEmpty, try conn.userExists(email: email, aud: user.aud, excluding: nil) { continue }
             user.email = email.isEmpty ? nil : email
-            // `ClearAllPendingTokens`: tokens issued for the previous address are void.
-            user.forgetPendingTokens()
+            user.clearAllPendingTokens()
             try OneTimeTokens.clearAll(conn, userID: user.id)
             if email.isEmpty || (rank(identity) != 0 && !config.mailer.autoconfirm) {
                 user.emailConfirmedAt = nil

@@ -251,6 +251,17 @@ extension UserRecord {
         reauthenticationSentAt = nil
     }
 
+    /// `User.ClearAllPendingTokens`, when another address replaces the user's email (an identity
+    /// unlinked): every pending token, and the pending email and phone changes themselves, were
+    /// asked for under the old address and are void (`new_email` and `new_phone` disappear, and
+    /// `/resend` of an email change has nothing to send).
+    mutating func clearAllPendingTokens() {
+        forgetPendingTokens()
+        emailChange = nil
+        emailChangeConfirmStatus = 0
+        phoneChange = nil
+    }
+
     /// `User.ConfirmEmailChange`: the new address replaces the old, the change's tokens and
     /// status are cleared, and an anonymous user is one no more.
     mutating func confirmEmailChange(to email: String, at now: Int64) {

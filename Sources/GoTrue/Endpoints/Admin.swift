@@ -605,7 +605,7 @@ package struct AdminEndpoints: EndpointGroup {
         let factor = try loadFactor(context, user: user)
         try api.write { conn in
             try api.audit(conn, context, actor: user, action: "factor_deleted", logType: "factor",
-                          traits: ["user_id": .string(user.id), "factor_id": .string(factor.id)])
+                          traits: ["user_id": .string(user.id), "factor_id": .string(factor.id)], ipAddress: api.clientIP(context))
             try conn.deleteFactor(id: factor.id)
             try conn.downgradeSessions(of: factor)
         }

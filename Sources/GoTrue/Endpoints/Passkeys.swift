@@ -154,7 +154,7 @@ struct PasskeyEndpoints: EndpointGroup {
                 throw AuthError(422, .webauthnCredentialExists, "This credential is already registered")
             }
             try api.audit(conn, context, actor: caller.user, action: "passkey_created", logType: "user",
-                          traits: ["passkey_id": .string(record.id)])
+                          traits: ["passkey_id": .string(record.id)], ipAddress: api.clientIP(context))
         }
         var o = JSONObject()
         o["id"] = .string(record.id)
@@ -215,7 +215,7 @@ struct PasskeyEndpoints: EndpointGroup {
             try conn.markWebAuthnCredentialUsed(id: credential.id, signCount: Int64(outcome.signCount), backedUp: outcome.backedUp,
                                                 at: environment.now().microseconds)
             try api.audit(conn, context, actor: user, action: "login", logType: "account",
-                          traits: ["passkey_id": .string(credential.id)])
+                          traits: ["passkey_id": .string(credential.id)], ipAddress: api.clientIP(context))
             let issued = try Tokens(api: api).issueSession(conn, user: &user, method: "passkey", request: context.request)
             return (issued, Models.user(user, identities: try conn.identities(userID: user.id), factors: try conn.factors(userID: user.id)))
         }
@@ -258,7 +258,7 @@ struct PasskeyEndpoints: EndpointGroup {
             let now = environment.now().microseconds
             try conn.renameWebAuthnCredential(id: id, friendlyName: name, at: now)
             try api.audit(conn, context, actor: caller.user, action: "passkey_updated", logType: "user",
-                          traits: ["passkey_id": .string(id)])
+                          traits: ["passkey_id": .string(id)], ipAddress: api.clientIP(context))
             credential.friendlyName = name
             credential.updatedAt = now
             return credential
@@ -275,7 +275,7 @@ struct PasskeyEndpoints: EndpointGroup {
             guard try conn.webAuthnCredential(id: id, userID: caller.user.id) != nil else { throw Self.notFound }
             try conn.deleteWebAuthnCredential(id: id)
             try api.audit(conn, context, actor: caller.user, action: "passkey_deleted", logType: "user",
-                          traits: ["passkey_id": .string(id)])
+                          traits: ["passkey_id": .string(id)], ipAddress: api.clientIP(context))
         }
         return HTTPResponse(status: 204)
     }
@@ -305,7 +305,8 @@ struct AdminPasskeyEndpoints: EndpointGroup {
                     guard try conn.webAuthnCredential(id: id, userID: user.id) != nil else { throw PasskeyEndpoints.notFound }
                     try conn.deleteWebAuthnCredential(id: id)
                     try g.api.audit(conn, context, actor: admin.actor, action: "passkey_deleted", logType: "user",
-                                    traits: ["user_id": .string(user.id), "passkey_id": .string(id)])
+                                    traits: ["user_id": .string(user.id), "passkey_id": .string(id)],
+                                    ipAddress: g.api.clientIP(context))
                 }
                 return HTTPResponse(status: 204)
             },

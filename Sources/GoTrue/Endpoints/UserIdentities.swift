@@ -53,7 +53,7 @@ struct IdentityEndpoints: EndpointGroup {
         try api.write { conn, round in
             guard var user = try conn.user(id: caller.user.id) else { throw AuthError(404, .userNotFound, "User not found") }
             try api.audit(conn, context, actor: user, action: "identity_unlinked", logType: "user",
-                          traits: accounts.identityTraits(doomed))
+                          traits: accounts.identityTraits(doomed), ipAddress: api.clientIP(context))
             try conn.deleteIdentity(id: doomed.id)
             if doomed.provider == "phone" {
                 user.phoneConfirmedAt = nil
