@@ -153,6 +153,12 @@ import Testing
         #expect(errorCode(current.call("PUT", "/user", ["password": "password3"], bearer: t)) == "current_password_required")
         #expect(errorCode(current.call("PUT", "/user", ["password": "password3", "current_password": "nope"], bearer: t)) == "current_password_invalid")
         #expect(current.call("PUT", "/user", ["password": "password3", "current_password": "password1"], bearer: t).status == 200)
+        // A session a one-time code signed in (amr otp; `Session.IsRecovery`) needs no current password.
+        #expect(current.call("POST", "/otp", ["email": "cp@example.com"]).status == 200)
+        let code = try #require(try current.latestMessage(to: "cp@example.com")?.otp)
+        let otp = current.verify(["type": "email", "email": "cp@example.com", "token": .string(code)]).json
+        #expect(otp["access_token"].flatMap { claims(of: $0.stringValue ?? "")["amr"]?[0]?["method"] } == "otp")
+        #expect(current.call("PUT", "/user", ["password": "password4"], bearer: otp["access_token"]?.stringValue).status == 200)
     }
 
     @Test func emailChangeIsPendingAndDuplicatesRefused() throws {

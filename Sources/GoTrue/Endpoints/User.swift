@@ -173,8 +173,11 @@ struct UserEndpoints: EndpointGroup {
         return .json(Models.user(updated, identities: identities, factors: factors))
     }
 
+    /// `Session.IsRecovery`: a session signed in by a one-time link or code (`otp`, `magiclink`,
+    /// `recovery`: `AuthenticationMethod.IsRecovery`), as a password reset's is, whatever the
+    /// flow (implicit recovery links sign in with `otp`, PKCE magic links with `magiclink`).
     private func isRecoverySession(_ caller: Authenticated) -> Bool {
-        caller.claims["amr"]?.arrayValue?.contains { $0["method"]?.stringValue == "recovery" } ?? false
+        caller.claims["amr"]?.arrayValue?.contains { ["otp", "magiclink", "recovery"].contains($0["method"]?.stringValue ?? "") } ?? false
     }
 
     /// `verifyReauthentication`: the nonce is the OTP sent by `/reauthenticate`, stored hashed
