@@ -452,6 +452,16 @@ extension GoTrueAPI {
         let banned = api.admin("PUT", "/admin/users/\(id)", ["ban_duration": "24h"]).json
         #expect(banned["banned_until"] == .string(clock.now().adding(seconds: 86_400).rfc3339))
         #expect(errorCode(api.call("GET", "/user", bearer: session["access_token"]!.stringValue!)) == "user_banned")
+        // The admin routes load a session's user without the ban check (`requireAdminCredentials`):
+        // a banned user is refused for its role, and a banned admin-role user is let through.
+        #expect(errorCode(api.call("GET", "/admin/users", bearer: session["access_token"]!.stringValue!)) == "not_admin")
+        let operator_ = api.signUp("ops@example.com")
+        let operatorID = operator_["user"]!["id"]!.stringValue!
+        #expect(api.admin("PUT", "/admin/users/\(operatorID)", ["role": "service_role"]).status == 200)
+        let operatorToken = api.signIn("ops@example.com").json["access_token"]?.stringValue
+        #expect(api.admin("PUT", "/admin/users/\(operatorID)", ["ban_duration": "24h"]).status == 200)
+        #expect(api.call("GET", "/admin/users", bearer: operatorToken).status == 200)
+        #expect(errorCode(api.call("GET", "/user", bearer: operatorToken)) == "user_banned")
         #expect(api.admin("PUT", "/admin/users/\(id)", ["ban_duration": "none"]).json["banned_until"] == nil)
         #expect(api.call("GET", "/user", bearer: session["access_token"]!.stringValue!).status == 200)
         #expect(api.admin("PUT", "/admin/users/\(id)", ["ban_duration": "1"]).json["msg"]

@@ -29,7 +29,7 @@ extension Core {
         let claims = try verifiedClaims(try bearerToken(context))
         let sessionID = claims["session_id"]?.stringValue ?? ""
         if !sessionID.isEmpty && sessionID != Validation.nilUUID {
-            let caller = try authenticate(context)
+            let caller = try authenticate(context, refusingBanned: false)
             if let session = caller.session, !isSessionValid(session) {
                 throw AuthError(403, .sessionExpired, "Session is no longer valid")
             }

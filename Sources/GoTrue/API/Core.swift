@@ -64,8 +64,11 @@ package struct Core: Sendable {
     }
 
     /// `requireAuthentication`: a valid token whose `sub` is an existing user and whose
-    /// `session_id`, when present, is an existing session; banned users refused.
-    func authenticate(_ context: RequestContext, loadingIdentities: Bool = false) throws(AuthError) -> Authenticated {
+    /// `session_id`, when present, is an existing session; banned users refused. Without
+    /// `refusingBanned`, `maybeLoadUserOrSession` alone, as the admin routes load a session-bound
+    /// token's user (`requireAdminCredentials`: no ban check there).
+    func authenticate(_ context: RequestContext, loadingIdentities: Bool = false,
+                      refusingBanned: Bool = true) throws(AuthError) -> Authenticated {
         let token = try bearerToken(context)
         let claims = try verifiedClaims(token)
         guard let sub = claims["sub"]?.stringValue, !sub.isEmpty else {
@@ -93,7 +96,7 @@ package struct Core: Sendable {
         if !sessionID.isEmpty, sessionID != Validation.nilUUID, loaded.1 == nil {
             throw AuthError(403, .sessionNotFound, "Session from session_id claim in JWT does not exist")
         }
-        if isBanned(user) { throw AuthError(403, .userBanned, "User is banned") }
+        if refusingBanned && isBanned(user) { throw AuthError(403, .userBanned, "User is banned") }
         return Authenticated(claims: claims, user: user, session: loaded.1, token: token, identities: loaded.2, factors: loaded.3)
     }
 
