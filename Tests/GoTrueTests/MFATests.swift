@@ -226,6 +226,30 @@ private func bearer(_ session: JSON) -> String { session["access_token"]?.string
         #expect(errorCode(refused) == "refresh_token_not_found")
     }
 
+    /// `updateMFASessionAndClaims` swaps the session's unrevoked refresh token; a family a reused
+    /// token ended has none, and `FindTokenBySessionID`'s not-found error is a plain 500 that rolls
+    /// the verification back (the access token, still valid, does not revive the family).
+    @Test func verifyingASessionWhoseTokensWereAllRevokedIsA500() throws {
+        let clock = ManualClock()
+        let api = try mfaAPI(clock: clock) { $0.security.refreshTokenReuseInterval = 0 }
+        let session = api.signUp("revoked@example.com")
+        let token = bearer(session)
+        let enrolled = api.enrollTOTP(token)
+        let factor = try #require(enrolled.json["id"]?.stringValue)
+        // r0 -> r1 -> r2, then r0 again: not the active token's parent, so a reuse that ends the family.
+        let first = session["refresh_token"]?.stringValue ?? ""
+        let second = api.refresh(first).json["refresh_token"]?.stringValue ?? ""
+        #expect(api.refresh(second).status == 200)
+        clock.advance(seconds: 1)
+        #expect(errorCode(api.refresh(first)) == "refresh_token_already_used")
+        #expect(api.call("GET", "/user", bearer: token).status == 200)
+        let challenge = try #require(api.challenge(factor, token).json["id"]?.stringValue)
+        let verified = api.verifyFactor(factor, challenge: challenge, code: api.totpCode(enrolled.json["totp"]?["secret"]?.stringValue ?? ""), token)
+        #expect(verified.status == 500)
+        #expect(verified.text.contains(#""error_code":"unexpected_failure","msg":"Unexpected failure, please check server logs for more information""#))
+        #expect(api.call("GET", "/user", bearer: token).json["factors"]?[0]?["status"] == "unverified")
+    }
+
     @Test func sideDoorCodeIsAccepted() throws {
         let clock = ManualClock()
         let api = try mfaAPI(clock: clock)

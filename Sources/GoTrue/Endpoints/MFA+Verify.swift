@@ -148,10 +148,17 @@ extension MFAEndpoints {
             refreshToken = SessionRefreshToken(sessionID: sessionID, counter: state.counter + 2).encoded(key: state.key)
         } else {
             // `GrantRefreshTokenSwap`: the session's current token is revoked, its child issued.
-            let current = try conn.activeRefreshToken(sessionID: sessionID)
-            if let current { try conn.revokeRefreshToken(id: current.id, at: now) }
+            // With none left unrevoked (the family ended by a reused token while the access
+            // token lives on), `FindTokenBySessionID`'s not-found error is a plain Go error: a
+            // 500 that rolls the whole verification back, never a revived family.
+            guard let current = try conn.activeRefreshToken(sessionID: sessionID) else {
+                var failure = AuthError.unexpected
+                failure.internalError = "refresh token not found for session \(sessionID)"
+                throw failure
+            }
+            try conn.revokeRefreshToken(id: current.id, at: now)
             refreshToken = tokens.newRefreshToken()
-            try conn.insertRefreshToken(token: refreshToken, userID: user.id, sessionID: sessionID, parent: current?.token, at: now)
+            try conn.insertRefreshToken(token: refreshToken, userID: user.id, sessionID: sessionID, parent: current.token, at: now)
         }
         let (aal, amr) = try tokens.assurance(conn, sessionID: sessionID)
         session.aal = aal
