@@ -207,6 +207,13 @@ extension Connection {
                     postgres: "DELETE FROM auth.webauthn_credentials WHERE id = $1", ifUUID: id)
     }
 
+    /// `DeleteWebAuthnCredentialsByUserID`: a soft-deleted user's passkeys go (a hard delete
+    /// cascades).
+    public func deleteWebAuthnCredentials(userID: String) throws(StoreError) {
+        try execute("DELETE FROM webauthn_credentials WHERE user_id = ?", [.text(userID)],
+                    postgres: "DELETE FROM auth.webauthn_credentials WHERE user_id = $1", ifUUID: userID)
+    }
+
     // MARK: webauthn_challenges
 
     public func insertWebAuthnChallenge(_ c: WebAuthnChallengeRecord) throws(StoreError) {

@@ -244,6 +244,16 @@ extension GoTrueAPI {
         let refused = api.signInWithPasskey().verified
         #expect(refused.status == 400)
         #expect(errorCode(refused) == "webauthn_verification_failed")
+
+        // A soft-deleted user's passkeys are deleted with it (admin.go's soft-delete branch).
+        let soft = api.signUp("soft@example.com")
+        let user = soft["user"]?["id"]?.stringValue ?? ""
+        _ = try api.registerPasskey(bearer(soft))
+        #expect(api.admin("DELETE", "/admin/users/\(user)", ["should_soft_delete": true]).status == 200)
+        #expect(api.admin("GET", "/admin/users/\(user)/passkeys").json == .array([]))
+        let afterSoftDelete = api.signInWithPasskey().verified
+        #expect(afterSoftDelete.status == 400)
+        #expect(errorCode(afterSoftDelete) == "webauthn_verification_failed")
     }
 
     @Test func theLimitIsEnforced() throws {

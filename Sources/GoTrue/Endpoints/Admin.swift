@@ -523,9 +523,9 @@ package struct AdminEndpoints: EndpointGroup {
         return .json(.object(JSONObject()))
     }
 
-    /// `SoftDeleteUser` + `SoftDeleteUserIdentities` + factor and session removal: contact
-    /// details replaced by hashes (so the address can sign up again), secrets and metadata
-    /// cleared, `deleted_at` set.
+    /// `SoftDeleteUser` + `SoftDeleteUserIdentities` + factor, passkey and session removal:
+    /// contact details replaced by hashes (so the address can sign up again), secrets and
+    /// metadata cleared, `deleted_at` set.
     private func softDeleteUser(_ conn: Connection, _ stored: UserRecord, now: Timestamp) throws {
         var user = stored
         user.email = AdminEndpoints.obfuscate(user.id, user.email ?? "")
@@ -550,6 +550,7 @@ package struct AdminEndpoints: EndpointGroup {
             try conn.setIdentityProviderID(id: identity.id, providerID: providerID, identityData: "{}", at: now.microseconds)
         }
         try conn.deleteFactors(userID: user.id)
+        try conn.deleteWebAuthnCredentials(userID: user.id)
     }
 
     /// `obfuscateValue`: unpadded base64url of SHA-256(user id + value).
