@@ -343,6 +343,37 @@ private func expectError(_ response: HTTPResponse, _ status: Int, _ code: String
         #expect(real.headers["Location"]?.hasPrefix("https://github.example.com/login/oauth/authorize?client_id=gh-client") == true)
     }
 
+    /// `GOTRUE_CUSTOM_OAUTH_EXTERNAL_URL` (`loadCustomProvider`): custom providers are sent a
+    /// redirect_uri on that base (trailing slashes trimmed), built-in ones keep the server's; the
+    /// browser comes back through it (a proxy in front of the server) and the flow completes.
+    @Test func customProvidersRedirectThroughTheirExternalURL() throws {
+        let api = try makeAPI {
+            $0.identityProviders.autoApprove = true
+            $0.customOAuth.externalURL = "https://auth.example.com//"
+            var google = OAuthProviderSettings()
+            google.enabled = true
+            google.clientIDs = ["google-client"]
+            google.secret = "google-secret"
+            $0.external.providers["google"] = google
+        }
+        let base = "http://127.0.0.1:9999/emulator/v1/idp/custom:gh"
+        #expect(api.providers("POST", "", oauth2Body(["authorization_url": .string(base + "/authorize"),
+                                                      "token_url": .string(base + "/token"),
+                                                      "userinfo_url": .string(base + "/userinfo"), "pkce_enabled": false])).status == 201)
+        let location = try #require(api.call("GET", "/authorize?provider=custom:gh&login_hint=gh@example.com").headers["Location"])
+        #expect(RedirectURL(location).query.first { $0.name == "redirect_uri" }?.value == "https://auth.example.com/callback")
+        let back = try #require(follow(api, location).headers["Location"])
+        #expect(back.hasPrefix("https://auth.example.com/callback?"), "\(back)")
+        let done = try #require(follow(api, back).headers["Location"])
+        #expect(done.hasPrefix("http://127.0.0.1:3000#access_token="), "\(done)")
+        let google = try #require(api.call("GET", "/authorize?provider=google").headers["Location"])
+        #expect(RedirectURL(google).query.first { $0.name == "redirect_uri" }?.value == "http://127.0.0.1:9999/auth/v1/callback")
+        // As `CustomOAuthConfiguration.Validate`, a value that is not a URL is refused.
+        var bad = api.project.configuration
+        bad.customOAuth.externalURL = "not a url"
+        #expect(bad.problem()?.hasPrefix("GOTRUE_CUSTOM_OAUTH_EXTERNAL_URL: ") == true)
+    }
+
     @Test func redirectFlowWhenDisabled() throws {
         let api = try makeAPI { $0.customOAuth.enabled = false }
         expectError(api.call("GET", "/authorize?provider=custom:acme"), 400, "validation_failed",

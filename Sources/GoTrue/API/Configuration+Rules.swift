@@ -156,6 +156,11 @@ extension Configuration {
                 ? " (\(siteURL) names an environment variable that is not set)" : ""
             return "\(origin): \(problem)\(unset)"
         }
+        // `CustomOAuthConfiguration.Validate`: a set external URL must parse
+        // (`url.ParseRequestURI`), or the real server does not start.
+        if !customOAuth.externalURL.isEmpty, let problem = Configuration.absoluteURLProblem(customOAuth.externalURL) {
+            return "GOTRUE_CUSTOM_OAUTH_EXTERNAL_URL: \(problem)"
+        }
         // The SMS templates are parsed when the real server loads its configuration
         // (`PopulateGlobal`): one that does not parse stops the start.
         for (template, name) in [(sms.template, "GOTRUE_SMS_TEMPLATE (sms.template)"), (mfa.phoneTemplate, "GOTRUE_MFA_PHONE_TEMPLATE (mfa.phone_template)")] {

@@ -173,6 +173,9 @@ public struct CustomOAuthSettings: Sendable, Equatable {
     public var enabled = true
     /// `GOTRUE_CUSTOM_OAUTH_MAX_PROVIDERS`: 0 means no limit.
     public var maxProviders = 0
+    /// `GOTRUE_CUSTOM_OAUTH_EXTERNAL_URL`: the base of the `redirect_uri` custom providers are
+    /// sent (`<url>/callback`) in place of the server's own; empty, the server's.
+    public var externalURL = ""
 }
 
 /// `GOTRUE_OAUTH_SERVER_*` (`[auth.oauth_server]`): Supabase Auth as an OAuth 2.1 / OpenID

@@ -483,6 +483,8 @@ extension Configuration {
                  "Custom OAuth2/OIDC providers (/admin/custom-providers, provider=custom:<name>)."),
             whole("custom_oauth.max_providers", \.customOAuth.maxProviders, Int(Int32.min)...Int(Int32.max), env: ["GOTRUE_CUSTOM_OAUTH_MAX_PROVIDERS"],
                   gotrue: 0, cli: 0, "How many custom providers may exist; 0 (or less) for no limit."),
+            text("custom_oauth.external_url", \.customOAuth.externalURL, emptyIsUnset: true, env: ["GOTRUE_CUSTOM_OAUTH_EXTERNAL_URL"],
+                 gotrue: "", cli: "", placeholder: "<url>", "The base of custom providers' redirect_uri (<url>/callback); unset, the server's."),
         ]
     }
 

@@ -87,7 +87,7 @@ struct ExternalEndpoints: EndpointGroup {
         // the extra options; Apple answers with a form POST.
         var parameters: [QueryItem] = [
             QueryItem(name: "client_id", value: settings.clientIDs.first ?? ""),
-            QueryItem(name: "redirect_uri", value: ExternalEndpoints.callbackURL(settings, config)),
+            QueryItem(name: "redirect_uri", value: ExternalEndpoints.callbackURL(settings, config, custom: custom != nil)),
             QueryItem(name: "response_type", value: "code"),
         ]
         let scope = custom.map { $0.scopes(requested: scopes) } ?? ExternalEndpoints.scopes(providerType, requested: scopes)
@@ -164,7 +164,14 @@ struct ExternalEndpoints: EndpointGroup {
         return .success(settings)
     }
 
-    static func callbackURL(_ settings: OAuthProviderSettings, _ config: Configuration) -> String {
+    static func callbackURL(_ settings: OAuthProviderSettings, _ config: Configuration, custom: Bool = false) -> String {
+        // `loadCustomProvider`: a custom provider's redirect_uri is built on
+        // GOTRUE_CUSTOM_OAUTH_EXTERNAL_URL when set (its trailing slashes trimmed).
+        if custom && !config.customOAuth.externalURL.isEmpty {
+            var base = Substring(config.customOAuth.externalURL)
+            while base.hasSuffix("/") { base = base.dropLast() }
+            return base + "/callback"
+        }
         if !settings.redirectURI.isEmpty { return settings.redirectURI }
         // The CLI's default redirect URI: `<auth URL>/callback`, where an external URL that
         // already ends in /auth/v1 (the CLI's meaning of `[auth] external_url`) is not extended.
