@@ -129,3 +129,38 @@ import Testing
         #expect(exhausted.count == routes.count - 1)
     }
 }
+
+/// chi runs a mounted group's middleware before matching the rest of the path
+/// (`r.Route(prefix, ...)` + `r.Use(...)` in api.go), so a request under a group's prefix that no
+/// route answers meets the group's guards before its plain 404 or 405.
+@Suite struct MountedGroupTests {
+    @Test func unmatchedRequestsUnderAGroupMeetItsGuardsFirst() throws {
+        let api = try makeAPI { $0.customOAuth.enabled = false }
+        let access = try #require(api.signUp("mounted@example.com")["access_token"]?.stringValue)
+        let oauthOff = #"{"code":404,"error_code":"feature_disabled","msg":"OAuth server is disabled"}"#
+        // Feature gates answer for any path and method under the group.
+        for (method, path) in [("GET", "/oauth/token"), ("PATCH", "/oauth/authorize"), ("GET", "/oauth/nope"), ("GET", "/oauth")] {
+            let r = api.call(method, path)
+            #expect(r.status == 404 && r.text == oauthOff, "\(method) \(path): \(r.text)")
+        }
+        #expect(api.admin("PATCH", "/admin/oauth/clients").text == oauthOff)
+        #expect(api.admin("GET", "/admin/custom-providers/custom:a/b").json["msg"] == "Custom OAuth providers are disabled")
+        #expect(api.call("GET", "/user/oauth/grants/x", bearer: access).text == oauthOff)
+        #expect(errorCode(api.call("GET", "/passkeys/a/b", bearer: access)) == "passkey_disabled")
+        // The outer group's guard comes first: no admin token, no feature gate.
+        #expect(errorCode(api.call("PATCH", "/admin/oauth/clients")) == "no_authorization")
+        #expect(errorCode(api.call("GET", "/admin/nope")) == "no_authorization")
+        #expect(errorCode(api.call("PATCH", "/user")) == "no_authorization")
+        #expect(errorCode(api.call("GET", "/factors/x/y")) == "no_authorization")
+        // Past the guards, chi's own answers.
+        let admitted = api.admin("GET", "/admin/nope")
+        #expect(admitted.status == 404 && admitted.text == "404 page not found\n")
+        let wrongMethod = api.call("PATCH", "/user", bearer: access)
+        #expect(wrongMethod.status == 405)
+        #expect(wrongMethod.headers.values(for: "Allow") == ["GET", "PUT"])
+        // Outside every group nothing changes.
+        #expect(api.call("GET", "/nope").text == "404 page not found\n")
+        #expect(api.call("GET", "/users").text == "404 page not found\n")
+        #expect(api.call("PATCH", "/settings").status == 405)
+    }
+}

@@ -204,6 +204,18 @@ public final class GoTrueAPI: HTTPResponder {
                 }
             }
             switch match {
+            case .notFound, .methodNotAllowed:
+                // The middleware of the groups the path is mounted under runs first.
+                let guards = RouteGuard.mounted(on: context.path).compactMap(\.check)
+                if !guards.isEmpty {
+                    let core = Core(project: project, snapshot: context.snapshot)
+                    var guarded = context
+                    for check in guards { try check(core, &guarded) }
+                }
+            case .found:
+                break
+            }
+            switch match {
             case .notFound:
                 return .plainText(status: 404, "404 page not found")
             case .methodNotAllowed(let allowed):

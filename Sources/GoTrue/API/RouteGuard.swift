@@ -122,6 +122,40 @@ extension RouteGuard {
     }
 }
 
+extension RouteGuard {
+    /// The guards api.go mounts on a whole group (`r.Route(prefix, ...)` with `r.Use(...)`, or
+    /// `r.With(...).Route(...)`), outer groups first. chi runs a mounted router's middleware
+    /// before it matches the rest of the path, so a request under the prefix that no route
+    /// answers (another path, another method) meets them before its 404 or 405: `GET /oauth/token`
+    /// with the OAuth server off is 404 `feature_disabled`, `PATCH /user` without a token 401.
+    /// Groups whose prefix has a path parameter (`/factors/{factor_id}`, `/admin/users/{user_id}`)
+    /// are not listed: such a request gets the plain 404 or 405.
+    static let mountedGroups: [(prefix: String, guards: [RouteGuard])] = [
+        ("/verify", [.limit(.verify)]),
+        ("/reauthenticate", [.requireAuthentication]),
+        ("/user", [.requireAuthentication]),
+        ("/user/identities", [.requireManualLinkingEnabled]),
+        ("/user/oauth/grants", [.requireOAuthServerEnabled]),
+        ("/factors", [.requireAuthentication, .requireNotAnonymous]),
+        ("/passkeys", [.requirePasskeyEnabled]),
+        ("/passkeys/registration", [.requireAuthentication, .requireNotAnonymous]),
+        ("/sso", [.requireSAMLEnabled]),
+        ("/admin", [.requireAdminCredentials]),
+        ("/admin/oauth", [.requireOAuthServerEnabled]),
+        ("/admin/custom-providers", [.requireCustomOAuthEnabled]),
+        ("/oauth", [.requireOAuthServerEnabled]),
+        ("/scim/v2", [.requireScimServerEnabled]),
+    ]
+
+    /// The mounted groups' guards a request for `path` passes through, outer groups first (a
+    /// group's prefix is the path itself or one of its leading segments, as chi's `Mount`).
+    static func mounted(on path: String) -> [RouteGuard] {
+        mountedGroups.filter { path == $0.prefix || path.hasPrefix($0.prefix + "/") }
+            .sorted { $0.prefix.utf8.count < $1.prefix.utf8.count }
+            .flatMap(\.guards)
+    }
+}
+
 extension Core {
     /// The caller `requireAuthentication` admitted; a handler reached without the guard (an
     /// internal call) authenticates here.
