@@ -71,6 +71,15 @@ private extension GoTrueAPI {
         #expect(errorCode(response) == "feature_disabled")
     }
 
+    /// service.go measures client_name, client_uri and logo_uri with `len()`: in bytes.
+    @Test func metadataLimitsCountBytes() throws {
+        let api = try oauthAPI()
+        let long = api.register(["redirect_uris": ["https://app.example/cb"], "client_name": .string(String(repeating: "é", count: 513))])
+        #expect(long.status == 400)
+        #expect(long.json["msg"] == "400: client_name cannot exceed 1024 characters")
+        #expect(api.register(["redirect_uris": ["https://app.example/cb"], "client_name": .string(String(repeating: "é", count: 512))]).status == 201)
+    }
+
     @Test func adminCrudAndSecrets() throws {
         let api = try oauthAPI()
         let created = api.register(["redirect_uris": ["https://app.example/cb"], "client_name": "Acme"])

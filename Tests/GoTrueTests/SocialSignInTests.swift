@@ -277,6 +277,19 @@ extension GoTrueAPI {
 }
 
 @Suite struct IdTokenProviderResolutionTests {
+    /// `provider.IsAzureIssuer` picks Azure from the request's `issuer` only for
+    /// `https://login.microsoftonline.com/<tenant>/v2.0`; any other Microsoft URL is an unknown
+    /// custom issuer.
+    @Test func azureIsPickedOnlyByItsV2Issuer() throws {
+        let api = try socialAPI()
+        for issuer in ["https://sts.windows.net/t/", "https://login.microsoftonline.com/t/oauth2"] {
+            let r = api.idTokenGrant(["id_token": "a.b.c", "issuer": .string(issuer), "client_id": "cid"])
+            #expect(r.json["msg"] == #"Custom OIDC provider "" not allowed"#, "\(issuer): \(r.text)")
+        }
+        let v2 = api.idTokenGrant(["id_token": "a.b.c", "issuer": "https://login.microsoftonline.com/t/v2.0/", "client_id": "cid"])
+        #expect(v2.json["msg"] == "Unable to detect issuer in ID token for Azure provider")
+    }
+
     @Test func deprecatedIssuerFormUsesTheRequestClientID() throws {
         let api = try socialAPI()
         let token = #"{"iss":"https://idp.example","sub":"c-1","aud":"my-client","email":"c@example.com","email_verified":true}"#
@@ -355,6 +368,30 @@ extension GoTrueAPI {
         #expect(badPKCE.status == 400)
     }
 
+    /// Each provider's default scopes, then the request's split on commas without de-duplication
+    /// (`strings.Split(scopes, ",")`); Apple, Bitbucket, Notion, WorkOS and Zoom take none.
+    @Test func providersScopesAsGoTruesProviders() throws {
+        let api = try socialAPI { config in
+            for name in ["github", "x", "bitbucket", "figma"] {
+                var settings = OAuthProviderSettings()
+                settings.enabled = true
+                settings.clientIDs = [name + "-client"]
+                settings.secret = "secret"
+                config.external.providers[name] = settings
+            }
+        }
+        func scope(_ query: String) throws -> String? {
+            let location = try #require(api.call("GET", "/authorize?" + query).headers["Location"], "\(query)")
+            return RedirectURL(location).query.first { $0.name == "scope" }?.value
+        }
+        #expect(try scope("provider=github&scopes=repo,gist,user:email") == "user:email repo gist user:email")
+        #expect(try scope("provider=github&scopes=repo%20gist") == "user:email repo gist")
+        #expect(try scope("provider=x") == "users.email tweet.read users.read offline.access")
+        #expect(try scope("provider=figma&scopes=file_content:read") == "current_user:read file_content:read")
+        #expect(try scope("provider=apple&scopes=openid") == "email name")
+        #expect(try scope("provider=bitbucket&scopes=repository") == "account email")
+    }
+
     @Test func authorizeRedirectsToFakeProvider() throws {
         let api = try socialAPI()
         let response = api.call("GET", "/authorize?provider=google&redirect_to=http://127.0.0.1:3000/cb&login_hint=a@b.co&scopes=openid")
@@ -410,6 +447,25 @@ extension GoTrueAPI {
         let replay = api.follow(page.headers["Location"]!)
         #expect(replay.status == 303)
         #expect(replay.headers["Location"]?.contains("error_code=bad_oauth_state") == true)
+    }
+
+    /// The callback reads `state` as gofrs' `uuid.FromString` does: bare hex digits, braces
+    /// and the URN form name the same flow state.
+    @Test func theStateIsReadAsGoReadsAUUID() throws {
+        let api = try socialAPI { $0.identityProviders.autoApprove = true }
+        for (index, form) in ["bare", "braced", "urn"].enumerated() {
+            let start = api.call("GET", "/authorize?provider=google&login_hint=state\(index)@example.com")
+            let first = try #require(start.headers["Location"])
+            let back = try #require(api.follow(first).headers["Location"])
+            var items = RedirectURL(back).query
+            let position = try #require(items.firstIndex { $0.name == "state" })
+            let state = items[position].value
+            items[position].value = form == "bare" ? String(state.filter { $0 != "-" })
+                : form == "braced" ? "%7B" + state.uppercased() + "%7D" : "urn:uuid:" + state
+            let query = items.map { $0.name + "=" + $0.value }
+            let done = api.call("GET", "/callback?" + query.joined(separator: "&"))
+            #expect(done.headers["Location"]?.contains("#access_token=") == true, "\(form): \(done.headers["Location"] ?? done.text)")
+        }
     }
 
     @Test func pkceFlowExchangesCode() throws {

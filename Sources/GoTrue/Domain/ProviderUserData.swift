@@ -103,6 +103,19 @@ enum ExternalProviders {
         iss.hasPrefix("https://login.microsoftonline.com/") || iss.hasPrefix("https://sts.windows.net/")
     }
 
+    /// `provider.IsAzureIssuer`, which picks Azure from a request's `issuer`: only
+    /// `^https://login[.]microsoftonline[.]com/([^/]+)/v2[.]0/?$` (the detected issuer is then held
+    /// to the looser `isAzureIssuer`).
+    static func isAzureRequestIssuer(_ iss: String) -> Bool {
+        let prefix = "https://login.microsoftonline.com/"
+        guard iss.hasPrefix(prefix) else { return false }
+        var rest = Substring(iss.dropFirst(prefix.count))
+        if rest.hasSuffix("/") { rest = rest.dropLast() }
+        guard rest.hasSuffix("/v2.0") else { return false }
+        let tenant = rest.dropLast("/v2.0".count)
+        return !tenant.isEmpty && !tenant.contains("/")
+    }
+
     /// The real issuers whose tokens count as the provider's (go-oidc accepts Google's issuer
     /// also without its scheme).
     static func realIssuers(_ provider: String, configuration: Configuration) -> [String] {

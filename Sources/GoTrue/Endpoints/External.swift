@@ -178,18 +178,27 @@ struct ExternalEndpoints: EndpointGroup {
         return config.authURL + "/callback"
     }
 
-    /// The scopes GoTrue asks each provider for by default, plus the requested ones.
+    /// The scopes GoTrue asks each provider for (`internal/api/provider/<name>.go`): its
+    /// defaults, then the request's `scopes` split on commas, as most providers append
+    /// `strings.Split(scopes, ",")` (no de-duplication; a space inside an element stays, and
+    /// oauth2 joins the list with spaces). Apple, Bitbucket, Notion, WorkOS and Zoom take no
+    /// requested scopes.
     static func scopes(_ provider: String, requested: String) -> String {
         let defaults: [String: [String]] = [
             "google": ["email", "profile"], "apple": ["email", "name"], "azure": ["openid"],
             "facebook": ["email"], "github": ["user:email"], "gitlab": ["read_user"], "kakao": ["account_email", "profile_image", "profile_nickname"],
             "keycloak": ["profile", "email"], "discord": ["email", "identify"], "linkedin_oidc": ["openid", "email", "profile"],
             "slack_oidc": ["profile", "email", "openid"], "twitch": ["user:read:email"], "spotify": ["user-read-email"],
-            "zoom": [], "notion": [], "workos": [], "figma": ["files:read"], "fly": ["read"], "bitbucket": ["account", "email"],
-            "snapchat": ["https://auth.snapchat.com/oauth2/api/user.external_id"], "x": ["users.read", "tweet.read"],
+            "zoom": [], "notion": [], "workos": [], "figma": ["current_user:read"], "fly": ["read"], "bitbucket": ["account", "email"],
+            "snapchat": ["https://auth.snapchat.com/oauth2/api/user.external_id", "https://auth.snapchat.com/oauth2/api/user.display_name",
+                         "https://auth.snapchat.com/oauth2/api/user.bitmoji.avatar"],
+            "x": ["users.email", "tweet.read", "users.read", "offline.access"],
         ]
-        var list = defaults[provider.lowercased()] ?? ["openid", "email", "profile"]
-        for scope in requested.split(separator: " ") where !list.contains(String(scope)) { list.append(String(scope)) }
+        let name = provider.lowercased()
+        var list = defaults[name] ?? ["openid", "email", "profile"]
+        if !requested.isEmpty && !["apple", "bitbucket", "notion", "workos", "zoom"].contains(name) {
+            list += requested.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        }
         return list.joined(separator: " ")
     }
 
@@ -257,10 +266,13 @@ struct ExternalEndpoints: EndpointGroup {
 
     private func loadFlow(state: String) -> Result<FlowStateRecord, AuthError> {
         if state.isEmpty { return .failure(AuthError(400, .badOauthCallback, "OAuth state parameter missing")) }
-        guard Validation.isUUID(state) else { return .failure(AuthError(400, .badOauthState, "OAuth state parameter is invalid")) }
+        // gofrs `uuid.FromString`: the canonical form, 32 bare hex digits, `{...}` or `urn:uuid:...`.
+        guard let id = AdminEndpoints.canonicalUUID(state) else {
+            return .failure(AuthError(400, .badOauthState, "OAuth state parameter is invalid"))
+        }
         let found: FlowStateRecord?
         do {
-            found = try project.database.read { conn in try conn.flowState(id: state.lowercased()) }
+            found = try project.database.read { conn in try conn.flowState(id: id) }
         } catch {
             return .failure(api.storeFailure(error))
         }

@@ -154,7 +154,7 @@ extension TokenEndpoints {
         } else if selects("google", { $0 == ExternalProviders.googleIssuer }) {
             resolved = make("google", ExternalProviders.realIssuers("google", configuration: config))
             displayedIssuer = ExternalProviders.googleIssuer
-        } else if selects("azure", ExternalProviders.isAzureIssuer) {
+        } else if selects("azure", ExternalProviders.isAzureRequestIssuer) {
             let detected = try detectedIssuer("azure", named: "Azure", ExternalProviders.isAzureIssuer)
             resolved = make("azure", [detected])
             displayedIssuer = detected

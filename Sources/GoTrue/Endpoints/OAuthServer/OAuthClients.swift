@@ -96,9 +96,10 @@ enum OAuthClients {
     }
 
     static func validateMetadata(_ p: Params) throws(AuthError) {
-        if (p.clientName ?? "").count > 1024 { throw AuthError(400, .validationFailed, "client_name cannot exceed 1024 characters") }
+        // service.go compares `len()`: bytes, not characters.
+        if (p.clientName ?? "").utf8.count > 1024 { throw AuthError(400, .validationFailed, "client_name cannot exceed 1024 characters") }
         for (name, value) in [("client_uri", p.clientURI ?? ""), ("logo_uri", p.logoURI ?? "")] where !value.isEmpty {
-            if value.count > 2048 { throw AuthError(400, .validationFailed, "\(name) cannot exceed 2048 characters") }
+            if value.utf8.count > 2048 { throw AuthError(400, .validationFailed, "\(name) cannot exceed 2048 characters") }
             if !isRequestURI(value) { throw AuthError(400, .validationFailed, "\(name) must be a valid URL") }
         }
     }
