@@ -646,6 +646,24 @@ extension GoTrueAPI {
 }
 
 @Suite struct AdminAuditTests {
+    /// A refresh is audited twice, as the real server writes it: `token_refreshed`, then
+    /// `GrantRefreshTokenSwap`'s `token_revoked` for the swapped token (none when the active
+    /// token is handed out again within the reuse interval).
+    @Test func aRefreshRecordsTheRevokedToken() throws {
+        let clock = ManualClock()
+        let api = try makeAPI(clock: clock)
+        let session = api.signUp("refresh-audit@example.com")
+        clock.advance(seconds: 1)
+        let first = session["refresh_token"]?.stringValue ?? ""
+        #expect(api.refresh(first).status == 200)
+        var actions = api.admin("GET", "/admin/audit").json.arrayValue?.map { $0["payload"]?["action"]?.stringValue ?? "" }
+        #expect(actions == ["token_revoked", "token_refreshed", "login", "user_signedup"])
+        // The parent again, within the reuse interval: the active token, no swap.
+        #expect(api.refresh(first).status == 200)
+        actions = api.admin("GET", "/admin/audit").json.arrayValue?.map { $0["payload"]?["action"]?.stringValue ?? "" }
+        #expect(actions?.prefix(2) == ["token_refreshed", "token_revoked"])
+    }
+
     @Test func listingFilteringAndPaging() throws {
         let clock = ManualClock()
         let api = try makeAPI(clock: clock)

@@ -85,8 +85,7 @@ extension MFAEndpoints {
             updated.updatedAt = now
             let newlyVerified = try promote(conn, now, &updated)
             guard let user = try conn.user(id: caller.user.id) else { throw AuthError(404, .userNotFound, "User not found") }
-            let issued = try upgradeSession(conn, user: user, sessionID: sessionID, factor: factor, at: now,
-                                            request: context.request)
+            let issued = try upgradeSession(conn, context, user: user, sessionID: sessionID, factor: factor, at: now)
             try conn.deleteSessionsBelowAAL2(userID: user.id)
             try conn.deleteUnverifiedFactors(userID: user.id, factorType: factor.factorType)
             if newlyVerified {
@@ -132,8 +131,9 @@ extension MFAEndpoints {
     /// `updateMFASessionAndClaims`: the factor's AMR entry joins the session, the refresh token
     /// is swapped for a new one (the old aal1 token can no longer refresh into this session's
     /// aal2 state), the session records aal2 and the factor, and a new access token is minted.
-    func upgradeSession(_ conn: Connection, user: UserRecord, sessionID: String, factor: FactorRecord,
-                        at now: Int64, request: HTTPRequest) throws -> Tokens.Issued {
+    func upgradeSession(_ conn: Connection, _ context: RequestContext, user: UserRecord, sessionID: String,
+                        factor: FactorRecord, at now: Int64) throws -> Tokens.Issued {
+        let request = context.request
         try conn.addAMRClaim(id: project.environment.uuid(), sessionID: sessionID, method: factor.amrMethod, at: now)
         guard var session = try conn.session(id: sessionID) else {
             throw AuthError(404, .sessionNotFound, "Session from session_id claim in JWT does not exist")
@@ -156,6 +156,7 @@ extension MFAEndpoints {
                 failure.internalError = "refresh token not found for session \(sessionID)"
                 throw failure
             }
+            try api.audit(conn, context, actor: user, action: "token_revoked", logType: "token")
             try conn.revokeRefreshToken(id: current.id, at: now)
             refreshToken = tokens.newRefreshToken()
             try conn.insertRefreshToken(token: refreshToken, userID: user.id, sessionID: sessionID, parent: current.token, at: now)

@@ -265,7 +265,8 @@ package struct TokenEndpoints: EndpointGroup {
         try api.audit(conn, context, actor: user, action: "token_refreshed", logType: "token")
         var headers = Tokens.RefreshTokenHeaders()
         if issuedToken == nil {
-            // GrantRefreshTokenSwap: revoke the presented token, issue its child.
+            // GrantRefreshTokenSwap: audit the revocation, revoke the presented token, issue its child.
+            try api.audit(conn, context, actor: user, action: "token_revoked", logType: "token")
             let child = Tokens(api: api).newRefreshToken()
             if !token.revoked { try conn.revokeRefreshToken(id: token.id, at: now.microseconds) }
             let childID = try conn.insertRefreshToken(token: child, userID: user.id, sessionID: session.id, parent: token.token,
