@@ -57,6 +57,21 @@ func hookAPI(_ server: FakeHookServer, _ hook: WritableKeyPath<HookSettings, Hoo
 }
 
 @Suite struct CustomAccessTokenHookTests {
+    /// `Session.IsRecovery` reads the session's stored AMR claims: a hook that writes `otp` into
+    /// the token's `amr` does not spare a password sign-in the current password.
+    @Test func aRewrittenAmrMakesNoRecoverySession() throws {
+        let server = FakeHookServer { request in
+            var claims = request.json["claims"]?.objectValue ?? [:]
+            claims["amr"] = [["method": "otp", "timestamp": 1]]
+            return FakeHookServer.json(["claims": .object(claims)])
+        }
+        let api = try hookAPI(server, \.customAccessToken) { $0.security.updatePasswordRequireCurrentPassword = true }
+        let token = try #require(api.signUp("amr@example.com")["access_token"]?.stringValue)
+        #expect(claims(of: token)["amr"]?[0]?["method"] == "otp")
+        let refused = api.call("PUT", "/user", ["password": "another-password"], bearer: token)
+        #expect(errorCode(refused) == "current_password_required")
+    }
+
     @Test func claimsAddedByTheHookAreSignedAndTheRequestIsSigned() throws {
         let server = FakeHookServer { request in
             var claims = request.json["claims"]?.objectValue ?? [:]

@@ -101,7 +101,7 @@ struct UserEndpoints: EndpointGroup {
                 }
             }
             if !password.isEmpty, let stored = user.encryptedPassword, !stored.isEmpty {
-                if config.security.updatePasswordRequireCurrentPassword && !isRecoverySession(caller) {
+                if config.security.updatePasswordRequireCurrentPassword, try !isRecoverySession(caller) {
                     guard let currentPassword, !currentPassword.isEmpty else {
                         throw AuthError(400, .currentPasswordRequired, "Current password required when setting new password.")
                     }
@@ -175,9 +175,18 @@ struct UserEndpoints: EndpointGroup {
 
     /// `Session.IsRecovery`: a session signed in by a one-time link or code (`otp`, `magiclink`,
     /// `recovery`: `AuthenticationMethod.IsRecovery`), as a password reset's is, whatever the
-    /// flow (implicit recovery links sign in with `otp`, PKCE magic links with `magiclink`).
-    private func isRecoverySession(_ caller: Authenticated) -> Bool {
-        caller.claims["amr"]?.arrayValue?.contains { ["otp", "magiclink", "recovery"].contains($0["method"]?.stringValue ?? "") } ?? false
+    /// flow (implicit recovery links sign in with `otp`, PKCE magic links with `magiclink`). Read
+    /// from the session's stored AMR claims, as GoTrue loads them, never from the token's `amr`,
+    /// which a custom access token hook may have rewritten.
+    private func isRecoverySession(_ caller: Authenticated) throws(AuthError) -> Bool {
+        guard let session = caller.session else { return false }
+        let methods: [String]
+        do {
+            methods = try project.database.read { conn in try conn.amrClaims(sessionID: session.id).map(\.method) }
+        } catch {
+            throw api.storeFailure(error)
+        }
+        return methods.contains { ["otp", "magiclink", "recovery"].contains($0) }
     }
 
     /// `verifyReauthentication`: the nonce is the OTP sent by `/reauthenticate`, stored hashed
