@@ -186,13 +186,15 @@ extension Connection {
     }
 
     /// `UpdateLastUsedWithSignCount`.
-    public func markWebAuthnCredentialUsed(id: String, signCount: Int64, backedUp: Bool, at time: Int64) throws(StoreError) {
+    /// `UpdateLastUsedWithSignCount`: the count, the last use and `updated_at`; the backup state
+    /// stays as registered.
+    public func markWebAuthnCredentialUsed(id: String, signCount: Int64, at time: Int64) throws(StoreError) {
         if let postgres {
             guard PostgresArguments.isUUID(id) else { return }
-            return try postgres.store { try $0.markWebAuthnCredentialUsed(id: id, signCount: signCount, backedUp: backedUp, at: time) }
+            return try postgres.store { try $0.markWebAuthnCredentialUsed(id: id, signCount: signCount, at: time) }
         }
-        try execute("UPDATE webauthn_credentials SET sign_count = ?, backed_up = ?, last_used_at = ?, updated_at = ? WHERE id = ?",
-                    .integer(signCount), .integer(backedUp ? 1 : 0), .integer(time), .integer(time), .text(id))
+        try execute("UPDATE webauthn_credentials SET sign_count = ?, last_used_at = ?, updated_at = ? WHERE id = ?",
+                    .integer(signCount), .integer(time), .integer(time), .text(id))
     }
 
     public func renameWebAuthnCredential(id: String, friendlyName: String, at time: Int64) throws(StoreError) {

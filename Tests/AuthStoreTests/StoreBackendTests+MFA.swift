@@ -314,13 +314,14 @@ extension StoreBackendTests {
             #expect(try c.softwareAuthenticatorKeys(rpID: "localhost") == [key])
             #expect(try c.softwareAuthenticatorKeys(rpID: "example.com").isEmpty)
         }
-        // A credential in use twice: the counter and the time move on.
+        // A credential in use twice: the counter and the time move on; the backup state stays
+        // as registered (`UpdateLastUsedWithSignCount`).
         try db.write { (c: Connection) throws in
-            try c.markWebAuthnCredentialUsed(id: first.id, signCount: 3, backedUp: true, at: t0 + 9)
+            try c.markWebAuthnCredentialUsed(id: first.id, signCount: 3, at: t0 + 9)
             try c.renameWebAuthnCredential(id: second.id, friendlyName: "Desk key", at: t0 + 9)
         }
         let used = try #require(try db.read { try $0.webAuthnCredential(id: first.id, userID: ada.id) })
-        #expect(used.signCount == 3 && used.backedUp && used.lastUsedAt == t0 + 9 && used.updatedAt == t0 + 9)
+        #expect(used.signCount == 3 && used.backedUp == first.backedUp && used.lastUsedAt == t0 + 9 && used.updatedAt == t0 + 9)
         #expect(try db.read { try $0.webAuthnCredential(id: second.id, userID: ada.id)?.friendlyName } == "Desk key")
         #expect(try db.write { try $0.bumpSoftwareAuthenticatorCounter(credentialID: key.credentialID) } == 1)
         #expect(try db.write { try $0.bumpSoftwareAuthenticatorCounter(credentialID: key.credentialID) } == 2)

@@ -41,9 +41,9 @@ extension PostgresConnection {
         )
     }
 
-    func markWebAuthnCredentialUsed(id: String, signCount: Int64, backedUp: Bool, at time: Int64) throws(PostgresError) {
-        try execute("UPDATE auth.webauthn_credentials SET sign_count = $1, backed_up = $2, last_used_at = $3, updated_at = $3 WHERE id = $4",
-                    .integer(signCount), SQLValue(backedUp), A.time(time), .text(id))
+    func markWebAuthnCredentialUsed(id: String, signCount: Int64, at time: Int64) throws(PostgresError) {
+        try execute("UPDATE auth.webauthn_credentials SET sign_count = $1, last_used_at = $2, updated_at = $2 WHERE id = $3",
+                    .integer(signCount), A.time(time), .text(id))
     }
 
     // MARK: webauthn_challenges

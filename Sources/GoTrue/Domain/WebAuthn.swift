@@ -245,11 +245,11 @@ struct AssertionResponse: Sendable {
 
     /// The outcome: the sign count to store (unchanged on a regression, which go-webauthn's
     /// `Authenticator.UpdateCounter` only flags as a possible clone without failing the
-    /// ceremony, as §7.2 step 22 leaves to the relying party) and the new backup state.
+    /// ceremony, as §7.2 step 22 leaves to the relying party) and whether it looks cloned. The
+    /// backup state is checked, not kept: GoTrue stores only the count and the time of use.
     struct Outcome: Sendable, Equatable {
         var signCount: UInt32
         var cloneWarning: Bool
-        var backedUp: Bool
     }
 
     /// `validateLogin` after the credential was found: client data, RP id hash, UP always and UV
@@ -271,7 +271,6 @@ struct AssertionResponse: Sendable {
         }
         let count = authData.signCount
         let clone = count <= credential.signCount && (count != 0 || credential.signCount != 0)
-        return Outcome(signCount: clone ? credential.signCount : count, cloneWarning: clone,
-                       backedUp: authData.flags.contains(.backupState))
+        return Outcome(signCount: clone ? credential.signCount : count, cloneWarning: clone)
     }
 }

@@ -212,8 +212,7 @@ struct PasskeyEndpoints: EndpointGroup {
         if api.isBanned(user) { throw AuthError(403, .userBanned, "User is banned") }
         let (issued, userJSON) = try api.write { conn in
             var user = user  // as read, on every run of this write
-            try conn.markWebAuthnCredentialUsed(id: credential.id, signCount: Int64(outcome.signCount), backedUp: outcome.backedUp,
-                                                at: environment.now().microseconds)
+            try conn.markWebAuthnCredentialUsed(id: credential.id, signCount: Int64(outcome.signCount), at: environment.now().microseconds)
             try api.audit(conn, context, actor: user, action: "login", logType: "account",
                           traits: ["passkey_id": .string(credential.id)], ipAddress: api.clientIP(context))
             let issued = try Tokens(api: api).issueSession(conn, user: &user, method: "passkey", request: context.request)
