@@ -163,4 +163,20 @@ import Testing
         #expect(api.call("GET", "/users").text == "404 page not found\n")
         #expect(api.call("PATCH", "/settings").status == 405)
     }
+
+    /// chi routes a group's path with a trailing slash to the group's `"/"` route
+    /// (`r.Route("/user", ...)` with `r.Get("/", ...)`); a plain route has no such twin.
+    @Test func aGroupsRootAnswersWithATrailingSlash() throws {
+        let api = try makeAPI()
+        let session = api.signUp("slash@example.com")
+        let access = try #require(session["access_token"]?.stringValue)
+        let id = try #require(session["user"]?["id"]?.stringValue)
+        #expect(api.call("GET", "/user/", bearer: access).json["id"] == .string(id))
+        #expect(api.admin("GET", "/admin/users/").json["users"]?.arrayValue?.count == 1)
+        #expect(api.admin("GET", "/admin/users/\(id)/").json["email"] == "slash@example.com")
+        #expect(api.call("PATCH", "/user/", bearer: access).status == 405)
+        for plain in ["/settings/", "/health/", "/admin/users//"] {
+            #expect(api.admin("GET", plain).text == "404 page not found\n", "\(plain)")
+        }
+    }
 }

@@ -174,6 +174,10 @@ public final class GoTrueAPI: HTTPResponder {
         }
 
         var match = router.match(method: request.method, path: path)
+        // chi's `r.Route(prefix, ...)` with a `"/"` route answers `prefix/` as `prefix`.
+        if case .notFound = match, path.utf8.count > 1, path.hasSuffix("/"), GoTrueAPI.isGroupRoot(path.dropLast()) {
+            match = router.match(method: request.method, path: String(path.dropLast()))
+        }
         // The dashboard's discovery page at `/` (and `/emulator/`): only where GoTrue has no route.
         if case .notFound = match {
             for plugin in plugins {

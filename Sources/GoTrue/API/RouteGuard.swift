@@ -156,6 +156,29 @@ extension RouteGuard {
     }
 }
 
+extension GoTrueAPI {
+    /// The routes api.go declares as a group's `"/"` (`r.Route("/user", ...)` with
+    /// `r.Get("/", ...)`): chi routes the group's path with a trailing slash to them too.
+    static let groupRoots: [[Substring]] = [
+        "/callback", "/signup", "/verify", "/reauthenticate", "/user", "/user/oauth/grants", "/factors", "/factors/{factor_id}",
+        "/passkeys", "/passkeys/{passkey_id}", "/sso", "/admin/audit", "/admin/users", "/admin/users/{user_id}",
+        "/admin/users/{user_id}/factors", "/admin/users/{user_id}/factors/{factor_id}", "/admin/users/{user_id}/passkeys",
+        "/admin/users/{user_id}/passkeys/{passkey_id}", "/admin/sso/providers", "/admin/sso/providers/{idp_id}",
+        "/admin/oauth/clients", "/admin/oauth/clients/{client_id}", "/admin/custom-providers", "/admin/custom-providers/{identifier}",
+    ].map { $0.split(separator: "/", omittingEmptySubsequences: false) }
+
+    /// Whether `path` (without its trailing slash) is one of `groupRoots`, a `{name}` segment
+    /// standing for any non-empty one.
+    static func isGroupRoot(_ path: Substring) -> Bool {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        return groupRoots.contains { root in
+            root.count == segments.count && zip(root, segments).allSatisfy { pattern, segment in
+                pattern.hasPrefix("{") ? !segment.isEmpty : pattern == segment
+            }
+        }
+    }
+}
+
 extension Core {
     /// The caller `requireAuthentication` admitted; a handler reached without the guard (an
     /// internal call) authenticates here.
