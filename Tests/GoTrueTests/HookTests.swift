@@ -165,6 +165,15 @@ func hookAPI(_ server: FakeHookServer, _ hook: WritableKeyPath<HookSettings, Hoo
         (response, _) = try signUpStatus { _ in FakeHookServer.json(["error": ["http_code": 429, "message": "slow down"]]) }
         #expect(response.status == 429)
         #expect(response.json["msg"] == "slow down")
+        // Read as encoding/json reads it: keys in any case; a value of the wrong type makes the
+        // whole error object unreadable, so the answer is judged as output (no claims here).
+        (response, _) = try signUpStatus { _ in FakeHookServer.json(["Error": ["HTTP_CODE": 403, "Message": "nope"]]) }
+        #expect(response.status == 403 && response.json["msg"] == "nope")
+        for wrong: JSON in [["http_code": "400", "message": "nope"], ["http_code": 403.5, "message": "nope"], ["message": 5]] {
+            (response, _) = try signUpStatus { _ in FakeHookServer.json(["error": wrong]) }
+            #expect(response.status == 500, "\(wrong)")
+            #expect(response.json["msg"] == "output claims field is missing", "\(wrong)")
+        }
     }
 
     @Test func retryAfterIsRetried() throws {
@@ -188,6 +197,8 @@ func hookAPI(_ server: FakeHookServer, _ hook: WritableKeyPath<HookSettings, Hoo
             if email.hasSuffix("@blocked.example") {
                 return FakeHookServer.json(["error": ["http_code": 403, "message": "Sign-ups from this domain are not allowed"]])
             }
+            // `null` decodes into an empty answer, as json.Unmarshal leaves the output struct.
+            if email.hasPrefix("null@") { return FakeHookServer.json(.null) }
             return .response(status: 204, headers: [], body: [])
         }
         let api = try hookAPI(server, \.beforeUserCreated) { $0.external.anonymousUsersEnabled = true }
@@ -197,6 +208,7 @@ func hookAPI(_ server: FakeHookServer, _ hook: WritableKeyPath<HookSettings, Hoo
         #expect(try api.storedUser(email: "eve@blocked.example") == nil)
         #expect(server.received.first?.json["metadata"]?["name"] == "before-user-created")
 
+        #expect(api.call("POST", "/signup", ["email": "null@fine.example", "password": "password1"]).status == 200)
         let allowed = api.call("POST", "/signup", ["email": "ok@fine.example", "password": "password1"])
         #expect(allowed.status == 200)
         // The user shown to the hook is the one created.

@@ -116,7 +116,12 @@ struct Hooks {
             body = try dispatch(point, payload, name: name)
         }
         guard let body else { return nil }
-        guard let parsed = try? JSON(parsing: body), let object = parsed.objectValue else {
+        guard let parsed = try? JSON(parsing: body) else {
+            throw AuthError(500, .unexpectedFailure, "Error unmarshaling JSON output.")
+        }
+        // `json.Unmarshal` of `null` into the output struct leaves it empty, without an error.
+        if parsed == .null { return [:] }
+        guard let object = parsed.objectValue else {
             throw AuthError(500, .unexpectedFailure, "Error unmarshaling JSON output.")
         }
         return object
@@ -229,14 +234,38 @@ struct Hooks {
 
     /// `hookserrors.Check`: an `{"error": {"http_code": n, "message": "..."}}` answer is the
     /// hook's own error, passed through with its status (500 when none); an empty message is
-    /// no error.
+    /// no error. Read as `fromBytes`' `json.Unmarshal` reads it: keys match case-insensitively,
+    /// and a value of the wrong type (a string or fractional `http_code`, a non-string
+    /// `message`, an `error` that is no object) fails the whole decoding, which then counts as
+    /// no error object at all. (A whole number written with a fraction, `403.0`, is read as
+    /// 403 here; Go refuses that too.)
     static func hookError(_ body: [UInt8]) -> AuthError? {
-        guard let parsed = try? JSON(parsing: body), let error = parsed.objectValue?["error"]?.objectValue else { return nil }
-        let message = error["message"]?.stringValue ?? ""
+        guard let parsed = try? JSON(parsing: body), let top = parsed.objectValue,
+              let errorValue = goField(top, "error"), errorValue != .null else { return nil }
+        guard let error = errorValue.objectValue else { return nil }
+        var message = ""
+        switch goField(error, "message") {
+        case .string(let text)?: message = text
+        case .null?, nil: break
+        default: return nil
+        }
+        var status = 0
+        switch goField(error, "http_code") {
+        case .number?:
+            guard let code = goField(error, "http_code")?.int64Value, let int = Int(exactly: code) else { return nil }
+            status = int
+        case .null?, nil: break
+        default: return nil
+        }
         if message.isEmpty { return nil }
-        var status = Int(error["http_code"]?.int64Value ?? 0)
         if status == 0 { status = 500 }
         return AuthError(status, nil, message)
+    }
+
+    /// encoding/json's field lookup: the exact key, else one equal but for ASCII case.
+    private static func goField(_ object: JSONObject, _ name: String) -> JSON? {
+        if let exact = object[name] { return exact }
+        return object.first { $0.key.lowercased() == name }?.value
     }
 
     /// Standard Webhooks: `v1,<base64 HMAC-SHA256(key, "<id>.<timestamp>.<payload>")>` for each
