@@ -626,7 +626,8 @@ extension GoTrueAPI {
         #expect(foreign.status == 404)
         #expect(foreign.text == #"{"code":404,"error_code":"mfa_factor_not_found","msg":"Factor not found"}"#)
 
-        let deleted = api.admin("DELETE", "/admin/users/\(user)/factors/\(factor)", headers: ["X-Forwarded-For": "203.0.113.9"])
+        // GetIPAddress: the first address of X-Forwarded-For Go parses, as `IP.String()` prints it.
+        let deleted = api.admin("DELETE", "/admin/users/\(user)/factors/\(factor)", headers: ["X-Forwarded-For": "01.2.3.4, ::FFFF:203.0.113.9"])
         #expect(deleted.status == 200)
         #expect(deleted.json["id"] == .string(factor))
         #expect(api.admin("GET", "/admin/users/\(user)/factors").text == "[]")

@@ -117,6 +117,13 @@ struct RateLimitTests {
         #expect(settings.clientKey(for: spoofed) == "198.51.100.2")
         #expect(RateLimitSettings.isIPAddress("2001:db8::1"))
         #expect(!RateLimitSettings.isIPAddress("256.1.1.1"))
+        // sbff keys on `net.ParseIP(key).String()`: one client however it is spelled; a leading
+        // zero is no address (Go 1.17 on).
+        for (spelled, key) in [("2001:DB8::5", "2001:db8::5"), ("2001:db8:0:0::5", "2001:db8::5"), ("::ffff:192.0.2.9", "192.0.2.9"),
+                               ("01.2.3.4", "198.51.100.2")] {
+            let request = HTTPRequest(method: "POST", target: "/token", headers: ["Sb-Forwarded-For": spelled, "X-Real-IP": "198.51.100.2"])
+            #expect(settings.clientKey(for: request) == key, "\(spelled)")
+        }
         settings.header = ""
         #expect(settings.clientKey(for: HTTPRequest(method: "GET", target: "/")) == nil)
         settings.keyOnPeerAddress = true

@@ -266,20 +266,20 @@ package struct Core: Sendable {
 
 extension Core {
     /// `utilities.GetIPAddress`: the `Sb-Forwarded-For` address when that header is trusted,
-    /// else the first valid address of `X-Forwarded-For`, else the peer's address. MFA
+    /// else the first valid address of `X-Forwarded-For`, else the peer's address; a header's
+    /// address as `net.ParseIP(...).String()` prints it (`::ffff:1.2.3.4` is `1.2.3.4`). MFA
     /// challenges record it and verification must come from the same one.
     func clientIP(_ context: RequestContext) -> String { clientIP(context.request) }
 
     func clientIP(_ request: HTTPRequest) -> String {
         let headers = request.headers
         if config.rateLimits.sbForwardedForEnabled, let value = headers["Sb-Forwarded-For"] {
-            let first = RateLimitSettings.firstValue(value)
-            if RateLimitSettings.isIPAddress(first) { return first }
+            if let address = GoNet.canonicalIP(RateLimitSettings.firstValue(value)) { return address }
         }
         if let forwarded = headers["X-Forwarded-For"] {
             for part in forwarded.split(separator: ",") {
                 let candidate = GoStrings.trimSpace(part)
-                if !candidate.isEmpty && RateLimitSettings.isIPAddress(candidate) { return candidate }
+                if !candidate.isEmpty, let address = GoNet.canonicalIP(candidate) { return address }
             }
         }
         return request.remoteAddress

@@ -97,7 +97,8 @@ public struct RateLimitSettings: Sendable, Equatable {
         if preset == .off { return nil }
         if sbForwardedForEnabled, let value = request.headers["Sb-Forwarded-For"] {
             let first = RateLimitSettings.firstValue(value)
-            if RateLimitSettings.isIPAddress(first) { return first }
+            // sbff's `parseSBFFHeader`: `net.ParseIP(key).String()`.
+            if let address = GoNet.canonicalIP(first) { return address }
         }
         if !header.isEmpty, let value = request.headers[header] {
             // `strings.SplitN(value, ",", 2)[0]`, trimmed; an empty key is not limited.
@@ -113,17 +114,9 @@ public struct RateLimitSettings: Sendable, Equatable {
         return GoStrings.trimSpace(first)
     }
 
-    /// An IPv4 dotted quad or an IPv6 address (hex groups and colons, an optional embedded IPv4).
+    /// An address `net.ParseIP` accepts (`GoNet.canonicalIP`).
     static func isIPAddress(_ text: String) -> Bool {
-        if text.isEmpty { return false }
-        if text.contains(":") {
-            let allowed = Set("0123456789abcdefABCDEF:.")
-            return text.allSatisfy { allowed.contains($0) } && text.split(separator: ":", omittingEmptySubsequences: false).count <= 8
-        }
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts.allSatisfy { part in
-            !part.isEmpty && part.count <= 3 && part.allSatisfy(\.isASCIIDigit) && Int(part)! <= 255
-        }
+        GoNet.canonicalIP(text) != nil
     }
 }
 
