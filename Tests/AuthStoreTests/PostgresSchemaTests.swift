@@ -45,6 +45,15 @@ struct PostgresSchemaTests {
         #expect(report.lines.isEmpty)
     }
 
+    /// An enum of GoTrue's that already exists (an interrupted migration) is kept, as GoTrue's
+    /// migrations skip it, and the rest of the schema is created around it.
+    @Test func anExistingEnumIsKeptAndTheSchemaCreated() throws {
+        let db = try emptyDatabase()
+        try db.executeScript("CREATE SCHEMA auth; CREATE TYPE auth.aal_level AS ENUM ('aal1', 'aal2', 'aal3');")
+        try PostgresSchema.createGoTrueSchema(db)
+        #expect(try PostgresSchema.inspect(db).isComplete)
+    }
+
     @Test func creatingOverAnExistingSchemaIsRefusedAndChangesNothing() throws {
         let db = try createdDatabase()
         try db.execute("INSERT INTO auth.instances (id) VALUES ('00000000-0000-0000-0000-000000000001')")

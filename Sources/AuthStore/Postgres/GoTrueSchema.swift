@@ -614,8 +614,12 @@ enum GoTrueSchema {
     /// them).
     static var creationScript: String {
         var sql = "CREATE SCHEMA IF NOT EXISTS auth;\n"
+        // GoTrue's migrations create each enum on its own, skipping one that exists
+        // (`EXCEPTION WHEN duplicate_object`), so a database that already has one of them (an
+        // interrupted migration, an app's own) still gets the schema.
         for type in enums {
-            sql += "CREATE TYPE auth.\(type.name) AS ENUM (" + type.labels.map(PostgresConnection.quoteLiteral).joined(separator: ", ") + ");\n"
+            let labels = type.labels.map(PostgresConnection.quoteLiteral).joined(separator: ", ")
+            sql += "DO $$ BEGIN CREATE TYPE auth.\(type.name) AS ENUM (\(labels)); EXCEPTION WHEN duplicate_object THEN NULL; END $$;\n"
         }
         for table in tables {
             let lines = table.columns.map { PostgresConnection.quoteIdentifier($0.name) + " " + $0.definition } + table.constraints
