@@ -248,6 +248,29 @@ private extension GoTrueAPI {
         #expect(!second.isEmpty && second != code)
     }
 
+    /// `requireOAuthClientAuth` reads the client's credentials before the handler reads its
+    /// parameters, with json.Unmarshal's and FormValue's rules.
+    @Test func clientCredentialsAreReadFirstAsGoReadsThem() throws {
+        let api = try oauthAPI()
+        let client = api.register(["redirect_uris": ["https://app.example/cb"], "token_endpoint_auth_method": "client_secret_post"])
+        let clientID = try #require(client.json["client_id"]?.stringValue)
+        let json: HTTPHeaders = ["Content-Type": "application/json"]
+        let broken = api.call("POST", "/oauth/token", headers: json, raw: "{bad")
+        #expect(broken.text == #"{"code":400,"error_code":"invalid_credentials","msg":"Invalid client credentials: failed to parse JSON body"}"#)
+        let numeric = api.call("POST", "/oauth/token", headers: json, raw: #"{"client_id":123,"grant_type":"refresh_token"}"#)
+        #expect(numeric.json["msg"] == "Invalid client credentials: failed to parse JSON body")
+        // A wrongly typed grant_type is the handler's own decoding error.
+        let secret = try #require(client.json["client_secret"]?.stringValue)
+        let grant = api.call("POST", "/oauth/token", headers: json, raw: #"{"CLIENT_ID":"\#(clientID)","client_secret":"\#(secret)","grant_type":5}"#)
+        #expect(grant.text == #"{"error":"invalid_request","error_description":"Invalid JSON body"}"#)
+        // Basic with an empty id names no client: the handler asks for one.
+        let anonymous = api.form("/oauth/token", [("grant_type", "refresh_token")], headers: ["Authorization": "Basic " + Base64.encode(Array(":secret".utf8))])
+        #expect(anonymous.text == #"{"error":"invalid_client","error_description":"Client authentication required"}"#)
+        // FormValue: the first value of a repeated field.
+        let repeated = api.form("/oauth/token", [("client_id", clientID), ("client_id", "junk"), ("client_secret", "wrong"), ("grant_type", "refresh_token")])
+        #expect(repeated.json["msg"] == "invalid client credentials")
+    }
+
     @Test func authorizeErrorsAndDenial() throws {
         let clock = ManualClock()
         let api = try oauthAPI(clock: clock)

@@ -7,31 +7,62 @@ import AuthStore
 extension OAuthServerEndpoints {
     // MARK: POST /oauth/token
 
-    /// The token endpoint's parameters: JSON when the content type says so, else the form.
-    private func tokenParameters(_ request: HTTPRequest) throws(AuthError) -> [String: String] {
-        let contentType = (request.headers["Content-Type"] ?? "").lowercased()
+    /// The fields of `OAuthTokenParams`, each a Go `string`.
+    private static let tokenFields = ["grant_type", "code", "refresh_token", "redirect_uri", "client_id", "client_secret", "code_verifier"]
+
+    /// `fields` of a JSON body as `json.Unmarshal` fills a struct of `string` fields with them:
+    /// keys matched exactly, else case-insensitively; nil when the body is no JSON object (or
+    /// `null`) or one of those fields holds anything but a string or `null`.
+    private static func jsonStrings(_ body: [UInt8], _ fields: [String]) -> [String: String]? {
+        guard let parsed = try? JSON(parsing: body) else { return nil }
+        if parsed == .null { return [:] }
+        guard let object = parsed.objectValue else { return nil }
         var values: [String: String] = [:]
-        if contentType.contains("application/json") {
-            guard let parsed = try? JSON(parsing: request.body), let object = parsed.objectValue else {
-                throw AuthError.oauth("invalid_request", "Invalid JSON body")
+        for field in fields {
+            guard let value = object[field] ?? object.first(where: { $0.key.lowercased() == field })?.value else { continue }
+            switch value {
+            case .string(let text): values[field] = text
+            case .null: break
+            default: return nil
             }
-            for (key, value) in object { if let text = value.stringValue { values[key] = text } }
-        } else {
-            // `r.FormValue`: the body's form fields, then the query's.
-            for item in request.query where values[item.name] == nil { values[item.name] = item.value }
-            for item in RedirectURL.parseQuery(String(decoding: request.body, as: UTF8.self)) { values[item.name] = item.value }
         }
         return values
     }
 
-    /// `requireOAuthClientAuth`: HTTP Basic (`client_secret_basic`), else the body's
-    /// `client_id`/`client_secret` (`client_secret_post`, or `none` without a secret); the
-    /// method must be the client's registered one and the secret must match.
-    private func authenticateClient(_ context: RequestContext, _ values: [String: String]) throws(AuthError) -> OAuthClientRecord {
+    /// `r.FormValue` for each name: the body's first value, else the query's first.
+    private static func formValues(_ request: HTTPRequest) -> [String: String] {
+        var values: [String: String] = [:]
+        for item in RedirectURL.parseQuery(String(decoding: request.body, as: UTF8.self)) where values[item.name] == nil {
+            values[item.name] = item.value
+        }
+        for item in request.query where values[item.name] == nil { values[item.name] = item.value }
+        return values
+    }
+
+    private static func isJSON(_ request: HTTPRequest) -> Bool {
+        (request.headers["Content-Type"] ?? "").contains("application/json")
+    }
+
+    /// `OAuthToken`'s parameters: the JSON body decoded into `OAuthTokenParams`, else the form.
+    private func tokenParameters(_ request: HTTPRequest) throws(AuthError) -> [String: String] {
+        guard Self.isJSON(request) else { return Self.formValues(request) }
+        guard let values = Self.jsonStrings(request.body, Self.tokenFields) else {
+            throw AuthError.oauth("invalid_request", "Invalid JSON body")
+        }
+        return values
+    }
+
+    /// `requireOAuthClientAuth` (`ExtractClientCredentials`, which runs before the handler reads
+    /// its parameters): HTTP Basic (`client_secret_basic`), else the body's `client_id` and
+    /// `client_secret` (`client_secret_post`, or `none` without a secret). A Basic header with
+    /// an empty id names no client: the request goes on unauthenticated (the handler then wants
+    /// one). The method must be the client's registered one and the secret must match.
+    private func authenticateClient(_ context: RequestContext) throws(AuthError) -> OAuthClientRecord? {
+        let request = context.request
         var clientID = ""
         var secret = ""
         var method = ""
-        if let header = context.request.headers["Authorization"], header.hasPrefix("Basic ") {
+        if let header = request.headers["Authorization"], header.hasPrefix("Basic ") {
             guard let decoded = try? Base64.decode(String(header.dropFirst(6))) else {
                 throw AuthError(400, .invalidCredentials, "Invalid client credentials: invalid basic auth encoding")
             }
@@ -42,7 +73,17 @@ extension OAuthServerEndpoints {
             clientID = String(text[..<colon])
             secret = String(text[text.index(after: colon)...])
             method = "client_secret_basic"
+            if clientID.isEmpty { return nil }
         } else {
+            let values: [String: String]
+            if Self.isJSON(request) {
+                guard let decoded = Self.jsonStrings(request.body, ["client_id", "client_secret"]) else {
+                    throw AuthError(400, .invalidCredentials, "Invalid client credentials: failed to parse JSON body")
+                }
+                values = decoded
+            } else {
+                values = Self.formValues(request)
+            }
             clientID = values["client_id"] ?? ""
             secret = values["client_secret"] ?? ""
             if clientID.isEmpty { throw AuthError(400, .invalidCredentials, "Invalid client credentials: client_id is required") }
@@ -67,10 +108,11 @@ extension OAuthServerEndpoints {
     }
 
     func token(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
+        let authenticated = try authenticateClient(context)
         let values = try tokenParameters(context.request)
-        let client = try authenticateClient(context, values)
         let grantType = values["grant_type"] ?? ""
         if grantType.isEmpty { throw AuthError.oauth("invalid_request", "grant_type is required") }
+        guard let client = authenticated else { throw AuthError.oauth("invalid_client", "Client authentication required") }
         guard client.grantTypes.contains(grantType) else {
             throw AuthError.oauth("unsupported_grant_type", "Client is not allowed to use grant type: " + grantType)
         }
