@@ -199,6 +199,30 @@ import Testing
         #expect(api.call("POST", "/token?grant_type=password", ["phone": "+15550100200", "password": "123456"]).status == 200)
         let bad = api.call("POST", "/signup", ["phone": "0123", "password": "123456"])
         #expect(bad.json["msg"] == "Invalid phone number format (E.164 required)")
+        // `ConfirmPhone` leaves user_metadata as the identity made it; the audit entry names the channel.
+        #expect(user["user_metadata"]?["phone_verified"] == false)
+        let signedUp = api.admin("GET", "/admin/audit").json.arrayValue?.first { $0["payload"]?["action"] == "user_signedup" }
+        #expect(signedUp?["payload"]?["traits"] == ["provider": "phone", "channel": "sms"])
+    }
+
+    /// phone.go answers a message id only for a test OTP (the provider's is declared anew inside
+    /// its branch); `/otp` with `create_user: false` answers its 422 even for an address that
+    /// does not validate; with the send-SMS hook on any channel goes.
+    @Test func phoneOTPAnswersAsPhoneGo() throws {
+        let api = try makeAPI {
+            $0.external.phoneEnabled = true
+            $0.sms.autoconfirm = false
+        }
+        let sent = api.call("POST", "/otp", ["phone": "+1 555 000 2222"])
+        #expect(sent.status == 200 && sent.text == "{}")
+        for body: JSON in [["email": "bad", "create_user": false], ["phone": "abc", "create_user": false]] {
+            let refused = api.call("POST", "/otp", body)
+            #expect(refused.status == 422 && errorCode(refused) == "otp_disabled", "\(body)")
+        }
+        var config = api.project.configuration
+        #expect(!SignupEndpoints.isValidChannel("telegram", config))
+        config.hooks.sendSMS.enabled = true
+        #expect(SignupEndpoints.isValidChannel("telegram", config))
     }
 
     @Test func anonymousSignIn() throws {

@@ -63,11 +63,11 @@ extension Mailer {
             if hooks.enabled(.sendSMS) {
                 try hooks.invoke(.sendSMS, ["user": Models.user(user, identities: try conn.identities(userID: user.id)),
                                             "sms": ["otp": .string(otp), "phone": .string(phone)]])
-                // The hook path has no provider message id.
-                messageID = ""
-            } else {
-                messageID = captured
             }
+            _ = captured
+            // Only a test OTP has a message id: phone.go declares the provider's id anew inside
+            // its send branch (`messageID, err := ...`), so GoTrue never answers it.
+            messageID = ""
         }
         // The confirmation and reauthentication tokens relate to the user's own phone.
         try OneTimeTokens(project: project).store(conn, user: &user, token: OneTimeTokens.tokenHash(phone, otp), slot: slots.token,

@@ -43,12 +43,20 @@ struct OtpEndpoints: EndpointGroup {
         if !createUser {
             let aud = api.requestAudience(context)
             var exists = true
+            // `shouldCreateUser` answers (false, err) for an address that does not validate, and
+            // Otp tests `!ok` first: the validation error becomes this 422 too.
             if !email.isEmpty {
-                let address = try Validation.email(email)
-                exists = try api.read { conn in try conn.user(email: address, aud: aud) } != nil
+                if let address = try? Validation.email(email) {
+                    exists = try api.read { conn in try conn.user(email: address, aud: aud) } != nil
+                } else {
+                    exists = false
+                }
             } else if !phone.isEmpty {
-                let number = try Validation.phone(phone)
-                exists = try api.read { conn in try conn.user(phone: number, aud: aud) } != nil
+                if let number = try? Validation.phone(phone) {
+                    exists = try api.read { conn in try conn.user(phone: number, aud: aud) } != nil
+                } else {
+                    exists = false
+                }
             }
             if !exists { throw AuthError(422, .otpDisabled, "Signups not allowed for otp") }
         }

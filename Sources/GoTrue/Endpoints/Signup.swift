@@ -176,16 +176,19 @@ struct SignupEndpoints: EndpointGroup {
             }
 
             if autoconfirm {
-                try api.audit(conn, context, actor: user, action: "user_signedup", logType: "team",
-                              traits: ["provider": .string(provider)])
+                // signup.go: a phone sign-up's entry also names the channel (`sms` when none was sent).
+                var traits: JSONObject = ["provider": .string(provider)]
+                if provider == "phone" { traits["channel"] = .string(channel.isEmpty ? "sms" : channel) }
+                try api.audit(conn, context, actor: user, action: "user_signedup", logType: "team", traits: traits)
                 if provider == "email" {
                     user.emailConfirmedAt = now.microseconds
                     user.confirmationToken = nil
                     user.userMetadata = Models.merge(["email_verified": true], into: user.userMetadata)
                 } else {
+                    // `ConfirmPhone` sets the time and clears the token; unlike `Confirm`, it
+                    // leaves user_metadata's `phone_verified` as the identity made it (false).
                     user.phoneConfirmedAt = now.microseconds
                     user.confirmationToken = nil
-                    user.userMetadata = Models.merge(["phone_verified": true], into: user.userMetadata)
                 }
                 try OneTimeTokens.clearAll(conn, userID: user.id)
                 try AuthError.whenDatabaseFails("Database error updating user") { try conn.updateUser(user) }
@@ -261,8 +264,11 @@ struct SignupEndpoints: EndpointGroup {
         return Models.user(user, identities: [])
     }
 
-    /// `IsValidMessageChannel`: SMS always; WhatsApp only through Twilio or Twilio Verify.
+    /// `IsValidMessageChannel`: any channel with the send-SMS hook on; else SMS always, WhatsApp
+    /// only through Twilio or Twilio Verify.
     static func isValidChannel(_ channel: String, _ config: Configuration) -> Bool {
+        // With the send-SMS hook on, the channel is the hook's business.
+        if config.hooks.sendSMS.enabled { return true }
         switch channel {
         case "", "sms": return true
         case "whatsapp": return ["twilio", "twilio_verify"].contains(config.sms.provider)
