@@ -216,6 +216,21 @@ private func bearer(_ session: JSON) -> String { session["access_token"]?.string
         #expect(errorCode(api.verifyFactor(factor, challenge: challenge, code: api.totpCode(secret), token)) == "mfa_factor_not_found")
     }
 
+    /// The answer's user is reloaded before the other unverified factors of the type go.
+    @Test func theAnswerStillListsTheOtherUnverifiedFactors() throws {
+        let api = try mfaAPI()
+        let token = bearer(api.signUp("two@example.com"))
+        let first = api.enrollTOTP(token, name: "first")
+        let second = api.enrollTOTP(token, name: "second")
+        let id = try #require(first.json["id"]?.stringValue)
+        let challenge = try #require(api.challenge(id, token).json["id"]?.stringValue)
+        let verified = api.verifyFactor(id, challenge: challenge, code: api.totpCode(first.json["totp"]?["secret"]?.stringValue ?? ""), token)
+        let factors = verified.json["user"]?["factors"]?.arrayValue ?? []
+        #expect(factors.map { $0["id"] } == [first.json["id"], second.json["id"]])
+        #expect(factors.map { $0["status"] } == ["verified", "unverified"])
+        #expect(api.call("GET", "/user", bearer: bearer(verified.json)).json["factors"]?.arrayValue?.count == 1)
+    }
+
     @Test func verifyingEndsTheUsersOtherAAL1Sessions() throws {
         let api = try mfaAPI()
         let first = api.signUp("others@example.com")

@@ -84,9 +84,11 @@ extension Mailer {
         let hooks = Hooks(api: api, request: context.request)
         if hooks.enabled(.sendSMS) {
             // The hook replaces the provider; a failing hook is the real "error invoking hook".
+            // The user as `requireAuthentication` loaded it (`FindUserByID`): identities and factors.
             let user = try conn.user(id: userID)
+            let shown = try user.map { Models.user($0, identities: try conn.identities(userID: $0.id), factors: try conn.factors(userID: $0.id)) }
             do {
-                try hooks.invoke(.sendSMS, ["user": user.map { Models.user($0, identities: nil) } ?? .null,
+                try hooks.invoke(.sendSMS, ["user": shown ?? .null,
                                             "sms": ["otp": .string(code), "sms_type": "mfa", "phone": .string(phone)]])
             } catch {
                 throw AuthError(500, .unexpectedFailure, "error invoking hook")

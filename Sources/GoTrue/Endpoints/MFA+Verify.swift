@@ -85,6 +85,9 @@ extension MFAEndpoints {
             updated.updatedAt = now
             let newlyVerified = try promote(conn, now, &updated)
             guard let user = try conn.user(id: caller.user.id) else { throw AuthError(404, .userNotFound, "User not found") }
+            // The answer's user is the one GoTrue reloads before it deletes the other unverified
+            // factors of this type: they are still listed.
+            let shown = Models.user(user, identities: try conn.identities(userID: user.id), factors: try conn.factors(userID: user.id))
             let issued = try upgradeSession(conn, context, user: user, sessionID: sessionID, factor: factor, at: now)
             try conn.deleteSessionsBelowAAL2(userID: user.id)
             try conn.deleteUnverifiedFactors(userID: user.id, factorType: factor.factorType)
@@ -92,8 +95,7 @@ extension MFAEndpoints {
                 mailer.notify(conn, .mfaFactorEnrolled, user: user, to: user.email ?? "",
                               values: ["FactorType": factor.factorType], round: &round)
             }
-            return (issued, Models.user(user, identities: try conn.identities(userID: user.id),
-                                        factors: try conn.factors(userID: user.id)))
+            return (issued, shown)
         }
         return .json(.object(issued.response(user: userJSON)), headers: issued.headers)
     }
