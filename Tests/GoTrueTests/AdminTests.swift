@@ -356,6 +356,17 @@ extension GoTrueAPI {
         #expect(api.admin("GET", "/admin/users?per_page=0").status == 500)
     }
 
+    /// `SetRole` trims a non-empty `role`: white space alone makes the role "".
+    @Test func aBlankRoleIsEmpty() throws {
+        let api = try makeAPI()
+        let created = api.createUser(["email": "blank-role@example.com", "role": "   "])
+        #expect(created["role"] == "")
+        let id = try #require(created["id"]?.stringValue)
+        #expect(api.admin("PUT", "/admin/users/\(id)", ["role": " editor "]).json["role"] == "editor")
+        #expect(api.admin("PUT", "/admin/users/\(id)", ["role": " \t "]).json["role"] == "")
+        #expect(api.admin("PUT", "/admin/users/\(id)", ["role": ""]).json["role"] == "")
+    }
+
     @Test func audienceFromHeader() throws {
         let api = try makeAPI()
         _ = api.createUser(["email": "p@example.com", "aud": "partners"])

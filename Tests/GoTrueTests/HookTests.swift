@@ -223,6 +223,34 @@ func hookAPI(_ server: FakeHookServer, _ hook: WritableKeyPath<HookSettings, Hoo
     }
 }
 
+@Suite struct GenerateLinkHookTests {
+    /// mail.go asks the before-user-created hook about a sign-up or invitation link's new user;
+    /// a refusal stores nothing. An existing user's link asks nothing.
+    @Test func aLinkForANewAddressAsksTheHook() throws {
+        let server = FakeHookServer { request in
+            if request.json["user"]?["email"] == "refused@example.com" {
+                return FakeHookServer.json(["error": ["http_code": 403, "message": "refused by hook"]])
+            }
+            return .response(status: 204, headers: [], body: [])
+        }
+        let api = try hookAPI(server, \.beforeUserCreated) {
+            $0.password.requiredCharacters = ["abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "0123456789",
+                                              "!@#$%^&*()_+-=[]{};':\"|<>?,./`~"]
+        }
+        for type in ["invite", "magiclink", "signup"] {
+            var body: JSONObject = ["type": .string(type), "email": "refused@example.com"]
+            if type == "signup" { body["password"] = "Refused-pass-1" }
+            let refused = api.admin("POST", "/admin/generate_link", .object(body))
+            #expect(refused.status == 403 && refused.json["msg"] == "refused by hook", "\(type): \(refused.text)")
+        }
+        #expect(try api.storedUser(email: "refused@example.com") == nil)
+        // A new magic-link user's password has a symbol, as password.Generate(64, 10, 1, ...).
+        let link = api.admin("POST", "/admin/generate_link", ["type": "magiclink", "email": "new@example.com"])
+        #expect(link.status == 200, "\(link.text)")
+        #expect(server.received.last?.json["user"]?["email"] == "new@example.com")
+    }
+}
+
 @Suite struct ExternalUserCreationHookTests {
     @Test func idTokenAndOTPSignUpsAskTheHookToo() throws {
         let server = FakeHookServer { _ in FakeHookServer.json(["error": ["http_code": 403, "message": "No new accounts"]]) }

@@ -301,14 +301,18 @@ package struct AdminEndpoints: EndpointGroup {
         return nil
     }
 
-    /// `password.Generate(64, 10, 0, false, true)`: 64 characters with 10 digits, letters of both
-    /// cases; never shown to anyone, it only makes the account password-less in practice.
-    func randomPassword() -> String {
+    /// `password.Generate(64, 10, symbols, false, true)`: 64 characters with 10 digits, `symbols`
+    /// of go-password's symbols (1 for `generate_link`'s new magic-link user, 0 for the admin
+    /// create), letters of both cases; never shown to anyone, it only makes the account
+    /// password-less in practice.
+    func randomPassword(symbols: Int = 0) -> String {
         let letters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8)
         let digits = Array("0123456789".utf8)
+        let symbolSet = Array("~!@#$%^&*()_+`-={}|[]\\:\"<>?,./".utf8)
         let bytes = project.environment.randomBytes(64)
         var out = bytes.enumerated().map { index, byte in
-            index < 10 ? digits[Int(byte) % digits.count] : letters[Int(byte) % letters.count]
+            index < 10 ? digits[Int(byte) % digits.count]
+                : index < 10 + symbols ? symbolSet[Int(byte) % symbolSet.count] : letters[Int(byte) % letters.count]
         }
         // Spread the digits with a Fisher-Yates pass over fresh randomness.
         let shuffle = project.environment.randomBytes(64)
@@ -407,8 +411,8 @@ package struct AdminEndpoints: EndpointGroup {
                 var traits = AdminEndpoints.traits(user)
                 traits["provider"] = .string(providers[0])
                 try api.audit(conn, context, actor: caller.actor, action: "user_signedup", logType: "team", traits: traits)
-                let role = GoStrings.trimSpace(params.role)
-                user.role = role.isEmpty ? config.jwt.defaultGroupName : role
+                // `SetRole` trims what a non-empty `role` gives: white space alone is "".
+                user.role = params.role.isEmpty ? config.jwt.defaultGroupName : GoStrings.trimSpace(params.role)
                 if let appMetadata = params.appMetadata { user.appMetadata = Models.merge(appMetadata, into: user.appMetadata) }
                 if params.emailConfirm { try confirmEmail(conn, &user, now: now) }
                 if params.phoneConfirm { try confirmPhone(conn, &user, now: now) }
@@ -442,8 +446,7 @@ package struct AdminEndpoints: EndpointGroup {
             var user = loaded
             do {
                 user = try conn.user(id: loaded.id) ?? loaded
-                let role = GoStrings.trimSpace(params.role)
-                if !role.isEmpty { user.role = role }
+                if !params.role.isEmpty { user.role = GoStrings.trimSpace(params.role) }
                 if params.emailConfirm { try confirmEmail(conn, &user, now: now) }
                 if params.phoneConfirm { try confirmPhone(conn, &user, now: now) }
                 let addingFirstPassword = !(newHash ?? "").isEmpty && (user.encryptedPassword ?? "").isEmpty

@@ -31,7 +31,7 @@ extension AdminEndpoints {
             case "magiclink":
                 // No account yet: the link signs the address up, with a password nobody knows.
                 type = "signup"
-                password = randomPassword()
+                password = randomPassword(symbols: 1)
             case "recovery", "email_change_current", "email_change_new":
                 throw AuthError(404, .userNotFound, "User with this email not found")
             default:
@@ -59,7 +59,20 @@ extension AdminEndpoints {
         }
 
         let now = project.environment.now()
-        let (user, identities, factors, token) = try api.write { [type, newEmail, newUserHash] conn in
+        // mail.go: a sign-up or invitation link for a new address shows the user it will create to
+        // the before-user-created hook, outside the transaction; a refusal stores nothing.
+        var prospect = UserRecord(id: project.environment.uuid(), createdAt: now.microseconds)
+        prospect.aud = aud
+        prospect.role = config.jwt.defaultGroupName
+        prospect.email = email
+        prospect.encryptedPassword = newUserHash ?? ""
+        prospect.userMetadata = Models.text(data ?? JSONObject())
+        prospect.appMetadata = Models.text(["provider": "email", "providers": ["email"]])
+        if existing == nil && (type == "signup" || type == "invite") {
+            let hooks = Hooks(api: api, request: context.request)
+            if hooks.enabled(.beforeUserCreated) { try hooks.beforeUserCreated(Models.user(prospect, identities: [])) }
+        }
+        let (user, identities, factors, token) = try api.write { [type, newEmail, prospect] conn in
             var user: UserRecord
             let token: String
             switch type {
@@ -83,7 +96,7 @@ extension AdminEndpoints {
                     user = found
                     if !invite, let data { user.userMetadata = Models.merge(data, into: user.userMetadata) }
                 } else {
-                    user = try createUser(conn, email: email, aud: aud, passwordHash: newUserHash ?? "", data: data, now: now)
+                    user = try createUser(conn, prospect, now: now)
                 }
                 if invite {
                     try api.audit(conn, context, actor: caller.actor, action: "user_invited", logType: "team",
@@ -136,19 +149,11 @@ extension AdminEndpoints {
 
     /// `signupNewUser` for the email provider, plus its identity: role from the default group,
     /// `app_metadata` naming the email provider, `data` as user_metadata.
-    private func createUser(_ conn: Connection, email: String, aud: String, passwordHash: String, data: JSONObject?,
-                            now: Timestamp) throws -> UserRecord {
-        var user = UserRecord(id: project.environment.uuid(), createdAt: now.microseconds)
-        user.aud = aud
-        user.role = config.jwt.defaultGroupName
-        user.email = email
-        user.encryptedPassword = passwordHash
-        user.userMetadata = Models.text(data ?? JSONObject())
-        user.appMetadata = Models.text(["provider": "email", "providers": ["email"]])
+    private func createUser(_ conn: Connection, _ prospect: UserRecord, now: Timestamp) throws -> UserRecord {
         // mail.go's sign-up and invite links go through `signupNewUser`.
-        user = try AuthError.whenDatabaseFails("Database error saving new user", writing: user) { try conn.insertUser(user) }
+        let user = try AuthError.whenDatabaseFails("Database error saving new user", writing: prospect) { try conn.insertUser(prospect) }
         try conn.insertIdentity(IdentityRecord(id: project.environment.uuid(), providerID: user.id, userID: user.id,
-                                               identityData: Models.text(AdminEndpoints.identityData(userID: user.id, email: email)),
+                                               identityData: Models.text(AdminEndpoints.identityData(userID: user.id, email: user.email)),
                                                provider: "email", at: now.microseconds))
         return user
     }
