@@ -14,12 +14,14 @@ enum FlowStates {
     static let emailChange = "email_change"
     static let oauth = "oauth"
 
-    /// `ParseAuthenticationMethod` for the verification types a link can carry: anything ending
-    /// in `signup` is an email sign-up.
+    /// `ParseAuthenticationMethod`: anything ending in `signup` is an email sign-up; the other
+    /// methods by name (a verification then refuses the ones that are no verification type).
     static func authenticationMethod(forVerifyType type: String) -> String? {
         if type.hasSuffix("signup") { return emailSignup }
         switch type {
-        case "magiclink", "recovery", "invite", "email_change", "otp": return type
+        case "magiclink", "recovery", "invite", "email_change", "otp", "oauth", "password", "totp", "sso/saml", "token_refresh",
+             "mfa/phone", "mfa/webauthn", "web3", "oauth_provider/authorization_code", "passkey":
+            return type
         default: return nil
         }
     }
@@ -56,12 +58,14 @@ enum FlowStates {
     /// `issueAuthCode`: the user's latest flow state for the method, stamped with the time its
     /// code went out.
     static func issueAuthCode(_ conn: Connection, project: Project, userID: String, authenticationMethod: String) throws -> String {
+        // verify.go wraps issueAuthCode's 422 with `"... %s", terr`, and an HTTPError prints as
+        // "<status>: <message>".
         guard let flow = try conn.latestFlowState(userID: userID, authenticationMethod: authenticationMethod) else {
-            throw AuthError(400, .flowStateNotFound, "No associated flow state found. No valid flow state found for user.")
+            throw AuthError(400, .flowStateNotFound, "No associated flow state found. 422: No valid flow state found for user.")
         }
         guard !flow.codeChallenge.isEmpty else {
             throw AuthError(400, .flowStateNotFound,
-                            "No associated flow state found. Flow state does not have an auth code (not a PKCE flow).")
+                            "No associated flow state found. 422: Flow state does not have an auth code (not a PKCE flow).")
         }
         try conn.recordAuthCodeIssued(flowStateID: flow.id, at: project.environment.now().microseconds)
         return flow.authCode

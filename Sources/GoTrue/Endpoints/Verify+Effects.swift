@@ -45,12 +45,17 @@ extension VerifyEndpoints {
     }
 
     /// `signupVerify`: an invited user without a password gets a random one (the app then asks
-    /// for a real one); the email is confirmed and matching identities marked verified.
+    /// for a real one) through `UpdatePassword`, which also voids every pending token and its
+    /// time and ends all the user's sessions; the email is confirmed and matching identities
+    /// marked verified.
     private func signupVerify(_ conn: Connection, _ context: RequestContext, _ user: inout UserRecord) throws {
         if (user.encryptedPassword ?? "").isEmpty && user.invitedAt != nil {
             let passwords = Passwords(configuration: api.snapshot.configuration, environment: project.environment)
             user.encryptedPassword = passwords.hash(Mailer.randomPassword(project.environment, requiredCharacters: [], length: 64))
-            try conn.updateUser(user)
+            user.forgetPendingTokens()
+            try AuthError.whenDatabaseFails("Error storing password") { try conn.updateUser(user) }
+            try OneTimeTokens.clearAll(conn, userID: user.id)
+            try conn.deleteSessions(userID: user.id)
         }
         try api.audit(conn, context, actor: user, action: "user_signedup", logType: "team", traits: ["provider": "email"])
         try confirmEmail(conn, &user)

@@ -80,8 +80,9 @@ struct VerifyEndpoints: EndpointGroup {
         }
         switch outcome {
         case .halfConfirmed:
-            // `code` is the string "200" here (a map[string]string in the real server).
-            return .json(["msg": .string(VerifyEndpoints.singleConfirmationAccepted), "code": "200"])
+            // `code` is the string "200" here: a map[string]string in the real server, so its
+            // keys come out sorted.
+            return .json(["code": "200", "msg": .string(VerifyEndpoints.singleConfirmationAccepted)])
         case .session(let issued, let user):
             return .json(.object(issued.response(user: user)), headers: issued.headers)
         }
