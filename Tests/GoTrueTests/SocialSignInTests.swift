@@ -575,6 +575,26 @@ extension GoTrueAPI {
     }
 }
 
+/// signup.go's `RemoveUnconfirmedIdentities`: a sign-up onto an unconfirmed account (one an
+/// unverified provider made) keeps only the new email identity, its data and its provider.
+@Suite struct SignupOntoAnUnconfirmedAccountTests {
+    @Test func theOtherIdentitiesGo() throws {
+        let clock = ManualClock()
+        let api = try socialAPI(clock: clock) { $0.mailer.autoconfirm = false }
+        let minted = api.mint("google", ["email": "g@example.com", "email_verified": false])
+        let refused = api.idTokenGrant(["id_token": .string(minted), "provider": "google"])
+        #expect(errorCode(refused) == "provider_email_needs_verification", "\(refused.text)")
+        clock.advance(seconds: 61)  // past the confirmation email's send frequency
+        let signedUp = api.call("POST", "/signup", ["email": "g@example.com", "password": "password1"])
+        #expect(signedUp.status == 200)
+        #expect(signedUp.json["app_metadata"] == ["provider": "email", "providers": ["email"]])
+        let id = try #require(signedUp.json["id"]?.stringValue)
+        let stored = api.admin("GET", "/admin/users/\(id)").json
+        #expect(stored["identities"]?.arrayValue?.map { $0["provider"] } == ["email"])
+        #expect(stored["user_metadata"]?["iss"] == nil)
+    }
+}
+
 /// Unlinking the identity that holds the user's email (identity.go `DeleteIdentity`,
 /// `UpdateUserEmailFromIdentities`): the next identity's address replaces it, and
 /// `ClearAllPendingTokens` voids what was asked for under the old one, pending email and phone

@@ -245,12 +245,15 @@ struct ExternalAccounts {
         try api.confirmEmail(conn, &user)
     }
 
-    /// `RemoveUnconfirmedIdentities`: an unconfirmed account that gains an external identity
-    /// loses its password (unless the new identity is email/phone), takes the identity's data as
-    /// its metadata and keeps only that identity (pre-account-takeover protection).
+    /// `RemoveUnconfirmedIdentities`: an unconfirmed account that gains an identity loses its
+    /// password (unless the new identity is email/phone), takes the identity's data as its
+    /// metadata and keeps only that identity (pre-account-takeover protection); `providers`
+    /// lists that one.
     func removeUnconfirmedIdentities(_ conn: Connection, _ user: inout UserRecord, keeping identity: IdentityRecord) throws {
         if identity.provider != "email" && identity.provider != "phone" { user.encryptedPassword = nil }
-        user.userMetadata = Models.merge(Models.object(identity.identityData), into: user.userMetadata)
+        // `u.UserMetaData = identity.IdentityData`, then that map merged into itself: the
+        // identity's data replaces the metadata.
+        user.userMetadata = identity.identityData
         for other in try conn.identities(userID: user.id) where other.id != identity.id {
             try conn.deleteIdentity(id: other.id)
         }

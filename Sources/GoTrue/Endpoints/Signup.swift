@@ -173,6 +173,9 @@ struct SignupEndpoints: EndpointGroup {
                 try conn.insertIdentity(identity)
                 user.userMetadata = Models.text(identityData)
                 try AuthError.whenDatabaseFails("Database error updating user") { try conn.updateUser(user) }
+                // An unconfirmed account (one an unverified provider made, say) keeps only this
+                // identity, with its data and provider (signup.go).
+                if !created { try ExternalAccounts(api: api, context: context).removeUnconfirmedIdentities(conn, &user, keeping: identity) }
             }
 
             if autoconfirm {
