@@ -223,6 +223,34 @@ func hookAPI(_ server: FakeHookServer, _ hook: WritableKeyPath<HookSettings, Hoo
     }
 }
 
+@Suite struct SignupAfterUserCreatedHookTests {
+    /// signup.go reaches the after-user-created hook only on its pending path: a sign-up that
+    /// signs in at once calls nothing; each sign-up answered with a confirmation pending calls
+    /// it, a repeat for the same unconfirmed user too.
+    @Test func onlyAPendingSignUpCallsIt() throws {
+        let server = FakeHookServer { _ in .response(status: 204, headers: [], body: []) }
+        let confirmed = try hookAPI(server, \.afterUserCreated)
+        #expect(confirmed.call("POST", "/signup", ["email": "now@example.com", "password": "password1"]).json["access_token"] != nil)
+        #expect(server.received.isEmpty)
+
+        let clock = ManualClock()
+        var project = try testProject(clock: clock) { config in
+            config.hooks.afterUserCreated.enabled = true
+            config.hooks.afterUserCreated.uri = "http://127.0.0.1:9/hook"
+            config.hooks.afterUserCreated.secrets = ["v1,whsec_" + Base64.encode(Array("0123456789abcdef0123456789abcdef".utf8))]
+            config.mailer.autoconfirm = false
+        }
+        let pendingServer = FakeHookServer { _ in .response(status: 204, headers: [], body: []) }
+        project.hookTransport = pendingServer
+        let pending = GoTrueAPI(emulating: project)
+        #expect(pending.call("POST", "/signup", ["email": "later@example.com", "password": "password1"]).status == 200)
+        clock.advance(seconds: 61)
+        #expect(pending.call("POST", "/signup", ["email": "later@example.com", "password": "password1"]).status == 200)
+        #expect(pendingServer.received.count == 2)
+        #expect(pendingServer.received.allSatisfy { $0.json["metadata"]?["name"] == "after-user-created" })
+    }
+}
+
 @Suite struct GenerateLinkHookTests {
     /// mail.go asks the before-user-created hook about a sign-up or invitation link's new user;
     /// a refusal stores nothing. An existing user's link asks nothing.

@@ -395,7 +395,7 @@ package struct AdminEndpoints: EndpointGroup {
                 user.encryptedPassword = hash
                 user.userMetadata = Models.text(params.userMetadata ?? JSONObject())
                 user.appMetadata = Models.text(["provider": .string(providers[0]), "providers": .array(providers.map { .string($0) })])
-                try AuthError.whenDatabaseFails(failure, writing: user) { try conn.insertUser(user) }
+                _ = try AuthError.whenDatabaseFails(failure, writing: user) { try conn.insertUser(user) }
                 // The email identity first, then the phone's, as adminUserCreate makes them.
                 let identityData = [
                     user.email.map { ("email", AdminEndpoints.identityData(userID: user.id, email: $0)) },

@@ -140,7 +140,7 @@ struct SignupEndpoints: EndpointGroup {
             case pending(JSON)
             case exists(UserRecord)
         }
-        let (outcome, created): (Outcome, Bool) = try api.write { [prospect] conn, round in
+        let (outcome, _): (Outcome, Bool) = try api.write { [prospect] conn, round in
             var created = false
             var user: UserRecord
             let existing = provider == "email" ? try conn.user(email: email, aud: aud) : try conn.user(phone: phone, aud: aud)
@@ -226,10 +226,16 @@ struct SignupEndpoints: EndpointGroup {
             return (.pending(Models.user(user, identities: [identity])), created)
         }
 
-        if created {
-            switch outcome {
-            case .session(_, let userJSON), .pending(let userJSON): try hooks.afterUserCreated(userJSON)
-            case .exists: break
+        // signup.go calls the after-user-created hook on its last path only: whenever it answers
+        // the user with a confirmation pending (a user created now, or one still unconfirmed
+        // from before), never when it signs the user in at once; a failure is its 500.
+        if case .pending(let userJSON) = outcome {
+            do {
+                try hooks.afterUserCreated(userJSON)
+            } catch {
+                var failure = AuthError(500, .unexpectedFailure, "Error invoking hook")
+                failure.internalError = error.message
+                throw failure
             }
         }
         switch outcome {
