@@ -1,4 +1,5 @@
 import AuthJSON
+import AuthStore
 import Testing
 @testable import EmulatorTools
 @testable import GoTrue
@@ -96,6 +97,16 @@ import Testing
         #expect(fake["confirmation_sent_at"] != nil)
         let users = try api.project.database.read { try $0.scalar(portable: "SELECT count(*) FROM users") }
         #expect(users == 1)
+        #expect(fake["factors"] == nil)
+        // `sanitizeUser` keeps the eagerly loaded factors: the stand-in shows the real ones.
+        let factorID = "9b1e4c1e-0000-4000-8000-00000000f001"
+        try api.project.database.write { conn in
+            try conn.insertFactor(FactorRecord(id: factorID, userID: realID ?? "", factorType: "totp", status: "verified",
+                                               at: clock.now().microseconds))
+        }
+        clock.advance(seconds: 61)
+        let withFactor = api.call("POST", "/signup", ["email": "c@example.com", "password": "whatever1"])
+        #expect(withFactor.json["factors"]?.arrayValue?.map { $0["id"] } == [.string(factorID)])
     }
 
     @Test func resendFrequencyLimitOnRepeatedUnconfirmedSignup() throws {

@@ -247,13 +247,16 @@ struct SignupEndpoints: EndpointGroup {
             if config.mailer.autoconfirm || config.sms.autoconfirm {
                 throw AuthError(422, .userAlreadyExists, "User already registered")
             }
-            return .json(sanitized(existing, provider: provider, data: data, aud: aud, now: now))
+            // `sanitizeUser` keeps the eagerly loaded factors.
+            let factors = try api.read { conn in try conn.factors(userID: existing.id) }
+            return .json(sanitized(existing, provider: provider, data: data, aud: aud, now: now, factors: factors))
         }
     }
 
     /// `sanitizeUser`: the enumeration-protection stand-in for an existing confirmed account
     /// (reference §8.3): a fresh id, no role, no confirmations, no identities.
-    private func sanitized(_ stored: UserRecord, provider: String, data: JSONObject, aud: String, now: Timestamp) -> JSON {
+    private func sanitized(_ stored: UserRecord, provider: String, data: JSONObject, aud: String, now: Timestamp,
+                           factors: [FactorRecord]) -> JSON {
         var user = UserRecord(id: project.environment.uuid(), createdAt: now.microseconds)
         user.aud = aud
         user.role = ""
@@ -270,7 +273,7 @@ struct SignupEndpoints: EndpointGroup {
         user.isAnonymous = stored.isAnonymous
         user.appMetadata = Models.text(["provider": .string(provider), "providers": [.string(provider)]])
         user.userMetadata = Models.text(data)
-        return Models.user(user, identities: [])
+        return Models.user(user, identities: [], factors: factors)
     }
 
     /// `IsValidMessageChannel`: any channel with the send-SMS hook on; else SMS always, WhatsApp
