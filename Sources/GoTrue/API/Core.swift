@@ -248,7 +248,9 @@ package struct Core: Sendable {
                logType: String, traits: JSONObject? = nil, ipAddress: String = "") throws {
         var payload = JSONObject()
         payload["actor_id"] = .string(actor?.id ?? "")
-        if let name = Models.object(actor?.userMetadata ?? "{}")["full_name"]?.stringValue {
+        // Parsed only when the text can hold the key: a refresh writes two entries.
+        if let metadata = actor?.userMetadata, metadata.utf8.count > 12, Core.mayContainFullName(metadata),
+           let name = Models.object(metadata)["full_name"]?.stringValue {
             payload["actor_name"] = .string(name)
         }
         let phone = actor?.phone ?? ""
@@ -262,6 +264,32 @@ package struct Core: Sendable {
             ipAddress: ipAddress, at: project.environment.now().microseconds
         )
     }
+}
+
+extension Core {
+    /// Whether JSON text may have a `full_name` key: the bytes `full_name` (a key escaped with
+    /// `\u` sequences is found by the parse this guards only if it is there at all).
+    static func mayContainFullName(_ text: String) -> Bool {
+        let needle = fullNameKey
+        let found = text.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            let n = bytes.count
+            var i = 0
+            while i < n {
+                let byte = bytes[i]
+                if byte == UInt8(ascii: "\\") && i + 1 < n && bytes[i + 1] == UInt8(ascii: "u") { return true }
+                if byte == UInt8(ascii: "f") && i + needle.count <= n {
+                    var k = 1
+                    while k < needle.count && bytes[i + k] == needle[k] { k += 1 }
+                    if k == needle.count { return true }
+                }
+                i += 1
+            }
+            return false
+        }
+        return found ?? true
+    }
+
+    private static let fullNameKey: [UInt8] = Array("full_name".utf8)
 }
 
 extension Core {
