@@ -658,6 +658,15 @@ extension GoTrueAPI {
 }
 
 @Suite struct AdminAuditTests {
+    /// The guard before the metadata parse lets through every text that can hold `full_name`,
+    /// an escaped spelling too.
+    @Test func theFullNameGuardMissesNoSpelling() {
+        #expect(Core.mayContainFullName(#"{"full_name":"Ada"}"#))
+        #expect(Core.mayContainFullName(#"{"full\u005fname":"Ada"}"#))
+        #expect(!Core.mayContainFullName(#"{"name":"Ada","full":"x"}"#))
+        #expect(!Core.mayContainFullName("{}"))
+    }
+
     /// A refresh is audited twice, as the real server writes it: `token_refreshed`, then
     /// `GrantRefreshTokenSwap`'s `token_revoked` for the swapped token (none when the active
     /// token is handed out again within the reuse interval).
