@@ -499,6 +499,21 @@ extension GoTrueAPI {
                                                              "email_verified": false, "phone_verified": true])
     }
 
+    /// A body that asks for no change writes only the audit entry: `updated_at` stays.
+    @Test func anEmptyUpdateKeepsUpdatedAt() throws {
+        let clock = ManualClock()
+        let api = try makeAPI(clock: clock)
+        let created = api.createUser(["email": "still@example.com"])
+        let id = try #require(created["id"]?.stringValue)
+        clock.advance(seconds: 5)
+        let same = api.admin("PUT", "/admin/users/\(id)", .object([:]))
+        #expect(same.status == 200)
+        #expect(same.json["updated_at"] == created["updated_at"])
+        let changed = api.admin("PUT", "/admin/users/\(id)", ["user_metadata": ["a": 1]])
+        #expect(changed.json["updated_at"] == .string(clock.now().rfc3339))
+        #expect(api.admin("GET", "/admin/audit").json.arrayValue?.filter { $0["payload"]?["action"] == "user_modified" }.count == 2)
+    }
+
     @Test func takenEmailRollsBack() throws {
         let api = try makeAPI()
         _ = api.createUser(["email": "taken@example.com"])

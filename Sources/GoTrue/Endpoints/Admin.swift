@@ -467,7 +467,12 @@ package struct AdminEndpoints: EndpointGroup {
                 if let appMetadata = params.appMetadata { user.appMetadata = Models.merge(appMetadata, into: user.appMetadata) }
                 if let userMetadata = params.userMetadata { user.userMetadata = Models.merge(userMetadata, into: user.userMetadata) }
                 if let ban { applyBan(ban, to: &user, now: now) }
-                user.updatedAt = now.microseconds
+                // pop stamps `updated_at` with each column update adminUserUpdate makes; a body
+                // that asks for no change leaves it as it was (only the audit entry is written).
+                let asksForChange = !params.role.isEmpty || params.emailConfirm || params.phoneConfirm || newHash != nil
+                    || !params.email.isEmpty || !params.phone.isEmpty || params.appMetadata != nil || params.userMetadata != nil
+                    || ban != nil
+                if asksForChange { user.updatedAt = now.microseconds }
                 try conn.updateUser(user)
                 try api.audit(conn, context, actor: caller.actor, action: "user_modified", logType: "user",
                               traits: AdminEndpoints.traits(user))
