@@ -121,7 +121,11 @@ package enum GoNet {
 
     /// RFC 5952 §4 as netip's `string6` writes it.
     private static func hexGroups(_ v6: [UInt8]) -> String {
-        let groups = (0..<8).map { Int(v6[2 * $0]) << 8 | Int(v6[2 * $0 + 1]) }
+        var groups = [Int](repeating: 0, count: 8)
+        for i in 0..<8 {
+            let high = Int(v6[2 * i])
+            groups[i] = high << 8 | Int(v6[2 * i + 1])
+        }
         var bestStart = -1
         var bestLength = 0
         var k = 0
