@@ -784,3 +784,52 @@ extension JSONObject {
         return copy
     }
 }
+
+/// `models.NewAuditLogEntry`: the payload is a Go map stored through `JSONMap.Value`
+/// (`json.Marshal`), so its text has sorted keys, and `actor_name` is whatever the metadata's
+/// `full_name` holds.
+@Suite struct AuditLogPayloadTests {
+    private func storedPayloads(_ api: GoTrueAPI) throws -> [String] {
+        try api.project.database.read { conn in
+            try conn.auditLogEntries(columns: [], value: "", paging: Paging(page: 1, perPage: 50)).items.map(\.payload)
+        }
+    }
+
+    @Test(arguments: [
+        (JSON.number(42), "42"), (.null, "null"), (.string("Ada <L>"), #""Ada \u003cL\u003e""#),
+        (.object(["b": 1, "a": .object(["z": true, "y": false])]), #"{"a":{"y":false,"z":true},"b":1}"#),
+    ])
+    func storedTextHasSortedKeysAndAnyFullName(name: JSON, written: String) throws {
+        let api = try makeAPI()
+        let user = api.signUp("named@example.com", data: .object(["full_name": name, "plan": "pro"]))
+        let id = try #require(user["user"]?["id"]?.stringValue ?? user["id"]?.stringValue)
+        let payloads = try storedPayloads(api)
+        let signedUp = try #require(payloads.first { $0.contains(#""action":"user_signedup""#) })
+        #expect(signedUp == """
+            {"action":"user_signedup","actor_id":"\(id)","actor_name":\(written),"actor_username":"named@example.com",\
+            "actor_via_sso":false,"log_type":"team","traits":{"provider":"email"}}
+            """)
+    }
+
+    @Test func withoutFullNameThereIsNoActorName() throws {
+        let api = try makeAPI()
+        _ = api.signUp("plain@example.com", data: .object(["fullname": "x"]))
+        for payload in try storedPayloads(api) {
+            #expect(!payload.contains("actor_name"))
+            #expect(payload.hasPrefix(#"{"action":"#))
+        }
+    }
+
+    /// `GOTRUE_AUDIT_LOG_DISABLE_POSTGRES`: GoTrue logs the event and stores nothing.
+    @Test func disablePostgresStoresNothing() throws {
+        let api = try makeAPI { $0.auditLogDisablePostgres = true }
+        let session = api.signUp("quiet@example.com")
+        #expect(session["access_token"]?.stringValue != nil)
+        #expect(api.signIn("quiet@example.com").status == 200)
+        #expect(try storedPayloads(api).isEmpty)
+        let listed = api.admin("GET", "/admin/audit")
+        #expect(listed.status == 200)
+        #expect(listed.json.arrayValue?.isEmpty == true)
+        #expect(listed.headers["X-Total-Count"] == "0")
+    }
+}

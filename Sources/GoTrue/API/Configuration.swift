@@ -19,6 +19,9 @@ public struct Configuration: Sendable {
     public var requireAPIKey = false
     /// `GOTRUE_CORS_ALLOWED_HEADERS`: added to the built-in allowed request headers.
     public var corsAllowedHeaders: [String] = []
+    /// `GOTRUE_AUDIT_LOG_DISABLE_POSTGRES`: no row in `audit_log_entries` (GoTrue then only logs
+    /// the event), so `GET /admin/audit` lists nothing new.
+    public var auditLogDisablePostgres = false
 
     public var jwt = JWTSettings()
     public var external = ExternalSettings()

@@ -240,27 +240,33 @@ package struct Core: Sendable {
         }
     }
 
-    /// Appends an audit-log entry in GoTrue's payload shape (`models.NewAuditLogEntry`):
-    /// `actor_name` only when the user has a `full_name`, the username is the phone when there is
-    /// one, else the email, and, as most call sites upstream, no IP address (those that pass
-    /// `utilities.GetIPAddress(r)` pass `clientIP`).
+    /// Appends an audit-log entry as `models.NewAuditLogEntry` stores it. The payload is a Go map
+    /// that `JSONMap.Value` marshals, so its text has sorted keys (Postgres keeps a `json`
+    /// column's text as written): `actor_name` whenever the user's metadata has a `full_name`
+    /// (any JSON value, null included), the username is the phone when there is one, else the
+    /// email. Most call sites upstream pass no IP address; those that pass
+    /// `utilities.GetIPAddress(r)` pass `clientIP`. With `GOTRUE_AUDIT_LOG_DISABLE_POSTGRES`
+    /// GoTrue only logs the event: nothing is stored.
     package func audit(_ conn: Connection, _ context: RequestContext, actor: UserRecord?, action: String,
                logType: String, traits: JSONObject? = nil, ipAddress: String = "") throws {
-        var payload = JSONObject()
-        payload["actor_id"] = .string(actor?.id ?? "")
+        if config.auditLogDisablePostgres { return }
+        var payload = JSONByteWriter(reservingCapacity: 192)
+        payload.beginObject()
+        payload.member("action", action)
+        payload.member("actor_id", actor?.id ?? "")
         // Parsed only when the text can hold the key: a refresh writes two entries.
         if let metadata = actor?.userMetadata, metadata.utf8.count > 12, Core.mayContainFullName(metadata),
-           let name = Models.object(metadata)["full_name"]?.stringValue {
-            payload["actor_name"] = .string(name)
+           let name = Models.object(metadata)["full_name"] {
+            payload.member("actor_name", name.sortedRecursively())
         }
         let phone = actor?.phone ?? ""
-        payload["actor_username"] = .string(phone.isEmpty ? actor?.email ?? "" : phone)
-        payload["actor_via_sso"] = .bool(actor?.isSSOUser ?? false)
-        payload["action"] = .string(action)
-        payload["log_type"] = .string(logType)
-        if let traits { payload["traits"] = .object(traits) }
+        payload.member("actor_username", phone.isEmpty ? actor?.email ?? "" : phone)
+        payload.member("actor_via_sso", actor?.isSSOUser ?? false)
+        payload.member("log_type", logType)
+        if let traits { payload.member("traits", .object(traits.sortedRecursively())) }
+        payload.endObject()
         try conn.insertAuditLogEntry(
-            id: project.environment.uuid(), payload: payload.serialized(),
+            id: project.environment.uuid(), payload: String(decoding: payload.bytes, as: UTF8.self),
             ipAddress: ipAddress, at: project.environment.now().microseconds
         )
     }

@@ -363,6 +363,8 @@ extension Configuration {
                          "A password change needs the current password."))
         rows.append(bool("manual_linking_enabled", \.security.manualLinkingEnabled, env: ["GOTRUE_SECURITY_MANUAL_LINKING_ENABLED"],
                          file: "enable_manual_linking", gotrue: false, cli: false, "Users may link identities themselves."))
+        rows.append(bool("audit_log.disable_postgres", \.auditLogDisablePostgres, env: ["GOTRUE_AUDIT_LOG_DISABLE_POSTGRES"],
+                         gotrue: false, cli: false, "Audit events are not stored (GET /admin/audit lists none)."))
         rows.append(bool("experimental.create_email_identity_on_password_set_enabled", \.experimental.createEmailIdentityOnPasswordSet,
                          env: ["GOTRUE_EXPERIMENTAL_CREATE_EMAIL_IDENTITY_ON_PASSWORD_SET_ENABLED"], gotrue: false, cli: false,
                          "A first password on an account with a confirmed email and no email identity adds one."))
