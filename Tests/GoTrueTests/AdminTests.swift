@@ -820,6 +820,45 @@ extension JSONObject {
         }
     }
 
+    /// A refresh's two entries are written together but stored as two entries, each with its
+    /// own id, in GoTrue's order.
+    @Test func aRefreshStoresTwoEntries() throws {
+        let api = try makeAPI()
+        let session = api.signUp("pair@example.com", data: .object(["full_name": "Pat Pair"]))
+        let userID = try #require(session["user"]?["id"]?.stringValue)
+        #expect(api.refresh(session["refresh_token"]?.stringValue ?? "").status == 200)
+        let entries = try api.project.database.read { conn in
+            try conn.auditLogEntries(columns: [], value: "", paging: Paging(page: 1, perPage: 2)).items
+        }
+        #expect(entries.map(\.payload) == ["token_revoked", "token_refreshed"].map { action in
+            """
+            {"action":"\(action)","actor_id":"\(userID)","actor_name":"Pat Pair","actor_username":"pair@example.com",\
+            "actor_via_sso":false,"log_type":"token"}
+            """
+        })
+        #expect(entries.count == 2 && entries[0].id != entries[1].id)
+        #expect(entries.allSatisfy { $0.ipAddress == "" })
+    }
+
+    @Test func idsAreVersionFourUUIDsInGoTruesForm() throws {
+        #expect(formatUUID(Array(0..<16)) == "00010203-0405-0607-0809-0a0b0c0d0e0f")
+        #expect(formatUUID([UInt8](repeating: 0xFF, count: 16)) == "ffffffff-ffff-ffff-ffff-ffffffffffff")
+        let environment = try makeAPI().project.environment
+        for _ in 0..<64 {
+            let id = Array(environment.uuid().utf8)
+            #expect(id.count == 36)
+            for (i, c) in id.enumerated() {
+                if [8, 13, 18, 23].contains(i) {
+                    #expect(c == UInt8(ascii: "-"))
+                } else {
+                    #expect(Array("0123456789abcdef".utf8).contains(c))
+                }
+            }
+            #expect(id[14] == UInt8(ascii: "4"))  // RFC 9562 §5.4: version 4
+            #expect(Array("89ab".utf8).contains(id[19]))  // variant 10xx
+        }
+    }
+
     /// `GOTRUE_AUDIT_LOG_DISABLE_POSTGRES`: GoTrue logs the event and stores nothing.
     @Test func disablePostgresStoresNothing() throws {
         let api = try makeAPI { $0.auditLogDisablePostgres = true }

@@ -250,25 +250,45 @@ package struct Core: Sendable {
     package func audit(_ conn: Connection, _ context: RequestContext, actor: UserRecord?, action: String,
                logType: String, traits: JSONObject? = nil, ipAddress: String = "") throws {
         if config.auditLogDisablePostgres { return }
+        let payload = Core.auditPayload(actor: actor, name: Core.auditName(actor), action: action, logType: logType, traits: traits)
+        try conn.insertAuditLogEntry(id: project.environment.uuid(), payload: payload, ipAddress: ipAddress,
+                                     at: project.environment.now().microseconds)
+    }
+
+    /// Two entries for one actor in a row, as `audit` twice would write them, in one store call:
+    /// GoTrue's refresh (`GrantRefreshTokenSwap`) writes `token_refreshed` then `token_revoked`.
+    package func audit(_ conn: Connection, actor: UserRecord, actions first: String, _ second: String, logType: String) throws {
+        if config.auditLogDisablePostgres { return }
+        let name = Core.auditName(actor)
+        let environment = project.environment
+        let entries = [first, second].map { action in
+            AuditLogRecord(id: environment.uuid(), payload: Core.auditPayload(actor: actor, name: name, action: action, logType: logType),
+                           ipAddress: "", at: environment.now().microseconds)
+        }
+        try conn.insertAuditLogEntries(entries)
+    }
+
+    /// The user's `full_name`, any JSON value, when the metadata has one. Parsed only when the
+    /// text can hold the key.
+    private static func auditName(_ actor: UserRecord?) -> JSON? {
+        guard let metadata = actor?.userMetadata, metadata.utf8.count > 12, mayContainFullName(metadata) else { return nil }
+        return Models.object(metadata)["full_name"]
+    }
+
+    private static func auditPayload(actor: UserRecord?, name: JSON?, action: String, logType: String,
+                                     traits: JSONObject? = nil) -> String {
         var payload = JSONByteWriter(reservingCapacity: 192)
         payload.beginObject()
         payload.member("action", action)
         payload.member("actor_id", actor?.id ?? "")
-        // Parsed only when the text can hold the key: a refresh writes two entries.
-        if let metadata = actor?.userMetadata, metadata.utf8.count > 12, Core.mayContainFullName(metadata),
-           let name = Models.object(metadata)["full_name"] {
-            payload.member("actor_name", name.sortedRecursively())
-        }
+        if let name { payload.member("actor_name", name.sortedRecursively()) }
         let phone = actor?.phone ?? ""
         payload.member("actor_username", phone.isEmpty ? actor?.email ?? "" : phone)
         payload.member("actor_via_sso", actor?.isSSOUser ?? false)
         payload.member("log_type", logType)
         if let traits { payload.member("traits", .object(traits.sortedRecursively())) }
         payload.endObject()
-        try conn.insertAuditLogEntry(
-            id: project.environment.uuid(), payload: String(decoding: payload.bytes, as: UTF8.self),
-            ipAddress: ipAddress, at: project.environment.now().microseconds
-        )
+        return String(decoding: payload.bytes, as: UTF8.self)
     }
 }
 
