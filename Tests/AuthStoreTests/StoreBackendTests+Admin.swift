@@ -51,27 +51,6 @@ import PostgresTestSupport
         }
     }
 
-    /// Entries written together read back as the same entries written one by one, in order
-    /// (SQLite: one statement; Postgres: one statement each, as GoTrue writes them).
-    @Test(arguments: StoreBackend.available) func auditEntriesWrittenTogetherAreSeparateEntriesInOrder(backend: StoreBackend) throws {
-        let db = try backend.open()
-        let entries = (0..<5).map { n in
-            AuditLogRecord(id: newID(), payload: #"{"action":"a\#(n)","log_type":"token"}"#, ipAddress: n == 3 ? "10.0.0.\(n)" : "",
-                           at: t0 + Int64(n / 2))
-        }
-        try db.write { (c: Connection) throws in
-            try c.insertAuditLogEntries([entries[0]])
-            try c.insertAuditLogEntries(Array(entries[1...]))
-            try c.insertAuditLogEntries([])
-        }
-        let listed = try db.read { (c: Connection) throws in
-            try c.auditLogEntries(columns: [], value: "", paging: Paging(page: 1, perPage: 20))
-        }
-        // Newest first; ties (one instant) by insertion, the later first.
-        #expect(listed.total == 5)
-        #expect(listed.items == entries.reversed())
-    }
-
     @Test(arguments: StoreBackend.available) func theDashboardSearchLooksAtEveryField(backend: StoreBackend) throws {
         let db = try backend.open()
         let ada = user(email: "ada@example.com", at: t0, metadata: #"{"name": "Ada Lovelace"}"#)

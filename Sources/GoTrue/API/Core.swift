@@ -255,19 +255,6 @@ package struct Core: Sendable {
                                      at: project.environment.now().microseconds)
     }
 
-    /// Two entries for one actor in a row, as `audit` twice would write them, in one store call:
-    /// GoTrue's refresh (`GrantRefreshTokenSwap`) writes `token_refreshed` then `token_revoked`.
-    package func audit(_ conn: Connection, actor: UserRecord, actions first: String, _ second: String, logType: String) throws {
-        if config.auditLogDisablePostgres { return }
-        let name = Core.auditName(actor)
-        let environment = project.environment
-        let entries = [first, second].map { action in
-            AuditLogRecord(id: environment.uuid(), payload: Core.auditPayload(actor: actor, name: name, action: action, logType: logType),
-                           ipAddress: "", at: environment.now().microseconds)
-        }
-        try conn.insertAuditLogEntries(entries)
-    }
-
     /// The user's `full_name`, any JSON value, when the metadata has one. Parsed only when the
     /// text can hold the key.
     private static func auditName(_ actor: UserRecord?) -> JSON? {

@@ -262,11 +262,11 @@ package struct TokenEndpoints: EndpointGroup {
                 }
             }
         }
+        try api.audit(conn, context, actor: user, action: "token_refreshed", logType: "token")
         var headers = Tokens.RefreshTokenHeaders()
         if issuedToken == nil {
-            // GrantRefreshTokenSwap: audit the refresh and the revocation, revoke the presented
-            // token, issue its child.
-            try api.audit(conn, actor: user, actions: "token_refreshed", "token_revoked", logType: "token")
+            // GrantRefreshTokenSwap: audit the revocation, revoke the presented token, issue its child.
+            try api.audit(conn, context, actor: user, action: "token_revoked", logType: "token")
             let child = Tokens(api: api).newRefreshToken()
             if !token.revoked { try conn.revokeRefreshToken(id: token.id, at: now.microseconds) }
             let childID = try conn.insertRefreshToken(token: child, userID: user.id, sessionID: session.id, parent: token.token,
@@ -291,8 +291,6 @@ package struct TokenEndpoints: EndpointGroup {
                 headers.counter = next
                 headers.upgraded = true
             }
-        } else {
-            try api.audit(conn, context, actor: user, action: "token_refreshed", logType: "token")
         }
         try conn.updateSessionRefresh(id: session.id, refreshedAt: now.microseconds, updatedAt: now.microseconds,
                                       userAgent: context.request.headers["User-Agent"], ip: context.request.remoteAddress)
