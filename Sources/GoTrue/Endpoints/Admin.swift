@@ -444,8 +444,15 @@ package struct AdminEndpoints: EndpointGroup {
 
         let (updated, identities, factors) = try api.write { [params, newHash] conn in
             var user = loaded
+            // GoTrue answers the user its middleware loaded, identities and factors eager-loaded,
+            // as changed in memory: `confirmed_at` (a generated column) as it was, the identities
+            // it updated with their old data, the ones it made appended.
+            var shownIdentities: [IdentityRecord] = []
+            var shownFactors: [FactorRecord] = []
             do {
                 user = try conn.user(id: loaded.id) ?? loaded
+                shownIdentities = try conn.identities(userID: user.id)
+                shownFactors = try conn.factors(userID: user.id)
                 if !params.role.isEmpty { user.role = GoStrings.trimSpace(params.role) }
                 if params.emailConfirm { try confirmEmail(conn, &user, now: now) }
                 if params.phoneConfirm { try confirmPhone(conn, &user, now: now) }
@@ -484,8 +491,9 @@ package struct AdminEndpoints: EndpointGroup {
                 // changes back.
                 throw AuthError.userWriteFailure("Error updating user", error, user: user)
             }
-            let reloaded = try conn.user(id: user.id) ?? user
-            return (reloaded, try conn.identities(userID: user.id), try conn.factors(userID: user.id))
+            let shown = Set(shownIdentities.map(\.id))
+            shownIdentities += try conn.identities(userID: user.id).filter { !shown.contains($0.id) }
+            return (user, shownIdentities, shownFactors)
         }
         return .json(userJSON(updated, identities: identities, factors: factors))
     }
