@@ -211,8 +211,15 @@ func hookAPI(_ server: FakeHookServer, _ hook: WritableKeyPath<HookSettings, Hoo
         #expect(api.call("POST", "/signup", ["email": "null@fine.example", "password": "password1"]).status == 200)
         let allowed = api.call("POST", "/signup", ["email": "ok@fine.example", "password": "password1"])
         #expect(allowed.status == 200)
-        // The user shown to the hook is the one created.
-        #expect(server.received.last?.json["user"]?["id"] == allowed.json["user"]?["id"])
+        // The user shown to the hook is the one created, as `ToUserModel` made it before the
+        // transaction: no role yet, Go's zero time, no identities, the provider in app_metadata.
+        let shown = try #require(server.received.last?.json["user"])
+        #expect(shown["id"] == allowed.json["user"]?["id"])
+        #expect(shown["role"] == "")
+        #expect(shown["created_at"] == "0001-01-01T00:00:00Z" && shown["updated_at"] == "0001-01-01T00:00:00Z")
+        #expect(shown["identities"] == .array([]))
+        #expect(shown["app_metadata"] == ["provider": "email", "providers": ["email"]])
+        #expect(allowed.json["user"]?["role"] == "authenticated")
         // An existing address creates no user: no call.
         let before = server.received.count
         _ = api.call("POST", "/signup", ["email": "ok@fine.example", "password": "password1"])

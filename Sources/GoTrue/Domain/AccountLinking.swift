@@ -101,7 +101,7 @@ struct ExternalAccounts {
         user.email = candidate.email.isEmpty ? nil : candidate.email
         user.appMetadata = Models.text(["provider": .string(provider), "providers": [.string(provider)]])
         user.userMetadata = Models.text(data.metadata.identityData)
-        try hooks.beforeUserCreated(Models.user(user, identities: []))
+        try hooks.beforeUserCreated(user)
     }
 
     /// `createAccountFromExternalIdentity`.

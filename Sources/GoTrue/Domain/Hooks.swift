@@ -1,6 +1,7 @@
 import AuthCrypto
 import AuthHTTP
 import AuthJSON
+import AuthStore
 
 /// How a hook request leaves the process: an HTTP POST with a deadline. The emulator binds it
 /// to the toolchain's HTTP client (`URLSession`, which also speaks HTTPS); tests bind it to
@@ -361,11 +362,17 @@ extension Hooks {
         }
     }
 
-    /// `before-user-created`: the user about to be created; an error answer refuses the sign-up
-    /// before anything is stored.
-    func beforeUserCreated(_ user: JSON) throws(AuthError) {
+    /// `before-user-created`: the user about to be created, as `SignupParams.ToUserModel` makes
+    /// it before the transaction: no role yet (`SetRole` runs inside it), Go's zero time in
+    /// `created_at` and `updated_at` (pop stamps them on insert), no identities. An error answer
+    /// refuses the sign-up before anything is stored.
+    func beforeUserCreated(_ prospect: UserRecord) throws(AuthError) {
         guard enabled(.beforeUserCreated) else { return }
-        try invoke(.beforeUserCreated, ["user": user])
+        var unsaved = prospect
+        unsaved.role = ""
+        unsaved.createdAt = Timestamp.goZero.microseconds
+        unsaved.updatedAt = Timestamp.goZero.microseconds
+        try invoke(.beforeUserCreated, ["user": Models.user(unsaved, identities: [])])
     }
 
     /// `after-user-created`: the user as stored; an error answer fails the request.

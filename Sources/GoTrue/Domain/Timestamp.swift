@@ -156,3 +156,8 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     }
 }
 
+extension Timestamp {
+    /// Go's zero `time.Time`, 0001-01-01T00:00:00Z: what a model's time fields hold before pop
+    /// stamps them on insert.
+    static let goZero = Timestamp(rfc3339: "0001-01-01T00:00:00Z")!
+}

@@ -55,8 +55,8 @@ package struct Web3Message: Sendable {
         self.notBefore = notBefore
     }
 
-    /// Go's zero `time.Time` (0001-01-01T00:00:00Z), which `IsZero` reports.
-    static let goZeroTime = Timestamp(rfc3339: "0001-01-01T00:00:00Z")!
+    /// Go's zero `time.Time`, which `IsZero` reports.
+    static let goZeroTime = Timestamp.goZero
 
     struct ParseError: Error, Equatable {
         var message: String

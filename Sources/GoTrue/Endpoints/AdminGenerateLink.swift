@@ -70,7 +70,7 @@ extension AdminEndpoints {
         prospect.appMetadata = Models.text(["provider": "email", "providers": ["email"]])
         if existing == nil && (type == "signup" || type == "invite") {
             let hooks = Hooks(api: api, request: context.request)
-            if hooks.enabled(.beforeUserCreated) { try hooks.beforeUserCreated(Models.user(prospect, identities: [])) }
+            if hooks.enabled(.beforeUserCreated) { try hooks.beforeUserCreated(prospect) }
         }
         let (user, identities, factors, token) = try api.write { [type, newEmail, prospect] conn in
             var user: UserRecord

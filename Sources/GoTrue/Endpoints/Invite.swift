@@ -34,7 +34,7 @@ struct InviteEndpoints: EndpointGroup {
         prospect.userMetadata = Models.text(data)
         let hooks = Hooks(api: api, request: context.request)
         if hooks.enabled(.beforeUserCreated), try api.read({ conn in try conn.user(email: email, aud: aud) }) == nil {
-            try hooks.beforeUserCreated(Models.user(prospect, identities: []))
+            try hooks.beforeUserCreated(prospect)
         }
 
         let mailer = Mailer(api: api, context: context)

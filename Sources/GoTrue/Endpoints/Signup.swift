@@ -58,7 +58,7 @@ struct SignupEndpoints: EndpointGroup {
         user.userMetadata = Models.text(data)
         let hooks = Hooks(api: api, request: context.request)
         // `triggerBeforeUserCreated`, outside any transaction: a refusal stores nothing.
-        try hooks.beforeUserCreated(Models.user(user, identities: []))
+        try hooks.beforeUserCreated(user)
         let (issued, userJSON) = try api.write { [user] conn in
             // anonymous.go wraps the whole transaction's failure in its own message.
             try AuthError.whenDatabaseFails("Database error creating anonymous user", rewrapping: true) {
@@ -133,7 +133,7 @@ struct SignupEndpoints: EndpointGroup {
             let exists = try api.read { conn in
                 try (provider == "email" ? conn.user(email: email, aud: aud) : conn.user(phone: phone, aud: aud)) != nil
             }
-            if !exists { try hooks.beforeUserCreated(Models.user(prospect, identities: [])) }
+            if !exists { try hooks.beforeUserCreated(prospect) }
         }
         enum Outcome {
             case session(Tokens.Issued, JSON)
