@@ -89,6 +89,46 @@ private extension GoTrueAPI {
         #expect(last.bodyText.contains("from 15550001111 to 15550002222"))
     }
 
+    /// With SMS autoconfirm `PUT /user` runs `smsVerify` itself (user.go): the same notices,
+    /// audit entries (`smsVerify`'s `user_modified`, then `UserUpdate`'s) and identity as a
+    /// confirmation, but no `app_metadata.providers` update, which only `/verify` makes.
+    @Test func anAutoconfirmedPhoneChangeIsVerifiedInPlace() throws {
+        let api = try noticeAPI([.phoneChanged, .identityLinked]) { $0.sms.autoconfirm = true }
+        let token = api.bearer("auto@example.com")
+        let first = api.call("PUT", "/user", ["phone": "15550001111"], bearer: token)
+        #expect(first.status == 200)
+        #expect(first.json["phone"] == "15550001111")
+        #expect(first.json["app_metadata"]?["providers"] == ["email"])
+        #expect(first.json["identities"]?.arrayValue?.map { $0["provider"] } == ["email", "phone"])
+        #expect(try api.notices().map(\.type) == ["identity_linked_notification"])
+        let second = api.call("PUT", "/user", ["phone": "15550002222"], bearer: token)
+        #expect(second.status == 200)
+        #expect(try api.notices().first?.type == "phone_changed_notification")
+        #expect(try api.notices().first?.bodyText.contains("from 15550001111 to 15550002222") == true)
+        let audit = api.auditEntries().prefix(2).map { $0["payload"] }
+        #expect(audit.map { $0?["action"] } == ["user_modified", "user_modified"])
+        // The older of the two is smsVerify's, written before the number changed.
+        #expect(audit.map { $0?["actor_username"] } == ["15550002222", "15550001111"])
+        let stored = try #require(try api.storedUser(email: "auto@example.com"))
+        #expect(Models.object(stored.appMetadata)["providers"] == ["email"])
+    }
+
+    /// An anonymous user's email under mailer autoconfirm: `emailChangeVerify` in place; the
+    /// user keeps its empty `app_metadata`.
+    @Test func anAnonymousUsersAutoconfirmedEmail() throws {
+        let api = try noticeAPI { $0.external.anonymousUsersEnabled = true }
+        let anonymous = api.call("POST", "/signup", .object(JSONObject())).json
+        let token = anonymous["access_token"]?.stringValue ?? ""
+        let updated = api.call("PUT", "/user", ["email": "was-anon@example.com"], bearer: token)
+        #expect(updated.status == 200)
+        #expect(updated.json["is_anonymous"] == false)
+        #expect(updated.json["email"] == "was-anon@example.com")
+        #expect(updated.json["app_metadata"] == .object(JSONObject()))
+        let audit = api.auditEntries().prefix(2).map { $0["payload"] }
+        #expect(audit.map { $0?["action"] } == ["user_modified", "user_modified"])
+        #expect(audit.map { $0?["actor_username"] } == ["was-anon@example.com", ""])
+    }
+
     @Test func identityLinkedAndUnlinked() throws {
         let api = try noticeAPI([.identityLinked, .identityUnlinked]) { $0.security.manualLinkingEnabled = true }
         let token = api.bearer("links@example.com")

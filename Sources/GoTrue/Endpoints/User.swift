@@ -147,7 +147,12 @@ struct UserEndpoints: EndpointGroup {
             }
             if changesEmail {
                 if user.isAnonymous && config.mailer.autoconfirm {
-                    try confirmEmailChange(conn, user: &user, to: email, now: now)
+                    // `emailChangeVerify` as a confirmation link runs it (its audit entry,
+                    // identity and notice), without the `app_metadata.providers` update that
+                    // only `/verify` makes.
+                    user.emailChange = email
+                    _ = try VerifyEndpoints(api: api).emailChangeVerify(conn, context, VerifyEndpoints.Params(type: "email_change", email: email),
+                                                                        &user, round: &round)
                 } else {
                     // sendEmailChange (Mailer.swift): both addresses get a message with secure
                     // email change; a PKCE request records its flow state first.
@@ -161,7 +166,10 @@ struct UserEndpoints: EndpointGroup {
             }
             if changesPhone {
                 if config.sms.autoconfirm {
-                    try confirmPhoneChange(conn, user: &user, to: phone, now: now)
+                    // `smsVerify`, as for `emailChangeVerify` above.
+                    user.phoneChange = phone
+                    try VerifyEndpoints(api: api).smsVerify(conn, context, VerifyEndpoints.Params(type: "phone_change", phone: phone),
+                                                            &user, round: &round)
                 } else {
                     _ = try mailer.sendPhoneOTP(conn, user: &user, phone: phone, purpose: .phoneChange, round: &round)
                 }
@@ -200,56 +208,5 @@ struct UserEndpoints: EndpointGroup {
         guard project.environment.now().microseconds <= sentAt + lifetime,
               OneTimeTokens.tokenHash(relatesTo, nonce) == stored
         else { throw invalid }
-    }
-
-
-
-    /// `app_metadata.provider` (first provider) and `providers` (all, in order of linking).
-    private func providers(adding provider: String, to stored: String) -> String {
-        var meta = Models.object(stored)
-        var list = meta["providers"]?.arrayValue?.compactMap(\.stringValue) ?? []
-        if !list.contains(provider) { list.append(provider) }
-        if meta["provider"]?.stringValue == nil { meta["provider"] = .string(provider) }
-        meta["providers"] = .array(list.map { .string($0) })
-        return Models.text(meta)
-    }
-
-    /// Applies `changes` to the user's identity for `provider`, or creates the identity with
-    /// `created` as its data and lists the provider in `app_metadata`.
-    private func upsertIdentity(_ conn: Connection, user: inout UserRecord, provider: String, changes: JSONObject,
-                                created: JSONObject, now: Timestamp) throws {
-        if try api.upsertIdentity(conn, user: user, provider: provider, changes: changes, created: created,
-                                  at: now.microseconds) {
-            user.appMetadata = providers(adding: provider, to: user.appMetadata)
-        }
-    }
-
-    /// `emailChangeVerify` without a confirmation round trip (anonymous user, autoconfirm on).
-    private func confirmEmailChange(_ conn: Connection, user: inout UserRecord, to email: String, now: Timestamp) throws {
-        try upsertIdentity(conn, user: &user, provider: "email", changes: ["email": .string(email), "email_verified": true],
-                           created: ["sub": .string(user.id), "email": .string(email), "email_verified": true, "phone_verified": false],
-                           now: now)
-        user.confirmEmailChange(to: email, at: now.microseconds)
-        if user.emailConfirmedAt == nil {
-            user.emailConfirmedAt = now.microseconds
-            user.userMetadata = Models.merge(["email_verified": true], into: user.userMetadata)
-        }
-        try conn.updateUser(user)
-        try OneTimeTokens.clearAll(conn, userID: user.id)
-    }
-
-    /// `smsVerify` for `phone_change` without an SMS (autoconfirm on).
-    private func confirmPhoneChange(_ conn: Connection, user: inout UserRecord, to phone: String, now: Timestamp) throws {
-        try upsertIdentity(conn, user: &user, provider: "phone", changes: ["phone": .string(phone), "phone_verified": true],
-                           created: ["sub": .string(user.id), "phone": .string(phone), "email_verified": false, "phone_verified": true],
-                           now: now)
-        user.isAnonymous = false
-        user.phone = phone
-        user.phoneChange = nil
-        user.phoneChangeToken = nil
-        user.phoneChangeSentAt = nil
-        user.phoneConfirmedAt = now.microseconds
-        user.updatedAt = now.microseconds
-        try conn.updateUser(user)
     }
 }

@@ -16,23 +16,9 @@ extension VerifyEndpoints {
         case "recovery", "magiclink":
             try recoverVerify(conn, context, &user)
         case "email_change":
-            let oldEmail = user.email ?? ""
-            guard try emailChangeVerify(conn, context, params, &user) else { return false }
-            // The notice goes to the old address (verify.go, `emailAddressChanged`).
-            if VerifyEndpoints.changed(oldEmail, user.email) {
-                Mailer(api: api, context: context).notify(conn, .emailChanged, user: user, to: oldEmail,
-                                                          values: ["OldEmail": oldEmail], round: &round)
-            }
+            guard try emailChangeVerify(conn, context, params, &user, round: &round) else { return false }
         case "sms" where smsAllowed, "phone_change" where smsAllowed:
-            let oldPhone = user.phone ?? ""
-            let phoneIdentityCreated = try smsVerify(conn, context, params, &user)
-            let mailer = Mailer(api: api, context: context)
-            if params.type == "phone_change" && VerifyEndpoints.changed(oldPhone, user.phone) {
-                mailer.notify(conn, .phoneChanged, user: user, to: user.email ?? "", values: ["OldPhone": oldPhone], round: &round)
-            }
-            if phoneIdentityCreated {
-                mailer.notify(conn, .identityLinked, user: user, to: user.email ?? "", values: ["Provider": "phone"], round: &round)
-            }
+            try smsVerify(conn, context, params, &user, round: &round)
         default:
             throw AuthError(400, .validationFailed, "Unsupported verification type")
         }
@@ -81,9 +67,11 @@ extension VerifyEndpoints {
     }
 
     /// `emailChangeVerify`: with secure email change the first confirmation only records itself
-    /// (returns false: the half-confirmed answer); the last one swaps the address.
-    private func emailChangeVerify(_ conn: Connection, _ context: RequestContext, _ params: Params,
-                                   _ user: inout UserRecord) throws -> Bool {
+    /// (returns false: the half-confirmed answer); the last one swaps the address and sends the
+    /// old one its notice. `PUT /user` calls it too, for an anonymous user's address under
+    /// autoconfirm (`params.type` email_change, `user.emailChange` the new address).
+    func emailChangeVerify(_ conn: Connection, _ context: RequestContext, _ params: Params,
+                           _ user: inout UserRecord, round: inout WriteRound) throws -> Bool {
         let config = api.snapshot.configuration
         if !config.mailer.autoconfirm && config.mailer.secureEmailChangeEnabled && user.emailChangeConfirmStatus == 0
             && !(user.email ?? "").isEmpty {
@@ -106,6 +94,7 @@ extension VerifyEndpoints {
         }
 
         let now = project.environment.now().microseconds
+        let oldEmail = user.email ?? ""
         let newEmail = user.emailChange ?? ""
         try api.audit(conn, context, actor: user, action: "user_modified", logType: "user")
         try upsertIdentity(conn, &user, provider: "email", changes: ["email": .string(newEmail), "email_verified": true],
@@ -115,13 +104,22 @@ extension VerifyEndpoints {
         try conn.updateUser(user)
         try OneTimeTokens.clearAll(conn, userID: user.id)
         if user.emailConfirmedAt == nil { try confirmEmail(conn, &user) }
+        // The notice goes to the old address (verify.go, `emailAddressChanged`).
+        if VerifyEndpoints.changed(oldEmail, user.email) {
+            Mailer(api: api, context: context).notify(conn, .emailChanged, user: user, to: oldEmail,
+                                                      values: ["OldEmail": oldEmail], round: &round)
+        }
         return true
     }
 
-    /// `smsVerify`: a sign-up confirms the phone; a phone change swaps the number and creates
-    /// or updates the phone identity. True when a phone identity was created.
-    private func smsVerify(_ conn: Connection, _ context: RequestContext, _ params: Params, _ user: inout UserRecord) throws -> Bool {
+    /// `smsVerify`: a sign-up confirms the phone; a phone change swaps the number, creates or
+    /// updates the phone identity and sends the phone-changed and identity-linked notices.
+    /// `PUT /user` calls it too, for a phone change under SMS autoconfirm (`params.type`
+    /// phone_change, `user.phoneChange` the new number).
+    func smsVerify(_ conn: Connection, _ context: RequestContext, _ params: Params, _ user: inout UserRecord,
+                   round: inout WriteRound) throws {
         let now = project.environment.now().microseconds
+        let oldPhone = user.phone ?? ""
         var identityCreated = false
         if params.type == "sms" {
             try api.audit(conn, context, actor: user, action: "user_signedup", logType: "team", traits: ["provider": "phone"])
@@ -144,7 +142,13 @@ extension VerifyEndpoints {
         try conn.updateUser(user)
         try OneTimeTokens.clearAll(conn, userID: user.id)
         user.refreshConfirmedAt()
-        return identityCreated
+        let mailer = Mailer(api: api, context: context)
+        if params.type == "phone_change" && VerifyEndpoints.changed(oldPhone, user.phone) {
+            mailer.notify(conn, .phoneChanged, user: user, to: user.email ?? "", values: ["OldPhone": oldPhone], round: &round)
+        }
+        if identityCreated {
+            mailer.notify(conn, .identityLinked, user: user, to: user.email ?? "", values: ["Provider": "phone"], round: &round)
+        }
     }
 
     /// `emailAddressChanged` / `phoneNumberChanged`: both set and different.
