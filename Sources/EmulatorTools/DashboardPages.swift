@@ -314,7 +314,7 @@ extension DashboardEndpoints {
             guard let user = try conn.user(id: id), let session = try conn.session(id: sessionID), session.userID == user.id else {
                 return false
             }
-            try api.audit(conn, context, actor: user, action: "logout", logType: "account")
+            try api.audit(conn, context, actor: user, action: .logout)
             try conn.deleteSession(id: session.id)
             return true
         }

@@ -197,7 +197,7 @@ extension DashboardEndpoints {
         return try api.write { conn -> Int in
             guard let user = try conn.user(id: id) else { throw AuthError(404, .userNotFound, "User not found") }
             let count = try conn.sessions(userID: user.id).count
-            try api.audit(conn, context, actor: user, action: "logout", logType: "account")
+            try api.audit(conn, context, actor: user, action: .logout)
             try conn.deleteSessions(userID: user.id)
             return count
         }

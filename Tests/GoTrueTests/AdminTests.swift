@@ -851,6 +851,18 @@ extension JSONObject {
         #expect(entries.allSatisfy { $0.ipAddress == "" })
     }
 
+    /// `ActionLogTypeMap`: e.g. an OAuth invite acceptance is an `account` event, not a `user` one.
+    @Test func eachActionHasGoTruesLogType() {
+        let byType = Dictionary(grouping: [AuditAction.login, .logout, .inviteAccepted, .userSignedUp, .userInvited, .userDeleted,
+                                           .tokenRevoked, .tokenRefreshed, .userModified, .identityLinked, .passkeyDeleted,
+                                           .factorInProgress, .verificationAttempted], by: \.logType)
+        #expect(byType["account"]?.map(\.rawValue) == ["login", "logout", "invite_accepted"])
+        #expect(byType["team"]?.map(\.rawValue) == ["user_signedup", "user_invited", "user_deleted"])
+        #expect(byType["token"]?.map(\.rawValue) == ["token_revoked", "token_refreshed"])
+        #expect(byType["user"]?.map(\.rawValue) == ["user_modified", "identity_linked", "passkey_deleted"])
+        #expect(byType["factor"]?.map(\.rawValue) == ["factor_in_progress", "verification_attempted"])
+    }
+
     @Test func idsAreVersionFourUUIDsInGoTruesForm() throws {
         #expect(formatUUID(Array(0..<16)) == "00010203-0405-0607-0809-0a0b0c0d0e0f")
         #expect(formatUUID([UInt8](repeating: 0xFF, count: 16)) == "ffffffff-ffff-ffff-ffff-ffffffffffff")

@@ -247,10 +247,10 @@ package struct Core: Sendable {
     /// email. Most call sites upstream pass no IP address; those that pass
     /// `utilities.GetIPAddress(r)` pass `clientIP`. With `GOTRUE_AUDIT_LOG_DISABLE_POSTGRES`
     /// GoTrue only logs the event: nothing is stored.
-    package func audit(_ conn: Connection, _ context: RequestContext, actor: UserRecord?, action: String,
-               logType: String, traits: JSONObject? = nil, ipAddress: String = "") throws {
+    package func audit(_ conn: Connection, _ context: RequestContext, actor: UserRecord?, action: AuditAction,
+               traits: JSONObject? = nil, ipAddress: String = "") throws {
         if config.auditLogDisablePostgres { return }
-        let payload = Core.auditPayload(actor: actor, name: Core.auditName(actor), action: action, logType: logType, traits: traits)
+        let payload = Core.auditPayload(actor: actor, name: Core.auditName(actor), action: action, traits: traits)
         try conn.insertAuditLogEntry(id: project.environment.uuid(), payload: payload, ipAddress: ipAddress,
                                      at: project.environment.now().microseconds)
     }
@@ -262,17 +262,16 @@ package struct Core: Sendable {
         return Models.object(metadata)["full_name"]
     }
 
-    private static func auditPayload(actor: UserRecord?, name: JSON?, action: String, logType: String,
-                                     traits: JSONObject? = nil) -> String {
+    private static func auditPayload(actor: UserRecord?, name: JSON?, action: AuditAction, traits: JSONObject?) -> String {
         var payload = JSONByteWriter(reservingCapacity: 192)
         payload.beginObject()
-        payload.member("action", action)
+        payload.member("action", action.rawValue)
         payload.member("actor_id", actor?.id ?? "")
         if let name { payload.member("actor_name", name.sortedRecursively()) }
         let phone = actor?.phone ?? ""
         payload.member("actor_username", phone.isEmpty ? actor?.email ?? "" : phone)
         payload.member("actor_via_sso", actor?.isSSOUser ?? false)
-        payload.member("log_type", logType)
+        payload.member("log_type", action.logType)
         if let traits { payload.member("traits", .object(traits.sortedRecursively())) }
         payload.endObject()
         return String(decoding: payload.bytes, as: UTF8.self)

@@ -121,7 +121,7 @@ struct ExternalAccounts {
             identity = try createIdentity(conn, user: user, provider: provider, data: identityData)
             mergeUserMetadata(&user, identityData)
             try updateProviders(conn, &user)
-            try api.audit(conn, context, actor: user, action: "identity_linked", logType: "user",
+            try api.audit(conn, context, actor: user, action: .identityLinked,
                           traits: identityTraits(identity), ipAddress: api.clientIP(context))
         case .createAccount:
             if config.disableSignup {
@@ -158,7 +158,7 @@ struct ExternalAccounts {
         if hasEmails && user.emailConfirmedAt == nil {
             try removeUnconfirmedIdentities(conn, &user, keeping: identity)
             if candidate.verified || config.mailer.autoconfirm {
-                try api.audit(conn, context, actor: user, action: "user_signedup", logType: "team",
+                try api.audit(conn, context, actor: user, action: .userSignedUp,
                               traits: ["provider": .string(provider)])
                 try confirm(conn, &user)
             } else {
@@ -175,7 +175,7 @@ struct ExternalAccounts {
                 }
             }
         } else {
-            try api.audit(conn, context, actor: user, action: "login", logType: "account",
+            try api.audit(conn, context, actor: user, action: .login,
                           traits: ["provider": .string(provider)])
         }
         return .user(user, created: created)
@@ -192,7 +192,7 @@ struct ExternalAccounts {
             throw AuthError(422, .identityAlreadyExists, "Identity is already linked to another user")
         }
         let identity = try createIdentity(conn, user: user, provider: provider, data: data.metadata.identityData)
-        try api.audit(conn, context, actor: user, action: "identity_linked", logType: "user",
+        try api.audit(conn, context, actor: user, action: .identityLinked,
                       traits: identityTraits(identity), ipAddress: api.clientIP(context))
         if (user.email ?? "").isEmpty {
             switch try adoptIdentityEmail(conn, &user) {

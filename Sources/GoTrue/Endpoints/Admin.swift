@@ -410,7 +410,7 @@ package struct AdminEndpoints: EndpointGroup {
                 }
                 var traits = AdminEndpoints.traits(user)
                 traits["provider"] = .string(providers[0])
-                try api.audit(conn, context, actor: caller.actor, action: "user_signedup", logType: "team", traits: traits)
+                try api.audit(conn, context, actor: caller.actor, action: .userSignedUp, traits: traits)
                 // `SetRole` trims what a non-empty `role` gives: white space alone is "".
                 user.role = params.role.isEmpty ? config.jwt.defaultGroupName : GoStrings.trimSpace(params.role)
                 if let appMetadata = params.appMetadata { user.appMetadata = Models.merge(appMetadata, into: user.appMetadata) }
@@ -481,7 +481,7 @@ package struct AdminEndpoints: EndpointGroup {
                     || ban != nil
                 if asksForChange { user.updatedAt = now.microseconds }
                 try conn.updateUser(user)
-                try api.audit(conn, context, actor: caller.actor, action: "user_modified", logType: "user",
+                try api.audit(conn, context, actor: caller.actor, action: .userModified,
                               traits: AdminEndpoints.traits(user))
             } catch let error as AuthError {
                 throw error
@@ -526,7 +526,7 @@ package struct AdminEndpoints: EndpointGroup {
         }
         let now = project.environment.now()
         try api.write { [softDelete] conn in
-            try api.audit(conn, context, actor: caller.actor, action: "user_deleted", logType: "team",
+            try api.audit(conn, context, actor: caller.actor, action: .userDeleted,
                           traits: AdminEndpoints.traits(user))
             if softDelete {
                 guard user.deletedAt == nil else { return }  // already soft-deleted
@@ -607,7 +607,7 @@ package struct AdminEndpoints: EndpointGroup {
                 logError("database: \(error)")
                 throw AuthError.unexpected
             }
-            try api.audit(conn, context, actor: caller.actor, action: "factor_updated", logType: "factor",
+            try api.audit(conn, context, actor: caller.actor, action: .factorUpdated,
                           traits: ["user_id": .string(user.id), "factor_id": .string(factor.id),
                                    "factor_type": .string(factor.factorType)])
             return factor
@@ -621,7 +621,7 @@ package struct AdminEndpoints: EndpointGroup {
         let user = try loadUser(context)
         let factor = try loadFactor(context, user: user)
         try api.write { conn in
-            try api.audit(conn, context, actor: user, action: "factor_deleted", logType: "factor",
+            try api.audit(conn, context, actor: user, action: .factorDeleted,
                           traits: ["user_id": .string(user.id), "factor_id": .string(factor.id)], ipAddress: api.clientIP(context))
             try conn.deleteFactor(id: factor.id)
             try conn.downgradeSessions(of: factor)

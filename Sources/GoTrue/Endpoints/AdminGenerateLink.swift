@@ -78,7 +78,7 @@ extension AdminEndpoints {
             switch type {
             case "magiclink", "recovery":
                 guard var found = existing else { throw AuthError.unexpected }
-                try api.audit(conn, context, actor: found, action: "user_recovery_requested", logType: "user")
+                try api.audit(conn, context, actor: found, action: .userRecoveryRequested)
                 try codes.store(conn, user: &found, token: hashedToken, slot: \.recoveryToken, sentAt: \.recoverySentAt,
                                 type: "recovery_token", relatesTo: found.email ?? email, at: now)
                 user = found
@@ -99,7 +99,7 @@ extension AdminEndpoints {
                     user = try createUser(conn, prospect, now: now)
                 }
                 if invite {
-                    try api.audit(conn, context, actor: caller.actor, action: "user_invited", logType: "team",
+                    try api.audit(conn, context, actor: caller.actor, action: .userInvited,
                                   traits: ["user_id": .string(user.id), "user_email": .string(user.email ?? "")])
                     user.invitedAt = now.microseconds
                 }

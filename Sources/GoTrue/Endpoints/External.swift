@@ -414,7 +414,7 @@ struct ExternalEndpoints: EndpointGroup {
         user.appMetadata = Models.merge(["provider": .string(provider)], into: user.appMetadata)
         accounts.mergeUserMetadata(&user, identityData)
         try accounts.updateProviders(conn, &user)
-        try api.audit(conn, context, actor: user, action: "invite_accepted", logType: "user",
+        try api.audit(conn, context, actor: user, action: .inviteAccepted,
                       traits: ["provider": .string(provider)])
         try accounts.removeUnconfirmedIdentities(conn, &user, keeping: identity)
         try accounts.confirm(conn, &user)

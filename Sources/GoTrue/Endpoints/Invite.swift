@@ -57,7 +57,7 @@ struct InviteEndpoints: EndpointGroup {
                 try conn.insertIdentity(IdentityRecord(id: project.environment.uuid(), providerID: user.id, userID: user.id,
                                                        identityData: Models.text(identityData), provider: "email", at: now))
             }
-            try api.audit(conn, context, actor: caller.actor, action: "user_invited", logType: "team",
+            try api.audit(conn, context, actor: caller.actor, action: .userInvited,
                           traits: ["user_id": .string(user.id), "user_email": .string(user.email ?? "")])
             try mailer.sendInvite(conn, user: &user, round: &round)
             return (try conn.user(id: user.id) ?? user, try conn.identities(userID: user.id))

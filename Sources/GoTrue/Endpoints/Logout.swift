@@ -18,7 +18,7 @@ struct LogoutEndpoints: EndpointGroup {
             throw AuthError(400, .validationFailed, "Unsupported logout scope \(GoStrconv.quote(scope))")
         }
         try api.write { conn in
-            try api.audit(conn, context, actor: caller.user, action: "logout", logType: "account")
+            try api.audit(conn, context, actor: caller.user, action: .logout)
             // Without a session claim the real server logs the user out everywhere.
             switch (scope, caller.session) {
             case ("local", let session?): try conn.deleteSession(id: session.id)

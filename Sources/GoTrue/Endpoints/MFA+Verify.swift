@@ -78,7 +78,7 @@ extension MFAEndpoints {
         let mailer = Mailer(api: api, context: context)
         let (issued, userJSON) = try api.write { conn, round in
             let now = project.environment.now().microseconds
-            try api.audit(conn, context, actor: caller.user, action: "verification_attempted", logType: "factor",
+            try api.audit(conn, context, actor: caller.user, action: .verificationAttempted,
                           traits: ["factor_id": .string(factor.id), "challenge_id": .string(challenge.id),
                                    "factor_type": .string(factor.factorType)], ipAddress: api.clientIP(context))
             var updated = factor
@@ -158,7 +158,7 @@ extension MFAEndpoints {
                 failure.internalError = "refresh token not found for session \(sessionID)"
                 throw failure
             }
-            try api.audit(conn, context, actor: user, action: "token_revoked", logType: "token")
+            try api.audit(conn, context, actor: user, action: .tokenRevoked)
             try conn.revokeRefreshToken(id: current.id, at: now)
             refreshToken = tokens.newRefreshToken()
             try conn.insertRefreshToken(token: refreshToken, userID: user.id, sessionID: sessionID, parent: current.token, at: now)

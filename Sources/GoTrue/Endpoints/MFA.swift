@@ -151,7 +151,7 @@ struct MFAEndpoints: EndpointGroup {
             var factor = newFactor(caller, type: "totp", name: params.friendlyName)
             factor.secret = secret
             try conn.insertFactor(factor)
-            try api.audit(conn, context, actor: caller.user, action: "factor_in_progress", logType: "factor",
+            try api.audit(conn, context, actor: caller.user, action: .factorInProgress,
                           traits: ["factor_id": .string(factor.id)], ipAddress: api.clientIP(context))
             return factor
         }
@@ -186,7 +186,7 @@ struct MFAEndpoints: EndpointGroup {
             var factor = newFactor(caller, type: "phone", name: params.friendlyName)
             factor.phone = phone
             try conn.insertFactor(factor)
-            try api.audit(conn, context, actor: caller.user, action: "factor_in_progress", logType: "factor",
+            try api.audit(conn, context, actor: caller.user, action: .factorInProgress,
                           traits: ["factor_id": .string(factor.id), "factor_type": "phone"], ipAddress: api.clientIP(context))
             return factor
         }
@@ -264,7 +264,7 @@ struct MFAEndpoints: EndpointGroup {
             try send(conn, &round)
             try conn.insertChallenge(challenge)
             try conn.markFactorChallenged(id: factor.id, at: now)
-            try api.audit(conn, context, actor: caller.user, action: "challenge_created", logType: "factor",
+            try api.audit(conn, context, actor: caller.user, action: .challengeCreated,
                           traits: ["factor_id": .string(factor.id), "factor_status": .string(factor.status)],
                           ipAddress: api.clientIP(context))
         }
@@ -289,7 +289,7 @@ struct MFAEndpoints: EndpointGroup {
         let mailer = Mailer(api: api, context: context)
         try api.write { conn, round in
             try conn.deleteFactor(id: factor.id)
-            try api.audit(conn, context, actor: caller.user, action: "factor_unenrolled", logType: "factor",
+            try api.audit(conn, context, actor: caller.user, action: .factorUnenrolled,
                           traits: ["factor_id": .string(factor.id), "factor_status": .string(factor.status),
                                    "session_id": .string(session.id)], ipAddress: api.clientIP(context))
             try conn.downgradeSessions(of: factor)

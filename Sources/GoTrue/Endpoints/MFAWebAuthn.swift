@@ -18,7 +18,7 @@ extension MFAEndpoints {
             try validateFactors(conn, caller, name: friendlyName)
             let factor = newFactor(caller, type: "webauthn", name: friendlyName)
             try conn.insertFactor(factor)
-            try api.audit(conn, context, actor: caller.user, action: "factor_in_progress", logType: "factor",
+            try api.audit(conn, context, actor: caller.user, action: .factorInProgress,
                           traits: ["factor_id": .string(factor.id), "factor_type": "webauthn"], ipAddress: api.clientIP(context))
             return factor
         }

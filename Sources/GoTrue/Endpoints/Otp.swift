@@ -148,7 +148,7 @@ struct OtpEndpoints: EndpointGroup {
         let mailer = Mailer(api: api, context: context)
         let messageID: String = try api.write { [channel, phone] conn, round in
             guard var user = try conn.user(id: existing!.id) else { throw AuthError.unexpected }
-            try api.audit(conn, context, actor: user, action: "user_recovery_requested", logType: "user",
+            try api.audit(conn, context, actor: user, action: .userRecoveryRequested,
                           traits: ["channel": .string(channel)])
             return try mailer.sendPhoneOTP(conn, user: &user, phone: phone, purpose: .confirmation, round: &round)
         }

@@ -153,7 +153,7 @@ struct PasskeyEndpoints: EndpointGroup {
             } catch let error as StoreError where error.isUniqueViolation {
                 throw AuthError(422, .webauthnCredentialExists, "This credential is already registered")
             }
-            try api.audit(conn, context, actor: caller.user, action: "passkey_created", logType: "user",
+            try api.audit(conn, context, actor: caller.user, action: .passkeyCreated,
                           traits: ["passkey_id": .string(record.id)], ipAddress: api.clientIP(context))
         }
         var o = JSONObject()
@@ -213,7 +213,7 @@ struct PasskeyEndpoints: EndpointGroup {
         let (issued, userJSON) = try api.write { conn in
             var user = user  // as read, on every run of this write
             try conn.markWebAuthnCredentialUsed(id: credential.id, signCount: Int64(outcome.signCount), at: environment.now().microseconds)
-            try api.audit(conn, context, actor: user, action: "login", logType: "account",
+            try api.audit(conn, context, actor: user, action: .login,
                           traits: ["passkey_id": .string(credential.id)], ipAddress: api.clientIP(context))
             let issued = try Tokens(api: api).issueSession(conn, user: &user, method: "passkey", request: context.request)
             return (issued, Models.user(user, identities: try conn.identities(userID: user.id), factors: try conn.factors(userID: user.id)))
@@ -256,7 +256,7 @@ struct PasskeyEndpoints: EndpointGroup {
             guard var credential = try conn.webAuthnCredential(id: id, userID: caller.user.id) else { throw Self.notFound }
             let now = environment.now().microseconds
             try conn.renameWebAuthnCredential(id: id, friendlyName: name, at: now)
-            try api.audit(conn, context, actor: caller.user, action: "passkey_updated", logType: "user",
+            try api.audit(conn, context, actor: caller.user, action: .passkeyUpdated,
                           traits: ["passkey_id": .string(id)], ipAddress: api.clientIP(context))
             credential.friendlyName = name
             credential.updatedAt = now
@@ -273,7 +273,7 @@ struct PasskeyEndpoints: EndpointGroup {
         try api.write { conn in
             guard try conn.webAuthnCredential(id: id, userID: caller.user.id) != nil else { throw Self.notFound }
             try conn.deleteWebAuthnCredential(id: id)
-            try api.audit(conn, context, actor: caller.user, action: "passkey_deleted", logType: "user",
+            try api.audit(conn, context, actor: caller.user, action: .passkeyDeleted,
                           traits: ["passkey_id": .string(id)], ipAddress: api.clientIP(context))
         }
         return HTTPResponse(status: 204)
@@ -303,7 +303,7 @@ struct AdminPasskeyEndpoints: EndpointGroup {
                 try g.api.write { conn in
                     guard try conn.webAuthnCredential(id: id, userID: user.id) != nil else { throw PasskeyEndpoints.notFound }
                     try conn.deleteWebAuthnCredential(id: id)
-                    try g.api.audit(conn, context, actor: admin.actor, action: "passkey_deleted", logType: "user",
+                    try g.api.audit(conn, context, actor: admin.actor, action: .passkeyDeleted,
                                     traits: ["user_id": .string(user.id), "passkey_id": .string(id)],
                                     ipAddress: g.api.clientIP(context))
                 }

@@ -33,7 +33,7 @@ struct ReauthenticateEndpoints: EndpointGroup {
         let mailer = Mailer(api: api, context: context)
         let messageID: String = try api.write { conn, round in
             guard var user = try conn.user(id: caller.user.id) else { throw AuthError.unexpected }
-            try api.audit(conn, context, actor: user, action: "user_reauthenticate_requested", logType: "user")
+            try api.audit(conn, context, actor: user, action: .userReauthenticateRequested)
             if !email.isEmpty {
                 try mailer.sendReauthentication(conn, user: &user, round: &round)
                 return ""

@@ -46,7 +46,7 @@ struct RecoverEndpoints: EndpointGroup {
             try FlowStates.create(conn, project: project, userID: user.id, providerType: flow, authenticationMethod: flow,
                                   codeChallengeMethod: challengeMethod, codeChallenge: challenge)
         }
-        try api.audit(conn, context, actor: user, action: "user_recovery_requested", logType: "user")
+        try api.audit(conn, context, actor: user, action: .userRecoveryRequested)
         try mailer.sendRecovery(conn, user: &user, magicLink: magicLink, pkce: !challenge.isEmpty, round: &round)
     }
 }

@@ -61,7 +61,7 @@ struct ResendEndpoints: EndpointGroup {
             switch type {
             case "signup":
                 if user.emailConfirmedAt != nil { return "" }
-                try api.audit(conn, context, actor: user, action: "user_confirmation_requested", logType: "user")
+                try api.audit(conn, context, actor: user, action: .userConfirmationRequested)
                 if pkce {
                     try FlowStates.create(conn, project: project, userID: user.id, providerType: FlowStates.emailSignup,
                                           authenticationMethod: FlowStates.emailSignup, codeChallengeMethod: challengeMethod,
@@ -71,7 +71,7 @@ struct ResendEndpoints: EndpointGroup {
                 return ""
             case "sms":
                 if user.phoneConfirmedAt != nil { return "" }
-                try api.audit(conn, context, actor: user, action: "user_recovery_requested", logType: "user")
+                try api.audit(conn, context, actor: user, action: .userRecoveryRequested)
                 return try mailer.sendPhoneOTP(conn, user: &user, phone: phone, purpose: .confirmation, round: &round)
             case "email_change":
                 guard let newEmail = user.emailChange, !newEmail.isEmpty else { return "" }

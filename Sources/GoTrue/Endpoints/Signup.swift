@@ -147,7 +147,7 @@ struct SignupEndpoints: EndpointGroup {
             if let existing {
                 let confirmed = provider == "email" ? existing.emailConfirmedAt != nil : existing.phoneConfirmedAt != nil
                 if confirmed {
-                    try api.audit(conn, context, actor: existing, action: "user_repeated_signup", logType: "user",
+                    try api.audit(conn, context, actor: existing, action: .userRepeatedSignUp,
                                   traits: ["provider": .string(provider)])
                     return (.exists(existing), created)
                 }
@@ -182,7 +182,7 @@ struct SignupEndpoints: EndpointGroup {
                 // signup.go: a phone sign-up's entry also names the channel (`sms` when none was sent).
                 var traits: JSONObject = ["provider": .string(provider)]
                 if provider == "phone" { traits["channel"] = .string(channel.isEmpty ? "sms" : channel) }
-                try api.audit(conn, context, actor: user, action: "user_signedup", logType: "team", traits: traits)
+                try api.audit(conn, context, actor: user, action: .userSignedUp, traits: traits)
                 if provider == "email" {
                     user.emailConfirmedAt = now.microseconds
                     user.confirmationToken = nil
@@ -195,13 +195,13 @@ struct SignupEndpoints: EndpointGroup {
                 }
                 try OneTimeTokens.clearAll(conn, userID: user.id)
                 try AuthError.whenDatabaseFails("Database error updating user") { try conn.updateUser(user) }
-                try api.audit(conn, context, actor: user, action: "login", logType: "account",
+                try api.audit(conn, context, actor: user, action: .login,
                               traits: ["provider": .string(provider)])
                 let issued = try Tokens(api: api).issueSession(conn, user: &user, method: "password", request: context.request)
                 return (.session(issued, Models.user(user, identities: [identity])), created)
             }
 
-            try api.audit(conn, context, actor: user, action: "user_confirmation_requested", logType: "user",
+            try api.audit(conn, context, actor: user, action: .userConfirmationRequested,
                           traits: ["provider": .string(provider)])
             // The confirmation message goes to the outbox (Mailer.swift); a PKCE sign-up first
             // records its flow state, and its link then carries a `pkce_` token.

@@ -95,7 +95,7 @@ package struct TokenEndpoints: EndpointGroup {
         let (issued, userJSON) = try api.write { conn in
             // Re-read inside the transaction: another process may have changed the row.
             guard var current = try conn.user(id: user.id) else { throw invalid }
-            try api.audit(conn, context, actor: current, action: "login", logType: "account",
+            try api.audit(conn, context, actor: current, action: .login,
                           traits: ["provider": .string(provider)])
             let issued = try Tokens(api: api).issueSession(conn, user: &current, method: "password", request: context.request)
             return (issued, Models.user(current, identities: try conn.identities(userID: current.id),
@@ -262,11 +262,11 @@ package struct TokenEndpoints: EndpointGroup {
                 }
             }
         }
-        try api.audit(conn, context, actor: user, action: "token_refreshed", logType: "token")
+        try api.audit(conn, context, actor: user, action: .tokenRefreshed)
         var headers = Tokens.RefreshTokenHeaders()
         if issuedToken == nil {
             // GrantRefreshTokenSwap: audit the revocation, revoke the presented token, issue its child.
-            try api.audit(conn, context, actor: user, action: "token_revoked", logType: "token")
+            try api.audit(conn, context, actor: user, action: .tokenRevoked)
             let child = Tokens(api: api).newRefreshToken()
             if !token.revoked { try conn.revokeRefreshToken(id: token.id, at: now.microseconds) }
             let childID = try conn.insertRefreshToken(token: child, userID: user.id, sessionID: session.id, parent: token.token,
@@ -361,7 +361,7 @@ package struct TokenEndpoints: EndpointGroup {
         }
         try conn.updateSessionRefresh(id: session.id, counter: counter, refreshedAt: now.microseconds,
                                       userAgent: context.request.headers["User-Agent"], ip: context.request.remoteAddress)
-        try api.audit(conn, context, actor: user, action: "token_refreshed", logType: "token")
+        try api.audit(conn, context, actor: user, action: .tokenRefreshed)
         var issue = try issue(conn, user: user, session: session,
                               refreshToken: SessionRefreshToken(sessionID: session.id, counter: counter).encoded(key: state.key))
         headers.counter = counter

@@ -32,7 +32,7 @@ extension TokenEndpoints {
                 throw AuthError(404, .flowStateNotFound, "invalid flow state, no valid flow state found")
             }
             guard var user = try conn.user(id: userID) else { throw AuthError(500, .unexpectedFailure, "Database error finding user") }
-            try api.audit(conn, context, actor: user, action: "login", logType: "account",
+            try api.audit(conn, context, actor: user, action: .login,
                           traits: ["provider_type": .string(flow.providerType)])
             let issued = try Tokens(api: api).issueSession(conn, user: &user, method: flow.authenticationMethod,
                                                                    request: context.request)

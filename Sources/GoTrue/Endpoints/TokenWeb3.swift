@@ -142,7 +142,7 @@ extension TokenEndpoints {
                 // Without an email no confirmation can be pending.
                 throw AuthError.unexpected
             }
-            try api.audit(conn, context, actor: user, action: "login", logType: "account", traits: [
+            try api.audit(conn, context, actor: user, action: .login, traits: [
                 "provider": .string(provider), "chain": .string(m.chain.rawValue), "network": .string(m.chainID),
                 "address": .string(m.address), "domain": .string(m.domain), "uri": m.uriAuditValue,
             ])

@@ -130,7 +130,7 @@ struct UserEndpoints: EndpointGroup {
                 try AuthError.whenDatabaseFails("Error during password storage") { try conn.updateUser(user) }
                 try OneTimeTokens.clearAll(conn, userID: user.id)
                 try conn.deleteSessions(userID: user.id, except: caller.session?.id)
-                try api.audit(conn, context, actor: user, action: "user_updated_password", logType: "user")
+                try api.audit(conn, context, actor: user, action: .userUpdatedPassword)
                 if addingFirstPassword { try api.ensureEmailIdentityForPassword(conn, &user) }
                 mailer.notify(conn, .passwordChanged, user: user, to: user.email ?? "", round: &round)
             }
@@ -174,7 +174,7 @@ struct UserEndpoints: EndpointGroup {
                     _ = try mailer.sendPhoneOTP(conn, user: &user, phone: phone, purpose: .phoneChange, round: &round)
                 }
             }
-            try api.audit(conn, context, actor: user, action: "user_modified", logType: "user")
+            try api.audit(conn, context, actor: user, action: .userModified)
             let reloaded = try conn.user(id: user.id) ?? user
             return (reloaded, try conn.identities(userID: user.id), try conn.factors(userID: user.id))
         }

@@ -52,7 +52,7 @@ struct IdentityEndpoints: EndpointGroup {
         let recipient = caller.user.email ?? ""
         try api.write { conn, round in
             guard var user = try conn.user(id: caller.user.id) else { throw AuthError(404, .userNotFound, "User not found") }
-            try api.audit(conn, context, actor: user, action: "identity_unlinked", logType: "user",
+            try api.audit(conn, context, actor: user, action: .identityUnlinked,
                           traits: accounts.identityTraits(doomed), ipAddress: api.clientIP(context))
             try conn.deleteIdentity(id: doomed.id)
             if doomed.provider == "phone" {

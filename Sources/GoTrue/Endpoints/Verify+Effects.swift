@@ -43,7 +43,7 @@ extension VerifyEndpoints {
             try OneTimeTokens.clearAll(conn, userID: user.id)
             try conn.deleteSessions(userID: user.id)
         }
-        try api.audit(conn, context, actor: user, action: "user_signedup", logType: "team", traits: ["provider": "email"])
+        try api.audit(conn, context, actor: user, action: .userSignedUp, traits: ["provider": "email"])
         try confirmEmail(conn, &user)
         let email = user.email ?? ""
         for var identity in try conn.identities(userID: user.id) where !email.isEmpty && (identity.email ?? "") == email {
@@ -59,10 +59,10 @@ extension VerifyEndpoints {
         try conn.updateUser(user)
         try OneTimeTokens.clearAll(conn, userID: user.id)
         if user.emailConfirmedAt == nil {
-            try api.audit(conn, context, actor: user, action: "user_signedup", logType: "team", traits: ["provider": "email"])
+            try api.audit(conn, context, actor: user, action: .userSignedUp, traits: ["provider": "email"])
             try confirmEmail(conn, &user)
         } else {
-            try api.audit(conn, context, actor: user, action: "login", logType: "account")
+            try api.audit(conn, context, actor: user, action: .login)
         }
     }
 
@@ -96,7 +96,7 @@ extension VerifyEndpoints {
         let now = project.environment.now().microseconds
         let oldEmail = user.email ?? ""
         let newEmail = user.emailChange ?? ""
-        try api.audit(conn, context, actor: user, action: "user_modified", logType: "user")
+        try api.audit(conn, context, actor: user, action: .userModified)
         try upsertIdentity(conn, &user, provider: "email", changes: ["email": .string(newEmail), "email_verified": true],
                            created: ["sub": .string(user.id), "email": .string(newEmail), "email_verified": true,
                                      "phone_verified": false])
@@ -122,11 +122,11 @@ extension VerifyEndpoints {
         let oldPhone = user.phone ?? ""
         var identityCreated = false
         if params.type == "sms" {
-            try api.audit(conn, context, actor: user, action: "user_signedup", logType: "team", traits: ["provider": "phone"])
+            try api.audit(conn, context, actor: user, action: .userSignedUp, traits: ["provider": "phone"])
             user.confirmationToken = nil
             user.phoneConfirmedAt = now
         } else {
-            try api.audit(conn, context, actor: user, action: "user_modified", logType: "user")
+            try api.audit(conn, context, actor: user, action: .userModified)
             identityCreated = try upsertIdentity(conn, &user, provider: "phone",
                                changes: ["phone": .string(params.phone), "phone_verified": true],
                                created: ["sub": .string(user.id), "phone": .string(params.phone), "email_verified": false,

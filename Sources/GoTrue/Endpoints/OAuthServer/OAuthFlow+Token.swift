@@ -181,7 +181,7 @@ extension OAuthServerEndpoints {
                   var user = try conn.user(id: userID) else {
                 throw AuthError.oauth("invalid_grant", "Invalid authorization code")
             }
-            try api.audit(conn, context, actor: user, action: "login", logType: "account",
+            try api.audit(conn, context, actor: user, action: .login,
                           traits: ["provider_type": "oauth_provider_authorization_code", "client_id": .string(client.id)])
             let issued = try Tokens(api: api).issueSession(conn, user: &user, method: "oauth_provider/authorization_code",
                                                            request: context.request, oauthClientID: client.id,

@@ -216,7 +216,7 @@ struct OAuthServerEndpoints: EndpointGroup {
             }
             try conn.revokeOAuthConsent(id: consent.id, at: project.environment.now().microseconds)
             try conn.deleteOAuthSessions(userID: caller.user.id, clientID: clientID)
-            try api.audit(conn, context, actor: caller.user, action: "token_revoked", logType: "token",
+            try api.audit(conn, context, actor: caller.user, action: .tokenRevoked,
                           traits: ["oauth_client_id": .string(clientID), "action": "revoke_oauth_grant"])
         }
         return HTTPResponse(status: 204, headers: [:], body: [])
