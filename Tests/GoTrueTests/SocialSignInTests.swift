@@ -60,6 +60,27 @@ extension GoTrueAPI {
 }
 
 @Suite struct IdTokenGrantTests {
+    /// Two accounts already answer to one email in the default linking domain (an unverified
+    /// sign-up keeps its identity's email but not the account's): a third identity with that
+    /// email is `NewInternalServerError`'s 500, code `unexpected_failure`.
+    @Test func multipleAccountsForOneEmailIsAnUnexpectedFailure() throws {
+        // Mailer autoconfirm off, or every provider email counts as verified.
+        let api = try socialAPI { $0.mailer.autoconfirm = false }
+        let first = api.idTokenGrant(["provider": "apple", "id_token": .string(api.mint("apple", ["sub": "a-1", "email": "twice@example.com"]))])
+        #expect(first.status == 200, "\(first.text)")
+        let second = api.idTokenGrant(["provider": "google", "id_token": .string(api.mint("google", [
+            "sub": "g-1", "email": "twice@example.com", "email_verified": false,
+        ]))])
+        // A new account, stored though its email still needs confirming.
+        #expect(errorCode(second) == "provider_email_needs_verification")
+        let third = api.idTokenGrant(["provider": "google", "id_token": .string(api.mint("google", [
+            "sub": "g-2", "email": "twice@example.com", "email_verified": true,
+        ]))])
+        #expect(third.status == 500)
+        #expect(third.json["error_code"] == "unexpected_failure")
+        #expect(third.json["msg"] == "Multiple accounts with the same email address in the same linking domain detected: default")
+    }
+
     @Test func parameterErrors() throws {
         let api = try socialAPI()
         let missing = api.idTokenGrant(["provider": "google"])
@@ -494,6 +515,11 @@ extension GoTrueAPI {
         let denied = api.call("GET", "/callback?state=\(state)&error=access_denied&error_description=User+cancelled")
         #expect(denied.status == 302)
         #expect(denied.headers["Location"] == "http://127.0.0.1:3000/cb?error=access_denied&error_description=User+cancelled#error=access_denied&error_description=User+cancelled&sb=")
+        // Without a description the query keeps the empty field, the fragment leaves it out.
+        let again = api.call("GET", "/authorize?provider=google&redirect_to=http://127.0.0.1:3000/cb")
+        let secondState = RedirectURL(again.headers["Location"]!).query.first { $0.name == "state" }!.value
+        #expect(api.call("GET", "/callback?state=\(secondState)&error=access_denied").headers["Location"]
+                == "http://127.0.0.1:3000/cb?error=access_denied&error_description=#error=access_denied&sb=")
         let badCode = api.call("GET", "/callback?state=\(state)&code=nope")
         #expect(badCode.headers["Location"]?.contains("error_code=unexpected_failure") == true)
         #expect(badCode.headers["Location"]?.contains("Unable+to+exchange+external+code%3A+nope") == true)

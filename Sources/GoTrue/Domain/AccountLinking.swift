@@ -148,7 +148,8 @@ struct ExternalAccounts {
             try updateProviders(conn, &user)
         case .multipleAccounts:
             logError("multiple accounts with the same email address in the default linking domain")
-            throw AuthError(500, nil, "Multiple accounts with the same email address in the same linking domain detected: default")
+            // `NewInternalServerError`: `unexpected_failure`.
+            throw AuthError(500, .unexpectedFailure, "Multiple accounts with the same email address in the same linking domain detected: default")
         }
 
         if api.isBanned(user) { throw AuthError(403, .userBanned, "User is banned") }

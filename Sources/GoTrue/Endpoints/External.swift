@@ -248,7 +248,8 @@ struct ExternalEndpoints: EndpointGroup {
             let items = ExternalEndpoints.errorItems(error)
             for item in items { url.set(item.name, item.value) }
             url.rawQuery = GoURL.encode(url.query)
-            url.fragment = GoURL.encode(items + [QueryItem(name: "sb", value: "")])
+            // The fragment repeats only the non-empty ones (an error without a description).
+            url.fragment = GoURL.encode(items.filter { !$0.value.isEmpty } + [QueryItem(name: "sb", value: "")])
             return ExternalEndpoints.found(url.string)
         }
     }

@@ -23,14 +23,9 @@ struct WellKnownEndpoints: EndpointGroup {
         return .json(["keys": .array(api.snapshot.configuration.jwt.publicJWKs.map(JSON.object))], headers: headers)
     }
 
-    /// The algorithms the real server advertises (a fixed list there), plus the signing key's
-    /// own when it is not among them (EdDSA), so discovery never hides the algorithm in use.
-    var signingAlgorithms: [String] {
-        var algorithms = ["RS256", "HS256", "ES256"]
-        let signing = api.snapshot.configuration.jwt.signingKey.algorithm.rawValue
-        if !algorithms.contains(signing) { algorithms.append(signing) }
-        return algorithms
-    }
+    /// The fixed list `WellKnownOpenID` advertises, whatever the signing key: an EdDSA key is
+    /// used but not listed, as on the real server.
+    static let signingAlgorithms = ["RS256", "HS256", "ES256"]
 
     /// `WellKnownOpenID`, members in the response struct's order.
     func openIDConfiguration() -> HTTPResponse {
@@ -52,7 +47,7 @@ struct WellKnownEndpoints: EndpointGroup {
         body["response_modes_supported"] = strings(["query"])
         body["grant_types_supported"] = strings(["authorization_code", "refresh_token"])
         body["subject_types_supported"] = strings(["public"])
-        body["id_token_signing_alg_values_supported"] = strings(signingAlgorithms)
+        body["id_token_signing_alg_values_supported"] = strings(Self.signingAlgorithms)
         body["token_endpoint_auth_methods_supported"] = strings(["client_secret_basic", "client_secret_post", "none"])
         body["claims_supported"] = strings([
             "sub", "aud", "iss", "exp", "iat", "auth_time", "nonce", "email", "email_verified", "phone_number",
