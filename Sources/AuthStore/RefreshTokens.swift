@@ -79,6 +79,18 @@ extension Connection {
         return try queryFirst(RefreshTokenRecord.activeBySession, .text(sessionID)).map(RefreshTokenRecord.init(row:))
     }
 
+    /// `FindTokenBySessionID`: the session's oldest unrevoked token (MFA verify swaps it).
+    public func oldestActiveRefreshToken(sessionID: String) throws(StoreError) -> RefreshTokenRecord? {
+        if let postgres {
+            guard PostgresArguments.isUUID(sessionID) else { return nil }
+            return try postgres.store {
+                try $0.refreshTokens(where: "session_id = $1 AND revoked = false ORDER BY created_at, id LIMIT 1", .text(sessionID))
+            }
+        }
+        return try queryFirst("\(RefreshTokenRecord.select) WHERE session_id = ? AND revoked = 0 ORDER BY created_at, id LIMIT 1",
+                              .text(sessionID)).map(RefreshTokenRecord.init(row:))
+    }
+
     public func revokeRefreshToken(id: Int64, at time: Int64) throws(StoreError) {
         try execute("UPDATE refresh_tokens SET revoked = 1, updated_at = ? WHERE id = ?", [.integer(time), .integer(id)],
                     postgres: "UPDATE auth.refresh_tokens SET revoked = true, updated_at = $1 WHERE id = $2",

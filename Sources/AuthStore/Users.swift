@@ -153,12 +153,12 @@ extension Connection {
 
     /// GoTrue's `UpdateLastSignInAt` (`UpdateOnly` of one column, plus `updated_at`): writing the
     /// whole row would make SQLite rewrite an entry in every index on `users`.
-    public func updateUserLastSignIn(id: String, lastSignInAt: Int64, updatedAt: Int64) throws(StoreError) {
+    public func updateUserLastSignIn(id: String, lastSignInAt: Int64?, updatedAt: Int64) throws(StoreError) {
         if let postgres {
             return try postgres.store { try $0.updateUserLastSignIn(id: id, lastSignInAt: lastSignInAt, updatedAt: updatedAt) }
         }
         try execute("UPDATE users SET last_sign_in_at = ?, updated_at = ? WHERE id = ?",
-                    .integer(lastSignInAt), .integer(updatedAt), .text(id))
+                    SQLValue(lastSignInAt), .integer(updatedAt), .text(id))
     }
 
     public func user(id: String) throws(StoreError) -> UserRecord? {

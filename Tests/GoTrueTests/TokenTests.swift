@@ -125,6 +125,54 @@ import Testing
         }
     }
 
+    /// Each swap rewrites the presented token's `revoked` column, and pop stamps its
+    /// `updated_at`: a token reused within the interval opens the interval again.
+    @Test func aSwapWithinTheIntervalExtendsIt() throws {
+        let clock = ManualClock()
+        let api = try makeAPI(clock: clock) { $0.security.refreshTokenReuseInterval = 2 }
+        let x = api.signUp("window@example.com")["refresh_token"]!.stringValue!
+        let c1 = api.refresh(x).json["refresh_token"]!.stringValue!
+        _ = api.refresh(c1)
+        clock.advance(seconds: 1.5)
+        let c3 = api.refresh(x).json["refresh_token"]!.stringValue!
+        #expect(api.refresh(c3).status == 200)
+        // 3 s after the first swap, 1.5 s after the last one.
+        clock.advance(seconds: 1.5)
+        #expect(api.refresh(x).status == 200)
+    }
+
+    /// `createRefreshToken` ends with `UpdateLastSignInAt`, which writes the column as it was
+    /// and pop's `updated_at`: a refresh moves the user's `updated_at`, not `last_sign_in_at`.
+    @Test func aRefreshStampsTheUsersUpdatedAt() throws {
+        let clock = ManualClock()
+        let api = try makeAPI(clock: clock)
+        let session = api.signUp("stamp@example.com")
+        let signedIn = session["user"]!
+        clock.advance(seconds: 30)
+        let refreshed = api.refresh(session["refresh_token"]!.stringValue!)
+        #expect(refreshed.status == 200)
+        #expect(refreshed.json["user"]?["updated_at"] == .string(clock.now().rfc3339))
+        #expect(refreshed.json["user"]?["last_sign_in_at"] == signedIn["last_sign_in_at"])
+        let stored = api.call("GET", "/user", bearer: refreshed.json["access_token"]?.stringValue).json
+        #expect(stored["updated_at"] == .string(clock.now().rfc3339))
+        #expect(stored["last_sign_in_at"] == signedIn["last_sign_in_at"])
+    }
+
+    /// The session's `ip` is `utilities.GetIPAddress`: the forwarding header's address when
+    /// there is one, at sign-in and at each refresh.
+    @Test func theSessionRecordsTheForwardedAddress() throws {
+        let api = try makeAPI()
+        _ = api.signUp("ip@example.com")
+        let signedIn = api.signIn("ip@example.com", headers: ["X-Forwarded-For": "203.0.113.7, 10.0.0.1"])
+        let sessionID = claims(of: signedIn.json["access_token"]!.stringValue!)["session_id"]!.stringValue!
+        func storedIP() throws -> String? { try api.project.database.read { try $0.session(id: sessionID) }?.ip }
+        #expect(try storedIP() == "203.0.113.7")
+        let refreshed = api.call("POST", "/token?grant_type=refresh_token",
+                                 ["refresh_token": signedIn.json["refresh_token"]!], headers: ["X-Forwarded-For": "::ffff:198.51.100.2"])
+        #expect(refreshed.status == 200)
+        #expect(try storedIP() == "198.51.100.2")
+    }
+
     @Test func rotationDisabledDoesNotRevokeFamily() throws {
         let clock = ManualClock()
         let api = try makeAPI(clock: clock) {

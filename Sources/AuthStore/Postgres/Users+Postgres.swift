@@ -75,7 +75,7 @@ extension PostgresConnection {
         try execute(UserRecord.postgresUpdate, user.postgresValues)
     }
 
-    func updateUserLastSignIn(id: String, lastSignInAt: Int64, updatedAt: Int64) throws(PostgresError) {
+    func updateUserLastSignIn(id: String, lastSignInAt: Int64?, updatedAt: Int64) throws(PostgresError) {
         try execute("UPDATE auth.users SET last_sign_in_at = $1, updated_at = $2 WHERE id = $3",
                     PostgresArguments.time(lastSignInAt), PostgresArguments.time(updatedAt), .text(id))
     }

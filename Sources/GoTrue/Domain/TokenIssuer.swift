@@ -112,7 +112,8 @@ package struct Tokens {
 
         var session = SessionRecord(id: project.environment.uuid(), userID: user.id, at: now)
         session.userAgent = request.headers["User-Agent"]
-        session.ip = request.remoteAddress
+        // `FillGrantParams`: `utilities.GetIPAddress`, forwarding headers included.
+        session.ip = api.clientIP(request)
         session.oauthClientID = oauthClientID
         session.scopes = scopes
         let refreshToken: String

@@ -84,11 +84,13 @@ extension MFAEndpoints {
             var updated = factor
             updated.updatedAt = now
             let newlyVerified = try promote(conn, now, &updated)
-            guard let user = try conn.user(id: caller.user.id) else { throw AuthError(404, .userNotFound, "User not found") }
+            guard var user = try conn.user(id: caller.user.id) else { throw AuthError(404, .userNotFound, "User not found") }
             // The answer's user is the one GoTrue reloads before it deletes the other unverified
             // factors of this type: they are still listed.
-            let shown = Models.user(user, identities: try conn.identities(userID: user.id), factors: try conn.factors(userID: user.id))
-            let issued = try upgradeSession(conn, context, user: user, sessionID: sessionID, factor: factor, at: now)
+            let identities = try conn.identities(userID: user.id)
+            let factors = try conn.factors(userID: user.id)
+            let issued = try upgradeSession(conn, context, user: &user, sessionID: sessionID, factor: factor, at: now)
+            let shown = Models.user(user, identities: identities, factors: factors)
             try conn.deleteSessionsBelowAAL2(userID: user.id)
             try conn.deleteUnverifiedFactors(userID: user.id, factorType: factor.factorType)
             if newlyVerified {
@@ -133,7 +135,7 @@ extension MFAEndpoints {
     /// `updateMFASessionAndClaims`: the factor's AMR entry joins the session, the refresh token
     /// is swapped for a new one (the old aal1 token can no longer refresh into this session's
     /// aal2 state), the session records aal2 and the factor, and a new access token is minted.
-    func upgradeSession(_ conn: Connection, _ context: RequestContext, user: UserRecord, sessionID: String,
+    func upgradeSession(_ conn: Connection, _ context: RequestContext, user: inout UserRecord, sessionID: String,
                         factor: FactorRecord, at now: Int64) throws -> Tokens.Issued {
         let request = context.request
         try conn.addAMRClaim(id: project.environment.uuid(), sessionID: sessionID, method: factor.amrMethod, at: now)
@@ -149,11 +151,11 @@ extension MFAEndpoints {
             try conn.updateSessionRefreshTokenState(id: sessionID, hmacKey: state.stored, counter: state.counter + 2)
             refreshToken = SessionRefreshToken(sessionID: sessionID, counter: state.counter + 2).encoded(key: state.key)
         } else {
-            // `GrantRefreshTokenSwap`: the session's current token is revoked, its child issued.
-            // With none left unrevoked (the family ended by a reused token while the access
-            // token lives on), `FindTokenBySessionID`'s not-found error is a plain Go error: a
-            // 500 that rolls the whole verification back, never a revived family.
-            guard let current = try conn.activeRefreshToken(sessionID: sessionID) else {
+            // `GrantRefreshTokenSwap`: the session's oldest unrevoked token (`FindTokenBySessionID`)
+            // is revoked, its child issued. With none left unrevoked (the family ended by a
+            // reused token while the access token lives on), the not-found error is a plain Go
+            // error: a 500 that rolls the whole verification back, never a revived family.
+            guard let current = try conn.oldestActiveRefreshToken(sessionID: sessionID) else {
                 var failure = AuthError.unexpected
                 failure.internalError = "refresh token not found for session \(sessionID)"
                 throw failure
@@ -162,6 +164,9 @@ extension MFAEndpoints {
             try conn.revokeRefreshToken(id: current.id, at: now)
             refreshToken = tokens.newRefreshToken()
             try conn.insertRefreshToken(token: refreshToken, userID: user.id, sessionID: sessionID, parent: current.token, at: now)
+            // `createRefreshToken`'s `UpdateLastSignInAt`: pop stamps `updated_at` (a refresh's swap does the same).
+            user.updatedAt = now
+            try conn.updateUserLastSignIn(id: user.id, lastSignInAt: user.lastSignInAt, updatedAt: now)
         }
         let (aal, amr) = try tokens.assurance(conn, sessionID: sessionID)
         session.aal = aal

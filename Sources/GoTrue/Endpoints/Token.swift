@@ -237,7 +237,7 @@ package struct TokenEndpoints: EndpointGroup {
         guard let token = try conn.refreshToken(presented, forUpdate: true) else {
             throw AuthError(400, .refreshTokenNotFound, "Invalid Refresh Token: Refresh Token Not Found")
         }
-        guard let user = try conn.user(id: token.userID) else {
+        guard var user = try conn.user(id: token.userID) else {
             throw AuthError(400, .refreshTokenNotFound, "Invalid Refresh Token: Refresh Token Not Found")
         }
         if api.isBanned(user) { throw AuthError(400, .userBanned, "Invalid Refresh Token: User Banned") }
@@ -268,9 +268,15 @@ package struct TokenEndpoints: EndpointGroup {
             // GrantRefreshTokenSwap: audit the revocation, revoke the presented token, issue its child.
             try api.audit(conn, context, actor: user, action: .tokenRevoked)
             let child = Tokens(api: api).newRefreshToken()
-            if !token.revoked { try conn.revokeRefreshToken(id: token.id, at: now.microseconds) }
+            // `UpdateOnly(token, "revoked")` stamps `updated_at` even on a token revoked
+            // before (a reuse within the interval), so the reuse window runs from this swap.
+            try conn.revokeRefreshToken(id: token.id, at: now.microseconds)
             let childID = try conn.insertRefreshToken(token: child, userID: user.id, sessionID: session.id, parent: token.token,
                                                       at: now.microseconds)
+            // `createRefreshToken` ends with `UpdateLastSignInAt`: the column as it was, and pop's
+            // `updated_at` stamp, which the answer's user shows too.
+            user.updatedAt = now.microseconds
+            try conn.updateUserLastSignIn(id: user.id, lastSignInAt: user.lastSignInAt, updatedAt: now.microseconds)
             issuedToken = child
             headers.notReused = true
             if shouldUpgrade(session.id) {
@@ -293,7 +299,7 @@ package struct TokenEndpoints: EndpointGroup {
             }
         }
         try conn.updateSessionRefresh(id: session.id, refreshedAt: now.microseconds, updatedAt: now.microseconds,
-                                      userAgent: context.request.headers["User-Agent"], ip: context.request.remoteAddress)
+                                      userAgent: context.request.headers["User-Agent"], ip: api.clientIP(context))
         var issue = try issue(conn, user: user, session: session, refreshToken: issuedToken!)
         issue.headers = headers
         return .issued(issue)
@@ -360,7 +366,7 @@ package struct TokenEndpoints: EndpointGroup {
             headers.reuseCause = causes.joined(separator: ",")
         }
         try conn.updateSessionRefresh(id: session.id, counter: counter, refreshedAt: now.microseconds,
-                                      userAgent: context.request.headers["User-Agent"], ip: context.request.remoteAddress)
+                                      userAgent: context.request.headers["User-Agent"], ip: api.clientIP(context))
         try api.audit(conn, context, actor: user, action: .tokenRefreshed)
         var issue = try issue(conn, user: user, session: session,
                               refreshToken: SessionRefreshToken(sessionID: session.id, counter: counter).encoded(key: state.key))
