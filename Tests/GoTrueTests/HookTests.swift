@@ -124,6 +124,24 @@ func hookAPI(_ server: FakeHookServer, _ hook: WritableKeyPath<HookSettings, Hoo
     }
 }
 
+/// anonymous.go answers any failure of its transaction, a custom access token hook's refusal
+/// among them, with its own 500; nothing is stored.
+@Suite struct AnonymousSignInHookFailureTests {
+    @Test func aRefusalInTheTransactionIsTheAnonymousSignInsFiveHundred() throws {
+        let server = FakeHookServer { _ in FakeHookServer.json(["error": ["http_code": 403, "message": "nope"]]) }
+        let api = try hookAPI(server, \.customAccessToken) { $0.external.anonymousUsersEnabled = true }
+        let refused = api.call("POST", "/signup", .object(JSONObject()))
+        #expect(refused.status == 500)
+        #expect(refused.json["error_code"] == "unexpected_failure")
+        #expect(refused.json["msg"] == "Database error creating anonymous user")
+        #expect(api.admin("GET", "/admin/users").json["users"]?.arrayValue?.isEmpty == true)
+        // A password sign-up has no such wrapper: the hook's own answer.
+        let signUp = api.call("POST", "/signup", ["email": "e@example.com", "password": "password1"])
+        #expect(signUp.status == 403)
+        #expect(signUp.json["msg"] == "nope")
+    }
+}
+
 @Suite struct HookDispatchTests {
     private func signUpStatus(_ reply: @escaping @Sendable (FakeHookServer.Request) -> HookReply) throws -> (HTTPResponse, FakeHookServer) {
         let server = FakeHookServer(reply)

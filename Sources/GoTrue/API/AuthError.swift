@@ -67,18 +67,23 @@ public struct AuthError: Error, Sendable, Equatable {
     }
 
     /// Runs a step of a GoTrue call site that names its database failure: a store failure in
-    /// `body` becomes that 500 (`databaseFailure`); an `AuthError` passes, except that with
-    /// `rewrapping` a database failure already named by an inner site takes this site's message
-    /// (anonymous sign-in's "Database error creating anonymous user" around `signupNewUser`'s
-    /// "... saving new user").
+    /// `body` becomes that 500 (`databaseFailure`); an `AuthError` passes, except with
+    /// `rewrapping`, for a site that answers every failure of its transaction with
+    /// `NewInternalServerError(message).WithInternalError(err)` (anonymous sign-in, admin
+    /// create): then any error becomes that 500, a hook's refusal or an inner site's named
+    /// failure ("... saving new user") too, keeping a Postgres error's own answer.
     /// With `writing`, the step writes that user's row (`userWriteFailure`).
     package static func whenDatabaseFails<T>(_ message: String, rewrapping: Bool = false, writing user: UserRecord? = nil,
                                              _ body: () throws -> T) throws(AuthError) -> T {
         do {
             return try body()
         } catch var error as AuthError {
-            if rewrapping && error.internalError != nil && error.status == 500 { error.message = message }
-            throw error
+            guard rewrapping else { throw error }
+            var wrapped = AuthError(500, .unexpectedFailure, message)
+            wrapped.internalError = error.internalError ?? error.message
+            if case .postgres = error.kind { wrapped.kind = error.kind }
+            wrapped.isTransactionConflict = error.isTransactionConflict
+            throw wrapped
         } catch {
             throw user.map { userWriteFailure(message, error, user: $0) } ?? databaseFailure(message, error)
         }
