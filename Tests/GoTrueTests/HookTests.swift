@@ -305,6 +305,38 @@ func hookAPI(_ server: FakeHookServer, _ hook: WritableKeyPath<HookSettings, Hoo
     }
 }
 
+/// invite.go calls after-user-created for every invitation (a repeated one too); mail.go for a
+/// sign-up or invitation link that created its user.
+@Suite struct AdminAfterUserCreatedHookTests {
+    @Test func invitesAndCreatingLinksCallIt() throws {
+        let server = FakeHookServer { request in
+            if request.json["user"]?["email"] == "refused@example.com" {
+                return FakeHookServer.json(["error": ["http_code": 403, "message": "Not this one"]])
+            }
+            return .response(status: 204, headers: [], body: [])
+        }
+        let api = try hookAPI(server, \.afterUserCreated)
+        let invited = api.admin("POST", "/invite", ["email": "inv@example.com"])
+        #expect(invited.status == 200)
+        #expect(server.received.count == 1)
+        #expect(server.received.last?.json["user"]?["id"] == invited.json["id"])
+        #expect(api.admin("POST", "/invite", ["email": "inv@example.com"]).status == 200)
+        #expect(server.received.count == 2)
+        // A refusal is the answer; the invitation was committed.
+        let refused = api.admin("POST", "/invite", ["email": "refused@example.com"])
+        #expect(refused.status == 403 && refused.json["msg"] == "Not this one")
+        #expect(try api.storedUser(email: "refused@example.com") != nil)
+        let calls = server.received.count
+
+        #expect(api.admin("POST", "/admin/generate_link", ["type": "signup", "email": "gl@example.com", "password": "Pass-word-1"]).status == 200)
+        #expect(server.received.count == calls + 1)
+        #expect(server.received.last?.json["user"]?["email"] == "gl@example.com")
+        // An existing user's link creates nobody.
+        #expect(api.admin("POST", "/admin/generate_link", ["type": "magiclink", "email": "gl@example.com"]).status == 200)
+        #expect(server.received.count == calls + 1)
+    }
+}
+
 @Suite struct ExternalUserCreationHookTests {
     @Test func idTokenAndOTPSignUpsAskTheHookToo() throws {
         let server = FakeHookServer { _ in FakeHookServer.json(["error": ["http_code": 403, "message": "No new accounts"]]) }
@@ -324,6 +356,47 @@ func hookAPI(_ server: FakeHookServer, _ hook: WritableKeyPath<HookSettings, Hoo
         let users = try api.project.database.read { try $0.scalar(portable: "SELECT count(*) FROM users").int64Value }
         #expect(users == 0)
         #expect(server.received.count == 2)
+    }
+
+    /// token_oidc.go calls after-user-created once the grant has created an account (not for a
+    /// returning identity); external.go for every sign-in through a provider's callback, a
+    /// returning user's too, and a refusal there is the callback's error redirect.
+    @Test func socialSignInsCallAfterUserCreated() throws {
+        let server = FakeHookServer { request in
+            if request.json["user"]?["email"] == "refused@example.com" {
+                return FakeHookServer.json(["error": ["http_code": 403, "message": "Not this one"]])
+            }
+            return .response(status: 204, headers: [], body: [])
+        }
+        let api = try hookAPI(server, \.afterUserCreated) { config in
+            var google = OAuthProviderSettings()
+            google.enabled = true
+            google.clientIDs = ["google-client"]
+            google.secret = "google-secret"
+            config.external.providers["google"] = google
+            config.identityProviders.autoApprove = true
+        }
+        func grant(_ sub: String, _ email: String) -> HTTPResponse {
+            api.idTokenGrant(["provider": "google", "id_token": .string(api.mint("google", ["sub": .string(sub), "email": .string(email)]))])
+        }
+        let created = grant("g-1", "idt@example.com")
+        #expect(created.status == 200)
+        #expect(server.received.count == 1)
+        #expect(server.received.last?.json["user"]?["id"] == created.json["user"]?["id"])
+        #expect(grant("g-1", "idt@example.com").status == 200)
+        #expect(server.received.count == 1)
+
+        func callback(_ email: String) -> HTTPResponse {
+            let start = api.call("GET", "/authorize?provider=google&redirect_to=http://127.0.0.1:3000/cb&login_hint=\(email)")
+            return api.follow(api.follow(start.headers["Location"]!).headers["Location"]!)
+        }
+        #expect(callback("flow@example.com").headers["Location"]?.contains("#access_token=") == true)
+        #expect(callback("flow@example.com").headers["Location"]?.contains("#access_token=") == true)
+        #expect(server.received.count == 3)
+        #expect(server.received.last?.json["user"]?["email"] == "flow@example.com")
+        let refused = callback("refused@example.com")
+        #expect(refused.headers["Location"]?.contains("error_description=Not+this+one") == true)
+        #expect(try api.storedUser(email: "refused@example.com") != nil)
     }
 
     /// Web3 sign-ins (web3.go): before-user-created may refuse a new wallet; after-user-created

@@ -136,7 +136,12 @@ extension AdminEndpoints {
         let actionLink = Mailer.actionLink(externalURL: config.externalURL, path: AdminEndpoints.urlPath(type, config),
                                            token: token, type: linkType, redirectTo: referrer)
 
-        guard case .object(var response) = userJSON(user, identities: identities, factors: factors) else {
+        let shown = userJSON(user, identities: identities, factors: factors)
+        // mail.go: after the commit, for a sign-up or invitation link that created the user.
+        if existing == nil && (type == "signup" || type == "invite") {
+            try Hooks(api: api, request: context.request).afterUserCreated(shown)
+        }
+        guard case .object(var response) = shown else {
             throw AuthError.unexpected
         }
         response["action_link"] = .string(actionLink)

@@ -337,14 +337,15 @@ struct ExternalEndpoints: EndpointGroup {
         data.promotePrimaryEmail()
 
         enum Result {
-            case pkce(String)
-            case implicit(Tokens.Issued)
+            case pkce(String, signedIn: JSON?)
+            case implicit(Tokens.Issued, signedIn: JSON?)
             case failed(AuthError)
         }
         let accounts = ExternalAccounts(api: api, context: context)
         if flow.linkingTargetID == nil && (flow.inviteToken ?? "").isEmpty {
             try accounts.beforeUserCreated(data: data, provider: provider)
         }
+        let afterUserCreated = Hooks(api: api, request: context.request).enabled(.afterUserCreated)
         let result: Result = try api.write { [data] conn, round in
             let outcome: ExternalAccounts.Outcome
             if let targetID = flow.linkingTargetID {
@@ -361,6 +362,13 @@ struct ExternalEndpoints: EndpointGroup {
                 if case .failedAfterCommit(let error) = outcome { return .failed(error) }
                 return .failed(AuthError.unexpected)
             }
+            // external.go sets `createdUser` for every sign-in through
+            // `createAccountFromExternalIdentity`, a returning user's too (not a link or an
+            // invite): after the commit, after-user-created sees the user.
+            func signedIn() throws -> JSON? {
+                guard afterUserCreated, flow.linkingTargetID == nil, (flow.inviteToken ?? "").isEmpty else { return nil }
+                return Models.user(user, identities: try conn.identities(userID: user.id), factors: try conn.factors(userID: user.id))
+            }
             let now = project.environment.now().microseconds
             if flow.isPKCE {
                 // `FindFlowStateByIDForUpdate`: the row is locked until the commit, so two
@@ -374,22 +382,29 @@ struct ExternalEndpoints: EndpointGroup {
                 }
                 try conn.claimFlowState(id: flow.id, userID: user.id, providerAccessToken: redeemed.accessToken,
                                         providerRefreshToken: redeemed.refreshToken, at: now)
-                return .pkce(flow.authCode)
+                return .pkce(flow.authCode, signedIn: try signedIn())
             }
             let issued = try Tokens(api: api).issueSession(conn, user: &user, method: "oauth", request: context.request)
             try conn.deleteFlowState(id: flow.id)
-            return .implicit(issued)
+            return .implicit(issued, signedIn: try signedIn())
+        }
+        switch result {
+        case .pkce(_, let user?), .implicit(_, let user?):
+            // A refusal is the callback's error redirect; what was committed stays.
+            try Hooks(api: api, request: context.request).afterUserCreated(user)
+        default:
+            break
         }
         switch result {
         case .failed(let error):
             throw error
-        case .pkce(let authCode):
+        case .pkce(let authCode, _):
             // `prepPKCERedirectURL`.
             var url = RedirectURL(redirectTo)
             url.set("code", authCode)
             url.rawQuery = GoURL.encode(url.query)
             return ExternalEndpoints.found(url.string)
-        case .implicit(let issued):
+        case .implicit(let issued, _):
             // `AccessTokenResponse.AsRedirectURL` with the provider's tokens.
             var items = [QueryItem(name: "provider_token", value: redeemed.accessToken)]
             if !redeemed.refreshToken.isEmpty {

@@ -62,6 +62,10 @@ struct InviteEndpoints: EndpointGroup {
             try mailer.sendInvite(conn, user: &user, round: &round)
             return (try conn.user(id: user.id) ?? user, try conn.identities(userID: user.id))
         }
-        return .json(Models.user(user, identities: identities))
+        let invited = Models.user(user, identities: identities)
+        // invite.go calls after-user-created after the commit for every invitation, a repeated
+        // one of an unconfirmed user too; a refusal is the answer, the invitation stays.
+        try Hooks(api: api, request: context.request).afterUserCreated(invited)
+        return .json(invited)
     }
 }

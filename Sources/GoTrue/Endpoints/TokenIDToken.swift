@@ -81,7 +81,7 @@ extension TokenEndpoints {
         }
 
         enum Result {
-            case issued(Tokens.Issued, JSON)
+            case issued(Tokens.Issued, JSON, created: Bool)
             case failed(AuthError)
         }
         let accounts = ExternalAccounts(api: api, context: context)
@@ -97,15 +97,19 @@ extension TokenEndpoints {
             switch outcome {
             case .failedAfterCommit(let error):
                 return .failed(error)
-            case .user(var user, _):
+            case .user(var user, let created):
                 let issued = try Tokens(api: api).issueSession(conn, user: &user, method: "oauth", request: context.request)
-                return .issued(issued, Models.user(user, identities: try conn.identities(userID: user.id), factors: try conn.factors(userID: user.id)))
+                return .issued(issued, Models.user(user, identities: try conn.identities(userID: user.id), factors: try conn.factors(userID: user.id)),
+                               created: created && target == nil)
             }
         }
         switch result {
         case .failed(let error):
             throw error
-        case .issued(let issued, let user):
+        case .issued(let issued, let user, let created):
+            // token_oidc.go: after the commit, for an account the grant created; a refusal is
+            // the answer (the session stays).
+            if created { try Hooks(api: api, request: context.request).afterUserCreated(user) }
             return .json(.object(issued.response(user: user)), headers: issued.headers)
         }
     }
