@@ -59,6 +59,27 @@ extension GoTrueAPI {
     }
 }
 
+/// `IsDuplicatedEmail`: an address is taken when another account of the audience has it on an
+/// identity, even after that account's own email moved on.
+@Suite struct DuplicateEmailThroughIdentitiesTests {
+    @Test func anIdentitysEmailIsTaken() throws {
+        let api = try socialAPI()
+        let other = api.idTokenGrant(["provider": "google", "id_token": .string(api.mint("google", ["sub": "g-9", "email": "held@example.com"]))])
+        let otherID = try #require(other.json["user"]?["id"]?.stringValue)
+        #expect(api.admin("PUT", "/admin/users/\(otherID)", ["email": "moved@example.com"]).status == 200)
+        let token = api.signUp("asker@example.com")["access_token"]?.stringValue
+        let change = api.call("PUT", "/user", ["email": "held@example.com"], bearer: token)
+        #expect(change.status == 422)
+        #expect(errorCode(change) == "email_exists")
+        #expect(try api.messages(to: "held@example.com").isEmpty)
+        // Admin create and an email-change link ask the same question.
+        #expect(errorCode(api.admin("POST", "/admin/users", ["email": "held@example.com"])) == "email_exists")
+        let link = api.admin("POST", "/admin/generate_link", ["type": "email_change_new", "email": "asker@example.com",
+                                                              "new_email": "held@example.com"])
+        #expect(errorCode(link) == "email_exists")
+    }
+}
+
 @Suite struct IdTokenGrantTests {
     /// Two accounts already answer to one email in the default linking domain (an unverified
     /// sign-up keeps its identity's email but not the account's): a third identity with that

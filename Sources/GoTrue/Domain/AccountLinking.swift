@@ -55,7 +55,7 @@ struct ExternalAccounts {
         if verified.isEmpty {
             // `IsDuplicatedEmail`: an unverified address already in use is not given to the
             // new account.
-            if !candidate.email.isEmpty, try isDuplicated(conn, email: candidate.email, aud: aud) {
+            if !candidate.email.isEmpty, try api.isDuplicatedEmail(conn, candidate.email, aud: aud) {
                 candidate.email = ""
             }
             return (.createAccount, candidate)
@@ -76,12 +76,6 @@ struct ExternalAccounts {
         return (.linkAccount(user), candidate)
     }
 
-    private func isDuplicated(_ conn: Connection, email: String, aud: String) throws -> Bool {
-        for identity in try conn.identities(emails: [email]) where !identity.provider.hasPrefix("sso:") {
-            if let user = try conn.user(id: identity.userID), user.aud == aud { return true }
-        }
-        return try conn.user(email: email, aud: aud) != nil
-    }
 
     /// `triggerBeforeUserCreatedExternal`: before any transaction (a hook call never holds the
     /// writer), the linking decision is taken in a read; when it would create an account, the
@@ -358,5 +352,18 @@ extension Core {
         try conn.insertIdentity(IdentityRecord(id: project.environment.uuid(), providerID: user.id, userID: user.id,
                                                identityData: Models.text(created), provider: provider, at: now))
         return true
+    }
+}
+
+extension Core {
+    /// `IsDuplicatedEmail`: another account of the audience answers to `email` through one of
+    /// its default-linking-domain identities (an SSO identity does not count), or, failing
+    /// that, through its own `email` column. `excluding` is the account asking (its own
+    /// identities are passed over; a change to its current address is not asked about).
+    func isDuplicatedEmail(_ conn: Connection, _ email: String, aud: String, excluding userID: String? = nil) throws -> Bool {
+        for identity in try conn.identities(emails: [email]) where !identity.provider.hasPrefix("sso:") && identity.userID != userID {
+            if let user = try conn.user(id: identity.userID), user.aud == aud { return true }
+        }
+        return try conn.user(email: email, aud: aud) != nil
     }
 }

@@ -353,7 +353,7 @@ package struct AdminEndpoints: EndpointGroup {
         if !params.email.isEmpty {
             params.email = try Validation.email(params.email)
             let email = params.email
-            if try api.read({ conn in try conn.userExists(email: email, aud: aud, excluding: nil) }) {
+            if try api.read({ conn in try api.isDuplicatedEmail(conn, email, aud: aud) }) {
                 throw AuthError.duplicateEmail
             }
             providers.append("email")

@@ -108,7 +108,7 @@ extension AdminEndpoints {
                 token = hashedToken
             case "email_change_current", "email_change_new":
                 guard var found = existing else { throw AuthError.unexpected }
-                if try conn.userExists(email: newEmail, aud: found.aud, excluding: found.id) {
+                if try api.isDuplicatedEmail(conn, newEmail, aud: found.aud, excluding: found.id) {
                     throw AuthError.duplicateEmail
                 }
                 found.emailChangeSentAt = now.microseconds

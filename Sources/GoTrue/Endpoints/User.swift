@@ -80,7 +80,7 @@ struct UserEndpoints: EndpointGroup {
         let changesEmail = !email.isEmpty && email != (user.email ?? "")
         let changesPhone = !phone.isEmpty && phone != (user.phone ?? "")
         try api.read { conn in
-            if changesEmail, try conn.userExists(email: email, aud: aud, excluding: user.id) {
+            if changesEmail, try api.isDuplicatedEmail(conn, email, aud: aud, excluding: user.id) {
                 throw AuthError.duplicateEmail
             }
             if changesPhone, try conn.userExists(phone: phone, aud: aud, excluding: user.id) {
