@@ -146,7 +146,17 @@ import Testing
             try conn.execute(portable: "UPDATE users SET reauthentication_token = ?, reauthentication_sent_at = ?",
                              .text(OneTimeTokens.tokenHash("rb@example.com", "654321")), conn.timestamp(clock.now().microseconds))
         }
-        #expect(old.call("PUT", "/user", ["password": "password2", "nonce": "654321"], bearer: oldToken).status == 200)
+        // A valid nonce is spent at once, even when a later check refuses the update (the same
+        // password here): it cannot be used again.
+        let same = old.call("PUT", "/user", ["password": "password1", "nonce": "654321"], bearer: oldToken)
+        #expect(errorCode(same) == "same_password")
+        #expect(errorCode(old.call("PUT", "/user", ["password": "password2", "nonce": "654321"], bearer: oldToken))
+                == "reauthentication_not_valid")
+        try old.project.database.write { conn in
+            try conn.execute(portable: "UPDATE users SET reauthentication_token = ?, reauthentication_sent_at = ?",
+                             .text(OneTimeTokens.tokenHash("rb@example.com", "111222")), conn.timestamp(clock.now().microseconds))
+        }
+        #expect(old.call("PUT", "/user", ["password": "password2", "nonce": "111222"], bearer: oldToken).status == 200)
 
         let current = try makeAPI { $0.security.updatePasswordRequireCurrentPassword = true }
         let t = current.signUp("cp@example.com", "password1")["access_token"]!.stringValue!

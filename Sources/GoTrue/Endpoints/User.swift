@@ -198,15 +198,29 @@ struct UserEndpoints: EndpointGroup {
     }
 
     /// `verifyReauthentication`: the nonce is the OTP sent by `/reauthenticate`, stored hashed
-    /// with the user's email (or phone) and valid for the OTP lifetime.
+    /// with the user's email (or phone) and valid for the OTP lifetime. A valid one is used up
+    /// at once (`ConfirmReauthentication` runs outside the update's transaction), so it stays
+    /// spent when a later check refuses the update.
     private func verifyReauthentication(nonce: String, user: UserRecord) throws(AuthError) {
         let invalid = AuthError(422, .reauthenticationNotValid, "Nonce has expired or is invalid")
         guard let stored = user.reauthenticationToken, !stored.isEmpty, let sentAt = user.reauthenticationSentAt else { throw invalid }
         let viaEmail = !(user.email ?? "").isEmpty
+        guard viaEmail || !(user.phone ?? "").isEmpty else {
+            throw AuthError(422, .reauthenticationNotValid, "Reauthentication requires an email or a phone number")
+        }
         let relatesTo = viaEmail ? user.email ?? "" : user.phone ?? ""
         let lifetime = Int64(viaEmail ? config.mailer.otpExpirySeconds : config.sms.otpExpirySeconds) * 1_000_000
         guard project.environment.now().microseconds <= sentAt + lifetime,
               OneTimeTokens.tokenHash(relatesTo, nonce) == stored
         else { throw invalid }
+        try AuthError.whenDatabaseFails("Error during reauthentication") {
+            try api.write { conn in
+                guard var current = try conn.user(id: user.id) else { return }
+                current.reauthenticationToken = nil
+                current.updatedAt = project.environment.now().microseconds
+                try conn.updateUser(current)
+                try OneTimeTokens.clearAll(conn, userID: current.id)
+            }
+        }
     }
 }
