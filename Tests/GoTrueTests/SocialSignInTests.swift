@@ -220,6 +220,23 @@ extension GoTrueAPI {
         #expect(unreadable.json["msg"] == "Unable to detect issuer in ID token for Azure provider")
         let appleUnreadable = api.idTokenGrant(["id_token": "{not json", "provider": "apple"])
         #expect(appleUnreadable.json["msg"] == "Unable to detect issuer in ID token for Apple provider")
+        // A JWT's payload is read into a struct with a string `iss`: absent or null is "", so
+        // the issuer is the wrong one; another type cannot be read. The header is not read.
+        func jwt(_ payload: String, header: String = #"{"alg":"RS256"}"#) -> JSON {
+            .string(Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(payload.utf8)) + ".c2ln")
+        }
+        for payload in [#"{"sub":"1"}"#, #"{"iss":null}"#, "null"] {
+            for (provider, name) in [("apple", "Apple"), ("azure", "Azure")] {
+                let answer = api.idTokenGrant(["id_token": jwt(payload, header: "not a header"), "provider": .string(provider)])
+                #expect(answer.json["msg"] == .string("Detected ID token issuer is not an \(name) ID token issuer"), "\(payload)")
+            }
+        }
+        for payload in [#"{"iss":7}"#, "[1]", "{"] {
+            let answer = api.idTokenGrant(["id_token": jwt(payload), "provider": "azure"])
+            #expect(answer.json["msg"] == "Unable to detect issuer in ID token for Azure provider", "\(payload)")
+        }
+        #expect(api.idTokenGrant(["id_token": "a.b", "provider": "apple"]).json["msg"]
+                == "Unable to detect issuer in ID token for Apple provider")
         let notAzure = api.idTokenGrant(["id_token": #"{"iss":"https://accounts.google.com","sub":"1","aud":"x"}"#,
                                          "provider": "azure"])
         #expect(notAzure.json["msg"] == "Detected ID token issuer is not an Azure ID token issuer")

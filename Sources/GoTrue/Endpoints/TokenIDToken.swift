@@ -270,7 +270,21 @@ extension TokenEndpoints {
             guard let iss = object["iss"], iss != .null else { return plainDefault }
             return iss.stringValue
         }
-        guard let decoded = try? JWT.decodeUnverified(token) else { return nil }
-        return decoded.claims["iss"]?.stringValue
+        // Three dot-separated parts, the middle one's JSON read into a struct with a string
+        // `iss`: missing or null reads as "" (then "not an Apple ID token issuer"), another type
+        // fails ("Unable to detect issuer"). The header is not looked at.
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let payload = try? Base64URL.decode(parts[1]), let value = try? JSON(parsing: payload) else {
+            return nil
+        }
+        switch value {
+        case .null:
+            return ""
+        case .object(let claims):
+            guard let iss = claims["iss"], iss != .null else { return "" }
+            return iss.stringValue
+        default:
+            return nil
+        }
     }
 }
