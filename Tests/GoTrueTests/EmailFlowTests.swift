@@ -578,6 +578,24 @@ extension GoTrueAPI {
         #expect(errorCode(expired) == "flow_state_expired")
     }
 
+    /// token.go loads the flow's user before it checks the verifier: a user deleted meanwhile is
+    /// a generic 500 whatever the verifier.
+    @Test func aDeletedUsersCodeIsAFiveHundredWhateverTheVerifier() throws {
+        let api = try makeAPI()
+        let id = try #require(api.signUp("gone@example.com")["user"]?["id"]?.stringValue)
+        _ = api.call("POST", "/recover", ["email": "gone@example.com", "code_challenge": .string(Self.challenge),
+                                          "code_challenge_method": "S256"])
+        let message = try #require(try api.latestMessage(to: "gone@example.com"))
+        let location = api.call("GET", String(message.actionLink.dropFirst("http://127.0.0.1:9999".count))).headers["Location"] ?? ""
+        let code = String(location.split(separator: "=").last ?? "")
+        #expect(api.admin("DELETE", "/admin/users/\(id)").status == 200)
+        for verifier in ["nope", Self.verifier] {
+            let answer = api.call("POST", "/token?grant_type=pkce", ["auth_code": .string(code), "code_verifier": .string(verifier)])
+            #expect(answer.status == 500)
+            #expect(answer.json["msg"] == "Unexpected failure, please check server logs for more information")
+        }
+    }
+
     @Test func pkceErrorRedirectCarriesQueryToo() throws {
         let api = try makeAPI()
         let response = api.call("GET", "/verify?type=magiclink&token=pkce_missing")

@@ -21,6 +21,13 @@ extension TokenEndpoints {
         if FlowStates.isExpired(flow, now: project.environment.now(), lifetimeSeconds: api.snapshot.configuration.external.flowStateExpirySeconds) {
             throw AuthError(422, .flowStateExpired, "invalid flow state, flow state has expired")
         }
+        // `FindUserByID` before the verifier: a user deleted since the flow began is a plain Go
+        // error (a generic 500) whatever the verifier (flow_state.user_id has no foreign key).
+        guard try api.read({ conn in try conn.user(id: userID) }) != nil else {
+            var failure = AuthError.unexpected
+            failure.internalError = "user \(userID) of the flow state not found"
+            throw failure
+        }
         if let problem = FlowStates.verify(challenge: flow.codeChallenge, method: flow.codeChallengeMethod, verifier: verifier) {
             throw AuthError(400, .badCodeVerifier, problem)
         }
