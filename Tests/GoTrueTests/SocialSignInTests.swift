@@ -449,6 +449,32 @@ extension GoTrueAPI {
         #expect(try scope("provider=figma&scopes=file_content:read") == "current_user:read file_content:read")
         #expect(try scope("provider=apple&scopes=openid") == "email name")
         #expect(try scope("provider=bitbucket&scopes=repository") == "account email")
+        // A `scope` the client sends is one of `AuthCodeURL`'s options: it replaces the
+        // provider's (Apple takes no options at all).
+        #expect(try scope("provider=github&scopes=gist&scope=repo") == "repo")
+        #expect(try scope("provider=apple&scope=openid") == "email name")
+    }
+
+    /// The provider is found by its lowercased name, but the account keeps the name as the
+    /// client wrote it (`getExternalProviderType`).
+    @Test func aMixedCaseProviderNameIsKeptOnTheAccount() throws {
+        let api = try socialAPI { config in
+            var github = OAuthProviderSettings()
+            github.enabled = true
+            github.clientIDs = ["gh-client"]
+            github.secret = "secret"
+            config.external.providers["github"] = github
+            config.identityProviders.autoApprove = true
+        }
+        let start = api.call("GET", "/authorize?provider=GitHub&redirect_to=http://127.0.0.1:3000/cb&login_hint=mixed@example.com")
+        #expect(start.status == 302)
+        let callback = api.follow(api.follow(start.headers["Location"]!).headers["Location"]!)
+        #expect(callback.headers["Location"]?.contains("#access_token=") == true, "\(callback.headers["Location"] ?? "")")
+        let user = try #require(try api.storedUser(email: "mixed@example.com"))
+        let shown = api.admin("GET", "/admin/users/\(user.id)").json
+        #expect(shown["app_metadata"]?["provider"] == "GitHub")
+        #expect(shown["app_metadata"]?["providers"] == ["GitHub"])
+        #expect(shown["identities"]?[0]?["provider"] == "GitHub")
     }
 
     @Test func authorizeRedirectsToFakeProvider() throws {

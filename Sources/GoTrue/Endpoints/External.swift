@@ -102,16 +102,21 @@ struct ExternalEndpoints: EndpointGroup {
             parameters.append(QueryItem(name: "code_challenge", value: Base64URL.encode(SHA256.hash(data: Array(verifier.utf8)))))
             parameters.append(QueryItem(name: "code_challenge_method", value: "S256"))
         }
-        // A custom provider's stored `authorization_params` go along (`AuthCodeURL`'s options).
-        for item in custom?.authorizationParams ?? [] where !parameters.contains(where: { $0.name == item.name }) {
-            parameters.append(item)
+        // `AuthCodeURL`'s options are `url.Values.Set` calls after the configuration's own
+        // values, so each replaces a value of its name: the client's (its `scope` replaces the
+        // provider's), then a custom provider's stored `authorization_params`.
+        func set(_ item: QueryItem) {
+            if let index = parameters.firstIndex(where: { $0.name == item.name }) {
+                parameters[index].value = item.value
+            } else {
+                parameters.append(item)
+            }
         }
         // `AppleProvider.AuthCodeURL` passes only its own `response_mode` to oauth2 and drops the
         // options it is given: nothing the client sent (not even `skip_http_redirect`) reaches
         // Apple's URL.
-        if providerType.lowercased() != "apple" {
-            for item in forwarded where !parameters.contains(where: { $0.name == item.name }) { parameters.append(item) }
-        }
+        if providerType.lowercased() != "apple" { forwarded.forEach(set) }
+        (custom?.authorizationParams ?? []).forEach(set)
         if let custom {
             // The endpoint the provider's discovery document (OIDC) or its row (OAuth2) names.
             return custom.authorizationEndpoint + (custom.authorizationEndpoint.contains("?") ? "&" : "?") + GoURL.encode(parameters)
@@ -293,6 +298,10 @@ struct ExternalEndpoints: EndpointGroup {
     private func finishCallback(_ context: RequestContext, flow: FlowStateRecord, redirectTo: String,
                                 value: (String) -> String) throws(AuthError) -> HTTPResponse {
         let provider = flow.providerType.lowercased()
+        // The provider is looked up by its lowercased name, but the account is made with the
+        // name as the client wrote it (`getExternalProviderType`): identities, app_metadata
+        // and messages say "GitHub" after `provider=GitHub`, as on the real server.
+        let providerType = flow.providerType
         // `oAuthCallback`.
         let providerError = value("error")
         if !providerError.isEmpty { throw .oauth(providerError, value("error_description")) }
@@ -343,7 +352,7 @@ struct ExternalEndpoints: EndpointGroup {
         }
         let accounts = ExternalAccounts(api: api, context: context)
         if flow.linkingTargetID == nil && (flow.inviteToken ?? "").isEmpty {
-            try accounts.beforeUserCreated(data: data, provider: provider)
+            try accounts.beforeUserCreated(data: data, provider: providerType)
         }
         let afterUserCreated = Hooks(api: api, request: context.request).enabled(.afterUserCreated)
         let result: Result = try api.write { [data] conn, round in
@@ -352,11 +361,11 @@ struct ExternalEndpoints: EndpointGroup {
                 guard let target = try conn.user(id: targetID) else {
                     throw AuthError(422, .userNotFound, "Linking target user not found")
                 }
-                outcome = try accounts.link(conn, target: target, data: data, provider: provider, round: &round)
+                outcome = try accounts.link(conn, target: target, data: data, provider: providerType, round: &round)
             } else if let invite = flow.inviteToken, !invite.isEmpty {
-                outcome = try acceptInvite(conn, context, data: data, invite: invite, provider: provider, accounts: accounts)
+                outcome = try acceptInvite(conn, context, data: data, invite: invite, provider: providerType, accounts: accounts)
             } else {
-                outcome = try accounts.signIn(conn, data: data, provider: provider, emailOptional: flow.emailOptional, round: &round)
+                outcome = try accounts.signIn(conn, data: data, provider: providerType, emailOptional: flow.emailOptional, round: &round)
             }
             guard case .user(var user, _) = outcome else {
                 if case .failedAfterCommit(let error) = outcome { return .failed(error) }
