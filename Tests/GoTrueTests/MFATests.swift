@@ -161,6 +161,10 @@ private func bearer(_ session: JSON) -> String { session["access_token"]?.string
         #expect(raised["session_id"] == AuthJSONClaims.sessionID(of: token))
         #expect(verified.json["user"]?["factors"]?[0]?["status"] == "verified")
         #expect(verified.json["expires_in"] == 3600)
+        // `updateMFASessionAndClaims` sets none of a refresh's sb-auth-* headers; the swap
+        // stamps the user's updated_at, as a refresh's does.
+        #expect(verified.headers.allSatisfy { !$0.name.lowercased().hasPrefix("sb-auth-") })
+        #expect(verified.json["user"]?["updated_at"] == .string(api.project.environment.now().rfc3339))
 
         // The old refresh token was swapped for the new one; the new one keeps aal2.
         let newRefresh = try #require(verified.json["refresh_token"]?.stringValue)

@@ -213,6 +213,8 @@ import Testing
         let expired = api.refresh(token)
         #expect(errorCode(expired) == "session_expired")
         #expect(expired.json["msg"] == "Invalid Refresh Token: Session Expired")
+        // Found user and session name themselves on the refusal, as the real server's writer has them.
+        #expect(expired.headers["sb-auth-user-id"] != nil && expired.headers["sb-auth-session-id"] != nil)
 
         let idle = try makeAPI(clock: clock) { $0.sessions.inactivityTimeoutSeconds = 600 }
         var idleToken = idle.signUp("i@example.com")["refresh_token"]!.stringValue!
@@ -239,10 +241,14 @@ import Testing
     @Test func bannedUserCannotRefresh() throws {
         let clock = ManualClock()
         let api = try makeAPI(clock: clock)
-        let token = api.signUp("b@example.com")["refresh_token"]!.stringValue!
+        let session = api.signUp("b@example.com")
+        let token = session["refresh_token"]!.stringValue!
         try api.project.database.write { try $0.execute(portable: "UPDATE users SET banned_until = ?", $0.timestamp(clock.now().microseconds + 1_000_000_000)) }
         let response = api.refresh(token)
         #expect(errorCode(response) == "user_banned")
         #expect(response.json["msg"] == "Invalid Refresh Token: User Banned")
+        // The user was found before the ban check: its id is on the answer, no session's yet.
+        #expect(response.headers["sb-auth-user-id"] == session["user"]?["id"]?.stringValue)
+        #expect(response.headers["sb-auth-session-id"] == nil)
     }
 }

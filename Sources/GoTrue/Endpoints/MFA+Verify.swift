@@ -99,7 +99,8 @@ extension MFAEndpoints {
             }
             return (issued, shown)
         }
-        return .json(.object(issued.response(user: userJSON)), headers: issued.headers)
+        // `updateMFASessionAndClaims` sets none of the sb-auth-* headers a refresh sets.
+        return .json(.object(issued.response(user: userJSON)))
     }
 
     /// `challenge_id` is a `uuid.UUID` in the real params: a string that is not one fails the

@@ -240,12 +240,15 @@ package struct TokenEndpoints: EndpointGroup {
         guard var user = try conn.user(id: token.userID) else {
             throw AuthError(400, .refreshTokenNotFound, "Invalid Refresh Token: Refresh Token Not Found")
         }
-        if api.isBanned(user) { throw AuthError(400, .userBanned, "Invalid Refresh Token: User Banned") }
+        if api.isBanned(user) { throw TokenEndpoints.naming(AuthError(400, .userBanned, "Invalid Refresh Token: User Banned"), user: user.id) }
         guard let sessionID = token.sessionID, let session = try conn.session(id: sessionID, forUpdate: true) else {
             try conn.deleteRefreshToken(id: token.id)
-            return .failed(AuthError(400, .sessionNotFound, "Invalid Refresh Token: No Valid Session Found"))
+            return .failed(TokenEndpoints.naming(AuthError(400, .sessionNotFound, "Invalid Refresh Token: No Valid Session Found"),
+                                                 user: user.id))
         }
-        try admit(conn, user: user, session: session, tokenUpdatedAt: token.updatedAt, clientID: clientID, now: now)
+        try TokenEndpoints.naming(user: user.id, session: session.id) {
+            try admit(conn, user: user, session: session, tokenUpdatedAt: token.updatedAt, clientID: clientID, now: now)
+        }
 
         var issuedToken: String?
         if token.revoked {
@@ -258,7 +261,8 @@ package struct TokenEndpoints: EndpointGroup {
                     if config.security.refreshTokenRotationEnabled {
                         try conn.revokeRefreshTokens(sessionID: session.id, at: now.microseconds)
                     }
-                    return .failed(AuthError(400, .refreshTokenAlreadyUsed, "Invalid Refresh Token: Already Used"))
+                    return .failed(TokenEndpoints.naming(AuthError(400, .refreshTokenAlreadyUsed, "Invalid Refresh Token: Already Used"),
+                                                         user: user.id, session: session.id))
                 }
             }
         }
@@ -330,8 +334,10 @@ package struct TokenEndpoints: EndpointGroup {
         guard let session = try conn.session(id: presented.sessionID, forUpdate: true), let state = SessionRefreshToken.state(of: session),
               presented.isSigned(with: state.key) else { throw notFound }
         guard let user = try conn.user(id: session.userID) else { throw notFound }
-        if api.isBanned(user) { throw AuthError(400, .userBanned, "Invalid Refresh Token: User Banned") }
-        try admit(conn, user: user, session: session, tokenUpdatedAt: nil, clientID: clientID, now: now)
+        if api.isBanned(user) { throw TokenEndpoints.naming(AuthError(400, .userBanned, "Invalid Refresh Token: User Banned"), user: user.id) }
+        try TokenEndpoints.naming(user: user.id, session: session.id) {
+            try admit(conn, user: user, session: session, tokenUpdatedAt: nil, clientID: clientID, now: now)
+        }
 
         let current = state.counter
         let behind = current - presented.counter
@@ -373,6 +379,24 @@ package struct TokenEndpoints: EndpointGroup {
         headers.counter = counter
         issue.headers = headers
         return .issued(issue)
+    }
+
+    /// `RefreshTokenGrant` sets `sb-auth-user-id` once the user is found and
+    /// `sb-auth-session-id` once the session is, on the response writer: the errors after
+    /// those points carry them too.
+    static func naming(_ error: AuthError, user: String, session: String? = nil) -> AuthError {
+        var named = error
+        named.headers["sb-auth-user-id"] = user
+        if let session { named.headers["sb-auth-session-id"] = session }
+        return named
+    }
+
+    static func naming<T>(user: String, session: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as AuthError {
+            throw naming(error, user: user, session: session)
+        }
     }
 
     /// What the access token and the response need, read inside the transaction.
