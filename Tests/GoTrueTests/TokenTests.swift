@@ -1,3 +1,4 @@
+import AuthHTTP
 import AuthJSON
 import Dispatch
 import Synchronization
@@ -59,6 +60,21 @@ import Testing
             #expect(unsupported.status == 400)
             #expect(unsupported.text == #"{"code":400,"error_code":"invalid_credentials","msg":"unsupported_grant_type"}"#)
         }
+    }
+
+    /// `r.FormValue("grant_type")`: a form body names the grant too (before the query), and
+    /// `ParseForm` has then consumed it, so the grant's JSON parameters find an empty body.
+    @Test func aFormBodyNamesTheGrantAndIsConsumed() throws {
+        let api = try makeAPI()
+        _ = api.signUp("form@example.com")
+        let form: HTTPHeaders = ["Content-Type": "application/x-www-form-urlencoded; charset=utf-8"]
+        for target in ["/token", "/token?grant_type=magic"] {
+            let answer = api.call("POST", target, headers: form, raw: "grant_type=password&email=form%40example.com&password=password1")
+            #expect(answer.status == 400)
+            #expect(answer.json["msg"] == "Could not parse request body as JSON: unexpected end of JSON input", "\(target)")
+        }
+        // A JSON body is not a form: the query names the grant.
+        #expect(api.call("POST", "/token", ["grant_type": "password"]).json["msg"] == "unsupported_grant_type")
     }
 }
 

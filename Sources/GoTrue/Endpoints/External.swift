@@ -213,15 +213,10 @@ struct ExternalEndpoints: EndpointGroup {
 
     // MARK: GET|POST /callback
 
-    /// The callback's parameters: a POST (Apple's form_post) reads the form, then the query.
+    /// The callback's parameters, as `r.FormValue` reads them: a form POST's (Apple's
+    /// form_post), then the query's.
     private func parameters(_ context: RequestContext) -> [QueryItem] {
-        guard context.request.method == "POST" else { return context.request.query }
-        let contentType = (context.request.headers["Content-Type"] ?? "").lowercased()
-        var items: [QueryItem] = []
-        if contentType.hasPrefix("application/x-www-form-urlencoded") {
-            items = RedirectURL.parseQuery(String(decoding: context.request.body, as: UTF8.self))
-        }
-        return items + context.request.query
+        context.request.formItems
     }
 
     func callback(_ context: RequestContext) -> HTTPResponse {

@@ -27,11 +27,15 @@ package struct TokenEndpoints: EndpointGroup {
     private var config: Configuration { api.snapshot.configuration }
 
     func token(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
-        // api.Token: the limiter runs once the grant is known (an unknown grant is a 400, never
-        // limited); web3 has its own bucket, every other grant shares `Token`.
-        let grant = context.request.queryValue("grant_type") ?? ""
+        // api.Token: `r.FormValue("grant_type")`, a form body's before the query's; the limiter
+        // runs once the grant is known (an unknown grant is a 400, never limited); web3 has its
+        // own bucket, every other grant shares `Token`.
+        let grant = context.request.formValue("grant_type")
         if TokenEndpoints.limitedGrants.contains(grant) { try api.rateLimit(grant == "web3" ? .web3 : .token, context) }
-        switch context.request.queryValue("grant_type") ?? "" {
+        var context = context
+        // `ParseForm` consumed a form body: the grant's JSON parameters read an empty one.
+        if context.request.hasFormBody { context.request.body = [] }
+        switch grant {
         case "password": return try password(context)
         case "refresh_token": return try refresh(context)
         case "pkce": return try pkce(context)

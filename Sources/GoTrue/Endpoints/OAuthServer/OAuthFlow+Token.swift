@@ -29,13 +29,10 @@ extension OAuthServerEndpoints {
         return values
     }
 
-    /// `r.FormValue` for each name: the body's first value, else the query's first.
+    /// `r.FormValue` for each name: a form body's first value, else the query's first.
     private static func formValues(_ request: HTTPRequest) -> [String: String] {
         var values: [String: String] = [:]
-        for item in RedirectURL.parseQuery(String(decoding: request.body, as: UTF8.self)) where values[item.name] == nil {
-            values[item.name] = item.value
-        }
-        for item in request.query where values[item.name] == nil { values[item.name] = item.value }
+        for item in request.formItems where values[item.name] == nil { values[item.name] = item.value }
         return values
     }
 
