@@ -141,9 +141,10 @@ private extension GoTrueAPI {
         #expect(notice.subject == "A new sign-in method was linked to your account")
         #expect(notice.bodyText.contains("google"))
 
-        let identities = linked.json["user"]?["identities"]?.arrayValue ?? []
-        let google = try #require(identities.first { $0["provider"] == "google" }?["identity_id"]?.stringValue)
         let fresh = linked.json["access_token"]?.stringValue ?? ""
+        // The grant's answer lists the identities loaded before the link; GET /user has the new one.
+        let identities = api.call("GET", "/user", bearer: fresh).json["identities"]?.arrayValue ?? []
+        let google = try #require(identities.first { $0["provider"] == "google" }?["identity_id"]?.stringValue)
         #expect(api.call("DELETE", "/user/identities/\(google)", bearer: fresh).status == 200)
         let unlinked = try #require(try api.notices(to: "links@example.com").first)
         #expect(unlinked.type == "identity_unlinked_notification")

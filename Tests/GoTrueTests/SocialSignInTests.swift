@@ -297,12 +297,27 @@ extension GoTrueAPI {
                                        "provider": "google"])
         #expect(google.json["user"]?["id"] == userID)
         #expect(google.json["user"]?["app_metadata"]?["providers"] == ["email", "google"])
+        // The answer's identities are the ones loaded before the link (GoTrue does not reload
+        // them): the new Google identity is stored but not listed yet.
+        #expect(google.json["user"]?["identities"]?.arrayValue?.map { $0["provider"] } == ["email"])
         // `link_identity` adds an Apple identity to the signed-in user.
         let bearer = google.json["access_token"]!.stringValue!
         let linked = api.idTokenGrant(["id_token": #"{"sub":"a-1","aud":"com.example.app","email":"other@example.com"}"#,
                                        "provider": "apple", "link_identity": true], bearer: bearer)
         #expect(linked.status == 200)
-        #expect(linked.json["user"]?["identities"]?.arrayValue?.count == 3)
+        #expect(linked.json["user"]?["identities"]?.arrayValue?.map { $0["provider"] } == ["email", "google"])
+        let stored = api.call("GET", "/user", bearer: linked.json["access_token"]?.stringValue)
+        #expect(stored.json["identities"]?.arrayValue?.map { $0["provider"] } == ["email", "google", "apple"])
+        // A returning identity's new data is stored; the answer shows the identity as loaded.
+        let returning = api.idTokenGrant(["id_token": #"{"sub":"g-1","aud":"google-client","email":"link@example.com","email_verified":true,"name":"Second"}"#,
+                                          "provider": "google"])
+        #expect(returning.status == 200)
+        #expect(returning.json["user"]?["user_metadata"]?["name"] == "Second")
+        let listed = returning.json["user"]?["identities"]?.arrayValue?.first { $0["provider"] == "google" }
+        #expect(listed?["identity_data"]?["name"] == nil)
+        let storedGoogle = api.call("GET", "/user", bearer: returning.json["access_token"]?.stringValue).json["identities"]?
+            .arrayValue?.first { $0["provider"] == "google" }
+        #expect(storedGoogle?["identity_data"]?["name"] == "Second")
         let again = api.idTokenGrant(["id_token": #"{"sub":"a-1","aud":"com.example.app"}"#, "provider": "apple",
                                       "link_identity": true], bearer: bearer)
         #expect(again.status == 422)

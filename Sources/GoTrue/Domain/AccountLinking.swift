@@ -24,7 +24,10 @@ struct ExternalAccounts {
     /// commit what was done (GoTrue's `CommitWithError`: the unverified user and the
     /// confirmation email stay).
     enum Outcome {
-        case user(UserRecord, created: Bool)
+        /// The user signed in, and the identities GoTrue's answer lists: the ones loaded with
+        /// the user before the change (not refreshed: a linked identity missing, an updated one
+        /// with its old data, removed ones still there), or the new account's one.
+        case user(UserRecord, created: Bool, identities: [IdentityRecord])
         case failedAfterCommit(AuthError)
     }
 
@@ -109,9 +112,11 @@ struct ExternalAccounts {
         var user: UserRecord
         var identity: IdentityRecord
         var created = false
+        var shown: [IdentityRecord]
         switch decision {
         case .linkAccount(let existing):
             user = existing
+            shown = try conn.identities(userID: user.id)
             identity = try createIdentity(conn, user: user, provider: provider, data: identityData)
             mergeUserMetadata(&user, identityData)
             try updateProviders(conn, &user)
@@ -131,9 +136,11 @@ struct ExternalAccounts {
             // `signupNewUser`, reloading the row an app trigger may have changed.
             user = try AuthError.whenDatabaseFails("Database error saving new user", writing: user) { try conn.insertUser(user) }
             identity = try createIdentity(conn, user: user, provider: provider, data: identityData)
+            shown = [identity]
             created = true
         case .accountExists(let existing, var found):
             user = existing
+            shown = try conn.identities(userID: user.id)
             found.identityData = Models.text(identityData)
             found.updatedAt = now
             try conn.updateIdentity(found)
@@ -173,13 +180,15 @@ struct ExternalAccounts {
             try api.audit(conn, context, actor: user, action: .login,
                           traits: ["provider": .string(provider)])
         }
-        return .user(user, created: created)
+        return .user(user, created: created, identities: shown)
     }
 
     /// `linkIdentityToUser`: the identity joins `target` (manual linking, `link_identity`).
     func link(_ conn: Connection, target: UserRecord, data: ProviderUserData, provider: String,
               round: inout WriteRound) throws -> Outcome {
         var user = try conn.user(id: target.id) ?? target
+        // The user the request authenticated, identities loaded then: the new one is not listed.
+        let shown = try conn.identities(userID: user.id)
         if let existing = try conn.identity(providerID: data.metadata.subject, provider: provider) {
             if existing.userID == user.id {
                 throw AuthError(422, .identityAlreadyExists, "Identity is already linked")
@@ -208,7 +217,7 @@ struct ExternalAccounts {
         try updateProviders(conn, &user)
         Mailer(api: api, context: context).notify(conn, .identityLinked, user: user, to: user.email ?? "",
                                                   values: ["Provider": provider], round: &round)
-        return .user(user, created: false)
+        return .user(user, created: false, identities: shown)
     }
 
     // MARK: model helpers (internal/models)

@@ -362,7 +362,7 @@ struct ExternalEndpoints: EndpointGroup {
             } else {
                 outcome = try accounts.signIn(conn, data: data, provider: providerType, emailOptional: flow.emailOptional, round: &round)
             }
-            guard case .user(var user, _) = outcome else {
+            guard case .user(var user, _, _) = outcome else {
                 if case .failedAfterCommit(let error) = outcome { return .failed(error) }
                 return .failed(AuthError.unexpected)
             }
@@ -438,6 +438,6 @@ struct ExternalEndpoints: EndpointGroup {
                       traits: ["provider": .string(provider)])
         try accounts.removeUnconfirmedIdentities(conn, &user, keeping: identity)
         try accounts.confirm(conn, &user)
-        return .user(user, created: false)
+        return .user(user, created: false, identities: try conn.identities(userID: user.id))
     }
 }

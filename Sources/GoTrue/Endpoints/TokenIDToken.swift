@@ -97,9 +97,10 @@ extension TokenEndpoints {
             switch outcome {
             case .failedAfterCommit(let error):
                 return .failed(error)
-            case .user(var user, let created):
+            case .user(var user, let created, let shown):
                 let issued = try Tokens(api: api).issueSession(conn, user: &user, method: "oauth", request: context.request)
-                return .issued(issued, Models.user(user, identities: try conn.identities(userID: user.id), factors: try conn.factors(userID: user.id)),
+                // The answer's user is GoTrue's in memory, identities as loaded (`Outcome.user`).
+                return .issued(issued, Models.user(user, identities: shown, factors: try conn.factors(userID: user.id)),
                                created: created && target == nil)
             }
         }

@@ -137,7 +137,7 @@ extension TokenEndpoints {
         let accounts = ExternalAccounts(api: api, context: context)
         try accounts.beforeUserCreated(data: data, provider: provider)
         let (issued, user, created): (Tokens.Issued, JSON, Bool) = try api.write { [data] conn, round in
-            guard case .user(var user, let created) = try accounts.signIn(conn, data: data, provider: provider, emailOptional: true,
+            guard case .user(var user, let created, _) = try accounts.signIn(conn, data: data, provider: provider, emailOptional: true,
                                                                           round: &round) else {
                 // Without an email no confirmation can be pending.
                 throw AuthError.unexpected
