@@ -81,6 +81,32 @@ extension GoTrueAPI {
 }
 
 @Suite struct IdTokenGrantTests {
+    /// `parseSnapchatIDToken`: the generic claims, an email always verified; `updated_at` is a
+    /// `UnixTimeOrString` (seconds or RFC 3339), stored as Go marshals a time.
+    @Test func snapchatTokensAndTheUpdatedAtClaim() throws {
+        let api = try socialAPI { config in
+            var snapchat = OAuthProviderSettings()
+            snapchat.enabled = true
+            snapchat.clientIDs = ["snapcid"]
+            config.external.providers["snapchat"] = snapchat
+            config.mailer.autoconfirm = false
+        }
+        func grant(_ claims: String) -> HTTPResponse { api.idTokenGrant(["provider": "snapchat", "id_token": .string(claims)]) }
+        let first = grant(#"{"sub":"s1","aud":"snapcid","email":"snap@example.com","updated_at":1700000000}"#)
+        #expect(first.status == 200, "\(first.text)")
+        #expect(first.json["user"]?["email_confirmed_at"]?.stringValue != nil)
+        let data = first.json["user"]?["identities"]?[0]?["identity_data"]
+        #expect(data?["email_verified"] == true)
+        #expect(data?["updated_at"] == "2023-11-14T22:13:20Z")
+        #expect(first.json["user"]?["user_metadata"]?["updated_at"] == "2023-11-14T22:13:20Z")
+        let offset = grant(#"{"sub":"s2","aud":"snapcid","email":"snap2@example.com","updated_at":"2024-01-02T03:04:05.500+02:00"}"#)
+        #expect(offset.json["user"]?["identities"]?[0]?["identity_data"]?["updated_at"] == "2024-01-02T01:04:05.5Z")
+        for bad in [#""yesterday""#, "true", "{}"] {
+            let refused = grant(#"{"sub":"s3","aud":"snapcid","email":"snap3@example.com","updated_at":\#(bad)}"#)
+            #expect(refused.text == #"{"error":"invalid request","error_description":"Bad ID token"}"#, "\(bad)")
+        }
+    }
+
     /// Two accounts already answer to one email in the default linking domain (an unverified
     /// sign-up keeps its identity's email but not the account's): a third identity with that
     /// email is `NewInternalServerError`'s 500, code `unexpected_failure`.

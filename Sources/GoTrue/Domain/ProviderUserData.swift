@@ -34,6 +34,8 @@ struct ProviderClaims: Sendable {
     var issuedAt: Double = 0, expiresAt: Double = 0
     var name = "", familyName = "", givenName = "", middleName = "", nickName = "", preferredUsername = ""
     var profile = "", picture = "", website = "", gender = "", birthdate = "", zoneInfo = "", locale = ""
+    /// `UpdatedAt *UnixTimeOrString`, as `time.Time` marshals it (RFC 3339, UTC); nil when absent.
+    var updatedAt: String?
     var email = ""
     var emailVerified = false
     var phone = ""
@@ -64,6 +66,7 @@ struct ProviderClaims: Sendable {
         put("birthdate", birthdate)
         put("zoneinfo", zoneInfo)
         put("locale", locale)
+        if let updatedAt { o["updated_at"] = .string(updatedAt) }
         put("email", email)
         o["email_verified"] = .bool(emailVerified)
         put("phone", phone)
@@ -227,45 +230,61 @@ enum ExternalProviders {
             m.providerID = m.subject
             m.name = try c.string("user_name")
             m.picture = try c.string("user_avatar_url")
+        case "snapchat":
+            // `parseSnapchatIDToken`: the claims as the generic parser reads them, and an email
+            // always counts as verified.
+            m = try genericClaims(c, claims)
+            if !m.email.isEmpty {
+                data.emails.append(ProviderEmail(email: m.email, verified: true, primary: true))
+                m.emailVerified = true
+            }
         default:
             // `parseGenericIDToken`: the claims decoded straight into `provider.Claims`.
-            m.issuer = try c.string("iss")
-            m.subject = try c.string("sub")
-            m.audience = try c.audience()
-            m.issuedAt = try c.number("iat")
-            m.expiresAt = try c.number("exp")
-            m.name = try c.string("name")
-            m.familyName = try c.string("family_name")
-            m.givenName = try c.string("given_name")
-            m.middleName = try c.string("middle_name")
-            m.nickName = try c.string("nickname")
-            m.preferredUsername = try c.string("preferred_username")
-            m.profile = try c.string("profile")
-            m.picture = try c.string("picture")
-            m.website = try c.string("website")
-            m.gender = try c.string("gender")
-            m.birthdate = try c.string("birthdate")
-            m.zoneInfo = try c.string("zoneinfo")
-            m.locale = try c.string("locale")
-            m.email = try c.string("email")
-            m.emailVerified = try c.bool("email_verified")
-            m.phone = try c.string("phone")
-            m.phoneVerified = try c.bool("phone_verified")
-            if let custom = claims["custom_claims"], custom != .null {
-                guard let object = custom.objectValue else { throw ClaimTypeError(claim: "custom_claims") }
-                m.customClaims = object
-            }
-            m.fullName = try c.string("full_name")
-            m.avatarURL = try c.string("avatar_url")
-            m.slug = try c.string("slug")
-            m.providerID = try c.string("provider_id")
-            m.userName = try c.string("user_name")
+            m = try genericClaims(c, claims)
             if !m.email.isEmpty {
                 data.emails.append(ProviderEmail(email: m.email, verified: m.emailVerified, primary: true))
             }
         }
         data.metadata = m
         return data
+    }
+
+    /// `token.Claims(&provider.Claims)`: every claim of the struct, by its JSON name and type.
+    private static func genericClaims(_ c: ClaimReader, _ claims: JSONObject) throws(ClaimTypeError) -> ProviderClaims {
+        var m = ProviderClaims()
+        m.issuer = try c.string("iss")
+        m.subject = try c.string("sub")
+        m.audience = try c.audience()
+        m.issuedAt = try c.number("iat")
+        m.expiresAt = try c.number("exp")
+        m.name = try c.string("name")
+        m.familyName = try c.string("family_name")
+        m.givenName = try c.string("given_name")
+        m.middleName = try c.string("middle_name")
+        m.nickName = try c.string("nickname")
+        m.preferredUsername = try c.string("preferred_username")
+        m.profile = try c.string("profile")
+        m.picture = try c.string("picture")
+        m.website = try c.string("website")
+        m.gender = try c.string("gender")
+        m.birthdate = try c.string("birthdate")
+        m.zoneInfo = try c.string("zoneinfo")
+        m.locale = try c.string("locale")
+        m.updatedAt = try c.unixTimeOrString("updated_at")
+        m.email = try c.string("email")
+        m.emailVerified = try c.bool("email_verified")
+        m.phone = try c.string("phone")
+        m.phoneVerified = try c.bool("phone_verified")
+        if let custom = claims["custom_claims"], custom != .null {
+            guard let object = custom.objectValue else { throw ClaimTypeError(claim: "custom_claims") }
+            m.customClaims = object
+        }
+        m.fullName = try c.string("full_name")
+        m.avatarURL = try c.string("avatar_url")
+        m.slug = try c.string("slug")
+        m.providerID = try c.string("provider_id")
+        m.userName = try c.string("user_name")
+        return m
     }
 }
 
@@ -296,6 +315,27 @@ struct ClaimReader {
         case nil, .null?: return 0
         case .number(let n)?: return n
         default: throw ClaimTypeError(claim: key)
+        }
+    }
+
+    /// `UnixTimeOrString.UnmarshalJSON`: a number is whole seconds since the epoch, a string an
+    /// RFC 3339 time ("" the zero time), either written back as `time.Time` marshals (UTC);
+    /// absent or `null` is none, anything else fails the token.
+    func unixTimeOrString(_ key: String) throws(ClaimTypeError) -> String? {
+        switch claims[key] {
+        case nil, .null?:
+            return nil
+        case .number(let n)?:
+            // Years 0001-9999 only: `time.Time` refuses to marshal others (the identity could
+            // not be stored), and the emulator's timestamps end far sooner than Go's.
+            guard n.isFinite, n >= -62_135_596_800, n < 253_402_300_800 else { throw ClaimTypeError(claim: key) }
+            return Timestamp(seconds: Int64(n)).rfc3339
+        case .string(let s)?:
+            if s.isEmpty { return Timestamp.goZero.rfc3339 }
+            guard let time = Timestamp(rfc3339: s) else { throw ClaimTypeError(claim: key) }
+            return time.rfc3339
+        default:
+            throw ClaimTypeError(claim: key)
         }
     }
 
