@@ -466,6 +466,19 @@ extension GoTrueAPI {
         #expect(disabled.json["msg"] == "Unsupported provider: provider is not enabled")
         let badPKCE = api.call("GET", "/authorize?provider=google&code_challenge=abc")
         #expect(badPKCE.status == 400)
+        // Keycloak has no default server: without GOTRUE_EXTERNAL_KEYCLOAK_URL it is refused.
+        api.project.configuration.external.providers["keycloak"] = {
+            var keycloak = OAuthProviderSettings()
+            keycloak.enabled = true
+            keycloak.clientIDs = ["kc"]
+            keycloak.secret = "kc-secret"
+            return keycloak
+        }()
+        let keycloak = api.call("GET", "/authorize?provider=keycloak")
+        #expect(keycloak.status == 400)
+        #expect(keycloak.json["msg"] == "Unsupported provider: unable to find URL for the Keycloak provider")
+        api.project.configuration.external.providers["keycloak"]?.url = "https://kc.example/realms/r"
+        #expect(api.call("GET", "/authorize?provider=keycloak").status == 302)
     }
 
     /// Each provider's default scopes, then the request's split on commas without de-duplication
@@ -670,6 +683,25 @@ extension GoTrueAPI {
         let unknown = api.call("GET", "/authorize?provider=google&invite_token=nope")
         #expect(unknown.status == 404)
         #expect(errorCode(unknown) == "user_not_found")
+    }
+
+    /// `loadExternalState` loads the link's target user: one deleted meanwhile is a bad state,
+    /// a 303 to the site URL with the error in the query only.
+    @Test func aDeletedLinkTargetIsABadState() throws {
+        let api = try socialAPI {
+            $0.identityProviders.autoApprove = true
+            $0.security.manualLinkingEnabled = true
+        }
+        let session = api.signUp("target@example.com")
+        let bearer = session["access_token"]!.stringValue!
+        let url = api.call("GET", "/user/identities/authorize?provider=google&skip_http_redirect=true&login_hint=t-g@example.com",
+                           bearer: bearer).json["url"]?.stringValue
+        let page = api.follow(try #require(url))
+        #expect(api.admin("DELETE", "/admin/users/\(session["user"]!["id"]!.stringValue!)").status == 200)
+        let callback = api.follow(page.headers["Location"]!)
+        #expect(callback.status == 303)
+        #expect(callback.headers["Location"]
+                == "http://127.0.0.1:3000?error=server_error&error_code=user_not_found&error_description=Linking+target+user+not+found")
     }
 
     @Test func manualLinkingAndUnlinking() throws {

@@ -166,6 +166,10 @@ struct ExternalEndpoints: EndpointGroup {
         if !settings.enabled { return .failure(ProviderProblem(message: "provider is not enabled")) }
         if settings.clientIDs.isEmpty { return .failure(ProviderProblem(message: "missing OAuth client ID")) }
         if settings.secret.isEmpty { return .failure(ProviderProblem(message: "missing OAuth secret")) }
+        // `NewKeycloakProvider`: Keycloak has no default server.
+        if lower == "keycloak" && settings.url.isEmpty {
+            return .failure(ProviderProblem(message: "unable to find URL for the Keycloak provider"))
+        }
         return .success(settings)
     }
 
@@ -286,6 +290,17 @@ struct ExternalEndpoints: EndpointGroup {
         }
         if flow.isPKCE && flow.userID != nil {
             return .failure(AuthError(400, .flowStateAlreadyUsed, "State has already been used"))
+        }
+        // `loadExternalState` loads a manual link's target here: one deleted since is a bad
+        // state (the site URL, the error in the query), not a callback error.
+        if let target = flow.linkingTargetID {
+            do {
+                if try project.database.read({ conn in try conn.user(id: target) }) == nil {
+                    return .failure(AuthError(422, .userNotFound, "Linking target user not found"))
+                }
+            } catch {
+                return .failure(api.storeFailure(error))
+            }
         }
         return .success(flow)
     }
