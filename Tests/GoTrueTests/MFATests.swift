@@ -429,3 +429,35 @@ private enum AuthJSONClaims {
         #expect(untouched.json["users"]?[0]?["factors"]?.arrayValue?.count == 2)
     }
 }
+
+/// `GOTRUE_SESSIONS_ALLOW_LOW_AAL`: an aal1 session of a user with a verified factor gets access
+/// tokens that end by its allowance (counted from the sign-in) and no longer refreshes after
+/// it; a user without a factor, or an aal2 session, is not limited.
+@Suite struct AllowLowAALTests {
+    @Test func aLowSessionIsCappedThenRefused() throws {
+        let clock = ManualClock()
+        let api = try mfaAPI(clock: clock) { $0.sessions.allowLowAALSeconds = 120 }
+        let session = api.signUp("low@example.com")
+        // No factor yet: the usual hour.
+        #expect(session["expires_in"] == 3600)
+        let (_, _, raised) = try api.verifiedTOTP(bearer(session))
+        #expect(raised["expires_in"] == 3600)
+
+        clock.advance(seconds: 30)
+        let low = api.signIn("low@example.com")
+        #expect(low.json["expires_in"] == 120)
+        let access = try #require(low.json["access_token"]?.stringValue)
+        #expect(claims(of: access)["exp"]?.int64Value == clock.now().unixSeconds + 120)
+        clock.advance(seconds: 60)
+        let refreshed = api.refresh(low.json["refresh_token"]!.stringValue!)
+        #expect(refreshed.status == 200)
+        #expect(refreshed.json["expires_in"] == 60)
+        clock.advance(seconds: 61)
+        let refused = api.refresh(refreshed.json["refresh_token"]!.stringValue!)
+        #expect(refused.status == 400)
+        #expect(errorCode(refused) == "session_expired")
+        #expect(refused.json["msg"] == "Invalid Refresh Token: Session Expired (Low AAL: User Needs MFA Verification)")
+        // The aal2 session is not limited.
+        #expect(api.refresh(raised["refresh_token"]!.stringValue!).json["expires_in"] == 3600)
+    }
+}

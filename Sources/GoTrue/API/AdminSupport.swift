@@ -30,7 +30,8 @@ extension Core {
         let sessionID = claims["session_id"]?.stringValue ?? ""
         if !sessionID.isEmpty && sessionID != Validation.nilUUID {
             let caller = try authenticate(context, refusingBanned: false)
-            if let session = caller.session, !isSessionValid(session) {
+            if let session = caller.session,
+               !isSessionValid(session, userHasVerifiedFactor: caller.factors.contains { $0.status == "verified" }) {
                 throw AuthError(403, .sessionExpired, "Session is no longer valid")
             }
         }
@@ -43,7 +44,7 @@ extension Core {
 
     /// `Session.CheckValidity`'s time rules: `not_after`, the timebox and inactivity (measured
     /// from the last refresh, else the creation).
-    func isSessionValid(_ s: SessionRecord) -> Bool {
+    func isSessionValid(_ s: SessionRecord, userHasVerifiedFactor: Bool) -> Bool {
         let now = project.environment.now().microseconds
         let sessions = snapshot.configuration.sessions
         if let notAfter = s.notAfter, now > notAfter { return false }
@@ -52,6 +53,10 @@ extension Core {
         }
         if let timeout = sessions.inactivityTimeoutSeconds, timeout > 0,
            now > (s.refreshedAt ?? s.createdAt) + Int64(timeout * 1_000_000) {
+            return false
+        }
+        if let deadline = sessions.lowAALDeadline(createdAt: s.createdAt, aal: s.aal, userHasVerifiedFactor: userHasVerifiedFactor),
+           now > deadline {
             return false
         }
         return true

@@ -327,9 +327,23 @@ public struct SessionSettings: Sendable {
     public var timeboxSeconds: Double?
     /// `GOTRUE_SESSIONS_INACTIVITY_TIMEOUT` seconds; nil = unlimited.
     public var inactivityTimeoutSeconds: Double?
+    /// `GOTRUE_SESSIONS_ALLOW_LOW_AAL` seconds; nil = unlimited. A session below the user's
+    /// highest possible level (aal1 with a verified factor) lasts this long: its access tokens
+    /// expire by then and it no longer refreshes (`SessionLowAAL`).
+    public var allowLowAALSeconds: Double?
     /// `GOTRUE_SESSIONS_SINGLE_PER_USER`.
     public var singlePerUser = false
     /// `GOTRUE_SESSIONS_TAGS`.
     public var tags: [String] = []
     public init() {}
+}
+
+extension SessionSettings {
+    /// When a session made at `createdAt` stops being allowed below the user's highest level:
+    /// nil when `GOTRUE_SESSIONS_ALLOW_LOW_AAL` is off, the session is at that level already
+    /// (`aal` not below it), or the user has no verified factor (`HighestPossibleAAL` is aal1).
+    public func lowAALDeadline(createdAt: Int64, aal: String, userHasVerifiedFactor: Bool) -> Int64? {
+        guard let window = allowLowAALSeconds, window > 0, userHasVerifiedFactor, aal != "aal2" else { return nil }
+        return createdAt + Int64(window * 1_000_000)
+    }
 }

@@ -368,12 +368,17 @@ extension Configuration {
         rows.append(bool("experimental.create_email_identity_on_password_set_enabled", \.experimental.createEmailIdentityOnPasswordSet,
                          env: ["GOTRUE_EXPERIMENTAL_CREATE_EMAIL_IDENTITY_ON_PASSWORD_SET_ENABLED"], gotrue: false, cli: false,
                          "A first password on an account with a confirmed email and no email identity adds one."))
-        for (key, env, path) in [("sessions.timebox", "GOTRUE_SESSIONS_TIMEBOX", \Configuration.sessions.timeboxSeconds),
-                                 ("sessions.inactivity_timeout", "GOTRUE_SESSIONS_INACTIVITY_TIMEOUT",
-                                  \Configuration.sessions.inactivityTimeoutSeconds)] {
-            rows.append(Setting(key, .optionalDuration, env: [env], file: key, gotrue: .null, cli: .null,
-                                help: key == "sessions.timebox" ? "Sessions end this long after sign-in (unset: never)."
-                                    : "Sessions end after this long without a refresh (unset: never).",
+        let sessionDurations: [(String, String, Path<Double?>, String?, String)] = [
+            ("sessions.timebox", "GOTRUE_SESSIONS_TIMEBOX", \Configuration.sessions.timeboxSeconds, "sessions.timebox",
+             "Sessions end this long after sign-in (unset: never)."),
+            ("sessions.inactivity_timeout", "GOTRUE_SESSIONS_INACTIVITY_TIMEOUT", \Configuration.sessions.inactivityTimeoutSeconds,
+             "sessions.inactivity_timeout", "Sessions end after this long without a refresh (unset: never)."),
+            ("sessions.allow_low_aal", "GOTRUE_SESSIONS_ALLOW_LOW_AAL", \Configuration.sessions.allowLowAALSeconds, nil,
+             "An aal1 session of a user with a verified factor ends this long after sign-in (unset: never)."),
+        ]
+        for (key, env, path, file, help) in sessionDurations {
+            rows.append(Setting(key, .optionalDuration, env: [env], file: file, gotrue: .null, cli: .null,
+                                help: help,
                                 read: { $0[keyPath: path].map(SettingValue.number) ?? .null },
                                 write: { $0[keyPath: path] = $1.optionalNumber }))
         }

@@ -44,11 +44,16 @@ package struct Tokens {
     /// claims building and the MAC out of the serialized writer.
     /// With the custom access token hook on, the hook sees these claims and its answer is what
     /// is signed (`GenerateAccessToken`), keys in Go's map order.
+    /// `lowAALDeadline` (`SessionSettings.lowAALDeadline`, microseconds): a session below the
+    /// user's highest level gets no token that outlives its allowance.
     func accessToken(user: UserRecord, sessionID: String, aal: String, amr: JSON, issuedAt: Int64, method: String,
-                     request: HTTPRequest?, oauthClientID: String? = nil, scopes: String? = nil)
+                     request: HTTPRequest?, oauthClientID: String? = nil, scopes: String? = nil, lowAALDeadline: Int64? = nil)
         throws(AuthError) -> (token: String, expiresAt: Int64)
     {
-        let expiresAt = issuedAt + Int64(configuration.jwt.expirySeconds)
+        var expiresAt = issuedAt + Int64(configuration.jwt.expirySeconds)
+        if let deadline = lowAALDeadline {
+            expiresAt = min(expiresAt, Timestamp(microseconds: deadline).unixSeconds)
+        }
         let claims = Claims(user: user, sessionID: sessionID, aal: aal, amr: amr, issuedAt: issuedAt, expiresAt: expiresAt,
                             issuer: configuration.jwt.issuer, oauthClientID: oauthClientID, scopes: scopes)
         if configuration.hooks.customAccessToken.callable {
@@ -135,8 +140,15 @@ package struct Tokens {
         // `GenerateAccessToken`: one reading of the clock gives both `iat` and `exp`.
         let (aal, amr) = try assurance(conn, sessionID: session.id)
         let issuedAt = project.environment.now().unixSeconds
+        // The factors are read only when `GOTRUE_SESSIONS_ALLOW_LOW_AAL` can cap the token.
+        var lowAALDeadline: Int64?
+        if configuration.sessions.allowLowAALSeconds != nil && aal != "aal2" {
+            let verified = try conn.factors(userID: user.id).contains { $0.status == "verified" }
+            lowAALDeadline = configuration.sessions.lowAALDeadline(createdAt: session.createdAt, aal: aal, userHasVerifiedFactor: verified)
+        }
         let (token, expiresAt) = try accessToken(user: user, sessionID: session.id, aal: aal, amr: amr, issuedAt: issuedAt,
-                                                 method: method, request: request, oauthClientID: oauthClientID, scopes: scopes)
+                                                 method: method, request: request, oauthClientID: oauthClientID, scopes: scopes,
+                                                 lowAALDeadline: lowAALDeadline)
         var issued = Issued(accessToken: token, expiresAt: expiresAt, refreshToken: refreshToken, sessionID: session.id,
                             userID: user.id, issuedAt: issuedAt)
         issued.refreshTokenHeaders.counter = counter

@@ -154,6 +154,8 @@ package struct TokenEndpoints: EndpointGroup {
         var identities: [IdentityRecord]
         var factors: [FactorRecord]
         var aal: String
+        /// `GOTRUE_SESSIONS_ALLOW_LOW_AAL`'s cap on the access token (microseconds).
+        var lowAALDeadline: Int64?
         var amr: JSON
         /// The clock when the access token was minted (Unix seconds), as read in the transaction.
         var issuedAt: Int64
@@ -196,7 +198,8 @@ package struct TokenEndpoints: EndpointGroup {
             let (access, expiresAt) = try tokens.accessToken(user: done.user, sessionID: done.sessionID, aal: done.aal,
                                                          amr: done.amr, issuedAt: done.issuedAt,
                                                          method: "token_refresh", request: context.request,
-                                                         oauthClientID: done.oauthClientID, scopes: done.scopes)
+                                                         oauthClientID: done.oauthClientID, scopes: done.scopes,
+                                                         lowAALDeadline: done.lowAALDeadline)
             var issued = Tokens.Issued(accessToken: access, expiresAt: expiresAt, refreshToken: done.refreshToken,
                                        sessionID: done.sessionID, userID: done.user.id, issuedAt: done.issuedAt)
             issued.refreshTokenHeaders = done.headers
@@ -208,7 +211,10 @@ package struct TokenEndpoints: EndpointGroup {
     /// GoTrue's order: session validity, the OAuth client, one session per user.
     private func admit(_ conn: Connection, user: UserRecord, session: SessionRecord, tokenUpdatedAt: Int64?,
                        clientID: String?, now: Timestamp) throws {
-        if let problem = validityProblem(session, tokenUpdatedAt: tokenUpdatedAt, now: now) { throw problem }
+        let verifiedFactor = try hasVerifiedFactor(conn, user)
+        if let problem = validityProblem(session, tokenUpdatedAt: tokenUpdatedAt, now: now, verifiedFactor: verifiedFactor) {
+            throw problem
+        }
         // An OAuth server session refreshes only through its own authenticated client, and
         // a client may refresh only its own sessions (tokens/service.go).
         if let owner = session.oauthClientID, !owner.isEmpty {
@@ -223,7 +229,7 @@ package struct TokenEndpoints: EndpointGroup {
             let mine = lastRefreshed(session, tokenUpdatedAt: tokenUpdatedAt)
             // `FindAllSessionsForUser(tx, user.ID, true)`: the user's row is locked first.
             for other in try conn.sessions(userID: user.id, forUpdate: true) where other.id != session.id {
-                if validityProblem(other, tokenUpdatedAt: nil, now: now) != nil { continue }
+                if validityProblem(other, tokenUpdatedAt: nil, now: now, verifiedFactor: verifiedFactor) != nil { continue }
                 if tag(other) != tag(session) { continue }
                 if lastRefreshed(other, tokenUpdatedAt: nil) > mine {
                     throw AuthError(400, .sessionExpired, "Invalid Refresh Token: Session Expired (Revoked by Newer Login)")
@@ -407,9 +413,12 @@ package struct TokenEndpoints: EndpointGroup {
     private func issue(_ conn: Connection, user: UserRecord, session: SessionRecord, refreshToken: String) throws -> RefreshIssue {
         let (aal, amr) = try Tokens(api: api).assurance(conn, sessionID: session.id)
         let issuedAt = project.environment.now().unixSeconds
+        let factors = try conn.factors(userID: user.id)
+        let lowAALDeadline = config.sessions.lowAALDeadline(createdAt: session.createdAt, aal: aal,
+                                                            userHasVerifiedFactor: factors.contains { $0.status == "verified" })
         return RefreshIssue(refreshToken: refreshToken, sessionID: session.id, user: user,
                             identities: try conn.identities(userID: user.id),
-                            factors: try conn.factors(userID: user.id), aal: aal, amr: amr, issuedAt: issuedAt,
+                            factors: factors, aal: aal, lowAALDeadline: lowAALDeadline, amr: amr, issuedAt: issuedAt,
                             oauthClientID: session.oauthClientID, scopes: session.scopes)
     }
 
@@ -424,7 +433,7 @@ package struct TokenEndpoints: EndpointGroup {
     }
 
     /// `Session.CheckValidity` for the timebox, `not_after` and inactivity rules (reference §7.7).
-    private func validityProblem(_ s: SessionRecord, tokenUpdatedAt: Int64?, now: Timestamp) -> AuthError? {
+    private func validityProblem(_ s: SessionRecord, tokenUpdatedAt: Int64?, now: Timestamp, verifiedFactor: Bool) -> AuthError? {
         let expired = AuthError(400, .sessionExpired, "Invalid Refresh Token: Session Expired")
         if let notAfter = s.notAfter, now.microseconds > notAfter { return expired }
         if let timebox = config.sessions.timeboxSeconds, timebox > 0,
@@ -435,6 +444,17 @@ package struct TokenEndpoints: EndpointGroup {
            now.microseconds > lastRefreshed(s, tokenUpdatedAt: tokenUpdatedAt) + Int64(timeout * 1_000_000) {
             return AuthError(400, .sessionExpired, "Invalid Refresh Token: Session Expired (Inactivity)")
         }
+        if let deadline = config.sessions.lowAALDeadline(createdAt: s.createdAt, aal: s.aal, userHasVerifiedFactor: verifiedFactor),
+           now.microseconds > deadline {
+            return AuthError(400, .sessionExpired, "Invalid Refresh Token: Session Expired (Low AAL: User Needs MFA Verification)")
+        }
         return nil
+    }
+
+    /// `HighestPossibleAAL` is aal2: the user has a verified factor. Read only when
+    /// `GOTRUE_SESSIONS_ALLOW_LOW_AAL` is set, the one rule that asks.
+    private func hasVerifiedFactor(_ conn: Connection, _ user: UserRecord) throws -> Bool {
+        guard config.sessions.allowLowAALSeconds != nil else { return false }
+        return try conn.factors(userID: user.id).contains { $0.status == "verified" }
     }
 }
