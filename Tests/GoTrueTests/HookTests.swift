@@ -38,6 +38,27 @@ final class FakeHookServer: HookTransport, Sendable {
     }
 
     var received: [Request] { requests.withLock { $0 } }
+
+    /// Refuses (403, `message`) the user whose email is `email`; accepts every other call.
+    static func refusing(_ email: String, _ message: String) -> FakeHookServer {
+        FakeHookServer { request in
+            if request.json["user"]?["email"] == .string(email) {
+                return FakeHookServer.json(["error": ["http_code": 403, "message": .string(message)]])
+            }
+            return .response(status: 204, headers: [], body: [])
+        }
+    }
+}
+
+extension Configuration {
+    /// A built-in provider turned on with one client id (and a secret, which `/authorize` needs).
+    mutating func enableProvider(_ name: String, clientID: String, secret: String = "") {
+        var settings = OAuthProviderSettings()
+        settings.enabled = true
+        settings.clientIDs = [clientID]
+        settings.secret = secret
+        external.providers[name] = settings
+    }
 }
 
 /// `v1,whsec_` + base64 of 32 bytes "0123...".
@@ -280,12 +301,7 @@ func hookAPI(_ server: FakeHookServer, _ hook: WritableKeyPath<HookSettings, Hoo
     /// mail.go asks the before-user-created hook about a sign-up or invitation link's new user;
     /// a refusal stores nothing. An existing user's link asks nothing.
     @Test func aLinkForANewAddressAsksTheHook() throws {
-        let server = FakeHookServer { request in
-            if request.json["user"]?["email"] == "refused@example.com" {
-                return FakeHookServer.json(["error": ["http_code": 403, "message": "refused by hook"]])
-            }
-            return .response(status: 204, headers: [], body: [])
-        }
+        let server = FakeHookServer.refusing("refused@example.com", "refused by hook")
         let api = try hookAPI(server, \.beforeUserCreated) {
             // go-password's symbols, every one: the drawn symbol always satisfies the rule.
             $0.password.requiredCharacters = ["abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "0123456789",
@@ -309,12 +325,7 @@ func hookAPI(_ server: FakeHookServer, _ hook: WritableKeyPath<HookSettings, Hoo
 /// sign-up or invitation link that created its user.
 @Suite struct AdminAfterUserCreatedHookTests {
     @Test func invitesAndCreatingLinksCallIt() throws {
-        let server = FakeHookServer { request in
-            if request.json["user"]?["email"] == "refused@example.com" {
-                return FakeHookServer.json(["error": ["http_code": 403, "message": "Not this one"]])
-            }
-            return .response(status: 204, headers: [], body: [])
-        }
+        let server = FakeHookServer.refusing("refused@example.com", "Not this one")
         let api = try hookAPI(server, \.afterUserCreated)
         let invited = api.admin("POST", "/invite", ["email": "inv@example.com"])
         #expect(invited.status == 200)
@@ -362,18 +373,9 @@ func hookAPI(_ server: FakeHookServer, _ hook: WritableKeyPath<HookSettings, Hoo
     /// returning identity); external.go for every sign-in through a provider's callback, a
     /// returning user's too, and a refusal there is the callback's error redirect.
     @Test func socialSignInsCallAfterUserCreated() throws {
-        let server = FakeHookServer { request in
-            if request.json["user"]?["email"] == "refused@example.com" {
-                return FakeHookServer.json(["error": ["http_code": 403, "message": "Not this one"]])
-            }
-            return .response(status: 204, headers: [], body: [])
-        }
+        let server = FakeHookServer.refusing("refused@example.com", "Not this one")
         let api = try hookAPI(server, \.afterUserCreated) { config in
-            var google = OAuthProviderSettings()
-            google.enabled = true
-            google.clientIDs = ["google-client"]
-            google.secret = "google-secret"
-            config.external.providers["google"] = google
+            config.enableProvider("google", clientID: "google-client", secret: "google-secret")
             config.identityProviders.autoApprove = true
         }
         func grant(_ sub: String, _ email: String) -> HTTPResponse {

@@ -85,10 +85,7 @@ extension GoTrueAPI {
     /// `UnixTimeOrString` (seconds or RFC 3339), stored as Go marshals a time.
     @Test func snapchatTokensAndTheUpdatedAtClaim() throws {
         let api = try socialAPI { config in
-            var snapchat = OAuthProviderSettings()
-            snapchat.enabled = true
-            snapchat.clientIDs = ["snapcid"]
-            config.external.providers["snapchat"] = snapchat
+            config.enableProvider("snapchat", clientID: "snapcid")
             config.mailer.autoconfirm = false
         }
         func grant(_ claims: String) -> HTTPResponse { api.idTokenGrant(["provider": "snapchat", "id_token": .string(claims)]) }
@@ -467,13 +464,7 @@ extension GoTrueAPI {
         let badPKCE = api.call("GET", "/authorize?provider=google&code_challenge=abc")
         #expect(badPKCE.status == 400)
         // Keycloak has no default server: without GOTRUE_EXTERNAL_KEYCLOAK_URL it is refused.
-        api.project.configuration.external.providers["keycloak"] = {
-            var keycloak = OAuthProviderSettings()
-            keycloak.enabled = true
-            keycloak.clientIDs = ["kc"]
-            keycloak.secret = "kc-secret"
-            return keycloak
-        }()
+        api.project.configuration.enableProvider("keycloak", clientID: "kc", secret: "kc-secret")
         let keycloak = api.call("GET", "/authorize?provider=keycloak")
         #expect(keycloak.status == 400)
         #expect(keycloak.json["msg"] == "Unsupported provider: unable to find URL for the Keycloak provider")
@@ -513,11 +504,7 @@ extension GoTrueAPI {
     /// client wrote it (`getExternalProviderType`).
     @Test func aMixedCaseProviderNameIsKeptOnTheAccount() throws {
         let api = try socialAPI { config in
-            var github = OAuthProviderSettings()
-            github.enabled = true
-            github.clientIDs = ["gh-client"]
-            github.secret = "secret"
-            config.external.providers["github"] = github
+            config.enableProvider("github", clientID: "gh-client", secret: "secret")
             config.identityProviders.autoApprove = true
         }
         let start = api.call("GET", "/authorize?provider=GitHub&redirect_to=http://127.0.0.1:3000/cb&login_hint=mixed@example.com")
