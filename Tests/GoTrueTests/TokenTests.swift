@@ -75,6 +75,12 @@ import Testing
         }
         // A JSON body is not a form: the query names the grant.
         #expect(api.call("POST", "/token", ["grant_type": "password"]).json["msg"] == "unsupported_grant_type")
+        // `mime.ParseMediaType`: case-insensitive, white space and parameters allowed.
+        for (contentType, isForm) in [("Application/X-WWW-Form-URLEncoded", true), (" application/x-www-form-urlencoded ; charset=utf-8", true),
+                                      ("application/x-www-form-urlencodedx", false), ("text/plain", false)] {
+            let answer = api.call("POST", "/token", headers: ["Content-Type": contentType], raw: "grant_type=password")
+            #expect((answer.json["msg"] == "unsupported_grant_type") != isForm, "\(contentType)")
+        }
     }
 }
 
