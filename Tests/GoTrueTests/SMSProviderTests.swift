@@ -8,8 +8,8 @@ import Testing
 /// validation before each send, the rollback of what the request wrote, and the capture override.
 @Suite struct SMSProviderTests {
     func api(provider: String, settings: [String: String] = [:], capture: Bool = false,
-             testOTP: [String: String] = [:]) throws -> GoTrueAPI {
-        try makeAPI { config in
+             testOTP: [String: String] = [:], clock: ManualClock = ManualClock()) throws -> GoTrueAPI {
+        try makeAPI(clock: clock) { config in
             config.external.phoneEnabled = true
             config.sms.autoconfirm = false
             config.sms.provider = provider
@@ -66,6 +66,44 @@ import Testing
         #expect(response.status == 200)
         let verified = fixed.call("POST", "/verify", ["type": "sms", "phone": "+15550100004", "token": "123456"])
         #expect(verified.status == 200)
+    }
+
+    /// phone.go hands the provider the request's channel on sign-up, `/otp` and `PUT /user`, and
+    /// SMS on `/resend` and `/reauthenticate`: the outbox records the channel each went out on.
+    @Test func outboxRecordsTheChannel() throws {
+        let clock = ManualClock()
+        let api = try api(provider: "twilio", settings: [
+            "twilio.account_sid": "AC1", "twilio.auth_token": "t", "twilio.message_service_sid": "MG1",
+        ], clock: clock)
+        let channel = { (phone: String, type: String) throws -> [String] in
+            try api.project.database.read { conn in try conn.outboxMessages(recipient: phone, type: type).map(\.channel) }
+        }
+        let signedUp = api.call("POST", "/signup", ["phone": "+15550100011", "password": "password1", "channel": "whatsapp"])
+        #expect(signedUp.status == 200)
+        #expect(try channel("15550100011", "sms") == ["whatsapp"])
+        #expect(api.call("POST", "/otp", ["phone": "+15550100012", "channel": "whatsapp"]).status == 200)
+        #expect(try channel("15550100012", "sms") == ["whatsapp"])
+        clock.advance(seconds: 61)
+        #expect(api.call("POST", "/resend", ["type": "sms", "phone": "+15550100012"]).status == 200)
+        #expect(try channel("15550100012", "sms") == ["sms", "whatsapp"])
+
+        // A phone change on WhatsApp, then its resend on SMS.
+        let token = try confirmedPhoneSession(api, "+15550100013")
+        #expect(api.call("PUT", "/user", ["phone": "+15550100014", "channel": "whatsapp"], bearer: token).status == 200)
+        #expect(try channel("15550100014", "phone_change") == ["whatsapp"])
+        clock.advance(seconds: 61)
+        #expect(api.call("POST", "/resend", ["type": "phone_change", "phone": "+15550100013"], bearer: token).status == 200)
+        #expect(try channel("15550100014", "phone_change") == ["sms", "whatsapp"])
+    }
+
+    /// A user with a confirmed phone, signed in: sign-up, then `/verify` with the captured code.
+    func confirmedPhoneSession(_ api: GoTrueAPI, _ phone: String) throws -> String {
+        #expect(signUp(api, phone).status == 200)
+        let digits = String(phone.dropFirst())
+        let otp = try api.project.database.read { conn in try conn.outboxMessages(recipient: digits, type: "sms").first?.otp } ?? ""
+        let verified = api.call("POST", "/verify", ["type": "sms", "phone": .string(phone), "token": .string(otp)])
+        #expect(verified.status == 200)
+        return verified.json["access_token"]?.stringValue ?? ""
     }
 
     @Test func noProviderCaptures() throws {

@@ -30,7 +30,10 @@ extension Mailer {
 
     /// `sendPhoneConfirmation`: returns the message id (`test-otp` for a fixed test code, which
     /// sends nothing; otherwise the captured message's id, standing in for the provider's).
-    func sendPhoneOTP(_ conn: Connection, user: inout UserRecord, phone: String, purpose: SMSPurpose,
+    /// `channel` is the one the provider would send on (`sms`, or `whatsapp` through Twilio):
+    /// sign-up, `/otp` and `PUT /user` pass the request's, `/resend` and `/reauthenticate` SMS,
+    /// as phone.go's callers do. The outbox records it.
+    func sendPhoneOTP(_ conn: Connection, user: inout UserRecord, phone: String, purpose: SMSPurpose, channel: String,
                       round: inout WriteRound) throws -> String {
         let now = project.environment.now()
         let slots = purpose.slots
@@ -57,7 +60,7 @@ extension Mailer {
             }
             otp = OneTimeTokens(project: project).otp(length: config.sms.otpLength)
             let text = try MailTemplates.sms(config.sms.template, code: otp)
-            let captured = try capture(conn, channel: "sms", to: phone, type: purpose.outboxType, subject: "", html: "",
+            let captured = try capture(conn, channel: channel.isEmpty ? "sms" : channel, to: phone, type: purpose.outboxType, subject: "", html: "",
                                        text: text, otp: otp, tokenHash: OneTimeTokens.tokenHash(phone, otp), link: "",
                                        userID: user.id, round: &round).id
             if hooks.enabled(.sendSMS) {

@@ -150,7 +150,7 @@ struct OtpEndpoints: EndpointGroup {
             guard var user = try conn.user(id: existing!.id) else { throw AuthError.unexpected }
             try api.audit(conn, context, actor: user, action: .userRecoveryRequested,
                           traits: ["channel": .string(channel)])
-            return try mailer.sendPhoneOTP(conn, user: &user, phone: phone, purpose: .confirmation, round: &round)
+            return try mailer.sendPhoneOTP(conn, user: &user, phone: phone, purpose: .confirmation, channel: channel, round: &round)
         }
         return .json(OtpEndpoints.messageResponse(messageID))
     }

@@ -38,7 +38,7 @@ struct ReauthenticateEndpoints: EndpointGroup {
                 try mailer.sendReauthentication(conn, user: &user, round: &round)
                 return ""
             }
-            return try mailer.sendPhoneOTP(conn, user: &user, phone: phone, purpose: .reauthentication, round: &round)
+            return try mailer.sendPhoneOTP(conn, user: &user, phone: phone, purpose: .reauthentication, channel: "sms", round: &round)
         }
         return .json(OtpEndpoints.messageResponse(messageID))
     }

@@ -72,7 +72,7 @@ struct ResendEndpoints: EndpointGroup {
             case "sms":
                 if user.phoneConfirmedAt != nil { return "" }
                 try api.audit(conn, context, actor: user, action: .userRecoveryRequested)
-                return try mailer.sendPhoneOTP(conn, user: &user, phone: phone, purpose: .confirmation, round: &round)
+                return try mailer.sendPhoneOTP(conn, user: &user, phone: phone, purpose: .confirmation, channel: "sms", round: &round)
             case "email_change":
                 guard let newEmail = user.emailChange, !newEmail.isEmpty else { return "" }
                 if pkce {
@@ -84,7 +84,7 @@ struct ResendEndpoints: EndpointGroup {
                 return ""
             default:  // phone_change
                 guard let newPhone = user.phoneChange, !newPhone.isEmpty else { return "" }
-                return try mailer.sendPhoneOTP(conn, user: &user, phone: newPhone, purpose: .phoneChange, round: &round)
+                return try mailer.sendPhoneOTP(conn, user: &user, phone: newPhone, purpose: .phoneChange, channel: "sms", round: &round)
             }
         }
         return .json(OtpEndpoints.messageResponse(messageID))

@@ -214,7 +214,7 @@ struct SignupEndpoints: EndpointGroup {
                 }
                 try mailer.sendConfirmation(conn, user: &user, pkce: !codeChallenge.isEmpty, round: &round)
             } else {
-                _ = try mailer.sendPhoneOTP(conn, user: &user, phone: phone, purpose: .confirmation, round: &round)
+                _ = try mailer.sendPhoneOTP(conn, user: &user, phone: phone, purpose: .confirmation, channel: channel, round: &round)
             }
             // `HasBeenInvited`: an invited user's metadata and identities are left out of the
             // answer (what is stored stays).

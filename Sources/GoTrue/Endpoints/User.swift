@@ -171,7 +171,7 @@ struct UserEndpoints: EndpointGroup {
                     try VerifyEndpoints(api: api).smsVerify(conn, context, VerifyEndpoints.Params(type: "phone_change", phone: phone),
                                                             &user, round: &round)
                 } else {
-                    _ = try mailer.sendPhoneOTP(conn, user: &user, phone: phone, purpose: .phoneChange, round: &round)
+                    _ = try mailer.sendPhoneOTP(conn, user: &user, phone: phone, purpose: .phoneChange, channel: channel, round: &round)
                 }
             }
             try api.audit(conn, context, actor: user, action: .userModified)
