@@ -212,12 +212,14 @@ extension Connection {
         return try scalar("SELECT EXISTS (SELECT 1 FROM users)").int64Value == 1
     }
 
+    /// `IsDuplicatedPhone` (`FindUserByPhoneAndAudience`): SSO users do not count, so a phone
+    /// only an SSO user holds reaches the unique index instead.
     public func userExists(phone: String, aud: String, excluding id: String?) throws(StoreError) -> Bool {
         if let postgres {
-            return try postgres.store { try $0.userExists("phone = $1", phone, aud: aud, excluding: id) }
+            return try postgres.store { try $0.userExists("phone = $1 AND is_sso_user = false", phone, aud: aud, excluding: id) }
         }
         return try scalar(
-            "SELECT count(*) FROM users WHERE phone = ? AND aud = ? AND id <> ?",
+            "SELECT count(*) FROM users WHERE phone = ? AND aud = ? AND is_sso_user = 0 AND id <> ?",
             .text(phone), .text(aud), .text(id ?? "")
         ).int64Value ?? 0 > 0
     }

@@ -34,6 +34,10 @@ package struct OneTimeTokens {
                type: String, relatesTo: String, at now: Timestamp) throws {
         user[keyPath: slot] = token
         user[keyPath: sentAt] = now.microseconds
+        // Every send saves with `tx.UpdateOnly(user, <token>, <sent_at>...)`, and pop's Update
+        // also writes `updated_at` (storage's `getExcludedColumns` never excludes it): a
+        // re-invite or a resent code moves the user's `updated_at`.
+        user.updatedAt = now.microseconds
         try conn.updateUser(user)
         try record(conn, userID: user.id, type: type, tokenHash: token, relatesTo: relatesTo, at: now.microseconds)
     }

@@ -183,21 +183,22 @@ package struct AdminEndpoints: EndpointGroup {
         }
 
         /// `ban_duration`: nil when absent, 0 for `none` (unban), else Go's duration in
-        /// microseconds.
+        /// nanoseconds.
         func ban() throws(AuthError) -> Int64? {
             guard !banDuration.isEmpty else { return nil }
             if banDuration == "none" { return 0 }
             switch GoTime.parseDuration(banDuration) {
-            case .success(let nanoseconds): return nanoseconds / 1_000
+            case .success(let nanoseconds): return nanoseconds
             case .failure(let error):
                 throw AuthError(400, .validationFailed, "invalid format for ban duration: \(error.message)")
             }
         }
     }
 
-    /// `User.Ban`: a zero duration lifts the ban.
-    func applyBan(_ duration: Int64, to user: inout UserRecord, now: Timestamp) {
-        user.bannedUntil = duration == 0 ? nil : now.microseconds + duration
+    /// `User.Ban`: a zero duration lifts the ban; any other bans until now plus the duration
+    /// ("1ns" too: the time is kept in microseconds, as Postgres keeps it).
+    func applyBan(_ nanoseconds: Int64, to user: inout UserRecord, now: Timestamp) {
+        user.bannedUntil = nanoseconds == 0 ? nil : now.microseconds + nanoseconds / 1_000
     }
 
     /// `User.Confirm`: email confirmed now, confirmation token cleared, `email_verified` in
@@ -592,13 +593,15 @@ package struct AdminEndpoints: EndpointGroup {
         let now = project.environment.now()
         let factor: FactorRecord = try api.write { conn in
             var factor = loaded
-            if !friendlyName.isEmpty { factor.friendlyName = friendlyName }
-            if !phone.isEmpty && factor.factorType == "phone" {
-                factor.phone = try Validation.phone(phone)
-            }
-            factor.updatedAt = now.microseconds
+            // `UpdateFriendlyName` and `UpdatePhone` each write their column and `updated_at`;
+            // a body that asks for neither (or a phone for another kind of factor) writes nothing.
+            let renames = !friendlyName.isEmpty
+            let rephones = !phone.isEmpty && factor.factorType == "phone"
+            if renames { factor.friendlyName = friendlyName }
+            if rephones { factor.phone = try Validation.phone(phone) }
+            if renames || rephones { factor.updatedAt = now.microseconds }
             do {
-                try conn.updateFactor(factor)
+                if renames || rephones { try conn.updateFactor(factor) }
             } catch let error as StoreError where error.isUniqueViolation {
                 // Another factor of the user already has this name (or phone). The real server
                 // has no check here: Postgres's unique violation comes back from

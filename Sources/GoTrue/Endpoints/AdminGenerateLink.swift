@@ -112,6 +112,8 @@ extension AdminEndpoints {
                     throw AuthError.duplicateEmail
                 }
                 found.emailChangeSentAt = now.microseconds
+                // `UpdateOnly` writes `updated_at` too, as for every other link type.
+                found.updatedAt = now.microseconds
                 found.emailChange = newEmail
                 found.emailChangeConfirmStatus = 0
                 if type == "email_change_current" {

@@ -32,8 +32,10 @@ struct IdentityEndpoints: EndpointGroup {
     func unlinkIdentity(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let caller = try api.caller(context, loadingIdentities: true)
         let raw = context.pathParameters["identity_id"] ?? ""
-        guard Validation.isUUID(raw) else { throw AuthError(404, .validationFailed, "identity_id must be an UUID") }
-        let identityID = raw.lowercased()
+        // `uuid.FromString`, as for the admin routes' ids: bare hex, braces and `urn:uuid:` too.
+        guard let identityID = AdminEndpoints.canonicalUUID(raw) else {
+            throw AuthError(404, .validationFailed, "identity_id must be an UUID")
+        }
         let aud = api.requestAudience(context, claims: caller.claims)
         let tokenAudience = (try? ClaimReader(caller.claims).audience()) ?? []
         if tokenAudience.first != aud {
