@@ -70,6 +70,11 @@ def test_signup_with_data_autoconfirm_on_returns_a_session(start_auth, make_clie
     assert identity.identity_data["sub"] == user.id
     assert identity.identity_data["email"] == email
     assert identity.identity_data["full_name"] == "Alice"
+    # GoTrue's identity shares its map with user_metadata in memory, so the answer shows the
+    # confirmation; the stored identity keeps email_verified false.
+    assert identity.identity_data["email_verified"] is True
+    stored = client.get_user(session.access_token).user.identities[0].identity_data
+    assert stored["email_verified"] is False
 
     # The client keeps the session it was given.
     assert client.get_session().access_token == session.access_token

@@ -160,6 +160,11 @@ struct SignupEndpoints: EndpointGroup {
 
             // The provider's identity, created on first sign-up; user_metadata takes its data.
             var identity: IdentityRecord
+            // `RemoveUnconfirmedIdentities` makes user_metadata the new identity's very map, and
+            // `UpdateUserMetaData` then deletes its null values and `Confirm` adds
+            // `email_verified: true` to it: the answer's identity shows both changes, while the
+            // identity row keeps what was inserted (nulls, `email_verified: false`).
+            var shared: JSONObject?
             if let found = try conn.identity(providerID: user.id, provider: provider) {
                 identity = found
             } else {
@@ -171,7 +176,10 @@ struct SignupEndpoints: EndpointGroup {
                 identity = IdentityRecord(id: project.environment.uuid(), providerID: user.id, userID: user.id,
                                           identityData: Models.text(identityData), provider: provider, at: now.microseconds)
                 try conn.insertIdentity(identity)
-                user.userMetadata = Models.text(identityData)
+                var metadata = identityData
+                for (key, value) in identityData where value == .null { _ = metadata.removeValue(forKey: key) }
+                shared = metadata
+                user.userMetadata = Models.text(metadata)
                 try AuthError.whenDatabaseFails("Database error updating user") { try conn.updateUser(user) }
                 // An unconfirmed account (one an unverified provider made, say) keeps only this
                 // identity, with its data and provider (signup.go).
@@ -187,6 +195,7 @@ struct SignupEndpoints: EndpointGroup {
                     user.emailConfirmedAt = now.microseconds
                     user.confirmationToken = nil
                     user.userMetadata = Models.merge(["email_verified": true], into: user.userMetadata)
+                    shared?["email_verified"] = true
                 } else {
                     // `ConfirmPhone` sets the time and clears the token; unlike `Confirm`, it
                     // leaves user_metadata's `phone_verified` as the identity made it (false).
@@ -198,7 +207,7 @@ struct SignupEndpoints: EndpointGroup {
                 try api.audit(conn, context, actor: user, action: .login,
                               traits: ["provider": .string(provider)])
                 let issued = try Tokens(api: api).issueSession(conn, user: &user, method: "password", request: context.request)
-                return (.session(issued, Models.user(user, identities: [identity])), created)
+                return (.session(issued, Models.user(user, identities: [shown(identity, shared)])), created)
             }
 
             try api.audit(conn, context, actor: user, action: .userConfirmationRequested,
@@ -223,7 +232,7 @@ struct SignupEndpoints: EndpointGroup {
                 shown.userMetadata = "{}"
                 return (.pending(Models.user(shown, identities: [])), created)
             }
-            return (.pending(Models.user(user, identities: [identity])), created)
+            return (.pending(Models.user(user, identities: [shown(identity, shared)])), created)
         }
 
         // signup.go calls the after-user-created hook on its last path only: whenever it answers
@@ -251,6 +260,15 @@ struct SignupEndpoints: EndpointGroup {
             let factors = try api.read { conn in try conn.factors(userID: existing.id) }
             return .json(sanitized(existing, provider: provider, data: data, aud: aud, now: now, factors: factors))
         }
+    }
+
+    /// The identity as the answer shows it: with the map it shares with user_metadata, when it
+    /// was made now.
+    private func shown(_ identity: IdentityRecord, _ shared: JSONObject?) -> IdentityRecord {
+        guard let shared else { return identity }
+        var shown = identity
+        shown.identityData = Models.text(shared)
+        return shown
     }
 
     /// `sanitizeUser`: the enumeration-protection stand-in for an existing confirmed account
