@@ -806,18 +806,21 @@ extension JSONObject {
         }
     }
 
+    /// A `null` full_name is gone from user_metadata before the entry is made (the sign-up's
+    /// `UpdateUserMetaData` deletes null values), so that entry has no `actor_name`.
     @Test(arguments: [
-        (JSON.number(42), "42"), (.null, "null"), (.string("Ada <L>"), #""Ada \u003cL\u003e""#),
+        (JSON.number(42), "42"), (.null, nil), (.string("Ada <L>"), #""Ada \u003cL\u003e""#),
         (.object(["b": 1, "a": .object(["z": true, "y": false])]), #"{"a":{"y":false,"z":true},"b":1}"#),
-    ])
-    func storedTextHasSortedKeysAndAnyFullName(name: JSON, written: String) throws {
+    ] as [(JSON, String?)])
+    func storedTextHasSortedKeysAndAnyFullName(name: JSON, written: String?) throws {
         let api = try makeAPI()
         let user = api.signUp("named@example.com", data: .object(["full_name": name, "plan": "pro"]))
         let id = try #require(user["user"]?["id"]?.stringValue ?? user["id"]?.stringValue)
         let payloads = try storedPayloads(api)
         let signedUp = try #require(payloads.first { $0.contains(#""action":"user_signedup""#) })
+        let actorName = written.map { #""actor_name":\#($0),"# } ?? ""
         #expect(signedUp == """
-            {"action":"user_signedup","actor_id":"\(id)","actor_name":\(written),"actor_username":"named@example.com",\
+            {"action":"user_signedup","actor_id":"\(id)",\(actorName)"actor_username":"named@example.com",\
             "actor_via_sso":false,"log_type":"team","traits":{"provider":"email"}}
             """)
     }
