@@ -596,6 +596,16 @@ extension GoTrueAPI {
         }
     }
 
+    /// verify.go sets `u.Fragment = hq.Encode()` and answers `u.String()`, which escapes the
+    /// fragment again (`encodeFragment`: `%` becomes `%25`, `(`, `)` and `:` stay); the PKCE
+    /// query copy is escaped once.
+    @Test func errorRedirectFragmentIsEscapedTwice() {
+        let error = AuthError(403, .otpExpired, "Denied: not allowed (test) 100%")
+        #expect(VerifyEndpoints.errorRedirect(error, "http://localhost:3000/cb", pkce: true)
+            == "http://localhost:3000/cb?error=access_denied&error_code=otp_expired&error_description=Denied%3A+not+allowed+%28test%29+100%25"
+            + "#error=access_denied&error_code=otp_expired&error_description=Denied%253A+not+allowed+%2528test%2529+100%2525&sb=")
+    }
+
     @Test func pkceErrorRedirectCarriesQueryToo() throws {
         let api = try makeAPI()
         let response = api.call("GET", "/verify?type=magiclink&token=pkce_missing")

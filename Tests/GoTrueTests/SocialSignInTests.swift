@@ -628,6 +628,9 @@ extension GoTrueAPI {
         let badCode = api.call("GET", "/callback?state=\(state)&code=nope")
         #expect(badCode.headers["Location"]?.contains("error_code=unexpected_failure") == true)
         #expect(badCode.headers["Location"]?.contains("Unable+to+exchange+external+code%3A+nope") == true)
+        // `u.Fragment = hq.Encode()` then `u.String()`: the fragment's text is escaped twice.
+        let fragment = badCode.headers["Location"]?.split(separator: "#").last.map(String.init) ?? ""
+        #expect(fragment.contains("error_description=Unable+to+exchange+external+code%253A+nope"))
     }
 
     @Test func callbackSignupDisabledIsAccessDenied() throws {

@@ -82,6 +82,14 @@ package enum GoURL {
         escape(text, keeping: Array("$&+:=@/;,".utf8))
     }
 
+    /// `URL.EscapedFragment` of a fragment set as decoded text (`encodeFragment`): reserved
+    /// characters `$&+,/:;=?@` and `!()*` kept, `%` and everything else percent-encoded.
+    /// `u.Fragment = hq.Encode()` then `u.String()` therefore encodes the query text twice: a
+    /// `%3A` reaches the browser as `%253A`.
+    static func escapeFragment(_ text: String) -> String {
+        escape(text, keeping: Array("$&+,/:;=?@!()*".utf8))
+    }
+
     /// Go's `escape`: unreserved bytes kept, `kept` ones too, a space as `+` in query mode,
     /// everything else `%XX` (upper-case hex).
     private static func escape(_ text: String, keeping kept: [UInt8], spaceAsPlus: Bool = false) -> String {

@@ -253,7 +253,8 @@ struct ExternalEndpoints: EndpointGroup {
             for item in items { url.set(item.name, item.value) }
             url.rawQuery = GoURL.encode(url.query)
             // The fragment repeats only the non-empty ones (an error without a description).
-            url.fragment = GoURL.encode(items.filter { !$0.value.isEmpty } + [QueryItem(name: "sb", value: "")])
+            // `u.Fragment = hq.Encode()`, escaped again by `u.String()`, as in verify.go.
+            url.fragment = GoURL.escapeFragment(GoURL.encode(items.filter { !$0.value.isEmpty } + [QueryItem(name: "sb", value: "")]))
             return ExternalEndpoints.found(url.string)
         }
     }

@@ -141,8 +141,9 @@ struct VerifyEndpoints: EndpointGroup {
             var url = RedirectURL(params.redirectTo)
             if pkce { url.set("message", VerifyEndpoints.singleConfirmationAccepted) }
             url.rawQuery = GoURL.encode(url.query)
-            url.fragment = GoURL.encode([QueryItem(name: "message", value: VerifyEndpoints.singleConfirmationAccepted),
-                                         QueryItem(name: "sb", value: "")])
+            // `prepRedirectURL`: `u.Fragment = hq.Encode()`, escaped again by `u.String()`.
+            url.fragment = GoURL.escapeFragment(GoURL.encode([QueryItem(name: "message", value: VerifyEndpoints.singleConfirmationAccepted),
+                                                              QueryItem(name: "sb", value: "")]))
             return VerifyEndpoints.redirect(to: url.string)
         case .authCode(let code):
             var url = RedirectURL(params.redirectTo)
@@ -179,7 +180,9 @@ struct VerifyEndpoints: EndpointGroup {
         url.set("error_code", code)
         url.set("error_description", error.message)
         if pkce { url.rawQuery = GoURL.encode(url.query) }
-        url.fragment = GoURL.encode(fragment)
+        // `u.Fragment = hq.Encode()`, escaped again by `u.String()`: the browser gets
+        // `error_description=...%253A...`, which clients decode once.
+        url.fragment = GoURL.escapeFragment(GoURL.encode(fragment))
         return url.string
     }
 
