@@ -141,13 +141,14 @@ extension Connection {
                     .text(userID), .text(factorType))
     }
 
-    /// `Factor.WriteChallengeToDatabase`'s second half.
+    /// `Factor.WriteChallengeToDatabase`'s second half: `UpdateOnly(f, "last_challenged_at")`,
+    /// which writes `updated_at` too (pop stamps it on every update), so a challenge moves both.
     public func markFactorChallenged(id: String, at time: Int64) throws(StoreError) {
         if let postgres {
             guard PostgresArguments.isUUID(id) else { return }
             return try postgres.store { try $0.markFactorChallenged(id: id, at: time) }
         }
-        try execute("UPDATE mfa_factors SET last_challenged_at = ? WHERE id = ?", .integer(time), .text(id))
+        try execute("UPDATE mfa_factors SET last_challenged_at = ?, updated_at = ? WHERE id = ?", .integer(time), .integer(time), .text(id))
     }
 
     /// `Factor.DowngradeSessionsToAAL1`: sessions that were raised by this factor lose its AMR

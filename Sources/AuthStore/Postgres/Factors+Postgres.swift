@@ -63,7 +63,7 @@ extension PostgresConnection {
                 WHERE last_challenged_at >= $1::timestamptz AND id <> $2
               ) AS candidates
               WHERE NOT EXISTS (SELECT 1 FROM auth.mfa_factors other WHERE other.last_challenged_at = candidate AND other.id <> $2)
-            ) WHERE id = $2
+            ), updated_at = $1::timestamptz WHERE id = $2
             """,
             A.time(time), .text(id)
         )

@@ -46,9 +46,10 @@ extension VerifyEndpoints {
         try api.audit(conn, context, actor: user, action: .userSignedUp, traits: ["provider": "email"])
         try confirmEmail(conn, &user)
         let email = user.email ?? ""
+        // `Identity.UpdateIdentityData`: a raw `update identities set identity_data = ?`, so the
+        // identity's `updated_at` stays as it was.
         for var identity in try conn.identities(userID: user.id) where !email.isEmpty && (identity.email ?? "") == email {
             identity.identityData = Models.merge(["email_verified": true], into: identity.identityData)
-            identity.updatedAt = project.environment.now().microseconds
             try conn.updateIdentity(identity)
         }
     }
@@ -89,6 +90,8 @@ extension VerifyEndpoints {
                 user.emailChangeTokenNew = nil
                 try conn.deleteOneTimeToken(userID: user.id, type: "email_change_token_new")
             }
+            // `tx.UpdateOnly(user, ...)`: pop writes `updated_at` too.
+            user.updatedAt = project.environment.now().microseconds
             try conn.updateUser(user)
             return false
         }
