@@ -385,6 +385,28 @@ private func bearer(_ session: JSON) -> String { session["access_token"]?.string
         #expect(errorCode(duplicate) == "mfa_verified_factor_exists")
     }
 
+    /// With Twilio Verify (`IsTwilioVerifyProvider`), Twilio checks the code: a wrong one is
+    /// 403 `otp_expired` before any hook is asked, the captured one passes.
+    @Test func twilioVerifyChecksTheCodeItself() throws {
+        let api = try mfaAPI { config in
+            config.mfa.phone = MFASettings.Toggles(enroll: true, verify: true)
+            config.sms.provider = "twilio_verify"
+            config.sms.providerSettings = ["twilio_verify.account_sid": "AC1", "twilio_verify.auth_token": "t",
+                                           "twilio_verify.message_service_sid": "VA1"]
+        }
+        let token = bearer(api.signUp("verify-mfa@example.com"))
+        let factor = try #require(api.call("POST", "/factors", ["factor_type": "phone", "phone": "15550004444"], bearer: token)
+            .json["id"]?.stringValue)
+        let challenge = api.challenge(factor, token)
+        #expect(challenge.status == 200)
+        let sms = try #require(try api.latestMessage(to: "15550004444", type: "mfa"))
+        let challengeID = try #require(challenge.json["id"]?.stringValue)
+        let wrong = api.verifyFactor(factor, challenge: challengeID, code: sms.otp == "000000" ? "111111" : "000000", token)
+        #expect(wrong.status == 403)
+        #expect(wrong.text == #"{"code":403,"error_code":"otp_expired","msg":"Token has expired or is invalid"}"#)
+        #expect(api.verifyFactor(factor, challenge: challengeID, code: sms.otp, token).status == 200)
+    }
+
     @Test func whatsappNeedsTwilio() throws {
         let api = try phoneAPI()
         let token = bearer(api.signUp("wa@example.com"))

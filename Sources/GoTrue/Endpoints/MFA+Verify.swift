@@ -34,6 +34,18 @@ extension MFAEndpoints {
         if factor.factorType == "totp" {
             let secret = (try? Base32.decode(factor.secret ?? "")) ?? []
             valid = !secret.isEmpty && OneTimePassword.validateTOTP(code, secret: secret, unixSeconds: project.environment.now().unixSeconds)
+        } else if config.sms.provider == "twilio_verify" {
+            // `IsTwilioVerifyProvider`: Twilio checks the code (`VerifyOTP`), the captured code
+            // standing in for the one it sent. A provider that cannot be built is a 500, a wrong
+            // code a 403 before the hook is asked.
+            if let problem = config.sms.providerProblem {
+                logError("sms: \(problem)")
+                throw AuthError(500, .unexpectedFailure, "Failed to get SMS provider")
+            }
+            guard constantTimeEquals(Array((challenge.otpCode ?? "").utf8), Array(code.utf8)) else {
+                throw AuthError(403, .otpExpired, "Token has expired or is invalid")
+            }
+            valid = true
         } else {
             valid = constantTimeEquals(Array((challenge.otpCode ?? "").utf8), Array(code.utf8))
         }
