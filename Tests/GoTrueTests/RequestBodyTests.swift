@@ -63,4 +63,30 @@ import Testing
         let trailing = api.call("POST", "/signup", raw: #"{"email":"t@example.com","password":"password1",}"#)
         #expect(trailing.json["msg"] == "Could not parse request body as JSON: invalid character '}' looking for beginning of object key string")
     }
+
+    /// encoding/json fills a field from a member whose name matches it exactly or, failing that,
+    /// case-insensitively (`bytes.EqualFold`: the Kelvin sign folds to `k`, the long s to `s`);
+    /// a later member for the same field wins, and a type error names the field.
+    @Test func membersFillFieldsCaseInsensitively() throws {
+        let folded = try RequestBody(body(#"{"EMAIL":"a@example.com","Password":"x","Data":{"k":1}}"#), as: "SignupParams")
+        #expect(try folded.string("email") == "a@example.com")
+        #expect(try folded.string("password") == "x")
+        #expect(try folded.map("data") == ["k": 1])
+        #expect(folded.contains("email") && !folded.contains("phone"))
+        let later = try RequestBody(body(#"{"email":"first@example.com","Email":"second@example.com"}"#), as: "SignupParams")
+        #expect(try later.string("email") == "second@example.com")
+        let kelvin = try RequestBody(body("{\"refresh_to\u{212A}en\":\"r\",\"\u{017F}cope\":\"local\"}"), as: "RefreshTokenGrantParams")
+        #expect(try kelvin.string("refresh_token") == "r")
+        #expect(try kelvin.string("scope") == "local")
+        #expect(try RequestBody(body(#"{"emails":"x","e-mail":"y"}"#), as: "SignupParams").string("email") == nil)
+        #expect(throws: AuthError(400, .badJson, "Could not parse request body as JSON: json: cannot unmarshal number into Go struct field SignupParams.email of type string")) {
+            _ = try RequestBody(body(#"{"Email":5}"#), as: "SignupParams").checking(["email": .string])
+        }
+
+        let api = try makeAPI()
+        let signedUp = api.call("POST", "/signup", raw: #"{"Email":"Folded@example.com","PASSWORD":"password1"}"#)
+        #expect(signedUp.status == 200)
+        #expect(signedUp.json["user"]?["email"] == "folded@example.com")
+        #expect(signedUp.json["user"]?["is_anonymous"] == false)
+    }
 }

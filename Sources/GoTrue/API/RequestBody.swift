@@ -60,6 +60,47 @@ package struct RequestBody {
         default:
             throw AuthError(400, .badJson, prefix + "json: cannot unmarshal \(RequestBody.kind(document.value)) into Go value of type api.\(structName)")
         }
+        // Every params field's JSON name is lower-case ASCII: a body whose keys are too can
+        // only name a field exactly, and needs no case-folded search.
+        exactKeysOnly = object.keys.allSatisfy { key in key.utf8.allSatisfy { $0 < 0x80 && !(0x41...0x5A).contains($0) } }
+    }
+
+    /// Whether no key could name a field by folding (`value(_:)`).
+    private var exactKeysOnly = true
+
+    /// The member `json.Unmarshal` stores in the field named `key`: Go matches a member to a
+    /// field by its exact name, else case-insensitively (`foldName`, as `bytes.EqualFold`), and
+    /// a later member for the same field overwrites an earlier one. `{"Email": ...}` fills
+    /// `email`, as it does for GoTrue.
+    func value(_ key: String) -> JSON? {
+        if exactKeysOnly { return object[key] }
+        var found: JSON?
+        for (name, value) in object where name == key || RequestBody.foldEquals(name, key) { found = value }
+        return found
+    }
+
+    /// The member key that fills the field `key` (`value(_:)`), for error messages and checks.
+    private func memberKey(_ key: String) -> String? {
+        if exactKeysOnly { return object[key] == nil ? nil : key }
+        var found: String?
+        for (name, _) in object where name == key || RequestBody.foldEquals(name, key) { found = name }
+        return found
+    }
+
+    /// `bytes.EqualFold(member, field)` for a lower-case ASCII field name: ASCII letters in
+    /// either case, the Kelvin sign for `k` and the long s for `s` (their simple case folds).
+    static func foldEquals(_ member: String, _ field: String) -> Bool {
+        var scalars = member.unicodeScalars.makeIterator()
+        for f in field.unicodeScalars {
+            guard let m = scalars.next() else { return false }
+            if m == f { continue }
+            if m.value < 0x80 {
+                guard (0x41...0x5A).contains(m.value), m.value + 0x20 == f.value else { return false }
+            } else if !(m == "\u{212A}" && f == "k") && !(m == "\u{017F}" && f == "s") {
+                return false
+            }
+        }
+        return scalars.next() == nil
     }
 
     /// Go's names for JSON kinds in `UnmarshalTypeError`.
@@ -87,7 +128,7 @@ package struct RequestBody {
 
     /// A `string` field: absent or null is nil ("" in Go, where it matters the caller decides).
     func string(_ key: String) throws(AuthError) -> String? {
-        guard let value = object[key] else { return nil }
+        guard let value = value(key) else { return nil }
         switch value {
         case .null: return nil
         case .string(let s): return s
@@ -97,7 +138,7 @@ package struct RequestBody {
 
     /// A `bool` field.
     func bool(_ key: String) throws(AuthError) -> Bool? {
-        guard let value = object[key] else { return nil }
+        guard let value = value(key) else { return nil }
         switch value {
         case .null: return nil
         case .bool(let b): return b
@@ -107,17 +148,17 @@ package struct RequestBody {
 
     /// A `map[string]interface{}` field: absent or null is nil.
     func map(_ key: String) throws(AuthError) -> JSONObject? {
-        guard let value = object[key] else { return nil }
+        guard let value = value(key) else { return nil }
         switch value {
         case .null: return nil
         case .object(let o):
-            if let literal = overflowingNumbers[key] {
+            if let literal = overflowingNumbers[memberKey(key) ?? key] {
                 // `convertNumber` fails when the map's interface{} values are decoded; the
                 // error names the struct field, not the map key (`addErrorContext`).
                 throw AuthError(400, .badJson, prefix
                     + "json: cannot unmarshal number \(literal) into Go struct field \(structName).\(key) of type float64")
             }
-            if truncatedKeys.contains(key) {
+            if truncatedKeys.contains(memberKey(key) ?? key) {
                 // Go decodes up to 10,000 levels into the map; the emulator builds values only
                 // to JSON.requestBodyMaterializedDepth levels, which keeps every later step (storing,
                 // rendering, signing) within a worker thread's stack.
@@ -129,7 +170,13 @@ package struct RequestBody {
         }
     }
 
-    func contains(_ key: String) -> Bool { object[key] != nil && object[key] != .null }
+    func contains(_ key: String) -> Bool { value(key).map { $0 != .null } ?? false }
+
+    /// Type-checks one member as Go decodes it into the field `key` (null always fits).
+    private func typed(_ member: String, _ key: String, goType: String, _ fits: (JSON) -> Bool) throws(AuthError) {
+        guard let value = object[member], value != .null, !fits(value) else { return }
+        throw mismatch(key, value, goType: goType)
+    }
 
     /// The Go type of a params struct's field, for `checking(_:)`.
     enum FieldType: Sendable { case string, bool, map }
@@ -140,10 +187,13 @@ package struct RequestBody {
     /// anonymous branch of `/signup`, a bad address before `data`), would otherwise answer
     /// another error, or none, for a body GoTrue refuses as `bad_json`.
     func checking(_ fields: [String: FieldType]) throws(AuthError) -> RequestBody {
-        for key in object.keys {
+        for member in object.keys {
+            // The field the member fills: its exact name, else a case-folded one.
+            let key = fields[member] != nil || exactKeysOnly ? member
+                : fields.keys.sorted().first { RequestBody.foldEquals(member, $0) } ?? member
             switch fields[key] {
-            case .string?: _ = try string(key)
-            case .bool?: _ = try bool(key)
+            case .string?: _ = try typed(member, key, goType: "string") { if case .string = $0 { true } else { false } }
+            case .bool?: _ = try typed(member, key, goType: "bool") { if case .bool = $0 { true } else { false } }
             case .map?: _ = try map(key)
             case nil: continue
             }

@@ -221,7 +221,7 @@ struct CustomOAuthProviderEndpoints: EndpointGroup {
         init(_ request: HTTPRequest) throws(AuthError) {
             let body = try RequestBody(request, as: "AdminCustomOAuthProviderParams")
             func strings(_ key: String) throws(AuthError) -> [String]? {
-                guard let value = body.object[key] else { return nil }
+                guard let value = body.value(key) else { return nil }
                 func mismatch(_ v: JSON, _ goType: String) -> AuthError {
                     AuthError(400, .badJson, body.prefix + "json: cannot unmarshal \(RequestBody.kind(v)) into Go struct field "
                               + "AdminCustomOAuthProviderParams.\(key) of type \(goType)")

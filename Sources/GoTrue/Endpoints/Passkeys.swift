@@ -92,7 +92,7 @@ struct PasskeyEndpoints: EndpointGroup {
         let challengeID = try body.string("challenge_id") ?? ""
         guard !challengeID.isEmpty else { throw AuthError(400, .validationFailed, "challenge_id is required") }
         // `json.RawMessage`: only an absent key leaves it nil (`null` is kept as the text "null").
-        guard let credential = body.object["credential"] else { throw AuthError(400, .validationFailed, "credential is required") }
+        guard let credential = body.value("credential") else { throw AuthError(400, .validationFailed, "credential is required") }
         guard let id = AdminEndpoints.canonicalUUID(challengeID) else {
             throw AuthError(400, .validationFailed, "challenge_id must be a valid UUID")
         }
