@@ -338,7 +338,7 @@ extension Configuration {
         rows.append(whole("password_min_length", \.password.minLength, Int(Int32.min)...Int(Int32.max), env: ["GOTRUE_PASSWORD_MIN_LENGTH"],
                           file: "minimum_password_length", gotrue: 6, cli: 6, "Shortest password (below 6 means 6)."))
         rows.append(Setting("password_required_characters", .characterSets, env: ["GOTRUE_PASSWORD_REQUIRED_CHARACTERS"], gotrue: .strings([]),
-                            cli: .strings([]), help: "Character sets of which a password needs one each (':'-separated in the environment).",
+                            cli: .strings([]), help: "Character sets of which a password needs one code point each (':'-separated in the environment).",
                             read: { .strings($0.password.requiredCharacters) },
                             write: { $0.password.requiredCharacters = $1.strings.filter { !$0.isEmpty } }))
         rows.append(bool("refresh_token_rotation_enabled", \.security.refreshTokenRotationEnabled,

@@ -186,7 +186,8 @@ struct Mailer {
         if data["redirect_to"] == nil { emailData["redirect_to"] = .string(referrer) }
         // `SiteURL: externalURL.String()`: the API's external URL, not SITE_URL.
         if data["site_url"] == nil { emailData["site_url"] = .string(config.externalURL) }
-        let userJSON = Models.user(user, identities: try conn.identities(userID: user.id))
+        // The user as `findUser` loaded it: identities and factors (`factors` left out when none).
+        let userJSON = Models.user(user, identities: try conn.identities(userID: user.id), factors: try conn.factors(userID: user.id))
         try hooks.invoke(.sendEmail, ["user": userJSON, "email_data": .object(emailData)])
     }
 
@@ -298,8 +299,11 @@ struct Mailer {
     /// same gate as every email (authorized addresses, the global send limit); a refused or
     /// failed send is logged and never fails the change that caused it, as the real server.
     /// `values` are the template's fields (`OldEmail`, `Provider`, `FactorType`, ...).
+    /// `authorizing` is the address the authorized-addresses gate checks when it is not the
+    /// recipient: `sendEmail` checks `recipientEmail` or else the user's current address, so the
+    /// email-changed notice, sent to the old address, is checked against the new one.
     func notify(_ conn: Connection, _ kind: MailNotification, user: UserRecord, to recipient: String,
-                values: [String: String] = [:], round: inout WriteRound) {
+                authorizing: String? = nil, values: [String: String] = [:], round: inout WriteRound) {
         guard config.mailer.notifications.contains(kind), !recipient.isEmpty else { return }
         var data: JSONObject = ["SiteURL": .string(config.siteURL), "Email": .string(user.email ?? ""),
                                 "Data": MailTemplates.metadata(user)]
@@ -308,7 +312,7 @@ struct Mailer {
         do {
             let message = try MailTemplates.render(kind.templateID, data: data, mailer: config.mailer,
                                                    failure: "Error sending \(kind.rawValue.spacedWords) notification email")
-            try checkAuthorized(recipient)
+            try checkAuthorized(authorizing ?? recipient)
             try checkEmailSendLimit()
             _ = try capture(conn, channel: "email", to: recipient, type: kind.templateID, subject: message.subject,
                             html: message.html, text: message.text, otp: "", tokenHash: "", link: "", userID: user.id,

@@ -35,7 +35,10 @@ package struct Passwords {
             reasons.append("length")
             messages.append("Password should be at least \(policy.minLength) characters.")
         }
-        for set in policy.requiredCharacters where !set.isEmpty && !password.contains(where: { set.contains($0) }) {
+        // `strings.ContainsAny` compares code points, not the characters they combine into: an
+        // "e" followed by a combining accent still holds an "e".
+        for set in policy.requiredCharacters
+        where !set.isEmpty && !password.unicodeScalars.contains(where: { set.unicodeScalars.contains($0) }) {
             reasons.append("characters")
             messages.append("Password should contain at least one character of each: \(policy.requiredCharacters.joined(separator: ", ")).")
             break

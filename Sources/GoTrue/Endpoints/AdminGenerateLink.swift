@@ -20,9 +20,10 @@ extension AdminEndpoints {
         let data = try body.map("data")
         let requested = try body.string("redirect_to") ?? ""
         let policy = RedirectPolicy(configuration: config)
-        // A valid body `redirect_to` wins, then the request's own (`GetReferrer`), then SITE_URL.
-        let referrer = policy.resolve(requested, context.request.headers["redirect_to"],
-                                      context.request.queryValue("redirect_to"), context.request.headers["Referer"])
+        // A valid body `redirect_to` wins, else `GetReferrer`: a non-empty `redirect_to` header
+        // is the only candidate (the query is then not read, even when the header is refused),
+        // then Referer, then SITE_URL.
+        let referrer = policy.resolve(requested, Mailer.referrer(context, config))
         let aud = api.requestAudience(context, claims: caller.claims)
 
         let existing = try api.read { conn in try conn.user(email: email, aud: aud) }

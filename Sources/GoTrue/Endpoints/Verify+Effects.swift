@@ -110,7 +110,7 @@ extension VerifyEndpoints {
         // The notice goes to the old address (verify.go, `emailAddressChanged`).
         if VerifyEndpoints.changed(oldEmail, user.email) {
             Mailer(api: api, context: context).notify(conn, .emailChanged, user: user, to: oldEmail,
-                                                      values: ["OldEmail": oldEmail], round: &round)
+                                                      authorizing: user.email ?? "", values: ["OldEmail": oldEmail], round: &round)
         }
         return true
     }
