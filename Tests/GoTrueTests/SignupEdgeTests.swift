@@ -40,3 +40,54 @@ import Testing
         #expect(stored["identities"]?[0]?["identity_data"]?.objectValue?.keys.contains("x") == true)
     }
 }
+
+@Suite struct SignupExistingAccountTests {
+    private func googleAPI(autoconfirm: Bool) throws -> GoTrueAPI {
+        try makeAPI { config in
+            config.mailer.autoconfirm = autoconfirm
+            config.sms.autoconfirm = autoconfirm
+            config.enableProvider("google", clientID: "google-client")
+        }
+    }
+
+    /// signup.go finds the account with `IsDuplicatedEmail`: an identity that still has the
+    /// address names its account even after the account's own email moved on.
+    @Test(arguments: [false, true])
+    func anIdentityEmailNamesItsAccount(_ autoconfirm: Bool) throws {
+        let api = try googleAPI(autoconfirm: autoconfirm)
+        let google = api.call("POST", "/token?grant_type=id_token",
+                              ["id_token": #"{"sub":"g-1","aud":"google-client","email":"was@example.com","email_verified":true}"#,
+                               "provider": "google"])
+        #expect(google.status == 200)
+        let id = google.json["user"]?["id"]?.stringValue ?? ""
+        #expect(api.admin("PUT", "/admin/users/\(id)", ["email": "now@example.com"]).status == 200)
+
+        let again = api.call("POST", "/signup", ["email": "was@example.com", "password": "password1"])
+        if autoconfirm {
+            #expect(again.status == 422)
+            #expect(again.json["error_code"] == "user_already_exists")
+        } else {
+            #expect(again.status == 200)
+            #expect(again.json["email"] == "now@example.com")
+            #expect(again.json["role"] == "")
+            #expect(again.json["id"] != .string(id))
+        }
+        let entry = api.auditEntries().first { $0["payload"]?["action"] == "user_repeated_signup" }
+        #expect(entry?["payload"]?["actor_id"] == .string(id))
+        #expect(api.admin("GET", "/admin/users").json["users"]?.arrayValue?.count == 1)
+    }
+
+    /// After the confirmation is sent, signup.go signs in when either channel is confirmed.
+    @Test func aConfirmedPhoneSignsAnEmailSignUpIn() throws {
+        let api = try makeAPI { $0.mailer.autoconfirm = false }
+        _ = api.createUser(["email": "both@example.com", "phone": "15550001212", "phone_confirm": true])
+        let signedUp = api.call("POST", "/signup", ["email": "both@example.com", "password": "whatever1"])
+        #expect(signedUp.status == 200)
+        #expect(signedUp.json["access_token"]?.stringValue?.isEmpty == false)
+        #expect(signedUp.json["user"]?["email_confirmed_at"] == nil)
+        #expect(signedUp.json["user"]?["last_sign_in_at"] != nil)
+        #expect(try api.latestMessage(to: "both@example.com", type: "signup") != nil)
+        let actions = api.auditEntries().prefix(2).compactMap { $0["payload"]?["action"]?.stringValue }
+        #expect(actions == ["login", "user_confirmation_requested"])
+    }
+}

@@ -370,9 +370,15 @@ extension Core {
     /// that, through its own `email` column. `excluding` is the account asking (its own
     /// identities are passed over; a change to its current address is not asked about).
     func isDuplicatedEmail(_ conn: Connection, _ email: String, aud: String, excluding userID: String? = nil) throws -> Bool {
+        try duplicatedEmailUser(conn, email, aud: aud, excluding: userID) != nil
+    }
+
+    /// The account `IsDuplicatedEmail` finds (sign-up reads it): possibly one whose own `email`
+    /// is another address now, found through an identity that still has `email`.
+    func duplicatedEmailUser(_ conn: Connection, _ email: String, aud: String, excluding userID: String? = nil) throws -> UserRecord? {
         for identity in try conn.identities(emails: [email]) where !identity.provider.hasPrefix("sso:") && identity.userID != userID {
-            if let user = try conn.user(id: identity.userID), user.aud == aud { return true }
+            if let user = try conn.user(id: identity.userID), user.aud == aud { return user }
         }
-        return try conn.user(email: email, aud: aud) != nil
+        return try conn.user(email: email, aud: aud)
     }
 }

@@ -129,10 +129,14 @@ struct SignupEndpoints: EndpointGroup {
         prospect.appMetadata = Models.text(["provider": .string(provider), "providers": [.string(provider)]])
         prospect.userMetadata = Models.text(data)
         let hooks = Hooks(api: api, request: context.request)
+        // signup.go looks the address up with `IsDuplicatedEmail` (identities first, so an
+        // account whose own email has changed still answers to an identity's old one) and the
+        // phone with `FindUserByPhoneAndAudience`.
+        @Sendable func existingUser(_ conn: Connection) throws -> UserRecord? {
+            provider == "email" ? try api.duplicatedEmailUser(conn, email, aud: aud) : try conn.user(phone: phone, aud: aud)
+        }
         if hooks.enabled(.beforeUserCreated) || hooks.enabled(.afterUserCreated) {
-            let exists = try api.read { conn in
-                try (provider == "email" ? conn.user(email: email, aud: aud) : conn.user(phone: phone, aud: aud)) != nil
-            }
+            let exists = try api.read { conn in try existingUser(conn) != nil }
             if !exists { try hooks.beforeUserCreated(prospect) }
         }
         enum Outcome {
@@ -143,8 +147,7 @@ struct SignupEndpoints: EndpointGroup {
         let (outcome, _): (Outcome, Bool) = try api.write { [prospect] conn, round in
             var created = false
             var user: UserRecord
-            let existing = provider == "email" ? try conn.user(email: email, aud: aud) : try conn.user(phone: phone, aud: aud)
-            if let existing {
+            if let existing = try existingUser(conn) {
                 let confirmed = provider == "email" ? existing.emailConfirmedAt != nil : existing.phoneConfirmedAt != nil
                 if confirmed {
                     try api.audit(conn, context, actor: existing, action: .userRepeatedSignUp,
@@ -224,6 +227,14 @@ struct SignupEndpoints: EndpointGroup {
                 try mailer.sendConfirmation(conn, user: &user, pkce: !codeChallenge.isEmpty, round: &round)
             } else {
                 _ = try mailer.sendPhoneOTP(conn, user: &user, phone: phone, purpose: .confirmation, channel: channel, round: &round)
+            }
+            // signup.go signs in whenever either channel is confirmed, whichever was signed up
+            // with: an unconfirmed email of an account with a confirmed phone (or the reverse)
+            // gets its confirmation and a session, no password asked.
+            if user.emailConfirmedAt != nil || user.phoneConfirmedAt != nil {
+                try api.audit(conn, context, actor: user, action: .login, traits: ["provider": .string(provider)])
+                let issued = try Tokens(api: api).issueSession(conn, user: &user, method: "password", request: context.request)
+                return (.session(issued, Models.user(user, identities: [shown(identity, shared)])), created)
             }
             // `HasBeenInvited`: an invited user's metadata and identities are left out of the
             // answer (what is stored stays).
