@@ -128,8 +128,10 @@ struct FakeIdentityProvider: IdentityProviderSeam, Sendable {
     // MARK: Subjects and claims
 
     /// A stable subject per (provider, email), shaped like the provider's own: Google's 21-digit
-    /// numbers, Apple's `000000.<32 hex>.0000` team-scoped ids, 32 hex digits elsewhere. Random
-    /// (same shapes) without an email.
+    /// numbers, Apple's `000000.<32 hex>.0000` team-scoped ids; the integer ids of GitHub, GitLab
+    /// and Kakao (their APIs type them as numbers), Discord's and X's snowflakes, Twitch's and
+    /// Figma's digits, Bitbucket's braced UUIDs; 32 hex digits elsewhere. Random (same shapes)
+    /// without an email.
     func subject(provider: String, email: String?) -> String {
         let seed: [UInt8]
         if let email, !email.isEmpty {
@@ -149,6 +151,16 @@ struct FakeIdentityProvider: IdentityProviderSeam, Sendable {
         case "apple":
             return padded(number(seed[0..<4]) % 1_000_000, 6) + "." + Hex.encode(seed[4..<20]) + "."
                 + padded(number(seed[20..<22]) % 10_000, 4)
+        case "github", "gitlab", "twitch":
+            return String(number(seed[0..<4]) % 90_000_000 + 10_000_000)
+        case "kakao":
+            return String(number(seed[0..<5]) % 9_000_000_000 + 1_000_000_000)
+        case "discord", "x", "twitter", "figma":
+            return String(number(seed[0..<8]) % 900_000_000_000_000_000 + 100_000_000_000_000_000)
+        case "bitbucket":
+            let hex = Hex.encode(seed[0..<16])
+            let groups = [hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4), hex.dropFirst(20)]
+            return "{" + groups.joined(separator: "-") + "}"
         default:
             return Hex.encode(seed[0..<16])
         }
@@ -273,7 +285,8 @@ struct FakeIdentityProvider: IdentityProviderSeam, Sendable {
                                    expiresIn: IdentityProviderStore.accessTokenLifetimeSeconds,
                                    extra: ["at_hash": .string(FakeIdentityProvider.accessTokenHash(accessToken))])
         return IdentityProviderRedemption(claims: claims, accessToken: accessToken, refreshToken: refreshToken,
-                                          appleUser: pending.appleUser)
+                                          appleUser: pending.appleUser,
+                                          tokenExtras: FakeProviderProfiles.tokenExtras(provider: pending.provider, account: pending.account))
     }
 
     /// Single-use: the code's id_token claims (as the token endpoint would sign them), provider
@@ -354,5 +367,14 @@ extension FakeIdentityProvider {
 
     func discoveryDocument(provider: String) -> JSONObject? {
         ControlIdPEndpoints.discoveryDocument(issuer: issuer(for: provider), provider: provider).objectValue
+    }
+
+    /// The provider's API as the account behind the access token sees it (`FakeProviderProfiles`);
+    /// an unknown or expired token is a failed request, as a 401 would be.
+    func providerAPI(provider: String, accessToken: String, url: String) -> JSON? {
+        guard let grant = store.grant(accessToken: accessToken, provider: provider, now: project.environment.now().microseconds) else {
+            return nil
+        }
+        return FakeProviderProfiles.answer(provider: provider, url: url, account: grant.account)
     }
 }

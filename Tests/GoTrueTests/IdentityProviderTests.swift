@@ -191,8 +191,13 @@ private func hiddenValue(_ html: String, _ name: String) -> String? {
         #expect(try mint("github", ["email": "grace@example.com", "aud": "gh"])["sub"]?.stringValue != googleSub)
         let appleSub = try #require(try mint("apple", ["email": "grace@example.com"])["sub"]?.stringValue)
         #expect(appleSub.range(of: #"^\d{6}\.[0-9a-f]{32}\.\d{4}$"#, options: .regularExpression) != nil)
+        // GitHub's API types the id as an integer: eight digits here.
         let githubSub = try #require(try mint("github", ["email": "grace@example.com", "aud": "gh"])["sub"]?.stringValue)
-        #expect(githubSub.range(of: #"^[0-9a-f]{32}$"#, options: .regularExpression) != nil)
+        #expect(githubSub.range(of: #"^[1-9][0-9]{7}$"#, options: .regularExpression) != nil)
+        let bitbucketSub = try #require(try mint("bitbucket", ["email": "grace@example.com", "aud": "bb"])["sub"]?.stringValue)
+        #expect(bitbucketSub.range(of: #"^\{[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\}$"#, options: .regularExpression) != nil)
+        let notionSub = try #require(try mint("notion", ["email": "grace@example.com", "aud": "n"])["sub"]?.stringValue)
+        #expect(notionSub.range(of: #"^[0-9a-f]{32}$"#, options: .regularExpression) != nil)
         // Without an email the subject is random; an explicit one is kept.
         #expect(try mint("google", [:])["sub"] != mint("google", [:])["sub"])
         #expect(try mint("google", ["sub": "given-sub"])["sub"] == "given-sub")

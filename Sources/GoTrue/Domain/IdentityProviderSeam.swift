@@ -25,6 +25,9 @@ public protocol IdentityProviderSeam {
     func serves(_ provider: String) -> Bool
     /// The OIDC discovery document of one of the seam's providers.
     func discoveryDocument(provider: String) -> JSONObject?
+    /// A GET of the provider's own API (`url`, GitHub's `/user`, ...) with an access token the
+    /// seam issued: the JSON answer, nil for a failed request.
+    func providerAPI(provider: String, accessToken: String, url: String) -> JSON?
 }
 
 /// The plain server's seam: no provider answers, as when every provider is unreachable.
@@ -38,6 +41,7 @@ struct UnreachableIdentityProviders: IdentityProviderSeam {
     var issuerBase: String { "\u{0}" }
     func serves(_ provider: String) -> Bool { false }
     func discoveryDocument(provider: String) -> JSONObject? { nil }
+    func providerAPI(provider: String, accessToken: String, url: String) -> JSON? { nil }
 }
 
 /// What redeeming an authorization code gives GoTrue's callback.
@@ -49,12 +53,15 @@ public struct IdentityProviderRedemption: Sendable {
     public var refreshToken: String
     /// Apple's `user` form field (JSON text) on the first authorization of the subject.
     public var appleUser: String?
+    /// The token response's other fields (WorkOS's `profile`).
+    public var tokenExtras: JSONObject
 
-    public init(claims: JSONObject, accessToken: String, refreshToken: String, appleUser: String?) {
+    public init(claims: JSONObject, accessToken: String, refreshToken: String, appleUser: String?, tokenExtras: JSONObject = [:]) {
         self.claims = claims
         self.accessToken = accessToken
         self.refreshToken = refreshToken
         self.appleUser = appleUser
+        self.tokenExtras = tokenExtras
     }
 }
 

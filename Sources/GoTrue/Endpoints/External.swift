@@ -321,8 +321,9 @@ struct ExternalEndpoints: EndpointGroup {
             throw AuthError(400, .badOauthCallback, "OAuth callback with missing authorization code missing")
         }
         let custom: CustomFlowProvider?
+        let settings: OAuthProviderSettings
         switch resolve(provider) {
-        case .success(let found): custom = found.1
+        case .success(let found): (settings, custom) = found
         case .failure(let problem): throw AuthError(400, .oauthProviderNotSupported, "Unsupported provider: \(problem.message)")
         }
         // Codes are redeemed in-process, so only a custom provider whose endpoints are a fake
@@ -333,10 +334,17 @@ struct ExternalEndpoints: EndpointGroup {
         }
         var data: ProviderUserData
         do {
-            data = try ExternalProviders.userData(provider: provider, claims: redeemed.claims)
+            // `GetUserData`: the provider's own API for GitHub, Discord, Keycloak and the other
+            // API-reading providers (`ProviderAPIs`), else the id_token's claims.
+            let fromAPI = custom != nil ? nil : try ProviderAPIs.userData(
+                provider: provider, url: settings.url, tokenExtras: redeemed.tokenExtras
+            ) { url in api.identityProviders.providerAPI(provider: redeemedProvider, accessToken: redeemed.accessToken, url: url) }
+            data = try fromAPI ?? ExternalProviders.userData(provider: provider, claims: redeemed.claims)
             if let custom { data = try custom.userData(data, claims: redeemed.claims) }
         } catch {
-            throw AuthError(500, .unexpectedFailure, "Error getting user profile from external provider")
+            // Twitter's OAuth 1.0a `FetchUserData` failure has its own wording.
+            throw AuthError(500, .unexpectedFailure, provider == "twitter" ? "Error getting user email from external provider"
+                                                                           : "Error getting user profile from external provider")
         }
         // Apple sends the user's name only on the first authorization, as a `user` form field.
         let appleUser = value("user")
