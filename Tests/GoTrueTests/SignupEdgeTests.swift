@@ -91,3 +91,38 @@ import Testing
         #expect(actions == ["login", "user_confirmation_requested"])
     }
 }
+
+/// `Identity.BeforeCreate` and `BeforeUpdate` store a string `identity_data.email` lower-cased.
+@Suite struct IdentityEmailCaseTests {
+    @Test func providerEmailsAreStoredLowerCased() throws {
+        let api = try makeAPI { $0.enableProvider("google", clientID: "gc") }
+        func grant(_ email: String) -> HTTPResponse {
+            api.call("POST", "/token?grant_type=id_token",
+                     ["id_token": .string(#"{"sub":"g-7","aud":"gc","email":"\#(email)","email_verified":true}"#), "provider": "google"])
+        }
+        let created = grant("Ann@Example.COM")
+        #expect(created.status == 200)
+        let id = created.json["user"]?["id"]?.stringValue ?? ""
+        var shown = api.admin("GET", "/admin/users/\(id)").json
+        #expect(shown["identities"]?[0]?["identity_data"]?["email"] == "ann@example.com")
+        // The new, unconfirmed account takes the identity's map as its metadata
+        // (`RemoveUnconfirmedIdentities`), lower-cased by then.
+        #expect(shown["user_metadata"]?["email"] == "ann@example.com")
+        // A returning sign-in updates the identity (`BeforeUpdate`) and merges that map.
+        #expect(grant("ANN@example.com").status == 200)
+        shown = api.admin("GET", "/admin/users/\(id)").json
+        #expect(shown["identities"]?[0]?["identity_data"]?["email"] == "ann@example.com")
+        #expect(shown["user_metadata"]?["email"] == "ann@example.com")
+    }
+
+    @Test func aPhoneSignUpsDataEmailIsLowerCased() throws {
+        let api = try makeAPI { $0.external.phoneEnabled = true }
+        let signedUp = api.call("POST", "/signup", ["phone": "+15550007171", "password": "password1", "data": ["email": "Evil@X.test"]])
+        #expect(signedUp.status == 200)
+        let user = signedUp.json["user"] ?? signedUp.json
+        let id = user["id"]?.stringValue ?? ""
+        let shown = api.admin("GET", "/admin/users/\(id)").json
+        #expect(shown["identities"]?[0]?["identity_data"]?["email"] == "evil@x.test")
+        #expect(shown["user_metadata"]?["email"] == "evil@x.test")
+    }
+}

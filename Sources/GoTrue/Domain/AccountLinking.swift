@@ -118,7 +118,8 @@ struct ExternalAccounts {
             user = existing
             shown = try conn.identities(userID: user.id)
             identity = try createIdentity(conn, user: user, provider: provider, data: identityData)
-            mergeUserMetadata(&user, identityData)
+            // The map `createNewIdentity` lower-cased is the one merged into user_metadata.
+            mergeUserMetadata(&user, ExternalAccounts.storedIdentityData(identityData))
             try updateProviders(conn, &user)
             try api.audit(conn, context, actor: user, action: .identityLinked,
                           traits: identityTraits(identity), ipAddress: api.clientIP(context))
@@ -141,11 +142,13 @@ struct ExternalAccounts {
         case .accountExists(let existing, var found):
             user = existing
             shown = try conn.identities(userID: user.id)
-            found.identityData = Models.text(identityData)
+            // `UpdateOnly(identity, ...)` runs `BeforeUpdate` on the map it then merges.
+            let stored = ExternalAccounts.storedIdentityData(identityData)
+            found.identityData = Models.text(stored)
             found.updatedAt = now
             try conn.updateIdentity(found)
             identity = found
-            mergeUserMetadata(&user, identityData)
+            mergeUserMetadata(&user, stored)
             try updateProviders(conn, &user)
         case .multipleAccounts:
             logError("multiple accounts with the same email address in the default linking domain")
@@ -222,11 +225,20 @@ struct ExternalAccounts {
 
     // MARK: model helpers (internal/models)
 
+    /// `Identity.BeforeCreate` / `BeforeUpdate`: a string `email` in the identity's data is
+    /// stored lower-cased (`Ann@Example.COM` → `ann@example.com`).
+    static func storedIdentityData(_ data: JSONObject) -> JSONObject {
+        guard case .string(let email)? = data["email"] else { return data }
+        var stored = data
+        stored["email"] = .string(email.lowercased())
+        return stored
+    }
+
     /// `models.NewIdentity`: the provider's subject (`identity_data.sub`) is the identity's id.
     func createIdentity(_ conn: Connection, user: UserRecord, provider: String, data: JSONObject) throws -> IdentityRecord {
         let identity = IdentityRecord(id: project.environment.uuid(), providerID: data["sub"]?.stringValue ?? "",
-                                      userID: user.id, identityData: Models.text(data), provider: provider,
-                                      at: project.environment.now().microseconds)
+                                      userID: user.id, identityData: Models.text(ExternalAccounts.storedIdentityData(data)),
+                                      provider: provider, at: project.environment.now().microseconds)
         try conn.insertIdentity(identity)
         return identity
     }

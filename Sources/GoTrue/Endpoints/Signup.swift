@@ -176,6 +176,9 @@ struct SignupEndpoints: EndpointGroup {
                 identityData["email_verified"] = false
                 identityData["phone_verified"] = false
                 for (key, value) in data where identityData[key] == nil { identityData[key] = value }
+                // `BeforeCreate` lower-cases a phone sign-up's `data.email` in the map the identity
+                // and user_metadata share.
+                identityData = ExternalAccounts.storedIdentityData(identityData)
                 identity = IdentityRecord(id: project.environment.uuid(), providerID: user.id, userID: user.id,
                                           identityData: Models.text(identityData), provider: provider, at: now.microseconds)
                 try conn.insertIdentity(identity)
