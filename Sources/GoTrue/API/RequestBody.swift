@@ -62,7 +62,7 @@ package struct RequestBody {
         }
         // Every params field's JSON name is lower-case ASCII: a body whose keys are too can
         // only name a field exactly, and needs no case-folded search.
-        exactKeysOnly = object.keys.allSatisfy { key in key.utf8.allSatisfy { $0 < 0x80 && !(0x41...0x5A).contains($0) } }
+        exactKeysOnly = object.allSatisfy { member in member.key.utf8.allSatisfy { $0 < 0x80 && !(0x41...0x5A).contains($0) } }
     }
 
     /// Whether no key could name a field by folding (`value(_:)`).
