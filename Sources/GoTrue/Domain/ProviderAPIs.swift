@@ -49,13 +49,9 @@ enum ProviderAPIs {
             let u = try get(api + "/user")
             let id = String(try u.int("id"))
             _ = try u.string("email")  // decoded, never used
-            m.issuer = api
-            m.subject = id
-            m.name = try u.string("name")
-            m.preferredUsername = try u.string("login")
+            m.standard(issuer: api, id: id, name: try u.string("name"), picture: "")  // no `Picture`
             m.avatarURL = try u.string("avatar_url")
-            m.fullName = m.name
-            m.providerID = id
+            m.preferredUsername = try u.string("login")
             m.userName = m.preferredUsername
             for e in try get(api + "/user/emails").array() {
                 let address = try e.string("email")
@@ -69,13 +65,7 @@ enum ProviderAPIs {
             let id = String(try u.int("id"))
             let email = try u.string("email")
             let confirmedAt = try u.string("confirmed_at")
-            m.issuer = host
-            m.subject = id
-            m.name = try u.string("name")
-            m.picture = try u.string("avatar_url")
-            m.avatarURL = m.picture
-            m.fullName = m.name
-            m.providerID = id
+            m.standard(issuer: host, id: id, name: try u.string("name"), picture: try u.string("avatar_url"))
             // Secondary addresses carry no confirmation state; the main one comes last.
             for e in try get(host + "/api/v4/user/emails").array() {
                 _ = try e.int("id")
@@ -88,13 +78,7 @@ enum ProviderAPIs {
             let u = try get(api + "/user")
             let uuid = try u.string("uuid")
             let avatar = try u.object("avatar").string("href")
-            m.issuer = api
-            m.subject = uuid
-            m.name = try u.string("display_name")
-            m.picture = avatar
-            m.avatarURL = avatar
-            m.fullName = m.name
-            m.providerID = uuid
+            m.standard(issuer: api, id: uuid, name: try u.string("display_name"), picture: avatar)
             for e in try get(api + "/user/emails").array("values") {
                 let address = try e.string("email")
                 if !address.isEmpty {
@@ -117,14 +101,9 @@ enum ProviderAPIs {
             } else {
                 avatarURL = "https://cdn.discordapp.com/avatars/\(id)/\(avatar).\(avatar.hasPrefix("a_") ? "gif" : "png")"
             }
-            m.issuer = api
-            m.subject = id
-            m.name = username + "#" + discriminator
-            m.picture = avatarURL
-            m.customClaims = ["global_name": .string(try u.string("global_name"))]
-            m.avatarURL = avatarURL
+            m.standard(issuer: api, id: id, name: username + "#" + discriminator, picture: avatarURL)
             m.fullName = username
-            m.providerID = id
+            m.customClaims = ["global_name": .string(try u.string("global_name"))]
         case "facebook":
             // The profile URL with its field list is the issuer; the appsecret_proof GoTrue
             // appends to the request is not.
@@ -135,39 +114,27 @@ enum ProviderAPIs {
             let alias = try u.string("name")
             let picture = try u.object("picture").object("data").string("url")
             emails(try u.string("email"), verified: true)
-            m.issuer = profile
-            m.subject = id
-            m.name = name
+            m.standard(issuer: profile, id: id, name: name, picture: picture)
             m.nickName = alias
-            m.picture = picture
             m.slug = alias
-            m.avatarURL = picture
-            m.fullName = name
-            m.providerID = id
         case "figma":
             let api = chooseHost(configured, "api.figma.com")
             let u = try get(api + "/v1/me")
             let id = try u.string("id"), email = try u.string("email"), handle = try u.string("handle")
             emails(email, verified: true)
-            m.issuer = api
-            m.subject = id
-            m.name = handle
+            m.standard(issuer: api, id: id, name: handle, picture: "")  // no `Picture`
+            m.avatarURL = try u.string("img_url")
             m.email = email
             m.emailVerified = true
-            m.avatarURL = try u.string("img_url")
-            m.fullName = handle
-            m.providerID = id
         case "fly":
             let api = chooseHost(configured, "api.fly.io")
             let u = try get(api + "/oauth/token/info")
             let userID = try u.string("user_id"), email = try u.string("email")
             emails(email, verified: true)
-            m.issuer = api
-            m.subject = userID
-            m.fullName = try u.string("user_name")
+            m.standard(issuer: api, id: userID, name: "", picture: "")
+            m.fullName = try u.string("user_name")  // `Name` is not set
             m.email = email
             m.emailVerified = true
-            m.providerID = userID
             m.customClaims = ["resource_owner_id": .string(try u.string("resource_owner_id")),
                               "organizations": try u.raw("organizations", as: .array),
                               "application": try u.raw("application", as: .object),
@@ -182,13 +149,9 @@ enum ProviderAPIs {
             let nickname = try profile.string("nickname")
             let valid = try account.bool("is_email_valid"), verified = try account.bool("is_email_verified")
             emails(try account.string("email"), verified: valid && verified)
-            m.issuer = api
-            m.subject = id
-            m.name = nickname
-            m.preferredUsername = nickname
+            m.standard(issuer: api, id: id, name: nickname, picture: "")  // no `Picture`
             m.avatarURL = try profile.string("profile_image_url")
-            m.fullName = nickname
-            m.providerID = id
+            m.preferredUsername = nickname
             m.userName = nickname
         case "keycloak":
             // The realm's OIDC userinfo: four claims read by type, every other one kept under
@@ -202,14 +165,10 @@ enum ProviderAPIs {
             emails(email, verified: verified)
             var custom = claims
             for key in ["name", "sub", "email", "email_verified"] { _ = custom.removeValue(forKey: key) }
-            m.issuer = configured
-            m.subject = sub
-            m.name = name
+            m.standard(issuer: configured, id: sub, name: name, picture: "")
             m.email = email
             m.emailVerified = verified
             m.customClaims = custom
-            m.fullName = name
-            m.providerID = sub
         case "linkedin":
             let api = chooseHost(configured, "api.linkedin.com")
             let me = try get(api + "/v2/me?projection=(id,firstName,lastName,profilePicture(displayImage~:playableStreams))")
@@ -226,41 +185,23 @@ enum ProviderAPIs {
             let elements = try get(api + "/v2/emailAddress?q=members&projection=(elements*(handle~))").array("elements")
             let email = try elements.first?.object("handle~").string("emailAddress") ?? ""
             emails(email, verified: true)
-            m.issuer = api
-            m.subject = id
-            m.name = name
-            m.picture = avatar
+            m.standard(issuer: api, id: id, name: name, picture: avatar)
             m.email = email
             m.emailVerified = true
-            m.avatarURL = avatar
-            m.fullName = name
-            m.providerID = id
         case "notion":
             let api = chooseHost(configured, "api.notion.com")
             let user = try get(api + "/v1/users/me").object("bot").object("owner").object("user")
             let id = try user.string("id")
             emails(try user.object("person").string("email"), verified: true)
-            m.issuer = api
-            m.subject = id
-            m.name = try user.string("name")
-            m.picture = try user.string("avatar_url")
-            m.avatarURL = m.picture
-            m.fullName = m.name
-            m.providerID = id
+            m.standard(issuer: api, id: id, name: try user.string("name"), picture: try user.string("avatar_url"))
         case "slack", "slack_oidc":
             let api = chooseHost(configured, "slack.com") + "/api"
             let u = try get(api + "/openid.connect.userInfo")
             let id = try u.string("https://slack.com/user_id")
             // The legacy provider vouches for every address; the OIDC one passes Slack's flag on.
             emails(try u.string("email"), verified: provider == "slack" ? true : try u.bool("email_verified"))
-            m.issuer = api
-            m.subject = id
-            m.name = try u.string("name")
-            m.picture = try u.string("picture")
+            m.standard(issuer: api, id: id, name: try u.string("name"), picture: try u.string("picture"))
             m.customClaims = ["https://slack.com/team_id": .string(try u.string("https://slack.com/team_id"))]
-            m.avatarURL = m.picture
-            m.fullName = m.name
-            m.providerID = id
         case "snapchat":
             // A GraphQL query in the query string; the issuer is the token URL (`IssuerSnapchat`).
             let me = try get("https://kit.snapchat.com/v1/me?query=" + GoURL.queryEscape("{me { externalId displayName bitmoji { avatar id } email } }"))
@@ -268,14 +209,8 @@ enum ProviderAPIs {
             let id = try me.string("externalId"), name = try me.string("displayName")
             let avatar = try me.object("bitmoji").string("avatar")
             emails(try me.string("email"), verified: true)
-            m.issuer = "https://accounts.snapchat.com/accounts/oauth2/token"
-            m.subject = id
-            m.name = name
-            m.picture = avatar
+            m.standard(issuer: "https://accounts.snapchat.com/accounts/oauth2/token", id: id, name: name, picture: avatar)
             m.slug = name
-            m.avatarURL = avatar
-            m.fullName = name
-            m.providerID = id
         case "spotify":
             let api = chooseHost(configured, "api.spotify.com/v1")
             let u = try get(api + "/me")
@@ -290,13 +225,7 @@ enum ProviderAPIs {
                 }
             }
             emails(try u.string("email"), verified: false)
-            m.issuer = api
-            m.subject = id
-            m.name = try u.string("display_name")
-            m.picture = avatar
-            m.avatarURL = avatar
-            m.fullName = m.name
-            m.providerID = id
+            m.standard(issuer: api, id: id, name: try u.string("display_name"), picture: avatar)
         case "twitch":
             let api = chooseHost(configured, "api.twitch.tv")
             guard let u = try get(api + "/helix/users").array("data").first else {
@@ -304,10 +233,7 @@ enum ProviderAPIs {
             }
             let id = try u.string("id"), login = try u.string("login"), display = try u.string("display_name")
             emails(try u.string("email"), verified: true)
-            m.issuer = api
-            m.subject = id
-            m.picture = try u.string("profile_image_url")
-            m.name = login
+            m.standard(issuer: api, id: id, name: login, picture: try u.string("profile_image_url"))
             m.nickName = display
             m.customClaims = ["broadcaster_type": .string(try u.string("broadcaster_type")),
                               "description": .string(try u.string("description")),
@@ -315,42 +241,27 @@ enum ProviderAPIs {
                               "offline_image_url": .string(try u.string("offline_image_url")),
                               "view_count": .number(Double(try u.int("view_count")))]
             m.slug = display
-            m.avatarURL = m.picture
-            m.fullName = login
-            m.providerID = id
         case "twitter":
             // `FetchUserData` (OAuth 1.0a): account/verify_credentials, the endpoint URL the issuer.
             let endpoint = chooseHost(configured, "api.twitter.com") + "/1.1/account/verify_credentials.json"
             let u = try get(endpoint + "?include_email=true&include_entities=false&skip_status=true")
             let id = try u.string("id_str"), screenName = try u.string("screen_name")
             emails(try u.string("email"), verified: true)
-            m.issuer = endpoint
-            m.subject = id
-            m.name = try u.string("name")
-            m.picture = try u.string("profile_image_url_https")
+            m.standard(issuer: endpoint, id: id, name: try u.string("name"), picture: try u.string("profile_image_url_https"))
             m.preferredUsername = screenName
             m.userName = screenName
-            m.fullName = m.name
-            m.avatarURL = m.picture
-            m.providerID = id
         case "x":
             let api = chooseHost(configured, "api.x.com")
             let u = try get(api + "/2/users/me?user.fields=id,name,username,confirmed_email,profile_image_url,url,created_at")
                 .object("data")
             let id = try u.string("id"), username = try u.string("username")
             emails(try u.string("confirmed_email"), verified: true)
-            m.issuer = api
-            m.subject = id
-            m.name = try u.string("name")
+            m.standard(issuer: api, id: id, name: try u.string("name"), picture: try u.string("profile_image_url"))
             m.preferredUsername = username
-            m.picture = try u.string("profile_image_url")
+            m.userName = username
             m.profile = "https://x.com/" + username
             m.website = try u.string("url")
             m.customClaims = ["created_at": .string(try u.string("created_at"))]
-            m.avatarURL = m.picture
-            m.fullName = m.name
-            m.providerID = id
-            m.userName = username
         case "zoom":
             let api = chooseHost(configured, "api.zoom.us") + "/v2"
             let u = try get(api + "/users/me")
@@ -358,31 +269,36 @@ enum ProviderAPIs {
             let name = GoStrings.trimSpace(try u.string("first_name") + " " + u.string("last_name"))
             let loginType = try u.string("login_type"), verified = try u.int("verified")
             emails(try u.string("email"), verified: loginType != "100" || verified != 0)
-            m.issuer = api
-            m.subject = id
-            m.name = name
-            m.picture = try u.string("pic_url")
-            m.avatarURL = m.picture
-            m.fullName = name
-            m.providerID = id
+            m.standard(issuer: api, id: id, name: name, picture: try u.string("pic_url"))
         case "workos":
             // No request: the profile comes with the token (`tok.Extra("profile")`).
             let profile = APIValue(tokenExtras["profile"] ?? .null)
             let id = try profile.string("id")
             let name = GoStrings.trimSpace(try profile.string("first_name") + " " + profile.string("last_name"))
             emails(try profile.string("email"), verified: true)
-            m.issuer = chooseHost(configured, "api.workos.com")
-            m.subject = id
-            m.name = name
+            m.standard(issuer: chooseHost(configured, "api.workos.com"), id: id, name: name, picture: "")
             m.customClaims = ["connection_id": .string(try profile.string("connection_id")),
                               "organization_id": .string(try profile.string("organization_id"))]
-            m.fullName = name
-            m.providerID = id
         default:
             return nil
         }
         data.metadata = m
         return data
+    }
+}
+
+extension ProviderClaims {
+    /// What most provider files fill alike: `Subject` and `ProviderId` from the id, `Name`
+    /// and `FullName` from the name, `Picture` and `AvatarURL` from the picture (an empty value
+    /// is left out of identity_data, as a field a file does not set).
+    mutating func standard(issuer: String, id: String, name: String, picture: String) {
+        self.issuer = issuer
+        subject = id
+        providerID = id
+        self.name = name
+        fullName = name
+        self.picture = picture
+        avatarURL = picture
     }
 }
 
