@@ -56,3 +56,27 @@ import Testing
         #expect(shown?["last_challenged_at"] == shown?["updated_at"])
     }
 }
+
+/// verifyGet turns only HTTP errors into error redirects; a plain database failure (here the
+/// audit entry's insert, which signupVerify returns unwrapped) is dropped after the rollback.
+@Suite struct VerifyGetFailureTests {
+    @Test(.enabled(if: !TestStore.isPostgres, "an SQLite trigger makes the failure"), arguments: [false, true])
+    func aPlainDatabaseFailureIsABareRedirect(_ pkce: Bool) throws {
+        let api = try makeAPI { $0.mailer.autoconfirm = false }
+        var body: JSONObject = ["email": "bare@example.com", "password": "password1"]
+        if pkce {
+            body["code_challenge"] = "0123456789012345678901234567890123456789012"
+            body["code_challenge_method"] = "plain"
+        }
+        #expect(api.call("POST", "/signup", .object(body)).status == 200)
+        let message = try #require(try api.latestMessage(to: "bare@example.com"))
+        try api.project.database.write { conn in
+            try conn.execute(portable: "CREATE TRIGGER audit_down BEFORE INSERT ON audit_log_entries BEGIN SELECT RAISE(ABORT, 'audit down'); END")
+        }
+        let response = api.call("GET", "/verify?type=signup&token=\(message.tokenHash)&redirect_to=http://127.0.0.1:3000/welcome")
+        #expect(response.status == 303)
+        #expect(response.headers["Location"] == (pkce ? "http://127.0.0.1:3000/welcome?code=" : "http://127.0.0.1:3000/welcome"))
+        // Rolled back: the address is still unconfirmed.
+        #expect(try api.storedUser(email: "bare@example.com")?.emailConfirmedAt == nil)
+    }
+}

@@ -77,7 +77,7 @@ public struct AuthError: Error, Sendable, Equatable {
                                              _ body: () throws -> T) throws(AuthError) -> T {
         do {
             return try body()
-        } catch var error as AuthError {
+        } catch let error as AuthError {
             guard rewrapping else { throw error }
             var wrapped = AuthError(500, .unexpectedFailure, message)
             wrapped.internalError = error.internalError ?? error.message
@@ -146,6 +146,10 @@ public struct AuthError: Error, Sendable, Equatable {
     /// go on (`StoreError.isTransactionConflict`): the write may run again
     /// (`Project.writeRerunningConflicts`), even after a call site named its failure.
     public var isTransactionConflict = false
+    /// Made by `Core.storeFailure` for a database failure no call site named: where GoTrue's
+    /// code returns such an error unwrapped, a plain Go error rather than an `HTTPError`
+    /// (`GET /verify` drops those instead of redirecting with them).
+    public var isUnnamedStoreFailure = false
     /// Extra response headers, e.g. `Retry-After` added by a failure scenario.
     public var headers: HTTPHeaders
 

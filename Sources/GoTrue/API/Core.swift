@@ -139,7 +139,10 @@ package struct Core: Sendable {
     /// A database failure no call site named: GoTrue's generic 500 (the cause goes to the log
     /// and the journal when the response is made: `GoTrueAPI.render`).
     package func storeFailure(_ error: any Error) -> AuthError {
-        AuthError.databaseFailure("Database error", error)
+        if let auth = error as? AuthError { return auth }
+        var failure = AuthError.databaseFailure("Database error", error)
+        failure.isUnnamedStoreFailure = true
+        return failure
     }
 
     /// Runs a write transaction, mapping store failures to GoTrue's 500 and letting `AuthError`s

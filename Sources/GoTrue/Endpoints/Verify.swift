@@ -131,8 +131,18 @@ struct VerifyEndpoints: EndpointGroup {
                                 type: params.type)
             }
         } catch {
-            // Only HTTP errors become redirects; anything else is the plain 500.
-            if case .unexpected = error.kind { throw error }
+            // verifyGet turns only HTTP errors into error redirects. Any other failure (a database
+            // error outside the wrapped steps, an app trigger's exception in Postgres mode) is
+            // dropped after the rollback: the browser goes to `redirect_to` with no session, or
+            // with an empty `code` for PKCE (`prepPKCERedirectURL(rurl, "")`).
+            if error.isUnnamedStoreFailure || error.kind == .unexpected {
+                logError("verify: \(error.internalError ?? error.message)")
+                if !pkce { return VerifyEndpoints.redirect(to: params.redirectTo) }
+                var url = RedirectURL(params.redirectTo)
+                url.set("code", "")
+                url.rawQuery = GoURL.encode(url.query)
+                return VerifyEndpoints.redirect(to: url.string)
+            }
             return VerifyEndpoints.redirect(to: VerifyEndpoints.errorRedirect(error, params.redirectTo, pkce: pkce))
         }
 
