@@ -135,6 +135,39 @@ extension GoTrueAPI {
         #expect(list.first?["last_used_at"] == "2026-01-01T00:00:00Z")
     }
 
+    /// go-webauthn decodes the credential into typed structs first: a member of the wrong JSON
+    /// type is "Invalid credential response" even when nothing reads it.
+    @Test func credentialMembersOfTheWrongTypeAreRefused() throws {
+        let api = try passkeyAPI()
+        let token = bearer(api.signUp("types@example.com"))
+        func register(_ change: (inout JSONObject, inout JSONObject) -> Void) -> HTTPResponse {
+            let options = api.registrationOptions(token)
+            var credential = api.control("POST", "/emulator/v1/webauthn/attestation", ["options": options.json["options"] ?? .null])
+                .json.objectValue ?? [:]
+            var response = credential["response"]?.objectValue ?? [:]
+            change(&credential, &response)
+            credential["response"] = .object(response)
+            return api.call("POST", "/passkeys/registration/verify",
+                            ["challenge_id": options.json["challenge_id"] ?? .null, "credential": .object(credential)], bearer: token)
+        }
+        for refused in [register { c, _ in c["authenticatorAttachment"] = 5 }, register { c, _ in c["clientExtensionResults"] = [] },
+                        register { _, r in r["transports"] = "usb" }, register { _, r in r["publicKeyAlgorithm"] = 1.5 },
+                        register { _, r in r["publicKey"] = "!!" }] {
+            #expect(refused.status == 400)
+            #expect(refused.json["msg"] == "Invalid credential response")
+        }
+        #expect(register { c, _ in c["clientExtensionResults"] = .object([:]) }.status == 200)
+
+        let options = api.call("POST", "/passkeys/authentication/options", .object([:]))
+        var assertion = api.control("POST", "/emulator/v1/webauthn/assertion", ["challenge_id": options.json["challenge_id"] ?? .null])
+            .json.objectValue ?? [:]
+        assertion["authenticatorAttachment"] = .object([:])
+        let signIn = api.call("POST", "/passkeys/authentication/verify",
+                              ["challenge_id": options.json["challenge_id"] ?? .null, "credential": .object(assertion)])
+        #expect(signIn.status == 400)
+        #expect(signIn.json["msg"] == "Invalid credential response")
+    }
+
     @Test func packedSelfAttestationRegisters() throws {
         let api = try passkeyAPI()
         let (_, _, verified) = try api.registerPasskey(bearer(api.signUp("packed@example.com")), format: "packed")

@@ -118,6 +118,7 @@ struct RegistrationResponse: Sendable {
         guard !type.isEmpty else { throw .parse("missing type") }
         guard type == "public-key" else { throw .parse("type not public-key") }
         guard let response = o["response"]?.objectValue else { throw .parse("missing response") }
+        try RegistrationResponse.checkMemberTypes(o, response: response, registration: true)
         clientDataJSON = try RegistrationResponse.bytes(response, "clientDataJSON")
         clientData = try CollectedClientData(clientDataJSON)
         let object: CBOR
@@ -146,6 +147,30 @@ struct RegistrationResponse: Sendable {
         case nil, .null?: return ""
         case .string(let s)?: return s
         default: throw .parse("\(key) is not a string")
+        }
+    }
+
+    /// go-webauthn decodes the whole credential into typed structs before parsing it, so a
+    /// member of the wrong JSON type fails it even when nothing reads the value:
+    /// `authenticatorAttachment` a string, `clientExtensionResults` an object, `transports` a
+    /// list of strings, `publicKeyAlgorithm` an int64, `URLEncodedBase64` members base64url
+    /// (`null` fits each).
+    static func checkMemberTypes(_ o: JSONObject, response: JSONObject, registration: Bool) throws(WebAuthnFailure) {
+        func fits(_ value: JSON?, _ test: (JSON) -> Bool) -> Bool {
+            guard let value, value != .null else { return true }
+            return test(value)
+        }
+        func strings(_ value: JSON) -> Bool { value.arrayValue?.allSatisfy { $0.stringValue != nil } ?? false }
+        guard fits(o["authenticatorAttachment"], { $0.stringValue != nil }) else { throw .parse("authenticatorAttachment is not a string") }
+        guard fits(o["clientExtensionResults"], { $0.objectValue != nil }) else { throw .parse("clientExtensionResults is not an object") }
+        guard registration else { return }
+        guard fits(o["transports"], strings), fits(response["transports"], strings) else { throw .parse("transports is not a list of strings") }
+        guard fits(response["publicKeyAlgorithm"], { value in
+            guard case .number(let n) = value else { return false }
+            return n.rounded() == n && abs(n) < 9.2e18
+        }) else { throw .parse("publicKeyAlgorithm is not an int64") }
+        for key in ["authenticatorData", "publicKey"] where response[key] != nil && response[key] != .null {
+            _ = try bytes(response, key)
         }
     }
 
@@ -228,6 +253,7 @@ struct AssertionResponse: Sendable {
         rawID = try RegistrationResponse.bytes(o, "rawId")
         guard try RegistrationResponse.string(o, "type") == "public-key" else { throw .parse("credential with bad type") }
         guard let response = o["response"]?.objectValue else { throw .parse("missing response") }
+        try RegistrationResponse.checkMemberTypes(o, response: response, registration: false)
         clientDataJSON = try RegistrationResponse.bytes(response, "clientDataJSON")
         rawAuthData = try RegistrationResponse.bytes(response, "authenticatorData")
         signature = try RegistrationResponse.bytes(response, "signature")
