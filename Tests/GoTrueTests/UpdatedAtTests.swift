@@ -42,6 +42,25 @@ import Testing
         #expect(api.call("GET", "/user", bearer: token).json["updated_at"] == .string(clock.now().rfc3339))
     }
 
+    /// The email-change answer lists the identities as loaded mid-change: the email identity's
+    /// new address with its old `updated_at`; the stored row has the new time.
+    @Test func theEmailChangeAnswerShowsTheIdentitysOldUpdatedAt() throws {
+        let clock = ManualClock()
+        let api = try makeAPI(clock: clock) { $0.mailer.secureEmailChangeEnabled = false }
+        let token = api.signUp("before@example.com")["access_token"]?.stringValue ?? ""
+        let created = clock.now().rfc3339
+        #expect(api.call("PUT", "/user", ["email": "after@example.com"], bearer: token).status == 200)
+        let change = try #require(try api.latestMessage(to: "after@example.com"))
+        clock.advance(seconds: 20)
+        let done = api.verify(["type": "email_change", "token_hash": .string(change.tokenHash)])
+        #expect(done.status == 200)
+        let shown = done.json["user"]?["identities"]?[0]
+        #expect(shown?["identity_data"]?["email"] == "after@example.com")
+        #expect(shown?["updated_at"] == .string(created))
+        let fresh = done.json["access_token"]?.stringValue ?? ""
+        #expect(api.call("GET", "/user", bearer: fresh).json["identities"]?[0]?["updated_at"] == .string(clock.now().rfc3339))
+    }
+
     /// `WriteChallengeToDatabase` saves `last_challenged_at` with `UpdateOnly`: a challenge moves
     /// the factor's `updated_at` to the same time.
     @Test func aChallengeMovesTheFactor() throws {

@@ -74,9 +74,20 @@ struct VerifyEndpoints: EndpointGroup {
             var user = params.token.isEmpty
                 ? try verifyTokenHash(conn, &params)
                 : try verifyUserAndToken(conn, &params, aud: aud)
+            // emailChangeVerify loads the identities (`tx.Load(user, "Identities")`) after the
+            // email identity's raw data update and before `ConfirmEmailChange` saves it again:
+            // the answer shows the new data with the `updated_at` it had before the request.
+            let updatedBefore = params.type == "email_change"
+                ? Dictionary(try conn.identities(userID: user.id).map { ($0.id, $0.updatedAt) }, uniquingKeysWith: { first, _ in first })
+                : [:]
             guard try applyVerification(conn, context, params, &user, smsAllowed: true, round: &round) else { return .halfConfirmed }
             let issued = try Tokens(api: api).issueSession(conn, user: &user, method: "otp", request: context.request)
-            return .session(issued, Models.user(user, identities: try conn.identities(userID: user.id), factors: try conn.factors(userID: user.id)))
+            let identities = try conn.identities(userID: user.id).map { identity in
+                var shown = identity
+                if let before = updatedBefore[identity.id] { shown.updatedAt = before }
+                return shown
+            }
+            return .session(issued, Models.user(user, identities: identities, factors: try conn.factors(userID: user.id)))
         }
         switch outcome {
         case .halfConfirmed:
