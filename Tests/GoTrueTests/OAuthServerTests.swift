@@ -343,3 +343,81 @@ private extension GoTrueAPI {
         #expect(claims(of: exchanged.json["access_token"]?.stringValue ?? "")["email"] == "headless@example.com")
     }
 }
+
+/// Edges of oauthserver/handlers.go the token and userinfo endpoints share with Go's parsing.
+@Suite struct OAuthServerParsingTests {
+    /// Authorize with a `resource`, consent, and return the code.
+    private func code(_ api: GoTrueAPI, client: String, token: String, scope: String = "openid+email") throws -> String {
+        let authorize = api.call("GET", "/oauth/authorize?client_id=\(client)&redirect_uri=http://localhost:4000/cb&response_type=code&scope=\(scope)&state=s&code_challenge=\(challenge)&code_challenge_method=S256&resource=https://api.example.com")
+        let location = try #require(authorize.headers["Location"])
+        let id = String(location.split(separator: "=").last ?? "")
+        // Reading it binds the user; a consent given before approves at once.
+        let details = api.call("GET", "/oauth/authorizations/\(id)", bearer: token)
+        if let remembered = details.json["redirect_url"]?.stringValue {
+            return String(RedirectURL(remembered).query.first { $0.name == "code" }?.value ?? "")
+        }
+        let consent = api.call("POST", "/oauth/authorizations/\(id)/consent", ["action": "approve"], bearer: token)
+        let redirectURL = try #require(consent.json["redirect_url"]?.stringValue, "\(location) \(consent.text)")
+        return String(RedirectURL(redirectURL).query.first { $0.name == "code" }?.value ?? "")
+    }
+
+    /// `OAuthToken` reads `resource` from a JSON body only: the form branch copies seven named
+    /// fields and `resource` is not among them.
+    @Test func resourceIsCheckedForJSONBodiesOnly() throws {
+        let api = try oauthAPI()
+        let client = try #require(api.register(["redirect_uris": ["http://localhost:4000/cb"], "token_endpoint_auth_method": "none"])
+            .json["client_id"]?.stringValue)
+        let token = try #require(api.signUp("resource@example.com")["access_token"]?.stringValue)
+        let viaForm = api.form("/oauth/token", [("grant_type", "authorization_code"), ("code", try code(api, client: client, token: token)),
+                                                ("client_id", client), ("code_verifier", verifier), ("resource", "https://other.example.com")])
+        #expect(viaForm.status == 200, "\(viaForm.text)")
+        let json: JSON = ["grant_type": "authorization_code", "code": .string(try code(api, client: client, token: token)),
+                          "client_id": .string(client), "code_verifier": .string(verifier), "resource": "https://other.example.com"]
+        let jsonType: HTTPHeaders = ["Content-Type": "application/json"]
+        let viaJSON = api.call("POST", "/oauth/token", json, headers: jsonType)
+        #expect(viaJSON.status == 400, "\(viaJSON.text)")
+        #expect(viaJSON.json["error"] == "invalid_grant")
+        #expect(viaJSON.json["error_description"] == "Authorization code resource does not match the resource parameter")
+        let typed: JSON = ["grant_type": "authorization_code", "code": "x", "client_id": .string(client), "resource": 5]
+        #expect(api.call("POST", "/oauth/token", typed, headers: jsonType).json["error_description"] == "Invalid JSON body")
+    }
+
+    /// `ParseForm` failing in `ExtractClientCredentials`.
+    @Test func aMalformedFormFailsTheClientCredentials() throws {
+        let api = try oauthAPI()
+        let client = try #require(api.register(["redirect_uris": ["http://localhost:4000/cb"], "token_endpoint_auth_method": "none"])
+            .json["client_id"]?.stringValue)
+        let refused = api.call("POST", "/oauth/token", headers: ["Content-Type": "application/x-www-form-urlencoded"],
+                               raw: "grant_type=authorization_code&client_id=\(client)&x=%zz")
+        #expect(refused.status == 400)
+        #expect(refused.json["msg"] == "Invalid client credentials: failed to parse form")
+    }
+
+    /// The profile claims fall back from an empty or non-string `picture` to `avatar_url`, and
+    /// from `preferred_username` to `username`.
+    @Test func profileClaimsFallBackPastEmptyValues() throws {
+        let api = try oauthAPI()
+        let client = try #require(api.register(["redirect_uris": ["http://localhost:4000/cb"], "token_endpoint_auth_method": "none"])
+            .json["client_id"]?.stringValue)
+        let token = try #require(api.signUp("profile@example.com", data: ["picture": "", "avatar_url": "https://img.example/a.png",
+                                                                            "preferred_username": 5, "username": "bob"])["access_token"]?.stringValue)
+        let exchanged = api.form("/oauth/token", [("grant_type", "authorization_code"),
+                                                  ("code", try code(api, client: client, token: token, scope: "openid+profile")),
+                                                  ("client_id", client), ("code_verifier", verifier)])
+        let access = try #require(exchanged.json["access_token"]?.stringValue)
+        let info = api.call("GET", "/oauth/userinfo", bearer: access)
+        #expect(info.json["picture"] == "https://img.example/a.png")
+        #expect(info.json["preferred_username"] == "bob")
+        let id = claims(of: exchanged.json["id_token"]?.stringValue ?? "")
+        #expect(id["picture"] == "https://img.example/a.png")
+        #expect(id["preferred_username"] == "bob")
+    }
+
+    /// `ParseScopeString`: trimmed whole and by piece; a tab inside a piece stays.
+    @Test func scopesParseAsGoParsesThem() {
+        #expect(OAuthServerEndpoints.scopes("email\n") == ["email"])
+        #expect(OAuthServerEndpoints.scopes(" openid  email ") == ["openid", "email"])
+        #expect(OAuthServerEndpoints.scopes("email\tprofile") == ["email\tprofile"])
+        #expect(OAuthServerEndpoints.scopes("") == [])
+    }
+}

@@ -34,6 +34,16 @@ extension HTTPRequest {
         return RedirectURL.parseQuery(String(decoding: body, as: UTF8.self)) + query
     }
 
+    /// Whether `Request.ParseForm` returns an error: the URL's query or a form body that
+    /// `url.ParseQuery` refuses (a bad `%` escape, a `;` in a pair). The values it could read
+    /// are still in `formItems`.
+    var formParseFails: Bool {
+        if let question = target.firstIndex(of: "?"), !RedirectURL.parsesCleanly(String(target[target.index(after: question)...])) {
+            return true
+        }
+        return hasFormBody && !RedirectURL.parsesCleanly(String(decoding: body, as: UTF8.self))
+    }
+
     /// `r.FormValue(name)`: "" when absent.
     func formValue(_ name: String) -> String {
         formItems.first { $0.name == name }?.value ?? ""

@@ -47,6 +47,17 @@ package struct RedirectURL {
         return items
     }
 
+    /// Whether `url.ParseQuery` reads `raw` without an error: no `;` in a pair and every `%`
+    /// escape valid (it keeps the good pairs either way, as `parseQuery` does).
+    package static func parsesCleanly(_ raw: String) -> Bool {
+        for pair in raw.split(separator: "&", omittingEmptySubsequences: true) {
+            if pair.contains(";") { return false }
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            if unescape(parts[0]) == nil || (parts.count > 1 && unescape(parts[1]) == nil) { return false }
+        }
+        return true
+    }
+
     private static func unescape(_ text: Substring) -> String? {
         var out: [UInt8] = []
         var bytes = Array(text.utf8)[...]

@@ -8,7 +8,8 @@ extension OAuthServerEndpoints {
     // MARK: POST /oauth/token
 
     /// The fields of `OAuthTokenParams`, each a Go `string`.
-    private static let tokenFields = ["grant_type", "code", "refresh_token", "redirect_uri", "client_id", "client_secret", "code_verifier"]
+    private static let tokenFields = ["grant_type", "code", "refresh_token", "redirect_uri", "client_id", "client_secret", "code_verifier",
+                                      "resource"]
 
     /// `fields` of a JSON body as `json.Unmarshal` fills a struct of `string` fields with them:
     /// keys matched exactly, else case-insensitively; nil when the body is no JSON object (or
@@ -42,7 +43,14 @@ extension OAuthServerEndpoints {
 
     /// `OAuthToken`'s parameters: the JSON body decoded into `OAuthTokenParams`, else the form.
     private func tokenParameters(_ request: HTTPRequest) throws(AuthError) -> [String: String] {
-        guard Self.isJSON(request) else { return Self.formValues(request) }
+        guard Self.isJSON(request) else {
+            // The form branch copies seven fields by name; `resource` is not one of them, so a
+            // form's `resource` is never checked (only a JSON body's is).
+            if request.formParseFails { throw AuthError.oauth("invalid_request", "Failed to parse form data") }
+            var values = Self.formValues(request)
+            values["resource"] = nil
+            return values
+        }
         guard let values = Self.jsonStrings(request.body, Self.tokenFields) else {
             throw AuthError.oauth("invalid_request", "Invalid JSON body")
         }
@@ -79,6 +87,8 @@ extension OAuthServerEndpoints {
                 }
                 values = decoded
             } else {
+                // `r.ParseForm()`: a query or form body `url.ParseQuery` refuses fails here.
+                if request.formParseFails { throw AuthError(400, .invalidCredentials, "Invalid client credentials: failed to parse form") }
                 values = Self.formValues(request)
             }
             clientID = values["client_id"] ?? ""

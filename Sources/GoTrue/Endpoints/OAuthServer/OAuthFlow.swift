@@ -3,6 +3,7 @@ import AuthHTTP
 import AuthJSON
 import AuthJWT
 import AuthStore
+import GoFormats
 
 /// The authorization-code flow (oauthserver/authorize.go, handlers.go): `/oauth/authorize` hands
 /// the user to the app's consent page, the consent API records the decision, `/oauth/token`
@@ -10,8 +11,11 @@ import AuthStore
 extension OAuthServerEndpoints {
     static let supportedScopes = ["openid", "profile", "email", "phone", "offline_access"]
 
+    /// `ParseScopeString`: the string trimmed (`strings.TrimSpace`), split on spaces, each piece
+    /// trimmed and the empty ones dropped; a tab inside a piece stays in it.
     static func scopes(_ text: String) -> [String] {
-        text.split(separator: " ").map { String($0).filter { $0 != "\t" } }.filter { !$0.isEmpty }
+        GoStrings.trimSpace(text).split(separator: " ", omittingEmptySubsequences: false)
+            .map { GoStrings.trimSpace(String($0)) }.filter { !$0.isEmpty }
     }
 
     /// `buildErrorRedirectURL`: the redirect URI with `error`, `error_description` and `state`
@@ -312,12 +316,14 @@ extension OAuthServerEndpoints {
         } else if let email = user.email, !email.isEmpty {
             claims["name"] = .string(email)
         }
-        if let picture = metadata["picture"]?.stringValue ?? metadata["avatar_url"]?.stringValue, !picture.isEmpty {
-            claims["picture"] = .string(picture)
+        // The first of the two keys holding a non-empty string: an empty or non-string
+        // `picture` falls back to `avatar_url`, likewise `preferred_username` to `username`.
+        func firstText(_ keys: String...) -> String? {
+            for key in keys { if let text = metadata[key]?.stringValue, !text.isEmpty { return text } }
+            return nil
         }
+        if let picture = firstText("picture", "avatar_url") { claims["picture"] = .string(picture) }
         claims["updated_at"] = .number(Timestamp(microseconds: user.updatedAt).unixSeconds)
-        if let username = metadata["preferred_username"]?.stringValue ?? metadata["username"]?.stringValue, !username.isEmpty {
-            claims["preferred_username"] = .string(username)
-        }
+        if let username = firstText("preferred_username", "username") { claims["preferred_username"] = .string(username) }
     }
 }
