@@ -1,4 +1,5 @@
 import AuthHTTP
+import AuthStore
 import Testing
 @testable import EmulatorTools
 @testable import GoTrue
@@ -38,6 +39,24 @@ import Testing
         let other = AuthError(404, nil, "Not Found").response(apiVersion: .v20240101, requestID: "")
         #expect(other.text == #"{"code":"unknown","message":"Not Found"}"#)
         #expect(other.headers["x-sb-error-code"] == nil)
+    }
+
+    /// `getHttpStatusCodeFromPostgresErrorCode`: `PT000` is status 0, not public, so the plain
+    /// named 500; a status below 100 makes `WriteHeader` panic, answered by the recoverer.
+    @Test func postgresStatusCodesOutsideHTTP() {
+        func failure(_ sqlstate: String) -> HTTPResponse {
+            let store = StoreError(AuthStore.PostgresError(sqlstate: sqlstate, step: "execute", message: "nope"))
+            return AuthError.databaseFailure("Database error saving new user", store).response(apiVersion: .initial, requestID: "r")
+        }
+        let zero = failure("PT000")
+        #expect(zero.status == 500)
+        #expect(zero.text == #"{"code":500,"error_code":"unexpected_failure","msg":"Database error saving new user","error_id":"r"}"#)
+        let negative = failure("PT-12")
+        #expect(negative.status == 500)
+        #expect(negative.text == #"{"code":500,"error_code":"unexpected_failure","msg":"Internal Server Error","error_id":"r"}"#)
+        let conflict = failure("PT409")
+        #expect(conflict.status == 409)
+        #expect(conflict.text == #"{"code":"PT409","message":"nope"}"#)
     }
 
     @Test func unhandledErrors() {

@@ -119,10 +119,11 @@ public struct AuthError: Error, Sendable, Equatable {
     /// `getHttpStatusCodeFromPostgresErrorCode`: 500 for a raised exception and the integrity
     /// violations, the number of a `PTnnn` code (PostgREST's convention), nil for the rest
     /// (which GoTrue does not show its client).
+    /// `PT000` parses to 0, which is "no status": such an error stays private (the plain 500).
     static func publicStatus(sqlstate: String) -> Int? {
         guard sqlstate.utf8.count == 5 else { return nil }
         if ["P0001", "23000", "23001", "23502", "23503", "23505", "23514", "23P01"].contains(sqlstate) { return 500 }
-        if sqlstate.hasPrefix("PT"), let status = Int(sqlstate.dropFirst(2)) { return status }
+        if sqlstate.hasPrefix("PT"), let status = Int(sqlstate.dropFirst(2)), status != 0 { return status }
         return nil
     }
 
@@ -310,6 +311,11 @@ extension AuthError {
         case .postgres(let database) where apiVersion == .initial:
             // handleResponseErrorHTTP sets the code header, then sends the database's error
             // with its status (500 for every constraint violation, nnn for a `PTnnn` code).
+            // A status `WriteHeader` refuses (`PT+99`, `PT-12`: below 100) panics, and the
+            // recoverer answers its 500.
+            if let shown = AuthError.publicStatus(sqlstate: database.code), !(100...999).contains(shown) {
+                return AuthError.internalServerError.response(apiVersion: apiVersion, requestID: requestID)
+            }
             if let code { headers["x-sb-error-code"] = code.rawValue }
             status = AuthError.publicStatus(sqlstate: database.code) ?? status
             body["code"] = .string(database.code)
