@@ -120,17 +120,20 @@ extension Connection {
                               .text(identifier)).map(CustomOAuthProviderRecord.init(row:))
     }
 
-    /// `FindAllCustomOAuthProviders[ByType]`: newest first (`created_at desc`).
+    /// `FindAllCustomOAuthProviders`: newest first (`created_at desc`).
+    /// `FindAllCustomOAuthProvidersByType` orders by `provider_type desc` only, which ties every
+    /// row of the one type: Postgres then reads them through `custom_oauth_providers_provider_type_idx`
+    /// in insertion order, oldest first, as they are listed here.
     public func customOAuthProviders(type: String? = nil) throws(StoreError) -> [CustomOAuthProviderRecord] {
         if let postgres {
-            return try postgres.store { try $0.customOAuthProviders(where: "($1::text IS NULL OR p.provider_type = $1::text)", SQLValue(type)) }
+            guard let type else { return try postgres.store { try $0.customOAuthProviders(where: "true") } }
+            return try postgres.store { try $0.customOAuthProviders(where: "p.provider_type = $1", .text(type), oldestFirst: true) }
         }
         let select = "SELECT \(CustomOAuthProviderRecord.columns) FROM custom_oauth_providers"
-        let order = " ORDER BY created_at DESC, rowid DESC"
         if let type {
-            return try query(select + " WHERE provider_type = ?" + order, .text(type)).map(CustomOAuthProviderRecord.init(row:))
+            return try query(select + " WHERE provider_type = ? ORDER BY created_at, rowid", .text(type)).map(CustomOAuthProviderRecord.init(row:))
         }
-        return try query(select + order).map(CustomOAuthProviderRecord.init(row:))
+        return try query(select + " ORDER BY created_at DESC, rowid DESC").map(CustomOAuthProviderRecord.init(row:))
     }
 
     public func countCustomOAuthProviders() throws(StoreError) -> Int {

@@ -174,6 +174,30 @@ private func expectError(_ response: HTTPResponse, _ status: Int, _ code: String
         expectError(api.providers("GET", "?type=saml"), 400, "validation_failed", "type must be either 'oauth2' or 'oidc'")
     }
 
+    /// `FindAllCustomOAuthProvidersByType` orders by `provider_type desc` only: Postgres reads the
+    /// one type through its index, oldest first; the whole list is newest first.
+    @Test func aTypeFilteredListIsOldestFirst() throws {
+        let clock = ManualClock()
+        let api = try makeAPI(clock: clock)
+        for name in ["one", "two", "three"] {
+            #expect(api.providers("POST", "", oauth2Body(["identifier": .string("custom:\(name)")])).status == 201)
+            clock.advance(seconds: 1)
+        }
+        #expect(api.providers("GET", "?type=oauth2").json["providers"]?.arrayValue?.map { $0["identifier"] }
+            == ["custom:one", "custom:two", "custom:three"])
+        #expect(api.providers("GET").json["providers"]?.arrayValue?.map { $0["identifier"] }
+            == ["custom:three", "custom:two", "custom:one"])
+    }
+
+    /// chi mounts `/{identifier}/`: one trailing slash names the same provider.
+    @Test func aTrailingSlashNamesTheProvider() throws {
+        let api = try makeAPI()
+        #expect(api.providers("POST", "", oidcBody()).status == 201)
+        #expect(api.providers("GET", "/custom:acme/").json["identifier"] == "custom:acme")
+        #expect(api.providers("PUT", "/custom:acme/", ["name": "Renamed"]).json["name"] == "Renamed")
+        #expect(api.providers("DELETE", "/custom:acme/").status == 204)
+    }
+
     @Test func conflictAndPathPrefix() throws {
         let api = try makeAPI()
         #expect(api.providers("POST", "", oidcBody()).status == 201)

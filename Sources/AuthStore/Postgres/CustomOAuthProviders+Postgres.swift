@@ -132,14 +132,18 @@ extension PostgresConnection {
         try saveProviderURLs(p)
     }
 
-    /// Newest first (`created_at desc`); ties (a frozen virtual clock) by physical position.
-    func customOAuthProviders(where condition: String, _ arguments: SQLValue...) throws(PostgresError) -> [CustomOAuthProviderRecord] {
+    /// Newest first (`created_at desc`), or oldest first; ties (a frozen virtual clock) by
+    /// physical position.
+    func customOAuthProviders(where condition: String, _ arguments: SQLValue..., oldestFirst: Bool = false) throws(PostgresError)
+        -> [CustomOAuthProviderRecord]
+    {
         let columns = CustomOAuthProviderRecord.postgresColumns(allowlist: try hasCustomClaimsAllowlist())
+        let order = oldestFirst ? "p.created_at, p.ctid" : "p.created_at DESC, p.ctid DESC"
         return try query(
             """
             SELECT \(columns) FROM auth.custom_oauth_providers p
             LEFT JOIN auth_emulator.custom_oauth_provider_urls u ON u.provider_id = p.id
-            WHERE \(condition) ORDER BY p.created_at DESC, p.ctid DESC
+            WHERE \(condition) ORDER BY \(order)
             """,
             arguments
         ).map(CustomOAuthProviderRecord.init(row:))

@@ -56,8 +56,10 @@ struct CustomOAuthProviderEndpoints: EndpointGroup {
     /// chi routes on the escaped path when the request escaped more than needed (`URL.RawPath`),
     /// so `custom%3Aacme` arrives as it was sent and fails the prefix check; the last segment of
     /// the request target is that value in every case.
+    /// chi mounts the routes at `/{identifier}/`, so one trailing slash names the same provider.
     private func pathIdentifier(_ context: RequestContext) throws(AuthError) -> String {
-        let target = context.request.target.prefix { $0 != "?" }
+        var target = context.request.target.prefix { $0 != "?" }
+        if target.hasSuffix("/") && target.count > 1 { target = target.dropLast() }
         let raw = target.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init)
         let identifier = (target.hasPrefix("/") ? raw : nil) ?? context.pathParameters["identifier"] ?? ""
         if identifier.isEmpty { throw Self.invalid("identifier is required") }
