@@ -413,6 +413,40 @@ private extension GoTrueAPI {
         #expect(id["preferred_username"] == "bob")
     }
 
+    /// The client and consent bodies are read with `json.NewDecoder(r.Body).Decode`: `null`
+    /// fills nothing, what follows the first value is never read, and members match fields
+    /// case-insensitively; the update's struct has no `client_type`.
+    @Test func bodiesDecodeAsGoDecodesThem() throws {
+        let api = try oauthAPI()
+        var json = api.admin
+        json["Content-Type"] = "application/json"
+        let nothing = api.call("POST", "/admin/oauth/clients", headers: json, raw: "null")
+        #expect(nothing.json["msg"] == "400: redirect_uris is required")
+        #expect(api.call("POST", "/admin/oauth/clients", headers: json,
+                         raw: #"{"redirect_uris":["http://localhost:4000/cb"]} trailing"#).status == 201)
+        let folded = api.call("POST", "/admin/oauth/clients", headers: json, raw: #"{"Redirect_URIs":["http://localhost:4000/cb"]}"#)
+        #expect(folded.status == 201)
+        let client = try #require(folded.json["client_id"]?.stringValue)
+        #expect(api.call("PUT", "/admin/oauth/clients/\(client)", headers: json, raw: "null").json["msg"] == "No fields provided for update")
+        let renamed = api.call("PUT", "/admin/oauth/clients/\(client)", headers: json, raw: #"{"client_type":5,"client_name":"x"}"#)
+        #expect(renamed.status == 200, "\(renamed.text)")
+        #expect(renamed.json["client_name"] == "x")
+
+        let token = try #require(api.signUp("consent@example.com")["access_token"]?.stringValue)
+        func pending() throws -> String {
+            let authorize = api.call("GET", "/oauth/authorize?client_id=\(client)&redirect_uri=http://localhost:4000/cb&response_type=code&scope=email&code_challenge=\(challenge)&code_challenge_method=S256")
+            let id = String(try #require(authorize.headers["Location"]).split(separator: "=").last ?? "")
+            _ = api.call("GET", "/oauth/authorizations/\(id)", bearer: token)
+            return id
+        }
+        let consentHeaders: HTTPHeaders = ["Authorization": "Bearer " + token, "Content-Type": "application/json"]
+        let empty = api.call("POST", "/oauth/authorizations/\(try pending())/consent", headers: consentHeaders, raw: "null")
+        #expect(empty.json["msg"] == "action must be 'approve' or 'deny'")
+        let denied = api.call("POST", "/oauth/authorizations/\(try pending())/consent", headers: consentHeaders, raw: #"{"Action":"deny"} xx"#)
+        #expect(denied.status == 200, "\(denied.text)")
+        #expect(denied.json["redirect_url"]?.stringValue?.contains("error=access_denied") == true)
+    }
+
     /// `ParseScopeString`: trimmed whole and by piece; a tab inside a piece stays.
     @Test func scopesParseAsGoParsesThem() {
         #expect(OAuthServerEndpoints.scopes("email\n") == ["email"])

@@ -22,18 +22,27 @@ enum OAuthClients {
         var logoURI: String?
     }
 
-    /// `json.NewDecoder(r.Body).Decode(&params)`: anything that is not a JSON object with the
-    /// fields' types is the handler's "Invalid JSON body".
-    static func params(_ request: HTTPRequest) throws(AuthError) -> Params {
+    /// `json.NewDecoder(r.Body).Decode(&params)`: the first JSON value only (what follows is
+    /// never read), `null` leaving every field unset, members matched to fields as Go matches
+    /// them (exactly, else case-insensitively); anything the decoder refuses, a field of another
+    /// type among them, is the handler's "Invalid JSON body". The update's struct has no
+    /// `client_type`, so an update ignores one of any type.
+    static func params(_ request: HTTPRequest, update: Bool = false) throws(AuthError) -> Params {
         let invalid = AuthError(400, .badJson, "Invalid JSON body")
-        guard let parsed = try? JSON(parsing: request.body), let object = parsed.objectValue else { throw invalid }
+        let body: RequestBody
+        do {
+            body = try RequestBody(decoding: request, as: update ? "OAuthServerClientUpdateParams" : "OAuthServerClientRegisterParams",
+                                   prefix: "")
+        } catch {
+            throw invalid
+        }
         func string(_ key: String) throws(AuthError) -> String? {
-            guard let value = object[key], !value.isNull else { return nil }
+            guard let value = body.value(key), !value.isNull else { return nil }
             guard let text = value.stringValue else { throw invalid }
             return text
         }
         func strings(_ key: String) throws(AuthError) -> [String]? {
-            guard let value = object[key], !value.isNull else { return nil }
+            guard let value = body.value(key), !value.isNull else { return nil }
             guard let items = value.arrayValue else { throw invalid }
             var out: [String] = []
             for item in items {
@@ -42,7 +51,7 @@ enum OAuthClients {
             }
             return out
         }
-        return Params(redirectURIs: try strings("redirect_uris"), clientType: try string("client_type"),
+        return Params(redirectURIs: try strings("redirect_uris"), clientType: update ? nil : try string("client_type"),
                       tokenEndpointAuthMethod: try string("token_endpoint_auth_method"), grantTypes: try strings("grant_types"),
                       clientName: try string("client_name"), clientURI: try string("client_uri"), logoURI: try string("logo_uri"))
     }

@@ -252,11 +252,19 @@ extension OAuthServerEndpoints {
     func consent(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         let caller = try api.caller(context)
         try checkOrigin(context)
-        guard let parsed = try? JSON(parsing: context.request.body), let object = parsed.objectValue,
-              object["action"].map({ $0.isNull || $0.stringValue != nil }) ?? true else {
+        // `json.NewDecoder(r.Body).Decode(&body)`: the first value only, `null` fills nothing,
+        // `Action` names `action`; a refused body or a non-string action is "invalid JSON body".
+        let body: RequestBody
+        do {
+            body = try RequestBody(decoding: context.request, as: "ConsentRequest", prefix: "")
+        } catch {
             throw AuthError(400, .badJson, "invalid JSON body")
         }
-        let action = object["action"]?.stringValue ?? ""
+        let actionValue = body.value("action")
+        guard actionValue.map({ $0.isNull || $0.stringValue != nil }) ?? true else {
+            throw AuthError(400, .badJson, "invalid JSON body")
+        }
+        let action = actionValue?.stringValue ?? ""
         guard action == "approve" || action == "deny" else {
             throw AuthError(400, .validationFailed, "action must be 'approve' or 'deny'")
         }

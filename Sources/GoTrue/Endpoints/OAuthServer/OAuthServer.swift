@@ -124,7 +124,7 @@ struct OAuthServerEndpoints: EndpointGroup {
 
     func adminUpdate(_ context: RequestContext) throws(AuthError) -> HTTPResponse {
         var client = try adminClient(context)
-        let params = try OAuthClients.params(context.request)
+        let params = try OAuthClients.params(context.request, update: true)
         if params.redirectURIs == nil && params.grantTypes == nil && params.clientName == nil && params.clientURI == nil
             && params.logoURI == nil && params.tokenEndpointAuthMethod == nil {
             throw AuthError(400, .validationFailed, "No fields provided for update")
