@@ -447,6 +447,19 @@ private extension GoTrueAPI {
         #expect(denied.json["redirect_url"]?.stringValue?.contains("error=access_denied") == true)
     }
 
+    /// `validateResourceParam` reads the resource with `url.Parse`.
+    @Test func resourcesAreJudgedByURLParse() {
+        #expect(OAuthServerEndpoints.resourceProblem("https://api.example.com") == nil)
+        #expect(OAuthServerEndpoints.resourceProblem("https://api.example.com#") == nil)
+        #expect(OAuthServerEndpoints.resourceProblem("https://api.example.com?") == nil)
+        #expect(OAuthServerEndpoints.resourceProblem("urn:example:api") == nil)
+        #expect(OAuthServerEndpoints.resourceProblem("1abc:foo") == "resource must be a valid URI")
+        #expect(OAuthServerEndpoints.resourceProblem("https://exa mple.com") == "resource must be a valid URI")
+        #expect(OAuthServerEndpoints.resourceProblem("/api") == "resource must be an absolute URI")
+        #expect(OAuthServerEndpoints.resourceProblem("https://api.example.com#x") == "resource must not include a fragment component")
+        #expect(OAuthServerEndpoints.resourceProblem("https://api.example.com?a=1") == "resource must not include a query component")
+    }
+
     /// `ParseScopeString`: trimmed whole and by piece; a tab inside a piece stays.
     @Test func scopesParseAsGoParsesThem() {
         #expect(OAuthServerEndpoints.scopes("email\n") == ["email"])

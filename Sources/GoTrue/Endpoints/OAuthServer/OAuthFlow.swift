@@ -141,14 +141,16 @@ extension OAuthServerEndpoints {
         return OAuthServerEndpoints.found(consentPage + "?authorization_id=" + authorizationID)
     }
 
-    /// `validateResourceParam` (RFC 8707): an absolute URI without fragment or query.
+    /// `validateResourceParam` (RFC 8707): what `url.Parse` accepts, absolute (a scheme), with
+    /// no fragment and no query. An empty one after `#` or `?` is none (`https://api.example#`).
     static func resourceProblem(_ resource: String) -> String? {
-        guard let colon = resource.firstIndex(of: ":"), colon != resource.startIndex,
-              resource[..<colon].allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }) else {
-            return "resource must be an absolute URI"
+        guard let url = GoParsedURL.parse(resource) else { return "resource must be a valid URI" }
+        if url.scheme.isEmpty { return "resource must be an absolute URI" }
+        if !url.fragment.isEmpty { return "resource must not include a fragment component" }
+        let beforeFragment = resource.prefix { $0 != "#" }
+        if let question = beforeFragment.firstIndex(of: "?"), beforeFragment.index(after: question) < beforeFragment.endIndex {
+            return "resource must not include a query component"
         }
-        if resource.contains("#") { return "resource must not include a fragment component" }
-        if resource.contains("?") { return "resource must not include a query component" }
         return nil
     }
 
