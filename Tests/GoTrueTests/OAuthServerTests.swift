@@ -460,6 +460,17 @@ private extension GoTrueAPI {
         #expect(OAuthServerEndpoints.resourceProblem("https://api.example.com?a=1") == "resource must not include a query component")
     }
 
+    /// `client_uri` and `logo_uri` are read with `url.ParseRequestURI`.
+    @Test func clientURIsAreJudgedByParseRequestURI() {
+        for good in ["https://example.com/logo.png", "/relative", "mailto:team@example.com", "http://example.com/#frag",
+                     "https://example.com/a?b=c"] {
+            #expect(OAuthClients.isRequestURI(good), "\(good)")
+        }
+        for bad in ["relative", "http://exa mple.com", "https://example.com:port/", "1http://example.com", "http://example.com/%zz"] {
+            #expect(!OAuthClients.isRequestURI(bad), "\(bad)")
+        }
+    }
+
     /// `ParseScopeString`: trimmed whole and by piece; a tab inside a piece stays.
     @Test func scopesParseAsGoParsesThem() {
         #expect(OAuthServerEndpoints.scopes("email\n") == ["email"])

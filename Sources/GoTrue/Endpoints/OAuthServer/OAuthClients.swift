@@ -98,10 +98,13 @@ enum OAuthClients {
     }
 
     /// `url.ParseRequestURI` for client and logo URIs: an absolute URI or an absolute path.
+    /// `url.ParseRequestURI`: `url.Parse` with the whole text as the URL (a `#` starts no
+    /// fragment, so it is read as an escaped one would be) and, without a scheme, only an
+    /// absolute path.
     static func isRequestURI(_ text: String) -> Bool {
-        if text.hasPrefix("/") { return true }
-        guard let colon = text.firstIndex(of: ":"), colon != text.startIndex else { return false }
-        return text[..<colon].allSatisfy { $0.isLetter || $0.isNumber || "+-.".contains($0) } && text.first!.isLetter
+        let whole = String(text.flatMap { $0 == "#" ? Array("%23") : [$0] })
+        guard let url = GoParsedURL.parse(whole) else { return false }
+        return !url.scheme.isEmpty || text.hasPrefix("/")
     }
 
     static func validateMetadata(_ p: Params) throws(AuthError) {
