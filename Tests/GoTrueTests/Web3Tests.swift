@@ -210,6 +210,23 @@ import Testing
         #expect(traits[0]["uri"]?.objectValue?["Host"] == "supabase.com" && traits[0]["uri"]?.objectValue?["Scheme"] == "https")
     }
 
+    /// The `uri` trait is Go's `*url.URL`: `setPath` keeps the path as written in `RawPath` only
+    /// when escaping `Path` again would not give it back.
+    @Test func auditURIPathAsSetPathSplitsIt() throws {
+        let (api, _) = try Self.makeWeb3API()
+        func uri(_ path: String) throws -> JSONObject? {
+            let (message, signature) = Self.signed(api, "ethereum", ["uri": .string("https://supabase.com" + path)])
+            #expect(Self.grant(api, "ethereum", message, signature).status == 200)
+            let entries = api.control("GET", "/admin/audit").json.arrayValue ?? []
+            return entries.compactMap { $0.objectValue?["payload"]?.objectValue?["traits"]?.objectValue }
+                .first { $0["chain"] != nil }?["uri"]?.objectValue
+        }
+        let slash = try uri("/a%2Fb")
+        #expect(slash?["Path"] == "/a/b" && slash?["RawPath"] == "/a%2Fb")
+        let space = try uri("/a%20b")
+        #expect(space?["Path"] == "/a b" && space?["RawPath"] == "")
+    }
+
     // MARK: Input checks, in the grant's order
 
     @Test(arguments: ["solana", "ethereum"])

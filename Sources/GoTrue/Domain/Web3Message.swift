@@ -301,10 +301,19 @@ extension Web3Message {
             rest = rest.dropFirst(2)
             rest = rest[(rest.firstIndex(of: "/") ?? rest.endIndex)...]
         }
+        // `setPath`: `Path` is the unescaped path, and `RawPath` the path as written when
+        // escaping `Path` again would not give it back (`/a%2Fb`: Path `/a/b`, RawPath `/a%2Fb`;
+        // `/a%20b`: Path `/a b`, no RawPath).
+        var path = "", rawPath = ""
+        if parsedURI.opaque.isEmpty {
+            let written = String(rest)
+            path = GoParsedURL.unescape(Array(written.utf8)[...], .path) ?? written
+            if GoURL.escapePath(path) != written { rawPath = written }
+        }
         return [
             "Scheme": .string(parsedURI.scheme), "Opaque": .string(parsedURI.opaque), "User": .null,
-            "Host": .string(parsedURI.host), "Path": .string(parsedURI.opaque.isEmpty ? String(rest) : ""),
-            "RawPath": "", "OmitHost": false, "ForceQuery": false, "RawQuery": .string(rawQuery),
+            "Host": .string(parsedURI.host), "Path": .string(path),
+            "RawPath": .string(rawPath), "OmitHost": false, "ForceQuery": false, "RawQuery": .string(rawQuery),
             "Fragment": "", "RawFragment": "",
         ]
     }
