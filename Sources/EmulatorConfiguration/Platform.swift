@@ -149,6 +149,11 @@ package enum Platform {
         nanosleep(&delay, nil)
     }
 
+    /// Ignores SIGPIPE for the whole process (the `serve` command only; the library leaves
+    /// signal dispositions to the app that embeds it).
+    package static func ignoreBrokenPipes() { _ = signal(SIGPIPE, SIG_IGN) }
+
+    /// Writes `text` to stderr; what a closed or failing stderr does not take is dropped.
     package static func writeStandardError(_ text: String) {
         var text = text
         text.withUTF8 { buffer in

@@ -13,6 +13,10 @@ extension CLI {
     static func serve(_ arguments: [String], context: Context) throws -> Int32 {
         let flags = try parseOptions(arguments, values: serveValueOptions, switches: serveSwitches)
         var options = try options(from: flags, context: context)
+        // A harness that reads the start-up lines and then closes its end of the pipe must not
+        // take the server down with the next access-log line: a write to a closed pipe or
+        // socket fails with EPIPE (the line is dropped) instead of raising SIGPIPE.
+        Platform.ignoreBrokenPipes()
         if options.databasePath != EmulatorOptions.inMemory, !options.usesPostgres, !options.databasePath.hasPrefix("/") {
             options.databasePath = Platform.currentDirectory() + "/" + options.databasePath
         }

@@ -228,3 +228,37 @@ def test_shutdown_answers_unfinished_requests_with_503(start_server):
     assert response.status == 503
     assert response.read() == b"503 Service Unavailable: the server is shutting down\n"
     connection.close()
+
+
+def test_a_closed_log_pipe_does_not_stop_the_server(tmp_path):
+    """A harness that reads the start-up lines, then closes its end of the pipe that also takes
+    the access log: the next log line fails with EPIPE and is dropped, where SIGPIPE would end
+    the process after the first answer."""
+    import subprocess
+
+    from conftest import BIN
+
+    process = subprocess.Popen(
+        [BIN, "serve", "--host", "127.0.0.1", "--port", "0", "--db", ":memory:"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        first = process.stdout.readline()
+        url = first.strip().removeprefix("listening on ")
+        assert url.startswith("http://127.0.0.1:"), first
+        while not process.stdout.readline().startswith("database:"):
+            pass
+        process.stdout.close()
+        with httpx.Client(timeout=30) as client:
+            for _ in range(3):
+                assert client.get(f"{url}/health").status_code == 200
+        assert process.poll() is None, f"the server ended with {process.returncode}"
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=30)
