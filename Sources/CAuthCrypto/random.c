@@ -1,9 +1,15 @@
 /*
- * The operating system's secure random source, and the one atomic the deterministic
- * test source needs. Platform differences for randomness live only in this file.
+ * The operating system's secure random source, the one atomic the deterministic test
+ * source needs, and a fallible allocation. Platform differences for randomness live only in
+ * this file.
  */
 
 #include "CAuthCrypto.h"
+
+#include <stdlib.h>
+
+void *cauth_calloc(size_t count, size_t size) { return calloc(count, size); }
+void cauth_free(void *pointer) { free(pointer); }
 
 #if defined(__APPLE__)
 #include <stdlib.h>

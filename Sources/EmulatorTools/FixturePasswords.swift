@@ -58,7 +58,7 @@ final class FixturePasswords: @unchecked Sendable {
                     if !progress.withLock({ $0.stopped }) {
                         var fresh: [Int] = []
                         for k in range where seedProgress?.isCancelled != true {
-                            if let hash = stored[k], Passwords.verify(plaintexts[k], against: hash) {
+                            if let hash = stored[k], (try? Passwords.verify(plaintexts[k], against: hash)) == true {
                                 out[k] = hash
                             } else {
                                 fresh.append(k)

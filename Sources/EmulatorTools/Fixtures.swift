@@ -212,8 +212,9 @@ public struct Fixture: Sendable {
             } catch {
                 // The admin API's 500 for a hash of no known format is a plain input error here.
                 if error.status == 500 {
-                    let reason = AdminEndpoints.goBcryptCostError(text).map { ": " + $0 } ?? ""
-                    throw AuthError(400, .validationFailed, "not a supported hash (bcrypt $2a$/$2b$/$2y$ or $pbkdf2-sha256$)" + reason)
+                    let reason = (ImportedPasswordHashes.problem(text) ?? AdminEndpoints.goBcryptCostError(text)).map { ": " + $0 } ?? ""
+                    throw AuthError(400, .validationFailed, "not a supported hash (bcrypt $2a$/$2b$/$2y$, $argon2i$, $argon2id$, "
+                                        + "$fbscrypt$ or $pbkdf2-sha256$)" + reason)
                 }
                 throw error
             }

@@ -13,6 +13,9 @@ import Testing
 /// "correct-horse-1" as a cost-10 `$2a$` bcrypt hash (computed with libxcrypt's crypt(3); the
 /// same fixture as BcryptTests and the Python client tests).
 let bcryptFixture = "$2a$10$SupabaseAuthEmulatorSOYgM2f571OneeZUdDilPkLhhvCn6K4Ki"
+/// A Firebase scrypt hash of "imported-secret-1" (n=10 keeps it quick in debug builds; Firebase
+/// itself uses n=14), computed with Python's hashlib.scrypt and OpenSSL's AES-256-CTR.
+let firebaseScryptFixture = "$fbscrypt$v=1,n=10,r=8,p=1,ss=Bw==,sk=KCkqKywtLi8wMTIzNDU2Nzg5Ojs8PT4/QEFCQ0RFRkdISUpLTE1OT1BRUlNUVVZXWFlaW1xdXl9gYWJjZGVmZw==$nzphwtTltgcYKTpL$u5Dz43Qv5XhRLu6avAJbHNwiG1mBXjTTZXym8C9NwUC55QsHEaVRM4qK6bQ3q8PWpwXnIG1J6aBK+t7uS6hDaA=="
 
 extension GoTrueAPI {
     var serviceRole: String { project.configuration.apiKeys.serviceRole }
@@ -216,19 +219,57 @@ extension GoTrueAPI {
         _ = api.createUser(["email": "phc@example.com", "password_hash": .string(phc), "email_confirm": true])
         #expect(api.signIn("phc@example.com", "from-phc").status == 200)
 
-        let argon = api.admin("POST", "/admin/users", ["email": "ar@example.com",
-                                                       "password_hash": "$argon2id$v=19$m=65536,t=3,p=4$c2FsdHNhbHQ$aGFzaA"])
-        #expect(argon.status == 400)
-        #expect(errorCode(argon) == "validation_failed")
-        #expect(argon.json["msg"]?.stringValue?.contains("Argon2") == true)
-        let firebase = api.admin("POST", "/admin/users", ["email": "fb@example.com", "password_hash": "$fbscrypt$v=1,n=14,r=8,p=1$c2FsdA$aGFzaA"])
-        #expect(firebase.status == 400)
-        #expect(firebase.json["msg"]?.stringValue?.contains("Firebase scrypt") == true)
+        // Argon2 and Firebase scrypt hashes, as GoTrue's crypto/password.go checks them.
+        // Computed with argon2-cffi (the reference C implementation) and with Python's hashlib
+        // scrypt and OpenSSL's AES-256-CTR, for the password "imported-secret-1".
+        let argon2id = "$argon2id$v=19$m=64,t=2,p=2$YWJjZGVmZ2gxMjM0NTY3OA$CB5p4+jLNSerPNJ+LsfLUxbOhkTVBt5O"
+        let argon2i = "$argon2i$v=19$m=32,t=3,p=1$YWJjZGVmZ2gxMjM0NTY3OA$wPsumSjcGN8d63h61yNgCw"
+        for (email, hash) in [("ar@example.com", argon2id), ("ai@example.com", argon2i), ("fb@example.com", firebaseScryptFixture)] {
+            let created = api.createUser(["email": .string(email), "password_hash": .string(hash), "email_confirm": true])
+            #expect(created["id"] != nil, "\(hash)")
+            #expect(api.signIn(email, "imported-secret-1").status == 200, "\(hash)")
+            #expect(errorCode(api.signIn(email, "imported-secret-2")) == "invalid_credentials", "\(hash)")
+            // Never re-hashed on sign-in (User.Authenticate upgrades bcrypt costs only).
+            #expect(try api.project.database.read { try $0.user(email: email, aud: "authenticated")?.encryptedPassword } == hash)
+        }
+        // What ParseArgon2Hash and ParseFirebaseScryptHash refuse is the 500 of any unknown hash.
+        for refused in [
+            "$argon2d$v=19$m=64,t=2,p=2$YWJjZGVmZ2gxMjM0NTY3OA$CB5p4+jLNSerPNJ+LsfLUxbOhkTVBt5O",  // argon2d
+            "$argon2id$v=16$m=64,t=2,p=2$YWJjZGVmZ2gxMjM0NTY3OA$CB5p4+jLNSerPNJ+LsfLUxbOhkTVBt5O",  // version 16
+            "$argon2id$v=19$m=64,t=2,p=2,keyid=k$YWJjZGVmZ2gxMjM0NTY3OA$CB5p4+jLNSerPNJ+LsfLUxbOhkTVBt5O",
+            "$argon2id$v=19$m=1048577,t=2,p=2$YWJjZGVmZ2gxMjM0NTY3OA$CB5p4+jLNSerPNJ+LsfLUxbOhkTVBt5O",  // over 1 GiB
+            "$argon2id$v=19$m=64,t=21,p=2$YWJjZGVmZ2gxMjM0NTY3OA$CB5p4+jLNSerPNJ+LsfLUxbOhkTVBt5O",
+            "$argon2id$v=19$m=64,t=2,p=17$YWJjZGVmZ2gxMjM0NTY3OA$CB5p4+jLNSerPNJ+LsfLUxbOhkTVBt5O",
+            "$argon2id$v=19$m=64,t=2,p=2$YWJjZGVmZ2gxMjM0NTY3OA==$CB5p4+jLNSerPNJ+LsfLUxbOhkTVBt5O",  // padded
+            "$argon2id$v=19$m=64,t=2,p=2$$CB5p4+jLNSerPNJ+LsfLUxbOhkTVBt5O",  // no salt
+            "$fbscrypt$v=2,n=10,r=8,p=1,ss=Bw==$nzphwtTltgcYKTpL$aGFzaA==",
+            "$fbscrypt$v=1,n=0,r=8,p=1,ss=Bw==$nzphwtTltgcYKTpL$aGFzaA==",
+            "$fbscrypt$v=1,n=10,r=8,p=256,ss=Bw==$nzphwtTltgcYKTpL$aGFzaA==",
+            "$fbscrypt$v=1,n=10,r=8,p=1,ss=Bw==$nzphwtTltgcYKTpL$aGFzaA",  // unpadded
+        ] {
+            let response = api.admin("POST", "/admin/users", ["email": "refused@example.com", "password_hash": .string(refused)])
+            #expect(response.status == 500, "\(refused)")
+            #expect(response.json["msg"] == "Error creating user", "\(refused)")
+        }
+        // Go's base64 decoders skip CR and LF, and do not insist on zero padding bits.
+        let lenient = api.createUser(["email": "lf@example.com", "email_confirm": true,
+                                      "password_hash": "$argon2i$v=19$m=32,t=3,p=1$YWJjZGVmZ2gx\nMjM0NTY3OA$wPsumSjcGN8d63h61yNgCx"])
+        #expect(lenient["id"] != nil)
+        #expect(api.signIn("lf@example.com", "imported-secret-1").status == 200)
+        // Parameters that parse but make GoTrue's comparison panic (argon2 with t=0, scrypt with
+        // n=64, which Go's shift turns into N=0): the sign-in is the recovered panic's 500.
+        for (email, hash) in [("t0@example.com", "$argon2id$v=19$m=64,t=0,p=2$YWJjZGVmZ2gxMjM0NTY3OA$CB5p4+jLNSerPNJ+LsfLUxbOhkTVBt5O"),
+                              ("n64@example.com", "$fbscrypt$v=1,n=64,r=8,p=1,ss=Bw==$nzphwtTltgcYKTpL$aGFzaA==")] {
+            _ = api.createUser(["email": .string(email), "password_hash": .string(hash), "email_confirm": true])
+            let signIn = api.signIn(email, "imported-secret-1")
+            #expect(signIn.status == 500, "\(hash)")
+            #expect(errorCode(signIn) == "unexpected_failure", "\(hash)")
+        }
         let garbage = api.admin("POST", "/admin/users", ["email": "gb@example.com", "password_hash": "$2a$10$tooshort"])
         #expect(garbage.status == 500)
         #expect(garbage.json["msg"] == "Error creating user")
-        // Nothing was created for the refused hashes.
-        #expect(api.admin("GET", "/admin/users").headers["X-Total-Count"] == "2")
+        // Nothing was created for the refused hashes: the eight users are the accepted ones.
+        #expect(api.admin("GET", "/admin/users").headers["X-Total-Count"] == "8")
     }
 
     @Test func randomPasswordWhenNoneGiven() throws {

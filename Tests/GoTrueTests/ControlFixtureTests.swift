@@ -90,7 +90,9 @@ import Testing
         (#"{"users": [{"email": "ok@example.com"}, {"id": "nope", "email": "b@example.com"}]}"#, "users[1].id"),
         (#"{"users": [{"email": "ok@example.com"}, {"phone": "0555"}]}"#, "users[1].phone"),
         (#"{"users": [{"email": "ok@example.com", "password": "x", "password_hash": "$2a$10$x"}]}"#, "users[0].password_hash"),
-        (#"{"users": [{"email": "ok@example.com", "password_hash": "$argon2id$v=19$m=4096,t=3,p=1$c2FsdA$aGFzaA"}]}"#, "users[0].password_hash: Argon2"),
+        (#"{"users": [{"email": "ok@example.com", "password_hash": "$argon2d$v=19$m=4096,t=3,p=1$c2FsdA$aGFzaA"}]}"#,
+         "users[0].password_hash: not a supported hash (bcrypt $2a$/$2b$/$2y$, $argon2i$, $argon2id$, $fbscrypt$ or $pbkdf2-sha256$): "
+            + "crypto: argon2 hash uses unsupported algorithm \"argon2d\" only argon2i and argon2id supported"),
         (#"{"users": [{"email": "ok@example.com", "password_hash": "plain"}]}"#, "users[0].password_hash"),
         (#"{"users": [{"email": "ok@example.com", "ban_duration": "forever"}]}"#, "users[0].ban_duration"),
         (#"{"users": [{"email": "ok@example.com", "user_metadata": []}]}"#, "users[0].user_metadata"),

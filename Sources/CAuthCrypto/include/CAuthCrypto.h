@@ -64,6 +64,14 @@ void cauth_pbkdf2_sha256_hw_x2(const uint32_t inner_a[8], const uint32_t outer_a
  */
 int cauth_random_fill(void *buffer, size_t length);
 
+/*
+ * Zeroed memory for the memory-hard password hashes (Argon2, scrypt), whose size a stored
+ * hash chooses: NULL when the allocator refuses, where Swift's own allocation would trap.
+ * Release with cauth_free.
+ */
+void *cauth_calloc(size_t count, size_t size);
+void cauth_free(void *pointer);
+
 /* Atomically adds `delta` to `*counter` and returns the previous value (sequentially consistent). */
 uint64_t cauth_atomic_fetch_add_u64(uint64_t *counter, uint64_t delta);
 

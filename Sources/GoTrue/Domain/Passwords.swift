@@ -65,10 +65,13 @@ package struct Passwords {
 
     /// Whether `password` matches a stored hash; unknown hash formats never match. bcrypt
     /// hashes (`$2a$`/`$2b$`/`$2y$`) are what the real server stores, so users imported through
-    /// the admin API's `password_hash` or copied from a real project sign in as they would there.
-    package static func verify(_ password: String, against stored: String?) -> Bool {
+    /// the admin API's `password_hash` or copied from a real project sign in as they would there;
+    /// so do the Argon2 and Firebase scrypt hashes GoTrue also accepts (`ImportedPasswordHashes`),
+    /// whose parameters can make GoTrue's comparison panic: that is its 500 here too.
+    package static func verify(_ password: String, against stored: String?) throws(AuthError) -> Bool {
         guard let stored, !stored.isEmpty else { return false }
         if stored.hasPrefix("$2") { return Bcrypt.verify(password: password, against: stored) }
+        if let imported = try ImportedPasswordHashes.verify(password, against: stored) { return imported }
         return PasswordHasher.verify(password: password, against: stored)
     }
 }

@@ -244,23 +244,19 @@ package struct AdminEndpoints: EndpointGroup {
         return Passwords(configuration: config, environment: project.environment).hash(password)
     }
 
-    /// `NewUserWithPasswordHash`'s format check (reference §13). Whatever `bcrypt.Cost` accepts
-    /// is stored as given, as there; bcrypt hashes sign in. This emulator's own PBKDF2 PHC
-    /// strings are accepted when its verifier would check them (a cost of at most 10,000,000,
-    /// so an imported hash cannot make a sign-in burn minutes of CPU), else a 400 naming the
-    /// limits. Argon2 and Firebase scrypt, which the real server also accepts, are refused with
-    /// a 400 naming the format: the emulator cannot verify them, and storing a hash no password
-    /// can match would fail later and silently. Any other hash is the real server's 500 "Error
-    /// creating user".
+    /// `NewUserWithPasswordHash`'s format check (reference §13). Argon2 (`$argon2`) and Firebase
+    /// scrypt (`$fbscrypt`) hashes are parsed as `ParseArgon2Hash` and `ParseFirebaseScryptHash`
+    /// parse them, and whatever `bcrypt.Cost` accepts is stored as given, as there; all three
+    /// sign in. This emulator's own PBKDF2 PHC strings are accepted when its verifier would check
+    /// them (a cost of at most 10,000,000, so an imported hash cannot make a sign-in burn minutes
+    /// of CPU), else a 400 naming the limits. Any other hash, and one of those two formats that
+    /// does not parse, is the real server's 500 "Error creating user" (the reason is logged).
     package static func checkImportedHash(_ hash: String) throws(AuthError) {
-        if hash.hasPrefix("$argon2") {
-            throw AuthError(400, .validationFailed,
-                            "Argon2 password hashes ($argon2i$, $argon2id$) are not supported by this emulator; use bcrypt or $pbkdf2-sha256$")
+        if let problem = ImportedPasswordHashes.problem(hash) {
+            logError("POST /admin/users: password_hash: \(problem)")
+            throw AuthError(500, .unexpectedFailure, "Error creating user")
         }
-        if hash.hasPrefix("$fbscrypt$") {
-            throw AuthError(400, .validationFailed,
-                            "Firebase scrypt password hashes ($fbscrypt$) are not supported by this emulator; use bcrypt or $pbkdf2-sha256$")
-        }
+        if hash.hasPrefix(ImportedPasswordHashes.argon2Prefix) || hash.hasPrefix(ImportedPasswordHashes.firebaseScryptPrefix) { return }
         if hash.hasPrefix("$pbkdf2-sha256$") {
             if PasswordHasher.isWellFormed(hash) { return }
             throw AuthError(400, .validationFailed,

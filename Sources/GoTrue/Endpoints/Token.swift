@@ -77,8 +77,8 @@ package struct TokenEndpoints: EndpointGroup {
         }
         guard let user = found, let hash = user.encryptedPassword, !hash.isEmpty else { throw invalid }
         if api.isBanned(user) { throw AuthError(400, .userBanned, "User is banned") }
-        // PBKDF2 outside any database lock.
-        let valid = Passwords.verify(password, against: hash)
+        // Hashing outside any database lock.
+        let valid = try Passwords.verify(password, against: hash)
         // The password-verification-attempt hook sees every attempt and may refuse it (and end
         // the user's sessions) whatever the password (token.go).
         if let decision = try Hooks(api: api, request: context.request).verificationAttempt(

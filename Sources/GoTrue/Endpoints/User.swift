@@ -105,11 +105,11 @@ struct UserEndpoints: EndpointGroup {
                     guard let currentPassword, !currentPassword.isEmpty else {
                         throw AuthError(400, .currentPasswordRequired, "Current password required when setting new password.")
                     }
-                    guard Passwords.verify(currentPassword, against: stored) else {
+                    guard try Passwords.verify(currentPassword, against: stored) else {
                         throw AuthError(400, .currentPasswordInvalid, "Current password required when setting new password.")
                     }
                 }
-                if Passwords.verify(password, against: stored) {
+                if try Passwords.verify(password, against: stored) {
                     throw AuthError(422, .samePassword, "New password should be different from the old password.")
                 }
             }
