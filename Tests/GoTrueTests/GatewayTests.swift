@@ -91,6 +91,17 @@ import Testing
         #expect(response.headers["Access-Control-Allow-Origin"] == "*")
         #expect(response.headers["Access-Control-Expose-Headers"] == "X-Total-Count, Link, X-Supabase-Api-Version")
         #expect(response.headers["Vary"] == "Origin")
+        // Behind the gateway too: Kong's CORS plugin sets the origin and keeps GoTrue's headers,
+        // so a browser reads the echoed API version (and the error codes that depend on it),
+        // X-Total-Count and Link.
+        let gateway = api.call("POST", "/auth/v1/token?grant_type=password", ["email": "nobody@example.com", "password": "wrong-password"],
+                               headers: ["Origin": "http://localhost:5173", "X-Supabase-Api-Version": "2024-01-01"])
+        #expect(gateway.status == 400)
+        #expect(gateway.headers["X-Supabase-Api-Version"] == "2024-01-01")
+        #expect(gateway.headers["Access-Control-Allow-Origin"] == "*")
+        #expect(gateway.headers["Access-Control-Expose-Headers"] == "X-Total-Count, Link, X-Supabase-Api-Version")
+        #expect(gateway.headers["Access-Control-Allow-Credentials"] == "true")
+        #expect(gateway.headers["Vary"] == "Origin")
     }
 
     @Test func tokenOperationNamesFollowGrantType() throws {

@@ -4,8 +4,8 @@ import GoFormats
 /// Cross-origin handling. At the root it follows GoTrue's `rs/cors` setup (api.go): methods GET,
 /// POST, PUT, PATCH, DELETE; a fixed header allow-list plus `GOTRUE_CORS_ALLOWED_HEADERS`;
 /// exposed `X-Total-Count, Link, X-Supabase-Api-Version`; credentials allowed; any origin.
-/// Under `/auth/v1` the Supabase gateway's CORS plugin answers first and allows what the browser
-/// asks for (supabase-js sends `apikey`, which GoTrue's own list lacks).
+/// Under `/auth/v1` the Supabase gateway's CORS plugin answers preflights itself and allows what
+/// the browser asks for (supabase-js sends `apikey`, which GoTrue's own list lacks).
 struct CORS {
     /// `GOTRUE_CORS_ALLOWED_HEADERS`.
     let allowedHeaders: [String]
@@ -52,19 +52,17 @@ struct CORS {
         return HTTPResponse(status: 204, headers: headers)
     }
 
-    /// Headers added to an actual cross-origin response.
-    func decorate(_ response: inout HTTPResponse, request: HTTPRequest, viaGateway: Bool) {
-        guard let origin = request.headers["Origin"], !origin.isEmpty else {
-            if !viaGateway { response.headers.add(name: "Vary", value: "Origin") }
-            return
-        }
-        if !viaGateway { response.headers.add(name: "Vary", value: "Origin") }
-        guard sharesWith(origin) else { return }
+    /// Headers added to an actual cross-origin response: rs/cors's, under `/auth/v1` too. The
+    /// gateway's CORS plugin (`kong.yml`, no options) only sets `Access-Control-Allow-Origin: *`
+    /// on the way back and removes nothing, so GoTrue's `Vary`, credentials and exposed headers
+    /// reach the browser there as well; supabase-js reads the echoed `X-Supabase-Api-Version`
+    /// through them, and without it no error's `code` (`lib/fetch.ts`, `handleError`).
+    func decorate(_ response: inout HTTPResponse, request: HTTPRequest) {
+        response.headers.add(name: "Vary", value: "Origin")
+        guard let origin = request.headers["Origin"], !origin.isEmpty, sharesWith(origin) else { return }
         response.headers["Access-Control-Allow-Origin"] = "*"
-        if !viaGateway {
-            response.headers["Access-Control-Allow-Credentials"] = "true"
-            response.headers["Access-Control-Expose-Headers"] = CORS.exposedHeaders
-        }
+        response.headers["Access-Control-Allow-Credentials"] = "true"
+        response.headers["Access-Control-Expose-Headers"] = CORS.exposedHeaders
     }
 
     private func headersAllowed(_ requested: String) -> Bool {

@@ -196,7 +196,7 @@ public final class GoTrueAPI: HTTPResponder {
             context.pathParameters = parameters
         }
         var response = run(context, from: 0, match: match)
-        cors.decorate(&response, request: request, viaGateway: viaGateway)
+        cors.decorate(&response, request: request)
         return response
     }
 
