@@ -82,6 +82,36 @@ import Testing
             #expect((answer.json["msg"] == "unsupported_grant_type") != isForm, "\(contentType)")
         }
     }
+
+    /// GoTrue's request logger calls `ParseForm` (through `GetReferrer`) on every route but
+    /// `/health`, unless a `redirect_to` header answers first: a JSON document sent with the
+    /// form content type (`curl -d` without `-H`) reaches no handler.
+    @Test func theRequestLoggerConsumesEveryFormBody() throws {
+        let api = try makeAPI()
+        let form: HTTPHeaders = ["Content-Type": "application/x-www-form-urlencoded"]
+        let signup = #"{"email": "formed@example.com", "password": "password1"}"#
+        let refused = api.call("POST", "/signup", headers: form, raw: signup)
+        #expect(refused.status == 400)
+        #expect(errorCode(refused) == "bad_json")
+        #expect(refused.json["msg"] == "Could not parse request body as JSON: unexpected end of JSON input")
+        let behindGateway = api.call("POST", "/auth/v1/otp", headers: form, raw: #"{"email": "formed@example.com"}"#)
+        #expect(behindGateway.json["msg"] == "Could not parse request body as JSON: unexpected end of JSON input")
+        // `/magiclink` decodes from the stream: its empty body is EOF.
+        let magic = api.call("POST", "/magiclink", headers: form, raw: #"{"email": "formed@example.com"}"#)
+        #expect(magic.json["msg"] == "Could not read verification params: EOF")
+        // Nothing was created.
+        #expect(try api.project.database.read { try $0.user(email: "formed@example.com", aud: "authenticated") } == nil)
+        // With a `redirect_to` header, getRedirectTo never parses the form: the body is read.
+        var withHeader = form
+        withHeader["redirect_to"] = "http://127.0.0.1:3000"
+        #expect(api.call("POST", "/signup", headers: withHeader, raw: signup).status == 200)
+        // `ParseForm` reads the bodies of POST, PUT and PATCH only: a DELETE keeps its body,
+        // whatever its type, and the admin delete reads it.
+        let id = try #require(api.createUser(["email": "gone@example.com"])["id"]?.stringValue)
+        let delete = api.call("DELETE", "/admin/users/\(id)", bearer: api.serviceRole, headers: form, raw: #"{"should_soft_delete": true}"#)
+        #expect(delete.status == 200)
+        #expect(try api.project.database.read { try $0.user(id: id) }?.deletedAt != nil)
+    }
 }
 
 @Suite struct RefreshGrantTests {

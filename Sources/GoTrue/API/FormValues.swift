@@ -27,6 +27,17 @@ extension HTTPRequest {
 
     private static let formMediaType: [UInt8] = Array("application/x-www-form-urlencoded".utf8)
 
+    /// The body a handler decoding JSON finds. GoTrue's request logger runs on every route but
+    /// `/health` and asks `GetReferrer` for the log line, whose `getRedirectTo` calls
+    /// `ParseForm` unless a `redirect_to` header answers first (observability/request-logger.go,
+    /// utilities/request.go): a form body is consumed before any handler runs, so a JSON
+    /// document sent as `application/x-www-form-urlencoded` (`curl -d` without a content type)
+    /// reads as empty, a 400 `bad_json`. Form values stay readable (`formItems`), as `r.Form`
+    /// keeps them.
+    var jsonBody: [UInt8] {
+        hasFormBody && headers["redirect_to"] == nil ? [] : body
+    }
+
     /// `r.Form` after `ParseForm`: the body's values first (when `hasFormBody`), then the
     /// query's, so `r.FormValue(name)` is the first item of that name.
     var formItems: [QueryItem] {

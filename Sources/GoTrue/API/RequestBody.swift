@@ -30,7 +30,7 @@ package struct RequestBody {
     private init(_ request: HTTPRequest, as structName: String, prefix: String, streaming: Bool) throws(AuthError) {
         self.structName = structName
         self.prefix = prefix
-        let body = request.body
+        let body = request.jsonBody
         let blank = body.allSatisfy { [0x20, 0x09, 0x0A, 0x0D].contains($0) }
         if body.isEmpty || (streaming && blank) {
             throw AuthError(400, .badJson, prefix + (streaming ? "EOF" : "unexpected end of JSON input"))

@@ -518,7 +518,7 @@ package struct AdminEndpoints: EndpointGroup {
         let user = try loadUser(context)
         // The body is optional; only a non-empty one is parsed.
         var softDelete = false
-        if !context.request.body.isEmpty {
+        if !context.request.jsonBody.isEmpty {
             softDelete = try RequestBody(context.request, as: "adminUserDeleteParams").bool("should_soft_delete") ?? false
         }
         let now = project.environment.now()
