@@ -64,9 +64,9 @@ extension Configuration {
 /// `v1,whsec_` + base64 of 32 bytes "0123...".
 private let secret = "v1,whsec_" + Base64.encode(Array("0123456789abcdef0123456789abcdef".utf8))
 
-func hookAPI(_ server: FakeHookServer, _ hook: WritableKeyPath<HookSettings, HookSettings.Point>,
-                     configure: (inout Configuration) -> Void = { _ in }) throws -> GoTrueAPI {
-    var project = try testProject(clock: ManualClock()) { config in
+func hookAPI(_ server: FakeHookServer, _ hook: WritableKeyPath<HookSettings, HookSettings.Point>, clock: ManualClock = ManualClock(),
+             configure: (inout Configuration) -> Void = { _ in }) throws -> GoTrueAPI {
+    var project = try testProject(clock: clock) { config in
         config.hooks[keyPath: hook].enabled = true
         config.hooks[keyPath: hook].uri = "http://127.0.0.1:9/hook"
         config.hooks[keyPath: hook].secrets = [secret]
@@ -208,6 +208,15 @@ func hookAPI(_ server: FakeHookServer, _ hook: WritableKeyPath<HookSettings, Hoo
         // whole error object unreadable, so the answer is judged as output (no claims here).
         (response, _) = try signUpStatus { _ in FakeHookServer.json(["Error": ["HTTP_CODE": 403, "Message": "nope"]]) }
         #expect(response.status == 403 && response.json["msg"] == "nope")
+        // A 204, and `claims: null`, reach the schema check with nil: "given: null".
+        for answer in [HookReply.response(status: 204, headers: [], body: []), FakeHookServer.json(["claims": .null])] {
+            (response, _) = try signUpStatus { _ in answer }
+            #expect(response.status == 500)
+            #expect(response.json["msg"] == "output claims do not conform to the expected schema: \n- (root): Invalid type. Expected: object, given: null\n")
+        }
+        // A `null` body is UnmarshalJSON's missing field.
+        (response, _) = try signUpStatus { _ in .response(status: 200, headers: [("Content-Type", "application/json")], body: Array("null".utf8)) }
+        #expect(response.json["msg"] == "output claims field is missing")
         for wrong: JSON in [["http_code": "400", "message": "nope"], ["http_code": 403.5, "message": "nope"], ["message": 5]] {
             (response, _) = try signUpStatus { _ in FakeHookServer.json(["error": wrong]) }
             #expect(response.status == 500, "\(wrong)")
@@ -497,8 +506,9 @@ func hookAPI(_ server: FakeHookServer, _ hook: WritableKeyPath<HookSettings, Hoo
 
     @Test func sendSMSHookReplacesTheProvider() throws {
         let server = FakeHookServer { _ in FakeHookServer.json(.object([:])) }
+        let clock = ManualClock()
         // A provider with missing credentials would fail; the hook replaces it.
-        let api = try hookAPI(server, \.sendSMS) {
+        let api = try hookAPI(server, \.sendSMS, clock: clock) {
             $0.external.phoneEnabled = true
             $0.sms.autoconfirm = false
             $0.sms.provider = "twilio"
@@ -509,6 +519,19 @@ func hookAPI(_ server: FakeHookServer, _ hook: WritableKeyPath<HookSettings, Hoo
         let call = try #require(server.received.first)
         #expect(call.json["sms"]?["phone"] == "15550007777")
         #expect(call.json["sms"]?["otp"]?.stringValue == (try api.latestMessage(to: "15550007777"))?.otp)
+        // The user goes as the handler loaded it (`tx.Eager()`): with its factors, which
+        // `omitempty` leaves out while there are none.
+        #expect(call.json["user"]?["factors"] == nil)
+        let userID = try #require(try api.project.database.read { try $0.user(phone: "15550007777", aud: "authenticated") }?.id)
+        try api.project.database.write { conn in
+            var factor = FactorRecord(id: "00000000-0000-4000-8000-00000000f00d", userID: userID, factorType: "phone",
+                                      status: "unverified", at: 1)
+            factor.phone = "15550007777"
+            try conn.insertFactor(factor)
+        }
+        clock.advance(seconds: 61)
+        #expect(api.call("POST", "/otp", ["phone": "15550007777"]).status == 200)
+        #expect(server.received.last?.json["user"]?["factors"]?[0]?["id"] == "00000000-0000-4000-8000-00000000f00d")
     }
 }
 
@@ -529,6 +552,28 @@ func hookAPI(_ server: FakeHookServer, _ hook: WritableKeyPath<HookSettings, Hoo
         #expect(refused.json["msg"] == "Locked out")
         // should_logout_user ended every session.
         #expect(api.refresh(session["refresh_token"]?.stringValue ?? "").status == 400)
+    }
+
+    /// The answer fills `PasswordVerificationAttemptOutput` as `json.Unmarshal` fills it: keys
+    /// in any case; a value of another type fails the whole answer (hookshttp's 500).
+    @Test func answersAreDecodedAsGoDecodesThem() throws {
+        let answer = Mutex<JSON>(["decision": "continue"])
+        let server = FakeHookServer { _ in FakeHookServer.json(answer.withLock { $0 }) }
+        let api = try hookAPI(server, \.passwordVerificationAttempt)
+        _ = api.signUp("typed@example.com")
+        answer.withLock { $0 = ["Decision": "reject", "MESSAGE": "upper"] }
+        let upper = api.signIn("typed@example.com")
+        #expect(upper.status == 400)
+        #expect(upper.json["msg"] == "upper")
+        for wrong: JSON in [["decision": "reject", "should_logout_user": "true"], ["decision": "reject", "message": 7], ["decision": 5]] {
+            answer.withLock { $0 = wrong }
+            let failed = api.signIn("typed@example.com")
+            #expect(failed.status == 500, "\(wrong)")
+            #expect(failed.json["msg"] == "Error unmarshaling JSON output.", "\(wrong)")
+        }
+        // null leaves a field empty: no decision, a sign-in.
+        answer.withLock { $0 = ["decision": .null, "message": .null, "should_logout_user": .null] }
+        #expect(api.signIn("typed@example.com").status == 200)
     }
 
     @Test func mfaAttemptsCanBeRejected() throws {

@@ -575,6 +575,30 @@ extension GoTrueAPI {
         #expect(replay.headers["Location"]?.contains("error_code=bad_oauth_state") == true)
     }
 
+    /// external.go wraps a failure to issue the implicit flow's tokens (here the custom access
+    /// token hook's refusal) as an OAuth `server_error` whose description is `HTTPError.Error()`,
+    /// and such an error carries no `error_code`.
+    @Test func implicitFlowTokenFailureIsAServerError() throws {
+        let server = FakeHookServer { _ in FakeHookServer.json(["error": ["http_code": 403, "message": "no token"]]) }
+        let api = try hookAPI(server, \.customAccessToken) { config in
+            var google = OAuthProviderSettings()
+            google.enabled = true
+            google.clientIDs = ["google-client"]
+            google.secret = "google-secret"
+            config.external.providers["google"] = google
+            config.identityProviders.autoApprove = true
+        }
+        let start = api.call("GET", "/authorize?provider=google&redirect_to=http://127.0.0.1:3000/cb&login_hint=hooked@example.com")
+        let page = api.follow(try #require(start.headers["Location"]))
+        let callback = api.follow(try #require(page.headers["Location"]))
+        let location = try #require(callback.headers["Location"])
+        let url = RedirectURL(location)
+        #expect(url.query.map(\.name) == ["error", "error_description"], "\(location)")
+        #expect(url.query.first { $0.name == "error" }?.value == "server_error")
+        #expect(url.query.first { $0.name == "error_description" }?.value == "403: no token")
+        #expect(!location.contains("access_token"))
+    }
+
     /// The callback reads `state` as gofrs' `uuid.FromString` does: bare hex digits, braces
     /// and the URN form name the same flow state.
     @Test func theStateIsReadAsGoReadsAUUID() throws {

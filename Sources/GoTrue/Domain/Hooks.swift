@@ -264,7 +264,7 @@ struct Hooks {
     }
 
     /// encoding/json's field lookup: the exact key, else one equal but for ASCII case.
-    private static func goField(_ object: JSONObject, _ name: String) -> JSON? {
+    static func goField(_ object: JSONObject, _ name: String) -> JSON? {
         if let exact = object[name] { return exact }
         return object.first { $0.key.lowercased() == name }?.value
     }
@@ -308,10 +308,15 @@ extension Hooks {
         let output = try invoke(.customizeAccessToken, [
             "user_id": .string(userID), "claims": .object(claims), "authentication_method": .string(method),
         ])
-        guard let output, output["claims"] != nil else {
+        // A 204 leaves the output untouched, and `{"claims": null}` decodes to a nil map: both
+        // reach `validateTokenClaims` with nil, which the schema refuses as null. A missing
+        // `claims` key (a `null` body too) is `UnmarshalJSON`'s own error (v0hooks.go).
+        guard let output else { throw Hooks.claimsAreNull }
+        guard let value = output["claims"] else {
             throw AuthError(500, nil, "output claims field is missing")
         }
-        guard let claims = output["claims"]?.objectValue else {
+        if value == .null { throw Hooks.claimsAreNull }
+        guard let claims = value.objectValue else {
             throw AuthError(500, .unexpectedFailure, "Error unmarshaling JSON output.")
         }
         try Hooks.validateClaims(claims)
@@ -320,6 +325,9 @@ extension Hooks {
 
     /// `validateTokenClaims` with `MinimumViableTokenSchema`: the required claims present and
     /// every known claim of its type; messages as gojsonschema writes them.
+    static let claimsAreNull = AuthError(500, nil, "output claims do not conform to the expected schema: \n"
+        + "- (root): Invalid type. Expected: object, given: null\n")
+
     static func validateClaims(_ claims: JSONObject) throws(AuthError) {
         let required = ["aud", "exp", "iat", "sub", "email", "phone", "role", "aal", "session_id", "is_anonymous"]
         let types: [(String, [String])] = [
@@ -388,13 +396,33 @@ extension Hooks {
         var logout: Bool
     }
 
+    /// The answer is decoded as `json.Unmarshal` fills `PasswordVerificationAttemptOutput`
+    /// (`decision`, `message`, `should_logout_user`) or `MFAVerificationAttemptOutput` (the first
+    /// two): keys in any case, `null` leaves a field empty, and a value of another type fails the
+    /// whole answer with hookshttp's 500 "Error unmarshaling JSON output.".
     func verificationAttempt(_ name: Name, _ fields: JSONObject, defaultMessage: String) throws(AuthError) -> Decision? {
         guard enabled(name) else { return nil }
         let output = try invoke(name, fields) ?? [:]
-        let rejected = output["decision"]?.stringValue == "reject"
-        var message = output["message"]?.stringValue ?? ""
+        let unmarshal = AuthError(500, .unexpectedFailure, "Error unmarshaling JSON output.")
+        func string(_ key: String) throws(AuthError) -> String {
+            switch Hooks.goField(output, key) {
+            case nil, .null?: return ""
+            case .string(let text)?: return text
+            default: throw unmarshal
+            }
+        }
+        let rejected = try string("decision") == "reject"
+        var message = try string("message")
         if message.isEmpty { message = defaultMessage }
-        return Decision(rejected: rejected, message: message, logout: output["should_logout_user"]?.boolValue == true)
+        var logout = false
+        if name == .passwordVerification {
+            switch Hooks.goField(output, "should_logout_user") {
+            case nil, .null?: break
+            case .bool(let value)?: logout = value
+            default: throw unmarshal
+            }
+        }
+        return Decision(rejected: rejected, message: message, logout: logout)
     }
 }
 

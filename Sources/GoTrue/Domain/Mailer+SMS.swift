@@ -64,7 +64,10 @@ extension Mailer {
                                        text: text, otp: otp, tokenHash: OneTimeTokens.tokenHash(phone, otp), link: "",
                                        userID: user.id, round: &round).id
             if hooks.enabled(.sendSMS) {
-                try hooks.invoke(.sendSMS, ["user": Models.user(user, identities: try conn.identities(userID: user.id)),
+                // The user as the handler loaded it (`findUser`, `FindUserByID`: `tx.Eager()`),
+                // with its identities and factors.
+                try hooks.invoke(.sendSMS, ["user": Models.user(user, identities: try conn.identities(userID: user.id),
+                                                                factors: try conn.factors(userID: user.id)),
                                             "sms": ["otp": .string(otp), "phone": .string(phone)]])
             }
             _ = captured

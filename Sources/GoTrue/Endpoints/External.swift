@@ -412,8 +412,18 @@ struct ExternalEndpoints: EndpointGroup {
                                         providerRefreshToken: redeemed.refreshToken, at: now)
                 return .pkce(flow.authCode, signedIn: try signedIn())
             }
-            let issued = try Tokens(api: api).issueSession(conn, user: &user, method: "oauth", request: context.request)
-            try conn.deleteFlowState(id: flow.id)
+            // external.go wraps whatever fails here (a custom access token hook's refusal or
+            // timeout included) as `NewOAuthError("server_error", terr.Error())`: the redirect
+            // carries no error_code, and the description is `HTTPError.Error()`, "<status>: <message>".
+            let issued: Tokens.Issued
+            do {
+                issued = try Tokens(api: api).issueSession(conn, user: &user, method: "oauth", request: context.request)
+                try conn.deleteFlowState(id: flow.id)
+            } catch {
+                if WriteRounds.deferring { throw error }
+                let failure = (error as? AuthError) ?? api.storeFailure(error)
+                throw AuthError.oauth("server_error", "\(failure.status): \(failure.message)")
+            }
             return .implicit(issued, signedIn: try signedIn())
         }
         switch result {
