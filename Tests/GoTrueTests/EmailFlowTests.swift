@@ -248,6 +248,14 @@ extension GoTrueAPI {
         // An invalid redirect_to falls back to SITE_URL silently.
         let bad = api.call("GET", "/verify?type=signup&token=nope&redirect_to=https://evil.example.com/")
         #expect(bad.headers["Location"]?.hasPrefix("http://127.0.0.1:3000#error=access_denied") == true)
+        // getRedirectTo reads r.Form only when ParseForm succeeds: a pair url.ParseQuery refuses
+        // (a `;`, a bad escape), anywhere in the query, leaves no redirect_to.
+        let allowed = api.call("GET", "/verify?type=signup&token=nope&redirect_to=http://127.0.0.1:3000/a")
+        #expect(allowed.headers["Location"]?.hasPrefix("http://127.0.0.1:3000/a#error=access_denied") == true)
+        for query in ["redirect_to=http://127.0.0.1:3000/a;b", "redirect_to=http://127.0.0.1:3000/a&x=%zz"] {
+            let dropped = api.call("GET", "/verify?type=signup&token=nope&" + query)
+            #expect(dropped.headers["Location"]?.hasPrefix("http://127.0.0.1:3000#error=access_denied") == true, "\(query)")
+        }
     }
 
     @Test func gatewayLinksUseTheGatewayPath() throws {

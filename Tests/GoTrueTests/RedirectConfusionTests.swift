@@ -199,3 +199,29 @@ struct RedirectConfusionTests {
         #expect(!AuthorizationRequest.isAcceptableRedirect("/relative"))
     }
 }
+
+/// The allow list's globs as gobwas/glob (with `.` and `/` as separators) reads them.
+struct AllowListGlobTests {
+    @Test(arguments: [
+        ("http://localhost:300[0-9]/**", "http://localhost:3005/x", true),
+        ("http://localhost:300[0-9]/**", "http://localhost:300a/x", false),
+        ("https://app[!0-9].example.com/*", "https://appx.example.com/cb", true),
+        ("https://app[!0-9].example.com/*", "https://app7.example.com/cb", false),
+        ("https://[ab]pp.example.com/*", "https://bpp.example.com/cb", true),
+        ("https://[ab]pp.example.com/*", "https://cpp.example.com/cb", false),
+        ("myapp://auth\\?cb", "myapp://auth?cb", true),
+        ("myapp://auth\\?cb", "myapp://authxcb", false),
+        ("myapp://auth?cb", "myapp://authxcb", true),
+        ("https://{app,web}.example.com/*", "https://web.example.com/cb", true),
+        ("https://{app,web}.example.com/*", "https://api.example.com/cb", false),
+        ("https://*.example.com/*", "https://a.b.example.com/cb", false),
+        ("https://**.example.com/*", "https://a.b.example.com/cb", true),
+        // What gobwas cannot compile (GoTrue does not start with it) matches nothing here.
+        ("https://app[0-9.example.com/*", "https://app1.example.com/cb", false),
+        ("https://app[0-9x].example.com/*", "https://app1.example.com/cb", false),
+        ("https://{app.example.com/*", "https://app.example.com/cb", false),
+    ])
+    func globs(pattern: String, candidate: String, allowed: Bool) {
+        #expect(RedirectPolicy.Glob.matches(Array(pattern.utf8)[...], Array(candidate.utf8)[...]) == allowed)
+    }
+}

@@ -26,12 +26,14 @@ struct Mailer {
 
     var project: Project { api.project }
 
-    /// `GetReferrer` (reference §1.5): the `redirect_to` header, else the `redirect_to` query
+    /// `GetReferrer` (reference §1.5): the `redirect_to` header, else the `redirect_to` form
     /// value, when valid; else a valid `Referer`; else `SITE_URL`. Invalid values fall back
-    /// silently.
+    /// silently. `getRedirectTo` reads the form value only when `ParseForm` succeeds: a pair Go's
+    /// `url.ParseQuery` refuses anywhere in the query or a form body (a `;` in it, a bad `%`
+    /// escape) leaves no `redirect_to` at all.
     static func referrer(_ context: RequestContext, _ config: Configuration) -> String {
-        let header = context.request.headers["redirect_to"] ?? ""
-        let requested = header.isEmpty ? context.request.queryValue("redirect_to") : header
+        var requested = context.request.headers["redirect_to"] ?? ""
+        if requested.isEmpty && !context.request.formParseFails { requested = context.request.formValue("redirect_to") }
         return RedirectPolicy(configuration: config).resolve(requested, context.request.headers["Referer"])
     }
 
