@@ -583,3 +583,12 @@ extension GoTrueAPI {
         #expect(r.json["msg"] == "MFA verification is disabled for WebAuthn")
     }
 }
+
+/// Default names by AAGUID, as `utilities/passkey_name.go` looks them up (the names GoTrue's
+/// embedded table gives; unknown authenticators are "Passkey").
+@Test func passkeyDefaultNamesFollowGoTruesTable() {
+    #expect(PasskeyOptions.friendlyName(aaguid: "fbfc3007-154e-4ecc-8c0b-6e020557d7bd") == "Apple Passwords")
+    #expect(PasskeyOptions.friendlyName(aaguid: "dd4ec289-e01d-41c9-bb89-70fa845d4bf2") == "iCloud Keychain (Managed)")
+    #expect(PasskeyOptions.friendlyName(aaguid: "00000000-0000-0000-0000-000000000000") == "Passkey")
+    #expect(PasskeyOptions.friendlyName(aaguid: nil) == "Passkey")
+}
