@@ -374,11 +374,7 @@ private func expectError(_ response: HTTPResponse, _ status: Int, _ code: String
         let api = try makeAPI {
             $0.identityProviders.autoApprove = true
             $0.customOAuth.externalURL = "https://auth.example.com//"
-            var google = OAuthProviderSettings()
-            google.enabled = true
-            google.clientIDs = ["google-client"]
-            google.secret = "google-secret"
-            $0.external.providers["google"] = google
+            enableGoogle(&$0)
         }
         let base = "http://127.0.0.1:9999/emulator/v1/idp/custom:gh"
         #expect(api.providers("POST", "", oauth2Body(["authorization_url": .string(base + "/authorize"),

@@ -103,11 +103,7 @@ private func tickingAPI(_ configure: (inout Configuration) -> Void = { _ in }) t
 
     @Test func oauthImplicitCallbackAndPKCEAndIDToken() throws {
         let api = try tickingAPI { config in
-            var google = OAuthProviderSettings()
-            google.enabled = true
-            google.clientIDs = ["google-client"]
-            google.secret = "google-secret"
-            config.external.providers["google"] = google
+            enableGoogle(&config)
             config.identityProviders.autoApprove = true
         }
         let start = api.call("GET", "/authorize?provider=google&redirect_to=http://127.0.0.1:3000/cb&login_hint=flow@example.com")

@@ -360,12 +360,7 @@ func hookAPI(_ server: FakeHookServer, _ hook: WritableKeyPath<HookSettings, Hoo
 @Suite struct ExternalUserCreationHookTests {
     @Test func idTokenAndOTPSignUpsAskTheHookToo() throws {
         let server = FakeHookServer { _ in FakeHookServer.json(["error": ["http_code": 403, "message": "No new accounts"]]) }
-        let api = try hookAPI(server, \.beforeUserCreated) { config in
-            var google = OAuthProviderSettings()
-            google.enabled = true
-            google.clientIDs = ["google-client"]
-            config.external.providers["google"] = google
-        }
+        let api = try hookAPI(server, \.beforeUserCreated) { config in enableGoogle(&config, secret: nil) }
         let social = api.call("POST", "/token?grant_type=id_token",
                               ["id_token": #"{"sub":"g-77","aud":"google-client","email":"new@example.com","email_verified":true}"#,
                                "provider": "google"])

@@ -12,10 +12,7 @@ private func noticeAPI(_ kinds: Set<MailNotification> = Set(MailNotification.all
                        configure: (inout Configuration) -> Void = { _ in }) throws -> GoTrueAPI {
     try makeAPI(clock: clock) { config in
         config.mailer.notifications = kinds
-        var google = OAuthProviderSettings()
-        google.enabled = true
-        google.clientIDs = ["google-client"]
-        config.external.providers["google"] = google
+        enableGoogle(&config, secret: nil)
         config.external.phoneEnabled = true
         configure(&config)
     }

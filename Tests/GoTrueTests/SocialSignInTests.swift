@@ -10,13 +10,19 @@ import Testing
 // identity.go, models/linking.go).
 
 /// A project with Google and Apple enabled for the id_token grant and the OAuth flow.
+/// Google on, with the client id `google-client` (and `secret` when given) the tests' id tokens
+/// and fake-provider flows use.
+func enableGoogle(_ config: inout Configuration, secret: String? = "google-secret") {
+    var google = OAuthProviderSettings()
+    google.enabled = true
+    google.clientIDs = ["google-client"]
+    if let secret { google.secret = secret }
+    config.external.providers["google"] = google
+}
+
 private func socialAPI(clock: ManualClock = ManualClock(), configure: (inout Configuration) -> Void = { _ in }) throws -> GoTrueAPI {
     try makeAPI(clock: clock) { config in
-        var google = OAuthProviderSettings()
-        google.enabled = true
-        google.clientIDs = ["google-client"]
-        google.secret = "google-secret"
-        config.external.providers["google"] = google
+        enableGoogle(&config)
         var apple = OAuthProviderSettings()
         apple.enabled = true
         apple.clientIDs = ["com.example.service"]
@@ -581,11 +587,7 @@ extension GoTrueAPI {
     @Test func implicitFlowTokenFailureIsAServerError() throws {
         let server = FakeHookServer { _ in FakeHookServer.json(["error": ["http_code": 403, "message": "no token"]]) }
         let api = try hookAPI(server, \.customAccessToken) { config in
-            var google = OAuthProviderSettings()
-            google.enabled = true
-            google.clientIDs = ["google-client"]
-            google.secret = "google-secret"
-            config.external.providers["google"] = google
+            enableGoogle(&config)
             config.identityProviders.autoApprove = true
         }
         let start = api.call("GET", "/authorize?provider=google&redirect_to=http://127.0.0.1:3000/cb&login_hint=hooked@example.com")

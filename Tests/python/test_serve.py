@@ -256,9 +256,5 @@ def test_a_closed_log_pipe_does_not_stop_the_server(tmp_path):
                 assert client.get(f"{url}/health").status_code == 200
         assert process.poll() is None, f"the server ended with {process.returncode}"
     finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=30)
+        process.kill()
+        process.wait(timeout=30)

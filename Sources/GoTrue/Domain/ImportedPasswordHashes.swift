@@ -59,15 +59,8 @@ package enum ImportedPasswordHashes {
         guard s.take("m="), let m = s.digits(), s.take(",t="), let t = s.digits(), s.take(",p="), let p = s.digits() else {
             throw format
         }
-        var keyid = "", data = ""
-        if s.take(",keyid=") {
-            keyid = s.run { $0 != UInt8(ascii: ",") && $0 != UInt8(ascii: "$") }
-            guard !keyid.isEmpty else { throw format }
-        }
-        if s.take(",data=") {
-            data = s.run { $0 != UInt8(ascii: "$") }
-            guard !data.isEmpty else { throw format }
-        }
+        let keyid = try s.optional(",keyid=", throughCommas: false, else: format)
+        let data = try s.optional(",data=", throughCommas: true, else: format)
         guard s.take("$") else { throw format }
         let saltText = s.run { $0 != UInt8(ascii: "$") }
         guard s.take("$") else { throw format }
@@ -112,15 +105,8 @@ package enum ImportedPasswordHashes {
         guard s.take("$fbscrypt$v="), let v = s.digits(), s.take(",n="), let n = s.digits(), s.take(",r="), let r = s.digits(),
               s.take(",p="), let p = s.digits()
         else { throw format }
-        var ss = "", sk = ""
-        if s.take(",ss=") {
-            ss = s.run { $0 != UInt8(ascii: ",") && $0 != UInt8(ascii: "$") }
-            guard !ss.isEmpty else { throw format }
-        }
-        if s.take(",sk=") {
-            sk = s.run { $0 != UInt8(ascii: "$") }
-            guard !sk.isEmpty else { throw format }
-        }
+        let ss = try s.optional(",ss=", throughCommas: false, else: format)
+        let sk = try s.optional(",sk=", throughCommas: true, else: format)
         guard s.take("$") else { throw format }
         let saltText = s.run { $0 != UInt8(ascii: "$") }
         guard !saltText.isEmpty, s.take("$") else { throw format }
@@ -233,6 +219,15 @@ package enum ImportedPasswordHashes {
         mutating func digits() -> String? {
             let text = run { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
             return text.isEmpty ? nil : text
+        }
+
+        /// An optional `(prefix(value))?` group: "" when `prefix` is not next, else the value,
+        /// a non-empty run up to the next '$' (and, unless `throughCommas`, the next ',').
+        mutating func optional(_ prefix: StaticString, throughCommas: Bool, else failure: Failure) throws(Failure) -> String {
+            guard take(prefix) else { return "" }
+            let value = run { $0 != UInt8(ascii: "$") && (throughCommas || $0 != UInt8(ascii: ",")) }
+            guard !value.isEmpty else { throw failure }
+            return value
         }
 
         mutating func run(while accept: (UInt8) -> Bool) -> String {
