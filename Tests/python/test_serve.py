@@ -245,9 +245,13 @@ def test_a_closed_log_pipe_does_not_stop_the_server(tmp_path):
         text=True,
     )
     try:
-        first = process.stdout.readline()
-        url = first.strip().removeprefix("listening on ")
-        assert url.startswith("http://127.0.0.1:"), first
+        # Warnings (stderr, here the same pipe) may come before the first stdout line.
+        lines = []
+        while not (lines and lines[-1].startswith("listening on ")):
+            lines.append(process.stdout.readline())
+            assert lines[-1], f"the server ended before listening: {lines}"
+        url = lines[-1].strip().removeprefix("listening on ")
+        assert url.startswith("http://127.0.0.1:"), lines
         while not process.stdout.readline().startswith("database:"):
             pass
         process.stdout.close()
