@@ -154,6 +154,20 @@ enum SHA256Portable {
     @inline(__always)
     static func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x &>> n) | (x &<< (32 &- n)) }
 
+    /// One round (FIPS 180-4 section 6.2.2 step 3) in place: `d` becomes the new e and `h` the
+    /// new a; the caller renames the rest. Ch and Maj in their three- and four-operation forms,
+    /// and each big sigma nested so that it needs one copy of its input instead of three:
+    /// ROTR6(e) ^ ROTR11(e) ^ ROTR25(e) = ROTR6(e ^ ROTR5(e ^ ROTR14(e))), and likewise
+    /// ROTR2(a) ^ ROTR13(a) ^ ROTR22(a) = ROTR2(a ^ ROTR11(a ^ ROTR9(a))) (section 4.1.2).
+    @inline(__always)
+    static func round(_ a: UInt32, _ b: UInt32, _ c: UInt32, _ d: inout UInt32,
+                      _ e: UInt32, _ f: UInt32, _ g: UInt32, _ h: inout UInt32, _ kw: UInt32) {
+        let t1 = h &+ rotr(e ^ rotr(e ^ rotr(e, 14), 5), 6) &+ (g ^ (e & (f ^ g))) &+ kw
+        let t2 = rotr(a ^ rotr(a ^ rotr(a, 9), 11), 2) &+ ((a & b) ^ (c & (a ^ b)))
+        d &+= t1
+        h = t1 &+ t2
+    }
+
     /// Expands the schedule in place from w[0..<16] and runs the 64 rounds into `state`.
     /// w[0..<16] is left untouched, which the PBKDF2 loop relies on for its fixed padding words.
     @inline(__always)
@@ -161,23 +175,27 @@ enum SHA256Portable {
                        _ k: UnsafePointer<UInt32>) {
         for i in 16..<64 {
             let x = w[i - 15], y = w[i - 2]
-            let s0 = rotr(x, 7) ^ rotr(x, 18) ^ (x &>> 3)
-            let s1 = rotr(y, 17) ^ rotr(y, 19) ^ (y &>> 10)
+            // Small sigmas (section 4.1.2), rotations nested as in `round`.
+            let s0 = rotr(x ^ rotr(x, 11), 7) ^ (x &>> 3)
+            let s1 = rotr(y ^ rotr(y, 2), 17) ^ (y &>> 10)
             w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
         }
         var a = state[0], b = state[1], c = state[2], d = state[3]
         var e = state[4], f = state[5], g = state[6], h = state[7]
-        for i in 0..<64 {
-            let t1 = h &+ (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) &+ ((e & f) ^ (~e & g)) &+ k[i] &+ w[i]
-            let t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) &+ ((a & b) ^ (a & c) ^ (b & c))
-            h = g
-            g = f
-            f = e
-            e = d &+ t1
-            d = c
-            c = b
-            b = a
-            a = t1 &+ t2
+        // Eight rounds per pass with the working variables renamed instead of shifted
+        // (FIPS 180-4 section 6.2.2 step 3 moves h <- g <- ... <- a each round): the same
+        // arithmetic without the seven register moves a round that the shifting costs.
+        var i = 0
+        while i < 64 {
+            round(a, b, c, &d, e, f, g, &h, k[i] &+ w[i])
+            round(h, a, b, &c, d, e, f, &g, k[i + 1] &+ w[i + 1])
+            round(g, h, a, &b, c, d, e, &f, k[i + 2] &+ w[i + 2])
+            round(f, g, h, &a, b, c, d, &e, k[i + 3] &+ w[i + 3])
+            round(e, f, g, &h, a, b, c, &d, k[i + 4] &+ w[i + 4])
+            round(d, e, f, &g, h, a, b, &c, k[i + 5] &+ w[i + 5])
+            round(c, d, e, &f, g, h, a, &b, k[i + 6] &+ w[i + 6])
+            round(b, c, d, &e, f, g, h, &a, k[i + 7] &+ w[i + 7])
+            i &+= 8
         }
         state[0] &+= a
         state[1] &+= b
