@@ -79,6 +79,7 @@ public struct P256PrivateKey: Sendable {
     /// Kept private so the scalar is only read deliberately, through `scalar`.
     private let d: [UInt8]
     public let publicKey: P256PublicKey
+    private let nonceSeed: RFC6979Nonces.Seed
 
     /// Accepts exactly 32 bytes encoding 1 <= d < n and derives Q = d G (constant time).
     public init(scalar: [UInt8]) throws(P256KeyError) {
@@ -90,6 +91,7 @@ public struct P256PrivateKey: Sendable {
         precondition(status == 0, "P-256 base-point multiplication failed for a valid scalar")
         d = scalar
         publicKey = P256PublicKey(validatedX: x, y: y)
+        nonceSeed = RFC6979Nonces.Seed(privateKey: scalar)
     }
 
     /// A fresh key by rejection sampling (FIPS 186-5 appendix A.2.2): draw 256 random bits
@@ -117,7 +119,7 @@ public struct P256PrivateKey: Sendable {
     /// 6.4.1) with the RFC 6979 nonce for it.
     func signature(digest: [UInt8]) -> [UInt8] {
         precondition(digest.count == 32, "P-256 signing expects a 32-byte SHA-256 digest")
-        var nonces = RFC6979Nonces(privateKey: d, digest: digest)
+        var nonces = RFC6979Nonces(seed: nonceSeed, privateKey: d, digest: digest)
         var signature = [UInt8](repeating: 0, count: 64)
         while true {
             let k = nonces.next()
@@ -139,13 +141,29 @@ struct RFC6979Nonces {
     /// HMAC keyed with the current K, reused while K stays the same (step h loops).
     private var keyed: HMAC<SHA256>
 
-    /// Steps b to g for private key x (int2octets: its 32 bytes) and message digest h1.
-    init(privateKey x: [UInt8], digest h1: [UInt8], reduce: ([UInt8]) -> [UInt8] = RFC6979Nonces.reduceP256) {
+    /// Step d's HMAC before h1: under the fixed K of step c, over the fixed V of step b, 0x00
+    /// and x. It depends on the private key alone, so a key computes it once and each
+    /// signature starts from it, three SHA-256 blocks sooner (the key's two pads and the
+    /// first block of V || 0x00 || x).
+    struct Seed: Sendable {
+        fileprivate let stepD: HMAC<SHA256>
+
+        init(privateKey x: [UInt8]) {
+            var mac = HMAC<SHA256>(key: SymmetricKey(data: [UInt8](repeating: 0x00, count: 32)))  // step c
+            mac.update(data: [UInt8](repeating: 0x01, count: 32))                                // step b
+            mac.update(data: [0x00])
+            mac.update(data: x)
+            stepD = mac
+        }
+    }
+
+    /// Steps b to g for private key x (int2octets: its 32 bytes), whose `Seed` is `seed`, and
+    /// message digest h1.
+    init(seed: Seed, privateKey x: [UInt8], digest h1: [UInt8],
+         reduce: ([UInt8]) -> [UInt8] = RFC6979Nonces.reduceP256) {
         let reduced = reduce(h1)
         v = [UInt8](repeating: 0x01, count: 32)                          // step b
-        k = [UInt8](repeating: 0x00, count: 32)                          // step c
-        keyed = HMAC<SHA256>(key: SymmetricKey(data: k))
-        k = Self.mac(keyed, v, [0x00], x, reduced)                       // step d
+        k = Self.mac(seed.stepD, reduced)                                // steps c, d
         keyed = HMAC<SHA256>(key: SymmetricKey(data: k))
         v = Self.mac(keyed, v)                                           // step e
         k = Self.mac(keyed, v, [0x01], x, reduced)                       // step f

@@ -62,6 +62,7 @@ public struct Secp256k1PublicKey: Sendable, Equatable {
 public struct Secp256k1PrivateKey: Sendable {
     private let d: [UInt8]
     public let publicKey: Secp256k1PublicKey
+    private let nonceSeed: RFC6979Nonces.Seed
 
     public init(scalar: [UInt8]) throws(Secp256k1KeyError) {
         guard scalar.count == 32 else { throw .invalidLength }
@@ -71,6 +72,7 @@ public struct Secp256k1PrivateKey: Sendable {
         precondition(status == 0, "secp256k1 base-point multiplication failed for a valid scalar")
         d = scalar
         publicKey = Secp256k1PublicKey(validatedX: x, y: y)
+        nonceSeed = RFC6979Nonces.Seed(privateKey: scalar)
     }
 
     /// d as 32 big-endian bytes.
@@ -80,7 +82,7 @@ public struct Secp256k1PrivateKey: Sendable {
     /// over a 32-byte digest: r || s with low s (EIP-2), and the recovery id of that signature.
     public func signature(digest: [UInt8]) -> (signature: [UInt8], recoveryID: Int) {
         precondition(digest.count == 32, "secp256k1 signing expects a 32-byte digest")
-        var nonces = RFC6979Nonces(privateKey: d, digest: digest, reduce: Self.reduce)
+        var nonces = RFC6979Nonces(seed: nonceSeed, privateKey: d, digest: digest, reduce: Self.reduce)
         var signature = [UInt8](repeating: 0, count: 64)
         var recoveryID: Int32 = 0
         while true {

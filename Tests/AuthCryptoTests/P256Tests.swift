@@ -61,7 +61,8 @@ enum RFC7515A3 {
         let key = RFC6979A25.privateKey
         for vector in RFC6979A25.vectors {
             let message = utf8(vector.message)
-            var nonces = RFC6979Nonces(privateKey: key.scalar, digest: SHA256.hash(data: message))
+            var nonces = RFC6979Nonces(seed: .init(privateKey: key.scalar), privateKey: key.scalar,
+                                       digest: SHA256.hash(data: message))
             #expect(nonces.next().hexString == vector.k, "k for \(vector.message)")
             let signature = key.signature(for: message)
             #expect(signature.hexString == vector.r + vector.s, "signature of \(vector.message)")
