@@ -316,9 +316,16 @@ static inline void sc_to_mont(sc r, const sc a) { sc_mul(r, a, RR_N); }
  *
  * The steps go in batches of 62: each batch looks only at the low 64 bits of f and g (all a
  * step needs is g's parity, and each step consumes one bit), records the batch as a 2x2 matrix
- * scaled by 2^62, and then applies that matrix to the full values. Twelve batches (744 steps)
- * always run, and every step is branch-free, so the time does not depend on x. The variable-time
- * variant (verification only) stops as soon as g is zero.
+ * scaled by 2^62, and then applies that matrix to the full values. The variable-time variant
+ * (verification only) stops as soon as g is zero, within twelve batches (744 steps).
+ *
+ * The constant-time variant runs the "half-delta" divstep instead, the same step started from
+ * delta = 1/2 (Wuille, "Bounds on divsteps iterations in safegcd", github.com/sipa/safegcd-bounds):
+ * counting delta in halves, it starts at 1 and moves to 2 - delta or 2 + delta. That variant
+ * needs at most floor((3787 log2(M) + 2166) / 1644) = 591 steps for M < 2^256 (a bound
+ * verified there for every M up to 2^3805, and the one libsecp256k1 relies on), so ten batches
+ * (620 steps) always run instead of twelve, every step branch-free, so the time does not depend
+ * on x. Once g is zero, further steps of either kind leave f as it is.
  *
  * Numbers here are signed: five 62-bit limbs, the low four in [0, 2^62), the top one signed.
  * ---------------------------------------------------------------------------------------- */
@@ -369,8 +376,9 @@ static void s62_to_limbs(uint64_t r[4], const s62 *a) {
 }
 
 /*
- * 62 divsteps on the low 64 bits of f and g (f odd); returns the new delta and the matrix.
- * Each step is branch-free. With c1 = (delta > 0) and c2 = (g odd) as masks, a step is:
+ * 62 half-delta divsteps (delta counted in halves, see above) on the low 64 bits of f and g
+ * (f odd); returns the new delta and the matrix. Each step is branch-free. With c1 = (delta > 0)
+ * and c2 = (g odd) as masks, a step is:
  * g += (c1 ? -f : f) if c2, then, when swapping (c1 and c2), f += g, which turns f into the
  * old g while g already holds g - f; then g is halved. The matrix rows follow the same
  * operations, doubling the f row instead of halving the g row, which keeps every entry an
@@ -386,7 +394,7 @@ static int64_t divsteps_62(int64_t delta, uint64_t f, uint64_t g, transition *t)
         q += y & c2;
         r += z & c2;
         c1 &= c2;
-        delta = (int64_t)(((uint64_t)delta ^ c1) - c1) + 1;
+        delta = (int64_t)(((uint64_t)delta ^ c1) - c1) + 2;
         f += g & c1;
         u += q & c1;
         v += r & c1;
@@ -502,7 +510,8 @@ static void mod_inverse(uint64_t r[4], const uint64_t x[4], const inv_modulus *m
     transition t;
     int64_t delta = 1;
     s62_from_limbs(&g, x);
-    for (int batch = 0; batch < 12; batch++) {
+    const int batches = vartime ? 12 : 10;
+    for (int batch = 0; batch < batches; batch++) {
         const uint64_t f0 = (uint64_t)f.v[0] | ((uint64_t)f.v[1] << 62);
         const uint64_t g0 = (uint64_t)g.v[0] | ((uint64_t)g.v[1] << 62);
         delta = vartime ? divsteps_62_vartime(delta, f0, g0, &t) : divsteps_62(delta, f0, g0, &t);
