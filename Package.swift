@@ -104,7 +104,7 @@ let package = Package(
             name: "AuthEmulator",
             dependencies: [
                 "EmulatorConfiguration", "AuthScenarios", "EmulatorTools", "GoTrue", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto",
-                "CAuthPlatform",
+                "CAuthPlatform", "GoFormats",
             ],
             swiftSettings: batched
         ),
@@ -191,7 +191,7 @@ let package = Package(
             name: "GoTrueTests",
             dependencies: [
                 "GoTrue", "EmulatorTools", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto", "AuthTemplate", "AuthPlatform",
-                "AuthTestSupport", "GoJSONFixtures",
+                "AuthTestSupport", "GoJSONFixtures", "GoFormats",
             ],
             swiftSettings: strict
         ),

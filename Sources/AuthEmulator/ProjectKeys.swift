@@ -6,6 +6,7 @@ import AuthScenarios
 import AuthStore
 import EmulatorConfiguration
 import EmulatorTools
+import GoFormats
 import GoTrue
 import Synchronization
 
@@ -32,22 +33,13 @@ enum ProjectKeys {
         // The CLI's built-in key (or one the server was given) would make one project's user
         // tokens valid in all: each project gets a key of the same kind. Under `--signing-key`
         // the anon and service_role keys are signed with it too, as the server's are.
-        let kid = uuidString(stream.bytes(count: 16))
+        let kid = UUIDText.format(stream.bytes(count: 16), versionFour: true)
         let key = JWK(generating: signer.key.algorithm, kid: kid, random: stream)
         if signingKeyAlgorithm != nil {
             _ = config.adoptSigningKeys([key])
         } else {
             config.jwt.keys = [key]
         }
-    }
-
-    /// 16 bytes as a version 4 UUID (RFC 9562 §5.4), for a derived key's `kid`.
-    static func uuidString(_ bytes: [UInt8]) -> String {
-        var b = bytes
-        b[6] = (b[6] & 0x0F) | 0x40
-        b[8] = (b[8] & 0x3F) | 0x80
-        let hex = b.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }
-        return [hex[0..<4], hex[4..<6], hex[6..<8], hex[8..<10], hex[10..<16]].map { $0.joined() }.joined(separator: "-")
     }
 }
 

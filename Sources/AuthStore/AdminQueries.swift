@@ -1,3 +1,5 @@
+import GoFormats
+
 /// Reads and bulk changes behind the admin API (GoTrue's `FindUsersInAudience`,
 /// `FindAuditLogEntries`, soft deletion): paging, counting and filtering.
 
@@ -121,27 +123,13 @@ extension Connection {
         /// `text` with ASCII letters lowercased (as SQLite's `lower` folds them).
         init(_ text: String) {
             let needle = String(decoding: text.utf8.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
-            if Connection.isUUID(needle) {
+            if UUIDText.isValid(needle, lowercaseOnly: true) {
                 self = .id(needle)
             } else {
                 let phone = needle.hasPrefix("+") ? String(needle.dropFirst()) : needle
                 self = .text(needle, phone: phone.isEmpty ? needle : phone)
             }
         }
-    }
-
-    /// 8-4-4-4-12 lowercase hex digits.
-    static func isUUID(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 36 else { return false }
-        for (index, byte) in bytes.enumerated() {
-            if [8, 13, 18, 23].contains(index) {
-                if byte != UInt8(ascii: "-") { return false }
-            } else if !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) && !(UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte) {
-                return false
-            }
-        }
-        return true
     }
 
     /// A Postgres LIKE pattern (wildcards `%` and `_`, escape `\`) as the equivalent GLOB
@@ -213,7 +201,7 @@ extension Connection {
     /// account can sign up again).
     public func setIdentityProviderID(id: String, providerID: String, identityData: String, at time: Int64) throws(StoreError) {
         if let postgres {
-            guard PostgresArguments.isUUID(id) else { return }
+            guard UUIDText.isValid(id) else { return }
             return try postgres.store { try $0.setIdentityProviderID(id: id, providerID: providerID, identityData: identityData, at: time) }
         }
         try execute("UPDATE identities SET provider_id = ?, identity_data = ?, updated_at = ? WHERE id = ?",

@@ -1,3 +1,5 @@
+import GoFormats
+
 /// A row of `mfa_challenges` (GoTrue's `auth.mfa_challenges`): one challenge of a factor, with
 /// the address it was made from and, for phone factors, the code that was sent.
 public struct ChallengeRecord: Sendable, Equatable {
@@ -41,7 +43,7 @@ extension Connection {
     /// `Factor.FindChallengeByID`: the challenge only when it belongs to the factor.
     public func challenge(id: String, factorID: String) throws(StoreError) -> ChallengeRecord? {
         if let postgres {
-            guard PostgresArguments.isUUID(id), PostgresArguments.isUUID(factorID) else { return nil }
+            guard UUIDText.isValid(id), UUIDText.isValid(factorID) else { return nil }
             return try postgres.store { try $0.challenge(where: "id = $1 AND factor_id = $2", .text(id), .text(factorID)) }
         }
         return try queryFirst("\(ChallengeRecord.select) WHERE id = ? AND factor_id = ?", .text(id), .text(factorID))
@@ -62,7 +64,7 @@ extension Connection {
     /// The factor's newest challenge (the test side-door reads a phone code from it).
     public func latestChallenge(factorID: String) throws(StoreError) -> ChallengeRecord? {
         if let postgres {
-            guard PostgresArguments.isUUID(factorID) else { return nil }
+            guard UUIDText.isValid(factorID) else { return nil }
             return try postgres.store {
                 try $0.challenge(where: "factor_id = $1", order: "ORDER BY created_at DESC, ctid DESC", .text(factorID))
             }

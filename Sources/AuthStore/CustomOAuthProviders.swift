@@ -1,3 +1,5 @@
+import GoFormats
+
 /// A row of `custom_oauth_providers` (GoTrue's `models.CustomOAuthProvider`). The list and map
 /// columns hold JSON text; GoTrue encodes and decodes it, as the store knows no JSON.
 public struct CustomOAuthProviderRecord: Sendable, Equatable {
@@ -95,7 +97,7 @@ extension Connection {
     /// update never changes (`UpdateCustomOAuthProvider`).
     public func updateCustomOAuthProvider(_ p: CustomOAuthProviderRecord) throws(StoreError) {
         if let postgres {
-            guard PostgresArguments.isUUID(p.id) else { return }
+            guard UUIDText.isValid(p.id) else { return }
             return try postgres.store { try $0.updateCustomOAuthProvider(p) }
         }
         try execute(
@@ -145,7 +147,7 @@ extension Connection {
 
     public func deleteCustomOAuthProvider(id: String) throws(StoreError) {
         if let postgres {
-            guard PostgresArguments.isUUID(id) else { return }
+            guard UUIDText.isValid(id) else { return }
             return try postgres.store { try $0.deleteCustomOAuthProvider(id: id) }
         }
         try execute("DELETE FROM custom_oauth_providers WHERE id = ?", .text(id))

@@ -1,3 +1,5 @@
+import GoFormats
+
 /// A row of `mfa_factors` (GoTrue's `auth.mfa_factors`): one enrolled second factor.
 public struct FactorRecord: Sendable, Equatable {
     public var id: String
@@ -75,7 +77,7 @@ extension Connection {
 
     public func updateFactor(_ f: FactorRecord) throws(StoreError) {
         if let postgres {
-            guard PostgresArguments.isUUID(f.id) else { return }
+            guard UUIDText.isValid(f.id) else { return }
             return try postgres.store { try $0.updateFactor(f) }
         }
         try execute(
@@ -91,7 +93,7 @@ extension Connection {
     /// A user's factors, oldest first (GoTrue's eager load order).
     public func factors(userID: String) throws(StoreError) -> [FactorRecord] {
         if let postgres {
-            guard PostgresArguments.isUUID(userID) else { return [] }
+            guard UUIDText.isValid(userID) else { return [] }
             return try postgres.store { try $0.factors(where: "user_id = $1", .text(userID)) }
         }
         return try query(FactorRecord.byUser, .text(userID)).map(FactorRecord.init(row:))
@@ -100,7 +102,7 @@ extension Connection {
     /// `FindOwnedFactorByID`: the factor only when it belongs to the user.
     public func factor(id: String, userID: String) throws(StoreError) -> FactorRecord? {
         if let postgres {
-            guard PostgresArguments.isUUID(id), PostgresArguments.isUUID(userID) else { return nil }
+            guard UUIDText.isValid(id), UUIDText.isValid(userID) else { return nil }
             return try postgres.store { try $0.factors(where: "id = $1 AND user_id = $2", .text(id), .text(userID)).first }
         }
         return try queryFirst("\(FactorRecord.select) WHERE id = ? AND user_id = ?", .text(id), .text(userID)).map(FactorRecord.init(row:))
@@ -134,7 +136,7 @@ extension Connection {
     /// that type is verified.
     public func deleteUnverifiedFactors(userID: String, factorType: String) throws(StoreError) {
         if let postgres {
-            guard PostgresArguments.isUUID(userID) else { return }
+            guard UUIDText.isValid(userID) else { return }
             return try postgres.store { try $0.deleteUnverifiedFactors(userID: userID, factorType: factorType) }
         }
         try execute("DELETE FROM mfa_factors WHERE user_id = ? AND status = 'unverified' AND factor_type = ?",
@@ -145,7 +147,7 @@ extension Connection {
     /// which writes `updated_at` too (pop stamps it on every update), so a challenge moves both.
     public func markFactorChallenged(id: String, at time: Int64) throws(StoreError) {
         if let postgres {
-            guard PostgresArguments.isUUID(id) else { return }
+            guard UUIDText.isValid(id) else { return }
             return try postgres.store { try $0.markFactorChallenged(id: id, at: time) }
         }
         try execute("UPDATE mfa_factors SET last_challenged_at = ?, updated_at = ? WHERE id = ?", .integer(time), .integer(time), .text(id))
@@ -155,7 +157,7 @@ extension Connection {
     /// claim and return to aal1.
     public func downgradeSessions(of factor: FactorRecord) throws(StoreError) {
         if let postgres {
-            guard PostgresArguments.isUUID(factor.id), PostgresArguments.isUUID(factor.userID) else { return }
+            guard UUIDText.isValid(factor.id), UUIDText.isValid(factor.userID) else { return }
             return try postgres.store { try $0.downgradeSessions(of: factor) }
         }
         try execute(
@@ -174,7 +176,7 @@ extension Connection {
     /// Any user's factor by id (the emulator's control routes).
     public func factor(id: String) throws(StoreError) -> FactorRecord? {
         if let postgres {
-            guard PostgresArguments.isUUID(id) else { return nil }
+            guard UUIDText.isValid(id) else { return nil }
             return try postgres.store { try $0.factors(where: "id = $1", .text(id)).first }
         }
         return try queryFirst("\(FactorRecord.select) WHERE id = ?", .text(id)).map(FactorRecord.init(row:))

@@ -1,3 +1,5 @@
+import GoFormats
+
 /// A row of `flow_state` (GoTrue's `auth.flow_state`): one PKCE flow waiting for its code
 /// exchange (RFC 7636). Timestamps are unix microseconds.
 public struct FlowStateRecord: Sendable, Equatable {
@@ -81,7 +83,7 @@ extension Connection {
     /// (Postgres mode; `RowLocks.swift`).
     public func flowState(id: String, forUpdate: Bool = false) throws(StoreError) -> FlowStateRecord? {
         if let postgres {
-            guard PostgresArguments.isUUID(id) else { return nil }
+            guard UUIDText.isValid(id) else { return nil }
             if forUpdate { return try postgres.flowStateForUpdate("f.id = $1", .text(id)) }
             return try postgres.store { try $0.flowState(where: "f.id = $1", .text(id)) }
         }
@@ -93,7 +95,7 @@ extension Connection {
     public func claimFlowState(id: String, userID: String, providerAccessToken: String, providerRefreshToken: String,
                                at time: Int64) throws(StoreError) {
         if let postgres {
-            guard PostgresArguments.isUUID(id) else { return }
+            guard UUIDText.isValid(id) else { return }
             return try postgres.store {
                 try $0.claimFlowState(id: id, userID: userID, providerAccessToken: providerAccessToken,
                                       providerRefreshToken: providerRefreshToken, at: time)
@@ -121,7 +123,7 @@ extension Connection {
     /// GoTrue's `FindFlowStateByUserID`: the user's latest flow state for the method.
     public func latestFlowState(userID: String, authenticationMethod: String) throws(StoreError) -> FlowStateRecord? {
         if let postgres {
-            guard PostgresArguments.isUUID(userID) else { return nil }
+            guard UUIDText.isValid(userID) else { return nil }
             return try postgres.store {
                 try $0.flowState(where: "f.user_id = $1 AND f.authentication_method = $2", order: "ORDER BY f.created_at DESC, f.ctid DESC",
                                  .text(userID), .text(authenticationMethod))

@@ -1,3 +1,5 @@
+import GoFormats
+
 /// A row of `identities` (GoTrue's `auth.identities`): one sign-in method of a user.
 public struct IdentityRecord: Sendable, Equatable {
     /// The row id, exposed by the API as `identity_id`.
@@ -70,7 +72,7 @@ extension Connection {
     /// A user's identities, oldest first (GoTrue loads them in insertion order).
     public func identities(userID: String) throws(StoreError) -> [IdentityRecord] {
         if let postgres {
-            guard PostgresArguments.isUUID(userID) else { return [] }
+            guard UUIDText.isValid(userID) else { return [] }
             return try postgres.store { try $0.identities(where: "user_id = $1", .text(userID)) }
         }
         return try query(IdentityRecord.byUser, .text(userID))
@@ -89,7 +91,7 @@ extension Connection {
 
     public func identity(id: String) throws(StoreError) -> IdentityRecord? {
         if let postgres {
-            guard PostgresArguments.isUUID(id) else { return nil }
+            guard UUIDText.isValid(id) else { return nil }
             return try postgres.store { try $0.identities(where: "id = $1", .text(id)).first }
         }
         return try queryFirst("\(IdentityRecord.select) WHERE id = ?", .text(id)).map(IdentityRecord.init(row:))

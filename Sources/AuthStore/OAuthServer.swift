@@ -1,3 +1,5 @@
+import GoFormats
+
 /// A row of `oauth_clients`. List fields are stored space-separated.
 public struct OAuthClientRecord: Sendable, Equatable {
     public var id: String
@@ -154,7 +156,7 @@ extension Connection {
 
     public func updateOAuthClient(_ c: OAuthClientRecord) throws(StoreError) {
         if let postgres {
-            guard PostgresArguments.isUUID(c.id) else { return }
+            guard UUIDText.isValid(c.id) else { return }
             return try postgres.store { try $0.updateOAuthClient(c) }
         }
         try execute(
@@ -171,7 +173,7 @@ extension Connection {
     /// `FindOAuthServerClientByID`: deleted (soft-deleted) clients are not found.
     public func oauthClient(id: String) throws(StoreError) -> OAuthClientRecord? {
         if let postgres {
-            guard PostgresArguments.isUUID(id) else { return nil }
+            guard UUIDText.isValid(id) else { return nil }
             return try postgres.store { try $0.oauthClients(where: "id = $1 AND deleted_at IS NULL", .text(id)).first }
         }
         return try queryFirst("\(OAuthClientRecord.select) WHERE id = ? AND deleted_at IS NULL", .text(id))
@@ -204,7 +206,7 @@ extension Connection {
 
     public func updateOAuthAuthorization(_ a: OAuthAuthorizationRecord) throws(StoreError) {
         if let postgres {
-            guard PostgresArguments.isUUID(a.id) else { return }
+            guard UUIDText.isValid(a.id) else { return }
             return try postgres.store { try $0.updateOAuthAuthorization(a) }
         }
         try execute(
@@ -258,7 +260,7 @@ extension Connection {
 
     public func activeOAuthConsent(userID: String, clientID: String) throws(StoreError) -> OAuthConsentRecord? {
         if let postgres {
-            guard PostgresArguments.isUUID(userID), PostgresArguments.isUUID(clientID) else { return nil }
+            guard UUIDText.isValid(userID), UUIDText.isValid(clientID) else { return nil }
             return try postgres.store { try $0.activeOAuthConsents(where: "user_id = $1 AND client_id = $2", .text(userID), .text(clientID)).first }
         }
         return try queryFirst("\(OAuthConsentRecord.select) WHERE user_id = ? AND client_id = ? AND revoked_at IS NULL",
@@ -267,7 +269,7 @@ extension Connection {
 
     public func activeOAuthConsents(userID: String) throws(StoreError) -> [OAuthConsentRecord] {
         if let postgres {
-            guard PostgresArguments.isUUID(userID) else { return [] }
+            guard UUIDText.isValid(userID) else { return [] }
             return try postgres.store { try $0.activeOAuthConsents(where: "user_id = $1", .text(userID)) }
         }
         return try query("\(OAuthConsentRecord.select) WHERE user_id = ? AND revoked_at IS NULL ORDER BY granted_at DESC, rowid DESC",

@@ -1,3 +1,5 @@
+import GoFormats
+
 /// A row of `refresh_tokens` (GoTrue's legacy refresh-token format: rotation with parents).
 public struct RefreshTokenRecord: Sendable, Equatable {
     public var id: Int64
@@ -71,7 +73,7 @@ extension Connection {
     /// The newest non-revoked token of a session (GoTrue's `FindCurrentlyActiveRefreshToken`).
     public func activeRefreshToken(sessionID: String) throws(StoreError) -> RefreshTokenRecord? {
         if let postgres {
-            guard PostgresArguments.isUUID(sessionID) else { return nil }
+            guard UUIDText.isValid(sessionID) else { return nil }
             return try postgres.store {
                 try $0.refreshTokens(where: "session_id = $1 AND revoked = false ORDER BY id DESC LIMIT 1", .text(sessionID))
             }
@@ -82,7 +84,7 @@ extension Connection {
     /// `FindTokenBySessionID`: the session's oldest unrevoked token (MFA verify swaps it).
     public func oldestActiveRefreshToken(sessionID: String) throws(StoreError) -> RefreshTokenRecord? {
         if let postgres {
-            guard PostgresArguments.isUUID(sessionID) else { return nil }
+            guard UUIDText.isValid(sessionID) else { return nil }
             return try postgres.store {
                 try $0.refreshTokens(where: "session_id = $1 AND revoked = false ORDER BY created_at, id LIMIT 1", .text(sessionID))
             }
@@ -110,7 +112,7 @@ extension Connection {
     /// step along `refresh_tokens_session_id_revoked_idx`.
     public func refreshTokenFamily(sessionID: String) throws(StoreError) -> RefreshTokenFamily {
         if let postgres {
-            guard PostgresArguments.isUUID(sessionID) else { return RefreshTokenFamily(count: 0, revoked: 0, lastIssuedAt: nil) }
+            guard UUIDText.isValid(sessionID) else { return RefreshTokenFamily(count: 0, revoked: 0, lastIssuedAt: nil) }
             return try postgres.store { try $0.refreshTokenFamily(sessionID: sessionID) }
         }
         let row = try queryFirst(

@@ -1,3 +1,5 @@
+import GoFormats
+
 /// A row of `sessions` (GoTrue's `auth.sessions`).
 public struct SessionRecord: Sendable, Equatable {
     public var id: String
@@ -128,7 +130,7 @@ extension Connection {
     /// (Postgres mode; `RowLocks.swift`).
     public func session(id: String, forUpdate: Bool = false) throws(StoreError) -> SessionRecord? {
         if let postgres {
-            guard PostgresArguments.isUUID(id) else { return nil }
+            guard UUIDText.isValid(id) else { return nil }
             if forUpdate {
                 return try postgres.firstForUpdate("\(PostgresConnection.sessionSelect) WHERE id = $1 LIMIT 1",
                                                    table: "auth.sessions", .text(id)).map(SessionRecord.init(row:))
@@ -143,7 +145,7 @@ extension Connection {
     /// another transaction holds throws `StoreError.isRowLocked` (Postgres mode).
     public func sessions(userID: String, forUpdate: Bool = false) throws(StoreError) -> [SessionRecord] {
         if let postgres {
-            guard PostgresArguments.isUUID(userID) else { return [] }
+            guard UUIDText.isValid(userID) else { return [] }
             if forUpdate {
                 _ = try postgres.firstForUpdate("SELECT id FROM auth.users WHERE id = $1 LIMIT 1", table: "auth.users", .text(userID))
             }
@@ -161,7 +163,7 @@ extension Connection {
     /// Deletes every session of a user, except `keep` when given.
     public func deleteSessions(userID: String, except keep: String? = nil) throws(StoreError) {
         if let postgres {
-            guard PostgresArguments.isUUID(userID) else { return }
+            guard UUIDText.isValid(userID) else { return }
             return try postgres.store { try $0.deleteSessions(userID: userID, except: keep) }
         }
         try execute("DELETE FROM sessions WHERE user_id = ? AND id <> ?", .text(userID), .text(keep ?? ""))
@@ -198,7 +200,7 @@ extension Connection {
     /// and SQLite would set up a sorter on every token grant for it.
     public func amrClaims(sessionID: String) throws(StoreError) -> [AMRClaimRecord] {
         if let postgres {
-            guard PostgresArguments.isUUID(sessionID) else { return [] }
+            guard UUIDText.isValid(sessionID) else { return [] }
             return try postgres.store { try $0.amrClaims(sessionID: sessionID) }
         }
         let rows = try query(

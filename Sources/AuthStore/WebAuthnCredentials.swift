@@ -1,3 +1,5 @@
+import GoFormats
+
 /// A row of `webauthn_credentials` (GoTrue's `auth.webauthn_credentials`, migration
 /// 20260302000000_add_passkeys): one passkey of a user.
 public struct WebAuthnCredentialRecord: Sendable, Equatable {
@@ -136,7 +138,7 @@ extension Connection {
 
     public func webAuthnCredentials(userID: String) throws(StoreError) -> [WebAuthnCredentialRecord] {
         if let postgres {
-            guard PostgresArguments.isUUID(userID) else { return [] }
+            guard UUIDText.isValid(userID) else { return [] }
             return try postgres.store { try $0.webAuthnCredentials(where: "user_id = $1", .text(userID)) }
         }
         return try query("\(WebAuthnCredentialRecord.select) WHERE user_id = ? ORDER BY created_at, rowid", .text(userID))
@@ -145,7 +147,7 @@ extension Connection {
 
     public func countWebAuthnCredentials(userID: String) throws(StoreError) -> Int {
         if let postgres {
-            guard PostgresArguments.isUUID(userID) else { return 0 }
+            guard UUIDText.isValid(userID) else { return 0 }
             return try postgres.store {
                 Int(try $0.scalar("SELECT count(*) FROM auth.webauthn_credentials WHERE user_id = $1", .text(userID)).int64Value ?? 0)
             }
@@ -155,7 +157,7 @@ extension Connection {
 
     public func webAuthnCredential(id: String, userID: String) throws(StoreError) -> WebAuthnCredentialRecord? {
         if let postgres {
-            guard PostgresArguments.isUUID(id), PostgresArguments.isUUID(userID) else { return nil }
+            guard UUIDText.isValid(id), UUIDText.isValid(userID) else { return nil }
             return try postgres.store { try $0.webAuthnCredentials(where: "id = $1 AND user_id = $2", .text(id), .text(userID)).first }
         }
         return try queryFirst("\(WebAuthnCredentialRecord.select) WHERE id = ? AND user_id = ?", .text(id), .text(userID))
@@ -190,7 +192,7 @@ extension Connection {
     /// stays as registered.
     public func markWebAuthnCredentialUsed(id: String, signCount: Int64, at time: Int64) throws(StoreError) {
         if let postgres {
-            guard PostgresArguments.isUUID(id) else { return }
+            guard UUIDText.isValid(id) else { return }
             return try postgres.store { try $0.markWebAuthnCredentialUsed(id: id, signCount: signCount, at: time) }
         }
         try execute("UPDATE webauthn_credentials SET sign_count = ?, last_used_at = ?, updated_at = ? WHERE id = ?",
@@ -230,7 +232,7 @@ extension Connection {
     /// `userID` (or to no user when nil), so it can be used once whatever the outcome.
     public func consumeWebAuthnChallenge(id: String, type: String, userID: String?) throws(StoreError) -> WebAuthnChallengeRecord? {
         if let postgres {
-            guard PostgresArguments.isUUID(id), userID.map(PostgresArguments.isUUID) ?? true else { return nil }
+            guard UUIDText.isValid(id), userID.map { UUIDText.isValid($0) } ?? true else { return nil }
             return try postgres.store { try $0.consumeWebAuthnChallenge(id: id, type: type, userID: userID) }
         }
         let columns = "id, user_id, challenge_type, session_data, created_at, expires_at"
@@ -245,7 +247,7 @@ extension Connection {
     /// Reads a challenge without consuming it (the software authenticator looks options up by id).
     public func webAuthnChallenge(id: String) throws(StoreError) -> WebAuthnChallengeRecord? {
         if let postgres {
-            guard PostgresArguments.isUUID(id) else { return nil }
+            guard UUIDText.isValid(id) else { return nil }
             return try postgres.store {
                 try $0.queryFirst("SELECT \(PostgresConnection.webAuthnChallengeColumns) FROM auth.webauthn_challenges WHERE id = $1", .text(id))
                     .map(WebAuthnChallengeRecord.init(row:))
@@ -271,7 +273,7 @@ extension Connection {
 
     public func softwareAuthenticatorKeys(userID: String? = nil, rpID: String) throws(StoreError) -> [SoftwareAuthenticatorKeyRecord] {
         if let postgres {
-            guard userID.map(PostgresArguments.isUUID) ?? true else { return [] }
+            guard userID.map { UUIDText.isValid($0) } ?? true else { return [] }
             return try postgres.store { try $0.softwareAuthenticatorKeys(userID: userID, rpID: rpID) }
         }
         let columns = "credential_id, user_id, rp_id, user_handle, private_key, sign_count, discoverable, created_at"
@@ -302,7 +304,7 @@ extension Connection {
     /// `Factor.SaveWebAuthnCredential`: the credential JSON and the AAGUID.
     public func saveFactorWebAuthnCredential(factorID: String, credential: String, aaguid: String?, at time: Int64) throws(StoreError) {
         if let postgres {
-            guard PostgresArguments.isUUID(factorID) else { return }
+            guard UUIDText.isValid(factorID) else { return }
             return try postgres.store { try $0.saveFactorWebAuthnCredential(factorID: factorID, credential: credential, aaguid: aaguid, at: time) }
         }
         try execute("UPDATE mfa_factors SET web_authn_credential = ?, web_authn_aaguid = ?, updated_at = ? WHERE id = ?",
@@ -313,7 +315,7 @@ extension Connection {
     /// (factor id, credential JSON).
     public func verifiedWebAuthnFactorCredentials(userID: String) throws(StoreError) -> [(factorID: String, credential: String)] {
         if let postgres {
-            guard PostgresArguments.isUUID(userID) else { return [] }
+            guard UUIDText.isValid(userID) else { return [] }
             return try postgres.store { try $0.verifiedWebAuthnFactorCredentials(userID: userID) }
         }
         return try query("""
@@ -330,7 +332,7 @@ extension Connection {
 
     public func challengeWebAuthnSessionData(challengeID: String) throws(StoreError) -> String? {
         if let postgres {
-            guard PostgresArguments.isUUID(challengeID) else { return nil }
+            guard UUIDText.isValid(challengeID) else { return nil }
             return try postgres.store {
                 try $0.scalar("SELECT web_authn_session_data::text FROM auth.mfa_challenges WHERE id = $1", .text(challengeID)).stringValue
             }

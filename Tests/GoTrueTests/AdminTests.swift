@@ -3,6 +3,7 @@ import AuthHTTP
 import AuthJSON
 import AuthJWT
 import AuthStore
+import GoFormats
 import Testing
 @testable import EmulatorTools
 @testable import GoTrue
@@ -107,7 +108,7 @@ extension GoTrueAPI {
         #expect(response.status == 200)
         let user = response.json
         let id = try #require(user["id"]?.stringValue)
-        #expect(Validation.isUUID(id))
+        #expect(UUIDText.isValid(id, lowercaseOnly: true))
         #expect(user["aud"] == "authenticated")
         #expect(user["role"] == "authenticated")
         #expect(user["email"] == "new@example.com")
@@ -908,8 +909,8 @@ extension JSONObject {
     }
 
     @Test func idsAreVersionFourUUIDsInGoTruesForm() throws {
-        #expect(formatUUID(Array(0..<16)) == "00010203-0405-0607-0809-0a0b0c0d0e0f")
-        #expect(formatUUID([UInt8](repeating: 0xFF, count: 16)) == "ffffffff-ffff-ffff-ffff-ffffffffffff")
+        #expect(UUIDText.format(Array(0..<16)) == "00010203-0405-0607-0809-0a0b0c0d0e0f")
+        #expect(UUIDText.format([UInt8](repeating: 0xFF, count: 16)) == "ffffffff-ffff-ffff-ffff-ffffffffffff")
         let environment = try makeAPI().project.environment
         for _ in 0..<64 {
             let id = Array(environment.uuid().utf8)

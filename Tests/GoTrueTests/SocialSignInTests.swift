@@ -2,6 +2,7 @@ import AuthCrypto
 import AuthHTTP
 import AuthJSON
 import AuthJWT
+import GoFormats
 import Testing
 @testable import EmulatorTools
 @testable import GoTrue
@@ -538,7 +539,7 @@ extension GoTrueAPI {
         #expect(value("scope") == "email profile openid")
         #expect(value("login_hint") == "a@b.co")
         #expect(value("redirect_to") == "http://127.0.0.1:3000/cb")
-        #expect(Validation.isUUID(value("state") ?? ""))
+        #expect(UUIDText.isValid(value("state") ?? ""))
     }
 
     // AppleProvider.AuthCodeURL drops the options GoTrue passes it: the client's extra query

@@ -1,3 +1,5 @@
+import GoFormats
+
 /// The Postgres side of `Connection`: the transaction control `Database` issues, and the
 /// glue the per-table Postgres statements (`*+Postgres.swift`) share.
 extension Connection {
@@ -60,7 +62,7 @@ extension Connection {
     func execute(_ sqlite: String, _ arguments: [SQLValue], postgres pgSQL: String,
                  _ pgArguments: @autoclosure () -> [SQLValue]? = nil, ifUUID uuids: String...) throws(StoreError) {
         if let postgres {
-            guard uuids.allSatisfy(PostgresArguments.isUUID) else { return }
+            guard uuids.allSatisfy({ UUIDText.isValid($0) }) else { return }
             return try postgres.store { try $0.execute(pgSQL, pgArguments() ?? arguments) }
         }
         try execute(sqlite, arguments)
@@ -107,24 +109,5 @@ enum PostgresArguments {
     static func inet(_ address: String?) -> SQLValue {
         guard let address, !address.isEmpty else { return .null }
         return .text(address)
-    }
-
-    /// Whether `text` is a uuid as Postgres reads one (8-4-4-4-12 hex digits). Ids that are
-    /// not cannot match a uuid column: looking them up answers nothing, as in SQLite, rather
-    /// than the 22P02 a cast would raise.
-    static func isUUID(_ text: String) -> Bool {
-        let bytes = text.utf8
-        guard bytes.count == 36 else { return false }
-        for (index, byte) in bytes.enumerated() {
-            if index == 8 || index == 13 || index == 18 || index == 23 {
-                guard byte == UInt8(ascii: "-") else { return false }
-            } else {
-                let isHex = (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-                    || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
-                    || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
-                guard isHex else { return false }
-            }
-        }
-        return true
     }
 }

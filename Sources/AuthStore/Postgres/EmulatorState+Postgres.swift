@@ -1,3 +1,5 @@
+import GoFormats
+
 /// The emulator's own state in Postgres mode, in schema `auth_emulator` (never in `auth`):
 /// captured messages and the project's signing keys.
 extension PostgresConnection {
@@ -10,7 +12,7 @@ extension PostgresConnection {
             """,
             .text(m.id), .text(m.channel), .text(m.recipient), .text(m.type), .text(m.subject), .text(m.bodyHTML),
             .text(m.bodyText), .text(m.otp), .text(m.tokenHash), .text(m.actionLink), .text(m.redirectTo),
-            SQLValue(m.userID.flatMap { PostgresArguments.isUUID($0) ? $0 : nil }), PostgresArguments.time(m.sentAt)
+            SQLValue(m.userID.flatMap { UUIDText.isValid($0) ? $0 : nil }), PostgresArguments.time(m.sentAt)
         )
     }
 

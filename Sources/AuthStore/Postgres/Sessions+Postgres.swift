@@ -1,3 +1,5 @@
+import GoFormats
+
 /// `auth.identities`, `auth.sessions`, `auth.mfa_amr_claims`, `auth.refresh_tokens`,
 /// `auth.one_time_tokens` and `auth.audit_log_entries` in
 /// Postgres mode, as GoTrue writes them: enum labels (`aal_level`, `one_time_token_type`) as
@@ -84,7 +86,7 @@ extension PostgresConnection {
 
     func deleteSessions(userID: String, except keep: String?) throws(PostgresError) {
         try execute("DELETE FROM auth.sessions WHERE user_id = $1 AND ($2::uuid IS NULL OR id <> $2::uuid)",
-                    .text(userID), SQLValue(keep.flatMap { A.isUUID($0) ? $0 : nil }))
+                    .text(userID), SQLValue(keep.flatMap { UUIDText.isValid($0) ? $0 : nil }))
     }
 
     func addAMRClaim(id: String, sessionID: String, method: String, at time: Int64) throws(PostgresError) {

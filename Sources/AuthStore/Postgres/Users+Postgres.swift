@@ -1,3 +1,5 @@
+import GoFormats
+
 /// `auth.users` in Postgres mode, written as GoTrue writes it (`models.User`): `instance_id`
 /// the nil uuid, the columns GoTrue models as plain Go strings '' rather than NULL, timestamps
 /// as timestamptz, metadata as jsonb.
@@ -87,12 +89,12 @@ extension PostgresConnection {
     }
 
     func user(id: String) throws(PostgresError) -> UserRecord? {
-        guard PostgresArguments.isUUID(id) else { return nil }
+        guard UUIDText.isValid(id) else { return nil }
         return try firstUser("id = $1", [.text(id)])
     }
 
     func userExists(_ condition: String, _ value: String, aud: String, excluding id: String?) throws(PostgresError) -> Bool {
-        let excluded = id.flatMap { PostgresArguments.isUUID($0) ? $0 : nil }
+        let excluded = id.flatMap { UUIDText.isValid($0) ? $0 : nil }
         return try scalar(
             "SELECT EXISTS (SELECT 1 FROM auth.users WHERE \(condition) AND aud = $2 AND ($3::uuid IS NULL OR id <> $3::uuid))",
             .text(value), .text(aud), SQLValue(excluded)

@@ -74,17 +74,23 @@ package struct Core: Sendable {
         guard let sub = claims["sub"]?.stringValue, !sub.isEmpty else {
             throw AuthError(403, .badJwt, "invalid claim: missing sub claim")
         }
-        guard Validation.isUUID(sub) else { throw AuthError(400, .badJwt, "invalid claim: sub claim must be a UUID") }
+        guard let userID = UUIDText.lowercased(sub) else {
+            throw AuthError(400, .badJwt, "invalid claim: sub claim must be a UUID")
+        }
         let sessionID = claims["session_id"]?.stringValue ?? ""
-        if !sessionID.isEmpty, sessionID != Validation.nilUUID, !Validation.isUUID(sessionID) {
-            throw AuthError(403, .badJwt, "invalid claim: session_id claim must be a UUID")
+        // The session to load, if any: a claim of "" or the nil UUID names none.
+        var sessionKey: String?
+        if !sessionID.isEmpty, sessionID != Validation.nilUUID {
+            guard let key = UUIDText.lowercased(sessionID) else {
+                throw AuthError(403, .badJwt, "invalid claim: session_id claim must be a UUID")
+            }
+            sessionKey = key
         }
         let loaded: (UserRecord?, SessionRecord?, [IdentityRecord]?, [FactorRecord])
         do {
-            let userID = sub.lowercased()
-            loaded = try project.database.read { conn in
+            loaded = try project.database.read { [sessionKey] conn in
                 let user = try conn.user(id: userID)
-                let session = sessionID.isEmpty || sessionID == Validation.nilUUID ? nil : try conn.session(id: sessionID.lowercased())
+                let session = try sessionKey.flatMap { try conn.session(id: $0) }
                 let identities = loadingIdentities && user != nil ? try conn.identities(userID: userID) : nil
                 let factors = loadingIdentities && user != nil ? try conn.factors(userID: userID) : []
                 return (user, session, identities, factors)
@@ -93,7 +99,7 @@ package struct Core: Sendable {
             throw storeFailure(error)
         }
         guard let user = loaded.0 else { throw AuthError(403, .userNotFound, "User from sub claim in JWT does not exist") }
-        if !sessionID.isEmpty, sessionID != Validation.nilUUID, loaded.1 == nil {
+        if sessionKey != nil, loaded.1 == nil {
             throw AuthError(403, .sessionNotFound, "Session from session_id claim in JWT does not exist")
         }
         if refusingBanned && isBanned(user) { throw AuthError(403, .userBanned, "User is banned") }

@@ -1,6 +1,7 @@
 import AuthHTTP
 import AuthJSON
 import AuthStore
+import GoFormats
 
 /// Everything a GoTrue handler gets about one request.
 public struct RequestContext: Sendable {
@@ -89,7 +90,7 @@ public struct RequestID: Sendable, Equatable {
         for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: serial >> UInt64(shift))) }
         bytes[6] = (bytes[6] & 0x0F) | 0x40
         bytes[8] = (bytes[8] & 0x3F) | 0x80
-        return formatUUID(bytes)
+        return UUIDText.format(bytes)
     }
 }
 

@@ -1,5 +1,6 @@
 import AuthCrypto
 import AuthPlatform
+import GoFormats
 
 /// Where GoTrue reads the time. Nothing in GoTrue calls the system clock directly, so a virtual
 /// clock can move every expiry (tokens, OTPs, sessions, bans, rate limits) together.
@@ -68,38 +69,5 @@ package struct UUIDBatch {
 
 /// 16 random bytes with the version and variant bits of RFC 9562 §5.4 set, formatted.
 private func versionFourUUID(_ random: ArraySlice<UInt8>) -> String {
-    formatUUID(random, versionFour: true)
-}
-
-/// 16 bytes as `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` (lowercase).
-func formatUUID(_ bytes: [UInt8]) -> String {
-    formatUUID(bytes[...], versionFour: false)
-}
-
-/// Written straight into the string's storage: each audited write makes one, and the array,
-/// digit table and copy this used to make cost ~2,400 instructions per UUID.
-private func formatUUID(_ bytes: ArraySlice<UInt8>, versionFour: Bool) -> String {
-    precondition(bytes.count == 16, "a UUID has 16 bytes")
-    return String(unsafeUninitializedCapacity: 36) { out in
-        var o = 0
-        var i = 0
-        for var byte in bytes {
-            if versionFour && i == 6 { byte = (byte & 0x0F) | 0x40 }
-            if versionFour && i == 8 { byte = (byte & 0x3F) | 0x80 }
-            if i == 4 || i == 6 || i == 8 || i == 10 {
-                out[o] = UInt8(ascii: "-")
-                o += 1
-            }
-            out[o] = hexDigit(byte >> 4)
-            out[o + 1] = hexDigit(byte & 0x0F)
-            o += 2
-            i += 1
-        }
-        return o
-    }
-}
-
-@inline(__always)
-private func hexDigit(_ nibble: UInt8) -> UInt8 {
-    nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") - 10 + nibble
+    UUIDText.format(random, versionFour: true)
 }

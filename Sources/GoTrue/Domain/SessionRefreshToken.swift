@@ -1,5 +1,6 @@
 import AuthCrypto
 import AuthStore
+import GoFormats
 
 /// GoTrue's second refresh-token format (`GOTRUE_SECURITY_REFRESH_TOKEN_ALGORITHM_VERSION=2`,
 /// reference §7.5; `internal/crypto/refresh_tokens.go`): nothing is stored per token. The token
@@ -88,7 +89,7 @@ struct SessionRefreshToken: Equatable {
             shift += 7
         }
         guard ended, body - index == signatureLength else { return nil }
-        var token = SessionRefreshToken(sessionID: formatUUID(Array(bytes[1..<17])), counter: Int64(clamping: counter))
+        var token = SessionRefreshToken(sessionID: UUIDText.format(Array(bytes[1..<17])), counter: Int64(clamping: counter))
         token.raw = bytes
         return token
     }

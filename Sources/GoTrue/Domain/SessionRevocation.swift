@@ -1,4 +1,5 @@
 import AuthStore
+import GoFormats
 
 /// Session-ending operations the real server performs as side effects of some errors, exposed so
 /// the layers above (scripted failures) can reproduce a failure together with its consequence.
@@ -37,7 +38,7 @@ extension Project {
     public func endSession(refreshToken: String?, accessToken: String?) throws -> Bool {
         var sessionID: String?
         if let accessToken, let claims = try? Core(project: self).verifiedClaims(accessToken),
-           let id = claims["session_id"]?.stringValue, Validation.isUUID(id) {
+           let id = claims["session_id"]?.stringValue, UUIDText.isValid(id) {
             sessionID = id.lowercased()
         }
         return try writeRerunningConflicts { conn in

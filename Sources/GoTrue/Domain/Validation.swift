@@ -55,19 +55,5 @@ package enum Validation {
         return formatted
     }
 
-    /// A lowercase hyphenated (or any-case) UUID as `uuid.FromString` accepts in its canonical form.
-    static func isUUID(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 36 else { return false }
-        for (i, b) in bytes.enumerated() {
-            if i == 8 || i == 13 || i == 18 || i == 23 {
-                if b != UInt8(ascii: "-") { return false }
-            } else if !((b >= 0x30 && b <= 0x39) || (b >= 0x61 && b <= 0x66) || (b >= 0x41 && b <= 0x46)) {
-                return false
-            }
-        }
-        return true
-    }
-
     package static let nilUUID = "00000000-0000-0000-0000-000000000000"
 }

@@ -82,7 +82,7 @@ package struct AdminEndpoints: EndpointGroup {
         if s.lowercased().hasPrefix("urn:uuid:") { s = s.dropFirst(9) }
         if s.hasPrefix("{") && s.hasSuffix("}") && s.count > 2 { s = s.dropFirst().dropLast() }
         let lowered = s.lowercased()
-        if lowered.utf8.count == 36, Validation.isUUID(lowered) { return lowered }
+        if lowered.utf8.count == 36, UUIDText.isValid(lowered) { return lowered }
         let bytes = Array(lowered.utf8)
         guard bytes.count == 32, bytes.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else { return nil }
         var out = bytes

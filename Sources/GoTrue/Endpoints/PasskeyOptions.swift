@@ -2,6 +2,7 @@ import AuthCrypto
 import AuthHTTP
 import AuthJSON
 import AuthStore
+import GoFormats
 
 /// The options JSON go-webauthn builds (protocol/options.go field names and `omitempty`s) with
 /// the real server's passkey configuration (`getPasskeyWebAuthn`): attestation "none",
@@ -71,10 +72,7 @@ enum PasskeyOptions {
 
     /// The AAGUID as a UUID string (nil when absent); the all-zero AAGUID is kept, as GoTrue does.
     static func uuidString(_ bytes: [UInt8]) -> String? {
-        guard bytes.count == 16 else { return nil }
-        let hex = Hex.encode(bytes)
-        let h = Array(hex)
-        return String(h[0..<8]) + "-" + String(h[8..<12]) + "-" + String(h[12..<16]) + "-" + String(h[16..<20]) + "-" + String(h[20..<32])
+        bytes.count == 16 ? UUIDText.format(bytes) : nil
     }
 
     /// `utilities.PasskeyFriendlyName`: the authenticator's name from its AAGUID, else
