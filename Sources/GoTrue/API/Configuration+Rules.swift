@@ -74,7 +74,7 @@ extension Configuration {
 
     /// Undoes `applyCLISigningKey` when the profile leaves `cli`: a bare GoTrue container
     /// signs with its secret (HS256) unless given keys.
-    mutating func dropCLISigningKey() {
+    package mutating func dropCLISigningKey() {
         guard hasCLIDefaultKeyOnly else { return }
         jwt.keys = []
         if settingSources["jwt_valid_methods"] == nil { jwt.validMethods = nil }

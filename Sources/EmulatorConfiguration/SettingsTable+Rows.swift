@@ -1,3 +1,4 @@
+import GoTrue
 import GoFormats
 
 /// The rows of the settings table (`SettingsTable.swift`). Defaults: the `gotrue` column is
@@ -562,12 +563,4 @@ extension Configuration {
         }
         return rows
     }
-}
-
-extension String {
-    /// `anon_key` as a flag name: `anon-key`.
-    var replacingUnderscores: String { String(map { $0 == "_" ? "-" : $0 }) }
-
-    /// `password_changed` in a sentence: `password changed`.
-    var spacedWords: String { String(map { $0 == "_" ? " " : $0 }) }
 }

@@ -1,11 +1,14 @@
 import AuthJWT
+import GoTrue
 
 /// The settings table: every setting declared once, with the names each source knows it by
 /// (`GOTRUE_*` variable, `config.toml` key, control-API key, command-line flag), the kind of
 /// value it takes and its limits, its default under the real server and under `supabase start`,
 /// and one line of help. The readers of the environment, the config file, the control API and
-/// the command line are drivers over this table (in the AuthEmulator module); the reference in
-/// `auth-emulator help settings` and `docs/settings.md` is printed from it.
+/// the command line are drivers over this table (this module, AuthEmulator's config routes and
+/// the CLI); the reference in `auth-emulator help settings` and `docs/settings.md` is printed
+/// from it. GoTrue never reads it: it lives here, with the readers, and is built unoptimised
+/// with them, off the path of the module every request runs through.
 ///
 /// A row reads and writes one field of `Configuration`. Values are stored as given, within the
 /// kind's limits; the real server's "0 means the default" rules are applied afterwards, in one
@@ -125,19 +128,6 @@ public struct SettingError: Error, Sendable, CustomStringConvertible {
         self.problem = problem
     }
     public var description: String { "\(name): \(problem)" }
-}
-
-/// Where a setting's value came from, lowest precedence first.
-public enum SettingSource: String, Sendable, CaseIterable {
-    case `default`, file, env, flag, runtime
-}
-
-/// Whose defaults apply to what no source sets (`serve --defaults`, `AUTH_EMULATOR_DEFAULTS`).
-public enum DefaultsProfile: String, Sendable, CaseIterable {
-    /// `supabase start`: the Supabase CLI's template and the variables it passes.
-    case cli
-    /// A bare GoTrue container configured only by `GOTRUE_*` variables.
-    case gotrue
 }
 
 /// One setting's value, whichever source it came from.
