@@ -85,6 +85,15 @@ let package = Package(
             swiftSettings: unoptimized
         ),
         .target(name: "AuthScenarios", dependencies: ["GoTrue", "AuthHTTP", "AuthJSON", "AuthCrypto", "AuthPlatform"], swiftSettings: strict),
+        // Scenario documents and the control routes that load them: the validating parser and
+        // /emulator/v1/scenarios and /journal. Unoptimized: they run when a scenario is loaded or
+        // the journal read, never on a request a scenario plays back; the middleware that sees
+        // every request stays in AuthScenarios, optimized. Optimized beside it, the parser took
+        // AuthScenarios' compile (after GoTrue, the other core mostly idle) from about 3 s to 7-11 s.
+        .target(
+            name: "ScenarioControl", dependencies: ["AuthScenarios", "GoTrue", "AuthHTTP", "AuthJSON", "AuthPlatform"],
+            swiftSettings: unoptimized
+        ),
         // Reading the configuration: environment variables, config.toml, setting syntax, the
         // emulator's options, the generated settings reference; and the file and exposure rules
         // the readers share with the assembly. Unoptimized: all of it runs at start or when a
@@ -103,8 +112,8 @@ let package = Package(
         .target(
             name: "AuthEmulator",
             dependencies: [
-                "EmulatorConfiguration", "AuthScenarios", "EmulatorTools", "GoTrue", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto",
-                "CAuthPlatform", "GoFormats",
+                "EmulatorConfiguration", "ScenarioControl", "AuthScenarios", "EmulatorTools", "GoTrue", "AuthHTTP", "AuthStore", "AuthJSON",
+                "AuthJWT", "AuthCrypto", "CAuthPlatform", "GoFormats",
             ],
             swiftSettings: batched
         ),
@@ -118,8 +127,8 @@ let package = Package(
         .executableTarget(
             name: "auth-emulator",
             dependencies: [
-                "AuthEmulator", "EmulatorConfiguration", "EmulatorTools", "AuthScenarios", "GoTrue", "AuthStore", "AuthJSON", "AuthJWT",
-                "AuthCrypto", "AuthPlatform",
+                "AuthEmulator", "EmulatorConfiguration", "EmulatorTools", "ScenarioControl", "AuthScenarios", "GoTrue", "AuthStore", "AuthJSON",
+                "AuthJWT", "AuthCrypto", "AuthPlatform",
             ],
             swiftSettings: unoptimized
         ),
@@ -198,7 +207,8 @@ let package = Package(
         .testTarget(
             name: "AuthScenariosTests",
             dependencies: [
-                "AuthScenarios", "EmulatorTools", "GoTrue", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto", "AuthTestSupport",
+                "ScenarioControl", "AuthScenarios", "EmulatorTools", "GoTrue", "AuthHTTP", "AuthStore", "AuthJSON", "AuthJWT", "AuthCrypto",
+                "AuthTestSupport",
             ],
             swiftSettings: strict
         ),

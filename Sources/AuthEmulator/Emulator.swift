@@ -8,6 +8,7 @@ import Dispatch
 import EmulatorConfiguration
 import EmulatorTools
 import GoTrue
+import ScenarioControl
 import Synchronization
 
 /// One running emulated Supabase Auth project: its database, its GoTrue API and the HTTP server

@@ -16,12 +16,27 @@ public struct Scenario: Sendable {
     /// Where it came from (a file path, or `request`), for messages.
     public var source: String
 
+    public init(name: String, description: String, seed: UInt64?, rules: [Rule], source: String) {
+        self.name = name
+        self.description = description
+        self.seed = seed
+        self.rules = rules
+        self.source = source
+    }
+
     public struct Rule: Sendable {
         public var match: Match
         public var when: When
         public var then: Effect
         /// The rule as written, shown back by `GET /emulator/v1/scenarios`.
         public var json: JSONObject
+
+        public init(match: Match, when: When, then: Effect, json: JSONObject) {
+            self.match = match
+            self.when = when
+            self.then = then
+            self.json = json
+        }
     }
 }
 
@@ -47,6 +62,8 @@ public struct Match: Sendable {
     public var test: String?
 
     public static let testHeader = "X-Emulator-Test"
+
+    public init() {}
 }
 
 /// Which matching requests fire the rule. All given conditions must hold.
@@ -72,6 +89,8 @@ public struct When: Sendable, Equatable {
     public var nextState: String?
 
     public static let initialState = "started"
+
+    public init() {}
 }
 
 /// What the client gets when a rule fires.
@@ -109,57 +128,11 @@ public struct Effect: Sendable {
     /// real handler runs and answers with the real server's hook error.
     public var hook: String?
 
+    public init() {}
+
     /// Faults after which the client holds no complete response.
-    var breaksTransport: Bool { hang || reset || emptyResponse || closeAfterBytes != nil }
+    public var breaksTransport: Bool { hang || reset || emptyResponse || closeAfterBytes != nil }
     /// Whether the rule supplies the response itself (the real handler does not run).
-    var suppliesResponse: Bool { error != nil || status != nil || body != nil || malformedJSON }
+    public var suppliesResponse: Bool { error != nil || status != nil || body != nil || malformedJSON }
 }
 
-/// One problem found in a scenario document: where (file, rule index, field) and what.
-public struct ScenarioIssue: Sendable, Equatable, CustomStringConvertible {
-    public var file: String
-    public var rule: Int?
-    public var field: String
-    public var message: String
-
-    public init(file: String, rule: Int?, field: String, message: String) {
-        self.file = file
-        self.rule = rule
-        self.field = field
-        self.message = message
-    }
-
-    public var description: String {
-        var location = file
-        if let rule { location += ": rule \(rule)" }
-        return "\(location): \(field): \(message)"
-    }
-}
-
-/// A scenario that failed validation; every issue found is listed.
-public struct ScenarioError: Error, Sendable, CustomStringConvertible {
-    public var issues: [ScenarioIssue]
-    public init(issues: [ScenarioIssue]) { self.issues = issues }
-    public var description: String { issues.map(\.description).joined(separator: "\n") }
-}
-
-extension Scenario {
-    /// Parses and validates a scenario document. `source` names it in messages (a file path).
-    public init(json bytes: [UInt8], source: String) throws(ScenarioError) {
-        let document: JSON
-        do {
-            document = try JSON(parsing: bytes)
-        } catch {
-            throw ScenarioError(issues: [ScenarioIssue(file: source, rule: nil, field: "(document)", message: "not valid JSON: \(error)")])
-        }
-        var parser = ScenarioParser(source: source)
-        guard let scenario = parser.scenario(document), parser.issues.isEmpty else {
-            throw ScenarioError(issues: parser.issues)
-        }
-        self = scenario
-    }
-
-    public init(json text: String, source: String) throws(ScenarioError) {
-        try self.init(json: Array(text.utf8), source: source)
-    }
-}

@@ -7,6 +7,7 @@ import AuthScenarios
 import EmulatorConfiguration
 import EmulatorTools
 import GoTrue
+import ScenarioControl
 import Synchronization
 
 extension CLI {

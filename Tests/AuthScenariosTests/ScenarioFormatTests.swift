@@ -2,6 +2,7 @@ import AuthJSON
 import Foundation
 import EmulatorTools
 import GoTrue
+import ScenarioControl
 import Testing
 @testable import AuthScenarios
 
@@ -45,11 +46,16 @@ struct ScenarioFormatTests {
         #expect(first.match.operations == ["token.*", "signup"])
         #expect(first.match.test == "suite-a")
         #expect(first.match.headers.map(\.condition) == [.equals("ios"), .present, .absent])
-        #expect(first.when == When(times: 2, nth: 1, every: 1, after: 0, probability: 0.5, state: "started", nextState: "two"))
+        #expect(first.when.times == 2 && first.when.nth == 1 && first.when.every == 1 && first.when.after == 0)
+        #expect(first.when.probability == 0.5 && first.when.state == "started" && first.when.nextState == "two")
+        #expect(first.when.windowMilliseconds == nil)
         #expect(first.then.delay == .range(min: 1, max: 2))
         #expect(first.then.consequence)
         #expect(scenario.rules[1].match.test == "other")
-        #expect(scenario.rules[1].when == When(times: 3, windowMilliseconds: 5000))
+        var second = When()
+        second.times = 3
+        second.windowMilliseconds = 5000
+        #expect(scenario.rules[1].when == second)
         #expect(scenario.rules[1].then.body == .text("<html></html>"))
         #expect(scenario.rules[1].then.drip?.chunks == 3)
         #expect(scenario.rules[2].then.passthrough && scenario.rules[2].then.reset)

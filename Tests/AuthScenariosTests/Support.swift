@@ -14,6 +14,7 @@ import AuthStore
 import Foundation
 import EmulatorTools
 import GoTrue
+import ScenarioControl
 import Synchronization
 @testable import AuthScenarios
 

@@ -63,6 +63,6 @@ def test_every_import_is_declared_and_every_declared_module_imported():
 
 
 def test_gotrue_never_imports_the_modules_above_it():
-    above = {"EmulatorTools", "EmulatorConfiguration", "AuthEmulator", "AuthScenarios", "AuthEmulatorTesting"}
+    above = {"EmulatorTools", "EmulatorConfiguration", "AuthEmulator", "AuthScenarios", "ScenarioControl", "AuthEmulatorTesting"}
     assert imports("Sources/GoTrue") & above == set()
     assert imports("Sources/EmulatorTools") & (above - {"EmulatorTools"}) == set()

@@ -1,5 +1,6 @@
 import AuthJSON
 import AuthPlatform
+import AuthScenarios
 import GoTrue
 
 /// The validating reader behind `Scenario.init(json:source:)`: collects every issue rather than

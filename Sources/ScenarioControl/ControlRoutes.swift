@@ -1,5 +1,6 @@
 import AuthHTTP
 import AuthJSON
+import AuthScenarios
 import GoTrue
 
 /// The emulator's control routes for scenarios and the journal, under `/emulator/v1` (where
