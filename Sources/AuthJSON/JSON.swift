@@ -51,6 +51,18 @@ extension JSON {
         return nil
     }
 
+    /// The kind's name as Go's `json.UnmarshalTypeError` words it ("cannot unmarshal string into ...").
+    public var goKind: String {
+        switch self {
+        case .null: return "null"
+        case .bool: return "bool"
+        case .number: return "number"
+        case .string: return "string"
+        case .array: return "array"
+        case .object: return "object"
+        }
+    }
+
     public var arrayValue: [JSON]? {
         if case .array(let value) = self { return value }
         return nil

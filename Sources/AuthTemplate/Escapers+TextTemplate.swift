@@ -45,24 +45,4 @@ extension Escapers {
         }
         return String(decoding: out, as: UTF8.self)
     }
-
-    /// net/url's QueryEscape: unreserved bytes as they are, space as '+', the rest %XX.
-    static func queryEscape(_ s: String) -> String {
-        let hex: [UInt8] = Array("0123456789ABCDEF".utf8)
-        var out: [UInt8] = []
-        for c in s.utf8 {
-            switch c {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
-                out.append(c)
-            case UInt8(ascii: " "):
-                out.append(UInt8(ascii: "+"))
-            default:
-                out.append(UInt8(ascii: "%"))
-                out.append(hex[Int(c >> 4)])
-                out.append(hex[Int(c & 0xF)])
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
 }

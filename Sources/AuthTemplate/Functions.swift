@@ -76,7 +76,7 @@ enum Functions {
             return .success(.string(GoFormat.sprintf(format, Array(args.dropFirst()))))
         case .html: return .success(.string(GoHTML.templateEscapeString(evalArgs(args))))
         case .js: return .success(.string(Escapers.textJSEscape(evalArgs(args))))
-        case .urlquery: return .success(.string(Escapers.queryEscape(evalArgs(args))))
+        case .urlquery: return .success(.string(GoURL.queryEscape(evalArgs(args))))
         case .call:
             // The executor calls call(calleeName:_:) itself, knowing what the callee was written as.
             return call(calleeName: "", args[0])

@@ -20,7 +20,7 @@ public enum ControlRequest {
             throw AuthError(400, .badJson, "Could not parse request body as JSON: \(RequestBody.goSyntaxError(request.body, error))")
         }
         guard let object = value.objectValue else {
-            throw AuthError(400, .badJson, "Could not parse request body as JSON: expected an object, got \(RequestBody.kind(value))")
+            throw AuthError(400, .badJson, "Could not parse request body as JSON: expected an object, got \(value.goKind)")
         }
         return object
     }

@@ -1,5 +1,5 @@
 /// Go's `strconv` as GoTrue's messages and templates show it: `Quote`, `QuoteToASCII`,
-/// `QuoteRune`, `IsPrint`, `ParseBool`, and the shortest digits `FormatFloat` prints with
+/// `QuoteRune`, `IsPrint`, `ParseBool`, `ParseUint`, and the shortest digits `FormatFloat` prints with
 /// precision -1.
 package enum GoStrconv {
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
@@ -138,5 +138,27 @@ package enum GoStrconv {
         }
         while digits.last == UInt8(ascii: "0") { digits.removeLast() }
         return (digits, point + exponent)
+    }
+
+    /// `strconv.ParseUint(text, 10, 64)` with its error text.
+    package static func parseUInt(_ text: String) -> Result<UInt64, ParseError> {
+        guard !text.isEmpty else { return .failure(ParseError(message: "strconv.ParseUint: parsing \"\": invalid syntax")) }
+        var value: UInt64 = 0
+        var overflow = false
+        for b in text.utf8 {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) else {
+                return .failure(ParseError(message: "strconv.ParseUint: parsing \(quote(text)): invalid syntax"))
+            }
+            let (m, o1) = value.multipliedReportingOverflow(by: 10)
+            let (s, o2) = m.addingReportingOverflow(UInt64(b - UInt8(ascii: "0")))
+            if o1 || o2 { overflow = true }
+            value = s
+        }
+        if overflow { return .failure(ParseError(message: "strconv.ParseUint: parsing \(quote(text)): value out of range")) }
+        return .success(value)
+    }
+
+    package struct ParseError: Error {
+        package let message: String
     }
 }

@@ -4,6 +4,7 @@ import AuthJSON
 import AuthJWT
 import AuthStore
 import Foundation
+import GoFormats
 import Testing
 @testable import EmulatorTools
 @testable import GoTrue

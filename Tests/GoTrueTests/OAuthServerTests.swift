@@ -3,6 +3,7 @@ import AuthHTTP
 import AuthJSON
 import AuthJWT
 import AuthStore
+import GoFormats
 import Testing
 @testable import EmulatorTools
 @testable import GoTrue

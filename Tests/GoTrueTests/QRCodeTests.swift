@@ -1,4 +1,5 @@
 import AuthCrypto
+@testable import AuthFormats
 import Testing
 @testable import EmulatorTools
 @testable import GoTrue

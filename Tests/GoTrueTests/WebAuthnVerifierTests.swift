@@ -1,4 +1,5 @@
 import AuthCrypto
+import AuthFormats
 import AuthJSON
 import Testing
 @testable import EmulatorTools

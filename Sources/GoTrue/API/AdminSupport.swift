@@ -63,97 +63,6 @@ extension Core {
     }
 }
 
-/// Query-string helpers reproducing Go's `net/url` and `strconv` where the admin API shows them.
-package enum GoURL {
-    /// `url.QueryEscape`: everything but `A-Za-z0-9-_.~` percent-encoded (upper-case hex), space
-    /// as `+`.
-    package static func queryEscape(_ text: String) -> String {
-        escape(text, keeping: [], spaceAsPlus: true)
-    }
-
-    /// `url.PathEscape` (`encodePathSegment`): unreserved characters and `$&+:=@` kept, `/`, `;`,
-    /// `,`, `?` and everything else percent-encoded, space as `%20`.
-    static func pathEscape(_ text: String) -> String {
-        escape(text, keeping: Array("$&+:=@".utf8))
-    }
-
-    /// `URL.EscapedPath` (`encodePath`): as `pathEscape`, but `/`, `;` and `,` are kept too.
-    static func escapePath(_ text: String) -> String {
-        escape(text, keeping: Array("$&+:=@/;,".utf8))
-    }
-
-    /// `URL.EscapedFragment` of a fragment set as decoded text (`encodeFragment`): reserved
-    /// characters `$&+,/:;=?@` and `!()*` kept, `%` and everything else percent-encoded.
-    /// `u.Fragment = hq.Encode()` then `u.String()` therefore encodes the query text twice: a
-    /// `%3A` reaches the browser as `%253A`.
-    static func escapeFragment(_ text: String) -> String {
-        escape(text, keeping: Array("$&+,/:;=?@!()*".utf8))
-    }
-
-    /// Go's `escape`: unreserved bytes kept, `kept` ones too, a space as `+` in query mode,
-    /// everything else `%XX` (upper-case hex).
-    private static func escape(_ text: String, keeping kept: [UInt8], spaceAsPlus: Bool = false) -> String {
-        let hex = Array("0123456789ABCDEF".utf8)
-        var out: [UInt8] = []
-        for b in text.utf8 {
-            switch b {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."),
-                 UInt8(ascii: "~"):
-                out.append(b)
-            case UInt8(ascii: " ") where spaceAsPlus:
-                out.append(UInt8(ascii: "+"))
-            case _ where kept.contains(b):
-                out.append(b)
-            default:
-                out.append(UInt8(ascii: "%"))
-                out.append(hex[Int(b >> 4)])
-                out.append(hex[Int(b & 0x0F)])
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    /// `url.Values.Encode`: keys sorted (byte order), each value in its original order.
-    package static func encode(_ items: [QueryItem]) -> String {
-        var order: [String] = []
-        var values: [String: [String]] = [:]
-        for item in items {
-            if values[item.name] == nil { order.append(item.name) }
-            values[item.name, default: []].append(item.value)
-        }
-        order.sort { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
-        var parts: [String] = []
-        for key in order {
-            for value in values[key] ?? [] { parts.append(queryEscape(key) + "=" + queryEscape(value)) }
-        }
-        return parts.joined(separator: "&")
-    }
-
-    /// `strconv.ParseUint(text, 10, 64)` with its error text.
-    static func parseUInt(_ text: String) -> Result<UInt64, ParseError> {
-        guard !text.isEmpty else { return .failure(ParseError(message: "strconv.ParseUint: parsing \"\": invalid syntax")) }
-        var value: UInt64 = 0
-        var overflow = false
-        for b in text.utf8 {
-            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b) else {
-                return .failure(ParseError(message: "strconv.ParseUint: parsing \(GoStrconv.quote(text)): invalid syntax"))
-            }
-            let (m, o1) = value.multipliedReportingOverflow(by: 10)
-            let (s, o2) = m.addingReportingOverflow(UInt64(b - UInt8(ascii: "0")))
-            if o1 || o2 { overflow = true }
-            value = s
-        }
-        if overflow { return .failure(ParseError(message: "strconv.ParseUint: parsing \(GoStrconv.quote(text)): value out of range")) }
-        return .success(value)
-    }
-
-    package struct ParseError: Error {
-        package let message: String
-    }
-
-}
-
 /// Pagination as `paginate` / `addPaginationHeaders` do it (reference §12.1, §12.8).
 struct AdminPagination {
     var page: UInt64 = 1
@@ -163,7 +72,7 @@ struct AdminPagination {
     init(_ request: HTTPRequest) throws(AuthError) {
         for (name, keyPath) in [("page", \AdminPagination.page), ("per_page", \AdminPagination.perPage)] {
             guard let text = request.queryValue(name), !text.isEmpty else { continue }
-            switch GoURL.parseUInt(text) {
+            switch GoStrconv.parseUInt(text) {
             case .success(let value): self[keyPath: keyPath] = value
             case .failure(let error):
                 throw AuthError(400, .validationFailed, "Bad Pagination Parameters: \(error.message)")
@@ -194,5 +103,23 @@ struct AdminPagination {
         headers["Link"] = value
         headers["X-Total-Count"] = String(total)
         return headers
+    }
+}
+
+extension GoURL {
+    /// `url.Values.Encode`: keys sorted (byte order), each value in its original order.
+    package static func encode(_ items: [QueryItem]) -> String {
+        var order: [String] = []
+        var values: [String: [String]] = [:]
+        for item in items {
+            if values[item.name] == nil { order.append(item.name) }
+            values[item.name, default: []].append(item.value)
+        }
+        order.sort { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        var parts: [String] = []
+        for key in order {
+            for value in values[key] ?? [] { parts.append(queryEscape(key) + "=" + queryEscape(value)) }
+        }
+        return parts.joined(separator: "&")
     }
 }

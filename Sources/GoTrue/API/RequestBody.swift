@@ -58,7 +58,7 @@ package struct RequestBody {
             // `json.Unmarshal([]byte("null"), &params)` leaves the struct untouched.
             self.object = JSONObject()
         default:
-            throw AuthError(400, .badJson, prefix + "json: cannot unmarshal \(RequestBody.kind(document.value)) into Go value of type api.\(structName)")
+            throw AuthError(400, .badJson, prefix + "json: cannot unmarshal \(document.value.goKind) into Go value of type api.\(structName)")
         }
         // Every params field's JSON name is lower-case ASCII: a body whose keys are too can
         // only name a field exactly, and needs no case-folded search.
@@ -103,18 +103,6 @@ package struct RequestBody {
         return scalars.next() == nil
     }
 
-    /// Go's names for JSON kinds in `UnmarshalTypeError`.
-    package static func kind(_ value: JSON) -> String {
-        switch value {
-        case .null: return "null"
-        case .bool: return "bool"
-        case .number: return "number"
-        case .string: return "string"
-        case .array: return "array"
-        case .object: return "object"
-        }
-    }
-
     /// The text of Go's `json.SyntaxError` for a body the parser refused (the parser words
     /// its errors as Go's scanner does).
     package static func goSyntaxError(_ body: [UInt8], _ error: JSONError) -> String {
@@ -123,7 +111,7 @@ package struct RequestBody {
 
     private func mismatch(_ key: String, _ value: JSON, goType: String) -> AuthError {
         AuthError(400, .badJson,
-                  prefix + "json: cannot unmarshal \(RequestBody.kind(value)) into Go struct field \(structName).\(key) of type \(goType)")
+                  prefix + "json: cannot unmarshal \(value.goKind) into Go struct field \(structName).\(key) of type \(goType)")
     }
 
     /// A `string` field: absent or null is nil ("" in Go, where it matters the caller decides).

@@ -1,3 +1,4 @@
+import AuthFormats
 import AuthHTTP
 import AuthJSON
 import AuthStore

@@ -2,6 +2,7 @@ import AuthHTTP
 import AuthJSON
 import AuthJWT
 import AuthStore
+import GoFormats
 
 /// Access tokens, refresh tokens and sessions (reference §7, `internal/tokens/service.go`).
 package struct Tokens {

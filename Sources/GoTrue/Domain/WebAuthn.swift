@@ -1,48 +1,12 @@
 import AuthCrypto
+import AuthFormats
 import AuthJSON
 
-/// WebAuthn Level 3 relying-party verification (https://www.w3.org/TR/webauthn-3/) as the real
-/// server runs it through go-webauthn v0.16.5: `CredentialCreationResponse.Parse` and
-/// `ParsedCredentialCreationData.Verify` for registration (§7.1), `CredentialAssertionResponse.Parse`
-/// and `validateLogin` for authentication (§7.2). Every failure is a `WebAuthnFailure` whose
-/// `reason` names the rule (for the log and tests); endpoints answer all of them with the real
-/// server's single 400 `webauthn_verification_failed`.
-struct WebAuthnFailure: Error, Sendable, Equatable, CustomStringConvertible {
-    enum Stage: Sendable { case parse, verify }
-    let stage: Stage
-    let reason: String
-    var description: String { reason }
-    static func parse(_ reason: String) -> WebAuthnFailure { WebAuthnFailure(stage: .parse, reason: reason) }
-    static func verify(_ reason: String) -> WebAuthnFailure { WebAuthnFailure(stage: .verify, reason: reason) }
-}
-
-package enum WebAuthn {
-    /// COSE algorithm identifiers (RFC 9053 §2.1, RFC 8812 §2): the ones verified here.
-    package static let es256: Int64 = -7
-    static let rs256: Int64 = -257
-    static let edDSA: Int64 = -8
-    /// `webauthn.CredentialParametersDefault()`: what the real server offers in
-    /// `pubKeyCredParams`, in its order (ES256, ES384, ES512, RS256, RS384, RS512, PS256, PS384,
-    /// PS512, EdDSA). Only ES256, RS256 and EdDSA keys can be verified by this emulator; a
-    /// credential with another algorithm fails verification (no authenticator in practice
-    /// picks one of the others before ES256).
-    static let offeredAlgorithms: [Int64] = [-7, -35, -36, -257, -258, -259, -37, -38, -39, -8]
-
-    /// `protocol.DefaultChallengeLength`: 32 random bytes.
-    static let challengeLength = 32
-    /// webauthn/const.go: `defaultTimeout` (300 s) and `defaultTimeoutUVD` (120 s, when user
-    /// verification is "discouraged"), sent as `timeout` in milliseconds.
-    static let defaultTimeoutMilliseconds = 300_000
-
-    /// Go's `URLEncodedBase64.UnmarshalJSON`: trailing `=` trimmed, then unpadded base64url.
-    package static func decodeBase64URL(_ text: String) -> [UInt8]? {
-        var t = Substring(text)
-        while t.hasSuffix("=") { t = t.dropLast() }
-        return try? Base64URL.decode(t)
-    }
-
-    package static func sha256(_ bytes: [UInt8]) -> [UInt8] { SHA256.hash(data: bytes) }
-}
+// WebAuthn Level 3 relying-party verification (https://www.w3.org/TR/webauthn-3/) as the real
+// server runs it through go-webauthn v0.16.5: `CredentialCreationResponse.Parse` and
+// `ParsedCredentialCreationData.Verify` for registration (§7.1), `CredentialAssertionResponse.Parse`
+// and `validateLogin` for authentication (§7.2). Every failure is a `WebAuthnFailure`
+// (AuthFormats, with the binary formats read here).
 
 // MARK: - Ceremony state (go-webauthn `SessionData`)
 

@@ -1,3 +1,4 @@
+import AuthFormats
 /// `GOTRUE_PASSKEY_ENABLED`, `GOTRUE_PASSKEY_MAX_PASSKEYS_PER_USER` (conf.PasskeyConfiguration:
 /// off and 10 by default, as the real server).
 public struct PasskeySettings: Sendable, Equatable {

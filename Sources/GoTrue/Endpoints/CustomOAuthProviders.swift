@@ -225,7 +225,7 @@ struct CustomOAuthProviderEndpoints: EndpointGroup {
             func strings(_ key: String) throws(AuthError) -> [String]? {
                 guard let value = body.value(key) else { return nil }
                 func mismatch(_ v: JSON, _ goType: String) -> AuthError {
-                    AuthError(400, .badJson, body.prefix + "json: cannot unmarshal \(RequestBody.kind(v)) into Go struct field "
+                    AuthError(400, .badJson, body.prefix + "json: cannot unmarshal \(v.goKind) into Go struct field "
                               + "AdminCustomOAuthProviderParams.\(key) of type \(goType)")
                 }
                 switch value {

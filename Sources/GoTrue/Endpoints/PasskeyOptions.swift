@@ -1,4 +1,5 @@
 import AuthCrypto
+import AuthFormats
 import AuthHTTP
 import AuthJSON
 import AuthStore

@@ -1,6 +1,7 @@
 import AuthHTTP
 import AuthJSON
 import AuthStore
+import GoFormats
 
 /// `POST /verify` and `GET /verify` (reference §10.3-10.5, verify.go): a code or a link's token
 /// exchanged for a session (or, from a PKCE link, for an auth code).

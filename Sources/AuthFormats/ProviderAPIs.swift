@@ -6,32 +6,32 @@ import GoFormats
 /// ...) rather than an id_token (`internal/api/provider/<name>.go`): the requests each makes, and
 /// how its answers become user data, field by field and with Go's decoding types. The answers
 /// come from the identity-provider seam (the emulator's fake providers imitate each API).
-enum ProviderAPIs {
+package enum ProviderAPIs {
     /// A failed request, or an answer Go's decoder refuses: `GetUserData`'s error.
-    struct Failure: Error {
-        var reason: String
+    package struct Failure: Error {
+        package var reason: String
     }
 
     /// One GET of the provider's API: the decoded JSON answer, nil for a failed request.
-    typealias Fetch = (_ url: String) -> JSON?
+    package typealias Fetch = (_ url: String) -> JSON?
 
     /// The providers whose profile comes from an API here. The others (Apple, Azure, Google,
     /// LinkedIn OIDC, Vercel Marketplace, custom providers) parse the id_token.
-    static let providers: Set<String> = [
+    package static let providers: Set<String> = [
         "bitbucket", "discord", "facebook", "figma", "fly", "github", "gitlab", "kakao", "keycloak", "linkedin", "notion",
         "slack", "slack_oidc", "snapchat", "spotify", "twitch", "twitter", "workos", "x", "zoom",
     ]
 
     /// `chooseHost`: `https://<default>` without a configured URL, else the URL less one
     /// trailing slash.
-    static func chooseHost(_ configured: String, _ defaultHost: String) -> String {
+    package static func chooseHost(_ configured: String, _ defaultHost: String) -> String {
         guard !configured.isEmpty else { return "https://" + defaultHost }
         return configured.hasSuffix("/") ? String(configured.dropLast()) : configured
     }
 
     /// The provider's user data, or nil when `provider` reads an id_token instead.
     /// `tokenExtras` are the token response's other fields (WorkOS's `profile`).
-    static func userData(provider: String, url configured: String, tokenExtras: JSONObject,
+    package static func userData(provider: String, url configured: String, tokenExtras: JSONObject,
                          fetch: Fetch) throws(Failure) -> ProviderUserData? {
         func get(_ url: String) throws(Failure) -> APIValue {
             guard let answer = fetch(url) else { throw Failure(reason: "request to \(url) failed") }
@@ -291,7 +291,7 @@ extension ProviderClaims {
     /// What most provider files fill alike: `Subject` and `ProviderId` from the id, `Name`
     /// and `FullName` from the name, `Picture` and `AvatarURL` from the picture (an empty value
     /// is left out of identity_data, as a field a file does not set).
-    mutating func standard(issuer: String, id: String, name: String, picture: String) {
+    package mutating func standard(issuer: String, id: String, name: String, picture: String) {
         self.issuer = issuer
         subject = id
         providerID = id
@@ -304,23 +304,23 @@ extension ProviderClaims {
 
 /// A value of a provider's answer read with Go's `encoding/json` typing into a struct: absent
 /// or `null` is the zero value, a value of another JSON type fails the decoding.
-struct APIValue {
-    let value: JSON
-    init(_ value: JSON) { self.value = value }
+package struct APIValue {
+    package let value: JSON
+    package init(_ value: JSON) { self.value = value }
 
     private func member(_ key: String) throws(ProviderAPIs.Failure) -> JSON? {
         switch value {
         case .object(let object): return object[key]
         case .null: return nil
-        default: throw ProviderAPIs.Failure(reason: "json: cannot unmarshal \(RequestBody.kind(value)) into an object")
+        default: throw ProviderAPIs.Failure(reason: "json: cannot unmarshal \(value.goKind) into an object")
         }
     }
 
     private func mismatch(_ key: String, _ found: JSON, _ goType: String) -> ProviderAPIs.Failure {
-        ProviderAPIs.Failure(reason: "json: cannot unmarshal \(RequestBody.kind(found)) into field \(key) of type \(goType)")
+        ProviderAPIs.Failure(reason: "json: cannot unmarshal \(found.goKind) into field \(key) of type \(goType)")
     }
 
-    func string(_ key: String) throws(ProviderAPIs.Failure) -> String {
+    package func string(_ key: String) throws(ProviderAPIs.Failure) -> String {
         switch try member(key) {
         case nil, .null?: return ""
         case .string(let s)?: return s
@@ -328,7 +328,7 @@ struct APIValue {
         }
     }
 
-    func bool(_ key: String) throws(ProviderAPIs.Failure) -> Bool {
+    package func bool(_ key: String) throws(ProviderAPIs.Failure) -> Bool {
         switch try member(key) {
         case nil, .null?: return false
         case .bool(let b)?: return b
@@ -337,7 +337,7 @@ struct APIValue {
     }
 
     /// An `int` field: a JSON number without a fraction, within 64 bits.
-    func int(_ key: String) throws(ProviderAPIs.Failure) -> Int {
+    package func int(_ key: String) throws(ProviderAPIs.Failure) -> Int {
         switch try member(key) {
         case nil, .null?: return 0
         case .number(let n)? where n.rounded() == n && abs(n) < 9.2e18: return Int(n)
@@ -346,7 +346,7 @@ struct APIValue {
     }
 
     /// A nested struct: absent or `null` reads as one with zero values.
-    func object(_ key: String) throws(ProviderAPIs.Failure) -> APIValue {
+    package func object(_ key: String) throws(ProviderAPIs.Failure) -> APIValue {
         switch try member(key) {
         case nil, .null?: return APIValue(.null)
         case .object(let o)?: return APIValue(.object(o))
@@ -355,7 +355,7 @@ struct APIValue {
     }
 
     /// A slice field.
-    func array(_ key: String) throws(ProviderAPIs.Failure) -> [APIValue] {
+    package func array(_ key: String) throws(ProviderAPIs.Failure) -> [APIValue] {
         switch try member(key) {
         case nil, .null?: return []
         case .array(let elements)?: return elements.map(APIValue.init)
@@ -364,19 +364,19 @@ struct APIValue {
     }
 
     /// The value itself as a slice (a top-level array answer).
-    func array() throws(ProviderAPIs.Failure) -> [APIValue] {
+    package func array() throws(ProviderAPIs.Failure) -> [APIValue] {
         switch value {
         case .null: return []
         case .array(let elements): return elements.map(APIValue.init)
-        default: throw ProviderAPIs.Failure(reason: "json: cannot unmarshal \(RequestBody.kind(value)) into a slice")
+        default: throw ProviderAPIs.Failure(reason: "json: cannot unmarshal \(value.goKind) into a slice")
         }
     }
 
-    enum Kind { case array, object }
+    package enum Kind { case array, object }
 
     /// A field kept as it came (`[]string`, `map[string]string`, a slice of structs): checked
     /// for its JSON kind, `null` when absent.
-    func raw(_ key: String, as kind: Kind) throws(ProviderAPIs.Failure) -> JSON {
+    package func raw(_ key: String, as kind: Kind) throws(ProviderAPIs.Failure) -> JSON {
         switch (try member(key), kind) {
         case (nil, _), (.null?, _): return .null
         case (.array(let a)?, .array): return .array(a)

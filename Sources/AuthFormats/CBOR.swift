@@ -21,8 +21,8 @@ package indirect enum CBOR: Sendable, Equatable {
     case null
 
     package struct Pair: Sendable, Equatable {
-        var key: CBOR
-        var value: CBOR
+        package var key: CBOR
+        package var value: CBOR
         package init(_ key: CBOR, _ value: CBOR) {
             self.key = key
             self.value = value
@@ -30,7 +30,7 @@ package indirect enum CBOR: Sendable, Equatable {
     }
 
     /// An integer as a signed value, when it fits an `Int64`.
-    var intValue: Int64? {
+    package var intValue: Int64? {
         switch self {
         case .unsigned(let n): n <= UInt64(Int64.max) ? Int64(n) : nil
         case .negative(let n): n <= UInt64(Int64.max) ? -1 - Int64(n) : nil
@@ -42,32 +42,32 @@ package indirect enum CBOR: Sendable, Equatable {
         value >= 0 ? .unsigned(UInt64(value)) : .negative(UInt64(-(value + 1)))
     }
 
-    var bytesValue: [UInt8]? { if case .bytes(let b) = self { b } else { nil } }
-    var textValue: String? { if case .text(let t) = self { t } else { nil } }
-    var mapValue: [Pair]? { if case .map(let m) = self { m } else { nil } }
+    package var bytesValue: [UInt8]? { if case .bytes(let b) = self { b } else { nil } }
+    package var textValue: String? { if case .text(let t) = self { t } else { nil } }
+    package var mapValue: [Pair]? { if case .map(let m) = self { m } else { nil } }
 
     /// The value under an integer key (COSE labels) or a text key (attestation objects).
-    subscript(key: CBOR) -> CBOR? {
+    package subscript(key: CBOR) -> CBOR? {
         mapValue?.first(where: { $0.key == key })?.value
     }
-    subscript(int key: Int64) -> CBOR? { self[.int(key)] }
-    subscript(text key: String) -> CBOR? { self[.text(key)] }
+    package subscript(int key: Int64) -> CBOR? { self[.int(key)] }
+    package subscript(text key: String) -> CBOR? { self[.text(key)] }
 }
 
-struct CBORError: Error, Sendable, Equatable, CustomStringConvertible {
-    let offset: Int
-    let reason: String
-    var description: String { "CBOR: \(reason) at byte \(offset)" }
+package struct CBORError: Error, Sendable, Equatable, CustomStringConvertible {
+    package let offset: Int
+    package let reason: String
+    package var description: String { "CBOR: \(reason) at byte \(offset)" }
 }
 
 extension CBOR {
     /// Limits: WebAuthn structures are a few hundred bytes deep in at most four levels.
-    static let maximumDepth = 16
-    static let maximumInputBytes = 64 * 1024
-    static let maximumItems = 1024
+    package static let maximumDepth = 16
+    package static let maximumInputBytes = 64 * 1024
+    package static let maximumItems = 1024
 
     /// Decodes exactly one item: trailing bytes are an error.
-    static func decode(_ bytes: [UInt8]) throws(CBORError) -> CBOR {
+    package static func decode(_ bytes: [UInt8]) throws(CBORError) -> CBOR {
         let (value, end) = try decodePrefix(bytes)
         guard end == bytes.count else { throw CBORError(offset: end, reason: "trailing bytes after the top-level item") }
         return value
@@ -75,7 +75,7 @@ extension CBOR {
 
     /// Decodes the first item and returns where it ends (authenticator data puts the credential
     /// public key before optional extension data, WebAuthn §6.1).
-    static func decodePrefix(_ bytes: [UInt8], from start: Int = 0) throws(CBORError) -> (CBOR, Int) {
+    package static func decodePrefix(_ bytes: [UInt8], from start: Int = 0) throws(CBORError) -> (CBOR, Int) {
         guard bytes.count - start <= maximumInputBytes else {
             throw CBORError(offset: start, reason: "input longer than \(maximumInputBytes) bytes")
         }
@@ -85,13 +85,13 @@ extension CBOR {
     }
 
     private struct Reader {
-        let bytes: [UInt8]
-        var position: Int
-        var items = 0
+        package let bytes: [UInt8]
+        package var position: Int
+        package var items = 0
 
-        mutating func fail(_ reason: String) -> CBORError { CBORError(offset: position, reason: reason) }
+        package mutating func fail(_ reason: String) -> CBORError { CBORError(offset: position, reason: reason) }
 
-        mutating func byte() throws(CBORError) -> UInt8 {
+        package mutating func byte() throws(CBORError) -> UInt8 {
             guard position < bytes.count else { throw fail("unexpected end of input") }
             defer { position += 1 }
             return bytes[position]
@@ -99,7 +99,7 @@ extension CBOR {
 
         /// The head's argument (RFC 8949 §3): additional info 0-23 inline, 24-27 in 1-8 bytes,
         /// always in the shortest form (§4.2.1).
-        mutating func argument(_ info: UInt8) throws(CBORError) -> UInt64 {
+        package mutating func argument(_ info: UInt8) throws(CBORError) -> UInt64 {
             switch info {
             case 0..<24:
                 return UInt64(info)
@@ -118,13 +118,13 @@ extension CBOR {
             }
         }
 
-        mutating func length(_ info: UInt8) throws(CBORError) -> Int {
+        package mutating func length(_ info: UInt8) throws(CBORError) -> Int {
             let n = try argument(info)
             guard n <= UInt64(bytes.count - position) else { throw fail("length \(n) exceeds the remaining input") }
             return Int(n)
         }
 
-        mutating func item(depth: Int) throws(CBORError) -> CBOR {
+        package mutating func item(depth: Int) throws(CBORError) -> CBOR {
             guard depth < CBOR.maximumDepth else { throw fail("nesting deeper than \(CBOR.maximumDepth)") }
             items += 1
             guard items <= CBOR.maximumItems else { throw fail("more than \(CBOR.maximumItems) items") }

@@ -1,23 +1,23 @@
 extension QRCode {
     /// Module size in SVG user units: GoTrue's `DefaultQRSize` (internal/api/mfa.go).
-    static let moduleSize = 3
+    package static let moduleSize = 3
 
     /// The exact `totp.qr_code` of `POST /factors` for an otpauth URI: the SVG document itself.
     /// GoTrue sends it as it is, not as a data URI (mfa.go links "probably-dont-base64-svg");
     /// supabase-js's `mfa.enroll` prefixes it itself (see `svgDataURI`). Nil when the text does
     /// not fit a version-40 symbol at level H, where the real server fails.
-    static func svg(_ text: String) -> String? {
+    package static func svg(_ text: String) -> String? {
         guard let matrix = encode(text, level: .high) else { return nil }
         return svg(matrix, moduleSize: moduleSize)
     }
 
     /// What supabase-js hands its caller as `data.totp.qr_code` after `mfa.enroll`: the server's
     /// SVG behind the prefix `data:image/svg+xml;utf-8,` (GoTrueMFAApi `_enroll`), text unescaped.
-    static func svgDataURI(_ text: String) -> String? {
+    package static func svgDataURI(_ text: String) -> String? {
         svg(text).map { dataURIPrefix + $0 }
     }
 
-    static let dataURIPrefix = "data:image/svg+xml;utf-8,"
+    package static let dataURIPrefix = "data:image/svg+xml;utf-8,"
 
     /// The document goqrsvg writes through SVGo (github.com/ajstarks/svgo 1546f124cd8b and
     /// github.com/aaronarduino/goqrsvg 17e843f1dd40, as pinned in GoTrue's go.mod):
@@ -30,7 +30,7 @@ extension QRCode {
     /// goqrsvg walks boombuler's `At(x, y)` with x in the outer loop but advances the SVG's y
     /// there, so the drawing is the symbol mirrored about its main diagonal (readers accept the
     /// mirror image), and the rects run down the symbol's columns, each becoming an SVG row.
-    static func svg(_ matrix: QRMatrix, moduleSize: Int) -> String {
+    package static func svg(_ matrix: QRMatrix, moduleSize: Int) -> String {
         let quiet = 4 * moduleSize
         let width = matrix.size * moduleSize + 2 * quiet
         var out = """

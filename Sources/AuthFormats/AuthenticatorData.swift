@@ -9,24 +9,24 @@ package struct AuthenticatorData: Sendable {
         package init(rawValue: UInt8) { self.rawValue = rawValue }
         package static let userPresent = Flags(rawValue: 0x01)
         package static let userVerified = Flags(rawValue: 0x04)
-        static let backupEligible = Flags(rawValue: 0x08)
-        static let backupState = Flags(rawValue: 0x10)
+        package static let backupEligible = Flags(rawValue: 0x08)
+        package static let backupState = Flags(rawValue: 0x10)
         package static let attestedCredentialData = Flags(rawValue: 0x40)
-        static let extensionData = Flags(rawValue: 0x80)
+        package static let extensionData = Flags(rawValue: 0x80)
     }
-    let rpIDHash: [UInt8]
-    let flags: Flags
-    let signCount: UInt32
-    var aaguid: [UInt8] = []
-    var credentialID: [UInt8] = []
-    var credentialPublicKey: [UInt8] = []
+    package let rpIDHash: [UInt8]
+    package let flags: Flags
+    package let signCount: UInt32
+    package var aaguid: [UInt8] = []
+    package var credentialID: [UInt8] = []
+    package var credentialPublicKey: [UInt8] = []
 
     /// `maxCredentialIDLength` (WebAuthn §5.8.3: at most 1023 bytes).
-    static let maximumCredentialIDLength = 1023
+    package static let maximumCredentialIDLength = 1023
 
     /// `AuthenticatorData.Unmarshal`: at least 37 bytes; attested credential data when its flag
     /// says so; extension data only with the ED flag; no leftover bytes.
-    init(_ raw: [UInt8]) throws(WebAuthnFailure) {
+    package init(_ raw: [UInt8]) throws(WebAuthnFailure) {
         guard raw.count >= 37 else { throw .parse("authenticator data shorter than 37 bytes") }
         rpIDHash = Array(raw[0..<32])
         flags = Flags(rawValue: raw[32])
@@ -65,7 +65,7 @@ package struct AuthenticatorData: Sendable {
     }
 
     /// `AuthenticatorData.Verify`: the RP id hash, then UP and UV when required.
-    func verify(rpID: String, userPresenceRequired: Bool, userVerificationRequired: Bool) throws(WebAuthnFailure) {
+    package func verify(rpID: String, userPresenceRequired: Bool, userVerificationRequired: Bool) throws(WebAuthnFailure) {
         guard constantTimeEquals(rpIDHash, WebAuthn.sha256(Array(rpID.utf8))) else { throw .verify("RP id hash mismatch") }
         if userPresenceRequired && !flags.contains(.userPresent) {
             throw .verify("user presence required but flag not set by authenticator")
@@ -78,15 +78,15 @@ package struct AuthenticatorData: Sendable {
 
 // MARK: - Client data (WebAuthn §5.8.1)
 
-struct CollectedClientData: Sendable {
-    let type: String
-    let challenge: String
-    let origin: String
-    let tokenBindingStatus: String?
-    let hasTokenBinding: Bool
+package struct CollectedClientData: Sendable {
+    package let type: String
+    package let challenge: String
+    package let origin: String
+    package let tokenBindingStatus: String?
+    package let hasTokenBinding: Bool
 
     /// `json.Unmarshal` into `CollectedClientData`.
-    init(_ raw: [UInt8]) throws(WebAuthnFailure) {
+    package init(_ raw: [UInt8]) throws(WebAuthnFailure) {
         guard let json = try? JSON(parsing: raw), let o = json.objectValue else { throw .parse("clientDataJSON is not a JSON object") }
         func string(_ key: String) throws(WebAuthnFailure) -> String {
             switch o[key] {
@@ -112,7 +112,7 @@ struct CollectedClientData: Sendable {
     /// challenge (compared as the base64url text, constant time), the origin against the
     /// configured origins; top origins are ignored (go-webauthn's default mode); a token binding
     /// must carry a known status.
-    func verify(ceremony: String, challenge stored: String, origins: [String]) throws(WebAuthnFailure) {
+    package func verify(ceremony: String, challenge stored: String, origins: [String]) throws(WebAuthnFailure) {
         guard type == ceremony else { throw .verify("ceremony type \(type), expected \(ceremony)") }
         guard constantTimeEquals(Array(stored.utf8), Array(challenge.utf8)) else { throw .verify("challenge mismatch") }
         guard CollectedClientData.originMatches(origin, origins) else { throw .verify("origin \(origin) is not allowed") }
@@ -124,7 +124,7 @@ struct CollectedClientData: Sendable {
 
     /// `IsOriginInHaystack`: scheme and host compare case-insensitively, ports (with the
     /// scheme's default filled in) exactly; a value that is not a URL compares verbatim.
-    static func originMatches(_ origin: String, _ allowed: [String]) -> Bool {
+    package static func originMatches(_ origin: String, _ allowed: [String]) -> Bool {
         guard let needle = parts(origin) else { return allowed.contains(origin) }
         return allowed.contains { parts($0) == needle }
     }

@@ -4,17 +4,17 @@ import AuthJSON
 // MARK: - COSE keys (RFC 9052 §7, RFC 9053 §7)
 
 package struct COSEKey: Sendable {
-    enum Key: Sendable {
+    package enum Key: Sendable {
         case p256(P256PublicKey)
         case rsa(RSAPublicKey)
         case ed25519(Ed25519PublicKey)
     }
-    let algorithm: Int64
-    let key: Key
+    package let algorithm: Int64
+    package let key: Key
 
     /// `webauthncose.ParsePublicKey`, limited to what AuthCrypto verifies: EC2 (kty 2) on P-256
     /// (crv 1) with ES256, RSA (kty 3) with RS256, OKP (kty 1) on Ed25519 (crv 6) with EdDSA.
-    init(cbor bytes: [UInt8]) throws(WebAuthnFailure) {
+    package init(cbor bytes: [UInt8]) throws(WebAuthnFailure) {
         let value: CBOR
         do { value = try CBOR.decode(bytes) } catch { throw .verify("COSE key: \(error)") }
         guard value.mapValue != nil else { throw .verify("COSE key is not a map") }
@@ -44,7 +44,7 @@ package struct COSEKey: Sendable {
 
     /// WebAuthn §6.5.6: ES256 signatures are ASN.1 DER `Ecdsa-Sig-Value`, RS256 PKCS #1 v1.5,
     /// EdDSA the raw 64 bytes.
-    func isValidSignature(_ signature: [UInt8], for message: [UInt8]) -> Bool {
+    package func isValidSignature(_ signature: [UInt8], for message: [UInt8]) -> Bool {
         switch key {
         case .p256(let k):
             guard let raw = DERSignature.rawP256(signature) else { return false }
@@ -68,7 +68,7 @@ package struct COSEKey: Sendable {
 /// ECDSA signatures in DER (SEC 1 §C.5, X.690 §8.3 / §10): SEQUENCE { INTEGER r, INTEGER s }.
 package enum DERSignature {
     /// Strict DER: short or minimal long-form lengths, minimal positive integers, nothing after.
-    static func rawP256(_ der: [UInt8]) -> [UInt8]? {
+    package static func rawP256(_ der: [UInt8]) -> [UInt8]? {
         var i = 0
         func length() -> Int? {
             guard i < der.count else { return nil }

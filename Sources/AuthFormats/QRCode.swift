@@ -12,13 +12,13 @@
 /// Everything else is ISO/IEC 18004:2015 as written; boombuler's format and version
 /// information, alignment positions and block tables equal the standard's. Where the
 /// standard leaves a choice (padding, remainder bits), boombuler takes the usual one.
-enum QRCode {
+package enum QRCode {
     /// Error-correction levels; their format bits are those of ISO/IEC 18004 Table C.1.
-    enum Level: Int, Sendable, CaseIterable {
+    package enum Level: Int, Sendable, CaseIterable {
         case low, medium, quartile, high
 
         /// The two level bits of the format information: L 01, M 00, Q 11, H 10.
-        var formatBits: Int {
+        package var formatBits: Int {
             switch self {
             case .low: 0b01
             case .medium: 0b00
@@ -30,7 +30,7 @@ enum QRCode {
 
     /// The symbol for `text` at `level` (GoTrue always asks for `.high`), or nil when the text
     /// does not fit version 40, where boombuler returns an error.
-    static func encode(_ text: String, level: Level = .high) -> QRMatrix? {
+    package static func encode(_ text: String, level: Level = .high) -> QRMatrix? {
         let bytes = Array(text.utf8)
         guard let (bits, version) = DataEncoder.encode(bytes, level: level) else { return nil }
         let codewords = version.blocks.codewords(for: bits.bytes)
@@ -42,25 +42,25 @@ enum QRCode {
 
 /// One version at one level: its size and how its codewords split into Reed–Solomon blocks
 /// (ISO/IEC 18004 Table 9).
-struct QRVersion: Sendable, Equatable {
-    let number: Int
-    let level: QRCode.Level
+package struct QRVersion: Sendable, Equatable {
+    package let number: Int
+    package let level: QRCode.Level
 
-    init?(_ number: Int, _ level: QRCode.Level) {
+    package init?(_ number: Int, _ level: QRCode.Level) {
         guard (1...40).contains(number) else { return nil }
         self.number = number
         self.level = level
     }
 
     /// Modules on a side: 21 for version 1, four more per version.
-    var size: Int { 4 * number + 17 }
+    package var size: Int { 4 * number + 17 }
 
     /// Modules left for codewords once the function patterns are drawn: the whole square less
     /// the three finders with separators (3 × 64), the timing rows between them (2 × (size − 16)),
     /// the format information and dark module (31), the alignment patterns not covered by a
     /// finder (n² − 3 of 25 modules, less the 2(n − 2) × 5 modules they share with the timing
     /// rows) and, from version 7, the two version blocks (2 × 18). Version 1: 208 = 26 × 8.
-    var rawDataModules: Int {
+    package var rawDataModules: Int {
         var count = size * size - 3 * 64 - 2 * (size - 16) - 31
         let n = alignmentPositions.count
         if n > 0 { count -= (n * n - 3) * 25 - 2 * (n - 2) * 5 }
@@ -69,9 +69,9 @@ struct QRVersion: Sendable, Equatable {
     }
 
     /// Whole codewords of the symbol; the few modules over are remainder bits (§7.7.3).
-    var totalCodewords: Int { rawDataModules / 8 }
+    package var totalCodewords: Int { rawDataModules / 8 }
 
-    var blocks: QRBlockLayout {
+    package var blocks: QRBlockLayout {
         let index = number - 1
         let (ecc, count): (Int, Int)
         switch level {
@@ -91,15 +91,15 @@ struct QRVersion: Sendable, Equatable {
         )
     }
 
-    var dataCodewords: Int { blocks.dataCodewords }
+    package var dataCodewords: Int { blocks.dataCodewords }
 
     /// Centre coordinates of the alignment patterns, the same list for rows and columns
     /// (ISO/IEC 18004 Annex E, Table E.1); empty for version 1.
-    var alignmentPositions: [Int] { Self.alignment[number - 1] }
+    package var alignmentPositions: [Int] { Self.alignment[number - 1] }
 
     /// The smallest version at `level` that holds the 4-bit mode indicator, the character count
     /// and `dataBits` (boombuler's `findSmallestVersionInfo`).
-    static func smallest(level: QRCode.Level, mode: QRMode, dataBits: Int) -> QRVersion? {
+    package static func smallest(level: QRCode.Level, mode: QRMode, dataBits: Int) -> QRVersion? {
         for number in 1...40 {
             let version = QRVersion(number, level)!
             if version.dataCodewords * 8 >= 4 + mode.countBits(version: number) + dataBits { return version }
@@ -144,20 +144,20 @@ struct QRVersion: Sendable, Equatable {
 
 /// How a version's data codewords split into blocks: short blocks first, then blocks with one
 /// more data codeword; every block carries the same number of EC codewords (§7.5.2).
-struct QRBlockLayout: Sendable, Equatable {
-    let eccPerBlock: Int
-    let shortBlocks: Int
-    let shortBlockData: Int
-    let longBlocks: Int
-    let longBlockData: Int
+package struct QRBlockLayout: Sendable, Equatable {
+    package let eccPerBlock: Int
+    package let shortBlocks: Int
+    package let shortBlockData: Int
+    package let longBlocks: Int
+    package let longBlockData: Int
 
-    var dataCodewords: Int { shortBlocks * shortBlockData + longBlocks * longBlockData }
+    package var dataCodewords: Int { shortBlocks * shortBlockData + longBlocks * longBlockData }
 
     /// Splits `data` (exactly `dataCodewords` bytes) into blocks, appends each block's
     /// Reed–Solomon codewords and interleaves them (§7.6): the i-th data codeword of every block
     /// in turn, long blocks contributing their extra last one, then the i-th EC codeword of every
     /// block.
-    func codewords(for data: [UInt8]) -> [UInt8] {
+    package func codewords(for data: [UInt8]) -> [UInt8] {
         precondition(data.count == dataCodewords)
         var dataBlocks: [ArraySlice<UInt8>] = []
         var start = 0
@@ -182,13 +182,13 @@ struct QRBlockLayout: Sendable, Equatable {
 // MARK: - Data bit stream
 
 /// Encoding modes with their 4-bit indicators (ISO/IEC 18004 Table 2).
-enum QRMode: Int, Sendable {
+package enum QRMode: Int, Sendable {
     case numeric = 1
     case alphanumeric = 2
     case byte = 4
 
     /// Bits of the character count indicator (Table 3).
-    func countBits(version: Int) -> Int {
+    package func countBits(version: Int) -> Int {
         switch self {
         case .numeric: version < 10 ? 10 : version < 27 ? 12 : 14
         case .alphanumeric: version < 10 ? 9 : version < 27 ? 11 : 13
@@ -198,12 +198,12 @@ enum QRMode: Int, Sendable {
 }
 
 /// A growing sequence of bits, most significant first.
-struct QRBitBuffer: Sendable, Equatable {
+package struct QRBitBuffer: Sendable, Equatable {
     private(set) var bytes: [UInt8] = []
     private(set) var count = 0
 
     /// Appends the low `width` bits of `value`, the highest of them first.
-    mutating func append(_ value: Int, bits width: Int) {
+    package mutating func append(_ value: Int, bits width: Int) {
         for shift in stride(from: width - 1, through: 0, by: -1) {
             if count % 8 == 0 { bytes.append(0) }
             if (value >> shift) & 1 == 1 { bytes[count / 8] |= 0x80 >> UInt8(count % 8) }
@@ -213,12 +213,12 @@ struct QRBitBuffer: Sendable, Equatable {
 }
 
 /// Builds the data codewords the way boombuler's `encodeAuto` does.
-enum DataEncoder {
+package enum DataEncoder {
     /// The 45 characters of alphanumeric mode in value order (§7.4.4).
-    static let alphanumericCharacters = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ $%*+-./:".utf8)
+    package static let alphanumericCharacters = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ $%*+-./:".utf8)
 
     /// The padded bit stream (exactly the version's data codewords) and the version chosen.
-    static func encode(_ text: [UInt8], level: QRCode.Level) -> (QRBitBuffer, QRVersion)? {
+    package static func encode(_ text: [UInt8], level: QRCode.Level) -> (QRBitBuffer, QRVersion)? {
         if let result = numeric(text, level: level) { return result }
         if let result = alphanumeric(text, level: level) { return result }
         return byte(text, level: level)
@@ -229,7 +229,7 @@ enum DataEncoder {
     /// only a negative value, so "+5" and "-0" pass as numeric groups worth 5 and 0 (a reader
     /// sees "05" and "00"), their length in bytes still choosing the width. Reproduced so texts
     /// with signs get the same symbol.
-    static func numeric(_ text: [UInt8], level: QRCode.Level) -> (QRBitBuffer, QRVersion)? {
+    package static func numeric(_ text: [UInt8], level: QRCode.Level) -> (QRBitBuffer, QRVersion)? {
         let dataBits = text.count / 3 * 10 + [0, 4, 7][text.count % 3]
         guard let version = QRVersion.smallest(level: level, mode: .numeric, dataBits: dataBits) else { return nil }
         var bits = QRBitBuffer()
@@ -248,7 +248,7 @@ enum DataEncoder {
 
     /// `strconv.Atoi` on a group of at most three bytes: an optional sign, then at least one
     /// ASCII digit; nil also for a negative value, which boombuler rejects.
-    static func atoi(_ group: ArraySlice<UInt8>) -> Int? {
+    package static func atoi(_ group: ArraySlice<UInt8>) -> Int? {
         var digits = group
         var negative = false
         if let first = digits.first, first == UInt8(ascii: "+") || first == UInt8(ascii: "-") {
@@ -262,7 +262,7 @@ enum DataEncoder {
 
     /// Pairs as 45·a + b in 11 bits, a last single character in 6 (§7.4.4). Any byte outside the
     /// set (lower case, every non-ASCII byte) sends the text on to byte mode.
-    static func alphanumeric(_ text: [UInt8], level: QRCode.Level) -> (QRBitBuffer, QRVersion)? {
+    package static func alphanumeric(_ text: [UInt8], level: QRCode.Level) -> (QRBitBuffer, QRVersion)? {
         let dataBits = text.count / 2 * 11 + (text.count % 2 == 1 ? 6 : 0)
         guard let version = QRVersion.smallest(level: level, mode: .alphanumeric, dataBits: dataBits) else { return nil }
         var values: [Int] = []
@@ -286,7 +286,7 @@ enum DataEncoder {
 
     /// The UTF-8 bytes as they are (§7.4.5). ISO would want an ECI header for UTF-8; boombuler
     /// writes none, as most readers expect, and the count is of bytes.
-    static func byte(_ text: [UInt8], level: QRCode.Level) -> (QRBitBuffer, QRVersion)? {
+    package static func byte(_ text: [UInt8], level: QRCode.Level) -> (QRBitBuffer, QRVersion)? {
         guard let version = QRVersion.smallest(level: level, mode: .byte, dataBits: text.count * 8) else { return nil }
         var bits = QRBitBuffer()
         bits.append(QRMode.byte.rawValue, bits: 4)
@@ -298,7 +298,7 @@ enum DataEncoder {
 
     /// Terminator of up to four zero bits, zeros to the byte boundary, then the pad codewords
     /// 0xEC and 0x11 alternately up to the capacity (§7.4.9–§7.4.10).
-    static func pad(_ bits: inout QRBitBuffer, to version: QRVersion) {
+    package static func pad(_ bits: inout QRBitBuffer, to version: QRVersion) {
         let capacity = version.dataCodewords * 8
         bits.append(0, bits: min(4, capacity - bits.count))
         if bits.count % 8 != 0 { bits.append(0, bits: 8 - bits.count % 8) }
@@ -314,9 +314,9 @@ enum DataEncoder {
 
 /// Reed–Solomon codewords over GF(2⁸) with the QR field polynomial x⁸ + x⁴ + x³ + x² + 1 (0x11D)
 /// and the generator ∏(x − αⁱ), i = 0 … n−1 (ISO/IEC 18004 §7.5.2, Annex A).
-enum ReedSolomon {
+package enum ReedSolomon {
     /// αⁱ for i = 0 … 254 (α = 2): each power doubles the last and reduces by 0x11D.
-    static let powers: [UInt8] = {
+    package static let powers: [UInt8] = {
         var powers = [UInt8](repeating: 0, count: 255)
         var value = 1
         for i in 0..<255 {
@@ -328,20 +328,20 @@ enum ReedSolomon {
     }()
 
     /// The discrete logarithm of every non-zero element (index 0 unused).
-    static let logarithms: [UInt8] = {
+    package static let logarithms: [UInt8] = {
         var logarithms = [UInt8](repeating: 0, count: 256)
         for (i, power) in powers.enumerated() { logarithms[Int(power)] = UInt8(i) }
         return logarithms
     }()
 
-    static func multiply(_ a: UInt8, _ b: UInt8) -> UInt8 {
+    package static func multiply(_ a: UInt8, _ b: UInt8) -> UInt8 {
         if a == 0 || b == 0 { return 0 }
         return powers[(Int(logarithms[Int(a)]) + Int(logarithms[Int(b)])) % 255]
     }
 
     /// Coefficients of the monic generator of degree `degree`, highest power first, the leading 1
     /// left out.
-    static func generator(degree: Int) -> [UInt8] {
+    package static func generator(degree: Int) -> [UInt8] {
         var poly: [UInt8] = [1]
         for i in 0..<degree {
             // Multiply by (x − αⁱ); in characteristic 2, minus is plus.
@@ -356,7 +356,7 @@ enum ReedSolomon {
     }
 
     /// The remainder of data(x) · xⁿ divided by the generator of degree n: the n EC codewords.
-    static func remainder(of data: [UInt8], eccCount: Int) -> [UInt8] {
+    package static func remainder(of data: [UInt8], eccCount: Int) -> [UInt8] {
         let generator = generator(degree: eccCount)
         var remainder = [UInt8](repeating: 0, count: eccCount)
         for byte in data {

@@ -1,12 +1,12 @@
 /// A finished symbol: `size` × `size` modules, true for dark, without the quiet zone.
 /// `x` counts columns from the left and `y` rows from the top, as boombuler's `At(x, y)`.
-struct QRMatrix: Sendable, Equatable {
-    let size: Int
-    let version: Int
-    let mask: Int
+package struct QRMatrix: Sendable, Equatable {
+    package let size: Int
+    package let version: Int
+    package let mask: Int
     private(set) var modules: [Bool]
 
-    init(size: Int, version: Int, mask: Int, modules: [Bool]) {
+    package init(size: Int, version: Int, mask: Int, modules: [Bool]) {
         precondition(modules.count == size * size)
         self.size = size
         self.version = version
@@ -14,18 +14,18 @@ struct QRMatrix: Sendable, Equatable {
         self.modules = modules
     }
 
-    subscript(x: Int, y: Int) -> Bool {
+    package subscript(x: Int, y: Int) -> Bool {
         get { modules[y * size + x] }
         set { modules[y * size + x] = newValue }
     }
 
     /// Rows top to bottom, "#" dark and "." light: the shape the tests compare.
-    var rows: [String] {
+    package var rows: [String] {
         (0..<size).map { y in String((0..<size).map { x in self[x, y] ? "#" : "." }) }
     }
 
     /// Draws the function patterns, places `codewords` and keeps the mask boombuler's `render` keeps.
-    static func render(codewords: [UInt8], version: QRVersion) -> QRMatrix {
+    package static func render(codewords: [UInt8], version: QRVersion) -> QRMatrix {
         var best = 0
         var bestPenalty = Int.max
         let candidates = maskCandidates(codewords: codewords, version: version)
@@ -41,7 +41,7 @@ struct QRMatrix: Sendable, Equatable {
     }
 
     /// The symbol under each of the eight masks, indexed by mask, format information included.
-    static func maskCandidates(codewords: [UInt8], version: QRVersion) -> [QRMatrix] {
+    package static func maskCandidates(codewords: [UInt8], version: QRVersion) -> [QRMatrix] {
         let layout = FunctionLayout(version: version)
         let positions = layout.dataPositions()
         var base = layout.matrix
@@ -60,7 +60,7 @@ struct QRMatrix: Sendable, Equatable {
 
     /// Whether mask `mask` inverts the module in column `x`, row `y` (§7.8.2, whose i is the
     /// row and j the column).
-    static func maskInverts(_ mask: Int, x: Int, y: Int) -> Bool {
+    package static func maskInverts(_ mask: Int, x: Int, y: Int) -> Bool {
         switch mask {
         case 0: (y + x) % 2 == 0
         case 1: y % 2 == 0
@@ -73,19 +73,19 @@ struct QRMatrix: Sendable, Equatable {
         }
     }
 
-    mutating func applyMask(_ mask: Int, at positions: [(Int, Int)]) {
+    package mutating func applyMask(_ mask: Int, at positions: [(Int, Int)]) {
         for (x, y) in positions where Self.maskInverts(mask, x: x, y: y) { self[x, y].toggle() }
     }
 
     /// The 15-bit format information: level and mask, BCH(15,5) with generator 0x537, XOR 0x5412
     /// (§7.9.1, Annex C).
-    static func formatInformation(level: QRCode.Level, mask: Int) -> Int {
+    package static func formatInformation(level: QRCode.Level, mask: Int) -> Int {
         let data = level.formatBits << 3 | mask
         return bch(data, generator: 0x537, degree: 10) ^ 0x5412
     }
 
     /// The 18-bit version information: BCH(18,6) with generator 0x1F25 (§7.10, Annex D).
-    static func versionInformation(_ version: Int) -> Int {
+    package static func versionInformation(_ version: Int) -> Int {
         bch(version, generator: 0x1F25, degree: 12)
     }
 
@@ -102,7 +102,7 @@ struct QRMatrix: Sendable, Equatable {
     /// Format bit 14 (the most significant) first: row 8 from the left, skipping the timing
     /// column, then column 8 upwards; the copy runs up column 8 from the bottom for bits 14–8
     /// and along row 8 to the right edge for bits 7–0 (§7.9.1).
-    mutating func drawFormatInformation(level: QRCode.Level, mask: Int) {
+    package mutating func drawFormatInformation(level: QRCode.Level, mask: Int) {
         let info = Self.formatInformation(level: level, mask: mask)
         for i in 0..<15 {
             let dark = (info >> (14 - i)) & 1 == 1
@@ -123,10 +123,10 @@ struct QRMatrix: Sendable, Equatable {
 
     /// boombuler's `calcPenalty`: the four rules of §7.8.3 with N1 = 3, N2 = 3, N3 = 40, N4 = 10,
     /// over the symbol without its quiet zone, format information included.
-    var penalty: Int { penaltyRuns + penaltyBlocks + penaltyFinderLike + penaltyBalance }
+    package var penalty: Int { penaltyRuns + penaltyBlocks + penaltyFinderLike + penaltyBalance }
 
     /// Rule 1: a run of n ≥ 5 same-coloured modules in a row or column costs n − 2.
-    var penaltyRuns: Int {
+    package var penaltyRuns: Int {
         var result = 0
         for line in 0..<size {
             // Rows step by 1 through the storage, columns by `size`.
@@ -150,7 +150,7 @@ struct QRMatrix: Sendable, Equatable {
     }
 
     /// Rule 2: 3 for every 2 × 2 square of one colour, overlapping squares each counted.
-    var penaltyBlocks: Int {
+    package var penaltyBlocks: Int {
         var result = 0
         for y in 0..<(size - 1) {
             for x in 0..<(size - 1) {
@@ -167,7 +167,7 @@ struct QRMatrix: Sendable, Equatable {
     /// Rule 3: 40 for every 1011101 with four light modules on one side, in a row or a column.
     /// boombuler looks only inside the symbol: the quiet zone does not count as light, so a
     /// pattern touching the edge with fewer than four light modules beyond it costs nothing.
-    var penaltyFinderLike: Int {
+    package var penaltyFinderLike: Int {
         let before: [Bool] = [true, false, true, true, true, false, true, false, false, false, false]
         let after: [Bool] = [false, false, false, false, true, false, true, true, true, false, true]
         var result = 0
@@ -192,7 +192,7 @@ struct QRMatrix: Sendable, Equatable {
     /// Rule 4: 10 for every full 5 % the dark share lies from 50 %. boombuler takes the nearer
     /// of floor and ceiling of percent / 5 in floating point; the same arithmetic here keeps
     /// borderline shares (exactly 45 %, 55 %) on its side.
-    var penaltyBalance: Int {
+    package var penaltyBalance: Int {
         let dark = modules.reduce(0) { $0 + ($1 ? 1 : 0) }
         let percent = Double(dark) * 100 / Double(modules.count)
         let low = abs((percent / 5).rounded(.down) - 10)
@@ -203,12 +203,12 @@ struct QRMatrix: Sendable, Equatable {
 
 /// The function patterns of one version and which modules they take (§6.3.3–§6.3.6), the
 /// starting point of every mask candidate.
-struct FunctionLayout {
-    let version: QRVersion
-    var matrix: QRMatrix
+package struct FunctionLayout {
+    package let version: QRVersion
+    package var matrix: QRMatrix
     private var reserved: [Bool]
 
-    init(version: QRVersion) {
+    package init(version: QRVersion) {
         self.version = version
         let size = version.size
         matrix = QRMatrix(size: size, version: version.number, mask: -1,
@@ -276,7 +276,7 @@ struct FunctionLayout {
     /// The modules left for codewords in placement order (§7.7.3): two-module columns from the
     /// right edge, upwards then downwards in turn, right module before left, jumping over the
     /// vertical timing column.
-    func dataPositions() -> [(Int, Int)] {
+    package func dataPositions() -> [(Int, Int)] {
         let size = version.size
         var positions: [(Int, Int)] = []
         positions.reserveCapacity(version.rawDataModules)
