@@ -199,27 +199,24 @@ enum SocketOps {
     }
 
     fileprivate static func describe(_ storage: inout sockaddr_storage) -> (address: String, port: Int) {
-        let family = Int32(storage.ss_family)
-        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
-        if family == AF_INET {
-            return withUnsafePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { address in
-                    var raw = address.pointee.sin_addr
-                    inet_ntop(AF_INET, &raw, &text, socklen_t(text.count))
-                    return (cString(text), Int(UInt16(bigEndian: address.pointee.sin_port)))
-                }
+        switch Int32(storage.ss_family) {
+        case AF_INET: describe(&storage, as: sockaddr_in.self, family: AF_INET) { ($0.sin_addr, $0.sin_port) }
+        case AF_INET6: describe(&storage, as: sockaddr_in6.self, family: AF_INET6) { ($0.sin6_addr, $0.sin6_port) }
+        default: ("", 0)
+        }
+    }
+
+    /// The address text (`inet_ntop`) and host-order port of a `sockaddr_in` or `sockaddr_in6`.
+    private static func describe<Address, Raw>(_ storage: inout sockaddr_storage, as _: Address.Type, family: Int32,
+                                               _ parts: (Address) -> (Raw, in_port_t)) -> (address: String, port: Int) {
+        withUnsafePointer(to: &storage) {
+            $0.withMemoryRebound(to: Address.self, capacity: 1) { address in
+                var (raw, port) = parts(address.pointee)
+                var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+                inet_ntop(family, &raw, &text, socklen_t(text.count))
+                return (cString(text), Int(UInt16(bigEndian: port)))
             }
         }
-        if family == AF_INET6 {
-            return withUnsafePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { address in
-                    var raw = address.pointee.sin6_addr
-                    inet_ntop(AF_INET6, &raw, &text, socklen_t(text.count))
-                    return (cString(text), Int(UInt16(bigEndian: address.pointee.sin6_port)))
-                }
-            }
-        }
-        return ("", 0)
     }
 
     private static func cString(_ chars: [CChar]) -> String {

@@ -437,20 +437,8 @@ extension Connection {
         let name = "nested_write_\(savepointDepth)"
         savepointDepth += 1
         defer { savepointDepth -= 1 }
-        try execute("SAVEPOINT \(name)")
-        let result: T
-        do {
-            result = try body(self)
-        } catch {
-            // ROLLBACK TO keeps the savepoint on the stack; RELEASE then removes it.
-            if isInTransaction {
-                try? execute("ROLLBACK TO \(name)")
-                try? execute("RELEASE \(name)")
-            }
-            throw error
-        }
-        try execute("RELEASE \(name)")
-        return result
+        return try AuthStore.inSavepoint(named: name, execute: { (sql) throws(StoreError) in try execute(sql) },
+                                         isInTransaction: { isInTransaction }) { try body(self) }
     }
 
     /// Some errors (SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM) roll back automatically; only roll

@@ -22,17 +22,23 @@ extension TOMLParser {
         }
     }
 
-    mutating func parseMultilineBasicString() throws(TOMLError) -> String {
+    /// A multi-line string, opened by three `quote`s: basic (`"""`: escapes, and a line-ending
+    /// backslash that trims the newline and the whitespace after it) or literal (`'''`: the
+    /// text as written). Both turn CRLF into LF.
+    mutating func parseMultilineString(_ quote: UInt8) throws(TOMLError) -> String {
         let startLine = line
+        let basic = quote == .quote
         index += 3
         try trimLeadingNewline()
         var out: [UInt8] = []
         while true {
-            guard let byte = peek() else { throw TOMLError(file: file, line: startLine, message: "unterminated multi-line string (missing '\"\"\"')") }
-            if closeMultiline(.quote, appendingTo: &out) { return String(decoding: out, as: UTF8.self) }
+            guard let byte = peek() else {
+                throw TOMLError(file: file, line: startLine, message: basic ? "unterminated multi-line string (missing '\"\"\"')"
+                                : "unterminated multi-line literal string (missing \"'''\")")
+            }
+            if closeMultiline(quote, appendingTo: &out) { return String(decoding: out, as: UTF8.self) }
             switch byte {
-            case .backslash:
-                // A line-ending backslash trims the newline and following whitespace.
+            case .backslash where basic:
                 var look = 1
                 while let next = peek(look), next == .space || next == .tab { look += 1 }
                 if let next = peek(look), next == .newline || (next == .carriageReturn && peek(look + 1) == .newline) {
@@ -78,25 +84,6 @@ extension TOMLParser {
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         index += 1
         return text
-    }
-
-    mutating func parseMultilineLiteralString() throws(TOMLError) -> String {
-        let startLine = line
-        index += 3
-        try trimLeadingNewline()
-        var out: [UInt8] = []
-        while true {
-            guard let byte = peek() else { throw TOMLError(file: file, line: startLine, message: "unterminated multi-line literal string (missing \"'''\")") }
-            if closeMultiline(.apostrophe, appendingTo: &out) { return String(decoding: out, as: UTF8.self) }
-            if byte == .newline || byte == .carriageReturn {
-                try consumeNewline()
-                out.append(.newline)
-            } else {
-                try checkControl(byte)
-                out.append(byte)
-                index += 1
-            }
-        }
     }
 
     /// "A newline immediately following the opening delimiter will be trimmed."

@@ -5,10 +5,10 @@ extension TOMLParser {
         guard let byte = peek() else { throw error("expected a value") }
         switch byte {
         case .quote:
-            if peek(1) == .quote && peek(2) == .quote { return .string(try parseMultilineBasicString()) }
+            if peek(1) == .quote && peek(2) == .quote { return .string(try parseMultilineString(.quote)) }
             return .string(try parseBasicString())
         case .apostrophe:
-            if peek(1) == .apostrophe && peek(2) == .apostrophe { return .string(try parseMultilineLiteralString()) }
+            if peek(1) == .apostrophe && peek(2) == .apostrophe { return .string(try parseMultilineString(.apostrophe)) }
             return .string(try parseLiteralString())
         case .openBracket:
             return try parseArray()

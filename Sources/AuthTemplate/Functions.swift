@@ -131,6 +131,14 @@ enum Functions {
         return .success(x)
     }
 
+    /// `indexArg` with the length as the cap, then `reflect.Value.Index`'s own bound: an index
+    /// equal to the length passes `indexArg` (slicing allows it) and panics there.
+    private static func elementIndex(_ index: Value, count: Int, kind: String) -> Result<Int, CallError> {
+        indexArg(index, cap: count).flatMap { x in
+            x == count ? .failure(CallError(message: "reflect: \(kind) index out of range")) : .success(x)
+        }
+    }
+
     private static func index(_ item: Value, _ indexes: ArraySlice<Value>) -> Result<Value, CallError> {
         var item = item.indirectInterface
         if !item.isValid { return .failure(CallError(message: "index of untyped nil")) }
@@ -140,19 +148,15 @@ enum Functions {
             if isNil { return .failure(CallError(message: "index of nil pointer")) }
             switch value {
             case .slice(let s):
-                switch indexArg(index, cap: s.count) {
+                switch elementIndex(index, count: s.count, kind: "slice") {
                 case .failure(let e): return .failure(e)
-                case .success(let x):
-                    if x == s.count { return .failure(CallError(message: "reflect: slice index out of range")) }
-                    item = .element(s[x])
+                case .success(let x): item = .element(s[x])
                 }
             case .string(let str):
                 let bytes = Array(str.utf8)
-                switch indexArg(index, cap: bytes.count) {
+                switch elementIndex(index, count: bytes.count, kind: "string") {
                 case .failure(let e): return .failure(e)
-                case .success(let x):
-                    if x == bytes.count { return .failure(CallError(message: "reflect: string index out of range")) }
-                    item = .uint8(bytes[x])
+                case .success(let x): item = .uint8(bytes[x])
                 }
             case .map(let m):
                 // The key must be a string (the map's key type).

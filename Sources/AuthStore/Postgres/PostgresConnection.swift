@@ -558,22 +558,10 @@ extension PostgresConnection {
 
     private func savepoint<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         let name = "nested_\(transactionDepth)"
-        try execute("SAVEPOINT \(name)")
         transactionDepth += 1
         defer { transactionDepth -= 1 }
-        let result: T
-        do {
-            result = try body(self)
-        } catch {
-            // ROLLBACK TO also clears an aborted state; RELEASE then drops the savepoint.
-            if isInTransaction {
-                try? execute("ROLLBACK TO SAVEPOINT \(name)")
-                try? execute("RELEASE SAVEPOINT \(name)")
-            }
-            throw error
-        }
-        try execute("RELEASE SAVEPOINT \(name)")
-        return result
+        return try inSavepoint(named: name, execute: { (sql) throws(PostgresError) in try execute(sql) },
+                               isInTransaction: { isInTransaction }) { try body(self) }
     }
 
     private func rollbackIfNeeded() {

@@ -114,25 +114,19 @@ package struct RequestBody {
                   prefix + "json: cannot unmarshal \(value.goKind) into Go struct field \(structName).\(key) of type \(goType)")
     }
 
-    /// A `string` field: absent or null is nil ("" in Go, where it matters the caller decides).
-    func string(_ key: String) throws(AuthError) -> String? {
-        guard let value = value(key) else { return nil }
-        switch value {
-        case .null: return nil
-        case .string(let s): return s
-        default: throw mismatch(key, value, goType: "string")
-        }
+    /// A field of Go type `goType`: absent or null is nil; a value `extract` does not take is
+    /// the decoder's type mismatch.
+    private func field<T>(_ key: String, goType: String, _ extract: (JSON) -> T?) throws(AuthError) -> T? {
+        guard let value = value(key), !value.isNull else { return nil }
+        guard let typed = extract(value) else { throw mismatch(key, value, goType: goType) }
+        return typed
     }
 
+    /// A `string` field: absent or null is nil ("" in Go, where it matters the caller decides).
+    func string(_ key: String) throws(AuthError) -> String? { try field(key, goType: "string") { $0.stringValue } }
+
     /// A `bool` field.
-    func bool(_ key: String) throws(AuthError) -> Bool? {
-        guard let value = value(key) else { return nil }
-        switch value {
-        case .null: return nil
-        case .bool(let b): return b
-        default: throw mismatch(key, value, goType: "bool")
-        }
-    }
+    func bool(_ key: String) throws(AuthError) -> Bool? { try field(key, goType: "bool") { $0.boolValue } }
 
     /// A `map[string]interface{}` field: absent or null is nil.
     func map(_ key: String) throws(AuthError) -> JSONObject? {
@@ -180,8 +174,8 @@ package struct RequestBody {
             let key = fields[member] != nil || exactKeysOnly ? member
                 : fields.keys.sorted().first { RequestBody.foldEquals(member, $0) } ?? member
             switch fields[key] {
-            case .string?: _ = try typed(member, key, goType: "string") { if case .string = $0 { true } else { false } }
-            case .bool?: _ = try typed(member, key, goType: "bool") { if case .bool = $0 { true } else { false } }
+            case .string?: _ = try typed(member, key, goType: "string") { $0.stringValue != nil }
+            case .bool?: _ = try typed(member, key, goType: "bool") { $0.boolValue != nil }
             case .map?: _ = try map(key)
             case nil: continue
             }
