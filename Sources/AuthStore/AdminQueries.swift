@@ -201,8 +201,9 @@ extension Connection {
     /// account can sign up again).
     public func setIdentityProviderID(id: String, providerID: String, identityData: String, at time: Int64) throws(StoreError) {
         if let postgres {
-            guard UUIDText.isValid(id) else { return }
-            return try postgres.store { try $0.setIdentityProviderID(id: id, providerID: providerID, identityData: identityData, at: time) }
+            return try postgres.store(ifUUID: id, else: ()) {
+                try $0.setIdentityProviderID(id: id, providerID: providerID, identityData: identityData, at: time)
+            }
         }
         try execute("UPDATE identities SET provider_id = ?, identity_data = ?, updated_at = ? WHERE id = ?",
                     .text(providerID), .text(identityData), .integer(time), .text(id))

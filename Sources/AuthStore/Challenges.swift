@@ -43,8 +43,9 @@ extension Connection {
     /// `Factor.FindChallengeByID`: the challenge only when it belongs to the factor.
     public func challenge(id: String, factorID: String) throws(StoreError) -> ChallengeRecord? {
         if let postgres {
-            guard UUIDText.isValid(id), UUIDText.isValid(factorID) else { return nil }
-            return try postgres.store { try $0.challenge(where: "id = $1 AND factor_id = $2", .text(id), .text(factorID)) }
+            return try postgres.store(ifUUID: id, factorID, else: nil) {
+                try $0.challenge(where: "id = $1 AND factor_id = $2", .text(id), .text(factorID))
+            }
         }
         return try queryFirst("\(ChallengeRecord.select) WHERE id = ? AND factor_id = ?", .text(id), .text(factorID))
             .map(ChallengeRecord.init(row:))
@@ -64,8 +65,7 @@ extension Connection {
     /// The factor's newest challenge (the test side-door reads a phone code from it).
     public func latestChallenge(factorID: String) throws(StoreError) -> ChallengeRecord? {
         if let postgres {
-            guard UUIDText.isValid(factorID) else { return nil }
-            return try postgres.store {
+            return try postgres.store(ifUUID: factorID, else: nil) {
                 try $0.challenge(where: "factor_id = $1", order: "ORDER BY created_at DESC, ctid DESC", .text(factorID))
             }
         }

@@ -97,8 +97,7 @@ extension Connection {
     /// update never changes (`UpdateCustomOAuthProvider`).
     public func updateCustomOAuthProvider(_ p: CustomOAuthProviderRecord) throws(StoreError) {
         if let postgres {
-            guard UUIDText.isValid(p.id) else { return }
-            return try postgres.store { try $0.updateCustomOAuthProvider(p) }
+            return try postgres.store(ifUUID: p.id, else: ()) { try $0.updateCustomOAuthProvider(p) }
         }
         try execute(
             """
@@ -147,8 +146,7 @@ extension Connection {
 
     public func deleteCustomOAuthProvider(id: String) throws(StoreError) {
         if let postgres {
-            guard UUIDText.isValid(id) else { return }
-            return try postgres.store { try $0.deleteCustomOAuthProvider(id: id) }
+            return try postgres.store(ifUUID: id, else: ()) { try $0.deleteCustomOAuthProvider(id: id) }
         }
         try execute("DELETE FROM custom_oauth_providers WHERE id = ?", .text(id))
     }

@@ -77,8 +77,7 @@ extension Connection {
 
     public func updateFactor(_ f: FactorRecord) throws(StoreError) {
         if let postgres {
-            guard UUIDText.isValid(f.id) else { return }
-            return try postgres.store { try $0.updateFactor(f) }
+            return try postgres.store(ifUUID: f.id, else: ()) { try $0.updateFactor(f) }
         }
         try execute(
             """
@@ -93,8 +92,7 @@ extension Connection {
     /// A user's factors, oldest first (GoTrue's eager load order).
     public func factors(userID: String) throws(StoreError) -> [FactorRecord] {
         if let postgres {
-            guard UUIDText.isValid(userID) else { return [] }
-            return try postgres.store { try $0.factors(where: "user_id = $1", .text(userID)) }
+            return try postgres.store(ifUUID: userID, else: []) { try $0.factors(where: "user_id = $1", .text(userID)) }
         }
         return try query(FactorRecord.byUser, .text(userID)).map(FactorRecord.init(row:))
     }
@@ -102,8 +100,9 @@ extension Connection {
     /// `FindOwnedFactorByID`: the factor only when it belongs to the user.
     public func factor(id: String, userID: String) throws(StoreError) -> FactorRecord? {
         if let postgres {
-            guard UUIDText.isValid(id), UUIDText.isValid(userID) else { return nil }
-            return try postgres.store { try $0.factors(where: "id = $1 AND user_id = $2", .text(id), .text(userID)).first }
+            return try postgres.store(ifUUID: id, userID, else: nil) {
+                try $0.factors(where: "id = $1 AND user_id = $2", .text(id), .text(userID)).first
+            }
         }
         return try queryFirst("\(FactorRecord.select) WHERE id = ? AND user_id = ?", .text(id), .text(userID)).map(FactorRecord.init(row:))
     }
@@ -136,8 +135,7 @@ extension Connection {
     /// that type is verified.
     public func deleteUnverifiedFactors(userID: String, factorType: String) throws(StoreError) {
         if let postgres {
-            guard UUIDText.isValid(userID) else { return }
-            return try postgres.store { try $0.deleteUnverifiedFactors(userID: userID, factorType: factorType) }
+            return try postgres.store(ifUUID: userID, else: ()) { try $0.deleteUnverifiedFactors(userID: userID, factorType: factorType) }
         }
         try execute("DELETE FROM mfa_factors WHERE user_id = ? AND status = 'unverified' AND factor_type = ?",
                     .text(userID), .text(factorType))
@@ -147,8 +145,7 @@ extension Connection {
     /// which writes `updated_at` too (pop stamps it on every update), so a challenge moves both.
     public func markFactorChallenged(id: String, at time: Int64) throws(StoreError) {
         if let postgres {
-            guard UUIDText.isValid(id) else { return }
-            return try postgres.store { try $0.markFactorChallenged(id: id, at: time) }
+            return try postgres.store(ifUUID: id, else: ()) { try $0.markFactorChallenged(id: id, at: time) }
         }
         try execute("UPDATE mfa_factors SET last_challenged_at = ?, updated_at = ? WHERE id = ?", .integer(time), .integer(time), .text(id))
     }
@@ -157,8 +154,7 @@ extension Connection {
     /// claim and return to aal1.
     public func downgradeSessions(of factor: FactorRecord) throws(StoreError) {
         if let postgres {
-            guard UUIDText.isValid(factor.id), UUIDText.isValid(factor.userID) else { return }
-            return try postgres.store { try $0.downgradeSessions(of: factor) }
+            return try postgres.store(ifUUID: factor.id, factor.userID, else: ()) { try $0.downgradeSessions(of: factor) }
         }
         try execute(
             """
@@ -176,8 +172,7 @@ extension Connection {
     /// Any user's factor by id (the emulator's control routes).
     public func factor(id: String) throws(StoreError) -> FactorRecord? {
         if let postgres {
-            guard UUIDText.isValid(id) else { return nil }
-            return try postgres.store { try $0.factors(where: "id = $1", .text(id)).first }
+            return try postgres.store(ifUUID: id, else: nil) { try $0.factors(where: "id = $1", .text(id)).first }
         }
         return try queryFirst("\(FactorRecord.select) WHERE id = ?", .text(id)).map(FactorRecord.init(row:))
     }

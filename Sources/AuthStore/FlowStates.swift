@@ -95,8 +95,7 @@ extension Connection {
     public func claimFlowState(id: String, userID: String, providerAccessToken: String, providerRefreshToken: String,
                                at time: Int64) throws(StoreError) {
         if let postgres {
-            guard UUIDText.isValid(id) else { return }
-            return try postgres.store {
+            return try postgres.store(ifUUID: id, else: ()) {
                 try $0.claimFlowState(id: id, userID: userID, providerAccessToken: providerAccessToken,
                                       providerRefreshToken: providerRefreshToken, at: time)
             }
@@ -123,8 +122,7 @@ extension Connection {
     /// GoTrue's `FindFlowStateByUserID`: the user's latest flow state for the method.
     public func latestFlowState(userID: String, authenticationMethod: String) throws(StoreError) -> FlowStateRecord? {
         if let postgres {
-            guard UUIDText.isValid(userID) else { return nil }
-            return try postgres.store {
+            return try postgres.store(ifUUID: userID, else: nil) {
                 try $0.flowState(where: "f.user_id = $1 AND f.authentication_method = $2", order: "ORDER BY f.created_at DESC, f.ctid DESC",
                                  .text(userID), .text(authenticationMethod))
             }

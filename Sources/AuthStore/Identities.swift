@@ -72,8 +72,7 @@ extension Connection {
     /// A user's identities, oldest first (GoTrue loads them in insertion order).
     public func identities(userID: String) throws(StoreError) -> [IdentityRecord] {
         if let postgres {
-            guard UUIDText.isValid(userID) else { return [] }
-            return try postgres.store { try $0.identities(where: "user_id = $1", .text(userID)) }
+            return try postgres.store(ifUUID: userID, else: []) { try $0.identities(where: "user_id = $1", .text(userID)) }
         }
         return try query(IdentityRecord.byUser, .text(userID))
             .map(IdentityRecord.init(row:))
@@ -91,8 +90,7 @@ extension Connection {
 
     public func identity(id: String) throws(StoreError) -> IdentityRecord? {
         if let postgres {
-            guard UUIDText.isValid(id) else { return nil }
-            return try postgres.store { try $0.identities(where: "id = $1", .text(id)).first }
+            return try postgres.store(ifUUID: id, else: nil) { try $0.identities(where: "id = $1", .text(id)).first }
         }
         return try queryFirst("\(IdentityRecord.select) WHERE id = ?", .text(id)).map(IdentityRecord.init(row:))
     }

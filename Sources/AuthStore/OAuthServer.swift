@@ -156,8 +156,7 @@ extension Connection {
 
     public func updateOAuthClient(_ c: OAuthClientRecord) throws(StoreError) {
         if let postgres {
-            guard UUIDText.isValid(c.id) else { return }
-            return try postgres.store { try $0.updateOAuthClient(c) }
+            return try postgres.store(ifUUID: c.id, else: ()) { try $0.updateOAuthClient(c) }
         }
         try execute(
             """
@@ -173,8 +172,7 @@ extension Connection {
     /// `FindOAuthServerClientByID`: deleted (soft-deleted) clients are not found.
     public func oauthClient(id: String) throws(StoreError) -> OAuthClientRecord? {
         if let postgres {
-            guard UUIDText.isValid(id) else { return nil }
-            return try postgres.store { try $0.oauthClients(where: "id = $1 AND deleted_at IS NULL", .text(id)).first }
+            return try postgres.store(ifUUID: id, else: nil) { try $0.oauthClients(where: "id = $1 AND deleted_at IS NULL", .text(id)).first }
         }
         return try queryFirst("\(OAuthClientRecord.select) WHERE id = ? AND deleted_at IS NULL", .text(id))
             .map(OAuthClientRecord.init(row:))
@@ -206,8 +204,7 @@ extension Connection {
 
     public func updateOAuthAuthorization(_ a: OAuthAuthorizationRecord) throws(StoreError) {
         if let postgres {
-            guard UUIDText.isValid(a.id) else { return }
-            return try postgres.store { try $0.updateOAuthAuthorization(a) }
+            return try postgres.store(ifUUID: a.id, else: ()) { try $0.updateOAuthAuthorization(a) }
         }
         try execute(
             "UPDATE oauth_authorizations SET user_id = ?, status = ?, authorization_code = ?, approved_at = ? WHERE id = ?",
@@ -260,8 +257,9 @@ extension Connection {
 
     public func activeOAuthConsent(userID: String, clientID: String) throws(StoreError) -> OAuthConsentRecord? {
         if let postgres {
-            guard UUIDText.isValid(userID), UUIDText.isValid(clientID) else { return nil }
-            return try postgres.store { try $0.activeOAuthConsents(where: "user_id = $1 AND client_id = $2", .text(userID), .text(clientID)).first }
+            return try postgres.store(ifUUID: userID, clientID, else: nil) {
+                try $0.activeOAuthConsents(where: "user_id = $1 AND client_id = $2", .text(userID), .text(clientID)).first
+            }
         }
         return try queryFirst("\(OAuthConsentRecord.select) WHERE user_id = ? AND client_id = ? AND revoked_at IS NULL",
                               .text(userID), .text(clientID)).map(OAuthConsentRecord.init(row:))
@@ -269,8 +267,7 @@ extension Connection {
 
     public func activeOAuthConsents(userID: String) throws(StoreError) -> [OAuthConsentRecord] {
         if let postgres {
-            guard UUIDText.isValid(userID) else { return [] }
-            return try postgres.store { try $0.activeOAuthConsents(where: "user_id = $1", .text(userID)) }
+            return try postgres.store(ifUUID: userID, else: []) { try $0.activeOAuthConsents(where: "user_id = $1", .text(userID)) }
         }
         return try query("\(OAuthConsentRecord.select) WHERE user_id = ? AND revoked_at IS NULL ORDER BY granted_at DESC, rowid DESC",
                          .text(userID)).map(OAuthConsentRecord.init(row:))

@@ -73,8 +73,7 @@ extension Connection {
     /// The newest non-revoked token of a session (GoTrue's `FindCurrentlyActiveRefreshToken`).
     public func activeRefreshToken(sessionID: String) throws(StoreError) -> RefreshTokenRecord? {
         if let postgres {
-            guard UUIDText.isValid(sessionID) else { return nil }
-            return try postgres.store {
+            return try postgres.store(ifUUID: sessionID, else: nil) {
                 try $0.refreshTokens(where: "session_id = $1 AND revoked = false ORDER BY id DESC LIMIT 1", .text(sessionID))
             }
         }
@@ -84,8 +83,7 @@ extension Connection {
     /// `FindTokenBySessionID`: the session's oldest unrevoked token (MFA verify swaps it).
     public func oldestActiveRefreshToken(sessionID: String) throws(StoreError) -> RefreshTokenRecord? {
         if let postgres {
-            guard UUIDText.isValid(sessionID) else { return nil }
-            return try postgres.store {
+            return try postgres.store(ifUUID: sessionID, else: nil) {
                 try $0.refreshTokens(where: "session_id = $1 AND revoked = false ORDER BY created_at, id LIMIT 1", .text(sessionID))
             }
         }
@@ -112,8 +110,9 @@ extension Connection {
     /// step along `refresh_tokens_session_id_revoked_idx`.
     public func refreshTokenFamily(sessionID: String) throws(StoreError) -> RefreshTokenFamily {
         if let postgres {
-            guard UUIDText.isValid(sessionID) else { return RefreshTokenFamily(count: 0, revoked: 0, lastIssuedAt: nil) }
-            return try postgres.store { try $0.refreshTokenFamily(sessionID: sessionID) }
+            return try postgres.store(ifUUID: sessionID, else: RefreshTokenFamily(count: 0, revoked: 0, lastIssuedAt: nil)) {
+                try $0.refreshTokenFamily(sessionID: sessionID)
+            }
         }
         let row = try queryFirst(
             "SELECT count(*) AS n, coalesce(sum(revoked), 0) AS revoked, max(created_at) AS newest FROM refresh_tokens WHERE session_id = ?",

@@ -163,8 +163,7 @@ extension Connection {
     /// Deletes every session of a user, except `keep` when given.
     public func deleteSessions(userID: String, except keep: String? = nil) throws(StoreError) {
         if let postgres {
-            guard UUIDText.isValid(userID) else { return }
-            return try postgres.store { try $0.deleteSessions(userID: userID, except: keep) }
+            return try postgres.store(ifUUID: userID, else: ()) { try $0.deleteSessions(userID: userID, except: keep) }
         }
         try execute("DELETE FROM sessions WHERE user_id = ? AND id <> ?", .text(userID), .text(keep ?? ""))
     }
@@ -200,8 +199,7 @@ extension Connection {
     /// and SQLite would set up a sorter on every token grant for it.
     public func amrClaims(sessionID: String) throws(StoreError) -> [AMRClaimRecord] {
         if let postgres {
-            guard UUIDText.isValid(sessionID) else { return [] }
-            return try postgres.store { try $0.amrClaims(sessionID: sessionID) }
+            return try postgres.store(ifUUID: sessionID, else: []) { try $0.amrClaims(sessionID: sessionID) }
         }
         let rows = try query(
             "SELECT authentication_method, updated_at, rowid FROM mfa_amr_claims WHERE session_id = ?", .text(sessionID)

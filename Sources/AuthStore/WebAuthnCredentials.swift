@@ -138,8 +138,7 @@ extension Connection {
 
     public func webAuthnCredentials(userID: String) throws(StoreError) -> [WebAuthnCredentialRecord] {
         if let postgres {
-            guard UUIDText.isValid(userID) else { return [] }
-            return try postgres.store { try $0.webAuthnCredentials(where: "user_id = $1", .text(userID)) }
+            return try postgres.store(ifUUID: userID, else: []) { try $0.webAuthnCredentials(where: "user_id = $1", .text(userID)) }
         }
         return try query("\(WebAuthnCredentialRecord.select) WHERE user_id = ? ORDER BY created_at, rowid", .text(userID))
             .map(WebAuthnCredentialRecord.init(row:))
@@ -147,8 +146,7 @@ extension Connection {
 
     public func countWebAuthnCredentials(userID: String) throws(StoreError) -> Int {
         if let postgres {
-            guard UUIDText.isValid(userID) else { return 0 }
-            return try postgres.store {
+            return try postgres.store(ifUUID: userID, else: 0) {
                 Int(try $0.scalar("SELECT count(*) FROM auth.webauthn_credentials WHERE user_id = $1", .text(userID)).int64Value ?? 0)
             }
         }
@@ -157,8 +155,9 @@ extension Connection {
 
     public func webAuthnCredential(id: String, userID: String) throws(StoreError) -> WebAuthnCredentialRecord? {
         if let postgres {
-            guard UUIDText.isValid(id), UUIDText.isValid(userID) else { return nil }
-            return try postgres.store { try $0.webAuthnCredentials(where: "id = $1 AND user_id = $2", .text(id), .text(userID)).first }
+            return try postgres.store(ifUUID: id, userID, else: nil) {
+                try $0.webAuthnCredentials(where: "id = $1 AND user_id = $2", .text(id), .text(userID)).first
+            }
         }
         return try queryFirst("\(WebAuthnCredentialRecord.select) WHERE id = ? AND user_id = ?", .text(id), .text(userID))
             .map(WebAuthnCredentialRecord.init(row:))
@@ -192,8 +191,7 @@ extension Connection {
     /// stays as registered.
     public func markWebAuthnCredentialUsed(id: String, signCount: Int64, at time: Int64) throws(StoreError) {
         if let postgres {
-            guard UUIDText.isValid(id) else { return }
-            return try postgres.store { try $0.markWebAuthnCredentialUsed(id: id, signCount: signCount, at: time) }
+            return try postgres.store(ifUUID: id, else: ()) { try $0.markWebAuthnCredentialUsed(id: id, signCount: signCount, at: time) }
         }
         try execute("UPDATE webauthn_credentials SET sign_count = ?, last_used_at = ?, updated_at = ? WHERE id = ?",
                     .integer(signCount), .integer(time), .integer(time), .text(id))
@@ -232,7 +230,7 @@ extension Connection {
     /// `userID` (or to no user when nil), so it can be used once whatever the outcome.
     public func consumeWebAuthnChallenge(id: String, type: String, userID: String?) throws(StoreError) -> WebAuthnChallengeRecord? {
         if let postgres {
-            guard UUIDText.isValid(id), userID.map { UUIDText.isValid($0) } ?? true else { return nil }
+            guard UUIDText.isValid(id), userID.map({ UUIDText.isValid($0) }) ?? true else { return nil }
             return try postgres.store { try $0.consumeWebAuthnChallenge(id: id, type: type, userID: userID) }
         }
         let columns = "id, user_id, challenge_type, session_data, created_at, expires_at"
@@ -247,8 +245,7 @@ extension Connection {
     /// Reads a challenge without consuming it (the software authenticator looks options up by id).
     public func webAuthnChallenge(id: String) throws(StoreError) -> WebAuthnChallengeRecord? {
         if let postgres {
-            guard UUIDText.isValid(id) else { return nil }
-            return try postgres.store {
+            return try postgres.store(ifUUID: id, else: nil) {
                 try $0.queryFirst("SELECT \(PostgresConnection.webAuthnChallengeColumns) FROM auth.webauthn_challenges WHERE id = $1", .text(id))
                     .map(WebAuthnChallengeRecord.init(row:))
             }
@@ -273,7 +270,7 @@ extension Connection {
 
     public func softwareAuthenticatorKeys(userID: String? = nil, rpID: String) throws(StoreError) -> [SoftwareAuthenticatorKeyRecord] {
         if let postgres {
-            guard userID.map { UUIDText.isValid($0) } ?? true else { return [] }
+            guard userID.map({ UUIDText.isValid($0) }) ?? true else { return [] }
             return try postgres.store { try $0.softwareAuthenticatorKeys(userID: userID, rpID: rpID) }
         }
         let columns = "credential_id, user_id, rp_id, user_handle, private_key, sign_count, discoverable, created_at"
@@ -304,8 +301,9 @@ extension Connection {
     /// `Factor.SaveWebAuthnCredential`: the credential JSON and the AAGUID.
     public func saveFactorWebAuthnCredential(factorID: String, credential: String, aaguid: String?, at time: Int64) throws(StoreError) {
         if let postgres {
-            guard UUIDText.isValid(factorID) else { return }
-            return try postgres.store { try $0.saveFactorWebAuthnCredential(factorID: factorID, credential: credential, aaguid: aaguid, at: time) }
+            return try postgres.store(ifUUID: factorID, else: ()) {
+                try $0.saveFactorWebAuthnCredential(factorID: factorID, credential: credential, aaguid: aaguid, at: time)
+            }
         }
         try execute("UPDATE mfa_factors SET web_authn_credential = ?, web_authn_aaguid = ?, updated_at = ? WHERE id = ?",
                     .text(credential), SQLValue(aaguid), .integer(time), .text(factorID))
@@ -315,8 +313,7 @@ extension Connection {
     /// (factor id, credential JSON).
     public func verifiedWebAuthnFactorCredentials(userID: String) throws(StoreError) -> [(factorID: String, credential: String)] {
         if let postgres {
-            guard UUIDText.isValid(userID) else { return [] }
-            return try postgres.store { try $0.verifiedWebAuthnFactorCredentials(userID: userID) }
+            return try postgres.store(ifUUID: userID, else: []) { try $0.verifiedWebAuthnFactorCredentials(userID: userID) }
         }
         return try query("""
             SELECT id, web_authn_credential FROM mfa_factors
@@ -332,8 +329,7 @@ extension Connection {
 
     public func challengeWebAuthnSessionData(challengeID: String) throws(StoreError) -> String? {
         if let postgres {
-            guard UUIDText.isValid(challengeID) else { return nil }
-            return try postgres.store {
+            return try postgres.store(ifUUID: challengeID, else: nil) {
                 try $0.scalar("SELECT web_authn_session_data::text FROM auth.mfa_challenges WHERE id = $1", .text(challengeID)).stringValue
             }
         }

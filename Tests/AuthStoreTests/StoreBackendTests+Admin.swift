@@ -203,7 +203,7 @@ import PostgresTestSupport
         let next = try db.write { try $0.insertRefreshToken(token: "token-two", userID: ada.id, sessionID: session.id, parent: nil, at: t0 + 1) }
         #expect(next > firstToken)
 
-        try db.read { (c: Connection) throws in
+        _ = try db.read { (c: Connection) throws in
             #expect(throws: StoreError.self) { try c.dumpTable("no_such_table") }
         }
         #expect(throws: StoreError.self) {

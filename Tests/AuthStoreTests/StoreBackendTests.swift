@@ -282,7 +282,7 @@ extension StoreBackendTests {
     @Test(arguments: StoreBackend.available) func writesByAnIdThatIsNoUUIDChangeNothing(backend: StoreBackend) throws {
         let db = try backend.open()
         let ada = user(email: "ada@example.com")
-        try db.write { try $0.insertUser(ada) }
+        _ = try db.write { try $0.insertUser(ada) }
         let session = SessionRecord(id: newID(), userID: ada.id, at: t0)
         try db.write { try $0.insertSession(session) }
         let bad = "not-a-uuid"

@@ -92,6 +92,16 @@ extension PostgresConnection {
             throw StoreError(code: 1, message: "Postgres mode: \(error)")
         }
     }
+
+    /// `store(_:)` for a lookup or change by id: when one of `ids` is not a uuid, `absent`
+    /// without asking the server. Such an id names no row, as in SQLite, where its TEXT column
+    /// simply matches nothing; bound to a `uuid` column here it would raise 22P02
+    /// (invalid_text_representation) instead, and abort the transaction.
+    func store<T>(ifUUID ids: String..., else absent: @autoclosure () -> T,
+                  _ body: (PostgresConnection) throws -> T) throws(StoreError) -> T {
+        guard ids.allSatisfy({ UUIDText.isValid($0) }) else { return absent() }
+        return try store(body)
+    }
 }
 
 /// Conversions the Postgres statements share.
