@@ -36,6 +36,19 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         cause = PostgresCause(error: postgres)
     }
 
+    /// Any failure of Postgres mode's code, as the store reports it: a `PostgresError` carried,
+    /// a `StoreError` as it is, anything else (a Swift error of the code around the statements)
+    /// by its description. One initializer, so that each of the store's hundred or so Postgres
+    /// branches (generic over their result, so specialized where they are) calls it rather than
+    /// carrying the casts itself: AuthStore's optimized code is about 7 % smaller for it.
+    init(postgresMode error: any Error) {
+        switch error {
+        case let error as PostgresError: self.init(error)
+        case let error as StoreError: self = error
+        default: self.init(code: 1, message: "Postgres mode: \(error)")
+        }
+    }
+
     /// What a store method not yet written for Postgres answers there, rather than running
     /// SQLite's SQL on the wrong server.
     static func notInPostgresMode(_ method: StaticString) -> StoreError {

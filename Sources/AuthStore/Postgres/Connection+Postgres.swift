@@ -80,16 +80,12 @@ extension Connection {
 
 extension PostgresConnection {
     /// Runs a store method's Postgres statements: a Postgres failure becomes the store's error
-    /// (carrying it), a `StoreError` passes as it is.
+    /// (carrying it), a `StoreError` passes as it is (`StoreError(postgresMode:)`).
     func store<T>(_ body: (PostgresConnection) throws -> T) throws(StoreError) -> T {
         do {
             return try body(self)
-        } catch let error as PostgresError {
-            throw StoreError(error)
-        } catch let error as StoreError {
-            throw error
         } catch {
-            throw StoreError(code: 1, message: "Postgres mode: \(error)")
+            throw StoreError(postgresMode: error)
         }
     }
 

@@ -95,12 +95,8 @@ extension Database {
                 writer.close()
                 throw error
             }
-        } catch let error as StoreError {
-            throw error
-        } catch let error as PostgresError {
-            throw StoreError(error)
         } catch {
-            throw StoreError(code: 1, message: "Postgres mode: \(error)")
+            throw StoreError(postgresMode: error)
         }
     }
 }
